@@ -1,0 +1,332 @@
+//! Findings, repairs, deviations and outcomes: what the validator says about a program.
+//!
+//! One [`Finding`] type serves every driver: the CLI renders it rustc-style or as JSON, the
+//! `ais!` macro turns it into a compile error at the token its [`Locus`] maps to, and `build.rs`
+//! export prints it. Its shape follows the ago seed's rule that a rejection always answers "what
+//! is the correct next call": every finding says what is wrong, where, and — in `repair` — the
+//! exact change that resolves it.
+
+use crate::source::{Locus, Pos};
+use serde::Serialize;
+use std::fmt;
+
+/// The stable identifier of a check (spec §9.2–§9.4). `G2` is unassigned; G4 (the compile
+/// oracle) is reported as [`CheckId::X5`], which is the same condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[allow(missing_docs)]
+pub enum CheckId {
+    W1,
+    W2,
+    W3,
+    W4,
+    W5,
+    W6,
+    W7,
+    W8,
+    W9,
+    W10,
+    W11,
+    W12,
+    W13,
+    W14,
+    X1,
+    X2,
+    X3,
+    X4,
+    X5,
+    G1,
+    G3,
+    G5,
+    G6,
+    G7,
+    G8,
+    G9,
+}
+
+impl CheckId {
+    /// Every check, in report order.
+    pub const ALL: [CheckId; 26] = [
+        CheckId::W1,
+        CheckId::W2,
+        CheckId::W3,
+        CheckId::W4,
+        CheckId::W5,
+        CheckId::W6,
+        CheckId::W7,
+        CheckId::W8,
+        CheckId::W9,
+        CheckId::W10,
+        CheckId::W11,
+        CheckId::W12,
+        CheckId::W13,
+        CheckId::W14,
+        CheckId::X1,
+        CheckId::X2,
+        CheckId::X3,
+        CheckId::X4,
+        CheckId::X5,
+        CheckId::G1,
+        CheckId::G3,
+        CheckId::G5,
+        CheckId::G6,
+        CheckId::G7,
+        CheckId::G8,
+        CheckId::G9,
+    ];
+
+    /// The id as printed: `W8`, `X5`, `G9`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            CheckId::W1 => "W1",
+            CheckId::W2 => "W2",
+            CheckId::W3 => "W3",
+            CheckId::W4 => "W4",
+            CheckId::W5 => "W5",
+            CheckId::W6 => "W6",
+            CheckId::W7 => "W7",
+            CheckId::W8 => "W8",
+            CheckId::W9 => "W9",
+            CheckId::W10 => "W10",
+            CheckId::W11 => "W11",
+            CheckId::W12 => "W12",
+            CheckId::W13 => "W13",
+            CheckId::W14 => "W14",
+            CheckId::X1 => "X1",
+            CheckId::X2 => "X2",
+            CheckId::X3 => "X3",
+            CheckId::X4 => "X4",
+            CheckId::X5 => "X5",
+            CheckId::G1 => "G1",
+            CheckId::G3 => "G3",
+            CheckId::G5 => "G5",
+            CheckId::G6 => "G6",
+            CheckId::G7 => "G7",
+            CheckId::G8 => "G8",
+            CheckId::G9 => "G9",
+        }
+    }
+
+    /// The id for its printed form.
+    pub fn parse(text: &str) -> Option<CheckId> {
+        CheckId::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+}
+
+impl fmt::Display for CheckId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for CheckId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// How bad a residual finding is (spec §9.4; the meanings are normative).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// A faithfulness or quality deficit: the program runs and is weaker than its source.
+    Warn,
+    /// A runtime crash or a violated mandate riding a green compile: the program runs and is
+    /// wrong.
+    Error,
+    /// There is no program.
+    Fatal,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Warn => "warn",
+            Severity::Error => "error",
+            Severity::Fatal => "fatal",
+        })
+    }
+}
+
+/// The exact change that resolves a finding.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Repair {
+    /// The change, in words a user can act on: "add `plan_md: {type: str, produced_by:
+    /// assemble}` to walker.carries".
+    pub summary: String,
+    /// The machine-applicable form, when the repair is mechanical (ladder step 1, §9.1).
+    #[serde(skip)]
+    pub mechanical: Option<MechanicalRepair>,
+}
+
+impl Repair {
+    /// A repair a user applies by hand.
+    pub fn manual(summary: impl Into<String>) -> Self {
+        Repair {
+            summary: summary.into(),
+            mechanical: None,
+        }
+    }
+}
+
+/// A repair the validator can apply itself (spec §9.1, step 1). Each is re-checked after it is
+/// applied and discarded when it does not check.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MechanicalRepair {
+    /// Declare a carry that is written or read but not declared.
+    MintCarry {
+        /// The carry's name.
+        name: String,
+        /// Its type, when one can be inferred.
+        ty: Option<crate::model::Type>,
+        /// The instruction that writes it, if any (becomes `produced_by`).
+        produced_by: Option<String>,
+    },
+    /// Re-own a hollow DU instruction to an SU slot.
+    ReownToModel {
+        /// The instruction's id.
+        instruction: String,
+    },
+    /// Adopt the type every consumer of a carry agrees on.
+    AdoptType {
+        /// The carry's name.
+        carry: String,
+        /// The type to adopt.
+        ty: crate::model::Type,
+    },
+}
+
+/// One thing the validator found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    /// The stable check id.
+    pub id: CheckId,
+    /// Its severity (§9.4).
+    pub severity: Severity,
+    /// What is wrong, in words a user understands.
+    pub message: String,
+    /// The element (and field) the finding is about.
+    pub locus: Locus,
+    /// The id of the instruction the finding is about, when it is about one.
+    pub instruction: Option<String>,
+    /// The line and column in the source, when known.
+    pub pos: Option<Pos>,
+    /// Names close to a misspelled one.
+    pub did_you_mean: Vec<String>,
+    /// The change that resolves it.
+    pub repair: Option<Repair>,
+}
+
+impl Finding {
+    /// A finding with no position, suggestion or repair yet.
+    pub fn new(id: CheckId, severity: Severity, locus: Locus, message: impl Into<String>) -> Self {
+        Finding {
+            id,
+            severity,
+            message: message.into(),
+            locus,
+            instruction: None,
+            pos: None,
+            did_you_mean: Vec::new(),
+            repair: None,
+        }
+    }
+
+    /// Names the instruction the finding is about.
+    pub fn with_instruction(mut self, id: impl Into<String>) -> Self {
+        self.instruction = Some(id.into());
+        self
+    }
+
+    /// Adds did-you-mean suggestions.
+    pub fn with_suggestions(mut self, names: Vec<String>) -> Self {
+        self.did_you_mean = names;
+        self
+    }
+
+    /// Adds the repair.
+    pub fn with_repair(mut self, repair: Repair) -> Self {
+        self.repair = Some(repair);
+        self
+    }
+}
+
+/// A recorded weakening of the program (spec §10.3): a repair the validator applied, a weaker
+/// lowering a backend took. A backend must never weaken a program silently.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Deviation {
+    /// The check whose finding the deviation resolves, if any.
+    pub check: Option<CheckId>,
+    /// The instruction (or carry) it concerns.
+    pub subject: String,
+    /// What the program said.
+    pub intended: String,
+    /// What was done instead.
+    pub substituted: String,
+}
+
+/// The outcome of validation (spec §9.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Runnable; nothing found, nothing needed.
+    Clean,
+    /// Runnable and clean, but only because repairs landed.
+    Fixed,
+    /// Runnable, with residual findings attached.
+    Degraded,
+    /// No runnable program exists.
+    Failed,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outcome::Clean => "clean",
+            Outcome::Fixed => "fixed",
+            Outcome::Degraded => "degraded",
+            Outcome::Failed => "failed",
+        })
+    }
+}
+
+/// Names from `candidates` close to `name`, best first (for did-you-mean).
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut scored: Vec<(f64, &str)> = candidates
+        .into_iter()
+        .filter(|c| *c != name && !c.is_empty())
+        .map(|c| {
+            let score = strsim::jaro_winkler(&name.to_lowercase(), &c.to_lowercase());
+            (score, c)
+        })
+        .filter(|(s, _)| *s >= 0.8)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, c)| c.to_owned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_ids_print_and_parse() {
+        for id in CheckId::ALL {
+            assert_eq!(CheckId::parse(id.as_str()), Some(id));
+        }
+        assert_eq!(CheckId::parse("G2"), None);
+    }
+
+    #[test]
+    fn did_you_mean_finds_close_names_only() {
+        assert_eq!(
+            did_you_mean("plan_mdd", ["plan_md", "task", "plan_ok"]),
+            ["plan_md", "plan_ok"]
+        );
+        assert!(did_you_mean("zzz", ["plan_md", "task"]).is_empty());
+    }
+}

@@ -1,0 +1,187 @@
+//! Source positions: where each element of a [`Program`](crate::model::Program) came from.
+//!
+//! The model holds plain data; positions live beside it in a [`SourceMap`], keyed by a
+//! [`Locus`] (which element, which field, which list entry). The AG-IR reader fills a
+//! `SourceMap` with line:column positions; the `ais!` macro keeps its own map from the same
+//! `Locus` keys to token spans. A [`Finding`](crate::diag::Finding) names a `Locus`, so both
+//! drivers can point at the exact place a finding is about.
+
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt;
+
+/// A 1-based line and column in a source text (columns count characters, not bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Pos {
+    /// 1-based line number.
+    pub line: u32,
+    /// 1-based column number.
+    pub column: u32,
+}
+
+impl Pos {
+    /// A position from a 1-based line and column.
+    pub fn new(line: u32, column: u32) -> Self {
+        Pos { line, column }
+    }
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// An element of a program, by its index in the program's own lists.
+///
+/// Indices (not names) identify elements so that a program with duplicate or empty ids can still
+/// be pointed into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", content = "index", rename_all = "snake_case")]
+pub enum Element {
+    /// The module as a whole (top-level sections).
+    Program,
+    /// The frontmatter block.
+    Frontmatter,
+    /// `types[i]`.
+    Type(usize),
+    /// `types[i].fields[j]` (or `members[j]` of an enum).
+    TypeField(usize, usize),
+    /// `knowledge[i]`.
+    Knowledge(usize),
+    /// `tools[i]`.
+    Tool(usize),
+    /// `walker` (its name and section).
+    Walker,
+    /// `walker.carries[i]`.
+    Carry(usize),
+    /// `nodes[i]`.
+    Instruction(usize),
+    /// `edges[i]`.
+    Edge(usize),
+    /// The module-level `concurrency` section.
+    Concurrency,
+    /// The `faithfulness` section.
+    Faithfulness,
+}
+
+/// A place inside a program: an element, optionally one of its fields, optionally one entry of
+/// that field when the field is a list (`reads[1]`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Locus {
+    /// The element.
+    pub element: Element,
+    /// The field within the element (`"reads"`, `"type"`, `"guard"`, …), if any.
+    pub field: Option<String>,
+    /// The entry within a list-valued field, if any.
+    pub index: Option<usize>,
+}
+
+impl Locus {
+    /// The element as a whole.
+    pub fn element(element: Element) -> Self {
+        Locus {
+            element,
+            field: None,
+            index: None,
+        }
+    }
+
+    /// One field of an element.
+    pub fn field(element: Element, field: impl Into<String>) -> Self {
+        Locus {
+            element,
+            field: Some(field.into()),
+            index: None,
+        }
+    }
+
+    /// One entry of a list-valued field of an element.
+    pub fn entry(element: Element, field: impl Into<String>, index: usize) -> Self {
+        Locus {
+            element,
+            field: Some(field.into()),
+            index: Some(index),
+        }
+    }
+
+    /// This locus without its list index, then without its field: the fallbacks a lookup tries.
+    fn coarser(&self) -> Option<Locus> {
+        if self.index.is_some() {
+            Some(Locus {
+                element: self.element,
+                field: self.field.clone(),
+                index: None,
+            })
+        } else if self.field.is_some() {
+            Some(Locus::element(self.element))
+        } else {
+            None
+        }
+    }
+}
+
+/// Where each [`Locus`] of a program stands in its source text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SourceMap {
+    positions: HashMap<Locus, Pos>,
+}
+
+impl SourceMap {
+    /// An empty map (a program built in code has no positions).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records the position of a locus (the first record wins).
+    pub fn insert(&mut self, locus: Locus, pos: Pos) {
+        self.positions.entry(locus).or_insert(pos);
+    }
+
+    /// The position of a locus, falling back to its field, then to its element, when the finer
+    /// place was not recorded.
+    pub fn lookup(&self, locus: &Locus) -> Option<Pos> {
+        let mut cur = Some(locus.clone());
+        while let Some(l) = cur {
+            if let Some(p) = self.positions.get(&l) {
+                return Some(*p);
+            }
+            cur = l.coarser();
+        }
+        None
+    }
+
+    /// The number of recorded positions.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// True when nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_falls_back_from_entry_to_field_to_element() {
+        let mut map = SourceMap::new();
+        map.insert(Locus::element(Element::Instruction(2)), Pos::new(10, 5));
+        map.insert(
+            Locus::field(Element::Instruction(2), "reads"),
+            Pos::new(13, 5),
+        );
+        assert_eq!(
+            map.lookup(&Locus::entry(Element::Instruction(2), "reads", 1)),
+            Some(Pos::new(13, 5))
+        );
+        assert_eq!(
+            map.lookup(&Locus::field(Element::Instruction(2), "doc")),
+            Some(Pos::new(10, 5))
+        );
+        assert_eq!(map.lookup(&Locus::element(Element::Instruction(3))), None);
+    }
+}
