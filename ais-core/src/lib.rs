@@ -10,6 +10,7 @@
 //! - [`expr`]: guards and CODE bodies — a closed, bounded expression language.
 //! - [`check`]: the validator (spec §9) with its findings, repairs and outcome.
 //! - [`diag`], [`source`], [`value`]: findings, source positions, plain values.
+//! - [`render`]: findings as rustc-style text and as JSON.
 #![deny(missing_docs)]
 
 pub mod agir;
@@ -18,6 +19,7 @@ pub mod check;
 pub mod diag;
 pub mod expr;
 pub mod model;
+pub mod render;
 pub mod sig;
 pub mod source;
 pub mod value;
