@@ -1,5 +1,11 @@
-//! The `ais` command-line tool. INTERFACE STUB — the cli helper builds it.
-fn main() {
-    eprintln!("ais: not built yet");
-    std::process::exit(2);
+//! The `ais` command-line tool: `ais check`, `ais fmt`, `ais fix`, `ais eval`.
+//!
+//! Run `ais --help` for the commands; the README lists them with example output, the JSON
+//! shape of `ais check --format json`, and the exit codes.
+#![deny(missing_docs)]
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
 }

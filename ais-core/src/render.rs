@@ -186,15 +186,17 @@ fn level_of(severity: Severity) -> Level<'static> {
     }
 }
 
-fn finding_group<'a>(
-    finding: &Finding,
-    lines: &SourceLines<'a>,
-    file_name: &'a str,
-) -> Group<'a> {
+fn finding_group<'a>(finding: &Finding, lines: &SourceLines<'a>, file_name: &'a str) -> Group<'a> {
     let title = level_of(finding.severity)
         .primary_title(clean(&finding.message))
         .id(finding.id.as_str());
-    let mut group = located(Group::with_title(title), lines, file_name, finding.pos, None);
+    let mut group = located(
+        Group::with_title(title),
+        lines,
+        file_name,
+        finding.pos,
+        None,
+    );
     if finding.severity == Severity::Fatal {
         group = group.element(
             Level::NOTE.message("fatal: no runnable program exists until this is resolved"),
@@ -307,6 +309,21 @@ pub fn render_expr_error(err: &ExprError, expr: &str, origin: &str, color: bool)
     renderer(color).render(&[group])
 }
 
+/// Renders an error that is not about a place in a program — a missing file, bad command-line
+/// input — as `error: what` followed by `= help: next step`.
+pub fn render_error(what: &str, help: Option<&str>, color: bool) -> String {
+    let mut group = Group::with_title(Level::ERROR.primary_title(clean(what)));
+    if let Some(help) = help {
+        group = group.element(Level::HELP.message(clean(help)));
+    }
+    renderer(color).render(&[group])
+}
+
+/// Renders a note that is not about a place in a program: `note: text`.
+pub fn render_note(text: &str, color: bool) -> String {
+    renderer(color).render(&[Group::with_title(Level::NOTE.primary_title(clean(text)))])
+}
+
 /// The per-file summary line: `plan.agir: degraded (2 errors, 1 warning)`. Fatal findings are
 /// counted apart: `plan.agir: failed (1 fatal, 0 errors, 0 warnings)`.
 pub fn summary_line(file_name: &str, outcome: Outcome, findings: &[Finding]) -> String {
@@ -333,10 +350,7 @@ pub fn summary_line(file_name: &str, outcome: Outcome, findings: &[Finding]) -> 
 
 /// One deviation as a line of text: `repaired W9 on `verify`: <intended> -> <substituted>`.
 pub fn deviation_line(deviation: &Deviation) -> String {
-    let check = deviation
-        .check
-        .map(|c| format!(" {c}"))
-        .unwrap_or_default();
+    let check = deviation.check.map(|c| format!(" {c}")).unwrap_or_default();
     format!(
         "repaired{check} on `{}`: {} -> {}",
         clean(&deviation.subject),
@@ -612,6 +626,16 @@ error[NameError]: no carry named `plan`
         let mut f = w8();
         f.pos = None;
         assert_eq!(finding_json(&f)["line"], Json::Null);
+    }
+
+    #[test]
+    fn plain_errors_say_what_and_the_next_step() {
+        let text = render_error("cannot open `x.agir`", Some("check the path"), false);
+        assert_eq!(
+            text,
+            "error: cannot open `x.agir`\n |\n = help: check the path"
+        );
+        assert_eq!(render_note("hello", false), "note: hello");
     }
 
     #[test]

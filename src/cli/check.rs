@@ -1,0 +1,182 @@
+//! `ais check`: validate files and report every finding.
+
+use super::files::read_source;
+use super::{CliError, CmdResult, Output, Status, shown};
+use ais_core::agir::{self, Limits, ReadError};
+use ais_core::check::{Checked, check};
+use ais_core::diag::{Finding, Outcome, Severity};
+use ais_core::render::{self, SourceLines};
+use clap::ValueEnum;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// How `ais check` reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// rustc-style diagnostics and a summary line per file.
+    Human,
+    /// One JSON object per file, one per line.
+    Json,
+}
+
+/// Arguments of `ais check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The AG-IR files to check.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Report the program exactly as written: do not apply mechanical repairs in memory.
+    ///
+    /// By default the validator applies its mechanical repairs (spec §9.1, step 1) in memory and
+    /// reports them as deviations, so the outcome can be `fixed`; `ais fix -w` writes them.
+    #[arg(long)]
+    pub no_repair: bool,
+}
+
+/// What checking one file came to.
+enum FileReport {
+    /// The file could not be opened or read as text.
+    Unreadable(CliError),
+    /// The text is not AG-IR.
+    NotAgir { source: String, err: ReadError },
+    /// The program was validated.
+    Checked {
+        source: String,
+        relaxations: usize,
+        checked: Box<Checked>,
+    },
+}
+
+/// The exit status a validation result calls for.
+pub fn status_of(outcome: Outcome, findings: &[Finding]) -> Status {
+    if outcome == Outcome::Failed {
+        Status::Failed
+    } else if findings.iter().any(|f| f.severity >= Severity::Error) {
+        Status::Findings
+    } else {
+        Status::Ok
+    }
+}
+
+fn check_file(path: &Path, repair: bool) -> FileReport {
+    let limits = Limits::default();
+    let source = match read_source(path, &limits) {
+        Ok(s) => s,
+        Err(e) => return FileReport::Unreadable(e),
+    };
+    match agir::read_with_limits(&source, &limits) {
+        Err(err) => FileReport::NotAgir { source, err },
+        Ok(doc) => {
+            let checked = Box::new(check(&doc.program, &doc.source_map, repair));
+            FileReport::Checked {
+                source,
+                relaxations: doc.relaxations.len(),
+                checked,
+            }
+        }
+    }
+}
+
+/// Runs `ais check`.
+pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
+    let mut worst = Status::Ok;
+    for path in &args.files {
+        let name = shown(path);
+        let report = check_file(path, !args.no_repair);
+        let status = match args.format {
+            Format::Json => write_json(&name, &report, o)?,
+            Format::Human => write_human(&name, &report, o)?,
+        };
+        worst = worst.max(status);
+    }
+    Ok(worst)
+}
+
+fn write_json(name: &str, report: &FileReport, o: &mut Output) -> Result<Status, std::io::Error> {
+    let (json, status) = match report {
+        FileReport::Unreadable(e) => {
+            let err = ReadError {
+                message: e.what.clone(),
+                pos: None,
+                help: e.help.clone(),
+            };
+            (render::read_failure_json(name, &err), Status::Failed)
+        }
+        FileReport::NotAgir { err, .. } => (render::read_failure_json(name, err), Status::Failed),
+        FileReport::Checked { checked, .. } => (
+            render::report_json(
+                name,
+                checked.outcome,
+                &checked.findings,
+                &checked.deviations,
+            ),
+            status_of(checked.outcome, &checked.findings),
+        ),
+    };
+    writeln!(o.out, "{json}")?;
+    Ok(status)
+}
+
+fn write_human(name: &str, report: &FileReport, o: &mut Output) -> Result<Status, std::io::Error> {
+    let color = o.color_out;
+    match report {
+        FileReport::Unreadable(e) => {
+            let text = render::render_error(&e.what, e.help.as_deref(), color);
+            writeln!(o.out, "{text}\n")?;
+            writeln!(o.out, "{name}: failed (cannot be read)")?;
+            Ok(Status::Failed)
+        }
+        FileReport::NotAgir { source, err } => {
+            let text = render::render_read_error(err, source, name, color);
+            writeln!(o.out, "{text}\n")?;
+            writeln!(o.out, "{name}: failed (not readable as AG-IR)")?;
+            Ok(Status::Failed)
+        }
+        FileReport::Checked {
+            source,
+            relaxations,
+            checked,
+        } => {
+            let lines = SourceLines::new(source);
+            for finding in &checked.findings {
+                let text = render::render_finding_in(finding, &lines, name, color);
+                writeln!(o.out, "{text}\n")?;
+            }
+            if *relaxations > 0 {
+                let text = render::render_note(
+                    &format!(
+                        "read through {relaxations} relaxation{} of strict YAML; \
+                         `ais fmt {name}` shows where, `ais fmt -w {name}` removes them",
+                        if *relaxations == 1 { "" } else { "s" }
+                    ),
+                    color,
+                );
+                writeln!(o.out, "{text}")?;
+            }
+            if !checked.deviations.is_empty() {
+                let n = checked.deviations.len();
+                let text = render::render_note(
+                    &format!(
+                        "{n} mechanical repair{} applied in memory; `ais fix -w {name}` writes {}",
+                        if n == 1 { "" } else { "s" },
+                        if n == 1 { "it" } else { "them" }
+                    ),
+                    color,
+                );
+                writeln!(o.out, "{text}")?;
+                for d in &checked.deviations {
+                    writeln!(o.out, "  - {}", render::deviation_line(d))?;
+                }
+            }
+            writeln!(
+                o.out,
+                "{}",
+                render::summary_line(name, checked.outcome, &checked.findings)
+            )?;
+            Ok(status_of(checked.outcome, &checked.findings))
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! `ais fix`: apply the validator's mechanical repairs.
+
+use super::check::status_of;
+use super::files::write_atomically;
+use super::fmt::{canonical, read_document};
+use super::{CmdResult, Output, shown};
+use ais_core::check::check;
+use ais_core::diag::Outcome;
+use ais_core::render::{self, SourceLines};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `ais fix`.
+#[derive(Debug, clap::Args)]
+pub struct FixArgs {
+    /// The AG-IR file.
+    pub file: PathBuf,
+    /// Rewrite the file in place (atomically) instead of printing the repaired program. The file
+    /// is left untouched when no repair applies.
+    #[arg(short = 'w', long = "write")]
+    pub write: bool,
+}
+
+/// Runs `ais fix`: the repaired program (canonical AG-IR) on stdout or into the file; the
+/// deviation record and the summary on stderr.
+pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
+    let name = shown(&args.file);
+    let (source, doc) = match read_document(&args.file, o)? {
+        Ok(x) => x,
+        Err(status) => return Ok(status),
+    };
+    let checked = check(&doc.program, &doc.source_map, true);
+    let status = status_of(checked.outcome, &checked.findings);
+    if checked.outcome == Outcome::Failed {
+        let lines = SourceLines::new(&source);
+        for finding in &checked.findings {
+            let text = render::render_finding_in(finding, &lines, &name, o.color_err);
+            writeln!(o.err, "{text}\n")?;
+        }
+        writeln!(
+            o.err,
+            "{}: nothing written",
+            render::summary_line(&name, checked.outcome, &checked.findings)
+        )?;
+        return Ok(status);
+    }
+    for d in &checked.deviations {
+        writeln!(o.err, "{}", render::deviation_line(d))?;
+    }
+    let repaired = ais_core::agir::Document {
+        program: checked.program.clone(),
+        source_map: ais_core::SourceMap::new(),
+        relaxations: Vec::new(),
+    };
+    let text = canonical(&repaired, &name)?;
+    let remaining = if checked.findings.is_empty() {
+        String::new()
+    } else {
+        format!("; `ais check {name}` shows what remains")
+    };
+    let summary = render::summary_line(&name, checked.outcome, &checked.findings);
+    let n = checked.deviations.len();
+    if args.write {
+        if n > 0 {
+            write_atomically(&args.file, &text)?;
+            writeln!(o.err, "{summary}: wrote {n} repair{}{remaining}", plural(n))?;
+        } else {
+            writeln!(
+                o.err,
+                "{summary}: no repair applies, file unchanged{remaining}"
+            )?;
+        }
+    } else {
+        o.out.write_all(text.as_bytes())?;
+        o.out.flush()?;
+        writeln!(o.err, "{summary}: {n} repair{}{remaining}", plural(n))?;
+    }
+    Ok(status)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

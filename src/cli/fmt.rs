@@ -1,0 +1,141 @@
+//! `ais fmt`: canonical AG-IR.
+
+use super::files::{read_source, write_atomically};
+use super::{CliError, CmdResult, Output, Status, shown};
+use ais_core::agir::{self, Document, Limits};
+use ais_core::render;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `ais fmt`.
+#[derive(Debug, clap::Args)]
+pub struct FmtArgs {
+    /// The AG-IR file.
+    pub file: PathBuf,
+    /// Print nothing; exit 1 when the file is not canonical, naming the first line that differs.
+    #[arg(long, conflicts_with = "write")]
+    pub check: bool,
+    /// Rewrite the file in place (atomically) when it is not canonical.
+    #[arg(short = 'w', long = "write")]
+    pub write: bool,
+}
+
+/// Reads a file as AG-IR, printing its read error (and exiting 2) when it is not, and a note on
+/// stderr for each relaxation of strict YAML the reading needed.
+pub fn read_document(
+    path: &Path,
+    o: &mut Output,
+) -> Result<Result<(String, Document), Status>, super::Failure> {
+    let name = shown(path);
+    let limits = Limits::default();
+    let source = read_source(path, &limits)?;
+    match agir::read_with_limits(&source, &limits) {
+        Err(err) => {
+            let text = render::render_read_error(&err, &source, &name, o.color_err);
+            writeln!(o.err, "{text}")?;
+            Ok(Err(Status::Failed))
+        }
+        Ok(doc) => {
+            for relaxation in &doc.relaxations {
+                let text = render::render_relaxation(relaxation, &source, &name, o.color_err);
+                writeln!(o.err, "{text}")?;
+            }
+            Ok(Ok((source, doc)))
+        }
+    }
+}
+
+/// The canonical text of a program, after making sure it reads back to the same program: a
+/// writer bug must never reach the user's file.
+pub fn canonical(doc: &Document, name: &str) -> Result<String, CliError> {
+    let text = agir::write(&doc.program);
+    match agir::read(&text) {
+        Ok(back) if back.program == doc.program => Ok(text),
+        _ => Err(CliError::new(
+            format!("the canonical form of `{name}` does not read back to the same program"),
+            "this is a bug in ais; please report it with the file attached. The file is unchanged",
+        )),
+    }
+}
+
+/// The first line (1-based) where two texts differ, with each side's text of that line.
+/// A side that ran out of lines is `None`.
+pub fn first_difference<'a>(
+    a: &'a str,
+    b: &'a str,
+) -> Option<(usize, Option<&'a str>, Option<&'a str>)> {
+    let mut left = a.split('\n');
+    let mut right = b.split('\n');
+    let mut line = 0;
+    loop {
+        line += 1;
+        match (left.next(), right.next()) {
+            (None, None) => return None,
+            (l, r) if l == r => {}
+            (l, r) => return Some((line, l, r)),
+        }
+    }
+}
+
+/// A line as shown in a message.
+fn describe(line: Option<&str>) -> String {
+    match line.map(|l| l.trim_end_matches('\r')) {
+        None => "the end of the file".to_owned(),
+        Some("") => "an empty line".to_owned(),
+        Some(l) => format!("`{l}`"),
+    }
+}
+
+/// Runs `ais fmt`.
+pub fn run(args: &FmtArgs, o: &mut Output) -> CmdResult {
+    let name = shown(&args.file);
+    let (source, doc) = match read_document(&args.file, o)? {
+        Ok(x) => x,
+        Err(status) => return Ok(status),
+    };
+    let text = canonical(&doc, &name)?;
+    if args.check {
+        return match first_difference(&source, &text) {
+            None => Ok(Status::Ok),
+            Some((line, was, canon)) => {
+                let what = format!("`{name}` is not canonical AG-IR: line {line} differs");
+                let help = format!(
+                    "the file has {} where canonical AG-IR has {}; run `ais fmt -w {name}`",
+                    describe(was),
+                    describe(canon)
+                );
+                let text = render::render_error(&what, Some(&help), o.color_err);
+                writeln!(o.err, "{text}")?;
+                Ok(Status::Findings)
+            }
+        };
+    }
+    if args.write {
+        if source != text {
+            write_atomically(&args.file, &text)?;
+        }
+        return Ok(Status::Ok);
+    }
+    o.out.write_all(text.as_bytes())?;
+    o.out.flush()?;
+    Ok(Status::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_difference;
+
+    #[test]
+    fn first_difference_names_the_line() {
+        assert_eq!(first_difference("a\nb\n", "a\nb\n"), None);
+        assert_eq!(
+            first_difference("a\nb\n", "a\nc\n"),
+            Some((2, Some("b"), Some("c")))
+        );
+        assert_eq!(
+            first_difference("a\n", "a\nb\n"),
+            Some((2, Some(""), Some("b")))
+        );
+        assert_eq!(first_difference("a", "a\n"), Some((2, None, Some(""))));
+    }
+}

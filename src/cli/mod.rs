@@ -1,0 +1,185 @@
+//! The command line: argument parsing, dispatch, exit codes and terminal handling.
+
+mod check;
+mod files;
+mod fix;
+mod fmt;
+
+use ais_core::render;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+/// The exit status of a run, from best to worst; a run over several files exits with the worst.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    /// 0: nothing of error severity remains (or the command had nothing to report).
+    Ok,
+    /// 1: an error-severity finding remains, a file is not canonical, an expression failed.
+    Findings,
+    /// 2: a file could not be read as a program (outcome `failed`), or the command itself failed
+    /// (missing file, bad arguments).
+    Failed,
+}
+
+impl Status {
+    fn code(self) -> u8 {
+        match self {
+            Status::Ok => 0,
+            Status::Findings => 1,
+            Status::Failed => 2,
+        }
+    }
+}
+
+/// An error that stops a command: what went wrong and the next step.
+#[derive(Debug)]
+pub struct CliError {
+    /// What went wrong, naming the file or argument.
+    pub what: String,
+    /// The next step.
+    pub help: Option<String>,
+}
+
+impl CliError {
+    /// An error with a next step.
+    pub fn new(what: impl Into<String>, help: impl Into<String>) -> Self {
+        CliError {
+            what: what.into(),
+            help: Some(help.into()),
+        }
+    }
+}
+
+/// When to color output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Color when the output is a terminal and `NO_COLOR` is not set.
+    Auto,
+    /// Always color.
+    Always,
+    /// Never color.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to color a stream that is (or is not) a terminal.
+    pub fn enabled(self, is_terminal: bool) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
+}
+
+/// Agents as typed programs: check, format, repair and evaluate AIS programs (AG-IR files).
+#[derive(Debug, Parser)]
+#[command(name = "ais", version, about, long_about = None)]
+pub struct Cli {
+    /// When to color diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate AG-IR files (spec §9) and report every finding.
+    ///
+    /// Exit status: 0 when no error-severity finding remains, 1 when one does, 2 when a file
+    /// has no runnable program (outcome `failed`) or cannot be read.
+    Check(check::CheckArgs),
+    /// Print a file as canonical AG-IR, check that it is canonical, or rewrite it in place.
+    Fmt(fmt::FmtArgs),
+    /// Apply the validator's mechanical repairs and print (or write) the repaired program.
+    ///
+    /// The repaired program goes to stdout as canonical AG-IR; the deviation record (one line
+    /// per repair) and the summary go to stderr, so stdout stays a valid .agir file.
+    Fix(fix::FixArgs),
+}
+
+/// Where a command writes: stdout for its product, stderr for diagnostics about it, each
+/// colored or not.
+pub struct Output {
+    /// Standard output.
+    pub out: io::StdoutLock<'static>,
+    /// Standard error.
+    pub err: io::StderrLock<'static>,
+    /// Whether to color what goes to stdout.
+    pub color_out: bool,
+    /// Whether to color what goes to stderr.
+    pub color_err: bool,
+}
+
+/// Parses the command line, runs the command, and maps the result to an exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    let mut output = Output {
+        color_out: cli.color.enabled(stdout.is_terminal()),
+        color_err: cli.color.enabled(stderr.is_terminal()),
+        out: stdout.lock(),
+        err: stderr.lock(),
+    };
+    let result = match cli.command {
+        Command::Check(args) => check::run(&args, &mut output),
+        Command::Fmt(args) => fmt::run(&args, &mut output),
+        Command::Fix(args) => fix::run(&args, &mut output),
+    };
+    match result {
+        Ok(status) => ExitCode::from(status.code()),
+        Err(Failure::Cli(err)) => {
+            let text = render::render_error(&err.what, err.help.as_deref(), output.color_err);
+            // Nothing more can be done when stderr itself is gone.
+            let _ = writeln!(output.err, "{text}");
+            ExitCode::from(Status::Failed.code())
+        }
+        // The reader of our output went away (`ais check … | head`): stop quietly.
+        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Io(e)) => {
+            let text = render::render_error(
+                &format!("cannot write the output: {e}"),
+                Some("check that the output stream or disk is writable"),
+                output.color_err,
+            );
+            let _ = writeln!(output.err, "{text}");
+            ExitCode::from(Status::Failed.code())
+        }
+    }
+}
+
+/// Why a command stopped early.
+#[derive(Debug)]
+pub enum Failure {
+    /// A user-facing error: missing file, bad argument, unwritable destination.
+    Cli(CliError),
+    /// Writing our own output failed.
+    Io(io::Error),
+}
+
+impl From<CliError> for Failure {
+    fn from(e: CliError) -> Self {
+        Failure::Cli(e)
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Io(e)
+    }
+}
+
+/// The result of a command.
+pub type CmdResult = Result<Status, Failure>;
+
+/// A path as shown in messages.
+pub fn shown(path: &std::path::Path) -> String {
+    path.display().to_string()
+}
