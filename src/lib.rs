@@ -3,6 +3,25 @@
 //! The facade of the ais toolkit for the Agent Instruction Set (AIS). It re-exports the language
 //! core ([`ais_core`]); the `ais` binary (`ais check`, `ais fmt`, `ais fix`, `ais eval`) is built
 //! from this package.
+//!
+//! Read an AG-IR program, validate it, and show what the validator found:
+//!
+//! ```
+//! let text = include_str!("../examples/writing_plans.agir");
+//! let doc = ais::agir::read(text)?;
+//! assert_eq!(doc.program.instructions().len(), 6);
+//!
+//! let checked = ais::check::check(&doc.program, &doc.source_map, false);
+//! for finding in &checked.findings {
+//!     println!("{}", ais::render::render_finding(finding, text, "writing_plans.agir", false));
+//! }
+//! assert_eq!(checked.outcome, ais::Outcome::Clean);
+//!
+//! // The canonical text reads back to the same program.
+//! let canonical = ais::agir::write(&doc.program);
+//! assert_eq!(ais::agir::read(&canonical)?.program, doc.program);
+//! # Ok::<(), ais::agir::ReadError>(())
+//! ```
 #![deny(missing_docs)]
 
 pub use ais_core as core;
