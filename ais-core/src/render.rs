@@ -658,6 +658,31 @@ error[NameError]: no carry named `plan`
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn rendering_never_panics_and_always_says_where(
+            source in "(?s).{0,200}",
+            message in "(?s).{0,60}",
+            line in 0u32..20,
+            column in 0u32..90,
+        ) {
+            let mut f = w8();
+            f.message = message;
+            f.pos = Some(Pos::new(line, column));
+            let text = render_finding(&f, &source, "p.agir", false);
+            proptest::prop_assert!(text.contains(&format!("p.agir:{line}:")), "{}", text);
+            let err = ReadError { message: f.message.clone(), pos: f.pos, help: None };
+            let _ = render_read_error(&err, &source, "p.agir", true);
+            let e = ExprError {
+                category: Category::SyntaxError,
+                line,
+                column,
+                message: f.message.clone(),
+            };
+            let _ = render_expr_error(&e, &source, EXPRESSION_ORIGIN, false);
+        }
+    }
+
     #[test]
     fn deviations_read_as_one_line_and_as_json() {
         let d = Deviation {
