@@ -144,10 +144,15 @@
 //!   position; nor does a dangling name (the validator reports it). `task` counts even when it
 //!   is not declared, since it always resolves to the invocation input (§5.1). A name that is
 //!   both a carry and a knowledge key is a carry.
-//! - **A carry binds one parameter by role or position.** A carry bound by name (to any
-//!   parameter) is reserved for it, and a carry bound by role or position to an earlier
-//!   parameter is not bound again. Without this, `f(content, text)` reading `[a, b]` would pass
-//!   `a` twice and drop `b`. Rule 1 itself is never blocked: a name is an explicit choice.
+//! - **A carry binds one parameter by role or position.** Without this, `f(content, text)`
+//!   reading `[a, b]` would pass `a` twice and drop `b`. The rules claim carries in order of
+//!   strength: rule 1 first for every parameter (a name is an explicit choice and is never
+//!   blocked), then rule 3 for every parameter in signature order, then rule 4 — each taking
+//!   only carries no stronger rule (or earlier parameter under the same rule) has bound. So a
+//!   weaker rule never takes a carry from a stronger one: in `grep(pattern, path)` reading
+//!   `[search_path]` (§7.4), `path` binds `search_path` by role and `pattern` is left unbound
+//!   instead of receiving the directory positionally. Rule 2 binds a field, not the carry, and
+//!   claims nothing. Each parameter still ends up with the first rule that applies to it.
 //! - **Case.** Rule 1 compares names exactly. The vocabularies of Appendix A.4 (content names,
 //!   path names, path-shaped suffixes) are matched ASCII-case-insensitively, so `Path` and
 //!   `OUT_FILE` are recognized; [`is_bare_param_name`] is exact, since only an exact name
@@ -462,52 +467,74 @@ pub fn bind_tool(
     invocation: Option<&str>,
 ) -> Vec<ParamBinding> {
     let reads = read_carries(program, instr);
-
-    // Rule 1 first, for every parameter: a carry named like a parameter is reserved for it.
-    let by_name: Vec<Option<String>> = sig
-        .params
-        .iter()
-        .map(|p| {
-            let declared = program.carry(&p.name).is_some();
-            let task_input = p.name == "task" && reads.contains(&"task");
-            (declared || task_input).then(|| p.name.clone())
-        })
-        .collect();
-    let mut used: Vec<&str> = by_name.iter().flatten().map(String::as_str).collect();
     let side = access(program, instr);
+    let mut bound: Vec<Option<(Rule, BindSource)>> = vec![None; sig.params.len()];
+    // Carries bound so far by name, role or position: a weaker rule never binds them again.
+    let mut used: Vec<&str> = Vec::new();
 
-    let mut out = Vec::with_capacity(sig.params.len());
-    for (i, (p, named)) in sig.params.iter().zip(&by_name).enumerate() {
-        let (rule, source) = if let Some(c) = named {
-            (Rule::Name, BindSource::Carry(c.clone()))
-        } else if let Some((carry, field)) = field_binding(program, &reads, &p.name) {
-            (Rule::ObjectField, BindSource::Field { carry, field })
-        } else if let Some(c) = role_binding(program, &reads, &used, p) {
-            used.push(c);
-            (Rule::Role, BindSource::Carry(c.to_owned()))
-        } else if let Some(c) = reads.get(i).copied().filter(|c| {
-            !used.contains(c) && (!is_path_param(p) || is_path_shaped_carry(program, c))
-        }) {
-            used.push(c);
-            (Rule::Position, BindSource::Carry(c.to_owned()))
-        } else if is_path_param(p) {
-            match invocation {
-                None => (Rule::InvocationFallback, BindSource::Invocation(None)),
-                Some(text) => match invocation_filename(text, side) {
-                    Some(f) => (Rule::InvocationFallback, BindSource::Invocation(Some(f))),
-                    None => (Rule::Unbound, BindSource::Null),
-                },
-            }
-        } else {
-            (Rule::Unbound, BindSource::Null)
-        };
-        out.push(ParamBinding {
-            param: p.name.clone(),
-            rule,
-            source,
-        });
+    // Rule 1, for every parameter: a carry named like a parameter is that parameter's.
+    for (slot, p) in bound.iter_mut().zip(&sig.params) {
+        let declared = program.carry(&p.name).is_some();
+        let task_input = p.name == "task" && reads.contains(&"task");
+        if declared || task_input {
+            used.push(p.name.as_str());
+            *slot = Some((Rule::Name, BindSource::Carry(p.name.clone())));
+        }
     }
-    out
+    // Rule 2: a field binds without using up its carry.
+    for (slot, p) in bound.iter_mut().zip(&sig.params) {
+        if slot.is_none()
+            && let Some((carry, field)) = field_binding(program, &reads, &p.name)
+        {
+            *slot = Some((Rule::ObjectField, BindSource::Field { carry, field }));
+        }
+    }
+    // Rule 3, in signature order.
+    for (slot, p) in bound.iter_mut().zip(&sig.params) {
+        if slot.is_none()
+            && let Some(c) = role_binding(program, &reads, &used, p)
+        {
+            used.push(c);
+            *slot = Some((Rule::Role, BindSource::Carry(c.to_owned())));
+        }
+    }
+    // Rule 4: the i-th read carry, never a non-path-shaped one into a path parameter.
+    for (i, (slot, p)) in bound.iter_mut().zip(&sig.params).enumerate() {
+        if slot.is_none()
+            && let Some(c) = reads.get(i).copied().filter(|c| {
+                !used.contains(c) && (!is_path_param(p) || is_path_shaped_carry(program, c))
+            })
+        {
+            used.push(c);
+            *slot = Some((Rule::Position, BindSource::Carry(c.to_owned())));
+        }
+    }
+    // Rules 5 and 6.
+    let fallback = invocation.map(|text| invocation_filename(text, side));
+    sig.params
+        .iter()
+        .zip(bound)
+        .map(|(p, slot)| {
+            let (rule, source) = slot.unwrap_or_else(|| {
+                if !is_path_param(p) {
+                    return (Rule::Unbound, BindSource::Null);
+                }
+                match &fallback {
+                    None => (Rule::InvocationFallback, BindSource::Invocation(None)),
+                    Some(Some(f)) => (
+                        Rule::InvocationFallback,
+                        BindSource::Invocation(Some(f.clone())),
+                    ),
+                    Some(None) => (Rule::Unbound, BindSource::Null),
+                }
+            });
+            ParamBinding {
+                param: p.name.clone(),
+                rule,
+                source,
+            }
+        })
+        .collect()
 }
 
 /// Rule 2: the first object-typed carry (read carries first, then the module's others) with a
