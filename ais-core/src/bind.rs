@@ -158,8 +158,9 @@
 //!   `OUT_FILE` are recognized; [`is_bare_param_name`] is exact, since only an exact name
 //!   hijacks rule 1.
 //! - **Typed paths.** A parameter annotated `: path` is a path parameter and a carry declared
-//!   `type: path` is path-shaped, whatever their names (§6.1's `path` is a program-controlled
-//!   file path; treating it otherwise would let rule 4 hand it to a content parameter's slot).
+//!   `type: path` is path-shaped, whatever their names: `path` is the type of a
+//!   program-controlled file path, and a carry of that type handed to a content parameter by
+//!   rule 3 would write the path's text instead of the content.
 //! - **Which side.** Every instruction that is not a write ([`access`]) resolves its path
 //!   parameters read side, as a `SENSE` does.
 

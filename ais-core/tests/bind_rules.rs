@@ -760,3 +760,72 @@ fn duplicate_and_dangling_reads_are_not_operands() {
     // `task` is the invocation input even when undeclared.
     assert_eq!(slot.names(), ["a", "b", "task"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Appendix C — the conforming plan writer, every DU instruction bound
+
+#[test]
+fn appendix_c_binds_every_du_instruction() {
+    let mut p = program(
+        vec![
+            input("task", "str"),
+            carry("header_md", "str"),
+            carry("tasks_md", "str"),
+            carry("plan_md", "str"),
+            carry("plan_ok", "bool"),
+            carry("plan_file", "str"),
+        ],
+        vec![
+            instr("draft_header", Opcode::GenRaw, &["task"], &["header_md"]),
+            instr(
+                "write_tasks",
+                Opcode::GenRaw,
+                &["task", "header_md"],
+                &["tasks_md"],
+            ),
+            with_tool(
+                instr(
+                    "assemble",
+                    Opcode::Act,
+                    &["header_md", "tasks_md"],
+                    &["plan_md"],
+                ),
+                "assemble_plan",
+            ),
+            with_tool(
+                instr("verify", Opcode::Sense, &["plan_md"], &["plan_ok"]),
+                "verify_has_tasks",
+            ),
+            with_tool(
+                instr("save", Opcode::Act, &["plan_md"], &["plan_file"]),
+                "save_plan",
+            ),
+            instr("done", Opcode::Terminal, &["plan_file"], &[]),
+        ],
+        vec![
+            tool("assemble_plan", "(header_md, tasks_md) -> str", "ACT"),
+            tool("verify_has_tasks", "(plan_md) -> bool", "SENSE"),
+            tool("save_plan", "(plan_md, path) -> str", "ACT·artifact"),
+        ],
+    );
+    p.knowledge = Some(vec![knowledge("task_format", &["write_tasks"])]);
+    let task = Some("Write an implementation plan for login; save it as plans/login.md");
+    assert_eq!(
+        pairs(&bind(&p, "assemble", task)),
+        [
+            to_carry(Rule::Name, "header_md"),
+            to_carry(Rule::Name, "tasks_md")
+        ]
+    );
+    assert_eq!(
+        pairs(&bind(&p, "verify", task)),
+        [to_carry(Rule::Name, "plan_md")]
+    );
+    assert_eq!(
+        pairs(&bind(&p, "save", task)),
+        [to_carry(Rule::Name, "plan_md"), inv(Some("plans/login.md"))]
+    );
+    let slot = bind_slot(&p, p.instruction("write_tasks").unwrap().1);
+    assert_eq!(slot.names(), ["task", "header_md"]);
+    assert_eq!(slot.knowledge, ["task_format"]);
+}
