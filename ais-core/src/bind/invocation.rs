@@ -4,7 +4,10 @@
 //! claims the first filename that follows it in the same sentence, unless another verb comes
 //! first: the write verbs are *save*, *output* and *write*, the read verbs *read*, *open*,
 //! *load*, *parse* and *from* (each in its inflected forms: *saved*, *writes*, *loading*, …;
-//! case-insensitive). A filename no verb claims is **bare**.
+//! case-insensitive). After a write verb, the prepositions *to*, *into*, *onto* and *as* renew
+//! its claim for the rest of the sentence, so in "save the report from input.md to report.html"
+//! `from` claims `input.md` and `to` hands `report.html` back to `save`. A filename no verb
+//! claims is **bare**.
 //!
 //! - A **write** takes the first filename claimed by a write verb, else the first bare filename.
 //! - A **read** takes the first filename claimed by a read verb, else the first bare filename.
@@ -64,6 +67,9 @@ pub const BARE_EXTENSIONS: [&str; 52] = [
     "cpp", "hpp", "sh", "sql", "ipynb", "log", "ini", "cfg", "zip", "gz", "tar", "parquet", "agir",
 ];
 
+/// Prepositions that renew an earlier write verb's claim in the same sentence.
+const WRITE_PREPOSITIONS: [&str; 4] = ["to", "into", "onto", "as"];
+
 /// Single-letter extensions a verb-claimed filename may have.
 const ONE_LETTER_EXTENSIONS: [&str; 3] = ["c", "h", "r"];
 
@@ -84,6 +90,8 @@ pub fn filename_mentions(text: &str) -> Vec<FileMention> {
     let mut out = Vec::new();
     // The verb waiting for its filename in the current sentence.
     let mut pending: Option<Access> = None;
+    // Whether a write verb has appeared in the current sentence.
+    let mut wrote = false;
     let mut chars = text.char_indices().peekable();
     while let Some(&(start, c)) = chars.peek() {
         if !is_token_char(c) {
@@ -94,6 +102,7 @@ pub fn filename_mentions(text: &str) -> Vec<FileMention> {
                 || (matches!(c, '!' | '?') && next.is_none_or(char::is_whitespace))
             {
                 pending = None;
+                wrote = false;
             }
             continue;
         }
@@ -114,6 +123,9 @@ pub fn filename_mentions(text: &str) -> Vec<FileMention> {
                 .is_none_or(char::is_whitespace);
         let lower = token.to_ascii_lowercase();
         if WRITE_VERBS.contains(&lower.as_str()) {
+            pending = Some(Access::Write);
+            wrote = true;
+        } else if wrote && WRITE_PREPOSITIONS.contains(&lower.as_str()) {
             pending = Some(Access::Write);
         } else if READ_VERBS.contains(&lower.as_str()) {
             pending = Some(Access::Read);
@@ -139,6 +151,7 @@ pub fn filename_mentions(text: &str) -> Vec<FileMention> {
         }
         if sentence_ends {
             pending = None;
+            wrote = false;
         }
     }
     out
@@ -217,6 +230,14 @@ mod tests {
         let t = "save the report from input.md to report.html";
         assert_eq!(read(t).as_deref(), Some("input.md"));
         assert_eq!(write(t).as_deref(), Some("report.html"));
+        let t = "save results from the analysis to out.csv";
+        assert_eq!(read(t), None);
+        assert_eq!(write(t).as_deref(), Some("out.csv"));
+        // `to` renews only a write verb's claim.
+        let t = "read the config from settings.json to learn the port";
+        assert_eq!(read(t).as_deref(), Some("settings.json"));
+        let t = "go to page.html";
+        assert_eq!(filename_mentions(t)[0].claim, None);
         let t = "Load the rows FROM /data/in.json and OUTPUT them";
         assert_eq!(read(t).as_deref(), Some("/data/in.json"));
         // The only filename is claimed by a read: a writer must not overwrite it.
