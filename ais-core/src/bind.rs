@@ -167,7 +167,7 @@
 mod invocation;
 mod writeback;
 
-pub use invocation::{FileMention, filename_mentions, invocation_filename};
+pub use invocation::{BARE_EXTENSIONS, FileMention, filename_mentions, invocation_filename};
 pub use writeback::recover_writes;
 
 use crate::model::{Carry, Instruction, Opcode, Program, Tool, ToolSurface, Type, TypeKind};

@@ -1,38 +1,6 @@
 //! The invocation fallback for paths (spec §7.3): a filename recovered from the task text.
 //!
-//! The text is read as a sequence of words and filenames, sentence by sentence. A **verb**
-//! claims the first filename that follows it in the same sentence, unless another verb comes
-//! first: the write verbs are *save*, *output* and *write*, the read verbs *read*, *open*,
-//! *load*, *parse* and *from* (each in its inflected forms: *saved*, *writes*, *loading*, …;
-//! case-insensitive). After a write verb, the prepositions *to*, *into*, *onto* and *as* renew
-//! its claim for the rest of the sentence, so in "save the report from input.md to report.html"
-//! `from` claims `input.md` and `to` hands `report.html` back to `save`. A filename no verb
-//! claims is **bare**.
-//!
-//! - A **write** takes the first filename claimed by a write verb, else the first bare filename.
-//! - A **read** takes the first filename claimed by a read verb, else the first bare filename.
-//!
-//! A bare filename whose name the other side claims elsewhere in the text is skipped, so a
-//! reader never picks the file a writer was told to produce ("skipping any filename already
-//! claimed by a write", §7.3) and a writer never picks a file the text says to read.
-//!
-//! ```
-//! use ais_core::bind::{invocation_filename, Access};
-//! let task = "clean data.csv and save as out.csv";
-//! assert_eq!(invocation_filename(task, Access::Read).as_deref(), Some("data.csv"));
-//! assert_eq!(invocation_filename(task, Access::Write).as_deref(), Some("out.csv"));
-//! ```
-//!
-//! **What is a filename.** A run of letters, digits and `_ . ~ / -` whose last segment (after
-//! the last `/`) is a stem ending in a letter, digit or `_`, a dot, and an extension of one to
-//! five ASCII letters or digits with at least one letter. Sentence-ending dots are not part of
-//! it, and a `//…` run right after a `:` is a URL, not a path. A bare filename must also have a
-//! common file extension ([`BARE_EXTENSIONS`]) — this keeps `e.g.`, `v1.2` and `Node.js`-like
-//! words out of the fallback; one that a verb claims may have any extension except a single
-//! letter other than `c`, `h` or `r`.
-//!
-//! Sentences end at `.`, `!` or `?` followed by a space or the end of the text, at `;`, and at a
-//! line break.
+//! The rules are documented on [`invocation_filename`].
 
 use super::Access;
 
@@ -159,6 +127,43 @@ pub fn filename_mentions(text: &str) -> Vec<FileMention> {
 
 /// The filename the invocation fallback of §7.3 recovers from `text` for an instruction on
 /// side `access`, or `None` when the text names none.
+///
+/// The text is read as a sequence of words and filenames, sentence by sentence. A **verb**
+/// claims the first filename that follows it in the same sentence, unless another verb comes
+/// first: the write verbs are *save*, *output* and *write*, the read verbs *read*, *open*,
+/// *load*, *parse* and *from* (each in its inflected forms: *saved*, *writes*, *loading*, …;
+/// case-insensitive). After a write verb, the prepositions *to*, *into*, *onto* and *as* renew
+/// its claim for the rest of the sentence, so in "save the report from input.md to report.html"
+/// `from` claims `input.md` and `to` hands `report.html` back to `save`. A filename no verb
+/// claims is **bare**.
+///
+/// - A **write** takes the first filename claimed by a write verb, else the first bare filename.
+/// - A **read** takes the first filename claimed by a read verb, else the first bare filename.
+///
+/// A bare filename whose name the other side claims elsewhere in the text is skipped, so a
+/// reader never picks the file a writer was told to produce ("skipping any filename already
+/// claimed by a write", §7.3) and a writer never picks a file the text says to read.
+///
+/// ```
+/// use ais_core::bind::{invocation_filename, Access};
+/// let task = "clean data.csv and save as out.csv";
+/// assert_eq!(invocation_filename(task, Access::Read).as_deref(), Some("data.csv"));
+/// assert_eq!(invocation_filename(task, Access::Write).as_deref(), Some("out.csv"));
+/// ```
+///
+/// **What is a filename.** A run of letters, digits and `_ . ~ / -` whose last segment (after
+/// the last `/`) is a stem ending in a letter, digit or `_`, a dot, and an extension of one to
+/// five ASCII letters or digits with at least one letter. Sentence-ending dots are not part of
+/// it, and a `//…` run right after a `:` is a URL, not a path. A bare filename must also have a
+/// common file extension ([`BARE_EXTENSIONS`]) — this keeps `e.g.`, `v1.2` and `Mr.Smith`-like
+/// words out of the fallback; one that a verb claims may have any extension except a single
+/// letter other than `c`, `h` or `r`.
+///
+/// Sentences end at `.`, `!` or `?` followed by a space or the end of the text, at `;`, and at a
+/// line break.
+///
+/// The filename is returned as written; confining a write's destination to the run's output
+/// root (§4.2.2) is the runtime's job.
 pub fn invocation_filename(text: &str, access: Access) -> Option<String> {
     let mentions = filename_mentions(text);
     let other = match access {
