@@ -172,8 +172,13 @@ const TYPE_KEYWORDS: [&str; 8] = ["str", "int", "float", "bool", "any", "path", 
 
 /// Parses a signature.
 ///
-/// Errors name the byte offset where parsing stopped and what was expected there, e.g.
-/// `expected `)` to close the parameter list at byte 9`.
+/// Errors name the byte offset where parsing stopped and what was expected there:
+///
+/// ```
+/// let e = ais_core::sig::parse("(a b) -> str").unwrap_err();
+/// assert_eq!(e.offset, 3);
+/// assert_eq!(e.message, "expected `,` or `)` to close the parameter list at byte 3, found `b`");
+/// ```
 pub fn parse(text: &str) -> Result<Signature, SigError> {
     let mut p = Parser { text, pos: 0 };
     p.skip_ws();
