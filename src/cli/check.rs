@@ -149,7 +149,7 @@ fn write_human(name: &str, report: &FileReport, o: &mut Output) -> Result<Status
                 let text = render::render_note(
                     &format!(
                         "read through {relaxations} relaxation{} of strict YAML; \
-                         `ais fmt {name}` shows where, `ais fmt -w {name}` removes them",
+                         `ais fmt -w {name}` rewrites the file without them",
                         if *relaxations == 1 { "" } else { "s" }
                     ),
                     color,

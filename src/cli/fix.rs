@@ -39,7 +39,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
         }
         writeln!(
             o.err,
-            "{}: nothing written",
+            "{}; nothing written",
             render::summary_line(&name, checked.outcome, &checked.findings)
         )?;
         return Ok(status);
@@ -63,7 +63,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
     if args.write {
         if n > 0 {
             write_atomically(&args.file, &text)?;
-            writeln!(o.err, "{summary}: wrote {n} repair{}{remaining}", plural(n))?;
+            writeln!(o.err, "{summary}; wrote {n} repair{}{remaining}", plural(n))?;
         } else {
             writeln!(
                 o.err,
@@ -73,7 +73,11 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
     } else {
         o.out.write_all(text.as_bytes())?;
         o.out.flush()?;
-        writeln!(o.err, "{summary}: {n} repair{}{remaining}", plural(n))?;
+        writeln!(
+            o.err,
+            "{summary}; {n} repair{} applied{remaining}",
+            plural(n)
+        )?;
     }
     Ok(status)
 }

@@ -96,11 +96,15 @@ pub enum Command {
     /// has no runnable program (outcome `failed`) or cannot be read.
     Check(check::CheckArgs),
     /// Print a file as canonical AG-IR, check that it is canonical, or rewrite it in place.
+    ///
+    /// Relaxations of strict YAML the file needed are noted on stderr. Exit status: 0; 1 when
+    /// `--check` finds the file not canonical; 2 when it cannot be read as AG-IR.
     Fmt(fmt::FmtArgs),
     /// Apply the validator's mechanical repairs and print (or write) the repaired program.
     ///
     /// The repaired program goes to stdout as canonical AG-IR; the deviation record (one line
-    /// per repair) and the summary go to stderr, so stdout stays a valid .agir file.
+    /// per repair) and the summary go to stderr, so stdout stays a valid .agir file. Exit status
+    /// as for `check`; when the outcome is `failed` nothing is printed or written.
     Fix(fix::FixArgs),
 }
 
