@@ -49,7 +49,13 @@ pub fn read_document(
 /// writer bug must never reach the user's file.
 pub fn canonical(doc: &Document, name: &str) -> Result<String, CliError> {
     let text = agir::write(&doc.program);
-    match agir::read(&text) {
+    // Canonical text can be longer than its source (block style instead of flow style), so the
+    // size bound is lifted for this re-read; the other bounds still hold.
+    let limits = Limits {
+        max_bytes: usize::MAX,
+        ..Limits::default()
+    };
+    match agir::read_with_limits(&text, &limits) {
         Ok(back) if back.program == doc.program => Ok(text),
         _ => Err(CliError::new(
             format!("the canonical form of `{name}` does not read back to the same program"),
