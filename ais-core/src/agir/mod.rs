@@ -130,13 +130,13 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
             Ok(result) => break result?,
             Err(scan) => {
                 let line = scan.marker().line();
-                let changes = if relaxations.len() < MAX_RELAXATIONS {
+                let changes = if relaxations.len() < MAX_RELAXATIONS && tree::is_syntax(&scan) {
                     relaxer.relax_near(line)
                 } else {
                     None
                 };
                 let Some(changes) = changes else {
-                    return Err(tree::scan_error(&scan, &relaxer.map));
+                    return Err(tree::scan_error(&scan, &relaxer.map, limits));
                 };
                 relaxations.extend(
                     changes

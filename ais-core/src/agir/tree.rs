@@ -10,7 +10,7 @@ use super::relax::ColumnMap;
 use super::{Limits, ReadError};
 use crate::source::Pos;
 use crate::value::Value;
-use granit_parser::{Event, Options, Parser, ScalarStyle, ScanError};
+use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError};
 use indexmap::IndexMap;
 use std::collections::HashMap;
 
@@ -204,12 +204,24 @@ enum FrameKind {
     Map(Vec<(Node, Node)>, Option<Node>),
 }
 
+/// True for a syntax error (which a relaxation may cure), false for a limit or input failure.
+pub(crate) fn is_syntax(err: &ScanError) -> bool {
+    !matches!(
+        err.kind(),
+        ErrorKind::RecursionLimitExceeded | ErrorKind::InputIo { .. }
+    )
+}
+
 /// Where an error happened, as a read error.
-pub(crate) fn scan_error(err: &ScanError, map: &ColumnMap) -> ReadError {
+pub(crate) fn scan_error(err: &ScanError, map: &ColumnMap, limits: &Limits) -> ReadError {
     let m = err.marker();
+    let pos = map.pos(m.line(), m.col());
+    if matches!(err.kind(), ErrorKind::RecursionLimitExceeded) {
+        return too_deep(pos, limits);
+    }
     ReadError {
         message: format!("not valid YAML: {}", err.info()),
-        pos: Some(map.pos(m.line(), m.col())),
+        pos: Some(pos),
         help: Some(
             "fix the YAML syntax at this place (quote text that holds `: `, `#`, `[` or `{`, \
              and close every bracket and quote)"
