@@ -3,7 +3,7 @@
 //! the element's `extra`, in document order.
 
 use super::read::{
-    R, fields, name_list, named, opt_int, opt_text, opt_type, scalar_is, text, wrong,
+    Path, R, fields, name_list, named, opt_int, opt_text, opt_type, scalar_is, text, wrong,
 };
 use super::tree::{Kind, Node};
 use crate::model::{
@@ -29,8 +29,8 @@ pub(crate) fn types(node: &Node, sm: &mut SourceMap) -> R<Vec<TypeDecl>> {
             name: n.name.clone(),
             ..TypeDecl::default()
         };
-        let kind = match n.fields.iter().find(|(k, _)| k == "kind") {
-            Some((_, v)) => opt_text(v, &format!("{}.kind", n.path))?.unwrap_or_default(),
+        let kind = match n.fields.iter().find(|(k, _)| *k == "kind") {
+            Some((_, v)) => opt_text(v, format!("{}.kind", n.path))?.unwrap_or_default(),
             None => String::new(),
         };
         t.kind = match kind.as_str() {
@@ -38,17 +38,19 @@ pub(crate) fn types(node: &Node, sm: &mut SourceMap) -> R<Vec<TypeDecl>> {
             "object" => TypeKind::Object(Vec::new()),
             _ => TypeKind::Unknown(kind),
         };
-        for (key, value) in &n.fields {
-            sm.insert(Locus::field(el, key.as_str()), value.pos);
-            let path = format!("{}.{key}", n.path);
-            match (key.as_str(), &mut t.kind) {
+        for &(key, value) in &n.fields {
+            sm.insert(Locus::field(el, key), value.pos);
+            let path = Path(&n.path, key);
+            match (key, &mut t.kind) {
                 ("kind", _) => {}
-                ("doc", _) => t.doc = opt_text(value, &path)?,
+                ("doc", _) => t.doc = opt_text(value, path)?,
                 ("members", TypeKind::Enum(members)) => {
-                    *members = enum_members(value, &path, i, sm)?
+                    *members = enum_members(value, &path.to_string(), i, sm)?
                 }
-                ("fields", TypeKind::Object(fs)) => *fs = object_fields(value, &path, i, sm)?,
-                _ => t.extra.push((key.clone(), value.to_value()?)),
+                ("fields", TypeKind::Object(fs)) => {
+                    *fs = object_fields(value, &path.to_string(), i, sm)?
+                }
+                _ => t.extra.push((key.to_owned(), value.to_value()?)),
             }
         }
         out.push(t);
@@ -65,10 +67,10 @@ fn enum_members(node: &Node, path: &str, ty: usize, sm: &mut SourceMap) -> R<Vec
                 let mut doc = None;
                 for (k, fv) in fields(v, p, "a mapping")? {
                     if k == "doc" {
-                        doc = opt_text(fv, &format!("{p}.doc"))?;
+                        doc = opt_text(fv, format!("{p}.doc"))?;
                     } else {
                         return Err(wrong(
-                            &format!("{p}.{k}"),
+                            format!("{p}.{k}"),
                             fv,
                             "absent (an enum member has only a `doc`)",
                             format!("write `{p}` as `name: doc text`"),
@@ -94,12 +96,12 @@ fn enum_members(node: &Node, path: &str, ty: usize, sm: &mut SourceMap) -> R<Vec
                     Kind::Scalar(..) => push(&mut out, text(item, &at)?, None, item.pos),
                     Kind::Map(entries) => {
                         let fs = fields(item, &at, "a member")?;
-                        if let Some((_, name)) = fs.iter().find(|(k, _)| k == "name") {
-                            let doc = match fs.iter().find(|(k, _)| k == "doc") {
-                                Some((_, d)) => opt_text(d, &format!("{at}.doc"))?,
+                        if let Some((_, name)) = fs.iter().find(|(k, _)| *k == "name") {
+                            let doc = match fs.iter().find(|(k, _)| *k == "doc") {
+                                Some((_, d)) => opt_text(d, format!("{at}.doc"))?,
                                 None => None,
                             };
-                            push(&mut out, text(name, &format!("{at}.name"))?, doc, item.pos);
+                            push(&mut out, text(name, format!("{at}.name"))?, doc, item.pos);
                         } else if let [(k, v)] = entries.as_slice() {
                             let name = text(k, &at)?;
                             let doc = member_doc(v, &format!("{path}.{name}"))?;
@@ -154,13 +156,13 @@ fn object_fields(node: &Node, path: &str, ty: usize, sm: &mut SourceMap) -> R<Ve
             ..Field::default()
         };
         for (key, value) in n.fields {
-            sm.insert(Locus::field(el, key.as_str()), value.pos);
-            let p = format!("{}.{key}", n.path);
-            match key.as_str() {
-                "type" => f.ty = opt_type(value, &p)?,
-                "doc" => f.doc = opt_text(value, &p)?,
+            sm.insert(Locus::field(el, key), value.pos);
+            let p = Path(&n.path, key);
+            match key {
+                "type" => f.ty = opt_type(value, p)?,
+                "doc" => f.doc = opt_text(value, p)?,
                 "default" => f.default = Some(value.to_value()?),
-                _ => f.extra.push((key, value.to_value()?)),
+                _ => f.extra.push((key.to_owned(), value.to_value()?)),
             }
         }
         out.push(f);
@@ -179,14 +181,14 @@ pub(crate) fn knowledge(node: &Node, sm: &mut SourceMap) -> R<Vec<Knowledge>> {
             ..Knowledge::default()
         };
         for (key, value) in n.fields {
-            sm.insert(Locus::field(el, key.as_str()), value.pos);
-            let p = format!("{}.{key}", n.path);
-            match key.as_str() {
-                "resident_on" => k.resident_on = name_list(value, &p, el, "resident_on", sm)?,
-                "traces_to" => k.traces_to = Some(name_list(value, &p, el, "traces_to", sm)?),
+            sm.insert(Locus::field(el, key), value.pos);
+            let p = Path(&n.path, key);
+            match key {
+                "resident_on" => k.resident_on = name_list(value, p, el, "resident_on", sm)?,
+                "traces_to" => k.traces_to = Some(name_list(value, p, el, "traces_to", sm)?),
                 other => match ContentKind::parse(other) {
                     Some(kind) => k.content.push((kind, value.to_value()?)),
-                    None => k.extra.push((key, value.to_value()?)),
+                    None => k.extra.push((key.to_owned(), value.to_value()?)),
                 },
             }
         }
@@ -206,18 +208,18 @@ pub(crate) fn tools(node: &Node, sm: &mut SourceMap) -> R<Vec<Tool>> {
             ..Tool::default()
         };
         for (key, value) in n.fields {
-            sm.insert(Locus::field(el, key.as_str()), value.pos);
-            let p = format!("{}.{key}", n.path);
-            match key.as_str() {
-                "sig" => t.sig = opt_text(value, &p)?,
-                "surface" => t.surface = opt_text(value, &p)?.map(|s| ToolSurface::parse(&s)),
-                "serves" => t.serves = Some(name_list(value, &p, el, "serves", sm)?),
-                "body" => t.body = opt_text(value, &p)?,
-                "lang" => t.lang = opt_text(value, &p)?,
-                "command" => t.command = opt_text(value, &p)?,
-                "doc" => t.doc = opt_text(value, &p)?,
-                "traces_to" => t.traces_to = Some(name_list(value, &p, el, "traces_to", sm)?),
-                _ => t.extra.push((key, value.to_value()?)),
+            sm.insert(Locus::field(el, key), value.pos);
+            let p = Path(&n.path, key);
+            match key {
+                "sig" => t.sig = opt_text(value, p)?,
+                "surface" => t.surface = opt_text(value, p)?.map(|s| ToolSurface::parse(&s)),
+                "serves" => t.serves = Some(name_list(value, p, el, "serves", sm)?),
+                "body" => t.body = opt_text(value, p)?,
+                "lang" => t.lang = opt_text(value, p)?,
+                "command" => t.command = opt_text(value, p)?,
+                "doc" => t.doc = opt_text(value, p)?,
+                "traces_to" => t.traces_to = Some(name_list(value, p, el, "traces_to", sm)?),
+                _ => t.extra.push((key.to_owned(), value.to_value()?)),
             }
         }
         out.push(t);
@@ -231,11 +233,11 @@ pub(crate) fn walker(node: &Node, sm: &mut SourceMap) -> R<Walker> {
     sm.insert(Locus::element(el), node.pos);
     let mut w = Walker::default();
     for (key, value) in fields(node, "walker", "a mapping with `name` and `carries`")? {
-        sm.insert(Locus::field(el, key.as_str()), value.pos);
-        match key.as_str() {
+        sm.insert(Locus::field(el, key), value.pos);
+        match key {
             "name" => w.name = opt_text(value, "walker.name")?,
             "carries" => w.carries = Some(carries(value, sm)?),
-            _ => w.extra.push((key, value.to_value()?)),
+            _ => w.extra.push((key.to_owned(), value.to_value()?)),
         }
     }
     Ok(w)
@@ -251,16 +253,16 @@ fn carries(node: &Node, sm: &mut SourceMap) -> R<Vec<Carry>> {
             ..Carry::default()
         };
         for (key, value) in n.fields {
-            sm.insert(Locus::field(el, key.as_str()), value.pos);
-            let p = format!("{}.{key}", n.path);
-            match key.as_str() {
-                "type" => c.ty = opt_type(value, &p)?,
-                "role" => c.role = opt_text(value, &p)?.map(|r| Role::parse(&r)),
-                "produced_by" => c.produced_by = opt_text(value, &p)?,
-                "doc" => c.doc = opt_text(value, &p)?,
+            sm.insert(Locus::field(el, key), value.pos);
+            let p = Path(&n.path, key);
+            match key {
+                "type" => c.ty = opt_type(value, p)?,
+                "role" => c.role = opt_text(value, p)?.map(|r| Role::parse(&r)),
+                "produced_by" => c.produced_by = opt_text(value, p)?,
+                "doc" => c.doc = opt_text(value, p)?,
                 "default" => c.default = Some(value.to_value()?),
-                "traces_to" => c.traces_to = Some(name_list(value, &p, el, "traces_to", sm)?),
-                _ => c.extra.push((key, value.to_value()?)),
+                "traces_to" => c.traces_to = Some(name_list(value, p, el, "traces_to", sm)?),
+                _ => c.extra.push((key.to_owned(), value.to_value()?)),
             }
         }
         out.push(c);
@@ -295,30 +297,30 @@ fn instruction(node: &Node, i: usize, sm: &mut SourceMap) -> R<Instruction> {
     sm.insert(Locus::element(el), node.pos);
     let mut ins = Instruction::default();
     for (key, value) in fields(node, &at, "an instruction (a mapping with `id`, `type`, …)")? {
-        sm.insert(Locus::field(el, key.as_str()), value.pos);
-        let p = format!("{at}.{key}");
-        match key.as_str() {
-            "id" => ins.id = text(value, &p)?,
-            "type" => ins.opcode = Opcode::parse(&text(value, &p)?),
-            "owner" => ins.owner = opt_text(value, &p)?.map(|o| Owner::parse(&o)),
-            "reads" => ins.reads = name_list(value, &p, el, "reads", sm)?,
-            "writes" => ins.writes = name_list(value, &p, el, "writes", sm)?,
-            "doc" => ins.doc = opt_text(value, &p)?,
-            "tool" => ins.tool = opt_text(value, &p)?,
-            "op" => ins.op = opt_text(value, &p)?,
-            "surface" => ins.surface = opt_text(value, &p)?.map(|s| Surface::parse(&s)),
-            "output" => ins.output = opt_type(value, &p)?,
-            "body" => ins.body = opt_text(value, &p)?,
-            "autonomy" => ins.autonomy = Some(autonomy(value, &p, el, sm)?),
+        sm.insert(Locus::field(el, key), value.pos);
+        let p = Path(&at, key);
+        match key {
+            "id" => ins.id = text(value, p)?,
+            "type" => ins.opcode = Opcode::parse(&text(value, p)?),
+            "owner" => ins.owner = opt_text(value, p)?.map(|o| Owner::parse(&o)),
+            "reads" => ins.reads = name_list(value, p, el, "reads", sm)?,
+            "writes" => ins.writes = name_list(value, p, el, "writes", sm)?,
+            "doc" => ins.doc = opt_text(value, p)?,
+            "tool" => ins.tool = opt_text(value, p)?,
+            "op" => ins.op = opt_text(value, p)?,
+            "surface" => ins.surface = opt_text(value, p)?.map(|s| Surface::parse(&s)),
+            "output" => ins.output = opt_type(value, p)?,
+            "body" => ins.body = opt_text(value, p)?,
+            "autonomy" => ins.autonomy = Some(autonomy(value, &p.to_string(), el, sm)?),
             "concurrency" => {
-                ins.concurrency = Some(concurrency(value, &p, el, "concurrency.", sm)?)
+                ins.concurrency = Some(concurrency(value, &p.to_string(), el, "concurrency.", sm)?)
             }
-            "verdict" => ins.verdict = opt_text(value, &p)?,
-            "cap" => ins.cap = opt_int(value, &p)?,
-            "counter" => ins.counter = opt_text(value, &p)?,
-            "target" => ins.target = opt_text(value, &p)?,
-            "traces_to" => ins.traces_to = Some(name_list(value, &p, el, "traces_to", sm)?),
-            _ => ins.extra.push((key, value.to_value()?)),
+            "verdict" => ins.verdict = opt_text(value, p)?,
+            "cap" => ins.cap = opt_int(value, p)?,
+            "counter" => ins.counter = opt_text(value, p)?,
+            "target" => ins.target = opt_text(value, p)?,
+            "traces_to" => ins.traces_to = Some(name_list(value, p, el, "traces_to", sm)?),
+            _ => ins.extra.push((key.to_owned(), value.to_value()?)),
         }
     }
     Ok(ins)
@@ -329,9 +331,9 @@ fn autonomy(node: &Node, path: &str, el: Element, sm: &mut SourceMap) -> R<Auton
     for (key, value) in fields(node, path, "a mapping such as `{tools: [name, …]}`")? {
         let field = format!("autonomy.{key}");
         sm.insert(Locus::field(el, field.as_str()), value.pos);
-        match key.as_str() {
-            "tools" => a.tools = name_list(value, &format!("{path}.tools"), el, &field, sm)?,
-            _ => a.extra.push((key, value.to_value()?)),
+        match key {
+            "tools" => a.tools = name_list(value, format!("{path}.tools"), el, &field, sm)?,
+            _ => a.extra.push((key.to_owned(), value.to_value()?)),
         }
     }
     Ok(a)
@@ -357,13 +359,13 @@ pub(crate) fn concurrency(
     )? {
         let field = format!("{prefix}{key}");
         sm.insert(Locus::field(el, field.as_str()), value.pos);
-        let p = format!("{path}.{key}");
-        match key.as_str() {
-            "isolation" => c.isolation = opt_text(value, &p)?.map(|s| Isolation::parse(&s)),
-            "spawn" => c.spawn = Some(spawn_source(value, &p, el, &field, sm)?),
-            "max_parallel" => c.max_parallel = opt_int(value, &p)?,
-            "reason" => c.reason = opt_text(value, &p)?,
-            _ => c.extra.push((key, value.to_value()?)),
+        let p = Path(path, key);
+        match key {
+            "isolation" => c.isolation = opt_text(value, p)?.map(|s| Isolation::parse(&s)),
+            "spawn" => c.spawn = Some(spawn_source(value, &p.to_string(), el, &field, sm)?),
+            "max_parallel" => c.max_parallel = opt_int(value, p)?,
+            "reason" => c.reason = opt_text(value, p)?,
+            _ => c.extra.push((key.to_owned(), value.to_value()?)),
         }
     }
     Ok(c)
@@ -408,15 +410,15 @@ pub(crate) fn edges(node: &Node, sm: &mut SourceMap) -> R<Vec<Edge>> {
         sm.insert(Locus::element(el), item.pos);
         let mut e = Edge::default();
         for (key, value) in fields(item, &at, "an edge (a mapping with `from` and `to`)")? {
-            sm.insert(Locus::field(el, key.as_str()), value.pos);
-            let p = format!("{at}.{key}");
-            match key.as_str() {
-                "from" => e.from = text(value, &p)?,
-                "to" => e.to = text(value, &p)?,
-                "modality" => e.modality = opt_text(value, &p)?.map(|m| Modality::parse(&m)),
-                "guard" => e.guard = opt_text(value, &p)?,
-                "traces_to" => e.traces_to = Some(name_list(value, &p, el, "traces_to", sm)?),
-                _ => e.extra.push((key, value.to_value()?)),
+            sm.insert(Locus::field(el, key), value.pos);
+            let p = Path(&at, key);
+            match key {
+                "from" => e.from = text(value, p)?,
+                "to" => e.to = text(value, p)?,
+                "modality" => e.modality = opt_text(value, p)?.map(|m| Modality::parse(&m)),
+                "guard" => e.guard = opt_text(value, p)?,
+                "traces_to" => e.traces_to = Some(name_list(value, p, el, "traces_to", sm)?),
+                _ => e.extra.push((key.to_owned(), value.to_value()?)),
             }
         }
         out.push(e);

@@ -118,20 +118,42 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
         return Err(too_large(text, limits.max_bytes));
     }
     let unfenced = relax::strip_fence(text);
-    let mut relaxer = relax::Relaxer::new(unfenced.as_deref().unwrap_or(text));
+    let original = unfenced.as_deref().unwrap_or(text);
+    let mut relaxer = relax::Relaxer::default();
     let mut relaxations = Vec::new();
     let mut current: Option<String> = None;
     let stream = loop {
         let attempt = match &current {
             Some(t) => tree::parse(t, &relaxer.map, limits),
-            None => tree::parse(unfenced.as_deref().unwrap_or(text), &relaxer.map, limits),
+            None => tree::parse(original, &relaxer.map, limits),
         };
         match attempt {
-            Ok(result) => break result?,
+            Ok(result) => {
+                let stream = result?;
+                // Strict YAML reads `key:{ a: b }` as a strange key; relax those lines too.
+                let mut changed = false;
+                for line in stream.glued_key_lines() {
+                    if relaxations.len() >= MAX_RELAXATIONS {
+                        break;
+                    }
+                    if let Some(changes) = relaxer.relax_at(original, line) {
+                        relaxations.extend(
+                            changes
+                                .into_iter()
+                                .map(|(pos, what)| Relaxation { pos, what }),
+                        );
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break stream;
+                }
+                current = Some(relaxer.text());
+            }
             Err(scan) => {
                 let line = scan.marker().line();
                 let changes = if relaxations.len() < MAX_RELAXATIONS && tree::is_syntax(&scan) {
-                    relaxer.relax_near(line)
+                    relaxer.relax_near(original, line)
                 } else {
                     None
                 };
@@ -149,6 +171,7 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
     };
     relaxations.sort_by_key(|r| r.pos);
     let mut source_map = SourceMap::new();
+    source_map.reserve(stream.nodes);
     let program = read::program(&stream.docs, &mut source_map)?;
     Ok(Document {
         program,
@@ -183,3 +206,6 @@ fn too_large(text: &str, max: usize) -> ReadError {
 pub fn write(program: &Program) -> String {
     write::program(program)
 }
+
+#[cfg(test)]
+mod tests;

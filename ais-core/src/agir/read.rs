@@ -7,6 +7,7 @@ use super::tree::{Kind, Node, duplicate_key};
 use crate::model::{Program, Type};
 use crate::source::{Element, Locus, Pos, SourceMap};
 use crate::value::Value;
+use std::fmt;
 
 pub(crate) type R<T> = Result<T, ReadError>;
 
@@ -31,11 +32,13 @@ fn frontmatter(node: &Node, p: &mut Program, sm: &mut SourceMap) -> R<()> {
     let el = Element::Frontmatter;
     sm.insert(Locus::element(el), node.pos);
     for (key, value) in fields(node, "frontmatter", "a mapping of `name`, `description`, …")? {
-        sm.insert(Locus::field(el, key.as_str()), value.pos);
-        match key.as_str() {
+        sm.insert(Locus::field(el, key), value.pos);
+        match key {
             "name" => p.name = opt_text(value, "frontmatter.name")?,
             "description" => p.description = opt_text(value, "frontmatter.description")?,
-            _ => p.frontmatter_extra.push((key, value.to_value()?)),
+            _ => p
+                .frontmatter_extra
+                .push((key.to_owned(), value.to_value()?)),
         }
     }
     Ok(())
@@ -53,8 +56,8 @@ fn top_level(node: &Node, no_frontmatter: bool, p: &mut Program, sm: &mut Source
         "a mapping of sections (`walker:`, `nodes:`, `edges:`, …)",
     )?;
     for (key, value) in entries {
-        sm.insert(Locus::field(el, key.as_str()), value.pos);
-        match key.as_str() {
+        sm.insert(Locus::field(el, key), value.pos);
+        match key {
             "agir_version" => p.agir_version = opt_text(value, "agir_version")?,
             "standalone" => p.standalone = opt_bool(value, "standalone")?,
             "shape" => p.shape = opt_text(value, "shape")?,
@@ -85,14 +88,29 @@ fn top_level(node: &Node, no_frontmatter: bool, p: &mut Program, sm: &mut Source
                 sm.insert(Locus::field(Element::Frontmatter, "description"), value.pos);
                 p.description = opt_text(value, "description")?;
             }
-            _ => p.extra.push((key, value.to_value()?)),
+            _ => p.extra.push((key.to_owned(), value.to_value()?)),
         }
     }
     Ok(())
 }
 
+/// A field's path in messages (`nodes[2].reads`), formatted only when a message needs it.
+#[derive(Clone, Copy)]
+pub(crate) struct Path<'a>(pub &'a str, pub &'a str);
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.0, self.1)
+    }
+}
+
 /// The error for a field holding the wrong kind of node.
-pub(crate) fn wrong(path: &str, node: &Node, expected: &str, help: impl Into<String>) -> ReadError {
+pub(crate) fn wrong(
+    path: impl fmt::Display,
+    node: &Node,
+    expected: &str,
+    help: impl Into<String>,
+) -> ReadError {
     ReadError {
         message: format!(
             "`{path}` should be {expected}, but it is {}",
@@ -104,11 +122,11 @@ pub(crate) fn wrong(path: &str, node: &Node, expected: &str, help: impl Into<Str
 }
 
 /// The text of a mapping key.
-fn key_text(key: &Node, path: &str) -> R<String> {
+fn key_text(key: &Node, path: impl fmt::Display) -> R<&str> {
     match &key.kind {
-        Kind::Scalar(t, _) => Ok(t.clone()),
+        Kind::Scalar(t, _) => Ok(t),
         _ => Err(wrong(
-            &format!("{path} (a key)"),
+            format!("{path} (a key)"),
             key,
             "a name",
             "write the key as plain text followed by `:`",
@@ -118,24 +136,28 @@ fn key_text(key: &Node, path: &str) -> R<String> {
 
 /// The fields of an element's mapping, keys as text, duplicates rejected. A null node (`x:` with
 /// nothing after it) has no fields.
-pub(crate) fn fields<'n>(node: &'n Node, path: &str, expected: &str) -> R<Vec<(String, &'n Node)>> {
+pub(crate) fn fields<'n>(
+    node: &'n Node,
+    path: impl fmt::Display,
+    expected: &str,
+) -> R<Vec<(&'n str, &'n Node)>> {
     let entries = match &node.kind {
         Kind::Map(entries) => entries.as_slice(),
         _ if node.is_null() => &[],
         _ => {
             return Err(wrong(
-                path,
+                &path,
                 node,
                 expected,
                 format!("write `{path}` as `key: value` lines (or `{{key: value, …}}`)"),
             ));
         }
     };
-    let mut out: Vec<(String, &Node)> = Vec::with_capacity(entries.len());
+    let mut out: Vec<(&str, &Node)> = Vec::with_capacity(entries.len());
     for (k, v) in entries {
-        let key = key_text(k, path)?;
+        let key = key_text(k, &path)?;
         if out.iter().any(|(seen, _)| *seen == key) {
-            return Err(duplicate_key(&key, k.pos));
+            return Err(duplicate_key(key, k.pos));
         }
         out.push((key, v));
     }
@@ -151,7 +173,7 @@ pub(crate) struct Named<'n> {
     /// Where the element starts.
     pub pos: Pos,
     /// Its fields (the inline `name:`/`id:` excluded), in document order.
-    pub fields: Vec<(String, &'n Node)>,
+    pub fields: Vec<(&'n str, &'n Node)>,
     /// The path to the element, for messages: `tools.upcase`.
     pub path: String,
 }
@@ -169,7 +191,7 @@ pub(crate) fn named<'n>(node: &'n Node, section: &str) -> R<Vec<Named<'n>>> {
                 let path = format!("{section}.{name}");
                 let fields = fields(v, &path, "a mapping of fields")?;
                 out.push(Named {
-                    name,
+                    name: name.to_owned(),
                     name_pos: k.pos,
                     pos: k.pos,
                     fields,
@@ -219,7 +241,7 @@ fn named_entry<'n>(item: &'n Node, section: &str, i: usize) -> R<Named<'n>> {
             _ => item.pos,
         };
         return Ok(Named {
-            name: key.clone(),
+            name: (*key).to_owned(),
             name_pos,
             pos: item.pos,
             fields: fields(value, &path, "a mapping of fields")?,
@@ -253,7 +275,7 @@ fn named_entry<'n>(item: &'n Node, section: &str, i: usize) -> R<Named<'n>> {
     let mut rest = Vec::with_capacity(entries.len());
     for (key, value) in entries {
         if key == name_key {
-            name = text(value, &format!("{at}.{key}"))?;
+            name = text(value, format!("{at}.{key}"))?;
             name_pos = value.pos;
         } else {
             rest.push((key, value));
@@ -270,11 +292,11 @@ fn named_entry<'n>(item: &'n Node, section: &str, i: usize) -> R<Named<'n>> {
 
 /// A piece of text: a scalar's text as written (plain scalars are not resolved, so
 /// `agir_version: 0.1` is the text `0.1`).
-pub(crate) fn text(node: &Node, path: &str) -> R<String> {
+pub(crate) fn text(node: &Node, path: impl fmt::Display) -> R<String> {
     match &node.kind {
         Kind::Scalar(t, _) => Ok(t.clone()),
         _ => Err(wrong(
-            path,
+            &path,
             node,
             "a piece of text",
             "write the text on the same line after the `:` (quote it if it holds `: ` or `#`), \
@@ -284,7 +306,7 @@ pub(crate) fn text(node: &Node, path: &str) -> R<String> {
 }
 
 /// Optional text: an absent value (`x:`, `~`, `null`) is `None`.
-pub(crate) fn opt_text(node: &Node, path: &str) -> R<Option<String>> {
+pub(crate) fn opt_text(node: &Node, path: impl fmt::Display) -> R<Option<String>> {
     if node.is_null() {
         Ok(None)
     } else {
@@ -293,19 +315,19 @@ pub(crate) fn opt_text(node: &Node, path: &str) -> R<Option<String>> {
 }
 
 /// An optional type expression (§6.1).
-pub(crate) fn opt_type(node: &Node, path: &str) -> R<Option<Type>> {
+pub(crate) fn opt_type(node: &Node, path: impl fmt::Display) -> R<Option<Type>> {
     Ok(opt_text(node, path)?.map(|t| Type::parse(&t)))
 }
 
 /// An optional `true` / `false`.
-pub(crate) fn opt_bool(node: &Node, path: &str) -> R<Option<bool>> {
+pub(crate) fn opt_bool(node: &Node, path: impl fmt::Display) -> R<Option<bool>> {
     if node.is_null() {
         return Ok(None);
     }
     match node.to_value()? {
         Value::Bool(b) => Ok(Some(b)),
         _ => Err(wrong(
-            path,
+            &path,
             node,
             "`true` or `false`",
             format!("write `{path}: true` or `false`"),
@@ -314,14 +336,14 @@ pub(crate) fn opt_bool(node: &Node, path: &str) -> R<Option<bool>> {
 }
 
 /// An optional integer.
-pub(crate) fn opt_int(node: &Node, path: &str) -> R<Option<i64>> {
+pub(crate) fn opt_int(node: &Node, path: impl fmt::Display) -> R<Option<i64>> {
     if node.is_null() {
         return Ok(None);
     }
     match node.to_value()? {
         Value::Int(i) => Ok(Some(i)),
         _ => Err(wrong(
-            path,
+            &path,
             node,
             "a whole number",
             format!("write a number without quotes, such as `{path}: 3`"),
@@ -331,7 +353,7 @@ pub(crate) fn opt_int(node: &Node, path: &str) -> R<Option<i64>> {
 
 /// A list of names (`[a, b]`). A single name is read as a one-element list, and an absent
 /// value as an empty list.
-pub(crate) fn names(node: &Node, path: &str) -> R<Vec<(String, Pos)>> {
+pub(crate) fn names(node: &Node, path: impl fmt::Display) -> R<Vec<(String, Pos)>> {
     match &node.kind {
         _ if node.is_null() => Ok(Vec::new()),
         Kind::Scalar(t, _) => Ok(vec![(t.clone(), node.pos)]),
@@ -341,7 +363,7 @@ pub(crate) fn names(node: &Node, path: &str) -> R<Vec<(String, Pos)>> {
             .map(|(j, item)| match &item.kind {
                 Kind::Scalar(t, _) => Ok((t.clone(), item.pos)),
                 _ => Err(wrong(
-                    &format!("{path}[{j}]"),
+                    format!("{path}[{j}]"),
                     item,
                     "a name",
                     format!("write `{path}` as a list of plain names: `[a, b]`"),
@@ -349,7 +371,7 @@ pub(crate) fn names(node: &Node, path: &str) -> R<Vec<(String, Pos)>> {
             })
             .collect(),
         Kind::Map(_) => Err(wrong(
-            path,
+            &path,
             node,
             "a list of names",
             format!("write `{path}` as a list of plain names: `[a, b]`"),
@@ -360,7 +382,7 @@ pub(crate) fn names(node: &Node, path: &str) -> R<Vec<(String, Pos)>> {
 /// Reads a list of names and records each entry's position.
 pub(crate) fn name_list(
     node: &Node,
-    path: &str,
+    path: impl fmt::Display,
     el: Element,
     field: &str,
     sm: &mut SourceMap,

@@ -337,7 +337,9 @@ fn colon_in_plain_value(chars: &[char]) -> Option<Edit> {
     })
 }
 
-/// A text being relaxed: its lines, and where each column came from.
+/// A text being relaxed: its lines (split only once a relaxation is needed), and where each
+/// column came from.
+#[derive(Default)]
 pub(crate) struct Relaxer {
     lines: Vec<String>,
     /// The column map for the current text.
@@ -345,14 +347,6 @@ pub(crate) struct Relaxer {
 }
 
 impl Relaxer {
-    /// Starts from the (fence-stripped) text.
-    pub fn new(text: &str) -> Self {
-        Relaxer {
-            lines: text.split('\n').map(str::to_owned).collect(),
-            map: ColumnMap::default(),
-        }
-    }
-
     /// The current text.
     pub fn text(&self) -> String {
         self.lines.join("\n")
@@ -361,8 +355,21 @@ impl Relaxer {
     /// Applies a relaxation to the line where parsing failed (1-based), or to the line before
     /// it. Returns the positions (in the original text) and descriptions of what was changed,
     /// or `None` when no relaxation applies there.
-    pub fn relax_near(&mut self, line: usize) -> Option<Vec<(Pos, String)>> {
-        for l in [line, line.saturating_sub(1)] {
+    /// `text` is the text as first given; it is split into lines on the first relaxation.
+    pub fn relax_near(&mut self, text: &str, line: usize) -> Option<Vec<(Pos, String)>> {
+        self.relax_lines(text, &[line, line.saturating_sub(1)])
+    }
+
+    /// Applies a relaxation to exactly this line (1-based), if one applies there.
+    pub fn relax_at(&mut self, text: &str, line: usize) -> Option<Vec<(Pos, String)>> {
+        self.relax_lines(text, &[line])
+    }
+
+    fn relax_lines(&mut self, text: &str, candidates: &[usize]) -> Option<Vec<(Pos, String)>> {
+        if self.lines.is_empty() {
+            self.lines = text.split('\n').map(str::to_owned).collect();
+        }
+        for &l in candidates {
             let Some(idx) = l.checked_sub(1) else {
                 continue;
             };
@@ -436,8 +443,10 @@ mod tests {
 
     #[test]
     fn columns_map_back_to_the_original_line() {
-        let mut r = Relaxer::new("a: 1\n  x: {t: list[str], u: v}\n");
-        let changes = r.relax_near(2).unwrap();
+        let mut r = Relaxer::default();
+        let changes = r
+            .relax_near("a: 1\n  x: {t: list[str], u: v}\n", 2)
+            .unwrap();
         assert_eq!(changes[0].0, Pos::new(2, 10));
         assert_eq!(r.text(), "a: 1\n  x: {t: \"list[str]\", u: v}\n");
         // `u` stands at 0-based column 22 of the relaxed line, and at column 21 (1-based) of

@@ -190,6 +190,40 @@ pub(crate) fn is_core_float(text: &str) -> bool {
 pub(crate) struct Stream {
     /// Each document's root node.
     pub docs: Vec<Node>,
+    /// How many nodes the documents hold in all.
+    pub nodes: usize,
+}
+
+impl Stream {
+    /// The lines of plain mapping keys that swallowed a glued flow collection: strict YAML reads
+    /// `b:{ type: str }` as the key `b:{ type` with the value `str }`, which no author means.
+    pub fn glued_key_lines(&self) -> Vec<usize> {
+        let mut lines = Vec::new();
+        let mut todo: Vec<&Node> = self.docs.iter().collect();
+        while let Some(node) = todo.pop() {
+            match &node.kind {
+                Kind::Scalar(..) => {}
+                Kind::Seq(items) => todo.extend(items),
+                Kind::Map(entries) => {
+                    for (k, v) in entries {
+                        if let Kind::Scalar(text, Style::Plain) = &k.kind
+                            && text.split_once(':').is_some_and(|(head, rest)| {
+                                !head.is_empty()
+                                    && !head.contains(char::is_whitespace)
+                                    && rest.starts_with(['{', '['])
+                            })
+                        {
+                            lines.push(k.pos.line as usize);
+                        }
+                        todo.push(v);
+                    }
+                }
+            }
+        }
+        lines.sort_unstable();
+        lines.dedup();
+        lines
+    }
 }
 
 /// A collection being built.
@@ -248,6 +282,7 @@ pub(crate) fn parse(
         anchors: HashMap::new(),
         alias_nodes: 0,
         docs: Vec::new(),
+        nodes: 0,
     };
     for event in parser {
         let (event, span) = event?;
@@ -256,7 +291,10 @@ pub(crate) fn parse(
             return Ok(Err(e));
         }
     }
-    Ok(Ok(Stream { docs: b.docs }))
+    Ok(Ok(Stream {
+        docs: b.docs,
+        nodes: b.nodes,
+    }))
 }
 
 struct Builder<'a> {
@@ -266,6 +304,7 @@ struct Builder<'a> {
     anchors: HashMap<usize, (Node, usize, usize)>,
     alias_nodes: usize,
     docs: Vec<Node>,
+    nodes: usize,
 }
 
 impl Builder<'_> {
@@ -365,6 +404,7 @@ impl Builder<'_> {
     }
 
     fn complete(&mut self, node: Node, anchor: usize) -> Result<(), ReadError> {
+        self.nodes += 1;
         if anchor != 0 {
             let (size, height) = measure(&node);
             self.anchors.insert(anchor, (node.clone(), size, height));

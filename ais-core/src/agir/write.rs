@@ -330,9 +330,14 @@ fn edge(e: &Edge) -> Fields<'_> {
     f
 }
 
-/// A key, on one line.
+/// A key, on one line. A key holding `:` is always quoted, so that no key can look like a
+/// flow collection glued to its key (`a:{`), which the reader relaxes.
 fn key(k: &str) -> String {
-    inline(k, TextStyle::Name, false)
+    if k.contains(':') {
+        quoted(k)
+    } else {
+        inline(k, TextStyle::Name, false)
+    }
 }
 
 /// A flow sequence of items.
