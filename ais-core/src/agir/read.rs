@@ -122,7 +122,7 @@ pub(crate) fn wrong(
 }
 
 /// The text of a mapping key.
-fn key_text(key: &Node, path: impl fmt::Display) -> R<&str> {
+fn key_text<'a>(key: &'a Node<'a>, path: impl fmt::Display) -> R<&'a str> {
     match &key.kind {
         Kind::Scalar(t, _) => Ok(t),
         _ => Err(wrong(
@@ -137,10 +137,10 @@ fn key_text(key: &Node, path: impl fmt::Display) -> R<&str> {
 /// The fields of an element's mapping, keys as text, duplicates rejected. A null node (`x:` with
 /// nothing after it) has no fields.
 pub(crate) fn fields<'n>(
-    node: &'n Node,
+    node: &'n Node<'n>,
     path: impl fmt::Display,
     expected: &str,
-) -> R<Vec<(&'n str, &'n Node)>> {
+) -> R<Vec<(&'n str, &'n Node<'n>)>> {
     let entries = match &node.kind {
         Kind::Map(entries) => entries.as_slice(),
         _ if node.is_null() => &[],
@@ -173,7 +173,7 @@ pub(crate) struct Named<'n> {
     /// Where the element starts.
     pub pos: Pos,
     /// Its fields (the inline `name:`/`id:` excluded), in document order.
-    pub fields: Vec<(&'n str, &'n Node)>,
+    pub fields: Vec<(&'n str, &'n Node<'n>)>,
     /// The path to the element, for messages: `tools.upcase`.
     pub path: String,
 }
@@ -181,7 +181,7 @@ pub(crate) struct Named<'n> {
 /// Reads a name-keyed section in any of its three spellings (§8.1): a mapping of name → fields;
 /// a sequence of entries naming themselves with `name:` (or `id:`); a sequence of single-entry
 /// mappings name → fields. A bare scalar entry in a sequence is an element with only a name.
-pub(crate) fn named<'n>(node: &'n Node, section: &str) -> R<Vec<Named<'n>>> {
+pub(crate) fn named<'n>(node: &'n Node<'n>, section: &str) -> R<Vec<Named<'n>>> {
     let mut out = Vec::new();
     match &node.kind {
         _ if node.is_null() => {}
@@ -216,7 +216,7 @@ pub(crate) fn named<'n>(node: &'n Node, section: &str) -> R<Vec<Named<'n>>> {
     Ok(out)
 }
 
-fn named_entry<'n>(item: &'n Node, section: &str, i: usize) -> R<Named<'n>> {
+fn named_entry<'n>(item: &'n Node<'n>, section: &str, i: usize) -> R<Named<'n>> {
     let at = format!("{section}[{i}]");
     if let Kind::Scalar(..) = &item.kind
         && !item.is_null()
@@ -294,7 +294,7 @@ fn named_entry<'n>(item: &'n Node, section: &str, i: usize) -> R<Named<'n>> {
 /// `agir_version: 0.1` is the text `0.1`).
 pub(crate) fn text(node: &Node, path: impl fmt::Display) -> R<String> {
     match &node.kind {
-        Kind::Scalar(t, _) => Ok(t.clone()),
+        Kind::Scalar(t, _) => Ok(t.to_string()),
         _ => Err(wrong(
             &path,
             node,
@@ -356,12 +356,12 @@ pub(crate) fn opt_int(node: &Node, path: impl fmt::Display) -> R<Option<i64>> {
 pub(crate) fn names(node: &Node, path: impl fmt::Display) -> R<Vec<(String, Pos)>> {
     match &node.kind {
         _ if node.is_null() => Ok(Vec::new()),
-        Kind::Scalar(t, _) => Ok(vec![(t.clone(), node.pos)]),
+        Kind::Scalar(t, _) => Ok(vec![(t.to_string(), node.pos)]),
         Kind::Seq(items) => items
             .iter()
             .enumerate()
             .map(|(j, item)| match &item.kind {
-                Kind::Scalar(t, _) => Ok((t.clone(), item.pos)),
+                Kind::Scalar(t, _) => Ok((t.to_string(), item.pos)),
                 _ => Err(wrong(
                     format!("{path}[{j}]"),
                     item,

@@ -12,6 +12,7 @@ use crate::source::Pos;
 use crate::value::Value;
 use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError};
 use indexmap::IndexMap;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// How a scalar was written.
@@ -25,25 +26,25 @@ pub(crate) enum Style {
 
 /// A YAML node with the position where it starts.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Node {
+pub(crate) struct Node<'a> {
     /// Where the node starts (1-based line and character column of the original text).
     pub pos: Pos,
     /// What it is.
-    pub kind: Kind,
+    pub kind: Kind<'a>,
 }
 
 /// The shape of a node.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Kind {
+pub(crate) enum Kind<'a> {
     /// A scalar: its text after escape processing, and how it was written.
-    Scalar(String, Style),
+    Scalar(Cow<'a, str>, Style),
     /// A sequence.
-    Seq(Vec<Node>),
+    Seq(Vec<Node<'a>>),
     /// A mapping, entries in document order.
-    Map(Vec<(Node, Node)>),
+    Map(Vec<(Node<'a>, Node<'a>)>),
 }
 
-impl Node {
+impl Node<'_> {
     /// A word for what the node is, for messages: "a mapping", "a list", "the text `x`".
     pub fn describe(&self) -> String {
         match &self.kind {
@@ -69,7 +70,7 @@ impl Node {
     pub fn to_value(&self) -> Result<Value, ReadError> {
         Ok(match &self.kind {
             Kind::Scalar(text, Style::Plain) => resolve_plain(text),
-            Kind::Scalar(text, Style::Text) => Value::Str(text.clone()),
+            Kind::Scalar(text, Style::Text) => Value::Str(text.to_string()),
             Kind::Seq(items) => {
                 Value::List(items.iter().map(Node::to_value).collect::<Result<_, _>>()?)
             }
@@ -86,7 +87,7 @@ impl Node {
                             help: Some("write the key as plain text".to_owned()),
                         });
                     };
-                    if map.insert(key.clone(), v.to_value()?).is_some() {
+                    if map.insert(key.to_string(), v.to_value()?).is_some() {
                         return Err(duplicate_key(key, k.pos));
                     }
                 }
@@ -187,14 +188,14 @@ pub(crate) fn is_core_float(text: &str) -> bool {
 }
 
 /// The documents of a YAML stream: at most two (a frontmatter block and the body).
-pub(crate) struct Stream {
+pub(crate) struct Stream<'a> {
     /// Each document's root node.
-    pub docs: Vec<Node>,
+    pub docs: Vec<Node<'a>>,
     /// How many nodes the documents hold in all.
     pub nodes: usize,
 }
 
-impl Stream {
+impl Stream<'_> {
     /// The lines of plain mapping keys that swallowed a glued flow collection: strict YAML reads
     /// `b:{ type: str }` as the key `b:{ type` with the value `str }`, which no author means.
     pub fn glued_key_lines(&self) -> Vec<usize> {
@@ -227,15 +228,15 @@ impl Stream {
 }
 
 /// A collection being built.
-struct Frame {
+struct Frame<'a> {
     pos: Pos,
     anchor: usize,
-    kind: FrameKind,
+    kind: FrameKind<'a>,
 }
 
-enum FrameKind {
-    Seq(Vec<Node>),
-    Map(Vec<(Node, Node)>, Option<Node>),
+enum FrameKind<'a> {
+    Seq(Vec<Node<'a>>),
+    Map(Vec<(Node<'a>, Node<'a>)>, Option<Node<'a>>),
 }
 
 /// True for a syntax error (which a relaxation may cure), false for a limit or input failure.
@@ -266,11 +267,11 @@ pub(crate) fn scan_error(err: &ScanError, map: &ColumnMap, limits: &Limits) -> R
 
 /// Parses a YAML stream into positioned nodes, within the limits. Returns the scan error
 /// separately so that the caller can try a relaxation and parse again.
-pub(crate) fn parse(
-    text: &str,
+pub(crate) fn parse<'a>(
+    text: &'a str,
     map: &ColumnMap,
     limits: &Limits,
-) -> Result<Result<Stream, ReadError>, ScanError> {
+) -> Result<Result<Stream<'a>, ReadError>, ScanError> {
     let mut options = Options::default();
     // One more level than the limit, so that our own check (with its clearer message) fires first.
     options.flow_nesting_limit = limits.max_depth.saturating_add(1);
@@ -297,18 +298,18 @@ pub(crate) fn parse(
     }))
 }
 
-struct Builder<'a> {
-    limits: &'a Limits,
-    stack: Vec<Frame>,
+struct Builder<'a, 'l> {
+    limits: &'l Limits,
+    stack: Vec<Frame<'a>>,
     /// Anchored nodes by id, with their size (node count) and height.
-    anchors: HashMap<usize, (Node, usize, usize)>,
+    anchors: HashMap<usize, (Node<'a>, usize, usize)>,
     alias_nodes: usize,
-    docs: Vec<Node>,
+    docs: Vec<Node<'a>>,
     nodes: usize,
 }
 
-impl Builder<'_> {
-    fn event(&mut self, event: Event<'_>, pos: Pos) -> Result<(), ReadError> {
+impl<'a> Builder<'a, '_> {
+    fn event(&mut self, event: Event<'a>, pos: Pos) -> Result<(), ReadError> {
         match event {
             Event::DocumentStart(..) => {
                 if self.docs.len() >= 2 {
@@ -335,7 +336,7 @@ impl Builder<'_> {
                 };
                 let node = Node {
                     pos,
-                    kind: Kind::Scalar(text.into_owned(), style),
+                    kind: Kind::Scalar(text, style),
                 };
                 self.complete(node, anchor)?;
             }
@@ -403,7 +404,7 @@ impl Builder<'_> {
         Ok(())
     }
 
-    fn complete(&mut self, node: Node, anchor: usize) -> Result<(), ReadError> {
+    fn complete(&mut self, node: Node<'a>, anchor: usize) -> Result<(), ReadError> {
         self.nodes += 1;
         if anchor != 0 {
             let (size, height) = measure(&node);
@@ -439,7 +440,7 @@ fn too_deep(pos: Pos, limits: &Limits) -> ReadError {
 }
 
 /// A node's size (number of nodes) and height (collection nesting). Iterative.
-fn measure(node: &Node) -> (usize, usize) {
+fn measure(node: &Node<'_>) -> (usize, usize) {
     let mut size = 0usize;
     let mut height = 0usize;
     let mut todo = vec![(node, 0usize)];
