@@ -97,3 +97,20 @@ fn a_truncated_file_fails_with_a_position() {
     let err = read("edges:\n  - {from: a, to:").unwrap_err();
     assert_eq!(err.pos.unwrap().line, 2, "{err:?}");
 }
+
+#[test]
+fn relaxations_are_bounded() {
+    let mut text = String::from("nodes:\n");
+    for i in 0..150 {
+        text.push_str(&format!("  - id: n{i}\n    doc: Note: {i}\n"));
+    }
+    let err = read(&text).unwrap_err();
+    assert!(
+        err.message.contains("after 100 relaxations"),
+        "{}",
+        err.message
+    );
+    assert_eq!(err.pos.unwrap().line, 2 * 100 + 3);
+    let doc = read(&text[..text.find("  - id: n100\n").unwrap()]).unwrap();
+    assert_eq!(doc.relaxations.len(), 100);
+}

@@ -365,3 +365,14 @@ fn structured_values_are_written_in_block_style() {
     );
     assert_eq!(ok(&text).program, p);
 }
+
+#[test]
+fn a_byte_order_mark_and_crlf_line_ends_are_read() {
+    let text = "\u{FEFF}---\r\nname: demo\r\n---\r\nnodes:\r\n  - id: a\r\n    doc: |\r\n      one\r\n      two\r\n    x_note: Title : t\r\n";
+    let doc = ok(text);
+    assert_eq!(doc.program.name.as_deref(), Some("demo"));
+    let i = &doc.program.instructions()[0];
+    assert_eq!(i.doc.as_deref(), Some("one\ntwo\n"));
+    assert_eq!(i.extra, vec![("x_note".into(), Value::from("Title : t"))]);
+    assert_eq!(doc.relaxations.len(), 1);
+}
