@@ -96,6 +96,18 @@ fn enum_members(node: &Node, path: &str, ty: usize, sm: &mut SourceMap) -> R<Vec
                     Kind::Scalar(..) => push(&mut out, text(item, &at)?, None, item.pos),
                     Kind::Map(entries) => {
                         let fs = fields(item, &at, "a member")?;
+                        let has_name = fs.iter().any(|(k, _)| *k == "name");
+                        if let Some((k, v)) = fs
+                            .iter()
+                            .find(|(k, _)| has_name && *k != "name" && *k != "doc")
+                        {
+                            return Err(wrong(
+                                format!("{at}.{k}"),
+                                v,
+                                "absent (an enum member has only a `name` and a `doc`)",
+                                format!("remove `{k}`, or make the member's type an object"),
+                            ));
+                        }
                         if let Some((_, name)) = fs.iter().find(|(k, _)| *k == "name") {
                             let doc = match fs.iter().find(|(k, _)| *k == "doc") {
                                 Some((_, d)) => opt_text(d, format!("{at}.doc"))?,

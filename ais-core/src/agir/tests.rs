@@ -100,6 +100,12 @@ fn enum_members_may_carry_docs() {
         "{written}"
     );
     assert_eq!(ok(&written).program, p);
+    let e = err("types:\n  Op: {kind: enum, members: [{name: a, doc: x, weight: 2}]}\n");
+    assert!(
+        e.message.contains("`types.Op.members[0].weight`"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -375,4 +381,18 @@ fn a_byte_order_mark_and_crlf_line_ends_are_read() {
     assert_eq!(i.doc.as_deref(), Some("one\ntwo\n"));
     assert_eq!(i.extra, vec![("x_note".into(), Value::from("Title : t"))]);
     assert_eq!(doc.relaxations.len(), 1);
+}
+
+#[test]
+fn columns_count_characters_not_bytes() {
+    let doc = ok("nodes:\n  - {id: \"éé\", type: ñ, doc: \"日本\", op: x}\n");
+    let sm = &doc.source_map;
+    assert_eq!(
+        sm.lookup(&Locus::field(Element::Instruction(0), "type")),
+        Some(Pos::new(2, 22))
+    );
+    assert_eq!(
+        sm.lookup(&Locus::field(Element::Instruction(0), "op")),
+        Some(Pos::new(2, 40))
+    );
 }
