@@ -51,6 +51,10 @@ fn plain_ok(s: &str, flow: bool) -> bool {
 
 /// True for text another YAML reader (1.1 or 1.2) could take for something other than a string.
 fn looks_typed(s: &str) -> bool {
+    // Fast path: text starting with a letter that begins none of the typed spellings.
+    if s.starts_with(|c: char| c.is_ascii_alphabetic() && !"tTfFnNyYoO".contains(c)) {
+        return false;
+    }
     if !matches!(resolve_plain(s), Value::Str(_)) || is_core_float(s) {
         return true;
     }
