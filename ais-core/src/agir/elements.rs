@@ -13,10 +13,13 @@ use crate::model::{
 };
 use crate::source::{Element, Locus, SourceMap};
 
-/// Records an element's position and its name's.
+/// Records an element's position and its name's (a lookup of the name falls back to the
+/// element, so the name is recorded only where it stands apart, as in `- name: x`).
 fn mark(sm: &mut SourceMap, el: Element, n: &super::read::Named<'_>) {
     sm.insert(Locus::element(el), n.pos);
-    sm.insert(Locus::field(el, "name"), n.name_pos);
+    if n.name_pos != n.pos {
+        sm.insert(Locus::field(el, "name"), n.name_pos);
+    }
 }
 
 /// `types` (§6.2).
