@@ -396,3 +396,25 @@ fn columns_count_characters_not_bytes() {
         Some(Pos::new(2, 40))
     );
 }
+
+#[test]
+fn a_name_written_inside_its_entry_has_its_own_position() {
+    let doc = ok("tools:\n  - sig: \"() -> str\"\n    name: up\n  - down: {}\n");
+    let sm = &doc.source_map;
+    assert_eq!(
+        sm.lookup(&Locus::element(Element::Tool(0))),
+        Some(Pos::new(2, 5))
+    );
+    assert_eq!(
+        sm.lookup(&Locus::field(Element::Tool(0), "name")),
+        Some(Pos::new(3, 11))
+    );
+    assert_eq!(
+        sm.lookup(&Locus::field(Element::Tool(1), "name")),
+        Some(Pos::new(4, 5))
+    );
+    assert_eq!(
+        sm.lookup(&Locus::field(Element::Tool(0), "sig")),
+        Some(Pos::new(2, 10))
+    );
+}
