@@ -17,6 +17,8 @@ pub(crate) fn program(docs: &[Node], sm: &mut SourceMap) -> R<Program> {
     let (front, body) = match docs {
         [] => (None, None),
         [body] => (None, Some(body)),
+        // `--- <body> ---` with nothing after: the block holds the program, not a frontmatter.
+        [first, rest] if rest.is_null() && holds_sections(first) => (None, Some(first)),
         [front, body, ..] => (Some(front), Some(body)),
     };
     if let Some(front) = front {
@@ -26,6 +28,22 @@ pub(crate) fn program(docs: &[Node], sm: &mut SourceMap) -> R<Program> {
         top_level(body, front.is_none(), &mut p, sm)?;
     }
     Ok(p)
+}
+
+/// True for a mapping holding one of the body's sections.
+fn holds_sections(node: &Node) -> bool {
+    const SECTIONS: [&str; 7] = [
+        "agir_version",
+        "types",
+        "knowledge",
+        "tools",
+        "walker",
+        "nodes",
+        "edges",
+    ];
+    matches!(&node.kind, Kind::Map(entries) if entries.iter().any(|(k, _)| {
+        matches!(&k.kind, Kind::Scalar(t, _) if SECTIONS.contains(&t.as_ref()))
+    }))
 }
 
 fn frontmatter(node: &Node, p: &mut Program, sm: &mut SourceMap) -> R<()> {

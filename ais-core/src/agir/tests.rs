@@ -418,3 +418,17 @@ fn a_name_written_inside_its_entry_has_its_own_position() {
         Some(Pos::new(2, 10))
     );
 }
+
+#[test]
+fn a_body_between_two_rules_is_the_body() {
+    let p = ok("---\nname: demo\nnodes:\n  - id: a\n---\n").program;
+    assert_eq!(p.name.as_deref(), Some("demo"));
+    assert_eq!(p.instructions().len(), 1);
+    let p = ok("---\nname: demo\ndescription: Only a frontmatter.\n---\n").program;
+    assert_eq!(p.description.as_deref(), Some("Only a frontmatter."));
+    assert!(p.nodes.is_none());
+    let mut p = Program::default();
+    p.frontmatter_extra.push(("nodes".into(), Value::Int(1)));
+    assert_eq!(write(&p), "---\nnodes: 1\n---\n{}\n");
+    assert_eq!(ok(&write(&p)).program, p);
+}

@@ -99,9 +99,16 @@ pub(crate) fn program(p: &Program) -> String {
         w.out.push_str("---\n");
     }
     let body = body(p);
+    // A frontmatter holding a section's name, followed by nothing, would read as the body.
+    let front_looks_like_body = p.frontmatter_extra.iter().any(|(k, _)| {
+        matches!(
+            k.as_str(),
+            "agir_version" | "types" | "knowledge" | "tools" | "walker" | "nodes" | "edges"
+        )
+    });
     if !body.is_empty() {
         w.fields(0, &body);
-    } else if !has_front {
+    } else if !has_front || front_looks_like_body {
         w.out.push_str("{}\n");
     }
     w.out
