@@ -131,6 +131,30 @@ fn extras() -> impl Strategy<Value = Vec<(String, Value)>> {
     })
 }
 
+/// Frontmatter keys may also be spelled like body sections.
+fn front_extras() -> impl Strategy<Value = Vec<(String, Value)>> {
+    vec(
+        (
+            prop_oneof![
+                "x_[a-z]{1,4}",
+                prop::sample::select(vec!["nodes", "tools", "shape"]).prop_map(String::from)
+            ],
+            value(),
+        ),
+        0..2,
+    )
+    .prop_map(|kv| {
+        let mut seen = Vec::new();
+        kv.into_iter()
+            .filter(|(k, _)| {
+                let fresh = !seen.contains(k);
+                seen.push(k.clone());
+                fresh
+            })
+            .collect()
+    })
+}
+
 fn ty() -> impl Strategy<Value = Type> {
     prop::sample::select(vec![
         "str",
@@ -377,7 +401,7 @@ fn program() -> impl Strategy<Value = Program> {
         (
             of(text()),
             of(text()),
-            extras(),
+            front_extras(),
             of(text()),
             of(any::<bool>()),
             of(text()),

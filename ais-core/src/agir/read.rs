@@ -30,19 +30,21 @@ pub(crate) fn program(docs: &[Node], sm: &mut SourceMap) -> R<Program> {
     Ok(p)
 }
 
-/// True for a mapping holding one of the body's sections.
+/// Keys that mark a lone `--- … ---` block as the body rather than a frontmatter.
+pub(crate) const BODY_SECTIONS: [&str; 7] = [
+    "agir_version",
+    "types",
+    "knowledge",
+    "tools",
+    "walker",
+    "nodes",
+    "edges",
+];
+
+/// True for a mapping holding one of the [`BODY_SECTIONS`].
 fn holds_sections(node: &Node) -> bool {
-    const SECTIONS: [&str; 7] = [
-        "agir_version",
-        "types",
-        "knowledge",
-        "tools",
-        "walker",
-        "nodes",
-        "edges",
-    ];
     matches!(&node.kind, Kind::Map(entries) if entries.iter().any(|(k, _)| {
-        matches!(&k.kind, Kind::Scalar(t, _) if SECTIONS.contains(&t.as_ref()))
+        matches!(&k.kind, Kind::Scalar(t, _) if BODY_SECTIONS.contains(&t.as_ref()))
     }))
 }
 

@@ -4,6 +4,7 @@
 //! same text. The style matches the reference corpus (`autofix_test/CLEAN_IR.agir` is reproduced
 //! byte for byte).
 
+use super::read::BODY_SECTIONS;
 use super::scalar::{TextStyle, block_ok, inline, quoted};
 use crate::model::{
     Carry, Concurrency, Edge, Instruction, Knowledge, Program, SpawnSource, Tool, TypeDecl,
@@ -100,12 +101,10 @@ pub(crate) fn program(p: &Program) -> String {
     }
     let body = body(p);
     // A frontmatter holding a section's name, followed by nothing, would read as the body.
-    let front_looks_like_body = p.frontmatter_extra.iter().any(|(k, _)| {
-        matches!(
-            k.as_str(),
-            "agir_version" | "types" | "knowledge" | "tools" | "walker" | "nodes" | "edges"
-        )
-    });
+    let front_looks_like_body = p
+        .frontmatter_extra
+        .iter()
+        .any(|(k, _)| BODY_SECTIONS.contains(&k.as_str()));
     if !body.is_empty() {
         w.fields(0, &body);
     } else if !has_front || front_looks_like_body {
