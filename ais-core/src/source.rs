@@ -124,7 +124,7 @@ impl Locus {
 /// Where each [`Locus`] of a program stands in its source text.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SourceMap {
-    /// Keyed with foldhash: a document of 10,000 instructions records some 100,000 positions,
+    /// Keyed with foldhash: a document of 10,000 instructions records some 180,000 positions,
     /// and SipHash made hashing them a large part of reading it.
     positions: HashMap<Locus, Pos, foldhash::fast::RandomState>,
 }
