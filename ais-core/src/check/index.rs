@@ -1,0 +1,440 @@
+//! One pass over a program that every check shares: elements indexed by name, the control graph
+//! with reachability and strongly connected components, who writes and who reads each carry,
+//! and each instruction's tool binding (§5.4). Building it is linear in the program's size; the
+//! checks then never search a list by name.
+
+use super::builtins::{Builtin, builtin};
+use crate::bind::{ParamBinding, bind_tool};
+use crate::model::{Instruction, Modality, Program, Tool, Type, TypeKind};
+use crate::sig::{Param, Return, SigError, Signature};
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::HashMap;
+
+/// A tool an instruction runs: a declared tool (by index) or a built-in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum ToolRef {
+    /// `tools[i]`.
+    Declared(usize),
+    /// A built-in the program does not declare.
+    Builtin(&'static Builtin),
+}
+
+/// How one instruction binds to the tool plane.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ToolBinding {
+    /// The tools it runs, in pipeline (declaration) order.
+    pub pipeline: Vec<ToolRef>,
+    /// Its `tool` field names a tool that is neither declared nor built in.
+    pub unknown_tool: Option<String>,
+    /// The binding mechanisms disagree: what they each say.
+    pub conflict: Option<String>,
+}
+
+/// Fields of an object type, as (name, type) pairs.
+pub(crate) type Fields = Vec<(String, Option<Type>)>;
+
+/// The built-in object type `outcome` (design: error values).
+pub(crate) const OUTCOME: &str = "outcome";
+
+/// The shared index.
+pub(crate) struct Index<'p> {
+    pub p: &'p Program,
+    pub instr: HashMap<&'p str, usize>,
+    pub carry: HashMap<&'p str, usize>,
+    pub knowledge: HashMap<&'p str, usize>,
+    pub types: HashMap<&'p str, usize>,
+    /// Per instruction: the indices of its outgoing edges that are transitions (both endpoints
+    /// exist, modality not `forbidden`), in edge order.
+    pub out: Vec<Vec<usize>>,
+    /// Per edge: (from, to) instruction indices when both endpoints exist.
+    pub ends: Vec<Option<(usize, usize)>>,
+    /// Per instruction: reachable from the entry (`nodes[0]`).
+    pub reachable: Vec<bool>,
+    /// Per instruction: the id of its strongly connected component.
+    pub scc: Vec<usize>,
+    /// Carry name → instructions that write it, in program order.
+    pub writers: HashMap<&'p str, Vec<usize>>,
+    /// Carry name → instructions that read it, in program order.
+    pub readers: HashMap<&'p str, Vec<usize>>,
+    /// Per instruction: its tool binding.
+    pub binding: Vec<ToolBinding>,
+    /// Per declared tool: the instructions it serves (by any mechanism), in program order.
+    pub tool_users: Vec<Vec<usize>>,
+    /// Per declared tool: its signature — parsed from `sig`, else derived from the body's
+    /// `def`, else the built-in's canonical one; `None` when there is none to parse.
+    pub sigs: Vec<Option<Result<Signature, SigError>>>,
+    /// Per instruction: each tool of its pipeline with its parameter bindings (§7); a tool
+    /// whose signature does not parse is left out (X5 reports it).
+    pub calls: Vec<Vec<Call>>,
+}
+
+/// One tool call of an instruction's pipeline, bound.
+#[derive(Clone, Debug)]
+pub(crate) struct Call {
+    /// The tool.
+    pub tool: ToolRef,
+    /// Its signature.
+    pub sig: Signature,
+    /// Its parameters' bindings, in signature order.
+    pub bindings: Vec<ParamBinding>,
+}
+
+impl<'p> Index<'p> {
+    /// Builds the index in one pass over each section.
+    pub fn new(p: &'p Program) -> Self {
+        let nodes = p.instructions();
+        let mut instr = HashMap::with_capacity(nodes.len());
+        for (i, n) in nodes.iter().enumerate() {
+            instr.entry(n.id.as_str()).or_insert(i);
+        }
+        let carry = first_by_name(p.carries().iter().map(|c| c.name.as_str()));
+        let tool = first_by_name(p.tool_list().iter().map(|t| t.name.as_str()));
+        let knowledge = first_by_name(p.knowledge_list().iter().map(|k| k.name.as_str()));
+        let types = first_by_name(p.type_list().iter().map(|t| t.name.as_str()));
+
+        let mut out = vec![Vec::new(); nodes.len()];
+        let mut ends = Vec::with_capacity(p.edge_list().len());
+        let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(nodes.len(), p.edge_list().len());
+        let ids: Vec<NodeIndex> = (0..nodes.len()).map(|_| graph.add_node(())).collect();
+        for (e, edge) in p.edge_list().iter().enumerate() {
+            let pair = match (instr.get(edge.from.as_str()), instr.get(edge.to.as_str())) {
+                (Some(&f), Some(&t)) => Some((f, t)),
+                _ => None,
+            };
+            ends.push(pair);
+            if let Some((f, t)) = pair
+                && edge.modality != Some(Modality::Forbidden)
+            {
+                out[f].push(e);
+                graph.add_edge(ids[f], ids[t], ());
+            }
+        }
+        let mut reachable = vec![false; nodes.len()];
+        if !nodes.is_empty() {
+            let mut stack = vec![0usize];
+            reachable[0] = true;
+            while let Some(n) = stack.pop() {
+                for &e in &out[n] {
+                    if let Some((_, t)) = ends[e]
+                        && !reachable[t]
+                    {
+                        reachable[t] = true;
+                        stack.push(t);
+                    }
+                }
+            }
+        }
+        let mut scc = vec![0usize; nodes.len()];
+        for (c, comp) in tarjan_scc(&graph).into_iter().enumerate() {
+            for n in comp {
+                scc[n.index()] = c;
+            }
+        }
+
+        let mut writers: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut readers: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, n) in nodes.iter().enumerate() {
+            for w in &n.writes {
+                push_unique(writers.entry(w.as_str()).or_default(), i);
+            }
+            for r in &n.reads {
+                push_unique(readers.entry(r.as_str()).or_default(), i);
+            }
+        }
+
+        let mut served_by: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        for (t, tl) in p.tool_list().iter().enumerate() {
+            for s in tl.serves.iter().flatten() {
+                if let Some(&i) = instr.get(s.as_str()) {
+                    push_unique(&mut served_by[i], t);
+                }
+            }
+        }
+        let mut tool_users = vec![Vec::new(); p.tool_list().len()];
+        let binding: Vec<ToolBinding> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| resolve_binding(p, &tool, n, &served_by[i]))
+            .collect();
+        for (i, b) in binding.iter().enumerate() {
+            for r in &b.pipeline {
+                if let ToolRef::Declared(t) = r
+                    && let Some(users) = tool_users.get_mut(*t)
+                {
+                    push_unique(users, i);
+                }
+            }
+        }
+        // A tool that lists an instruction in `serves` is used by it even when a binding
+        // conflict dropped it from the pipeline.
+        for (i, tools_serving) in served_by.iter().enumerate() {
+            for &t in tools_serving {
+                if let Some(users) = tool_users.get_mut(t)
+                    && !users.contains(&i)
+                {
+                    users.push(i);
+                }
+            }
+        }
+
+        let sigs: Vec<Option<Result<Signature, SigError>>> =
+            p.tool_list().iter().map(tool_signature).collect();
+        let calls = nodes
+            .iter()
+            .zip(&binding)
+            .map(|(n, b)| {
+                b.pipeline
+                    .iter()
+                    .filter_map(|r| {
+                        let sig = match r {
+                            ToolRef::Declared(t) => sigs.get(*t)?.clone()?.ok()?,
+                            ToolRef::Builtin(b) => builtin_signature(b),
+                        };
+                        let bindings = bind_tool(p, n, &sig, None);
+                        Some(Call {
+                            tool: *r,
+                            sig,
+                            bindings,
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+
+        Index {
+            p,
+            instr,
+            carry,
+            knowledge,
+            types,
+            out,
+            ends,
+            reachable,
+            scc,
+            writers,
+            readers,
+            binding,
+            tool_users,
+            sigs,
+            calls,
+        }
+    }
+
+    /// The instruction at an index.
+    pub fn node(&self, i: usize) -> Option<&'p Instruction> {
+        self.p.instructions().get(i)
+    }
+
+    /// The declared tool at an index.
+    pub fn tool_at(&self, t: usize) -> Option<&'p Tool> {
+        self.p.tool_list().get(t)
+    }
+
+    /// The declared type of a carry, by name (`None` when undeclared or untyped).
+    pub fn carry_type(&self, name: &str) -> Option<&'p Type> {
+        let &c = self.carry.get(name)?;
+        self.p.carries().get(c)?.ty.as_ref()
+    }
+
+    /// True when a name is a declared carry.
+    pub fn is_carry(&self, name: &str) -> bool {
+        self.carry.contains_key(name)
+    }
+
+    /// The fields of an object type (a declared object or the built-in `outcome`).
+    pub fn object_fields(&self, ty: &Type) -> Option<Fields> {
+        let Type::Named(n) = ty else { return None };
+        if let Some(&t) = self.types.get(n.as_str()) {
+            return match &self.p.type_list().get(t)?.kind {
+                TypeKind::Object(fields) => Some(
+                    fields
+                        .iter()
+                        .map(|f| (f.name.clone(), f.ty.clone()))
+                        .collect(),
+                ),
+                _ => None,
+            };
+        }
+        (n == OUTCOME).then(outcome_fields)
+    }
+
+    /// The members of an enum type, when `ty` names a declared enum.
+    pub fn enum_members(&self, ty: &Type) -> Option<Vec<&'p str>> {
+        let Type::Named(n) = ty else { return None };
+        let &t = self.types.get(n.as_str())?;
+        match &self.p.type_list().get(t)?.kind {
+            TypeKind::Enum(m) => Some(m.iter().map(|m| m.name.as_str()).collect()),
+            _ => None,
+        }
+    }
+
+    /// True when a type resolves: a primitive, a well-formed list/dict, a declared type or
+    /// `outcome`.
+    pub fn type_resolves(&self, ty: &Type) -> bool {
+        match ty {
+            Type::List(Some(t)) | Type::Dict(Some(t)) => self.type_resolves(t),
+            Type::Named(n) => self.types.contains_key(n.as_str()) || n == OUTCOME,
+            Type::Invalid(_) => false,
+            _ => true,
+        }
+    }
+
+    /// The instructions whose out-edges are transitions, with the edges' targets.
+    pub fn targets(&self, i: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.out
+            .get(i)
+            .into_iter()
+            .flatten()
+            .filter_map(|&e| self.ends.get(e).copied().flatten().map(|(_, t)| (e, t)))
+    }
+}
+
+/// The signature of a declared tool: its `sig`; else, for a built-in name, the canonical one
+/// (it wins: the library's body and the call must agree); else the `def` line of its body.
+pub(crate) fn tool_signature(t: &Tool) -> Option<Result<Signature, SigError>> {
+    if let Some(b) = builtin(&t.name)
+        && t.body.as_deref().is_none_or(|b| b.trim().is_empty())
+    {
+        return Some(Ok(builtin_signature(b)));
+    }
+    if let Some(sig) = &t.sig {
+        return Some(crate::sig::parse(sig));
+    }
+    let body = t.body.as_deref()?;
+    let prefix = format!("def {}(", t.name);
+    let start = body.find(&prefix)? + prefix.len();
+    let rest = body.get(start..)?;
+    let close = rest.find(')')?;
+    let params = rest.get(..close)?;
+    let after = rest.get(close + 1..)?;
+    let ret = after
+        .split_once("->")
+        .and_then(|(_, r)| r.split(':').next())
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .unwrap_or("any");
+    Some(crate::sig::parse(&format!("({params}) -> {ret}")))
+}
+
+/// The canonical signature of a built-in: its parameters, untyped, returning `str`.
+pub(crate) fn builtin_signature(b: &Builtin) -> Signature {
+    let inner = b
+        .sig
+        .trim_start_matches('(')
+        .split(')')
+        .next()
+        .unwrap_or_default();
+    Signature {
+        params: inner
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|name| Param {
+                name: name.to_owned(),
+                ty: None,
+            })
+            .collect(),
+        ret: Return::Type(Type::Str),
+    }
+}
+
+fn first_by_name<'p>(names: impl Iterator<Item = &'p str>) -> HashMap<&'p str, usize> {
+    let mut map = HashMap::new();
+    for (i, n) in names.enumerate() {
+        map.entry(n).or_insert(i);
+    }
+    map
+}
+
+fn push_unique(v: &mut Vec<usize>, x: usize) {
+    if v.last() != Some(&x) {
+        v.push(x);
+    }
+}
+
+/// The fields of the built-in `outcome` object: `ok: bool`, `error: str`, `output: str`,
+/// `value: any`.
+pub(crate) fn outcome_fields() -> Fields {
+    vec![
+        ("ok".into(), Some(Type::Bool)),
+        ("error".into(), Some(Type::Str)),
+        ("output".into(), Some(Type::Str)),
+        ("value".into(), Some(Type::Any)),
+    ]
+}
+
+/// Resolves §5.4's three binding mechanisms for one instruction: its `tool` field, the tools
+/// whose `serves` list it (a pipeline, in declaration order), and a tool named like its id.
+/// When several apply they must agree.
+fn resolve_binding(
+    p: &Program,
+    tools: &HashMap<&str, usize>,
+    n: &Instruction,
+    served_by: &[usize],
+) -> ToolBinding {
+    let mut b = ToolBinding::default();
+    let by_field = n.tool.as_deref().map(|name| match tools.get(name) {
+        Some(&t) => Some(ToolRef::Declared(t)),
+        None => builtin(name).map(ToolRef::Builtin),
+    });
+    let by_name = tools.get(n.id.as_str()).copied();
+    let tool_name = |t: usize| {
+        p.tool_list()
+            .get(t)
+            .map(|t| t.name.clone())
+            .unwrap_or_default()
+    };
+    match by_field {
+        Some(None) => {
+            b.unknown_tool = n.tool.clone();
+        }
+        Some(Some(r)) => {
+            if served_by.is_empty() {
+                b.pipeline = vec![r];
+            } else if matches!(r, ToolRef::Declared(t) if served_by.contains(&t)) {
+                b.pipeline = served_by.iter().map(|&t| ToolRef::Declared(t)).collect();
+            } else {
+                let names: Vec<String> = served_by.iter().map(|&t| tool_name(t)).collect();
+                b.conflict = Some(format!(
+                    "its `tool` field names `{}` but the tools serving it are {}",
+                    n.tool.as_deref().unwrap_or_default(),
+                    quote_list(&names)
+                ));
+                b.pipeline = vec![r];
+            }
+        }
+        None => {
+            if !served_by.is_empty() {
+                b.pipeline = served_by.iter().map(|&t| ToolRef::Declared(t)).collect();
+                if let Some(t) = by_name
+                    && !served_by.contains(&t)
+                    && p.tool_list().get(t).is_some_and(|t| t.serves.is_none())
+                {
+                    let names: Vec<String> = served_by.iter().map(|&t| tool_name(t)).collect();
+                    b.conflict = Some(format!(
+                        "the tool `{}` shares its id but the tools serving it are {}",
+                        tool_name(t),
+                        quote_list(&names)
+                    ));
+                }
+            } else if let Some(t) = by_name {
+                b.pipeline = vec![ToolRef::Declared(t)];
+            }
+        }
+    }
+    b
+}
+
+/// `a`, `b` and `c`, each in backticks.
+pub(crate) fn quote_list(names: &[String]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match q.len() {
+        0 => "none".into(),
+        1 => q[0].clone(),
+        _ => {
+            let (last, rest) = q.split_last().unwrap_or((&q[0], &[]));
+            format!("{} and {last}", rest.join(", "))
+        }
+    }
+}
