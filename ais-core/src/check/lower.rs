@@ -24,6 +24,7 @@ use crate::source::{Element, Locus};
 use std::collections::HashMap;
 
 type Demands = HashMap<String, Vec<super::types::Demand>>;
+type Resident<'p> = HashMap<&'p str, Vec<String>>;
 
 /// The lowered program.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,8 +145,14 @@ pub(crate) fn lower_with(ix: &Index) -> Result<Plan, Vec<Finding>> {
     signatures_parse(ix, &mut errs);
     guards_check(ix, &mut errs);
     let demands = super::types::demands(ix);
+    let mut resident: Resident = HashMap::new();
+    for k in ix.p.knowledge_list() {
+        for r in &k.resident_on {
+            resident.entry(r.as_str()).or_default().push(k.name.clone());
+        }
+    }
     let steps: Vec<Step> = (0..ix.p.instructions().len())
-        .map(|i| lower_step(ix, i, &demands, &mut errs))
+        .map(|i| lower_step(ix, i, &demands, &resident, &mut errs))
         .collect();
     if errs.is_empty() {
         Ok(Plan {
@@ -261,9 +268,7 @@ fn guards_check(ix: &Index, errs: &mut Vec<Finding>) {
                     "the guard `{g}` on edge `{}` -> `{}` does not check ({:?} at {}:{}): {}",
                     edge.from, edge.to, err.category, err.line, err.column, err.message
                 ),
-                format!(
-                    "write the guard as a comparison over a carry, e.g. `<carry> == true`, or drop it to make the edge the default"
-                ),
+                "write the guard as a comparison over a carry, e.g. `<carry> == true`, or drop it to make the edge the default".to_owned(),
             );
             f.instruction = Some(edge.from.clone());
             errs.push(f);
@@ -271,7 +276,13 @@ fn guards_check(ix: &Index, errs: &mut Vec<Finding>) {
     }
 }
 
-fn lower_step(ix: &Index, i: usize, demands: &Demands, errs: &mut Vec<Finding>) -> Step {
+fn lower_step(
+    ix: &Index,
+    i: usize,
+    demands: &Demands,
+    resident: &Resident,
+    errs: &mut Vec<Finding>,
+) -> Step {
     let Some(n) = ix.node(i) else {
         return Step {
             id: String::new(),
@@ -382,7 +393,7 @@ fn lower_step(ix: &Index, i: usize, demands: &Demands, errs: &mut Vec<Finding>) 
         );
     }
 
-    let executor = executor(ix, i, calls);
+    let executor = executor(ix, i, calls, resident);
     let result = result_type(ix, i, demands);
     let mut guarded = Vec::new();
     let mut default = Vec::new();
@@ -443,7 +454,7 @@ fn transposition(param: &str, b: &ParamBinding) -> Option<String> {
     }
 }
 
-fn executor(ix: &Index, i: usize, calls: Vec<super::index::Call>) -> Executor {
+fn executor(ix: &Index, i: usize, calls: Vec<super::index::Call>, resident: &Resident) -> Executor {
     let Some(n) = ix.node(i) else {
         return Executor::Unsupported(String::new());
     };
@@ -516,12 +527,7 @@ fn executor(ix: &Index, i: usize, calls: Vec<super::index::Call>) -> Executor {
     if n.opcode == Opcode::Call {
         return Executor::Call(n.target.clone());
     }
-    let knowledge =
-        ix.p.knowledge_list()
-            .iter()
-            .filter(|k| k.resident_on.iter().any(|r| *r == n.id))
-            .map(|k| k.name.clone())
-            .collect();
+    let knowledge = resident.get(n.id.as_str()).cloned().unwrap_or_default();
     Executor::Slot {
         operands: n.reads.clone(),
         knowledge,

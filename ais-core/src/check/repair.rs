@@ -112,7 +112,7 @@ fn apply(p: &Program, m: &MechanicalRepair, check: CheckId) -> Option<(Program, 
                 check: Some(check),
                 subject: instruction.clone(),
                 intended: format!("{opcode} `{instruction}` run by code, with nothing to execute"),
-                substituted: format!("a model slot (`owner: model`) filled from its `doc`"),
+                substituted: "a model slot (`owner: model`) filled from its `doc`".to_owned(),
             }
         }
         MechanicalRepair::AdoptType { carry, ty } => {

@@ -272,10 +272,12 @@ fn w6_one_reachable_terminal(cx: &mut Ctx) {
 }
 
 /// W7: every instruction is reachable from the entry instruction (`nodes[0]`).
-/// An unreachable TERMINAL is reported by W6 instead.
+/// An unreachable TERMINAL is reported by W6, and a second instruction with a duplicate id
+/// (which no edge can name) by W1.
 fn w7_all_reachable(cx: &mut Ctx) {
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
-        if cx.ix.reachable[i] || n.opcode == Opcode::Terminal {
+        let duplicate = cx.ix.instr.get(n.id.as_str()) != Some(&i);
+        if cx.ix.reachable[i] || n.opcode == Opcode::Terminal || duplicate {
             continue;
         }
         let entry = cx.ix.p.instructions()[0].id.clone();
