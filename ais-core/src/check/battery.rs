@@ -15,6 +15,7 @@ use std::collections::HashSet;
 pub(super) fn run(cx: &mut Ctx) {
     g1_knowledge_embodied(cx);
     g1_tools_embodied(cx);
+    g3_surfaces_known(cx);
     g3_artifact_acts_write(cx);
     g3_programs_run(cx);
     g5_slots_state_one_obligation(cx);
@@ -135,6 +136,41 @@ fn body_only_opens_a_document(body: &str) -> bool {
         .any(|e| lower.contains(&format!("{e}\"")) || lower.contains(&format!("{e}'")));
     let lines = body.lines().filter(|l| !l.trim().is_empty()).count();
     opens && literal_doc && lines <= 8 && !lower.contains("write")
+}
+
+/// G3: every `surface` is a known value — `artifact`/`workspace` on an ACT, `SENSE`/`ACT`/
+/// `ACT·artifact` on a tool; an unknown one is reported and read as the artifact side (§12.2).
+fn g3_surfaces_known(cx: &mut Ctx) {
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if let Some(crate::model::Surface::Unknown(s)) = &n.surface {
+            cx.report_instr(
+                CheckId::G3,
+                i,
+                Locus::field(Element::Instruction(i), "surface"),
+                format!(
+                    "`{}` has `surface: {s}`, which is not a surface; it is read as `artifact`",
+                    n.id
+                ),
+            )
+            .repair = Some(Repair::manual(format!(
+                "set `surface: artifact` or `surface: workspace` on `{}`",
+                n.id
+            )));
+        }
+    }
+    for (t, tool) in cx.ix.p.tool_list().iter().enumerate() {
+        if let Some(ToolSurface::Unknown(s)) = &tool.surface {
+            cx.report(
+                CheckId::G3,
+                Locus::field(Element::Tool(t), "surface"),
+                format!("tool `{}` has `surface: {s}`, which is not a surface; it is read as `ACT·artifact`", tool.name),
+            )
+            .repair = Some(Repair::manual(format!(
+                "set `surface` of tool `{}` to `SENSE`, `ACT` or `ACT·artifact`",
+                tool.name
+            )));
+        }
+    }
 }
 
 /// G3: an ACT declared `surface: artifact` actually writes across the user line: its tool is

@@ -4,7 +4,7 @@ use super::Ctx;
 use super::index::quote_list;
 use super::names::is_bare_param_name;
 use crate::diag::{CheckId, MechanicalRepair, Repair, did_you_mean};
-use crate::model::{Opcode, Owner, Role, TypeKind};
+use crate::model::{Modality, Opcode, Owner, Role, TypeKind};
 use crate::source::{Element, Locus};
 use std::collections::HashSet;
 
@@ -148,7 +148,9 @@ fn w3_owner_permitted(cx: &mut Ctx) {
     }
 }
 
-/// W4: every `edges` endpoint names an existing instruction.
+/// W4: every `edges` endpoint names an existing instruction, and a `modality` is one of
+/// `mandatory`, `discretionary`, `forbidden` (an unknown one is reported and read as
+/// `mandatory`, §12.2).
 fn w4_edge_endpoints(cx: &mut Ctx) {
     let ids: Vec<&str> = cx
         .ix
@@ -158,6 +160,21 @@ fn w4_edge_endpoints(cx: &mut Ctx) {
         .map(|n| n.id.as_str())
         .collect();
     for (e, edge) in cx.ix.p.edge_list().iter().enumerate() {
+        if let Some(Modality::Unknown(m)) = &edge.modality {
+            let suggestions = did_you_mean(m, ["mandatory", "discretionary", "forbidden"]);
+            let f = cx.report(
+                CheckId::W4,
+                Locus::field(Element::Edge(e), "modality"),
+                format!(
+                    "edge `{}` -> `{}` has modality `{m}`, which is not a modality; it is read as `mandatory`",
+                    edge.from, edge.to
+                ),
+            );
+            f.did_you_mean = suggestions;
+            f.repair = Some(Repair::manual(format!(
+                "set `modality` of edges[{e}] to `mandatory`, `discretionary` or `forbidden`"
+            )));
+        }
         for (field, name) in [("from", &edge.from), ("to", &edge.to)] {
             if cx.ix.instr.contains_key(name.as_str()) {
                 continue;
