@@ -19,7 +19,12 @@ pub(super) fn run(cx: &mut Ctx) {
 /// Why a DU instruction is hollow, or `None` when it resolves to executable code.
 pub(crate) fn hollow_reason(ix: &Index, i: usize) -> Option<String> {
     let n = ix.node(i)?;
-    if !n.is_du() {
+    if !n.is_du()
+        || matches!(
+            n.opcode,
+            Opcode::Terminal | Opcode::Spawn | Opcode::Unknown(_)
+        )
+    {
         return None;
     }
     let b = ix.binding.get(i)?;
@@ -47,7 +52,6 @@ pub(crate) fn hollow_reason(ix: &Index, i: usize) -> Option<String> {
     }
     let has_tool = !b.pipeline.is_empty();
     let needs = match n.opcode {
-        Opcode::Terminal | Opcode::Spawn | Opcode::Unknown(_) => false,
         Opcode::Code => !has_tool && n.body.as_deref().is_none_or(|b| b.trim().is_empty()),
         Opcode::Act => !has_tool && implicit_act_source(ix, n).is_none(),
         Opcode::Route => !has_tool && !n.writes.is_empty(),

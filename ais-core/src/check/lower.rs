@@ -350,12 +350,16 @@ fn lower_step(
             fail(
                 errs,
                 Locus::element(el),
-                format!(
-                    "GEN-ENUM `{}` produces `{}`, not a declared enum, so there is no set to choose from",
-                    n.id,
-                    ty.map(|t| t.to_string())
-                        .unwrap_or_else(|| "nothing".into())
-                ),
+                match &ty {
+                    Some(t) => format!(
+                        "GEN-ENUM `{}` produces `{t}`, not a declared enum, so there is no set to choose from",
+                        n.id
+                    ),
+                    None => format!(
+                        "GEN-ENUM `{}` has no `output` and no typed write, so there is no enum to choose from",
+                        n.id
+                    ),
+                },
                 format!(
                     "declare an enum under `types` and type `{}`'s write carry (or its `output`) with it",
                     n.id

@@ -389,7 +389,13 @@ pub(crate) fn du_result_type(ix: &Index, i: usize) -> Option<Type> {
     let n = ix.node(i)?;
     if let Some(call) = ix.calls.get(i).and_then(|c| c.last()) {
         return match &call.sig.ret {
-            Return::Type(t) if !matches!(t, Type::Any | Type::Invalid(_)) => Some(t.clone()),
+            // `-> all_ok` names the result rather than typing it: a name that is no declared
+            // type says nothing about the type.
+            Return::Type(t)
+                if !matches!(t, Type::Any | Type::Invalid(_)) && ix.type_resolves(t) =>
+            {
+                Some(t.clone())
+            }
             _ => None,
         };
     }

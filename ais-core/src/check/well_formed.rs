@@ -683,7 +683,11 @@ fn w13_no_bare_param_carry_names(cx: &mut Ctx) {
             .produced_by
             .clone()
             .or_else(|| carry.is_input().then(|| "input".to_owned()))
-            .unwrap_or_else(|| "its_role".into());
+            .or_else(|| {
+                let r = cx.ix.readers.get(carry.name.as_str())?.first()?;
+                Some(cx.ix.node(*r)?.id.clone())
+            })
+            .unwrap_or_else(|| "input".into());
         let suggestion = format!("{qualifier}_{}", carry.name);
         cx.report(
             CheckId::W13,
