@@ -320,7 +320,7 @@ fn lower_step(
     for call in &calls {
         let name = tool_name(ix, call.tool);
         for (p, b) in call.sig.params.iter().zip(&call.bindings) {
-            if let Some(problem) = transposition(&p.name, b) {
+            if let Some((problem, repair)) = transposition(&n.id, &p.name, b) {
                 let j = match &b.source {
                     BindSource::Carry(c) => n.reads.iter().position(|r| r == c),
                     _ => None,
@@ -332,11 +332,11 @@ fn lower_step(
                 fail(
                     errs,
                     locus,
-                    format!("`{}` would call `{name}` with {problem}", n.id),
                     format!(
-                        "rename the carry so its role is plain (a path carry ends in `_path`/`_file`), or reorder `{}`.reads",
+                        "`{}` would call `{name}` with {problem}: the call writes or reads the wrong thing",
                         n.id
                     ),
+                    repair,
                 );
             }
         }
@@ -437,8 +437,9 @@ fn tool_name(ix: &Index, r: ToolRef) -> String {
     }
 }
 
-/// A binding that hands a path its content or content its path (§7.1 rule 4's exception).
-fn transposition(param: &str, b: &ParamBinding) -> Option<String> {
+/// A binding that hands a path parameter content, or a content parameter a path (the
+/// transposition §7.1 rule 4's exception exists to prevent), with its repair.
+fn transposition(instr: &str, param: &str, b: &ParamBinding) -> Option<(String, String)> {
     let BindSource::Carry(c) = &b.source else {
         return None;
     };
@@ -446,12 +447,16 @@ fn transposition(param: &str, b: &ParamBinding) -> Option<String> {
         return None;
     }
     if is_path_param(param) && !is_path_shaped(c) {
-        Some(format!(
-            "the non-path carry `{c}` in its path parameter `{param}`"
+        Some((
+            format!("the non-path carry `{c}` in its path parameter `{param}`"),
+            format!(
+                "if `{c}` holds a path, rename it to a path-shaped name such as `{c}_path`; else drop it from `{instr}`.reads so `{param}` falls to the invocation fallback"
+            ),
         ))
     } else if is_content_param(param) && is_path_shaped(c) {
-        Some(format!(
-            "the path carry `{c}` in its content parameter `{param}`"
+        Some((
+            format!("the path carry `{c}` in its content parameter `{param}`"),
+            format!("add the carry holding the text itself to `{instr}`.reads, ahead of `{c}`"),
         ))
     } else {
         None
