@@ -489,3 +489,71 @@ fn an_unresolved_type_is_x5_with_a_suggestion() {
     let c = only(&p, CheckId::X5);
     assert_eq!(c.findings[0].did_you_mean, ["Plan"]);
 }
+
+#[test]
+fn a_guard_raise_is_a_demand_and_a_coercion_is_not() {
+    let raise = "def w(names):\n    if not isinstance(names, list) or not all(isinstance(h, str) for h in names):\n        raise TypeError('x')\n    return 1\n";
+    assert_eq!(
+        types::body_demand(raise, "w", "names"),
+        Some(Type::List(Some(Box::new(Type::Str))))
+    );
+    let coerce = "def w(names):\n    if not isinstance(names, list):\n        names = [names]\n    return names\n";
+    assert_eq!(types::body_demand(coerce, "w", "names"), None);
+    let annotated = "def w(count: int, label):\n    return label * count\n";
+    assert_eq!(types::body_demand(annotated, "w", "count"), Some(Type::Int));
+    assert_eq!(types::body_demand(annotated, "w", "label"), None);
+}
+
+#[test]
+fn types_are_compatible_where_values_flow_safely() {
+    let mut p = good().done();
+    p.types = Some(vec![TypeDecl {
+        name: "Op".into(),
+        kind: TypeKind::Enum(vec![crate::model::EnumMember {
+            name: "merge".into(),
+            doc: None,
+        }]),
+        ..TypeDecl::default()
+    }]);
+    let ix = index::Index::new(&p);
+    let ok = |a: &str, b: &str| types::compatible(&ix, &Type::parse(a), &Type::parse(b));
+    assert!(ok("str", "path") && ok("int", "float") && ok("list[str]", "list"));
+    assert!(ok("Op", "str") && ok("outcome", "dict") && ok("any", "int"));
+    assert!(!ok("str", "list[str]") && !ok("float", "int") && !ok("list[int]", "list[str]"));
+}
+
+#[test]
+fn prose_pointers_are_told_from_content() {
+    assert!(battery::is_prose_pointer("See FORMS.md"));
+    assert!(battery::is_prose_pointer(
+        "Follow the format in the section above."
+    ));
+    assert!(!battery::is_prose_pointer(
+        "Every plan MUST open with exactly this header: # [Feature Name] Implementation Plan"
+    ));
+    assert!(!battery::is_prose_pointer(""));
+}
+
+#[test]
+fn builtins_have_canonical_signatures() {
+    let b = builtins::builtin("write_file").unwrap();
+    let sig = index::builtin_signature(b);
+    let names: Vec<&str> = sig.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["path", "content"]);
+    assert!(builtins::builtin("ask_user").is_some());
+    assert!(builtins::builtin("eval").is_none());
+}
+
+#[test]
+fn repair_discards_a_mint_that_would_break_the_naming_rule() {
+    // Minting `path` would declare a carry with a bare parameter name (W13): not kept.
+    let p = B::new()
+        .node("draft", "GEN-RAW", "model", &["task"], &["path"])
+        .node("done", "TERMINAL", "", &[], &[])
+        .chain(&["draft", "done"])
+        .done();
+    let c = check(&p, &SourceMap::new(), true);
+    assert!(c.deviations.is_empty());
+    assert!(ids(&c).contains(&CheckId::W9));
+    assert_eq!(c.program, p);
+}
