@@ -42,6 +42,7 @@ pub(crate) struct Index<'p> {
     pub p: &'p Program,
     pub instr: HashMap<&'p str, usize>,
     pub carry: HashMap<&'p str, usize>,
+    pub tools: HashMap<&'p str, usize>,
     pub knowledge: HashMap<&'p str, usize>,
     pub types: HashMap<&'p str, usize>,
     /// Per instruction: the indices of its outgoing edges that are transitions (both endpoints
@@ -206,6 +207,7 @@ impl<'p> Index<'p> {
             p,
             instr,
             carry,
+            tools: tool.clone(),
             knowledge,
             types,
             out,
@@ -224,6 +226,11 @@ impl<'p> Index<'p> {
     /// The instruction at an index.
     pub fn node(&self, i: usize) -> Option<&'p Instruction> {
         self.p.instructions().get(i)
+    }
+
+    /// The index of the declared tool with this name.
+    pub fn tool_index(&self, name: &str) -> Option<usize> {
+        self.tools.get(name).copied()
     }
 
     /// The declared tool at an index.

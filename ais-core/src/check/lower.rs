@@ -341,6 +341,35 @@ fn lower_step(
             }
         }
     }
+    for (k, t) in n.autonomy.iter().flat_map(|a| a.tools.iter()).enumerate() {
+        if ix.tool_index(t).is_none() && super::builtins::builtin(t).is_none() {
+            let names =
+                ix.p.tool_list()
+                    .iter()
+                    .map(|t| t.name.as_str())
+                    .chain(super::builtins::BUILTINS.iter().map(|b| b.name));
+            let sugg = did_you_mean(t, names);
+            let repair = match sugg.first() {
+                Some(s) => format!("change `{t}` to `{s}` in `{}`.autonomy.tools", n.id),
+                None => format!(
+                    "declare tool `{t}` under `tools`, or remove it from `{}`.autonomy.tools",
+                    n.id
+                ),
+            };
+            fail(
+                errs,
+                Locus::entry(el, "autonomy", k),
+                format!(
+                    "`{}` may reach for tool `{t}`, which is neither declared nor built in",
+                    n.id
+                ),
+                repair,
+            );
+            if let Some(last) = errs.last_mut() {
+                last.did_you_mean = sugg;
+            }
+        }
+    }
     if n.opcode == Opcode::GenEnum {
         let ty = n
             .output

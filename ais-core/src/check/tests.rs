@@ -557,3 +557,19 @@ fn repair_discards_a_mint_that_would_break_the_naming_rule() {
     assert!(ids(&c).contains(&CheckId::W9));
     assert_eq!(c.program, p);
 }
+
+#[test]
+fn an_autonomy_tool_that_does_not_exist_does_not_lower() {
+    let p = good().done();
+    let mut p = p;
+    p.nodes.as_mut().unwrap()[0].autonomy = Some(crate::model::Autonomy {
+        tools: vec!["reed_file".into()],
+        ..Default::default()
+    });
+    let c = only(&p, CheckId::X5);
+    assert_eq!(c.findings[0].did_you_mean, ["read_file"]);
+    assert_eq!(
+        c.findings[0].locus,
+        Locus::entry(Element::Instruction(0), "autonomy", 0)
+    );
+}
