@@ -354,10 +354,8 @@ fn g6_human_routes_are_code(cx: &mut Ctx) {
             .iter()
             .filter_map(|&e| real_guard(edges[e].guard.as_deref()))
             .collect();
-        let guard_subjects: Vec<String> = guard_texts
-            .iter()
-            .filter_map(|g| guards::subject(g))
-            .collect();
+        let guard_subjects: Vec<String> =
+            guard_texts.iter().flat_map(|g| guards::names(g)).collect();
         let Some(h) = n
             .reads
             .iter()

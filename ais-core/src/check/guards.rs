@@ -54,11 +54,44 @@ pub(crate) fn shape(guard: &str) -> Option<Shape> {
     None
 }
 
-/// The carry a guard tests, when its shape is recognized.
-pub(crate) fn subject(guard: &str) -> Option<String> {
-    match shape(guard)? {
-        Shape::Bool(c, _) | Shape::Member(c, _) => Some(c),
+/// The names a guard mentions outside string literals and after no `.`: the carries (and enum
+/// or function names) it reads, in order, each once.
+pub(crate) fn names(guard: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut chars = guard.char_indices().peekable();
+    let mut prev = ' ';
+    while let Some((i, c)) = chars.next() {
+        if c == '"' || c == '\'' {
+            for (_, d) in chars.by_ref() {
+                if d == c {
+                    break;
+                }
+            }
+            prev = c;
+            continue;
+        }
+        if c.is_alphabetic() || c == '_' {
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, d)) = chars.peek() {
+                if d.is_alphanumeric() || d == '_' {
+                    end = j + d.len_utf8();
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            let word = &guard[i..end];
+            if prev != '.' && is_ident(word) && !out.iter().any(|w| w == word) {
+                out.push(word.to_owned());
+            }
+            prev = 'a';
+            continue;
+        }
+        if !c.is_whitespace() {
+            prev = c;
+        }
     }
+    out
 }
 
 /// True when the guards, taken together, cover every value of the one bool or enum carry they
@@ -139,6 +172,8 @@ mod tests {
         );
         assert_eq!(shape("round < 3"), None);
         assert_eq!(shape("a and b"), None);
-        assert_eq!(subject("(x == true)"), Some("x".into()));
+        assert_eq!(names("(x == true)"), ["x"]);
+        assert_eq!(names("run.ok == false and n < 3"), ["run", "n"]);
+        assert_eq!(names("status == \"not ok\""), ["status"]);
     }
 }

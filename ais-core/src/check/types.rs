@@ -17,6 +17,7 @@ pub(super) fn run(cx: &mut Ctx) {
     g9_model_to_code_typed(cx, &demands);
     g9_code_reads_produced(cx);
     g9_results_fit(cx);
+    g9_program_failures_routed(cx);
 }
 
 /// A consumer's demand on a carry: the type a DU tool parameter bound to it requires.
@@ -427,5 +428,79 @@ pub(crate) fn result_type_of(ix: &Index, i: usize) -> Option<Type> {
             Some(Type::Str)
         }
         _ => None,
+    }
+}
+
+/// True when instruction `i` executes a program whose failure is a value (§10.1): a `command`
+/// tool, the built-in `run_command`, or a tool-less ACT that runs a program carry.
+fn runs_a_program(ix: &Index, i: usize) -> bool {
+    let Some(n) = ix.node(i) else { return false };
+    let Some(b) = ix.binding.get(i) else {
+        return false;
+    };
+    if b.pipeline.is_empty() {
+        return n.is_du()
+            && n.opcode == Opcode::Act
+            && super::executable::implicit_act_source(ix, n).is_some_and(|(_, program)| program);
+    }
+    b.pipeline.iter().any(|r| match r {
+        ToolRef::Builtin(b) => b.name == "run_command",
+        ToolRef::Declared(t) => ix.tool_at(*t).is_some_and(|t| {
+            t.name == "run_command"
+                || (t.body.as_deref().is_none_or(|b| b.trim().is_empty())
+                    && t.command.as_deref().is_some_and(|c| !c.trim().is_empty()))
+        }),
+    })
+}
+
+/// G9 (§10.2, the design's error values): an instruction that runs a program lands its result
+/// in an `outcome`-typed carry, or a ROUTE tests the carry it lands in; otherwise a failed run
+/// is indistinguishable from success.
+fn g9_program_failures_routed(cx: &mut Ctx) {
+    let edges = cx.ix.p.edge_list();
+    let mut found = Vec::new();
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if !runs_a_program(&cx.ix, i) {
+            continue;
+        }
+        let Some(w) = n.writes.first() else {
+            found.push((i, n.id.clone(), None));
+            continue;
+        };
+        if matches!(cx.ix.carry_type(w), Some(Type::Named(t)) if t == super::index::OUTCOME) {
+            continue;
+        }
+        let routed = cx.ix.readers.get(w.as_str()).is_some_and(|rs| {
+            rs.iter()
+                .any(|&r| cx.ix.node(r).is_some_and(|r| r.opcode == Opcode::Route))
+        }) || edges.iter().any(|e| {
+            e.guard
+                .as_deref()
+                .is_some_and(|g| super::guards::names(g).contains(w))
+        });
+        if !routed {
+            found.push((i, n.id.clone(), Some(w.clone())));
+        }
+    }
+    for (i, id, w) in found {
+        let (locus, message, repair) = match w {
+            Some(w) => (
+                Locus::entry(Element::Instruction(i), "writes", 0),
+                format!(
+                    "`{id}` runs a program whose failure arrives as an error value, but it lands in `{w}`, which is not `outcome`-typed and no ROUTE tests: a failed run would look like success"
+                ),
+                format!(
+                    "declare carry `{w}` as `type: outcome` and add a ROUTE after `{id}` guarded on `{w}.ok`"
+                ),
+            ),
+            None => (
+                Locus::element(Element::Instruction(i)),
+                format!("`{id}` runs a program but writes nothing, so its failure is never seen"),
+                format!(
+                    "add `writes: [{id}_outcome]`, declare `{id}_outcome: {{type: outcome, produced_by: {id}}}`, and route on `{id}_outcome.ok`"
+                ),
+            ),
+        };
+        cx.report_instr(CheckId::G9, i, locus, message).repair = Some(Repair::manual(repair));
     }
 }
