@@ -1,25 +1,84 @@
 //! The validator (spec §9): well-formedness (W1–W14), executability (X1–X5), the validation
 //! battery (G1, G3–G9), mechanical repair (ladder step 1, §9.1) and the lowered plan.
 //!
-//! Call [`check`] with a program and its [`SourceMap`]; it runs every check, applies mechanical
-//! repairs when asked, and returns the [`Checked`] outcome. Call [`lower`] to get the
-//! [`Plan`](lower::Plan) the runtime executes.
+//! # Use
 //!
-//! Decisions where the spec leaves room:
+//! - [`check`]`(program, source_map, repair)` runs every check and, when `repair` is true,
+//!   applies mechanical repairs; it returns [`Checked`]: the [`Outcome`], the residual
+//!   findings (ordered by source position, then id), the deviations recorded for the repairs
+//!   that landed, and the (repaired) program.
+//! - [`lower`]`(program)` returns the [`Plan`] the runtime executes — per instruction its
+//!   unit, executor, parameter bindings, result type and guarded/default edges — or the X5
+//!   findings that say why the program does not lower.
+//! - [`builtins::BUILTINS`] is the built-in tool library (§5.4 plus `ask_user`).
+//!
+//! ```
+//! use ais_core::check::check;
+//! use ais_core::diag::{CheckId, Outcome};
+//! use ais_core::model::{Edge, Instruction, Opcode, Program};
+//! use ais_core::source::SourceMap;
+//!
+//! let draft = Instruction {
+//!     id: "draft".into(),
+//!     opcode: Opcode::GenRaw,
+//!     reads: vec!["task".into()],
+//!     writes: vec!["note".into()],
+//!     doc: Some("Write the note.".into()),
+//!     ..Instruction::default()
+//! };
+//! let done = Instruction { id: "done".into(), opcode: Opcode::Terminal, ..Instruction::default() };
+//! let program = Program {
+//!     nodes: Some(vec![draft, done]),
+//!     edges: Some(vec![Edge { from: "draft".into(), to: "done".into(), ..Edge::default() }]),
+//!     ..Program::default()
+//! };
+//! let checked = check(&program, &SourceMap::new(), false);
+//! assert_eq!(checked.outcome, Outcome::Degraded); // `note` is written but not declared (W9)
+//! assert_eq!(checked.findings[0].id, CheckId::W9);
+//!
+//! let repaired = check(&program, &SourceMap::new(), true);
+//! assert_eq!(repaired.outcome, Outcome::Fixed); // the carry was minted, and recorded
+//! assert_eq!(repaired.deviations[0].subject, "note");
+//! ```
+//!
+//! # Decisions where the spec leaves room
+//!
 //! - **G4 is X5.** The compile oracle is reported as `X5` (fatal): it is the failure of
-//!   [`lower`] — a tool signature that does not parse, bindings that transpose a path and its
-//!   content, a type that does not resolve, a guard or CODE body that does not parse or
-//!   type-check, binding mechanisms that disagree, a GEN-ENUM with no enum to produce. A
-//!   hollow DU instruction is reported as `X1` (the condition it violates, §9.2's preference
-//!   for naming the condition over its consequence), not again as X5; the plan lowers it to
+//!   [`lower`] — a tool signature that does not parse or is missing, bindings that transpose a
+//!   path and its content, a type that does not resolve, a guard or CODE body that does not
+//!   parse or type-check, binding mechanisms that disagree, an `autonomy` tool that does not
+//!   exist, a GEN-ENUM with no enum to produce (or with a tool loop). A hollow DU instruction is
+//!   reported as `X1` — the condition it violates, after §9.2's preference for naming the
+//!   condition over its consequence — and not again as X5: the plan lowers it to
 //!   [`Executor::Hollow`](lower::Executor::Hollow), which yields an error value at run time.
+//!   An unknown opcode is W2 and lowers to [`Executor::Unsupported`](lower::Executor::Unsupported).
 //! - **Severities** follow §9.4: W and X1–X4 are errors, X5 is fatal, G1/G5/G7 warn, G3/G6/G9
 //!   error, G8 error for false parallelism and warn for a missed opportunity.
-//! - **Outcome** (§9.1): any fatal finding → `failed`; else any residual finding → `degraded`;
-//!   else repairs applied → `fixed`; else `clean`.
+//! - **Outcome** (§9.1): any fatal finding → `failed`; else any residual finding (of any
+//!   severity) → `degraded`; else repairs applied → `fixed`; else `clean`.
+//! - **Encodings** (the design's choices): LOOP carries `verdict` (a bool carry produced by a
+//!   DU instruction), `cap` (≥ 1) and `counter` (an int carry), and needs a back edge (an edge
+//!   into its own strongly connected component) and an advance edge; SPAWN carries
+//!   `concurrency.isolation`; a `role: input` carry other than `task`, or one written by the
+//!   built-in `ask_user`, is human input, and a ROUTE deciding on it must be `owner: code` with
+//!   explicit guards (G6); `outcome` is a built-in object type (`ok`, `error`, `output`,
+//!   `value`), and a step that runs a program (a `command`, `run_command`, a produced script)
+//!   must land in an `outcome` carry or be tested by a ROUTE (G9, §10.2).
+//! - **X4** accepts guards that are exhaustive over one bool or enum carry (`ok == true` /
+//!   `ok == false`) in place of a default edge; it applies to code-owned branching, not to a
+//!   model-owned ROUTE (which chooses itself) nor to LOOP and SPAWN (their own control).
+//! - **G9 demands** come from a tool's signature annotations, then its body's `def` line, then
+//!   an `isinstance` test that raises (a test that coerces is not a demand).
+//! - **Repairs** (ladder step 1): mint an undeclared written carry (typed from its writer's
+//!   result where known), name a carry's only writer as its producer, re-own a hollow SENSE /
+//!   ACT / ROUTE / LOOP to a model slot when it has a `doc` (none is synthesized: a doc-less
+//!   one keeps its X1, whose repair says to write one), and adopt the type every consumer
+//!   agrees on. Each is tried on a copy and kept only when its finding is gone and no new error
+//!   appeared; passes and attempts are bounded.
 //!
 //! Each check is a small named function whose doc comment states the rule it enforces; they
-//! are grouped by phase in [`well_formed`], [`executable`], [`types`] and [`battery`].
+//! are grouped by phase in `well_formed`, `executable`, `types` and `battery`, with the shared
+//! index in `index`, repairs in `repair` and lowering in [`lower`].
 
 mod battery;
 pub mod builtins;
