@@ -7,7 +7,7 @@
 //!   applies mechanical repairs; it returns [`Checked`]: the [`Outcome`], the residual
 //!   findings (ordered by source position, then id), the deviations recorded for the repairs
 //!   that landed, and the (repaired) program.
-//! - [`lower`]`(program)` returns the [`Plan`] the runtime executes — per instruction its
+//! - [`lower()`]`(program)` returns the [`Plan`] the runtime executes — per instruction its
 //!   unit, executor, parameter bindings, result type and guarded/default edges — or the X5
 //!   findings that say why the program does not lower.
 //! - [`builtins::BUILTINS`] is the built-in tool library (§5.4 plus `ask_user`).
@@ -44,7 +44,7 @@
 //! # Decisions where the spec leaves room
 //!
 //! - **G4 is X5.** The compile oracle is reported as `X5` (fatal): it is the failure of
-//!   [`lower`] — a tool signature that does not parse or is missing, bindings that transpose a
+//!   [`lower()`] — a tool signature that does not parse or is missing, bindings that transpose a
 //!   path and its content, a type that does not resolve, a guard or CODE body that does not
 //!   parse or type-check, binding mechanisms that disagree, an `autonomy` tool that does not
 //!   exist, a GEN-ENUM with no enum to produce (or with a tool loop). A hollow DU instruction is
@@ -78,7 +78,7 @@
 //!
 //! Each check is a small named function whose doc comment states the rule it enforces; they
 //! are grouped by phase in `well_formed`, `executable`, `types` and `battery`, with the shared
-//! index in `index`, repairs in `repair` and lowering in [`lower`].
+//! index in `index`, repairs in `repair` and lowering in [`mod@lower`].
 
 mod battery;
 pub mod builtins;
