@@ -15,8 +15,9 @@
 
 use super::executable::{hollow_reason, implicit_act_source, real_guard};
 use super::index::{Index, ToolRef};
-use super::names::{is_content_param, is_path_param, is_path_shaped};
-use crate::bind::{BindSource, ParamBinding, Rule};
+use crate::bind::{
+    BindSource, ParamBinding, Rule, is_content_param, is_path_param, is_path_shaped,
+};
 use crate::diag::{CheckId, Finding, Repair, Severity, did_you_mean};
 use crate::model::{Opcode, Owner, Program, Type, TypeKind};
 use crate::sig::Return;
@@ -320,7 +321,7 @@ fn lower_step(
     for call in &calls {
         let name = tool_name(ix, call.tool);
         for (p, b) in call.sig.params.iter().zip(&call.bindings) {
-            if let Some((problem, repair)) = transposition(&n.id, &p.name, b) {
+            if let Some((problem, repair)) = transposition(ix, &n.id, p, b) {
                 let j = match &b.source {
                     BindSource::Carry(c) => n.reads.iter().position(|r| r == c),
                     _ => None,
@@ -468,21 +469,29 @@ fn tool_name(ix: &Index, r: ToolRef) -> String {
 
 /// A binding that hands a path parameter content, or a content parameter a path (the
 /// transposition §7.1 rule 4's exception exists to prevent), with its repair.
-fn transposition(instr: &str, param: &str, b: &ParamBinding) -> Option<(String, String)> {
+fn transposition(
+    ix: &Index,
+    instr: &str,
+    p: &crate::sig::Param,
+    b: &ParamBinding,
+) -> Option<(String, String)> {
     let BindSource::Carry(c) = &b.source else {
         return None;
     };
     if b.rule == Rule::Name {
         return None;
     }
-    if is_path_param(param) && !is_path_shaped(c) {
+    let param = p.name.as_str();
+    // A carry is path-shaped by its name or by its declared `path` type (§7.2).
+    let path_shaped = is_path_shaped(c) || ix.carry_type(c) == Some(&Type::Path);
+    if is_path_param(p) && !path_shaped {
         Some((
             format!("the non-path carry `{c}` in its path parameter `{param}`"),
             format!(
                 "if `{c}` holds a path, rename it to a path-shaped name such as `{c}_path`; else drop it from `{instr}`.reads so `{param}` falls to the invocation fallback"
             ),
         ))
-    } else if is_content_param(param) && is_path_shaped(c) {
+    } else if is_content_param(p) && path_shaped {
         Some((
             format!("the path carry `{c}` in its content parameter `{param}`"),
             format!("add the carry holding the text itself to `{instr}`.reads, ahead of `{c}`"),

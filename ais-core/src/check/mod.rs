@@ -86,7 +86,6 @@ mod executable;
 mod guards;
 mod index;
 pub mod lower;
-mod names;
 mod repair;
 mod types;
 mod well_formed;

@@ -2,7 +2,7 @@
 
 use super::Ctx;
 use super::index::quote_list;
-use super::names::is_bare_param_name;
+use crate::bind::is_bare_param_name;
 use crate::diag::{CheckId, MechanicalRepair, Repair, did_you_mean};
 use crate::model::{Modality, Opcode, Owner, Role, TypeKind};
 use crate::source::{Element, Locus};
