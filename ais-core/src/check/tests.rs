@@ -573,3 +573,102 @@ fn an_autonomy_tool_that_does_not_exist_does_not_lower() {
         Locus::entry(Element::Instruction(0), "autonomy", 0)
     );
 }
+
+mod no_panic {
+    use super::*;
+    use crate::model::{Tool, ToolSurface};
+    use proptest::prelude::*;
+
+    const NAMES: [&str; 8] = ["task", "a", "b", "path", "x_file", "done", "draft", ""];
+    const OPS: [&str; 14] = [
+        "GEN-ENUM", "GEN-FILL", "GEN-EDIT", "GEN-RAW", "SENSE", "ACT", "CODE", "ROUTE", "LOOP",
+        "SPAWN", "CALL", "TERMINAL", "gen-raw", "",
+    ];
+    const TYPES: [&str; 7] = ["str", "bool", "int", "list[str]", "outcome", "Nope", "any"];
+
+    fn name() -> impl Strategy<Value = String> {
+        prop::sample::select(NAMES.to_vec()).prop_map(str::to_owned)
+    }
+
+    fn program() -> impl Strategy<Value = Program> {
+        let node = (
+            name(),
+            prop::sample::select(OPS.to_vec()),
+            prop::option::of(prop::sample::select(vec!["code", "model", "robot"])),
+            prop::collection::vec(name(), 0..3),
+            prop::collection::vec(name(), 0..3),
+            prop::option::of(name()),
+            any::<bool>(),
+        )
+            .prop_map(|(id, op, owner, reads, writes, tool, doc)| Instruction {
+                id,
+                opcode: Opcode::parse(op),
+                owner: owner.map(Owner::parse),
+                reads,
+                writes,
+                tool,
+                doc: doc.then(|| "Do it.".to_owned()),
+                cap: Some(2),
+                verdict: Some("b".into()),
+                counter: Some("a".into()),
+                ..Instruction::default()
+            });
+        let carry = (
+            name(),
+            prop::sample::select(TYPES.to_vec()),
+            prop::option::of(name()),
+            any::<bool>(),
+        )
+            .prop_map(|(name, ty, by, input)| Carry {
+                name,
+                ty: Some(Type::parse(ty)),
+                produced_by: by,
+                role: input.then_some(Role::Input),
+                ..Carry::default()
+            });
+        let tool = (name(), prop::collection::vec(name(), 0..2), any::<bool>()).prop_map(
+            |(name, serves, body)| Tool {
+                sig: Some("(a, path) -> str".into()),
+                surface: Some(ToolSurface::Sense),
+                body: body.then(|| format!("def {name}(a, path):\n    return a\n")),
+                name,
+                serves: Some(serves),
+                ..Tool::default()
+            },
+        );
+        let edge = (name(), name()).prop_map(|(from, to)| Edge {
+            from,
+            to,
+            ..Edge::default()
+        });
+        (
+            prop::collection::vec(node, 0..7),
+            prop::collection::vec(carry, 0..5),
+            prop::collection::vec(tool, 0..3),
+            prop::collection::vec(edge, 0..8),
+        )
+            .prop_map(|(nodes, carries, tools, edges)| Program {
+                nodes: Some(nodes),
+                walker: Some(Walker {
+                    carries: Some(carries),
+                    ..Walker::default()
+                }),
+                tools: Some(tools),
+                edges: Some(edges),
+                ..Program::default()
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn checking_and_repairing_any_program_never_panics(p in program()) {
+            let plain = check(&p, &SourceMap::new(), false);
+            let repaired = check(&p, &SourceMap::new(), true);
+            prop_assert_eq!(plain.outcome == Outcome::Failed, lower(&p).is_err());
+            prop_assert!(repaired.deviations.len() <= plain.findings.len());
+            // A repaired program never has more errors than the original.
+            let errors = |c: &Checked| c.findings.iter().filter(|f| f.severity >= Severity::Error).count();
+            prop_assert!(errors(&repaired) <= errors(&plain));
+        }
+    }
+}
