@@ -5,7 +5,7 @@
 
 use super::builtins::{Builtin, builtin};
 use crate::bind::{ParamBinding, bind_tool};
-use crate::model::{Instruction, Modality, Program, Tool, Type, TypeKind};
+use crate::model::{Carry, Instruction, Modality, Program, Tool, Type, TypeDecl, TypeKind};
 use crate::sig::{Param, Return, SigError, Signature};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -179,25 +179,61 @@ impl<'p> Index<'p> {
             }
         }
 
+        let object_carries: Vec<usize> = p
+            .carries()
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c.ty, Some(Type::Named(_))))
+            .map(|(i, _)| i)
+            .collect();
+        let mut tools_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (t, tl) in p.tool_list().iter().enumerate() {
+            tools_by_name.entry(tl.name.as_str()).or_default().push(t);
+        }
         let sigs: Vec<Option<Result<Signature, SigError>>> =
             p.tool_list().iter().map(tool_signature).collect();
         let calls = nodes
             .iter()
             .zip(&binding)
-            .map(|(n, b)| {
-                b.pipeline
+            .zip(&served_by)
+            .map(|((n, b), served)| {
+                let sigs: Vec<(ToolRef, Signature)> = b
+                    .pipeline
                     .iter()
                     .filter_map(|r| {
                         let sig = match r {
                             ToolRef::Declared(t) => sigs.get(*t)?.clone()?.ok()?,
                             ToolRef::Builtin(b) => builtin_signature(b),
                         };
-                        let bindings = bind_tool(p, n, &sig, None);
-                        Some(Call {
-                            tool: *r,
+                        Some((*r, sig))
+                    })
+                    .collect();
+                if sigs.is_empty() {
+                    return Vec::new();
+                }
+                let params: Vec<&str> = sigs
+                    .iter()
+                    .flat_map(|(_, s)| s.params.iter().map(|p| p.name.as_str()))
+                    .collect();
+                let view = bind_view(
+                    p,
+                    &BindIndex {
+                        carry: &carry,
+                        object_carries: &object_carries,
+                        tools_by_name: &tools_by_name,
+                    },
+                    n,
+                    served,
+                    &params,
+                );
+                sigs.into_iter()
+                    .map(|(tool, sig)| {
+                        let bindings = bind_tool(&view, n, &sig, None);
+                        Call {
+                            tool,
                             sig,
                             bindings,
-                        })
+                        }
                     })
                     .collect()
             })
@@ -295,6 +331,87 @@ impl<'p> Index<'p> {
             .flatten()
             .filter_map(|&e| self.ends.get(e).copied().flatten().map(|(_, t)| (e, t)))
     }
+}
+
+/// The part of a program the calling convention reads to bind instruction `n`'s tools: its read
+/// carries and the carries named like its tools' parameters (first declarations), every carry
+/// of a named (object-capable) type (rule 2 may bind a field of any of them), the types those
+/// name, a knowledge item named `task`, and the tools bound to `n` (their names, `serves` and
+/// surfaces decide the access side). Binding against this view gives what binding against the
+/// whole program gives (a test asserts it over the corpus), while keeping each binding's cost
+/// independent of the program's size — `bind` looks names up by scanning lists.
+pub(crate) fn bind_view(
+    p: &Program,
+    ix: &BindIndex,
+    n: &Instruction,
+    served_by: &[usize],
+    params: &[&str],
+) -> Program {
+    let mut tool_idx: Vec<usize> = served_by.to_vec();
+    let named = |name: &str| ix.tools_by_name.get(name).into_iter().flatten().copied();
+    tool_idx.extend(n.tool.as_deref().into_iter().flat_map(named));
+    tool_idx.extend(named(&n.id));
+    tool_idx.sort_unstable();
+    tool_idx.dedup();
+    let tools: Vec<Tool> = tool_idx
+        .iter()
+        .filter_map(|&t| p.tool_list().get(t))
+        .map(|t| Tool {
+            name: t.name.clone(),
+            serves: t.serves.clone(),
+            surface: t.surface.clone(),
+            ..Tool::default()
+        })
+        .collect();
+    let mut carry_idx: Vec<usize> = n
+        .reads
+        .iter()
+        .map(String::as_str)
+        .filter_map(|r| ix.carry.get(r).copied())
+        .collect();
+    carry_idx.extend(params.iter().filter_map(|name| ix.carry.get(name).copied()));
+    carry_idx.extend_from_slice(ix.object_carries);
+    carry_idx.sort_unstable();
+    carry_idx.dedup();
+    let carries: Vec<Carry> = carry_idx
+        .iter()
+        .filter_map(|&c| p.carries().get(c).cloned())
+        .collect();
+    let mut type_names: Vec<&str> = carries
+        .iter()
+        .filter_map(|c| match &c.ty {
+            Some(Type::Named(t)) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    type_names.sort_unstable();
+    type_names.dedup();
+    let types: Vec<TypeDecl> = p
+        .type_list()
+        .iter()
+        .filter(|t| type_names.binary_search(&t.name.as_str()).is_ok())
+        .cloned()
+        .collect();
+    Program {
+        types: Some(types),
+        knowledge: p.knowledge_item("task").map(|(_, k)| vec![k.clone()]),
+        tools: Some(tools),
+        walker: Some(crate::model::Walker {
+            carries: Some(carries),
+            ..crate::model::Walker::default()
+        }),
+        ..Program::default()
+    }
+}
+
+/// The indices [`bind_view`] draws on.
+pub(crate) struct BindIndex<'a, 'p> {
+    /// Carry name → its first declaration.
+    pub carry: &'a HashMap<&'p str, usize>,
+    /// Every carry of a named type, in declaration order.
+    pub object_carries: &'a [usize],
+    /// Tool name → every tool declared with it.
+    pub tools_by_name: &'a HashMap<&'p str, Vec<usize>>,
 }
 
 /// The signature of a declared tool: its `sig`; else, for a built-in name, the canonical one

@@ -672,3 +672,50 @@ mod no_panic {
         }
     }
 }
+
+/// Every `.agir` file of the corpus (when present), the examples and the check fixtures.
+fn documents() -> Vec<(String, Program)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![
+        root.join("tests/fixtures/check"),
+        root.join("../examples"),
+        root.join("../../shared/corpus/sigil-fixtures"),
+    ];
+    let mut out = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "agir")
+                && let Ok(text) = std::fs::read_to_string(&path)
+                && let Ok(doc) = crate::agir::read(&text)
+            {
+                out.push((path.display().to_string(), doc.program));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn binding_against_the_view_equals_binding_against_the_program() {
+    let docs = documents();
+    assert!(docs.len() > 30, "only {} documents", docs.len());
+    let mut compared = 0;
+    for (name, p) in &docs {
+        let ix = index::Index::new(p);
+        for (i, calls) in ix.calls.iter().enumerate() {
+            let n = &p.instructions()[i];
+            for call in calls {
+                let full = crate::bind::bind_tool(p, n, &call.sig, None);
+                assert_eq!(call.bindings, full, "{name}: `{}`", n.id);
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 30, "only {compared} calls compared");
+}
