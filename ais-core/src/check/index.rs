@@ -190,6 +190,7 @@ impl<'p> Index<'p> {
         for (t, tl) in p.tool_list().iter().enumerate() {
             tools_by_name.entry(tl.name.as_str()).or_default().push(t);
         }
+        let task_knowledge = p.knowledge_item("task").map(|(_, k)| k);
         let sigs: Vec<Option<Result<Signature, SigError>>> =
             p.tool_list().iter().map(tool_signature).collect();
         let calls = nodes
@@ -221,6 +222,8 @@ impl<'p> Index<'p> {
                         carry: &carry,
                         object_carries: &object_carries,
                         tools_by_name: &tools_by_name,
+                        types: &types,
+                        task_knowledge,
                     },
                     n,
                     served,
@@ -386,15 +389,18 @@ pub(crate) fn bind_view(
         .collect();
     type_names.sort_unstable();
     type_names.dedup();
-    let types: Vec<TypeDecl> = p
-        .type_list()
+    let mut type_idx: Vec<usize> = type_names
         .iter()
-        .filter(|t| type_names.binary_search(&t.name.as_str()).is_ok())
-        .cloned()
+        .filter_map(|t| ix.types.get(t).copied())
+        .collect();
+    type_idx.sort_unstable();
+    let types: Vec<TypeDecl> = type_idx
+        .iter()
+        .filter_map(|&t| p.type_list().get(t).cloned())
         .collect();
     Program {
         types: Some(types),
-        knowledge: p.knowledge_item("task").map(|(_, k)| vec![k.clone()]),
+        knowledge: ix.task_knowledge.map(|k| vec![k.clone()]),
         tools: Some(tools),
         walker: Some(crate::model::Walker {
             carries: Some(carries),
@@ -412,6 +418,10 @@ pub(crate) struct BindIndex<'a, 'p> {
     pub object_carries: &'a [usize],
     /// Tool name → every tool declared with it.
     pub tools_by_name: &'a HashMap<&'p str, Vec<usize>>,
+    /// Type name → its first declaration.
+    pub types: &'a HashMap<&'p str, usize>,
+    /// The knowledge item named `task`, if any (it stops `task` being read as the invocation).
+    pub task_knowledge: Option<&'p crate::model::Knowledge>,
 }
 
 /// The signature of a declared tool: its `sig`; else, for a built-in name, the canonical one

@@ -6,7 +6,7 @@ use super::run_checks;
 use crate::diag::{CheckId, Deviation, Finding, MechanicalRepair, Severity};
 use crate::model::{Carry, Owner, Program, Walker};
 use crate::source::Locus;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The most passes over the findings; each pass tries every untried mechanical repair once.
 const MAX_PASSES: usize = 4;
@@ -43,10 +43,10 @@ pub(super) fn repair(program: &Program) -> (Program, Vec<Finding>, Vec<Deviation
             };
             let after = run_checks(&next);
             let target_gone = !after.iter().any(|f| f.id == id && f.locus == locus);
-            let new_error = after.iter().any(|f| {
-                f.severity >= Severity::Error
-                    && !findings.iter().any(|g| g.id == f.id && g.locus == f.locus)
-            });
+            let (before_errors, after_errors) = (error_counts(&findings), error_counts(&after));
+            let new_error = after_errors
+                .iter()
+                .any(|(k, n)| before_errors.get(k).is_none_or(|b| n > b));
             if target_gone && !new_error {
                 prog = next;
                 findings = after;
@@ -59,6 +59,16 @@ pub(super) fn repair(program: &Program) -> (Program, Vec<Finding>, Vec<Deviation
         }
     }
     (prog, findings, deviations)
+}
+
+/// How many error-or-worse findings each (check, place) has: a repair that raises any count
+/// introduced a new error, even where an error of that check stood before.
+fn error_counts(findings: &[Finding]) -> HashMap<(CheckId, &Locus), usize> {
+    let mut counts = HashMap::new();
+    for f in findings.iter().filter(|f| f.severity >= Severity::Error) {
+        *counts.entry((f.id, &f.locus)).or_insert(0) += 1;
+    }
+    counts
 }
 
 /// Applies one repair to a copy of the program, with the deviation that records it.
