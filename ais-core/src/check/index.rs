@@ -9,7 +9,9 @@ use crate::model::{Carry, Instruction, Modality, Program, Tool, Type, TypeDecl, 
 use crate::sig::{Param, Return, SigError, Signature};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::HashMap;
+/// A hash map keyed with foldhash (names are hashed a lot; SipHash dominated the profile).
+pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+use Map as HashMap;
 
 /// A tool an instruction runs: a declared tool (by index) or a built-in.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,7 +87,7 @@ impl<'p> Index<'p> {
     /// Builds the index in one pass over each section.
     pub fn new(p: &'p Program) -> Self {
         let nodes = p.instructions();
-        let mut instr = HashMap::with_capacity(nodes.len());
+        let mut instr = HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
         for (i, n) in nodes.iter().enumerate() {
             instr.entry(n.id.as_str()).or_insert(i);
         }
@@ -133,8 +135,8 @@ impl<'p> Index<'p> {
             }
         }
 
-        let mut writers: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut readers: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut writers: HashMap<&str, Vec<usize>> = HashMap::default();
+        let mut readers: HashMap<&str, Vec<usize>> = HashMap::default();
         for (i, n) in nodes.iter().enumerate() {
             for w in &n.writes {
                 push_unique(writers.entry(w.as_str()).or_default(), i);
@@ -186,7 +188,7 @@ impl<'p> Index<'p> {
             .filter(|(_, c)| matches!(c.ty, Some(Type::Named(_))))
             .map(|(i, _)| i)
             .collect();
-        let mut tools_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut tools_by_name: HashMap<&str, Vec<usize>> = HashMap::default();
         for (t, tl) in p.tool_list().iter().enumerate() {
             tools_by_name.entry(tl.name.as_str()).or_default().push(t);
         }
@@ -474,7 +476,7 @@ pub(crate) fn builtin_signature(b: &Builtin) -> Signature {
 }
 
 fn first_by_name<'p>(names: impl Iterator<Item = &'p str>) -> HashMap<&'p str, usize> {
-    let mut map = HashMap::new();
+    let mut map = HashMap::default();
     for (i, n) in names.enumerate() {
         map.entry(n).or_insert(i);
     }

@@ -14,6 +14,7 @@
 //! and those checks report them.
 
 use super::executable::{hollow_reason, implicit_act_source, real_guard};
+use super::index::Map as HashMap;
 use super::index::{Index, ToolRef};
 use crate::bind::{
     BindSource, ParamBinding, Rule, is_content_param, is_path_param, is_path_shaped,
@@ -22,7 +23,6 @@ use crate::diag::{CheckId, Finding, Repair, Severity, did_you_mean};
 use crate::model::{Opcode, Owner, Program, Type, TypeKind};
 use crate::sig::Return;
 use crate::source::{Element, Locus};
-use std::collections::HashMap;
 
 type Demands = HashMap<String, Vec<super::types::Demand>>;
 type Resident<'p> = HashMap<&'p str, Vec<String>>;
@@ -146,7 +146,7 @@ pub(crate) fn lower_with(ix: &Index) -> Result<Plan, Vec<Finding>> {
     signatures_parse(ix, &mut errs);
     guards_check(ix, &mut errs);
     let demands = super::types::demands(ix);
-    let mut resident: Resident = HashMap::new();
+    let mut resident: Resident = HashMap::default();
     for k in ix.p.knowledge_list() {
         for r in &k.resident_on {
             resident.entry(r.as_str()).or_default().push(k.name.clone());

@@ -2,13 +2,13 @@
 //! and produce them, and the model→code crossing that must be typed.
 
 use super::Ctx;
+use super::index::Map as HashMap;
 use super::index::{Index, ToolRef};
 use crate::bind::BindSource;
 use crate::diag::{CheckId, MechanicalRepair, Repair};
 use crate::model::{Opcode, Type};
 use crate::sig::Return;
 use crate::source::{Element, Locus};
-use std::collections::HashMap;
 
 /// Runs G9.
 pub(super) fn run(cx: &mut Ctx) {
@@ -35,7 +35,7 @@ pub(crate) struct Demand {
 
 /// Every DU consumer of every carry, by carry name, in program order.
 pub(crate) fn demands(ix: &Index) -> HashMap<String, Vec<Demand>> {
-    let mut out: HashMap<String, Vec<Demand>> = HashMap::new();
+    let mut out: HashMap<String, Vec<Demand>> = HashMap::default();
     for (i, calls) in ix.calls.iter().enumerate() {
         for call in calls {
             let (name, body) = match call.tool {
