@@ -3,7 +3,7 @@
 //! SENSE_PATH_IR, MIXED_INPUT_IR, MULTI_WRITE_IR, BUDGET_ROUTE_IR, REPAIR_IR, CMD_IR,
 //! CARRY_IR, MULTIWRITE_IR). The programs are restated here in code, element for element (the
 //! corpus is data and is not copied into the project), so these tests stand without the AG-IR
-//! reader.
+//! reader and without the corpus; `bind_corpus.rs` checks the files themselves.
 
 mod bind_common;
 
