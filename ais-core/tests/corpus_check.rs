@@ -185,3 +185,28 @@ fn a_spawn_without_concurrency_is_x3() {
     let x3 = c.findings.iter().find(|f| f.id == CheckId::X3).expect("X3");
     assert_eq!(x3.instruction.as_deref(), Some("fan"));
 }
+
+#[test]
+fn a_tool_named_only_by_op_is_not_bound() {
+    let Some(root) = corpus() else { return };
+    // The README lists DEF_BODY_IR as a working fixture: the reference backend binds `upcase`
+    // to `shout_it` through its `op` field. The spec forbids exactly that (§3: `op` is
+    // descriptive and an implementation MUST NOT resolve a tool from it), so the SENSE is
+    // hollow (X1) and the tool unbound (W11).
+    let c = checked(&root, "compiler_test/DEF_BODY_IR.agir", false);
+    let x1 = c.findings.iter().find(|f| f.id == CheckId::X1).expect("X1");
+    assert_eq!(x1.instruction.as_deref(), Some("shout_it"));
+    assert!(ids(&c).contains(&CheckId::W11), "{:#?}", c.findings);
+}
+
+#[test]
+fn a_route_without_default_over_a_counter_is_x4() {
+    let Some(root) = corpus() else { return };
+    // BUDGET_ROUTE_IR's guards (`ok == true`, `round < 3`, `errors != ""`) do not cover every
+    // state and it declares no default edge: X4 (§4.4.1 makes the uncovered case a fault).
+    let c = checked(&root, "compiler_test/BUDGET_ROUTE_IR.agir", false);
+    assert!(ids(&c).contains(&CheckId::X4), "{:#?}", c.findings);
+    // FANOUT_GATE_IR's `all_ok == true` / `all_ok == false` are exhaustive: no X4.
+    let c = checked(&root, "compiler_test/FANOUT_GATE_IR.agir", false);
+    assert!(!ids(&c).contains(&CheckId::X4), "{:#?}", c.findings);
+}
