@@ -504,7 +504,7 @@ fn g7_imports_resolve(cx: &mut Ctx) {
                 continue;
             };
             if !PY_STDLIB.contains(&root)
-                && !root.starts_with('_')
+                && !root.starts_with(['_', '.'])
                 && !missing.iter().any(|m| m == root)
             {
                 missing.push(root.to_owned());
