@@ -300,6 +300,16 @@ impl Expr {
     }
 }
 
+/// Writes the base of `.field` or `.method()`: a number literal is parenthesized, since
+/// `5.x` would read as a malformed number.
+fn dot_base(f: &mut fmt::Formatter<'_>, e: &Expr) -> fmt::Result {
+    if matches!(e.kind, ExprKind::Int(_) | ExprKind::Float(_)) {
+        write!(f, "({e})")
+    } else {
+        operand(f, e, PREC_POSTFIX)
+    }
+}
+
 /// Writes `e`, in parentheses when its precedence is below `min`.
 fn operand(f: &mut fmt::Formatter<'_>, e: &Expr, min: u8) -> fmt::Result {
     if e.prec() < min {
@@ -375,7 +385,7 @@ impl fmt::Display for Expr {
             }
             ExprKind::Name(n) => f.write_str(n),
             ExprKind::Attr(x, n) => {
-                operand(f, x, PREC_POSTFIX)?;
+                dot_base(f, x)?;
                 write!(f, ".{n}")
             }
             ExprKind::Index(x, i) => {
@@ -406,7 +416,7 @@ impl fmt::Display for Expr {
                 f.write_str(")")
             }
             ExprKind::Method(x, m, args) => {
-                operand(f, x, PREC_POSTFIX)?;
+                dot_base(f, x)?;
                 write!(f, ".{m}(")?;
                 list(f, args)?;
                 f.write_str(")")
