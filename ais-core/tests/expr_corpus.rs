@@ -144,8 +144,8 @@ fn scan(text: &str) -> Scanned {
                     node_is_code = false;
                 }
                 let field = trimmed.trim_start_matches("- ");
-                if field.starts_with("type:") {
-                    node_is_code = scalar(&field["type:".len()..]) == "CODE";
+                if let Some(t) = field.strip_prefix("type:") {
+                    node_is_code = scalar(t) == "CODE";
                 }
                 if let Some(b) = field.strip_prefix("body:")
                     && node_is_code
