@@ -501,3 +501,29 @@ fn compiled_guards_accept_any_carry_map() {
     assert_eq!(g.eval_bool(&bt), Ok(true));
     assert_eq!(g.ty(), &Type::Bool);
 }
+
+#[test]
+fn edges_are_chosen_in_order_with_the_spec_fallbacks() {
+    use ais_core::expr::{Choice, choose_edge};
+    let p = program();
+    let limits = Limits::default();
+    let g = |src: &str| expr::compile_guard(&p, src, &limits).unwrap();
+    let mut v = values();
+    // BUDGET_ROUTE's shape: first holding guard wins.
+    let edges = [g("plan_ok == false"), g("round < 3"), g("loud != \"\"")];
+    assert_eq!(choose_edge(&edges, &v), Ok(Choice::Edge(1)));
+    v.insert("round".into(), Value::Int(5));
+    assert_eq!(choose_edge(&edges, &v), Ok(Choice::Edge(2)));
+    v.insert("loud".into(), Value::from(""));
+    assert_eq!(choose_edge(&edges, &v), Ok(Choice::DeadEnd));
+    // A default edge catches what no guard matches, wherever it stands.
+    let with_default = [g("otherwise"), g("plan_ok == false"), g("round < 3")];
+    assert_eq!(choose_edge(&with_default, &v), Ok(Choice::Edge(0)));
+    // One guarded edge and no default: a precondition, taken unconditionally.
+    assert_eq!(choose_edge(&[g("round < 3")], &v), Ok(Choice::Edge(0)));
+    assert_eq!(choose_edge(&[], &v), Ok(Choice::Halt));
+    // A guard that fails to evaluate names its edge.
+    v.shift_remove("round");
+    let e = choose_edge(&edges, &v).unwrap_err();
+    assert_eq!((e.0, e.1.category), (1, Category::TypeError));
+}

@@ -270,6 +270,47 @@ pub enum Guard {
     Cond(Box<Compiled>),
 }
 
+/// Which outgoing edge a DU `ROUTE` (or any instruction) takes, by spec §4.4.1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// Take the edge at this index (of the guards passed in).
+    Edge(usize),
+    /// Several guarded edges, none holds, and no default: the run must fault, reporting that
+    /// the discriminator fell outside the guard set.
+    DeadEnd,
+    /// No outgoing edges: the instruction halts.
+    Halt,
+}
+
+/// Chooses among an instruction's outgoing edges, given their guards in edge order: the first
+/// edge whose guard holds; otherwise the first default edge; otherwise, when exactly one edge
+/// is guarded, that edge (its guard is a precondition on a transition that must happen);
+/// otherwise [`Choice::DeadEnd`]. A guard that fails to evaluate is returned as an error with
+/// the index of its edge.
+pub fn choose_edge<C: Carries + ?Sized>(
+    guards: &[Guard],
+    carries: &C,
+) -> Result<Choice, (usize, ExprError)> {
+    if guards.is_empty() {
+        return Ok(Choice::Halt);
+    }
+    let default = guards.iter().position(|g| matches!(g, Guard::Default));
+    let guarded: Vec<usize> = (0..guards.len())
+        .filter(|i| matches!(guards[*i], Guard::Cond(_)))
+        .collect();
+    if default.is_none() && guarded.len() == 1 {
+        return Ok(Choice::Edge(guarded[0]));
+    }
+    for (i, g) in guards.iter().enumerate() {
+        if let Guard::Cond(c) = g
+            && c.eval_bool(carries).map_err(|e| (i, e))?
+        {
+            return Ok(Choice::Edge(i));
+        }
+    }
+    Ok(default.map_or(Choice::DeadEnd, Choice::Edge))
+}
+
 /// Compiles an edge's guard against a program: a sentinel is [`Guard::Default`]; anything
 /// else must type-check as a `bool` and read at least one carry.
 pub fn compile_guard(program: &Program, guard: &str, limits: &Limits) -> Result<Guard, ExprError> {
