@@ -248,6 +248,7 @@ fn static_errors_name_the_place_and_the_fix() {
         7,
         "Did you mean `merge`?",
     );
+    at("op == Op.MERGE", Category::NameError, 1, 7, "`merge`?");
     at(
         "op == \"merg\"",
         Category::TypeError,

@@ -46,6 +46,11 @@ pub(crate) fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> String {
+    let candidates: Vec<&str> = candidates.into_iter().collect();
+    // A difference of case alone (`Op.MERGE` for `merge`) is the likeliest slip.
+    if let Some(c) = candidates.iter().find(|c| c.eq_ignore_ascii_case(name)) {
+        return format!(" Did you mean `{c}`?");
+    }
     let best = candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(name, c), c))

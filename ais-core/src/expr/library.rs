@@ -706,6 +706,7 @@ pub(crate) fn call(
         Builtin::Sum => {
             let mut acc = Value::Int(0);
             for v in want_list(b, a0, pos)? {
+                cx.tick(1, pos)?;
                 if !matches!(v, Value::Int(_) | Value::Float(_)) {
                     return Err(type_err(
                         pos,
@@ -741,12 +742,14 @@ pub(crate) fn call(
         }
         Builtin::Lower | Builtin::Upper => {
             let s = want_str(b, a0, pos)?;
-            cx.new_str(s.len().saturating_mul(3), pos)?;
+            // Case mapping can grow a string (at most threefold); charge what it produced.
+            cx.tick_bytes(s.len(), pos)?;
             let out = if b == Builtin::Lower {
                 s.to_lowercase()
             } else {
                 s.to_uppercase()
             };
+            cx.new_str(out.len(), pos)?;
             Value::Str(out)
         }
         Builtin::Strip | Builtin::Lstrip | Builtin::Rstrip => {
@@ -795,6 +798,7 @@ pub(crate) fn call(
             let items = want_list(b, arg(1), pos)?;
             let mut len = sep.len().saturating_mul(items.len().saturating_sub(1));
             for v in items {
+                cx.tick(1, pos)?;
                 len = len.saturating_add(want_str(b, v, pos)?.len());
             }
             cx.new_str(len, pos)?;
