@@ -257,25 +257,7 @@ pub(crate) fn eval<'a, C: Carries + ?Sized>(node: &'a Node, carries: &'a C, cx: 
         }
         NodeKind::Field(x, name) => {
             let base = eval(x, carries, cx)?;
-            project(base, pos, |v| match v {
-                Value::Map(m) => m.get(name).ok_or_else(|| {
-                    rt_err(
-                        Category::ValueError,
-                        pos,
-                        format!("the value has no field `{name}`"),
-                    )
-                }),
-                Value::Null => Err(rt_err(
-                    Category::TypeError,
-                    pos,
-                    format!("`.{name}` of null (a carry that has not been written yet is null)"),
-                )),
-                other => Err(rt_err(
-                    Category::TypeError,
-                    pos,
-                    format!("a {} has no field `{name}`", other.kind_name()),
-                )),
-            })?
+            project(base, |v| field_of(v, name, pos), |v| take_key(v, name))?
         }
         NodeKind::Index(x, i) => {
             let base = eval(x, carries, cx)?;
@@ -360,17 +342,49 @@ pub(crate) fn eval<'a, C: Carries + ?Sized>(node: &'a Node, carries: &'a C, cx: 
     })
 }
 
-/// Takes a part of a value, borrowing when the value is borrowed.
+/// Takes a part of a value: borrowed from a borrowed value, moved out of an owned one (never
+/// copied).
 fn project<'a>(
     base: Cow<'a, Value>,
-    pos: Pos,
     pick: impl for<'v> Fn(&'v Value) -> Result<&'v Value, ExprError>,
+    take: impl FnOnce(Value) -> Option<Value>,
 ) -> R<'a> {
-    let _ = pos;
     Ok(match base {
         Cow::Borrowed(v) => Cow::Borrowed(pick(v)?),
-        Cow::Owned(v) => Cow::Owned(pick(&v)?.clone()),
+        Cow::Owned(v) => {
+            pick(&v)?;
+            Cow::Owned(take(v).unwrap_or_default())
+        }
     })
+}
+
+fn field_of<'v>(v: &'v Value, name: &str, pos: Pos) -> Result<&'v Value, ExprError> {
+    match v {
+        Value::Map(m) => m.get(name).ok_or_else(|| {
+            rt_err(
+                Category::ValueError,
+                pos,
+                format!("the value has no field `{name}`"),
+            )
+        }),
+        Value::Null => Err(rt_err(
+            Category::TypeError,
+            pos,
+            format!("`.{name}` of null (a carry that has not been written yet is null)"),
+        )),
+        other => Err(rt_err(
+            Category::TypeError,
+            pos,
+            format!("a {} has no field `{name}`", other.kind_name()),
+        )),
+    }
+}
+
+fn take_key(v: Value, key: &str) -> Option<Value> {
+    match v {
+        Value::Map(mut m) => m.swap_remove(key),
+        _ => None,
+    }
 }
 
 /// Resolves a possibly negative index into `0..len`.
@@ -405,21 +419,32 @@ fn index_value<'a>(base: Cow<'a, Value>, index: &Value, pos: Pos, cx: &mut Ctx) 
         }
         (Value::List(l), Value::Int(i)) => {
             let at = resolve_index(*i, l.len(), pos)?;
-            project(base, pos, |v| match v {
-                Value::List(l) => l
-                    .get(at)
-                    .ok_or_else(|| rt_err(Category::ValueError, pos, "index out of range")),
-                _ => Err(rt_err(Category::TypeError, pos, "not a list")),
-            })
+            project(
+                base,
+                |v| match v {
+                    Value::List(l) => l
+                        .get(at)
+                        .ok_or_else(|| rt_err(Category::ValueError, pos, "index out of range")),
+                    _ => Err(rt_err(Category::TypeError, pos, "not a list")),
+                },
+                |v| match v {
+                    Value::List(mut l) => (at < l.len()).then(|| l.swap_remove(at)),
+                    _ => None,
+                },
+            )
         }
         (Value::Map(m), Value::Str(k)) => {
             if !m.contains_key(k) {
                 return Err(key_err(k));
             }
-            project(base, pos, |v| match v {
-                Value::Map(m) => m.get(k).ok_or_else(|| key_err(k)),
-                _ => Err(rt_err(Category::TypeError, pos, "not a dict")),
-            })
+            project(
+                base,
+                |v| match v {
+                    Value::Map(m) => m.get(k).ok_or_else(|| key_err(k)),
+                    _ => Err(rt_err(Category::TypeError, pos, "not a dict")),
+                },
+                |v| take_key(v, k),
+            )
         }
         (Value::Null, _) => Err(rt_err(
             Category::TypeError,
