@@ -154,6 +154,7 @@
 //! the line and column within the expression, and a message that says what to do.
 
 mod ast;
+mod calls;
 mod check;
 mod eval;
 mod lexer;
