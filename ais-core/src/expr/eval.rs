@@ -208,52 +208,8 @@ pub(crate) fn eval<'a, C: Carries + ?Sized>(node: &'a Node, carries: &'a C, cx: 
     Ok(match &node.kind {
         NodeKind::Const(v) => Cow::Borrowed(v),
         NodeKind::Carry(name) => Cow::Borrowed(carries.carry(name).unwrap_or(&NULL)),
-        NodeKind::List(items) => {
-            cx.new_collection(items.len(), pos)?;
-            let mut out = Vec::with_capacity(items.len());
-            for item in items {
-                let v = eval(item, carries, cx)?;
-                out.push(own(v, cx, item.pos)?);
-            }
-            Cow::Owned(Value::List(out))
-        }
-        NodeKind::Set(items) => {
-            cx.new_collection(items.len(), pos)?;
-            let mut out: Vec<Value> = Vec::with_capacity(items.len());
-            for item in items {
-                let v = eval(item, carries, cx)?;
-                let mut dup = false;
-                for seen in &out {
-                    cx.tick(1, pos)?;
-                    if matches!(ops::equal(seen, &v, pos, cx, 0), Ok(true)) {
-                        dup = true;
-                        break;
-                    }
-                }
-                if !dup {
-                    out.push(own(v, cx, item.pos)?);
-                }
-            }
-            Cow::Owned(Value::List(out))
-        }
-        NodeKind::Dict(pairs) => {
-            cx.new_collection(pairs.len(), pos)?;
-            let mut out = IndexMap::with_capacity(pairs.len());
-            for (k, v) in pairs {
-                let key = match eval(k, carries, cx)?.as_ref() {
-                    Value::Str(s) => s.clone(),
-                    other => {
-                        return Err(rt_err(
-                            Category::TypeError,
-                            k.pos,
-                            format!("dict keys are strings, not a {}", other.kind_name()),
-                        ));
-                    }
-                };
-                let value = eval(v, carries, cx)?;
-                out.insert(key, own(value, cx, v.pos)?);
-            }
-            Cow::Owned(Value::Map(out))
+        NodeKind::List(_) | NodeKind::Set(_) | NodeKind::Dict(_) => {
+            Cow::Owned(eval_collection(node, carries, cx)?)
         }
         NodeKind::Field(x, name) => {
             let base = eval(x, carries, cx)?;
@@ -264,33 +220,8 @@ pub(crate) fn eval<'a, C: Carries + ?Sized>(node: &'a Node, carries: &'a C, cx: 
             let index = eval(i, carries, cx)?;
             index_value(base, index.as_ref(), pos, cx)?
         }
-        NodeKind::Slice(x, parts) => {
-            let base = eval(x, carries, cx)?;
-            let mut bounds = [None, None, None];
-            for (slot, part) in bounds.iter_mut().zip(parts) {
-                if let Some(p) = part {
-                    *slot = match eval(p, carries, cx)?.as_ref() {
-                        Value::Int(i) => Some(*i),
-                        Value::Null => None,
-                        other => {
-                            return Err(rt_err(
-                                Category::TypeError,
-                                p.pos,
-                                format!("slice bounds are ints, not a {}", other.kind_name()),
-                            ));
-                        }
-                    };
-                }
-            }
-            Cow::Owned(slice_value(base.as_ref(), bounds, pos, cx)?)
-        }
-        NodeKind::Call(b, args) => {
-            let mut vals = Vec::with_capacity(args.len());
-            for a in args {
-                vals.push(eval(a, carries, cx)?);
-            }
-            let refs: Vec<&Value> = vals.iter().map(|v| v.as_ref()).collect();
-            Cow::Owned(library::call(*b, &refs, pos, cx)?)
+        NodeKind::Slice(..) | NodeKind::Call(..) => {
+            Cow::Owned(eval_slice_or_call(node, carries, cx)?)
         }
         NodeKind::Neg(x) => Cow::Owned(ops::negate(eval(x, carries, cx)?.as_ref(), pos)?),
         NodeKind::Not(x) => {
@@ -339,6 +270,107 @@ pub(crate) fn eval<'a, C: Carries + ?Sized>(node: &'a Node, carries: &'a C, cx: 
                 _ => ops::arith(*op, a, b, pos, cx)?,
             })
         }
+    })
+}
+
+/// Evaluates a list, set or dict literal (kept out of [`eval`] so its frame stays small).
+#[inline(never)]
+fn eval_collection<C: Carries + ?Sized>(
+    node: &Node,
+    carries: &C,
+    cx: &mut Ctx,
+) -> Result<Value, ExprError> {
+    let pos = node.pos;
+    Ok(match &node.kind {
+        NodeKind::List(items) => {
+            cx.new_collection(items.len(), pos)?;
+            let mut out = Vec::with_capacity(items.len());
+            for item in items {
+                let v = eval(item, carries, cx)?;
+                out.push(own(v, cx, item.pos)?);
+            }
+            Value::List(out)
+        }
+        NodeKind::Set(items) => {
+            cx.new_collection(items.len(), pos)?;
+            let mut out: Vec<Value> = Vec::with_capacity(items.len());
+            for item in items {
+                let v = eval(item, carries, cx)?;
+                let mut dup = false;
+                for seen in &out {
+                    cx.tick(1, pos)?;
+                    if matches!(ops::equal(seen, &v, pos, cx, 0), Ok(true)) {
+                        dup = true;
+                        break;
+                    }
+                }
+                if !dup {
+                    out.push(own(v, cx, item.pos)?);
+                }
+            }
+            Value::List(out)
+        }
+        NodeKind::Dict(pairs) => {
+            cx.new_collection(pairs.len(), pos)?;
+            let mut out = IndexMap::with_capacity(pairs.len());
+            for (k, v) in pairs {
+                let key = match eval(k, carries, cx)?.as_ref() {
+                    Value::Str(s) => s.clone(),
+                    other => {
+                        return Err(rt_err(
+                            Category::TypeError,
+                            k.pos,
+                            format!("dict keys are strings, not a {}", other.kind_name()),
+                        ));
+                    }
+                };
+                let value = eval(v, carries, cx)?;
+                out.insert(key, own(value, cx, v.pos)?);
+            }
+            Value::Map(out)
+        }
+        _ => return Err(rt_err(Category::TypeError, pos, "not a collection literal")),
+    })
+}
+
+/// Evaluates a slice or a library call (kept out of [`eval`] so its frame stays small).
+#[inline(never)]
+fn eval_slice_or_call<C: Carries + ?Sized>(
+    node: &Node,
+    carries: &C,
+    cx: &mut Ctx,
+) -> Result<Value, ExprError> {
+    let pos = node.pos;
+    Ok(match &node.kind {
+        NodeKind::Slice(x, parts) => {
+            let base = eval(x, carries, cx)?;
+            let mut bounds = [None, None, None];
+            for (slot, part) in bounds.iter_mut().zip(parts) {
+                if let Some(p) = part {
+                    *slot = match eval(p, carries, cx)?.as_ref() {
+                        Value::Int(i) => Some(*i),
+                        Value::Null => None,
+                        other => {
+                            return Err(rt_err(
+                                Category::TypeError,
+                                p.pos,
+                                format!("slice bounds are ints, not a {}", other.kind_name()),
+                            ));
+                        }
+                    };
+                }
+            }
+            slice_value(base.as_ref(), bounds, pos, cx)?
+        }
+        NodeKind::Call(b, args) => {
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                vals.push(eval(a, carries, cx)?);
+            }
+            let refs: Vec<&Value> = vals.iter().map(|v| v.as_ref()).collect();
+            library::call(*b, &refs, pos, cx)?
+        }
+        _ => return Err(rt_err(Category::TypeError, pos, "not a slice or call")),
     })
 }
 
