@@ -528,3 +528,60 @@ fn edges_are_chosen_in_order_with_the_spec_fallbacks() {
     let e = choose_edge(&edges, &v).unwrap_err();
     assert_eq!((e.0, e.1.category), (1, Category::TypeError));
 }
+
+#[test]
+fn every_library_entry_runs() {
+    for (src, want) in [
+        ("\"abc\".isalpha()", "true"),
+        ("\" \\n\".isspace()", "true"),
+        ("\"\".isdigit()", "false"),
+        ("\"xxhixx\".lstrip(\"x\")", r#""hixx""#),
+        ("\"  hi  \".rstrip()", r#""  hi""#),
+        ("loud.upper()", r#""A,B, C""#),
+        ("\"straße\".upper()", r#""STRASSE""#),
+        ("loud.startswith(\"A,\")", "true"),
+        ("names.contains(\"y\")", "true"),
+        ("counts.contains(\"x\")", "true"),
+        ("loud.contains(\"Z\")", "false"),
+        ("[1, 2, 1.0].count(1)", "2"),
+        ("counts.values()", "[3,4]"),
+        ("sorted(counts.keys(), )", r#"["x","y"]"#),
+        ("abs(-2.5)", "2.5"),
+        ("round(-0.5)", "0"),
+        ("int(true) + int(-2.7)", "-1"),
+        ("float(2)", "2.0"),
+        ("bool([0])", "true"),
+        ("max([1, 5.5, 3])", "5.5"),
+        ("min(\"b\", \"a\")", r#""a""#),
+        ("sum([0.5, 1])", "1.5"),
+        ("any([])", "false"),
+        ("all([true, false])", "false"),
+        ("reversed([])", "[]"),
+        ("str(null) + str(1.0) + str(-3)", r#""null1.0-3""#),
+        ("str({\"a\": [1]})", r#""{\"a\":[1]}""#),
+        ("loud.replace(\"\", \"-\")", r#""-A-,-B-,- -C-""#),
+        ("\"a\" if round > 1 else \"b\"", r#""a""#),
+        ("names[-2:]", r#"["x","y"]"#),
+        ("loud[::-2]", r#""C,,""#),
+        ("rows[0][\"n\"] / 4", "0.25"),
+        ("-ratio", "-0.5"),
+        ("not plan_ok or round == 2", "true"),
+    ] {
+        assert_eq!(ok(src), json(want), "{src}");
+    }
+    for (src, category) in [
+        ("round(1e300)", Category::ValueError),
+        ("float(\"inf\")", Category::ValueError),
+        ("abs(-9223372036854775807 - 1)", Category::ValueError),
+        ("sum(names)", Category::TypeError),
+        ("any([1])", Category::TypeError),
+        (", ", Category::SyntaxError),
+        ("\",\".join([1])", Category::TypeError),
+        ("counts.get(1)", Category::TypeError),
+        ("names.index(1)", Category::TypeError),
+        ("min()", Category::TypeError),
+        ("loud.strip(1)", Category::TypeError),
+    ] {
+        assert_eq!(fails(src).category, category, "{src}");
+    }
+}
