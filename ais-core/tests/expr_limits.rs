@@ -203,3 +203,20 @@ fn the_defaults_are_the_documented_ones() {
     assert_eq!(d.max_string_bytes, 1024 * 1024);
     assert_eq!(d.max_collection_len, 100_000);
 }
+
+#[test]
+fn constant_folding_shares_one_budget() {
+    // Each element folds to a string just under the string bound; together they exceed the
+    // allocation bound while the expression is checked, before anything runs.
+    let limits = Limits::default();
+    let fifteen = ".replace(\"\", \"aaaaaaaaaaaaaaa\")";
+    let grow = format!("\"a\"{}.replace(\"\", \"aa\")", fifteen.repeat(4));
+    let one = expr::compile_str(&format!("len({grow})"), &env(), &limits)
+        .unwrap()
+        .eval(&IndexMap::<String, Value>::new())
+        .unwrap();
+    assert!(matches!(one, Value::Int(n) if n > 200_000), "{one}");
+    let many = format!("[{}]", vec![grow.as_str(); 40].join(", "));
+    let e = expr::compile_str(&many, &env(), &limits).unwrap_err();
+    assert_eq!(e.category, Category::LimitError, "{}", e.message);
+}

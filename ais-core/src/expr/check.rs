@@ -20,6 +20,9 @@ pub(crate) struct Checker<'e> {
     pub(crate) env: &'e TypeEnv,
     pub(crate) limits: &'e Limits,
     depth: usize,
+    /// One budget for all constant folding of an expression, so that many folded constants
+    /// cannot together exceed the allocation bound.
+    cx: Ctx<'e>,
 }
 
 fn err(category: Category, pos: Pos, message: impl Into<String>) -> ExprError {
@@ -78,6 +81,7 @@ impl<'e> Checker<'e> {
             env,
             limits,
             depth: 0,
+            cx: Ctx::new(limits),
         }
     }
 
@@ -103,7 +107,7 @@ impl<'e> Checker<'e> {
     }
 
     /// Evaluates a node whose operands are all constants.
-    fn fold(&self, node: Node) -> Result<Node, ExprError> {
+    fn fold(&mut self, node: Node) -> Result<Node, ExprError> {
         let foldable = match &node.kind {
             NodeKind::Const(_) | NodeKind::Carry(_) => false,
             NodeKind::List(xs) | NodeKind::Set(xs) | NodeKind::Call(_, xs) => {
@@ -121,9 +125,15 @@ impl<'e> Checker<'e> {
         if !foldable {
             return Ok(node);
         }
-        let mut cx = Ctx::new(self.limits);
         let none: IndexMap<String, Value> = IndexMap::new();
-        let v = eval(&node, &none, &mut cx)?.into_owned();
+        let v = eval(&node, &none, &mut self.cx)?;
+        let v = match v {
+            std::borrow::Cow::Owned(v) => v,
+            std::borrow::Cow::Borrowed(v) => {
+                self.cx.charge_value(v, node.pos)?;
+                v.clone()
+            }
+        };
         Ok(Node::new(NodeKind::Const(v), node.pos))
     }
 
