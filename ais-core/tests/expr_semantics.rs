@@ -383,6 +383,15 @@ fn unwritten_carries_read_as_null() {
     let e = g.eval_bool(&carries).unwrap_err();
     assert_eq!(e.category, Category::TypeError);
     assert!(e.message.contains("not been written"), "{}", e.message);
+    let Guard::Cond(g) = expr::compile_guard(&p, "not result.ok or round < 1", &limits).unwrap()
+    else {
+        panic!("not a condition")
+    };
+    let e = g.eval_bool(&carries).unwrap_err();
+    assert!(e.message.contains("not been written"), "{}", e.message);
+    carries.insert("result".to_owned(), Value::Map(IndexMap::new()));
+    let e = g.eval_bool(&carries).unwrap_err();
+    assert_eq!(e.category, Category::ValueError, "{}", e.message);
     let Guard::Cond(g) = expr::compile_guard(&p, "round == None", &limits).unwrap() else {
         panic!("not a condition")
     };

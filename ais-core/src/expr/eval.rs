@@ -192,6 +192,13 @@ fn own(v: Cow<'_, Value>, cx: &mut Ctx, pos: Pos) -> Result<Value, ExprError> {
 fn want_bool(v: &Value, pos: Pos, what: &str) -> Result<bool, ExprError> {
     match v {
         Value::Bool(b) => Ok(*b),
+        Value::Null => Err(rt_err(
+            Category::TypeError,
+            pos,
+            format!(
+                "{what} needs a bool, not null (a carry that has not been written yet is null)"
+            ),
+        )),
         other => Err(rt_err(
             Category::TypeError,
             pos,
