@@ -30,6 +30,18 @@
 //! assert!(e.message.contains("Did you mean `merge`?"));
 //! ```
 //!
+//! # Use
+//!
+//! - The validator: [`check_guard`] for each non-sentinel edge guard, [`check_body`] (or
+//!   [`check_body_for`] with the `writes[0]` carry's type) for each `CODE` body; each returns
+//!   an [`ExprError`] whose line and column are within the expression text.
+//! - The runtime: [`compile_guard`] and [`compile_body`] once when a program loads, then
+//!   [`Compiled::eval_bool`] / [`Compiled::eval`] against the carry file (any [`Carries`]),
+//!   and [`choose_edge`] for the edge an instruction takes (spec §4.4.1).
+//! - The macro: [`parse`] (one grammar for `.agir` files and Rust programs), then
+//!   [`compile`] against a [`TypeEnv`].
+//! - The CLI: [`eval_str`].
+//!
 //! # Grammar
 //!
 //! A Python-shaped expression subset, with Python's precedence (lowest first):
