@@ -177,7 +177,18 @@ fn any_value() -> impl Strategy<Value = Value> {
 
 /// Carry values that conform to [`CARRIES`] (any carry may also be unwritten: null).
 fn carries() -> impl Strategy<Value = IndexMap<String, Value>> {
-    let null_or = |s: BoxedStrategy<Value>| prop_oneof![1 => Just(Value::Null), 6 => s];
+    carries_with(true)
+}
+
+/// Carry values that conform to [`CARRIES`]; with `nulls`, any carry may be unwritten (null).
+fn carries_with(nulls: bool) -> impl Strategy<Value = IndexMap<String, Value>> {
+    let null_or = move |s: BoxedStrategy<Value>| {
+        if nulls {
+            prop_oneof![1 => Just(Value::Null), 6 => s].boxed()
+        } else {
+            s
+        }
+    };
     let strs = || "[a-c, ]{0,4}".prop_map(Value::Str).boxed();
     (
         null_or(strs()),
@@ -317,6 +328,244 @@ proptest! {
         }
         if let Ok(c) = expr::compile(&e, &untyped_env(), &limits) {
             let _ = c.eval(&values);
+        }
+    }
+}
+
+/// Strategies for well-typed expressions over [`CARRIES`], by result type.
+#[derive(Clone)]
+struct Typed {
+    b: BoxedStrategy<Expr>,
+    i: BoxedStrategy<Expr>,
+    f: BoxedStrategy<Expr>,
+    s: BoxedStrategy<Expr>,
+    ls: BoxedStrategy<Expr>,
+    li: BoxedStrategy<Expr>,
+}
+
+fn name(n: &str) -> Expr {
+    at(ExprKind::Name(n.to_owned()))
+}
+
+fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
+    at(ExprKind::Binary(op, Box::new(l), Box::new(r)))
+}
+
+fn call(f: &str, args: Vec<Expr>) -> Expr {
+    at(ExprKind::Call(f.to_owned(), args))
+}
+
+fn meth(x: Expr, m: &str, args: Vec<Expr>) -> Expr {
+    at(ExprKind::Method(Box::new(x), m.to_owned(), args))
+}
+
+fn cond(c: Expr, t: Expr, o: Expr) -> Expr {
+    at(ExprKind::IfElse {
+        cond: Box::new(c),
+        then: Box::new(t),
+        otherwise: Box::new(o),
+    })
+}
+
+fn typed_leaves() -> Typed {
+    Typed {
+        b: prop_oneof![
+            any::<bool>().prop_map(|b| at(ExprKind::Bool(b))),
+            Just(name("b")),
+            Just(at(ExprKind::Attr(Box::new(name("o")), "ok".into()))),
+            proptest::sample::select(vec!["merge", "split"]).prop_map(|m| bin(
+                BinOp::Eq,
+                name("op"),
+                at(ExprKind::Attr(Box::new(name("Op")), m.into()))
+            )),
+        ]
+        .boxed(),
+        i: prop_oneof![
+            any::<i64>().prop_map(|i| at(ExprKind::Int(i))),
+            (-3i64..4).prop_map(|i| at(ExprKind::Int(i))),
+            Just(name("n")),
+        ]
+        .boxed(),
+        f: prop_oneof![
+            (-1e6f64..1e6).prop_map(|f| at(ExprKind::Float(f))),
+            Just(name("f")),
+        ]
+        .boxed(),
+        s: prop_oneof![
+            "[a-c, ]{0,3}".prop_map(|s| at(ExprKind::Str(s))),
+            Just(name("s")),
+            Just(at(ExprKind::Attr(Box::new(name("o")), "error".into()))),
+        ]
+        .boxed(),
+        ls: prop_oneof![
+            Just(name("xs")),
+            Just(meth(
+                name("s"),
+                "split",
+                vec![at(ExprKind::Str(",".into()))]
+            )),
+            Just(meth(name("d"), "keys", vec![])),
+        ]
+        .boxed(),
+        li: prop_oneof![Just(name("ns")), Just(meth(name("d"), "values", vec![]))].boxed(),
+    }
+}
+
+fn typed_level(t: &Typed) -> Typed {
+    let Typed { b, i, f, s, ls, li } = t.clone();
+    let cmp = proptest::sample::select(vec![
+        BinOp::Eq,
+        BinOp::Ne,
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Gt,
+        BinOp::Ge,
+    ]);
+    let arith = proptest::sample::select(vec![
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::FloorDiv,
+        BinOp::Mod,
+    ]);
+    Typed {
+        b: prop_oneof![
+            b.clone(),
+            (cmp.clone(), i.clone(), f.clone()).prop_map(|(op, l, r)| bin(op, l, r)),
+            (cmp, s.clone(), s.clone()).prop_map(|(op, l, r)| bin(op, l, r)),
+            (s.clone(), ls.clone()).prop_map(|(x, xs)| bin(BinOp::In, x, xs)),
+            (s.clone(), s.clone()).prop_map(|(x, y)| bin(BinOp::NotIn, x, y)),
+            (i.clone(), li.clone()).prop_map(|(x, xs)| bin(BinOp::In, x, xs)),
+            b.clone()
+                .prop_map(|x| at(ExprKind::Unary(UnOp::Not, Box::new(x)))),
+            (any::<bool>(), b.clone(), b.clone()).prop_map(|(and, l, r)| {
+                let op = if and { LogicOp::And } else { LogicOp::Or };
+                at(ExprKind::Logic(op, Box::new(l), Box::new(r)))
+            }),
+            (s.clone(), s.clone()).prop_map(|(x, p)| meth(x, "startswith", vec![p])),
+            (ls.clone(), s.clone()).prop_map(|(x, p)| meth(x, "contains", vec![p])),
+            (b.clone(), b.clone(), b.clone()).prop_map(|(c, t, o)| cond(c, t, o)),
+        ]
+        .boxed(),
+        i: prop_oneof![
+            i.clone(),
+            (arith, i.clone(), i.clone()).prop_map(|(op, l, r)| bin(op, l, r)),
+            s.clone().prop_map(|x| call("len", vec![x])),
+            ls.clone().prop_map(|x| call("len", vec![x])),
+            i.clone()
+                .prop_map(|x| at(ExprKind::Unary(UnOp::Neg, Box::new(x)))),
+            f.clone().prop_map(|x| call("round", vec![x])),
+            f.clone().prop_map(|x| call("int", vec![x])),
+            (li.clone(), i.clone())
+                .prop_map(|(xs, k)| at(ExprKind::Index(Box::new(xs), Box::new(k)))),
+            li.clone().prop_map(|x| call("sum", vec![x])),
+            (i.clone(), i.clone()).prop_map(|(a, b)| call("min", vec![a, b])),
+            (s.clone(), s.clone()).prop_map(|(x, y)| meth(x, "find", vec![y])),
+            (b.clone(), i.clone(), i.clone()).prop_map(|(c, t, o)| cond(c, t, o)),
+        ]
+        .boxed(),
+        f: prop_oneof![
+            f.clone(),
+            (i.clone(), i.clone()).prop_map(|(l, r)| bin(BinOp::Div, l, r)),
+            (f.clone(), i.clone()).prop_map(|(l, r)| bin(BinOp::Add, l, r)),
+            (f.clone(), f.clone()).prop_map(|(l, r)| bin(BinOp::Mul, l, r)),
+            i.clone().prop_map(|x| call("float", vec![x])),
+            f.clone().prop_map(|x| call("abs", vec![x])),
+            (b.clone(), f.clone(), i.clone()).prop_map(|(c, t, o)| cond(c, t, o)),
+        ]
+        .boxed(),
+        s: prop_oneof![
+            s.clone(),
+            (s.clone(), s.clone()).prop_map(|(l, r)| bin(BinOp::Add, l, r)),
+            s.clone().prop_map(|x| meth(x, "upper", vec![])),
+            s.clone().prop_map(|x| meth(x, "strip", vec![])),
+            i.clone().prop_map(|x| call("str", vec![x])),
+            (s.clone(), i.clone()).prop_map(|(x, k)| at(ExprKind::Index(Box::new(x), Box::new(k)))),
+            (
+                s.clone(),
+                proptest::option::of(i.clone()),
+                proptest::option::of(i.clone())
+            )
+                .prop_map(|(x, a, b)| at(ExprKind::Slice(
+                    Box::new(x),
+                    [a.map(Box::new), b.map(Box::new), None]
+                ))),
+            (ls.clone(), i.clone())
+                .prop_map(|(xs, k)| at(ExprKind::Index(Box::new(xs), Box::new(k)))),
+            (s.clone(), ls.clone()).prop_map(|(sep, xs)| meth(sep, "join", vec![xs])),
+            (s.clone(), s.clone(), s.clone()).prop_map(|(x, a, b)| meth(x, "replace", vec![a, b])),
+            // An enum member is a string (though members are not ordered).
+            Just(call("str", vec![name("op")])),
+            (b.clone(), s.clone(), s.clone()).prop_map(|(c, t, o)| cond(c, t, o)),
+        ]
+        .boxed(),
+        ls: prop_oneof![
+            ls.clone(),
+            s.clone().prop_map(|x| meth(x, "split", vec![])),
+            ls.clone().prop_map(|x| call("sorted", vec![x])),
+            (ls.clone(), ls.clone()).prop_map(|(l, r)| bin(BinOp::Add, l, r)),
+            prop::collection::vec(s.clone(), 0..3).prop_map(|v| at(ExprKind::List(v))),
+            (ls.clone(), proptest::option::of(i.clone()))
+                .prop_map(|(x, a)| at(ExprKind::Slice(Box::new(x), [a.map(Box::new), None, None]))),
+        ]
+        .boxed(),
+        li: prop_oneof![
+            li.clone(),
+            li.clone().prop_map(|x| call("reversed", vec![x])),
+            prop::collection::vec(i, 0..3).prop_map(|v| at(ExprKind::List(v))),
+        ]
+        .boxed(),
+    }
+}
+
+fn typed_trees() -> Typed {
+    let mut t = typed_leaves();
+    for _ in 0..3 {
+        t = typed_level(&t);
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    /// Well-typed expressions are accepted by the checker, and with every carry written they
+    /// never fail with a type error at run time: what checks, runs (or fails on a value).
+    #[test]
+    fn well_typed_expressions_do_not_go_wrong(
+        (e, want) in {
+            let t = typed_trees();
+            prop_oneof![
+                t.b.prop_map(|e| (e, Ty::Bool)),
+                t.i.prop_map(|e| (e, Ty::Int)),
+                t.f.prop_map(|e| (e, Ty::Float)),
+                t.s.prop_map(|e| (e, Ty::Str)),
+                t.ls.prop_map(|e| (e, Ty::List(Box::new(Ty::Str)))),
+                t.li.prop_map(|e| (e, Ty::List(Box::new(Ty::Int)))),
+            ]
+        },
+        values in carries_with(false),
+    ) {
+        let limits = Limits::default();
+        let env = typed_env();
+        let c = match expr::compile(&e, &env, &limits) {
+            Ok(c) => c,
+            Err(err) => {
+                // Constant sub-expressions are evaluated while checking.
+                prop_assert!(
+                    matches!(err.category, Category::ValueError | Category::LimitError),
+                    "{e} was rejected: {} {}", err.category, err.message
+                );
+                return Ok(());
+            }
+        };
+        prop_assert!(env.assignable(c.checked_ty(), &want), "{e}: {} is not {want}", c.checked_ty());
+        match c.eval(&values) {
+            Ok(v) => prop_assert!(conforms(&v, &want, &env), "{e} gave {v}, not a {want}"),
+            Err(err) => prop_assert!(
+                matches!(err.category, Category::ValueError | Category::LimitError),
+                "{e} went wrong: {} {}", err.category, err.message
+            ),
         }
     }
 }

@@ -223,7 +223,7 @@ impl<'e> Checker<'e> {
             ExprKind::Index(x, i) => self.index(x, i, pos)?,
             ExprKind::Slice(x, parts) => {
                 let (xn, xt) = self.check(x, None)?;
-                if !matches!(xt, Ty::Str | Ty::List(_) | Ty::Any) {
+                if !matches!(xt, Ty::Str | Ty::Enum(_) | Ty::List(_) | Ty::Any) {
                     return Err(err(
                         Category::TypeError,
                         pos,
@@ -247,7 +247,8 @@ impl<'e> Checker<'e> {
                         *slot = Some(Box::new(pn));
                     }
                 }
-                (node(NodeKind::Slice(Box::new(xn), out)), xt)
+                let ty = if let Ty::Enum(_) = xt { Ty::Str } else { xt };
+                (node(NodeKind::Slice(Box::new(xn), out)), ty)
             }
             ExprKind::Call(name, args) => {
                 let Some(b) = library::function(name) else {
@@ -530,8 +531,8 @@ impl<'e> Checker<'e> {
         };
         let ty = match &xt {
             Ty::List(t) if int_ok => (**t).clone(),
-            Ty::List(_) | Ty::Str if !int_ok => return Err(bad("int")),
-            Ty::Str => Ty::Str,
+            Ty::List(_) | Ty::Str | Ty::Enum(_) if !int_ok => return Err(bad("int")),
+            Ty::Str | Ty::Enum(_) => Ty::Str,
             Ty::Dict(v) if str_ok => (**v).clone(),
             Ty::Object(o) if str_ok => match &in_.kind {
                 NodeKind::Const(Value::Str(k)) => {
@@ -609,7 +610,7 @@ impl<'e> Checker<'e> {
                 let (rn, rt) = self.check(r, list_hint.as_ref())?;
                 if !matches!(
                     rt,
-                    Ty::Str | Ty::List(_) | Ty::Dict(_) | Ty::Object(_) | Ty::Any
+                    Ty::Str | Ty::Enum(_) | Ty::List(_) | Ty::Dict(_) | Ty::Object(_) | Ty::Any
                 ) {
                     return Err(err(
                         Category::TypeError,

@@ -389,7 +389,7 @@ pub(crate) fn member_check(
     b: Builtin,
 ) -> Result<(), ExprError> {
     let ok = match container {
-        Ty::Str => fits(item, &[&Ty::Str]),
+        Ty::Str | Ty::Enum(_) => fits(item, &[&Ty::Str]),
         Ty::Dict(_) | Ty::Object(_) => fits(item, &[&Ty::Str]),
         Ty::List(e) => super::types::comparable(e, item),
         _ => true,

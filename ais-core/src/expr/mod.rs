@@ -82,7 +82,8 @@
 //!   (`op == merge`, `op in {merge, split}`) and is a member of that enum.
 //! - `Enum.member` is an **enum member**; a member is a string at run time, so an enum-typed
 //!   carry also compares with a string literal, which must then be a member
-//!   (`op == "merge"`; `op == "merg"` is a `type_error`).
+//!   (`op == "merge"`; `op == "merg"` is a `type_error`). String operations apply to members
+//!   (`op.upper()`, `"mer" in op`, `op[0]`) and give a `str`; members are not ordered.
 //! - `x.field` reads a field of an object-typed carry (checked against the declared fields;
 //!   the built-in object `outcome` has `ok: bool`, `error: str`, `output: str`, `value: any`),
 //!   a key of a dict (missing: `value_error` at run time), or anything of an untyped carry.
