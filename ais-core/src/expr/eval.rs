@@ -154,6 +154,8 @@ impl Compiled {
     /// Evaluates against carry values. A carry with no value reads as `null`.
     pub fn eval<C: Carries + ?Sized>(&self, carries: &C) -> Result<Value, ExprError> {
         let mut cx = Ctx::new(&self.limits);
+        // One evaluator for every kind of carry map: it is compiled once, in this crate.
+        let carries: &dyn Carries = &carries;
         let v = eval(&self.node, carries, &mut cx)?;
         own(v, &mut cx, self.node.pos)
     }
@@ -162,6 +164,7 @@ impl Compiled {
     /// checked here, at run time).
     pub fn eval_bool<C: Carries + ?Sized>(&self, carries: &C) -> Result<bool, ExprError> {
         let mut cx = Ctx::new(&self.limits);
+        let carries: &dyn Carries = &carries;
         match eval(&self.node, carries, &mut cx)?.as_ref() {
             Value::Bool(b) => Ok(*b),
             other => Err(rt_err(
@@ -209,7 +212,7 @@ fn want_bool(v: &Value, pos: Pos, what: &str) -> Result<bool, ExprError> {
 
 static NULL: Value = Value::Null;
 
-pub(crate) fn eval<'a, C: Carries + ?Sized>(node: &'a Node, carries: &'a C, cx: &mut Ctx) -> R<'a> {
+pub(crate) fn eval<'a>(node: &'a Node, carries: &'a dyn Carries, cx: &mut Ctx) -> R<'a> {
     let pos = node.pos;
     cx.tick(1, pos)?;
     Ok(match &node.kind {
@@ -282,9 +285,9 @@ pub(crate) fn eval<'a, C: Carries + ?Sized>(node: &'a Node, carries: &'a C, cx: 
 
 /// Evaluates a list, set or dict literal (kept out of [`eval`] so its frame stays small).
 #[inline(never)]
-fn eval_collection<C: Carries + ?Sized>(
+fn eval_collection(
     node: &Node,
-    carries: &C,
+    carries: &dyn Carries,
     cx: &mut Ctx,
 ) -> Result<Value, ExprError> {
     let pos = node.pos;
@@ -342,9 +345,9 @@ fn eval_collection<C: Carries + ?Sized>(
 
 /// Evaluates a slice or a library call (kept out of [`eval`] so its frame stays small).
 #[inline(never)]
-fn eval_slice_or_call<C: Carries + ?Sized>(
+fn eval_slice_or_call(
     node: &Node,
-    carries: &C,
+    carries: &dyn Carries,
     cx: &mut Ctx,
 ) -> Result<Value, ExprError> {
     let pos = node.pos;

@@ -28,6 +28,7 @@ pub(crate) struct Ctx<'l> {
 }
 
 impl<'l> Ctx<'l> {
+    #[inline]
     pub(crate) fn new(limits: &'l Limits) -> Self {
         Ctx {
             limits,
@@ -37,6 +38,7 @@ impl<'l> Ctx<'l> {
     }
 
     /// Counts `n` operations.
+    #[inline]
     pub(crate) fn tick(&mut self, n: u64, pos: Pos) -> Result<(), ExprError> {
         self.ops = self.ops.saturating_add(n);
         if self.ops > self.limits.max_operations {
@@ -53,6 +55,7 @@ impl<'l> Ctx<'l> {
     }
 
     /// Counts work proportional to `bytes` bytes (one operation per 64).
+    #[inline]
     pub(crate) fn tick_bytes(&mut self, bytes: usize, pos: Pos) -> Result<(), ExprError> {
         self.tick(1 + (bytes as u64) / 64, pos)
     }
