@@ -285,11 +285,7 @@ pub(crate) fn eval<'a>(node: &'a Node, carries: &'a dyn Carries, cx: &mut Ctx) -
 
 /// Evaluates a list, set or dict literal (kept out of [`eval`] so its frame stays small).
 #[inline(never)]
-fn eval_collection(
-    node: &Node,
-    carries: &dyn Carries,
-    cx: &mut Ctx,
-) -> Result<Value, ExprError> {
+fn eval_collection(node: &Node, carries: &dyn Carries, cx: &mut Ctx) -> Result<Value, ExprError> {
     let pos = node.pos;
     Ok(match &node.kind {
         NodeKind::List(items) => {

@@ -328,11 +328,17 @@ pub fn choose_edge<C: Carries + ?Sized>(
 /// Compiles an edge's guard against a program: a sentinel is [`Guard::Default`]; anything
 /// else must type-check as a `bool` and read at least one carry.
 pub fn compile_guard(program: &Program, guard: &str, limits: &Limits) -> Result<Guard, ExprError> {
+    compile_guard_in(&TypeEnv::from_program(program), guard, limits)
+}
+
+/// [`compile_guard`] in an environment built once ([`TypeEnv::from_program`]) for all of a
+/// program's guards.
+pub fn compile_guard_in(env: &TypeEnv, guard: &str, limits: &Limits) -> Result<Guard, ExprError> {
     if is_sentinel(guard) {
         return Ok(Guard::Default);
     }
     let expr = parse(guard, limits)?;
-    let compiled = compile(&expr, &TypeEnv::from_program(program), limits)?;
+    let compiled = compile(&expr, env, limits)?;
     if !matches!(compiled.checked, Ty::Bool | Ty::Any) {
         let hint = match compiled.checked {
             Ty::Str | Ty::Enum(_) => format!(": compare it, e.g. `{expr} == \"…\"`"),
