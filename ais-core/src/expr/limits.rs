@@ -17,6 +17,9 @@
 /// | bytes allocated per evaluation (cumulative, conservative) | 16,777,216 | 2,000,000 |
 /// | bytes in one string produced | 1,048,576 | 16,384 |
 /// | items in one list or dict produced | 100,000 | — |
+///
+/// Besides these, comparing or printing a value nested more than 128 levels deep is a
+/// `limit_error` (carry values can be that deep; the evaluator never recurses further).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// The most UTF-8 bytes of expression text.
