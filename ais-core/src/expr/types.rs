@@ -90,7 +90,7 @@ impl Ty {
 pub const OUTCOME: &str = "outcome";
 
 /// What the checker knows: the carries' types and the declared enums and objects.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TypeEnv {
     carries: IndexMap<String, Ty>,
     enums: IndexMap<String, Vec<String>>,
@@ -100,7 +100,11 @@ pub struct TypeEnv {
 impl TypeEnv {
     /// An environment with no carries, and the built-in object `outcome`.
     pub fn new() -> Self {
-        let mut env = TypeEnv::default();
+        let mut env = TypeEnv {
+            carries: IndexMap::new(),
+            enums: IndexMap::new(),
+            objects: IndexMap::new(),
+        };
         env.objects.insert(
             OUTCOME.to_owned(),
             vec![
@@ -261,6 +265,13 @@ impl TypeEnv {
             (Ty::Dict(_), Ty::Object(_)) | (Ty::Object(_), Ty::Dict(_)) => true,
             (a, b) => a == b,
         }
+    }
+}
+
+impl Default for TypeEnv {
+    /// The same as [`TypeEnv::new`]: no carries, and the built-in object `outcome`.
+    fn default() -> Self {
+        TypeEnv::new()
     }
 }
 
