@@ -292,7 +292,7 @@ fn static_errors_name_the_place_and_the_fix() {
     );
     at("lower(loud)", Category::NameError, 1, 1, "is a method");
     at("rows.len()", Category::NameError, 1, 1, "is a function");
-    at("len(round)", Category::TypeError, 1, 1, "not a int");
+    at("len(round)", Category::TypeError, 1, 1, "not an int");
     at("loud.split(1)", Category::TypeError, 1, 1, "separator");
     at(
         "len()",

@@ -26,12 +26,7 @@ pub(crate) struct Checker<'e> {
 }
 
 fn err(category: Category, pos: Pos, message: impl Into<String>) -> ExprError {
-    ExprError {
-        category,
-        line: pos.line,
-        column: pos.column,
-        message: message.into(),
-    }
+    ExprError::new(category, pos, message)
 }
 
 /// The expression as written, shortened for a message.
@@ -666,14 +661,11 @@ impl<'e> Checker<'e> {
             Category::TypeError,
             pos,
             format!(
-                "cannot {verb} `{}` ({lt}) {} `{}` ({rt}).{extra}",
+                "cannot {verb} `{}` ({lt}) and `{}` ({rt}) {} `{}`.{extra}",
                 shown(l),
-                if op.is_comparison() {
-                    format!("with `{}`:", op.text())
-                } else {
-                    format!("`{}` to it and", op.text())
-                },
-                shown(r)
+                shown(r),
+                if op.is_comparison() { "with" } else { "to" },
+                op.text()
             ),
         )
     }

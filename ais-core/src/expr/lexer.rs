@@ -105,12 +105,7 @@ pub(crate) struct Token {
 }
 
 fn err(category: Category, pos: Pos, message: impl Into<String>) -> ExprError {
-    ExprError {
-        category,
-        line: pos.line,
-        column: pos.column,
-        message: message.into(),
-    }
+    ExprError::new(category, pos, message)
 }
 
 /// Reads a keyword; `true`/`True`, `false`/`False` and `null`/`None` are both accepted.

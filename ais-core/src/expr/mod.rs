@@ -239,10 +239,49 @@ pub struct ExprError {
 }
 
 impl ExprError {
+    /// An error at a position.
+    pub fn new(category: Category, pos: Pos, message: impl Into<String>) -> Self {
+        ExprError {
+            category,
+            line: pos.line,
+            column: pos.column,
+            message: articles(&message.into()),
+        }
+    }
+
     /// The position within the expression.
     pub fn pos(&self) -> Pos {
         Pos::new(self.line, self.column)
     }
+}
+
+/// Fixes the article before a type name that messages build as "a {type}": "an int",
+/// "an Op", and no article before "null". Text in backticks (quoted source) is left alone.
+fn articles(message: &str) -> String {
+    let mut out = String::with_capacity(message.len() + 8);
+    let mut in_code = false;
+    let mut rest = message;
+    while let Some(c) = rest.chars().next() {
+        if c == '`' {
+            in_code = !in_code;
+        }
+        if !in_code && rest.starts_with(" a ") {
+            let after = &rest[3..];
+            if after.starts_with("null") {
+                out.push(' ');
+                rest = &rest[3..];
+                continue;
+            }
+            if after.starts_with(['a', 'e', 'i', 'o', 'A', 'E', 'I', 'O']) {
+                out.push_str(" an ");
+                rest = after;
+                continue;
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// The guard sentinels of spec Appendix A.3, lowercased.
@@ -345,26 +384,24 @@ pub fn compile_guard_in(env: &TypeEnv, guard: &str, limits: &Limits) -> Result<G
             Ty::Int | Ty::Float => format!(": compare it, e.g. `{expr} > 0`"),
             _ => String::new(),
         };
-        return Err(ExprError {
-            category: Category::TypeError,
-            line: expr.pos.line,
-            column: expr.pos.column,
-            message: format!(
+        return Err(ExprError::new(
+            Category::TypeError,
+            expr.pos,
+            format!(
                 "a guard must be a bool, and `{expr}` is a {}{hint}",
                 compiled.checked
             ),
-        });
+        ));
     }
     if compiled.carries_read().is_empty() {
-        return Err(ExprError {
-            category: Category::NameError,
-            line: expr.pos.line,
-            column: expr.pos.column,
-            message: format!(
+        return Err(ExprError::new(
+            Category::NameError,
+            expr.pos,
+            format!(
                 "the guard `{expr}` reads no carry, so it is constant: compare a carry, or write \
                  `otherwise` for a default edge"
             ),
-        });
+        ));
     }
     Ok(Guard::Cond(Box::new(compiled)))
 }
@@ -397,15 +434,14 @@ pub fn check_body_for(
         && !assignable(program, &compiled.ty, target)
     {
         let pos = compiled.node.pos;
-        return Err(ExprError {
-            category: Category::TypeError,
-            line: pos.line,
-            column: pos.column,
-            message: format!(
+        return Err(ExprError::new(
+            Category::TypeError,
+            pos,
+            format!(
                 "the body gives a {}, which cannot be written to a carry of type {target}",
                 compiled.ty
             ),
-        });
+        ));
     }
     Ok(compiled.ty)
 }
@@ -441,4 +477,28 @@ pub fn eval_str(
         None => TypeEnv::from_values(carries),
     };
     compile_str(src, &env, &limits)?.eval(carries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn articles_read_right_outside_quoted_source() {
+        assert_eq!(articles("not a int"), "not an int");
+        assert_eq!(articles("is a Op, not a str"), "is an Op, not a str");
+        assert_eq!(
+            articles("cannot order a null and a int"),
+            "cannot order null and an int"
+        );
+        assert_eq!(
+            articles("`x if a else b` is a any"),
+            "`x if a else b` is an any"
+        );
+        assert_eq!(
+            articles("not a Unicode scalar value"),
+            "not a Unicode scalar value"
+        );
+        assert_eq!(articles("é a i"), "é an i");
+    }
 }

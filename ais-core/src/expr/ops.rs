@@ -12,12 +12,7 @@ use std::cmp::Ordering;
 const MAX_VALUE_DEPTH: usize = 128;
 
 pub(crate) fn rt_err(category: Category, pos: Pos, message: impl Into<String>) -> ExprError {
-    ExprError {
-        category,
-        line: pos.line,
-        column: pos.column,
-        message: message.into(),
-    }
+    ExprError::new(category, pos, message)
 }
 
 /// The running budget of one evaluation.

@@ -44,12 +44,7 @@ pub fn parse(src: &str, limits: &Limits) -> Result<Expr, ExprError> {
 }
 
 fn err(pos: Pos, message: impl Into<String>) -> ExprError {
-    ExprError {
-        category: Category::SyntaxError,
-        line: pos.line,
-        column: pos.column,
-        message: message.into(),
-    }
+    ExprError::new(Category::SyntaxError, pos, message)
 }
 
 fn show(t: &Tok) -> String {
