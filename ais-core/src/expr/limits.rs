@@ -18,6 +18,9 @@
 /// | bytes in one string produced | 1,048,576 | 16,384 |
 /// | items in one list or dict produced | 100,000 | — |
 ///
+/// Checking an expression evaluates its constant parts under the same operation and
+/// allocation bounds, with one budget for the whole expression.
+///
 /// Besides these, comparing or printing a value nested more than 128 levels deep is a
 /// `limit_error` (carry values can be that deep; the evaluator never recurses further).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
