@@ -165,17 +165,7 @@ impl Compiled {
     pub fn eval_bool<C: Carries + ?Sized>(&self, carries: &C) -> Result<bool, ExprError> {
         let mut cx = Ctx::new(&self.limits);
         let carries: &dyn Carries = &carries;
-        match eval(&self.node, carries, &mut cx)?.as_ref() {
-            Value::Bool(b) => Ok(*b),
-            other => Err(rt_err(
-                Category::TypeError,
-                self.node.pos,
-                format!(
-                    "a guard must be a bool, and this one is a {}: compare it, e.g. `x == \"…\"`",
-                    other.kind_name()
-                ),
-            )),
-        }
+        eval_cond(&self.node, carries, &mut cx, "a guard")
     }
 }
 
@@ -234,53 +224,129 @@ pub(crate) fn eval<'a>(node: &'a Node, carries: &'a dyn Carries, cx: &mut Ctx) -
             Cow::Owned(eval_slice_or_call(node, carries, cx)?)
         }
         NodeKind::Neg(x) => Cow::Owned(ops::negate(eval(x, carries, cx)?.as_ref(), pos)?),
-        NodeKind::Not(x) => {
-            let v = eval(x, carries, cx)?;
-            Cow::Owned(Value::Bool(!want_bool(&v, pos, "`not`")?))
-        }
-        NodeKind::And(l, r) | NodeKind::Or(l, r) => {
-            let is_and = matches!(node.kind, NodeKind::And(..));
-            let what = if is_and { "`and`" } else { "`or`" };
-            let lv = want_bool(eval(l, carries, cx)?.as_ref(), l.pos, what)?;
-            if lv != is_and {
-                return Ok(Cow::Owned(Value::Bool(lv)));
-            }
-            let rv = want_bool(eval(r, carries, cx)?.as_ref(), r.pos, what)?;
-            Cow::Owned(Value::Bool(rv))
+        NodeKind::Not(_) | NodeKind::And(..) | NodeKind::Or(..) => {
+            Cow::Owned(Value::Bool(eval_cond(node, carries, cx, "")?))
         }
         NodeKind::If(c, t, e) => {
-            let cond = want_bool(eval(c, carries, cx)?.as_ref(), c.pos, "a conditional")?;
+            let cond = eval_cond(c, carries, cx, "a conditional")?;
             eval(if cond { t } else { e }, carries, cx)?
         }
         NodeKind::Binary(op, l, r) => {
-            let lv = eval(l, carries, cx)?;
-            let rv = eval(r, carries, cx)?;
-            let (a, b) = (lv.as_ref(), rv.as_ref());
-            Cow::Owned(match op {
-                BinOp::Eq => Value::Bool(ops::equal(a, b, pos, cx, 0)?),
-                BinOp::Ne => Value::Bool(!ops::equal(a, b, pos, cx, 0)?),
-                BinOp::Lt => Value::Bool(ops::order(a, b, pos, cx)?.is_lt()),
-                BinOp::Le => Value::Bool(ops::order(a, b, pos, cx)?.is_le()),
-                BinOp::Gt => Value::Bool(ops::order(a, b, pos, cx)?.is_gt()),
-                BinOp::Ge => Value::Bool(ops::order(a, b, pos, cx)?.is_ge()),
-                BinOp::In | BinOp::NotIn => {
-                    let found = match b {
-                        Value::Null => {
-                            return Err(rt_err(
-                                Category::TypeError,
-                                pos,
-                                "`in` a null value (a carry that has not been written yet is null)",
-                            ));
-                        }
-                        _ => library::call(Builtin::Contains, &[b, a], pos, cx)?,
-                    };
-                    let found = matches!(found, Value::Bool(true));
-                    Value::Bool(found == (*op == BinOp::In))
+            let (lo, ro);
+            let a = match leaf(l, carries) {
+                Some(v) => v,
+                None => {
+                    lo = eval(l, carries, cx)?;
+                    lo.as_ref()
                 }
-                _ => ops::arith(*op, a, b, pos, cx)?,
+            };
+            let b = match leaf(r, carries) {
+                Some(v) => v,
+                None => {
+                    ro = eval(r, carries, cx)?;
+                    ro.as_ref()
+                }
+            };
+            Cow::Owned(if op.is_comparison() {
+                Value::Bool(compare(*op, a, b, pos, cx)?)
+            } else {
+                ops::arith(*op, a, b, pos, cx)?
             })
         }
     })
+}
+
+/// A constant's or a carry's value, by reference: the operands that need no evaluation.
+#[inline]
+fn leaf<'a>(node: &'a Node, carries: &'a dyn Carries) -> Option<&'a Value> {
+    match &node.kind {
+        NodeKind::Const(v) => Some(v),
+        NodeKind::Carry(name) => Some(carries.carry(name).unwrap_or(&NULL)),
+        _ => None,
+    }
+}
+
+/// Applies a comparison or membership operator.
+fn compare(op: BinOp, a: &Value, b: &Value, pos: Pos, cx: &mut Ctx) -> Result<bool, ExprError> {
+    Ok(match op {
+        BinOp::Eq => ops::equal(a, b, pos, cx, 0)?,
+        BinOp::Ne => !ops::equal(a, b, pos, cx, 0)?,
+        BinOp::Lt => ops::order(a, b, pos, cx)?.is_lt(),
+        BinOp::Le => ops::order(a, b, pos, cx)?.is_le(),
+        BinOp::Gt => ops::order(a, b, pos, cx)?.is_gt(),
+        BinOp::Ge => ops::order(a, b, pos, cx)?.is_ge(),
+        BinOp::In | BinOp::NotIn => {
+            if matches!(b, Value::Null) {
+                return Err(rt_err(
+                    Category::TypeError,
+                    pos,
+                    "`in` a null value (a carry that has not been written yet is null)",
+                ));
+            }
+            let found = library::call(Builtin::Contains, &[b, a], pos, cx)?;
+            matches!(found, Value::Bool(true)) == (op == BinOp::In)
+        }
+        _ => {
+            return Err(rt_err(
+                Category::TypeError,
+                pos,
+                format!("`{}` is not a comparison", op.text()),
+            ));
+        }
+    })
+}
+
+/// Evaluates a node that must give a bool — a guard, a condition, an operand of `and`, `or`
+/// or `not` — without building a value for comparisons and logic. `what` names the place,
+/// for the message when the value is not a bool.
+pub(crate) fn eval_cond(
+    node: &Node,
+    carries: &dyn Carries,
+    cx: &mut Ctx,
+    what: &str,
+) -> Result<bool, ExprError> {
+    let pos = node.pos;
+    match &node.kind {
+        NodeKind::Binary(op, l, r) if op.is_comparison() => {
+            cx.tick(1, pos)?;
+            let (lo, ro);
+            let a = match leaf(l, carries) {
+                Some(v) => v,
+                None => {
+                    lo = eval(l, carries, cx)?;
+                    lo.as_ref()
+                }
+            };
+            let b = match leaf(r, carries) {
+                Some(v) => v,
+                None => {
+                    ro = eval(r, carries, cx)?;
+                    ro.as_ref()
+                }
+            };
+            compare(*op, a, b, pos, cx)
+        }
+        NodeKind::And(l, r) => {
+            cx.tick(1, pos)?;
+            Ok(eval_cond(l, carries, cx, "`and`")? && eval_cond(r, carries, cx, "`and`")?)
+        }
+        NodeKind::Or(l, r) => {
+            cx.tick(1, pos)?;
+            Ok(eval_cond(l, carries, cx, "`or`")? || eval_cond(r, carries, cx, "`or`")?)
+        }
+        NodeKind::Not(x) => {
+            cx.tick(1, pos)?;
+            Ok(!eval_cond(x, carries, cx, "`not`")?)
+        }
+        _ => {
+            if let Some(v) = leaf(node, carries) {
+                cx.tick(1, pos)?;
+                return want_bool(v, pos, what);
+            }
+            let v = eval(node, carries, cx)?;
+            want_bool(v.as_ref(), pos, what)
+        }
+    }
 }
 
 /// Evaluates a list, set or dict literal (kept out of [`eval`] so its frame stays small).
