@@ -364,6 +364,22 @@ fn run_time_errors_have_a_category() {
         ("loose + 1", Category::TypeError, "cannot take"),
         ("sorted(loose)", Category::TypeError, "one orderable kind"),
         ("names[::0]", Category::ValueError, "step"),
+        (
+            "loose and plan_ok",
+            Category::TypeError,
+            "`and` needs a bool, not a list",
+        ),
+        (
+            "not loose[0]",
+            Category::TypeError,
+            "`not` needs a bool, not an int",
+        ),
+        (
+            "1 if loose else 2",
+            Category::TypeError,
+            "a conditional needs a bool",
+        ),
+        ("loose[0] in loose[1]", Category::TypeError, "needs a str"),
     ] {
         let e = fails(src);
         assert_eq!(e.category, category, "{src}: {}", e.message);
