@@ -202,6 +202,8 @@ fn want_bool(v: &Value, pos: Pos, what: &str) -> Result<bool, ExprError> {
 
 static NULL: Value = Value::Null;
 
+/// Evaluates a node: constants and carries are borrowed, everything else is produced (and
+/// charged to the budget).
 pub(crate) fn eval<'a>(node: &'a Node, carries: &'a dyn Carries, cx: &mut Ctx) -> R<'a> {
     let pos = node.pos;
     cx.tick(1, pos)?;
