@@ -5,6 +5,7 @@
 
 use super::builtins::{Builtin, builtin};
 use crate::bind::{ParamBinding, bind_tool};
+use crate::expr::TypeEnv;
 use crate::model::{Carry, Instruction, Modality, Program, Tool, Type, TypeDecl, TypeKind};
 use crate::sig::{Param, Return, SigError, Signature};
 use petgraph::algo::tarjan_scc;
@@ -70,6 +71,8 @@ pub(crate) struct Index<'p> {
     /// Per instruction: each tool of its pipeline with its parameter bindings (§7); a tool
     /// whose signature does not parse is left out (X5 reports it).
     pub calls: Vec<Vec<Call>>,
+    /// The expression environment (carries and types), built once for every guard and body.
+    pub env: TypeEnv,
 }
 
 /// One tool call of an instruction's pipeline, bound.
@@ -261,12 +264,25 @@ impl<'p> Index<'p> {
             tool_users,
             sigs,
             calls,
+            env: TypeEnv::from_program(p),
         }
     }
 
     /// The instruction at an index.
     pub fn node(&self, i: usize) -> Option<&'p Instruction> {
         self.p.instructions().get(i)
+    }
+
+    /// Parses and type-checks a guard in the program's environment (the guard must be a `bool`
+    /// reading a carry).
+    pub fn check_guard(&self, guard: &str) -> Result<(), crate::expr::ExprError> {
+        crate::expr::compile_guard_in(&self.env, guard, &crate::expr::Limits::default()).map(|_| ())
+    }
+
+    /// Parses and type-checks a CODE body in the program's environment; returns its type.
+    pub fn check_body(&self, body: &str) -> Result<Type, crate::expr::ExprError> {
+        crate::expr::compile_str(body, &self.env, &crate::expr::Limits::default())
+            .map(|c| c.ty().clone())
     }
 
     /// The index of the declared tool with this name.

@@ -262,11 +262,11 @@ fn guards_check(ix: &Index, errs: &mut Vec<Finding>) {
         let Some(g) = real_guard(edge.guard.as_deref()) else {
             continue;
         };
-        if let Err(err) = crate::expr::check_guard(ix.p, g) {
+        if let Err(err) = ix.check_guard(g) {
             let mut f = x5(
                 Locus::field(Element::Edge(e), "guard"),
                 format!(
-                    "the guard `{g}` on edge `{}` -> `{}` does not check ({:?} at {}:{}): {}",
+                    "the guard `{g}` on edge `{}` -> `{}` does not check ({} at {}:{}): {}",
                     edge.from, edge.to, err.category, err.line, err.column, err.message
                 ),
                 "write the guard as a comparison over a carry, e.g. `<carry> == true`, or drop it to make the edge the default".to_owned(),
@@ -414,13 +414,13 @@ fn lower_step(
     if n.opcode == Opcode::Code
         && binding.pipeline.is_empty()
         && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
-        && let Err(err) = crate::expr::check_body(ix.p, body)
+        && let Err(err) = ix.check_body(body)
     {
         fail(
             errs,
             Locus::field(el, "body"),
             format!(
-                "the body of CODE `{}` does not check ({:?} at {}:{}): {}",
+                "the body of CODE `{}` does not check ({} at {}:{}): {}",
                 n.id, err.category, err.line, err.column, err.message
             ),
             format!("fix the expression in `{}`.body, or bind a tool", n.id),

@@ -611,6 +611,7 @@ mod no_panic {
                 cap: Some(2),
                 verdict: Some("b".into()),
                 counter: Some("a".into()),
+                body: Some("a + 1".into()),
                 ..Instruction::default()
             });
         let carry = (
@@ -636,9 +637,20 @@ mod no_panic {
                 ..Tool::default()
             },
         );
-        let edge = (name(), name()).prop_map(|(from, to)| Edge {
+        let guard = prop::option::of(prop::sample::select(vec![
+            "a == true",
+            "else",
+            "b",
+            "not b",
+            "missing",
+            "a +",
+            "b == Op.x",
+            "",
+        ]));
+        let edge = (name(), name(), guard).prop_map(|(from, to, guard)| Edge {
             from,
             to,
+            guard: guard.map(str::to_owned),
             ..Edge::default()
         });
         (

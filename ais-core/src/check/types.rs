@@ -404,7 +404,8 @@ pub(crate) fn du_result_type(ix: &Index, i: usize) -> Option<Type> {
         && ix.binding.get(i).is_some_and(|b| b.pipeline.is_empty())
         && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
     {
-        return crate::expr::check_body(ix.p, body)
+        return ix
+            .check_body(body)
             .ok()
             .filter(|t| !matches!(t, Type::Any | Type::Invalid(_)));
     }
