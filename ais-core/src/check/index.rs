@@ -229,6 +229,7 @@ impl<'p> Index<'p> {
                         tools_by_name: &tools_by_name,
                         types: &types,
                         task_knowledge,
+                        knowledge: &knowledge,
                     },
                     n,
                     served,
@@ -271,6 +272,25 @@ impl<'p> Index<'p> {
     /// The instruction at an index.
     pub fn node(&self, i: usize) -> Option<&'p Instruction> {
         self.p.instructions().get(i)
+    }
+
+    /// The view [`slot_view`] builds for instruction `i`, with the knowledge resident on it.
+    pub fn slot_view(&self, i: usize, resident: &[usize]) -> Option<Program> {
+        let n = self.node(i)?;
+        let by_name: HashMap<&str, Vec<usize>> = HashMap::default();
+        Some(slot_view(
+            self.p,
+            &BindIndex {
+                carry: &self.carry,
+                object_carries: &[],
+                tools_by_name: &by_name,
+                types: &self.types,
+                task_knowledge: None,
+                knowledge: &self.knowledge,
+            },
+            n,
+            resident,
+        ))
     }
 
     /// Parses and type-checks a guard in the program's environment (the guard must be a `bool`
@@ -428,6 +448,52 @@ pub(crate) fn bind_view(
     }
 }
 
+/// The part of a program [`crate::bind::bind_slot`] reads for instruction `n`: its read
+/// carries, the knowledge resident on it (`resident`, indices into `knowledge`) or named in its
+/// reads, and a knowledge item named `task`. Equal results to the whole program, at a cost
+/// independent of the program's size (a test asserts the equality over the corpus).
+pub(crate) fn slot_view(
+    p: &Program,
+    ix: &BindIndex,
+    n: &Instruction,
+    resident: &[usize],
+) -> Program {
+    let mut carry_idx: Vec<usize> = n
+        .reads
+        .iter()
+        .filter_map(|r| ix.carry.get(r.as_str()).copied())
+        .collect();
+    carry_idx.sort_unstable();
+    carry_idx.dedup();
+    let mut knowledge_idx: Vec<usize> = resident.to_vec();
+    knowledge_idx.extend(
+        n.reads
+            .iter()
+            .filter_map(|r| ix.knowledge.get(r.as_str()).copied()),
+    );
+    knowledge_idx.extend(ix.knowledge.get("task").copied());
+    knowledge_idx.sort_unstable();
+    knowledge_idx.dedup();
+    Program {
+        knowledge: Some(
+            knowledge_idx
+                .iter()
+                .filter_map(|&k| p.knowledge_list().get(k).cloned())
+                .collect(),
+        ),
+        walker: Some(crate::model::Walker {
+            carries: Some(
+                carry_idx
+                    .iter()
+                    .filter_map(|&c| p.carries().get(c).cloned())
+                    .collect(),
+            ),
+            ..crate::model::Walker::default()
+        }),
+        ..Program::default()
+    }
+}
+
 /// The indices [`bind_view`] draws on.
 pub(crate) struct BindIndex<'a, 'p> {
     /// Carry name → its first declaration.
@@ -440,6 +506,8 @@ pub(crate) struct BindIndex<'a, 'p> {
     pub types: &'a HashMap<&'p str, usize>,
     /// The knowledge item named `task`, if any (it stops `task` being read as the invocation).
     pub task_knowledge: Option<&'p crate::model::Knowledge>,
+    /// Knowledge name → its first declaration.
+    pub knowledge: &'a HashMap<&'p str, usize>,
 }
 
 /// The signature of a declared tool: its `sig`; else, for a built-in name, the canonical one

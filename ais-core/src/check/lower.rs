@@ -25,7 +25,7 @@ use crate::sig::Return;
 use crate::source::{Element, Locus};
 
 type Demands = HashMap<String, Vec<super::types::Demand>>;
-type Resident<'p> = HashMap<&'p str, Vec<String>>;
+type Resident<'p> = HashMap<&'p str, Vec<usize>>;
 
 /// The lowered program.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,14 +82,10 @@ pub enum Executor {
     Tools(Vec<ToolCall>),
     /// A CODE instruction's inline single-expression body.
     Inline(String),
-    /// A model slot: its operands (the reads, capped at [`crate::bind::SLOT_ARITY_CAP`], the
-    /// excess folded into one context operand by the runtime) and resident knowledge.
-    Slot {
-        /// The operand carries, in read order.
-        operands: Vec<String>,
-        /// The knowledge items folded into its semantic operand, in declaration order.
-        knowledge: Vec<String>,
-    },
+    /// A model slot: its operands (the read carries, capped at
+    /// [`crate::bind::SLOT_ARITY_CAP`] with the excess folded into one context operand) and
+    /// the knowledge folded into its semantic operand (§7.1, §7.6).
+    Slot(crate::bind::SlotOperands),
     /// A tool-less ACT that writes a text carry to a program-controlled path (§4.2.2).
     WriteOut(String),
     /// A tool-less ACT that runs a program carry (§4.1 author-then-run).
@@ -147,9 +143,9 @@ pub(crate) fn lower_with(ix: &Index) -> Result<Plan, Vec<Finding>> {
     guards_check(ix, &mut errs);
     let demands = super::types::demands(ix);
     let mut resident: Resident = HashMap::default();
-    for k in ix.p.knowledge_list() {
-        for r in &k.resident_on {
-            resident.entry(r.as_str()).or_default().push(k.name.clone());
+    for (k, item) in ix.p.knowledge_list().iter().enumerate() {
+        for r in &item.resident_on {
+            resident.entry(r.as_str()).or_default().push(k);
         }
     }
     let steps: Vec<Step> = (0..ix.p.instructions().len())
@@ -574,10 +570,13 @@ fn executor(ix: &Index, i: usize, calls: Vec<super::index::Call>, resident: &Res
     if n.opcode == Opcode::Call {
         return Executor::Call(n.target.clone());
     }
-    let knowledge = resident.get(n.id.as_str()).cloned().unwrap_or_default();
-    Executor::Slot {
-        operands: n.reads.clone(),
-        knowledge,
+    let here = resident
+        .get(n.id.as_str())
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    match ix.slot_view(i, here) {
+        Some(view) => Executor::Slot(crate::bind::bind_slot(&view, n)),
+        None => Executor::Unsupported(String::new()),
     }
 }
 

@@ -453,10 +453,7 @@ fn the_plan_splits_edges_and_names_units() {
     assert_eq!(plan.steps[0].unit, lower::Unit::Model);
     assert_eq!(plan.steps[0].result, Some(Type::Str));
     assert_eq!(plan.steps[0].default.len(), 1);
-    assert!(matches!(
-        plan.steps[0].executor,
-        lower::Executor::Slot { .. }
-    ));
+    assert!(matches!(plan.steps[0].executor, lower::Executor::Slot(_)));
     assert_eq!(plan.steps[1].executor, lower::Executor::Terminal);
 }
 
@@ -730,4 +727,55 @@ fn binding_against_the_view_equals_binding_against_the_program() {
         }
     }
     assert!(compared > 30, "only {compared} calls compared");
+}
+
+#[test]
+fn slot_operands_from_the_view_equal_those_from_the_program() {
+    let mut compared = 0;
+    for (name, p) in &documents() {
+        let ix = index::Index::new(p);
+        for (i, n) in p.instructions().iter().enumerate() {
+            let resident: Vec<usize> = p
+                .knowledge_list()
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| k.resident_on.contains(&n.id))
+                .map(|(k, _)| k)
+                .collect();
+            let view = ix.slot_view(i, &resident).unwrap();
+            assert_eq!(
+                crate::bind::bind_slot(&view, n),
+                crate::bind::bind_slot(p, n),
+                "{name}: `{}`",
+                n.id
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 100, "only {compared} slots compared");
+}
+
+#[test]
+fn a_slot_past_the_arity_cap_folds_the_excess_into_one_context_operand() {
+    let mut b = B::new();
+    let names: Vec<String> = (0..14).map(|k| format!("in_{k}")).collect();
+    for n in &names {
+        b = b.input(n, "str");
+    }
+    let reads: Vec<&str> = names.iter().map(String::as_str).collect();
+    let p = b
+        .carry("note", "str", "draft")
+        .node("draft", "GEN-RAW", "", &reads, &["note"])
+        .node("done", "TERMINAL", "", &["note"], &[])
+        .chain(&["draft", "done"])
+        .done();
+    let plan = lower(&p).unwrap();
+    let lower::Executor::Slot(slot) = &plan.steps[0].executor else {
+        panic!("not a slot: {:?}", plan.steps[0].executor);
+    };
+    assert_eq!(slot.operands.len(), crate::bind::SLOT_ARITY_CAP);
+    assert!(matches!(
+        slot.operands.last(),
+        Some(crate::bind::SlotOperand::Context { carries, .. }) if carries.len() == 3
+    ));
 }
