@@ -71,6 +71,15 @@ fn every_corpus_file_that_reads_checks_without_panicking() {
             continue; // the syntax fixtures are deliberately not AG-IR
         };
         read += 1;
+        // Lowering fails exactly when checking finds the program has no plan (X5, fatal).
+        let lowered = ais_core::check::lower(&doc.program);
+        let plain = check(&doc.program, &doc.source_map, false);
+        assert_eq!(
+            lowered.is_err(),
+            plain.outcome == Outcome::Failed,
+            "{}",
+            path.display()
+        );
         for repair in [false, true] {
             let c = check(&doc.program, &doc.source_map, repair);
             let mut sorted = c.findings.clone();
