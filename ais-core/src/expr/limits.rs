@@ -1,0 +1,62 @@
+//! [`Limits`]: the host-set bounds on parsing, checking and evaluating an expression.
+
+/// Host-set bounds. Source text cannot change them. Exceeding one is a
+/// [`Category::LimitError`](super::Category::LimitError), never a hang or an out-of-memory.
+///
+/// The defaults follow the Aegis reference runtime for the source side (source bytes, nesting,
+/// tokens) and are larger on the value side, because carries hold whole documents and row
+/// lists that a guard or body must be able to read and split:
+///
+/// | bound | default | Aegis |
+/// |---|---:|---:|
+/// | source bytes | 65,536 | 65,536 |
+/// | identifier bytes | 128 | 64 |
+/// | nesting depth (parser, checker and evaluator recursion) | 32 | 32 |
+/// | tokens | 8,192 | 8,192 |
+/// | operations per evaluation | 200,000 | 20,000 |
+/// | bytes allocated per evaluation (cumulative, conservative) | 16,777,216 | 2,000,000 |
+/// | bytes in one string produced | 1,048,576 | 16,384 |
+/// | items in one list or dict produced | 100,000 | — |
+///
+/// Checking an expression evaluates its constant parts under the same operation and
+/// allocation bounds, with one budget for the whole expression.
+///
+/// Besides these, comparing or printing a value nested more than 128 levels deep is a
+/// `limit_error` (carry values can be that deep; the evaluator never recurses further).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most UTF-8 bytes of expression text.
+    pub max_source_bytes: usize,
+    /// The most bytes in one identifier.
+    pub max_identifier_bytes: usize,
+    /// The deepest nesting of sub-expressions (bounds every recursion).
+    pub max_depth: usize,
+    /// The most tokens, punctuation included.
+    pub max_tokens: usize,
+    /// The most operations one evaluation may perform. Each node visited counts one, and work
+    /// proportional to a value's size (searching, copying, sorting, comparing) counts one per
+    /// element or per 64 bytes.
+    pub max_operations: u64,
+    /// The most bytes one evaluation may allocate, counted cumulatively and conservatively (a
+    /// value is charged when it is produced, whether or not it is kept).
+    pub max_allocation_bytes: u64,
+    /// The most UTF-8 bytes in a string literal or a string an evaluation produces.
+    pub max_string_bytes: usize,
+    /// The most items in a list or dict literal or one an evaluation produces.
+    pub max_collection_len: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_source_bytes: 65_536,
+            max_identifier_bytes: 128,
+            max_depth: 32,
+            max_tokens: 8_192,
+            max_operations: 200_000,
+            max_allocation_bytes: 16 * 1024 * 1024,
+            max_string_bytes: 1024 * 1024,
+            max_collection_len: 100_000,
+        }
+    }
+}
