@@ -306,3 +306,62 @@ fn output_to_a_closed_pipe_does_not_panic() {
     let o = child.wait_with_output().expect("wait");
     assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"));
 }
+
+#[test]
+fn eval_prints_the_value_as_json() {
+    let o = ais(&["eval", "1 + 2 * 3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "7\n");
+    let o = ais(&[
+        "eval",
+        "plan_ok and len(tasks) > 0",
+        "--carries",
+        r#"{"plan_ok": true, "tasks": ["a"]}"#,
+    ]);
+    assert_eq!(stdout(&o), "true\n", "{}", stderr(&o));
+    let o = ais(&[
+        "eval",
+        "plan_ok",
+        "--types",
+        EXAMPLE,
+        "--carries",
+        r#"{"plan_ok": false}"#,
+    ]);
+    assert_eq!(stdout(&o), "false\n", "{}", stderr(&o));
+}
+
+#[test]
+fn eval_errors_show_category_position_and_a_caret() {
+    let o = ais(&["eval", "1 + (2 *"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert!(err.starts_with("error[syntax_error]: "), "{err}");
+    assert!(err.contains("--> <expression>:1:"), "{err}");
+    assert!(err.contains("1 | 1 + (2 *"), "{err}");
+    assert!(err.contains('^'), "{err}");
+
+    let o = ais(&["eval", "plan_ok + 1", "--types", EXAMPLE]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.starts_with("error[type_error]: "), "{err}");
+    assert!(err.contains("--> <expression>:1:1"), "{err}");
+}
+
+#[test]
+fn eval_rejects_bad_carries_and_types_with_exit_2() {
+    let o = ais(&["eval", "x", "--carries", "{x: 1}"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("--carries is not valid JSON"), "{err}");
+    assert!(err.contains("= help: pass a JSON object"), "{err}");
+    let o = ais(&["eval", "x", "--carries", "[1]"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("must be a JSON object, not a list"));
+    let o = ais(&["eval", "x", "--types", "no/such.agir"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read `no/such.agir`"));
+    let o = ais(&["eval", "x", "--types", NOT_AGIR]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("error[read]"));
+}

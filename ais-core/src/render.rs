@@ -49,7 +49,7 @@
 
 use crate::agir::{ReadError, Relaxation};
 use crate::diag::{Deviation, Finding, Outcome, Repair, Severity};
-use crate::expr::{Category, ExprError};
+use crate::expr::ExprError;
 use crate::source::Pos;
 use annotate_snippets::{
     AnnotationKind, Group, Level, Origin, Renderer, Snippet, normalize_untrusted_str,
@@ -285,25 +285,14 @@ pub fn render_relaxation(
     renderer(color).render(&[group])
 }
 
-/// The name of an expression error category, as printed: `SyntaxError`, `NameError`, …
-pub fn category_name(category: Category) -> &'static str {
-    match category {
-        Category::SyntaxError => "SyntaxError",
-        Category::NameError => "NameError",
-        Category::TypeError => "TypeError",
-        Category::ValueError => "ValueError",
-        Category::LimitError => "LimitError",
-    }
-}
-
 /// Renders an expression error with a caret under the expression:
-/// `error[TypeError]: message`, ` --> <expression>:1:5`, the expression line, the caret.
+/// `error[type_error]: message`, ` --> <expression>:1:5`, the expression line, the caret.
 /// `origin` names where the expression came from ([`EXPRESSION_ORIGIN`] when given alone).
 pub fn render_expr_error(err: &ExprError, expr: &str, origin: &str, color: bool) -> String {
     let lines = SourceLines::new(expr);
     let title = Level::ERROR
         .primary_title(clean(&err.message))
-        .id(category_name(err.category));
+        .id(err.category.as_str());
     let pos = Pos::new(err.line.max(1), err.column.max(1));
     let group = located(Group::with_title(title), &lines, origin, Some(pos), None);
     renderer(color).render(&[group])
@@ -442,6 +431,7 @@ pub fn read_failure_json(file_name: &str, err: &ReadError) -> Json {
 mod tests {
     use super::*;
     use crate::diag::{CheckId, MechanicalRepair};
+    use crate::expr::Category;
     use crate::source::{Element, Locus};
 
     fn w8() -> Finding {
@@ -591,7 +581,7 @@ error[W8]: `plan_mdd` is not a carry
         };
         let text = render_expr_error(&err, "1 + plan", EXPRESSION_ORIGIN, false);
         let expected = "\
-error[NameError]: no carry named `plan`
+error[name_error]: no carry named `plan`
  --> <expression>:1:5
   |
 1 | 1 + plan

@@ -1,6 +1,7 @@
 //! The command line: argument parsing, dispatch, exit codes and terminal handling.
 
 mod check;
+mod eval;
 mod files;
 mod fix;
 mod fmt;
@@ -106,6 +107,11 @@ pub enum Command {
     /// per repair) and the summary go to stderr, so stdout stays a valid .agir file. Exit status
     /// as for `check`; when the outcome is `failed` nothing is printed or written.
     Fix(fix::FixArgs),
+    /// Evaluate an expression of the guard and CODE-body language and print its value as JSON.
+    ///
+    /// Exit status: 0 with the value on stdout; 1 with the diagnostic (category, line, column,
+    /// message, a caret under the expression) on stderr.
+    Eval(eval::EvalArgs),
 }
 
 /// Where a command writes: stdout for its product, stderr for diagnostics about it, each
@@ -136,6 +142,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(&args, &mut output),
         Command::Fmt(args) => fmt::run(&args, &mut output),
         Command::Fix(args) => fix::run(&args, &mut output),
+        Command::Eval(args) => eval::run(&args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

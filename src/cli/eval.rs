@@ -1,0 +1,105 @@
+//! `ais eval`: evaluate an expression.
+
+use super::files::read_source;
+use super::{CliError, CmdResult, Output, Status, shown};
+use ais_core::agir::{self, Limits};
+use ais_core::expr;
+use ais_core::model::Program;
+use ais_core::render;
+use ais_core::value::Value;
+use indexmap::IndexMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `ais eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// The expression, e.g. `plan_ok and len(tasks) > 0`.
+    pub expr: String,
+    /// Carry values as a JSON object, e.g. `{"plan_ok": true, "tasks": ["a"]}`.
+    #[arg(long, value_name = "JSON")]
+    pub carries: Option<String>,
+    /// An AG-IR file whose declared types (enums, objects) and carries the expression may use.
+    #[arg(long, value_name = "FILE.agir")]
+    pub types: Option<PathBuf>,
+}
+
+/// Parses `--carries`: a JSON object of carry values.
+pub fn parse_carries(text: &str) -> Result<IndexMap<String, Value>, CliError> {
+    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        CliError::new(
+            format!(
+                "--carries is not valid JSON: {e} (line {}, column {})",
+                e.line(),
+                e.column()
+            ),
+            r#"pass a JSON object, e.g. --carries '{"plan_ok": true}'"#,
+        )
+    })?;
+    match Value::from_json(&json) {
+        Value::Map(map) => Ok(map),
+        other => Err(CliError::new(
+            format!(
+                "--carries must be a JSON object, not a {}",
+                other.kind_name()
+            ),
+            r#"pass a JSON object of carry values, e.g. --carries '{"plan_ok": true}'"#,
+        )),
+    }
+}
+
+fn load_types(path: &std::path::Path, o: &mut Output) -> Result<Option<Program>, super::Failure> {
+    let name = shown(path);
+    let limits = Limits::default();
+    let source = read_source(path, &limits)?;
+    match agir::read_with_limits(&source, &limits) {
+        Ok(doc) => Ok(Some(doc.program)),
+        Err(err) => {
+            let text = render::render_read_error(&err, &source, &name, o.color_err);
+            writeln!(o.err, "{text}")?;
+            Ok(None)
+        }
+    }
+}
+
+/// Runs `ais eval`.
+pub fn run(args: &EvalArgs, o: &mut Output) -> CmdResult {
+    let carries = match &args.carries {
+        Some(text) => parse_carries(text)?,
+        None => IndexMap::new(),
+    };
+    let program = match &args.types {
+        Some(path) => match load_types(path, o)? {
+            Some(p) => Some(p),
+            None => return Ok(Status::Failed),
+        },
+        None => None,
+    };
+    match expr::eval_str(&args.expr, &carries, program.as_ref()) {
+        Ok(value) => {
+            writeln!(o.out, "{}", value.to_json())?;
+            Ok(Status::Ok)
+        }
+        Err(err) => {
+            let text =
+                render::render_expr_error(&err, &args.expr, render::EXPRESSION_ORIGIN, o.color_err);
+            writeln!(o.err, "{text}")?;
+            Ok(Status::Findings)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn carries_must_be_a_json_object() {
+        let map = parse_carries(r#"{"a": 1, "b": [true]}"#).expect("object");
+        assert_eq!(map.get("a"), Some(&Value::Int(1)));
+        let err = parse_carries("[1]").expect_err("list");
+        assert!(err.what.contains("not a list"), "{}", err.what);
+        let err = parse_carries("{oops").expect_err("bad json");
+        assert!(err.what.contains("line 1, column 2"), "{}", err.what);
+    }
+}
