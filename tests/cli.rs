@@ -365,3 +365,54 @@ fn eval_rejects_bad_carries_and_types_with_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("error[read]"));
 }
+
+#[test]
+fn fmt_notes_each_relaxation_on_stderr_and_keeps_stdout_strict() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("relaxed.agir");
+    let source = std::fs::read_to_string(root().join(EXAMPLE)).expect("read");
+    let relaxed = source.replace(
+        "doc: \"Join the header and the task sections into one plan document.\"",
+        "doc: Join : the header and the task sections",
+    );
+    assert_ne!(relaxed, source);
+    std::fs::write(&path, &relaxed).expect("write");
+    let p = path.to_str().expect("utf-8 path");
+    let o = ais(&["fmt", p]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("note: read through a relaxation of strict YAML"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("--> {p}:")), "{err}");
+    let back = ais::agir::read(&stdout(&o)).expect("stdout reads");
+    assert!(back.relaxations.is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn fmt_w_never_writes_through_a_symlink() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let outside = tempfile::tempdir().expect("temp dir");
+    let target = outside.path().join("plan.agir");
+    let messy = format!(
+        "{}\n\n",
+        std::fs::read_to_string(root().join(EXAMPLE)).expect("read")
+    );
+    std::fs::write(&target, &messy).expect("write");
+    let link = dir.path().join("link.agir");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let o = ais(&["fmt", "-w", link.to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("is a symbolic link"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "= help: run the command on `{}`",
+            target.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&target).expect("read"), messy);
+}
