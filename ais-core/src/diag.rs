@@ -186,6 +186,13 @@ pub enum MechanicalRepair {
         /// The instruction's id.
         instruction: String,
     },
+    /// Name the one instruction that writes a carry as its `produced_by`.
+    SetProducer {
+        /// The carry's name.
+        carry: String,
+        /// The instruction that writes it.
+        instruction: String,
+    },
     /// Adopt the type every consumer of a carry agrees on.
     AdoptType {
         /// The carry's name.

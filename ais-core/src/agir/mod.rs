@@ -1,8 +1,59 @@
 //! AG-IR, the YAML encoding of an AIS module (spec §8): reading and canonical writing.
 //!
-//! INTERFACE STUB — the agir helper replaces the bodies; keep the public signatures.
+//! Reading ([`read`], [`read_with_limits`]) accepts everything §8.1 requires: an optional
+//! Markdown code fence around the document, an optional `--- … ---` frontmatter block (a
+//! document without one may carry `name` and `description` at top level), and every name-keyed
+//! section (`types`, `tools`, `knowledge`, `walker.carries`, a type's `fields`, an enum's
+//! `members`) spelled as a mapping, as a list of entries naming themselves with `name:` (or
+//! `id:`), or as a list of single-entry mappings (a bare name in such a list is an element with
+//! no fields; an enum's `members` may also be a list of names or a mapping name → doc). A list
+//! entry with no name is an error that says "no name" and lists the keys it has. Where strict
+//! YAML parsing fails (or reads `key:{…}` as one strange key), three
+//! relaxations that authored documents commonly need are tried, each recorded as a
+//! [`Relaxation`]: a flow collection glued to its key (`key:{…}`), a plain scalar holding
+//! brackets inside a flow mapping (`{type: list[str]}`), and a plain value holding `: `.
+//!
+//! Text fields keep the scalar's text as written (`agir_version: 0.1` is the text `0.1`); an
+//! absent value (`doc:`, `~`, `null`) of an optional field is `None`. Lists of names (`reads`,
+//! `writes`, `serves`, `resident_on`, `traces_to`, `autonomy.tools`) also accept a single name,
+//! read as a one-element list. Unknown fields are kept, in order, in each element's `extra`;
+//! values there follow the YAML 1.2 core schema (integers beyond `i64`, `.inf` and `.nan` stay
+//! text). Every element, field and list entry gets its line and column in the
+//! [`SourceMap`]: an element where its entry (or its name key) starts, a field where its value
+//! starts, a list entry where it stands; top-level sections as fields of [`Element::Program`],
+//! a SPAWN's `concurrency.isolation` and an SU slot's `autonomy.tools` as dotted fields of their
+//! instruction.
+//!
+//! Writing ([`write()`]) produces strict, canonical YAML: frontmatter as a `---` prelude, sections
+//! in a fixed order, fields in a fixed order with unknown fields last, mappings for every
+//! name-keyed section, `|` blocks (with the chomping indicator that keeps the text exact) for
+//! multi-line text, and quotes wherever a plain scalar would not read back as the same text.
+//! `read(&write(p))` gives back `p`, and writing a program read from canonical text gives the
+//! same text byte for byte. (Three spellings are normalized on the way, since the model cannot
+//! hold them apart: a type's text as [`Type::parse`](crate::model::Type::parse) reads it, a
+//! tool surface as [`ToolSurface::parse`](crate::model::ToolSurface::parse) reads it, and a
+//! `concurrency.spawn` given as `none` or as a list of names.)
+//!
+//! ```
+//! let text = "walker:\n  carries:\n    - {name: task, type: str, role: input}\n";
+//! let doc = ais_core::agir::read(text).unwrap();
+//! assert_eq!(doc.program.carries()[0].name, "task");
+//! assert_eq!(
+//!     ais_core::agir::write(&doc.program),
+//!     "walker:\n  carries:\n    task:\n      type: str\n      role: input\n"
+//! );
+//! ```
+
+mod elements;
+mod read;
+mod relax;
+mod scalar;
+mod tree;
+mod write;
 
 use crate::model::Program;
+#[cfg(doc)]
+use crate::source::Element;
 use crate::source::{Pos, SourceMap};
 
 /// A program read from AG-IR text, with where each element stood.
@@ -27,6 +78,11 @@ pub struct Relaxation {
 }
 
 /// Bounds on what the reader accepts, so that no input can hang it or exhaust memory.
+///
+/// The defaults: 8 MiB of text, collections nested 64 deep, aliases expanding to 100,000 nodes
+/// in all. Each limit, when exceeded, is a [`ReadError`] with a position. Independently of
+/// these, a document gets at most 100 relaxations (fewer for a document over 640 KiB, so that
+/// the re-parsing stays within 64 MiB).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
     /// Largest accepted document, in bytes.
@@ -64,12 +120,126 @@ pub fn read(text: &str) -> Result<Document, ReadError> {
     read_with_limits(text, &Limits::default())
 }
 
+/// The most relaxations one document may need before reading gives up.
+const MAX_RELAXATIONS: usize = 100;
+
+/// Each relaxation costs one more parse of the whole text; a large document gets fewer of them,
+/// so that the re-parsing stays within about this many bytes.
+const RELAXATION_BUDGET_BYTES: usize = 64 * 1024 * 1024;
+
+/// How many relaxations a text of this size may get: at most [`MAX_RELAXATIONS`], at least 8.
+fn relaxation_limit(len: usize) -> usize {
+    (RELAXATION_BUDGET_BYTES / len.max(1)).clamp(8, MAX_RELAXATIONS)
+}
+
 /// Reads AG-IR text within the given limits.
-pub fn read_with_limits(_text: &str, _limits: &Limits) -> Result<Document, ReadError> {
-    unimplemented!("agir::read is being built")
+///
+/// Fails with a located [`ReadError`] on text larger than `limits.max_bytes`, on YAML that is
+/// invalid even after the relaxations, on nesting deeper than `limits.max_depth`, on aliases
+/// expanding past `limits.max_alias_nodes`, and on a field holding the wrong kind of value
+/// (the message names the field's path, what was expected and what was found).
+pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadError> {
+    if text.len() > limits.max_bytes {
+        return Err(too_large(text, limits.max_bytes));
+    }
+    let unfenced = relax::strip_fence(text);
+    let original = unfenced.as_deref().unwrap_or(text);
+    let mut relaxer = relax::Relaxer::default();
+    let mut relaxations = Vec::new();
+    let max_relaxations = relaxation_limit(original.len());
+    let mut current: Option<String> = None;
+    let stream = loop {
+        let attempt = match &current {
+            Some(t) => tree::parse(t, &relaxer.map, limits),
+            None => tree::parse(original, &relaxer.map, limits),
+        };
+        match attempt {
+            Ok(result) => {
+                let stream = result?;
+                // Strict YAML reads `key:{ a: b }` as a strange key; relax those lines too.
+                let mut changed = false;
+                for line in stream.glued_key_lines() {
+                    if relaxations.len() >= max_relaxations {
+                        break;
+                    }
+                    if let Some(changes) = relaxer.relax_at(original, line) {
+                        relaxations.extend(
+                            changes
+                                .into_iter()
+                                .map(|(pos, what)| Relaxation { pos, what }),
+                        );
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break stream;
+                }
+                current = Some(relaxer.text());
+            }
+            Err(scan) => {
+                let line = scan.marker().line();
+                let changes = if relaxations.len() < max_relaxations && tree::is_syntax(&scan) {
+                    relaxer.relax_near(original, line)
+                } else {
+                    None
+                };
+                let Some(changes) = changes else {
+                    let mut err = tree::scan_error(&scan, &relaxer.map, limits);
+                    if relaxations.len() >= max_relaxations {
+                        err.message.push_str(&format!(
+                            " (after {} relaxations, the most one document of this size may get)",
+                            relaxations.len()
+                        ));
+                    }
+                    return Err(err);
+                };
+                relaxations.extend(
+                    changes
+                        .into_iter()
+                        .map(|(pos, what)| Relaxation { pos, what }),
+                );
+                current = Some(relaxer.text());
+            }
+        }
+    };
+    relaxations.sort_by_key(|r| r.pos);
+    let mut source_map = SourceMap::new();
+    // About three positions are recorded for every four nodes of a typical program.
+    source_map.reserve(stream.nodes / 4 * 3);
+    let program = read::program(&stream.docs, &mut source_map)?;
+    Ok(Document {
+        program,
+        source_map,
+        relaxations,
+    })
+}
+
+/// The error for a document over the size limit, located where the limit is crossed.
+fn too_large(text: &str, max: usize) -> ReadError {
+    let mut cut = max.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &text[..cut];
+    let line = head.bytes().filter(|b| *b == b'\n').count() + 1;
+    let column = head.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    ReadError {
+        message: format!(
+            "the document is {} bytes, more than the limit of {max} bytes",
+            text.len()
+        ),
+        pos: Some(Pos::new(
+            u32::try_from(line).unwrap_or(u32::MAX),
+            u32::try_from(column).unwrap_or(u32::MAX),
+        )),
+        help: Some("split the program, or read it with a larger `Limits::max_bytes`".to_owned()),
+    }
 }
 
 /// Writes a program as canonical, strictly valid AG-IR.
-pub fn write(_program: &Program) -> String {
-    unimplemented!("agir::write is being built")
+pub fn write(program: &Program) -> String {
+    write::program(program)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,10 +1,101 @@
-//! The validator (spec §9).
+//! The validator (spec §9): well-formedness (W1–W14), executability (X1–X5), the validation
+//! battery (G1, G3–G9), mechanical repair (ladder step 1, §9.1) and the lowered plan.
 //!
-//! INTERFACE STUB — the check helper replaces this module; keep the public signatures.
+//! # Use
+//!
+//! - [`check`]`(program, source_map, repair)` runs every check and, when `repair` is true,
+//!   applies mechanical repairs; it returns [`Checked`]: the [`Outcome`], the residual
+//!   findings (ordered by source position, then id), the deviations recorded for the repairs
+//!   that landed, and the (repaired) program.
+//! - [`lower()`]`(program)` returns the [`Plan`] the runtime executes — per instruction its
+//!   unit, executor, parameter bindings, result type and guarded/default edges — or the X5
+//!   findings that say why the program does not lower.
+//! - [`builtins::BUILTINS`] is the built-in tool library (§5.4 plus `ask_user`).
+//!
+//! ```
+//! use ais_core::check::check;
+//! use ais_core::diag::{CheckId, Outcome};
+//! use ais_core::model::{Edge, Instruction, Opcode, Program};
+//! use ais_core::source::SourceMap;
+//!
+//! let draft = Instruction {
+//!     id: "draft".into(),
+//!     opcode: Opcode::GenRaw,
+//!     reads: vec!["task".into()],
+//!     writes: vec!["note".into()],
+//!     doc: Some("Write the note.".into()),
+//!     ..Instruction::default()
+//! };
+//! let done = Instruction { id: "done".into(), opcode: Opcode::Terminal, ..Instruction::default() };
+//! let program = Program {
+//!     nodes: Some(vec![draft, done]),
+//!     edges: Some(vec![Edge { from: "draft".into(), to: "done".into(), ..Edge::default() }]),
+//!     ..Program::default()
+//! };
+//! let checked = check(&program, &SourceMap::new(), false);
+//! assert_eq!(checked.outcome, Outcome::Degraded); // `note` is written but not declared (W9)
+//! assert_eq!(checked.findings[0].id, CheckId::W9);
+//!
+//! let repaired = check(&program, &SourceMap::new(), true);
+//! assert_eq!(repaired.outcome, Outcome::Fixed); // the carry was minted, and recorded
+//! assert_eq!(repaired.deviations[0].subject, "note");
+//! ```
+//!
+//! # Decisions where the spec leaves room
+//!
+//! - **G4 is X5.** The compile oracle is reported as `X5` (fatal): it is the failure of
+//!   [`lower()`] — a tool signature that does not parse or is missing, bindings that transpose a
+//!   path and its content, a type that does not resolve, a guard or CODE body that does not
+//!   parse or type-check, binding mechanisms that disagree, an `autonomy` tool that does not
+//!   exist, a GEN-ENUM with no enum to produce (or with a tool loop). A hollow DU instruction is
+//!   reported as `X1` — the condition it violates, after §9.2's preference for naming the
+//!   condition over its consequence — and not again as X5: the plan lowers it to
+//!   [`Executor::Hollow`](lower::Executor::Hollow), which yields an error value at run time.
+//!   An unknown opcode is W2 and lowers to [`Executor::Unsupported`](lower::Executor::Unsupported).
+//! - **Severities** follow §9.4: W and X1–X4 are errors, X5 is fatal, G1/G5/G7 warn, G3/G6/G9
+//!   error, G8 error for false parallelism and warn for a missed opportunity.
+//! - **Outcome** (§9.1): any fatal finding → `failed`; else any residual finding (of any
+//!   severity) → `degraded`; else repairs applied → `fixed`; else `clean`.
+//! - **Encodings** (the design's choices): LOOP carries `verdict` (a bool carry produced by a
+//!   DU instruction), `cap` (≥ 1) and `counter` (an int carry), and needs a back edge (an edge
+//!   into its own strongly connected component) and an advance edge; SPAWN carries
+//!   `concurrency.isolation`; a `role: input` carry other than `task`, or one written by the
+//!   built-in `ask_user`, is human input, and a ROUTE deciding on it must be `owner: code` with
+//!   explicit guards (G6); `outcome` is a built-in object type (`ok`, `error`, `output`,
+//!   `value`), and a step that runs a program (a `command`, `run_command`, a produced script)
+//!   must land in an `outcome` carry or be tested by a ROUTE (G9, §10.2).
+//! - **X4** accepts guards that are exhaustive over one bool or enum carry (`ok == true` /
+//!   `ok == false`) in place of a default edge; it applies to code-owned branching, not to a
+//!   model-owned ROUTE (which chooses itself) nor to LOOP and SPAWN (their own control).
+//! - **G9 demands** come from a tool's signature annotations, then its body's `def` line, then
+//!   an `isinstance` test that raises (a test that coerces is not a demand).
+//! - **Repairs** (ladder step 1): mint an undeclared written carry (typed from its writer's
+//!   result where known), name a carry's only writer as its producer, re-own a hollow SENSE /
+//!   ACT / ROUTE / LOOP to a model slot when it has a `doc` (none is synthesized: a doc-less
+//!   one keeps its X1, whose repair says to write one), and adopt the type every consumer
+//!   agrees on. Each is tried on a copy and kept only when its finding is gone and no new error
+//!   appeared; passes and attempts are bounded.
+//!
+//! Each check is a small named function whose doc comment states the rule it enforces; they
+//! are grouped by phase in `well_formed`, `executable`, `types` and `battery`, with the shared
+//! index in `index`, repairs in `repair` and lowering in [`mod@lower`].
 
-use crate::diag::{Deviation, Finding, Outcome};
+mod battery;
+pub mod builtins;
+mod executable;
+mod guards;
+mod index;
+pub mod lower;
+mod repair;
+mod types;
+mod well_formed;
+
+use crate::diag::{CheckId, Deviation, Finding, Outcome, Severity};
 use crate::model::Program;
-use crate::source::SourceMap;
+use crate::source::{Element, Locus, SourceMap};
+use index::Index;
+
+pub use lower::{Plan, lower};
 
 /// What validating a program found.
 #[derive(Clone, Debug)]
@@ -20,6 +111,142 @@ pub struct Checked {
 }
 
 /// Validates a program: every check, then mechanical repair when `repair` is true.
-pub fn check(_program: &Program, _source_map: &SourceMap, _repair: bool) -> Checked {
-    unimplemented!("check is being built")
+///
+/// Findings are ordered by source position, then id; positions come from `source_map` (an
+/// empty map for a program built in code).
+pub fn check(program: &Program, source_map: &SourceMap, repair: bool) -> Checked {
+    let (program, findings, deviations) = if repair {
+        repair::repair(program)
+    } else {
+        (program.clone(), run_checks(program), Vec::new())
+    };
+    let findings = finish(findings, source_map);
+    let outcome = outcome_of(&findings, &deviations);
+    Checked {
+        outcome,
+        findings,
+        deviations,
+        program,
+    }
 }
+
+/// Every check over one program, unordered and without positions.
+pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
+    let ix = Index::new(program);
+    let mut cx = Ctx {
+        ix,
+        findings: Vec::new(),
+    };
+    well_formed::run(&mut cx);
+    executable::run(&mut cx);
+    types::run(&mut cx);
+    battery::run(&mut cx);
+    let x5 = match lower::lower_with(&cx.ix) {
+        Ok(_) => Vec::new(),
+        Err(f) => f,
+    };
+    cx.findings.extend(x5);
+    cx.findings
+}
+
+/// The outcome of §9.1 for a set of residual findings and applied repairs.
+pub fn outcome_of(findings: &[Finding], deviations: &[Deviation]) -> Outcome {
+    if findings.iter().any(|f| f.severity == Severity::Fatal) {
+        Outcome::Failed
+    } else if !findings.is_empty() {
+        Outcome::Degraded
+    } else if !deviations.is_empty() {
+        Outcome::Fixed
+    } else {
+        Outcome::Clean
+    }
+}
+
+/// Fills positions and orders findings by position (unplaced last), then id, then locus.
+fn finish(mut findings: Vec<Finding>, map: &SourceMap) -> Vec<Finding> {
+    for f in &mut findings {
+        if f.pos.is_none() {
+            f.pos = map.lookup(&f.locus);
+        }
+    }
+    findings.sort_by(|a, b| {
+        (a.pos.is_none(), a.pos, a.id)
+            .cmp(&(b.pos.is_none(), b.pos, b.id))
+            .then_with(|| locus_key(&a.locus).cmp(&locus_key(&b.locus)))
+    });
+    findings.dedup();
+    findings
+}
+
+fn locus_key(l: &Locus) -> (u8, usize, usize, String, usize) {
+    let (k, a, b) = match l.element {
+        Element::Program => (0, 0, 0),
+        Element::Frontmatter => (1, 0, 0),
+        Element::Type(i) => (2, i, 0),
+        Element::TypeField(i, j) => (3, i, j),
+        Element::Knowledge(i) => (4, i, 0),
+        Element::Tool(i) => (5, i, 0),
+        Element::Walker => (6, 0, 0),
+        Element::Carry(i) => (7, i, 0),
+        Element::Instruction(i) => (8, i, 0),
+        Element::Edge(i) => (9, i, 0),
+        Element::Concurrency => (10, 0, 0),
+        Element::Faithfulness => (11, 0, 0),
+    };
+    let _ = b;
+    (
+        k,
+        a,
+        b,
+        l.field.clone().unwrap_or_default(),
+        l.index.unwrap_or(0),
+    )
+}
+
+/// The severity a check's residual finding has (§9.4). G8 is an error here; its advisory form
+/// (a missed opportunity) is pushed as a warning by the check itself.
+pub(crate) fn severity_of(id: CheckId) -> Severity {
+    match id {
+        CheckId::X5 => Severity::Fatal,
+        CheckId::G1 | CheckId::G5 | CheckId::G7 => Severity::Warn,
+        _ => Severity::Error,
+    }
+}
+
+/// The state the checks share: the index and the findings so far.
+pub(crate) struct Ctx<'p> {
+    pub ix: Index<'p>,
+    pub findings: Vec<Finding>,
+}
+
+impl Ctx<'_> {
+    /// Records a finding with its check's default severity.
+    pub fn report(
+        &mut self,
+        id: CheckId,
+        locus: Locus,
+        message: impl Into<String>,
+    ) -> &mut Finding {
+        self.findings
+            .push(Finding::new(id, severity_of(id), locus, message));
+        let last = self.findings.len() - 1;
+        &mut self.findings[last]
+    }
+
+    /// Records a finding about instruction `i` (its id is attached).
+    pub fn report_instr(
+        &mut self,
+        id: CheckId,
+        i: usize,
+        locus: Locus,
+        message: impl Into<String>,
+    ) -> &mut Finding {
+        let name = self.ix.node(i).map(|n| n.id.clone());
+        let f = self.report(id, locus, message);
+        f.instruction = name;
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests;

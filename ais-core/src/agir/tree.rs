@@ -1,0 +1,493 @@
+//! A positioned YAML node tree, built from the events of `granit-parser` (a pure-Rust,
+//! non-recursive YAML 1.2 parser, the one serde-saphyr is built on).
+//!
+//! The tree is deliberately small: scalars keep their source text and style, collections keep
+//! their entries in document order (duplicate keys included, so the reader can report them), and
+//! every node keeps the position where it starts. Aliases are expanded here, within
+//! [`Limits::max_alias_nodes`]; nesting is bounded by [`Limits::max_depth`].
+
+use super::relax::ColumnMap;
+use super::{Limits, ReadError};
+use crate::source::Pos;
+use crate::value::Value;
+use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError};
+use indexmap::IndexMap;
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// How a scalar was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// Plain: resolved by the YAML 1.2 core schema.
+    Plain,
+    /// Quoted, block, or tagged `!!str`: always a string.
+    Text,
+}
+
+/// A YAML node with the position where it starts.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Node<'a> {
+    /// Where the node starts (1-based line and character column of the original text).
+    pub pos: Pos,
+    /// What it is.
+    pub kind: Kind<'a>,
+}
+
+/// The shape of a node.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Kind<'a> {
+    /// A scalar: its text after escape processing, and how it was written.
+    Scalar(Cow<'a, str>, Style),
+    /// A sequence.
+    Seq(Vec<Node<'a>>),
+    /// A mapping, entries in document order.
+    Map(Vec<(Node<'a>, Node<'a>)>),
+}
+
+impl Node<'_> {
+    /// A word for what the node is, for messages: "a mapping", "a list", "the text `x`".
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            Kind::Map(_) => "a mapping".to_owned(),
+            Kind::Seq(_) => "a list".to_owned(),
+            Kind::Scalar(text, Style::Plain) => match resolve_plain(text) {
+                Value::Null => "nothing (null)".to_owned(),
+                Value::Bool(b) => format!("the bool `{b}`"),
+                Value::Int(i) => format!("the int `{i}`"),
+                Value::Float(_) => format!("the float `{text}`"),
+                _ => format!("the text `{}`", clip(text)),
+            },
+            Kind::Scalar(text, Style::Text) => format!("the text `{}`", clip(text)),
+        }
+    }
+
+    /// True for a plain scalar that resolves to null (empty, `~`, `null`).
+    pub fn is_null(&self) -> bool {
+        matches!(&self.kind, Kind::Scalar(t, Style::Plain) if is_null_text(t))
+    }
+
+    /// The node as a [`Value`] (core-schema resolution of plain scalars).
+    pub fn to_value(&self) -> Result<Value, ReadError> {
+        Ok(match &self.kind {
+            Kind::Scalar(text, Style::Plain) => resolve_plain(text),
+            Kind::Scalar(text, Style::Text) => Value::Str(text.to_string()),
+            Kind::Seq(items) => {
+                Value::List(items.iter().map(Node::to_value).collect::<Result<_, _>>()?)
+            }
+            Kind::Map(entries) => {
+                let mut map = IndexMap::with_capacity(entries.len());
+                for (k, v) in entries {
+                    let Kind::Scalar(key, _) = &k.kind else {
+                        return Err(ReadError {
+                            message: format!(
+                                "a mapping key must be a name, found {}",
+                                k.describe()
+                            ),
+                            pos: Some(k.pos),
+                            help: Some("write the key as plain text".to_owned()),
+                        });
+                    };
+                    if map.insert(key.to_string(), v.to_value()?).is_some() {
+                        return Err(duplicate_key(key, k.pos));
+                    }
+                }
+                Value::Map(map)
+            }
+        })
+    }
+}
+
+/// The error for a key written twice in one mapping.
+pub(crate) fn duplicate_key(key: &str, pos: Pos) -> ReadError {
+    ReadError {
+        message: format!("the key `{key}` is written twice in this mapping"),
+        pos: Some(pos),
+        help: Some(format!("keep one `{key}:` and delete the other")),
+    }
+}
+
+fn clip(text: &str) -> String {
+    const MAX: usize = 40;
+    if text.chars().count() <= MAX {
+        text.to_owned()
+    } else {
+        let mut s: String = text.chars().take(MAX).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// True for the plain spellings of null in the YAML 1.2 core schema.
+pub(crate) fn is_null_text(text: &str) -> bool {
+    matches!(text, "" | "~" | "null" | "Null" | "NULL")
+}
+
+/// Resolves a plain scalar by the YAML 1.2 core schema: null, bool, int (decimal, `0o`, `0x`),
+/// float. Integers that do not fit an `i64`, and `.inf` / `.nan` (a [`Value::Float`] is always
+/// finite), stay text, as written.
+pub(crate) fn resolve_plain(text: &str) -> Value {
+    if is_null_text(text) {
+        return Value::Null;
+    }
+    match text {
+        "true" | "True" | "TRUE" => return Value::Bool(true),
+        "false" | "False" | "FALSE" => return Value::Bool(false),
+        _ => {}
+    }
+    if let Some(i) = parse_core_int(text) {
+        return i.map_or_else(|| Value::Str(text.to_owned()), Value::Int);
+    }
+    if is_core_float(text)
+        && let Ok(f) = text.parse::<f64>()
+        && f.is_finite()
+    {
+        return Value::Float(f);
+    }
+    Value::Str(text.to_owned())
+}
+
+/// `Some(Some(i))` for a core-schema int that fits, `Some(None)` for one that does not fit,
+/// `None` for text that is not an int.
+fn parse_core_int(text: &str) -> Option<Option<i64>> {
+    if let Some(oct) = text.strip_prefix("0o") {
+        return (!oct.is_empty() && oct.bytes().all(|b| (b'0'..=b'7').contains(&b)))
+            .then(|| i64::from_str_radix(oct, 8).ok());
+    }
+    if let Some(hex) = text.strip_prefix("0x") {
+        return (!hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| i64::from_str_radix(hex, 16).ok());
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then(|| text.parse().ok())
+}
+
+/// True for the core-schema float syntax `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
+/// (and `.inf` / `.nan` spellings, which [`resolve_plain`] nonetheless keeps as text).
+pub(crate) fn is_core_float(text: &str) -> bool {
+    let t = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if matches!(t, ".inf" | ".Inf" | ".INF") || matches!(text, ".nan" | ".NaN" | ".NAN") {
+        return true;
+    }
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], Some(&t[i + 1..])),
+        None => (t, None),
+    };
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((int, frac)) => {
+            int.bytes().all(|b| b.is_ascii_digit())
+                && frac.bytes().all(|b| b.is_ascii_digit())
+                && !(int.is_empty() && frac.is_empty())
+        }
+        None => !mantissa.is_empty() && mantissa.bytes().all(|b| b.is_ascii_digit()),
+    };
+    let exp_ok = exp.is_none_or(|e| {
+        let d = e.strip_prefix(['-', '+']).unwrap_or(e);
+        !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+    });
+    mantissa_ok && exp_ok
+}
+
+/// The documents of a YAML stream: at most two (a frontmatter block and the body).
+pub(crate) struct Stream<'a> {
+    /// Each document's root node.
+    pub docs: Vec<Node<'a>>,
+    /// How many nodes the documents hold in all.
+    pub nodes: usize,
+}
+
+impl Stream<'_> {
+    /// The lines of plain mapping keys that swallowed a glued flow collection: strict YAML reads
+    /// `b:{ type: str }` as the key `b:{ type` with the value `str }`, which no author means.
+    pub fn glued_key_lines(&self) -> Vec<usize> {
+        let mut lines = Vec::new();
+        let mut todo: Vec<&Node> = self.docs.iter().collect();
+        while let Some(node) = todo.pop() {
+            match &node.kind {
+                Kind::Scalar(..) => {}
+                Kind::Seq(items) => todo.extend(items),
+                Kind::Map(entries) => {
+                    for (k, v) in entries {
+                        if let Kind::Scalar(text, Style::Plain) = &k.kind
+                            && text.split_once(':').is_some_and(|(head, rest)| {
+                                !head.is_empty()
+                                    && !head.contains(char::is_whitespace)
+                                    && rest.starts_with(['{', '['])
+                            })
+                        {
+                            lines.push(k.pos.line as usize);
+                        }
+                        todo.push(v);
+                    }
+                }
+            }
+        }
+        lines.sort_unstable();
+        lines.dedup();
+        lines
+    }
+}
+
+/// A collection being built.
+struct Frame<'a> {
+    pos: Pos,
+    anchor: usize,
+    kind: FrameKind<'a>,
+}
+
+enum FrameKind<'a> {
+    Seq(Vec<Node<'a>>),
+    Map(Vec<(Node<'a>, Node<'a>)>, Option<Node<'a>>),
+}
+
+/// True for a syntax error (which a relaxation may cure), false for a limit or input failure.
+pub(crate) fn is_syntax(err: &ScanError) -> bool {
+    !matches!(
+        err.kind(),
+        ErrorKind::RecursionLimitExceeded | ErrorKind::InputIo { .. }
+    )
+}
+
+/// Where an error happened, as a read error.
+pub(crate) fn scan_error(err: &ScanError, map: &ColumnMap, limits: &Limits) -> ReadError {
+    let m = err.marker();
+    let pos = map.pos(m.line(), m.col());
+    if matches!(err.kind(), ErrorKind::RecursionLimitExceeded) {
+        return too_deep(pos, limits);
+    }
+    ReadError {
+        message: format!("not valid YAML: {}", err.info()),
+        pos: Some(pos),
+        help: Some(
+            "fix the YAML syntax at this place (quote text that holds `: `, `#`, `[` or `{`, \
+             and close every bracket and quote)"
+                .to_owned(),
+        ),
+    }
+}
+
+/// Parses a YAML stream into positioned nodes, within the limits. Returns the scan error
+/// separately so that the caller can try a relaxation and parse again.
+pub(crate) fn parse<'a>(
+    text: &'a str,
+    map: &ColumnMap,
+    limits: &Limits,
+) -> Result<Result<Stream<'a>, ReadError>, ScanError> {
+    let mut options = Options::default();
+    // One more level than the limit, so that our own check (with its clearer message) fires first.
+    options.flow_nesting_limit = limits.max_depth.saturating_add(1);
+    options.block_nesting_limit = limits.max_depth.saturating_add(1);
+    let parser = Parser::new_from_str_with_options(text, options);
+    let mut b = Builder {
+        limits,
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        alias_nodes: 0,
+        docs: Vec::new(),
+        nodes: 0,
+    };
+    for event in parser {
+        let (event, span) = event?;
+        let pos = map.pos(span.start.line(), span.start.col());
+        if let Err(e) = b.event(event, pos) {
+            return Ok(Err(e));
+        }
+    }
+    Ok(Ok(Stream {
+        docs: b.docs,
+        nodes: b.nodes,
+    }))
+}
+
+struct Builder<'a, 'l> {
+    limits: &'l Limits,
+    stack: Vec<Frame<'a>>,
+    /// Anchored nodes by id, with their size (node count) and height.
+    anchors: HashMap<usize, (Node<'a>, usize, usize)>,
+    alias_nodes: usize,
+    docs: Vec<Node<'a>>,
+    nodes: usize,
+}
+
+impl<'a> Builder<'a, '_> {
+    fn event(&mut self, event: Event<'a>, pos: Pos) -> Result<(), ReadError> {
+        match event {
+            Event::DocumentStart(..) => {
+                if self.docs.len() >= 2 {
+                    return Err(ReadError {
+                        message: "a third YAML document starts here; AG-IR is one frontmatter \
+                                  block and one document"
+                            .to_owned(),
+                        pos: Some(pos),
+                        help: Some(
+                            "remove this `---` line, or split the text into separate files"
+                                .to_owned(),
+                        ),
+                    });
+                }
+                self.anchors.clear();
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                let is_str_tag = tag
+                    .as_ref()
+                    .is_some_and(|t| t.is_yaml_core_schema_tag("str"));
+                let style = match style {
+                    ScalarStyle::Plain if !is_str_tag => Style::Plain,
+                    _ => Style::Text,
+                };
+                let node = Node {
+                    pos,
+                    kind: Kind::Scalar(text, style),
+                };
+                self.complete(node, anchor)?;
+            }
+            Event::SequenceStart(_, anchor, _) | Event::MappingStart(_, anchor, _) => {
+                if self.stack.len() >= self.limits.max_depth {
+                    return Err(too_deep(pos, self.limits));
+                }
+                let is_seq = matches!(event, Event::SequenceStart(..));
+                self.stack.push(Frame {
+                    pos,
+                    anchor,
+                    kind: if is_seq {
+                        FrameKind::Seq(Vec::new())
+                    } else {
+                        FrameKind::Map(Vec::new(), None)
+                    },
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some(frame) = self.stack.pop() {
+                    let kind = match frame.kind {
+                        FrameKind::Seq(items) => Kind::Seq(items),
+                        FrameKind::Map(entries, _) => Kind::Map(entries),
+                    };
+                    self.complete(
+                        Node {
+                            pos: frame.pos,
+                            kind,
+                        },
+                        frame.anchor,
+                    )?;
+                }
+            }
+            Event::Alias(id) => {
+                let Some((node, size, height)) = self.anchors.get(&id) else {
+                    return Err(ReadError {
+                        message: "this alias names no anchor defined before it".to_owned(),
+                        pos: Some(pos),
+                        help: Some("define the anchor (`&name`) before using `*name`".to_owned()),
+                    });
+                };
+                self.alias_nodes = self.alias_nodes.saturating_add(*size);
+                if self.alias_nodes > self.limits.max_alias_nodes {
+                    return Err(ReadError {
+                        message: format!(
+                            "aliases expand to more than {} nodes (the alias limit)",
+                            self.limits.max_alias_nodes
+                        ),
+                        pos: Some(pos),
+                        help: Some(
+                            "write the repeated content out, or raise `Limits::max_alias_nodes`"
+                                .to_owned(),
+                        ),
+                    });
+                }
+                if self.stack.len().saturating_add(*height) > self.limits.max_depth {
+                    return Err(too_deep(pos, self.limits));
+                }
+                let mut node = node.clone();
+                node.pos = pos;
+                self.complete(node, 0)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn complete(&mut self, node: Node<'a>, anchor: usize) -> Result<(), ReadError> {
+        self.nodes += 1;
+        if anchor != 0 {
+            let (size, height) = measure(&node);
+            self.anchors.insert(anchor, (node.clone(), size, height));
+        }
+        match self.stack.last_mut() {
+            None => self.docs.push(node),
+            Some(Frame {
+                kind: FrameKind::Seq(items),
+                ..
+            }) => items.push(node),
+            Some(Frame {
+                kind: FrameKind::Map(entries, pending),
+                ..
+            }) => match pending.take() {
+                None => *pending = Some(node),
+                Some(key) => entries.push((key, node)),
+            },
+        }
+        Ok(())
+    }
+}
+
+fn too_deep(pos: Pos, limits: &Limits) -> ReadError {
+    ReadError {
+        message: format!(
+            "collections nest deeper than {} levels (the depth limit)",
+            limits.max_depth
+        ),
+        pos: Some(pos),
+        help: Some("flatten this structure, or raise `Limits::max_depth`".to_owned()),
+    }
+}
+
+/// A node's size (number of nodes) and height (collection nesting). Iterative.
+fn measure(node: &Node<'_>) -> (usize, usize) {
+    let mut size = 0usize;
+    let mut height = 0usize;
+    let mut todo = vec![(node, 0usize)];
+    while let Some((n, depth)) = todo.pop() {
+        size += 1;
+        match &n.kind {
+            Kind::Scalar(..) => height = height.max(depth),
+            Kind::Seq(items) => {
+                height = height.max(depth + 1);
+                todo.extend(items.iter().map(|i| (i, depth + 1)));
+            }
+            Kind::Map(entries) => {
+                height = height.max(depth + 1);
+                for (k, v) in entries {
+                    todo.push((k, depth + 1));
+                    todo.push((v, depth + 1));
+                }
+            }
+        }
+    }
+    (size, height)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_scalars_resolve_by_the_core_schema() {
+        assert_eq!(resolve_plain(""), Value::Null);
+        assert_eq!(resolve_plain("~"), Value::Null);
+        assert_eq!(resolve_plain("True"), Value::Bool(true));
+        assert_eq!(resolve_plain("-12"), Value::Int(-12));
+        assert_eq!(resolve_plain("0x1F"), Value::Int(31));
+        assert_eq!(resolve_plain("0o17"), Value::Int(15));
+        assert_eq!(resolve_plain("0.1"), Value::Float(0.1));
+        assert_eq!(resolve_plain(".5"), Value::Float(0.5));
+        assert_eq!(resolve_plain("1e3"), Value::Float(1000.0));
+        assert_eq!(resolve_plain("-1.5E-2"), Value::Float(-0.015));
+        for text in [
+            "yes", "1_000", "0x", ".", "e3", "1e", ".inf", ".nan", "12a", "+",
+        ] {
+            assert_eq!(resolve_plain(text), Value::Str(text.into()), "{text}");
+        }
+        assert_eq!(
+            resolve_plain("99999999999999999999"),
+            Value::Str("99999999999999999999".into())
+        );
+    }
+}

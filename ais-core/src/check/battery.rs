@@ -1,0 +1,650 @@
+//! The validation battery (spec §9.4) beyond type unification: G1 standalone, G3 artifact
+//! boundary, G5 structural coverage, G6 human-in-the-loop, G7 environment, G8 concurrency.
+
+use super::Ctx;
+use super::builtins::{ASK_USER, builtin};
+use super::executable::{is_program_carry, real_guard};
+use super::guards;
+use super::index::{ToolRef, quote_list};
+use crate::diag::{CheckId, Repair, Severity};
+use crate::model::{Isolation, Opcode, Owner, ToolSurface};
+use crate::source::{Element, Locus};
+use std::collections::HashSet;
+
+/// Runs G1, G3, G5, G6, G7 and G8.
+pub(super) fn run(cx: &mut Ctx) {
+    g1_knowledge_embodied(cx);
+    g1_tools_embodied(cx);
+    g3_surfaces_known(cx);
+    g3_artifact_acts_write(cx);
+    g3_programs_run(cx);
+    g5_slots_state_one_obligation(cx);
+    g6_human_routes_are_code(cx);
+    g7_imports_resolve(cx);
+    g8_parallelism_is_real(cx);
+    g8_missed_parallelism(cx);
+}
+
+/// Phrases that point at content instead of carrying it.
+const POINTER_PHRASES: [&str; 10] = [
+    "see ",
+    "refer to",
+    "as described in",
+    "described in",
+    "follow the format in",
+    "follow the instructions in",
+    "the section above",
+    "the section below",
+    "defined in",
+    "consult ",
+];
+
+/// File extensions of documents a pointer names.
+const DOC_EXTENSIONS: [&str; 6] = [".md", ".txt", ".rst", ".pdf", ".html", ".docx"];
+
+/// True when a text is a prose pointer (§5.2): short, and it sends the reader elsewhere — to a
+/// named document or a section — rather than stating the content.
+pub(crate) fn is_prose_pointer(text: &str) -> bool {
+    let t = text.trim().to_ascii_lowercase();
+    if t.is_empty() || t.len() > 240 {
+        return false;
+    }
+    let names_doc = t
+        .split(|c: char| c.is_whitespace() || "()[]`'\",;".contains(c))
+        .any(|w| {
+            DOC_EXTENSIONS
+                .iter()
+                .any(|e| w.trim_end_matches('.').ends_with(e))
+        });
+    let points = POINTER_PHRASES.iter().any(|p| t.contains(p));
+    points && (names_doc || t.contains("section") || t.contains("above") || t.contains("below"))
+}
+
+/// G1: every knowledge item carries its content rather than a pointer to it (§5.2).
+fn g1_knowledge_embodied(cx: &mut Ctx) {
+    for (k, item) in cx.ix.p.knowledge_list().iter().enumerate() {
+        let Some(text) = item.text() else { continue };
+        if !is_prose_pointer(&text) {
+            continue;
+        }
+        let field = item
+            .content
+            .first()
+            .map(|(k, _)| k.as_str())
+            .unwrap_or("template");
+        cx.report(
+            CheckId::G1,
+            Locus::field(Element::Knowledge(k), field),
+            format!(
+                "knowledge `{}` is a prose pointer (\"{}\"): the content it names lives outside the program, so the slots never see it",
+                item.name,
+                text.trim()
+            ),
+        )
+        .repair = Some(Repair::manual(format!(
+            "paste the referenced content verbatim into `{}`.{field}; keep the reference as `source:` if you want the provenance",
+            item.name
+        )));
+    }
+}
+
+/// G1: every tool is embodied — a `body`, a `command`, or a built-in name — and a body does
+/// not merely open a sibling document and hand back its text. Built-ins need no body (§5.4).
+fn g1_tools_embodied(cx: &mut Ctx) {
+    for (t, tool) in cx.ix.p.tool_list().iter().enumerate() {
+        if builtin(&tool.name).is_some() {
+            continue;
+        }
+        let body = tool.body.as_deref().map(str::trim).unwrap_or_default();
+        let command = tool.command.as_deref().map(str::trim).unwrap_or_default();
+        if body.is_empty() && command.is_empty() {
+            cx.report(
+                CheckId::G1,
+                Locus::element(Element::Tool(t)),
+                format!(
+                    "tool `{}` has no `body` or `command`; it is not embodied and would run as an authored-at-run-time script",
+                    tool.name
+                ),
+            )
+            .repair = Some(Repair::manual(format!(
+                "give tool `{}` a `body` (a function `def {}(…)`) or a `command`",
+                tool.name, tool.name
+            )));
+        } else if body_only_opens_a_document(body) {
+            cx.report(
+                CheckId::G1,
+                Locus::field(Element::Tool(t), "body"),
+                format!(
+                    "tool `{}` only opens a sibling document and returns it; the know-how stays outside the program",
+                    tool.name
+                ),
+            )
+            .repair = Some(Repair::manual(format!(
+                "move the document's content into a knowledge item resident on the instructions that need it, and drop tool `{}`",
+                tool.name
+            )));
+        }
+    }
+}
+
+/// True when a body's only work is reading a document named by a literal (`open("forms.md")`).
+fn body_only_opens_a_document(body: &str) -> bool {
+    let lower = body.to_ascii_lowercase();
+    let opens = lower.contains("open(") || lower.contains("read_text(");
+    let literal_doc = DOC_EXTENSIONS
+        .iter()
+        .any(|e| lower.contains(&format!("{e}\"")) || lower.contains(&format!("{e}'")));
+    let lines = body.lines().filter(|l| !l.trim().is_empty()).count();
+    opens && literal_doc && lines <= 8 && !lower.contains("write")
+}
+
+/// G3: every `surface` is a known value — `artifact`/`workspace` on an ACT, `SENSE`/`ACT`/
+/// `ACT·artifact` on a tool; an unknown one is reported and read as the artifact side (§12.2).
+fn g3_surfaces_known(cx: &mut Ctx) {
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if let Some(crate::model::Surface::Unknown(s)) = &n.surface {
+            cx.report_instr(
+                CheckId::G3,
+                i,
+                Locus::field(Element::Instruction(i), "surface"),
+                format!(
+                    "`{}` has `surface: {s}`, which is not a surface; it is read as `artifact`",
+                    n.id
+                ),
+            )
+            .repair = Some(Repair::manual(format!(
+                "set `surface: artifact` or `surface: workspace` on `{}`",
+                n.id
+            )));
+        }
+    }
+    for (t, tool) in cx.ix.p.tool_list().iter().enumerate() {
+        if let Some(ToolSurface::Unknown(s)) = &tool.surface {
+            cx.report(
+                CheckId::G3,
+                Locus::field(Element::Tool(t), "surface"),
+                format!("tool `{}` has `surface: {s}`, which is not a surface; it is read as `ACT·artifact`", tool.name),
+            )
+            .repair = Some(Repair::manual(format!(
+                "set `surface` of tool `{}` to `SENSE`, `ACT` or `ACT·artifact`",
+                tool.name
+            )));
+        }
+    }
+}
+
+/// G3: an ACT declared `surface: artifact` actually writes across the user line: its tool is
+/// `ACT·artifact` (or a command or built-in write), or, tool-less, it writes out a carry.
+fn g3_artifact_acts_write(cx: &mut Ctx) {
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if n.opcode != Opcode::Act || n.surface != Some(crate::model::Surface::Artifact) {
+            continue;
+        }
+        let Some(last) = cx.ix.binding[i].pipeline.last().copied() else {
+            continue;
+        };
+        let (name, surface) = match last {
+            ToolRef::Declared(t) => match cx.ix.tool_at(t) {
+                Some(tl) if tl.command.is_some() => continue,
+                Some(tl) => (
+                    tl.name.clone(),
+                    tl.surface
+                        .clone()
+                        .or_else(|| builtin(&tl.name).map(|b| b.surface.to_surface())),
+                ),
+                None => continue,
+            },
+            ToolRef::Builtin(b) => (b.name.to_owned(), Some(b.surface.to_surface())),
+        };
+        if matches!(
+            surface,
+            Some(ToolSurface::ActArtifact | ToolSurface::Unknown(_))
+        ) {
+            continue;
+        }
+        let shown = surface
+            .as_ref()
+            .map(|s| s.as_str().to_owned())
+            .unwrap_or_else(|| "undeclared".into());
+        cx.report_instr(
+            CheckId::G3,
+            i,
+            Locus::field(Element::Instruction(i), "surface"),
+            format!(
+                "`{}` is the artifact step, but its tool `{name}` has surface `{shown}`, not `ACT·artifact`: the deliverable is never written where the user gets it",
+                n.id
+            ),
+        )
+        .repair = Some(Repair::manual(format!(
+            "bind `{}` to a tool that writes the deliverable (`surface: ACT·artifact`, e.g. the built-in `write_file`)",
+            n.id
+        )));
+    }
+}
+
+/// G3: a program authored into a carry (`script`) by a model is run (§4.1 author-then-run): an
+/// ACT reads it, or its writer's `autonomy.tools` names a runner (`run`/`exec`).
+fn g3_programs_run(cx: &mut Ctx) {
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if !(n.opcode.is_mind() || n.opcode == Opcode::Call) {
+            continue;
+        }
+        for (j, w) in n.writes.iter().enumerate() {
+            if !is_program_carry(w) {
+                continue;
+            }
+            let run_by_act = cx.ix.readers.get(w.as_str()).is_some_and(|rs| {
+                rs.iter()
+                    .any(|&r| cx.ix.node(r).is_some_and(|r| r.opcode == Opcode::Act))
+            });
+            let runner = n.autonomy.as_ref().is_some_and(|a| {
+                a.tools
+                    .iter()
+                    .any(|t| t.contains("run") || t.contains("exec"))
+            });
+            if run_by_act || runner {
+                continue;
+            }
+            cx.report_instr(
+                CheckId::G3,
+                i,
+                Locus::entry(Element::Instruction(i), "writes", j),
+                format!(
+                    "`{}` authors a program into `{w}` that nothing runs; the program's purpose is never served",
+                    n.id
+                ),
+            )
+            .repair = Some(Repair::manual(format!(
+                "add an `ACT` after `{}` that reads `{w}` (or give `{}` `autonomy: {{tools: [run_command]}}`)",
+                n.id, n.id
+            )));
+        }
+    }
+}
+
+/// True when a sentence of a doc is a prohibition (a constraint folded onto the step, not a
+/// step of its own).
+fn is_prohibition(sentence: &str) -> bool {
+    let s = sentence.trim().to_ascii_lowercase();
+    ["never ", "do not ", "don't ", "must not ", "avoid "]
+        .iter()
+        .any(|p| s.starts_with(p))
+}
+
+/// G5: each SU instruction states its obligation (`doc`), and realizes at most one traced
+/// obligation of its own — traces beyond one that are not folded prohibitions mark a
+/// monolithic realization (§2.4).
+fn g5_slots_state_one_obligation(cx: &mut Ctx) {
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if !n.is_su() {
+            continue;
+        }
+        let doc = n.doc.as_deref().map(str::trim).unwrap_or_default();
+        if doc.is_empty() {
+            if n.opcode == Opcode::Sense && n.writes.is_empty() {
+                continue; // a pure knowledge carrier (§4.2.1)
+            }
+            cx.report_instr(
+                CheckId::G5,
+                i,
+                Locus::element(Element::Instruction(i)),
+                format!(
+                    "model instruction `{}` has no `doc`; its slot's behaviour is left entirely to the model",
+                    n.id
+                ),
+            )
+            .repair = Some(Repair::manual(format!(
+                "add a `doc` to `{}` stating exactly what the slot must produce",
+                n.id
+            )));
+            continue;
+        }
+        let traces = n.traces_to.as_ref().map(Vec::len).unwrap_or(0);
+        let prohibitions = doc
+            .split(['.', ';', '\n'])
+            .filter(|s| is_prohibition(s))
+            .count();
+        let own = traces.saturating_sub(prohibitions);
+        if own > 1 {
+            let rules = n.traces_to.clone().unwrap_or_default();
+            cx.report_instr(
+                CheckId::G5,
+                i,
+                Locus::field(Element::Instruction(i), "traces_to"),
+                format!(
+                    "`{}` realizes {own} obligations ({}) in one model slot: a monolithic realization, observable only as prose",
+                    n.id,
+                    quote_list(&rules)
+                ),
+            )
+            .repair = Some(Repair::manual(format!(
+                "split `{}` into one instruction per obligation, each with its own `doc` and `traces_to`",
+                n.id
+            )));
+        }
+    }
+}
+
+/// G6: a ROUTE whose decision consumes human input — a `role: input` carry other than `task`,
+/// or a carry written by the `ask_user` tool — is `owner: code` with explicit guards (§4.4.1).
+fn g6_human_routes_are_code(cx: &mut Ctx) {
+    let mut human: HashSet<&str> = cx
+        .ix
+        .p
+        .carries()
+        .iter()
+        .filter(|c| c.is_input() && c.name != "task")
+        .map(|c| c.name.as_str())
+        .collect();
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        let asks = cx.ix.binding[i].pipeline.iter().any(|r| match r {
+            ToolRef::Builtin(b) => b.name == ASK_USER,
+            ToolRef::Declared(t) => cx.ix.tool_at(*t).is_some_and(|t| t.name == ASK_USER),
+        });
+        if asks {
+            human.extend(n.writes.iter().map(String::as_str));
+        }
+    }
+    let edges = cx.ix.p.edge_list();
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if n.opcode != Opcode::Route {
+            continue;
+        }
+        let guard_texts: Vec<&str> = cx.ix.out[i]
+            .iter()
+            .filter_map(|&e| real_guard(edges[e].guard.as_deref()))
+            .collect();
+        let guard_subjects: Vec<String> =
+            guard_texts.iter().flat_map(|g| guards::names(g)).collect();
+        let Some(h) = n
+            .reads
+            .iter()
+            .chain(&guard_subjects)
+            .find(|r| human.contains(r.as_str()))
+            .cloned()
+        else {
+            continue;
+        };
+        let message = if n.effective_owner() != Some(Owner::Code) {
+            format!(
+                "ROUTE `{}` decides on human input `{h}` but is not `owner: code`; a model reading the answer turns the gate into a suggestion",
+                n.id
+            )
+        } else if guard_texts.is_empty() {
+            format!(
+                "ROUTE `{}` reads human input `{h}` but has no explicit guards, so the answer decides nothing",
+                n.id
+            )
+        } else {
+            continue;
+        };
+        cx.report_instr(
+            CheckId::G6,
+            i,
+            Locus::field(Element::Instruction(i), "owner"),
+            message,
+        )
+        .repair = Some(Repair::manual(format!(
+            "set `owner: code` on `{}` and guard its edges on a carry a DU step parses from `{h}` (e.g. `approved == true`)",
+            n.id
+        )));
+    }
+}
+
+/// Python standard-library modules a tool body may import without an install step.
+const PY_STDLIB: &[&str] = &[
+    "abc",
+    "argparse",
+    "array",
+    "ast",
+    "asyncio",
+    "base64",
+    "bisect",
+    "calendar",
+    "collections",
+    "contextlib",
+    "copy",
+    "csv",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "difflib",
+    "enum",
+    "errno",
+    "fnmatch",
+    "fractions",
+    "functools",
+    "glob",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "html",
+    "http",
+    "io",
+    "itertools",
+    "json",
+    "logging",
+    "math",
+    "mimetypes",
+    "operator",
+    "os",
+    "pathlib",
+    "pickle",
+    "platform",
+    "pprint",
+    "random",
+    "re",
+    "secrets",
+    "shlex",
+    "shutil",
+    "signal",
+    "socket",
+    "sqlite3",
+    "statistics",
+    "string",
+    "struct",
+    "subprocess",
+    "sys",
+    "tarfile",
+    "tempfile",
+    "textwrap",
+    "threading",
+    "time",
+    "traceback",
+    "typing",
+    "unicodedata",
+    "urllib",
+    "uuid",
+    "warnings",
+    "xml",
+    "zipfile",
+    "zlib",
+];
+
+/// G7: a tool's environment resolves in the target runtime: a Python body imports only the
+/// standard library, and a body's `lang` is one the runtime runs (python, rust). Advisory.
+fn g7_imports_resolve(cx: &mut Ctx) {
+    for (t, tool) in cx.ix.p.tool_list().iter().enumerate() {
+        let Some(body) = tool.body.as_deref() else {
+            continue;
+        };
+        let lang = tool.lang.as_deref().unwrap_or("python");
+        if lang == "rust" {
+            continue;
+        }
+        if lang != "python" {
+            cx.report(
+                CheckId::G7,
+                Locus::field(Element::Tool(t), "lang"),
+                format!(
+                    "tool `{}` is written in `{lang}`, which the runtime does not run",
+                    tool.name
+                ),
+            )
+            .repair = Some(Repair::manual(format!(
+                "rewrite tool `{}` in Python, or give it a `command` that runs it",
+                tool.name
+            )));
+            continue;
+        }
+        let mut missing: Vec<String> = Vec::new();
+        for line in body.lines().map(str::trim) {
+            let module = if let Some(rest) = line.strip_prefix("import ") {
+                rest.split([',', ' ']).next()
+            } else if let Some(rest) = line.strip_prefix("from ") {
+                rest.split(' ').next()
+            } else {
+                None
+            };
+            let Some(root) = module
+                .and_then(|m| m.split('.').next())
+                .filter(|m| !m.is_empty())
+            else {
+                continue;
+            };
+            if !PY_STDLIB.contains(&root)
+                && !root.starts_with(['_', '.'])
+                && !missing.iter().any(|m| m == root)
+            {
+                missing.push(root.to_owned());
+            }
+        }
+        if missing.is_empty() {
+            continue;
+        }
+        cx.report(
+            CheckId::G7,
+            Locus::field(Element::Tool(t), "body"),
+            format!(
+                "tool `{}` imports {}, outside the Python standard library; the import fails where it is not installed",
+                tool.name,
+                quote_list(&missing)
+            ),
+        )
+        .repair = Some(Repair::manual(format!(
+            "install {} in the target runtime, or rewrite tool `{}` with the standard library",
+            quote_list(&missing),
+            tool.name
+        )));
+    }
+}
+
+/// G8: claimed parallelism is real and isolated enough: the siblings a SPAWN fans out to do
+/// not depend on each other's results, and siblings that write the same carry are isolated
+/// `orchestrator_owned` (shared writable state otherwise races).
+fn g8_parallelism_is_real(cx: &mut Ctx) {
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if n.opcode != Opcode::Spawn {
+            continue;
+        }
+        let siblings: Vec<usize> = cx
+            .ix
+            .targets(i)
+            .map(|(_, t)| t)
+            .filter(|&t| t != i)
+            .collect();
+        let mut problem = None;
+        'outer: for (a_pos, &a) in siblings.iter().enumerate() {
+            for &b in siblings.iter().skip(a_pos + 1) {
+                let (Some(na), Some(nb)) = (cx.ix.node(a), cx.ix.node(b)) else {
+                    continue;
+                };
+                let dep = na
+                    .writes
+                    .iter()
+                    .find(|w| nb.reads.contains(w))
+                    .map(|w| (na, nb, w))
+                    .or_else(|| {
+                        nb.writes
+                            .iter()
+                            .find(|w| na.reads.contains(w))
+                            .map(|w| (nb, na, w))
+                    });
+                if let Some((from, to, w)) = dep {
+                    problem = Some(format!(
+                        "SPAWN `{}` runs `{}` and `{}` in parallel, but `{}` reads `{w}`, which `{}` writes: the work is sequential",
+                        n.id, na.id, nb.id, to.id, from.id
+                    ));
+                    break 'outer;
+                }
+                let iso = n.concurrency.as_ref().and_then(|c| c.isolation.as_ref());
+                if let Some(w) = na.writes.iter().find(|w| nb.writes.contains(w))
+                    && matches!(iso, Some(Isolation::PrivateWrite | Isolation::SharedRead))
+                {
+                    problem = Some(format!(
+                        "SPAWN `{}` runs `{}` and `{}` in parallel and both write `{w}`, but its isolation `{}` does not allow shared writes",
+                        n.id,
+                        na.id,
+                        nb.id,
+                        iso.map(|i| i.as_str()).unwrap_or_default()
+                    ));
+                    break 'outer;
+                }
+            }
+        }
+        if let Some(message) = problem {
+            cx.report_instr(
+                CheckId::G8,
+                i,
+                Locus::element(Element::Instruction(i)),
+                message,
+            )
+            .repair = Some(Repair::manual(format!(
+                "chain the dependent steps with edges instead of fanning out from `{}`, or declare `isolation: orchestrator_owned`",
+                n.id
+            )));
+        }
+    }
+}
+
+/// G8 (advisory): two consecutive model slots with no data dependence, in a module that
+/// declares no concurrency, could run in parallel under a SPAWN.
+fn g8_missed_parallelism(cx: &mut Ctx) {
+    if cx.ix.p.concurrency.is_some()
+        || cx
+            .ix
+            .p
+            .instructions()
+            .iter()
+            .any(|n| n.opcode == Opcode::Spawn)
+    {
+        return;
+    }
+    let edges = cx.ix.p.edge_list();
+    let mut found = Vec::new();
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if !n.opcode.is_mind() || cx.ix.out[i].len() != 1 {
+            continue;
+        }
+        let e = cx.ix.out[i][0];
+        if real_guard(edges[e].guard.as_deref()).is_some() {
+            continue;
+        }
+        let Some((_, t)) = cx.ix.ends[e] else {
+            continue;
+        };
+        let Some(next) = cx.ix.node(t) else { continue };
+        if t == i || !next.opcode.is_mind() || n.writes.is_empty() {
+            continue;
+        }
+        if next.reads.iter().any(|r| n.writes.contains(r))
+            || n.reads.iter().any(|r| next.writes.contains(r))
+        {
+            continue;
+        }
+        found.push((i, n.id.clone(), next.id.clone()));
+    }
+    for (i, a, b) in found {
+        let f = cx.report_instr(
+            CheckId::G8,
+            i,
+            Locus::element(Element::Instruction(i)),
+            format!("`{a}` and `{b}` are independent model slots run one after the other; they could run in parallel"),
+        );
+        f.severity = Severity::Warn;
+        f.repair = Some(Repair::manual(format!(
+            "fan `{a}` and `{b}` out under a `SPAWN` with `concurrency: {{isolation: private_write}}`, or declare `concurrency: {{spawn: none, reason: …}}` at module level"
+        )));
+    }
+}

@@ -1,0 +1,660 @@
+//! One pass over a program that every check shares: elements indexed by name, the control graph
+//! with reachability and strongly connected components, who writes and who reads each carry,
+//! and each instruction's tool binding (§5.4). Building it is linear in the program's size; the
+//! checks then never search a list by name.
+
+use super::builtins::{Builtin, builtin};
+use crate::bind::{ParamBinding, bind_tool};
+use crate::expr::TypeEnv;
+use crate::model::{Carry, Instruction, Modality, Program, Tool, Type, TypeDecl, TypeKind};
+use crate::sig::{Param, Return, SigError, Signature};
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+/// A hash map keyed with foldhash (names are hashed a lot; SipHash dominated the profile).
+pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+use Map as HashMap;
+
+/// A tool an instruction runs: a declared tool (by index) or a built-in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum ToolRef {
+    /// `tools[i]`.
+    Declared(usize),
+    /// A built-in the program does not declare.
+    Builtin(&'static Builtin),
+}
+
+/// How one instruction binds to the tool plane.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ToolBinding {
+    /// The tools it runs, in pipeline (declaration) order.
+    pub pipeline: Vec<ToolRef>,
+    /// Its `tool` field names a tool that is neither declared nor built in.
+    pub unknown_tool: Option<String>,
+    /// The binding mechanisms disagree: what they each say.
+    pub conflict: Option<String>,
+}
+
+/// Fields of an object type, as (name, type) pairs.
+pub(crate) type Fields = Vec<(String, Option<Type>)>;
+
+/// The built-in object type `outcome` (design: error values).
+pub(crate) const OUTCOME: &str = "outcome";
+
+/// The shared index.
+pub(crate) struct Index<'p> {
+    pub p: &'p Program,
+    pub instr: HashMap<&'p str, usize>,
+    pub carry: HashMap<&'p str, usize>,
+    pub tools: HashMap<&'p str, usize>,
+    pub knowledge: HashMap<&'p str, usize>,
+    pub types: HashMap<&'p str, usize>,
+    /// Per instruction: the indices of its outgoing edges that are transitions (both endpoints
+    /// exist, modality not `forbidden`), in edge order.
+    pub out: Vec<Vec<usize>>,
+    /// Per edge: (from, to) instruction indices when both endpoints exist.
+    pub ends: Vec<Option<(usize, usize)>>,
+    /// Per instruction: reachable from the entry (`nodes[0]`).
+    pub reachable: Vec<bool>,
+    /// Per instruction: the id of its strongly connected component.
+    pub scc: Vec<usize>,
+    /// Carry name → instructions that write it, in program order.
+    pub writers: HashMap<&'p str, Vec<usize>>,
+    /// Carry name → instructions that read it, in program order.
+    pub readers: HashMap<&'p str, Vec<usize>>,
+    /// Per instruction: its tool binding.
+    pub binding: Vec<ToolBinding>,
+    /// Per declared tool: the instructions it serves (by any mechanism), in program order.
+    pub tool_users: Vec<Vec<usize>>,
+    /// Per declared tool: its signature — parsed from `sig`, else derived from the body's
+    /// `def`, else the built-in's canonical one; `None` when there is none to parse.
+    pub sigs: Vec<Option<Result<Signature, SigError>>>,
+    /// Per instruction: each tool of its pipeline with its parameter bindings (§7); a tool
+    /// whose signature does not parse is left out (X5 reports it).
+    pub calls: Vec<Vec<Call>>,
+    /// The expression environment (carries and types), built once for every guard and body.
+    pub env: TypeEnv,
+}
+
+/// One tool call of an instruction's pipeline, bound.
+#[derive(Clone, Debug)]
+pub(crate) struct Call {
+    /// The tool.
+    pub tool: ToolRef,
+    /// Its signature.
+    pub sig: Signature,
+    /// Its parameters' bindings, in signature order.
+    pub bindings: Vec<ParamBinding>,
+}
+
+impl<'p> Index<'p> {
+    /// Builds the index in one pass over each section.
+    pub fn new(p: &'p Program) -> Self {
+        let nodes = p.instructions();
+        let mut instr = HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
+        for (i, n) in nodes.iter().enumerate() {
+            instr.entry(n.id.as_str()).or_insert(i);
+        }
+        let carry = first_by_name(p.carries().iter().map(|c| c.name.as_str()));
+        let tool = first_by_name(p.tool_list().iter().map(|t| t.name.as_str()));
+        let knowledge = first_by_name(p.knowledge_list().iter().map(|k| k.name.as_str()));
+        let types = first_by_name(p.type_list().iter().map(|t| t.name.as_str()));
+
+        let mut out = vec![Vec::new(); nodes.len()];
+        let mut ends = Vec::with_capacity(p.edge_list().len());
+        let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(nodes.len(), p.edge_list().len());
+        let ids: Vec<NodeIndex> = (0..nodes.len()).map(|_| graph.add_node(())).collect();
+        for (e, edge) in p.edge_list().iter().enumerate() {
+            let pair = match (instr.get(edge.from.as_str()), instr.get(edge.to.as_str())) {
+                (Some(&f), Some(&t)) => Some((f, t)),
+                _ => None,
+            };
+            ends.push(pair);
+            if let Some((f, t)) = pair
+                && edge.modality != Some(Modality::Forbidden)
+            {
+                out[f].push(e);
+                graph.add_edge(ids[f], ids[t], ());
+            }
+        }
+        let mut reachable = vec![false; nodes.len()];
+        if !nodes.is_empty() {
+            let mut stack = vec![0usize];
+            reachable[0] = true;
+            while let Some(n) = stack.pop() {
+                for &e in &out[n] {
+                    if let Some((_, t)) = ends[e]
+                        && !reachable[t]
+                    {
+                        reachable[t] = true;
+                        stack.push(t);
+                    }
+                }
+            }
+        }
+        let mut scc = vec![0usize; nodes.len()];
+        for (c, comp) in tarjan_scc(&graph).into_iter().enumerate() {
+            for n in comp {
+                scc[n.index()] = c;
+            }
+        }
+
+        let mut writers: HashMap<&str, Vec<usize>> = HashMap::default();
+        let mut readers: HashMap<&str, Vec<usize>> = HashMap::default();
+        for (i, n) in nodes.iter().enumerate() {
+            for w in &n.writes {
+                push_unique(writers.entry(w.as_str()).or_default(), i);
+            }
+            for r in &n.reads {
+                push_unique(readers.entry(r.as_str()).or_default(), i);
+            }
+        }
+
+        let mut served_by: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        for (t, tl) in p.tool_list().iter().enumerate() {
+            for s in tl.serves.iter().flatten() {
+                if let Some(&i) = instr.get(s.as_str()) {
+                    push_unique(&mut served_by[i], t);
+                }
+            }
+        }
+        let mut tool_users = vec![Vec::new(); p.tool_list().len()];
+        let binding: Vec<ToolBinding> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| resolve_binding(p, &tool, n, &served_by[i]))
+            .collect();
+        for (i, b) in binding.iter().enumerate() {
+            for r in &b.pipeline {
+                if let ToolRef::Declared(t) = r
+                    && let Some(users) = tool_users.get_mut(*t)
+                {
+                    push_unique(users, i);
+                }
+            }
+        }
+        // A tool that lists an instruction in `serves` is used by it even when a binding
+        // conflict dropped it from the pipeline.
+        for (i, tools_serving) in served_by.iter().enumerate() {
+            for &t in tools_serving {
+                if let Some(users) = tool_users.get_mut(t)
+                    && !users.contains(&i)
+                {
+                    users.push(i);
+                }
+            }
+        }
+
+        let object_carries: Vec<usize> = p
+            .carries()
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c.ty, Some(Type::Named(_))))
+            .map(|(i, _)| i)
+            .collect();
+        let mut tools_by_name: HashMap<&str, Vec<usize>> = HashMap::default();
+        for (t, tl) in p.tool_list().iter().enumerate() {
+            tools_by_name.entry(tl.name.as_str()).or_default().push(t);
+        }
+        let task_knowledge = p.knowledge_item("task").map(|(_, k)| k);
+        let sigs: Vec<Option<Result<Signature, SigError>>> =
+            p.tool_list().iter().map(tool_signature).collect();
+        let calls = nodes
+            .iter()
+            .zip(&binding)
+            .zip(&served_by)
+            .map(|((n, b), served)| {
+                let sigs: Vec<(ToolRef, Signature)> = b
+                    .pipeline
+                    .iter()
+                    .filter_map(|r| {
+                        let sig = match r {
+                            ToolRef::Declared(t) => sigs.get(*t)?.clone()?.ok()?,
+                            ToolRef::Builtin(b) => builtin_signature(b),
+                        };
+                        Some((*r, sig))
+                    })
+                    .collect();
+                if sigs.is_empty() {
+                    return Vec::new();
+                }
+                let params: Vec<&str> = sigs
+                    .iter()
+                    .flat_map(|(_, s)| s.params.iter().map(|p| p.name.as_str()))
+                    .collect();
+                let view = bind_view(
+                    p,
+                    &BindIndex {
+                        carry: &carry,
+                        object_carries: &object_carries,
+                        tools_by_name: &tools_by_name,
+                        types: &types,
+                        task_knowledge,
+                        knowledge: &knowledge,
+                    },
+                    n,
+                    served,
+                    &params,
+                );
+                sigs.into_iter()
+                    .map(|(tool, sig)| {
+                        let bindings = bind_tool(&view, n, &sig, None);
+                        Call {
+                            tool,
+                            sig,
+                            bindings,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+
+        Index {
+            p,
+            instr,
+            carry,
+            tools: tool.clone(),
+            knowledge,
+            types,
+            out,
+            ends,
+            reachable,
+            scc,
+            writers,
+            readers,
+            binding,
+            tool_users,
+            sigs,
+            calls,
+            env: TypeEnv::from_program(p),
+        }
+    }
+
+    /// The instruction at an index.
+    pub fn node(&self, i: usize) -> Option<&'p Instruction> {
+        self.p.instructions().get(i)
+    }
+
+    /// The view [`slot_view`] builds for instruction `i`, with the knowledge resident on it.
+    pub fn slot_view(&self, i: usize, resident: &[usize]) -> Option<Program> {
+        let n = self.node(i)?;
+        let by_name: HashMap<&str, Vec<usize>> = HashMap::default();
+        Some(slot_view(
+            self.p,
+            &BindIndex {
+                carry: &self.carry,
+                object_carries: &[],
+                tools_by_name: &by_name,
+                types: &self.types,
+                task_knowledge: None,
+                knowledge: &self.knowledge,
+            },
+            n,
+            resident,
+        ))
+    }
+
+    /// Parses and type-checks a guard in the program's environment (the guard must be a `bool`
+    /// reading a carry).
+    pub fn check_guard(&self, guard: &str) -> Result<(), crate::expr::ExprError> {
+        crate::expr::compile_guard_in(&self.env, guard, &crate::expr::Limits::default()).map(|_| ())
+    }
+
+    /// Parses and type-checks a CODE body in the program's environment; returns its type.
+    pub fn check_body(&self, body: &str) -> Result<Type, crate::expr::ExprError> {
+        crate::expr::compile_str(body, &self.env, &crate::expr::Limits::default())
+            .map(|c| c.ty().clone())
+    }
+
+    /// The index of the declared tool with this name.
+    pub fn tool_index(&self, name: &str) -> Option<usize> {
+        self.tools.get(name).copied()
+    }
+
+    /// The declared tool at an index.
+    pub fn tool_at(&self, t: usize) -> Option<&'p Tool> {
+        self.p.tool_list().get(t)
+    }
+
+    /// The declared type of a carry, by name (`None` when undeclared or untyped).
+    pub fn carry_type(&self, name: &str) -> Option<&'p Type> {
+        let &c = self.carry.get(name)?;
+        self.p.carries().get(c)?.ty.as_ref()
+    }
+
+    /// True when a name is a declared carry.
+    pub fn is_carry(&self, name: &str) -> bool {
+        self.carry.contains_key(name)
+    }
+
+    /// The fields of an object type (a declared object or the built-in `outcome`).
+    pub fn object_fields(&self, ty: &Type) -> Option<Fields> {
+        let Type::Named(n) = ty else { return None };
+        if let Some(&t) = self.types.get(n.as_str()) {
+            return match &self.p.type_list().get(t)?.kind {
+                TypeKind::Object(fields) => Some(
+                    fields
+                        .iter()
+                        .map(|f| (f.name.clone(), f.ty.clone()))
+                        .collect(),
+                ),
+                _ => None,
+            };
+        }
+        (n == OUTCOME).then(outcome_fields)
+    }
+
+    /// The members of an enum type, when `ty` names a declared enum.
+    pub fn enum_members(&self, ty: &Type) -> Option<Vec<&'p str>> {
+        let Type::Named(n) = ty else { return None };
+        let &t = self.types.get(n.as_str())?;
+        match &self.p.type_list().get(t)?.kind {
+            TypeKind::Enum(m) => Some(m.iter().map(|m| m.name.as_str()).collect()),
+            _ => None,
+        }
+    }
+
+    /// True when a type resolves: a primitive, a well-formed list/dict, a declared type or
+    /// `outcome`.
+    pub fn type_resolves(&self, ty: &Type) -> bool {
+        match ty {
+            Type::List(Some(t)) | Type::Dict(Some(t)) => self.type_resolves(t),
+            Type::Named(n) => self.types.contains_key(n.as_str()) || n == OUTCOME,
+            Type::Invalid(_) => false,
+            _ => true,
+        }
+    }
+
+    /// The instructions whose out-edges are transitions, with the edges' targets.
+    pub fn targets(&self, i: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.out
+            .get(i)
+            .into_iter()
+            .flatten()
+            .filter_map(|&e| self.ends.get(e).copied().flatten().map(|(_, t)| (e, t)))
+    }
+}
+
+/// The part of a program the calling convention reads to bind instruction `n`'s tools: its read
+/// carries and the carries named like its tools' parameters (first declarations), every carry
+/// of a named (object-capable) type (rule 2 may bind a field of any of them), the types those
+/// name, a knowledge item named `task`, and the tools bound to `n` (their names, `serves` and
+/// surfaces decide the access side). Binding against this view gives what binding against the
+/// whole program gives (a test asserts it over the corpus), while keeping each binding's cost
+/// independent of the program's size — `bind` looks names up by scanning lists.
+pub(crate) fn bind_view(
+    p: &Program,
+    ix: &BindIndex,
+    n: &Instruction,
+    served_by: &[usize],
+    params: &[&str],
+) -> Program {
+    let mut tool_idx: Vec<usize> = served_by.to_vec();
+    let named = |name: &str| ix.tools_by_name.get(name).into_iter().flatten().copied();
+    tool_idx.extend(n.tool.as_deref().into_iter().flat_map(named));
+    tool_idx.extend(named(&n.id));
+    tool_idx.sort_unstable();
+    tool_idx.dedup();
+    let tools: Vec<Tool> = tool_idx
+        .iter()
+        .filter_map(|&t| p.tool_list().get(t))
+        .map(|t| Tool {
+            name: t.name.clone(),
+            serves: t.serves.clone(),
+            surface: t.surface.clone(),
+            ..Tool::default()
+        })
+        .collect();
+    let mut carry_idx: Vec<usize> = n
+        .reads
+        .iter()
+        .map(String::as_str)
+        .filter_map(|r| ix.carry.get(r).copied())
+        .collect();
+    carry_idx.extend(params.iter().filter_map(|name| ix.carry.get(name).copied()));
+    carry_idx.extend_from_slice(ix.object_carries);
+    carry_idx.sort_unstable();
+    carry_idx.dedup();
+    let carries: Vec<Carry> = carry_idx
+        .iter()
+        .filter_map(|&c| p.carries().get(c).cloned())
+        .collect();
+    let mut type_names: Vec<&str> = carries
+        .iter()
+        .filter_map(|c| match &c.ty {
+            Some(Type::Named(t)) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    type_names.sort_unstable();
+    type_names.dedup();
+    let mut type_idx: Vec<usize> = type_names
+        .iter()
+        .filter_map(|t| ix.types.get(t).copied())
+        .collect();
+    type_idx.sort_unstable();
+    let types: Vec<TypeDecl> = type_idx
+        .iter()
+        .filter_map(|&t| p.type_list().get(t).cloned())
+        .collect();
+    Program {
+        types: Some(types),
+        knowledge: ix.task_knowledge.map(|k| vec![k.clone()]),
+        tools: Some(tools),
+        walker: Some(crate::model::Walker {
+            carries: Some(carries),
+            ..crate::model::Walker::default()
+        }),
+        ..Program::default()
+    }
+}
+
+/// The part of a program [`crate::bind::bind_slot`] reads for instruction `n`: its read
+/// carries, the knowledge resident on it (`resident`, indices into `knowledge`) or named in its
+/// reads, and a knowledge item named `task`. Equal results to the whole program, at a cost
+/// independent of the program's size (a test asserts the equality over the corpus).
+pub(crate) fn slot_view(
+    p: &Program,
+    ix: &BindIndex,
+    n: &Instruction,
+    resident: &[usize],
+) -> Program {
+    let mut carry_idx: Vec<usize> = n
+        .reads
+        .iter()
+        .filter_map(|r| ix.carry.get(r.as_str()).copied())
+        .collect();
+    carry_idx.sort_unstable();
+    carry_idx.dedup();
+    let mut knowledge_idx: Vec<usize> = resident.to_vec();
+    knowledge_idx.extend(
+        n.reads
+            .iter()
+            .filter_map(|r| ix.knowledge.get(r.as_str()).copied()),
+    );
+    knowledge_idx.extend(ix.knowledge.get("task").copied());
+    knowledge_idx.sort_unstable();
+    knowledge_idx.dedup();
+    Program {
+        knowledge: Some(
+            knowledge_idx
+                .iter()
+                .filter_map(|&k| p.knowledge_list().get(k).cloned())
+                .collect(),
+        ),
+        walker: Some(crate::model::Walker {
+            carries: Some(
+                carry_idx
+                    .iter()
+                    .filter_map(|&c| p.carries().get(c).cloned())
+                    .collect(),
+            ),
+            ..crate::model::Walker::default()
+        }),
+        ..Program::default()
+    }
+}
+
+/// The indices [`bind_view`] draws on.
+pub(crate) struct BindIndex<'a, 'p> {
+    /// Carry name → its first declaration.
+    pub carry: &'a HashMap<&'p str, usize>,
+    /// Every carry of a named type, in declaration order.
+    pub object_carries: &'a [usize],
+    /// Tool name → every tool declared with it.
+    pub tools_by_name: &'a HashMap<&'p str, Vec<usize>>,
+    /// Type name → its first declaration.
+    pub types: &'a HashMap<&'p str, usize>,
+    /// The knowledge item named `task`, if any (it stops `task` being read as the invocation).
+    pub task_knowledge: Option<&'p crate::model::Knowledge>,
+    /// Knowledge name → its first declaration.
+    pub knowledge: &'a HashMap<&'p str, usize>,
+}
+
+/// The signature of a declared tool: its `sig`; else, for a built-in name, the canonical one
+/// (it wins: the library's body and the call must agree); else the `def` line of its body.
+pub(crate) fn tool_signature(t: &Tool) -> Option<Result<Signature, SigError>> {
+    if let Some(b) = builtin(&t.name)
+        && t.body.as_deref().is_none_or(|b| b.trim().is_empty())
+    {
+        return Some(Ok(builtin_signature(b)));
+    }
+    if let Some(sig) = &t.sig {
+        return Some(crate::sig::parse(sig));
+    }
+    let body = t.body.as_deref()?;
+    let prefix = format!("def {}(", t.name);
+    let start = body.find(&prefix)? + prefix.len();
+    let rest = body.get(start..)?;
+    let close = rest.find(')')?;
+    let params = rest.get(..close)?;
+    let after = rest.get(close + 1..)?;
+    let ret = after
+        .split_once("->")
+        .and_then(|(_, r)| r.split(':').next())
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .unwrap_or("any");
+    Some(crate::sig::parse(&format!("({params}) -> {ret}")))
+}
+
+/// The canonical signature of a built-in: its parameters, untyped, returning `str`.
+pub(crate) fn builtin_signature(b: &Builtin) -> Signature {
+    let inner = b
+        .sig
+        .trim_start_matches('(')
+        .split(')')
+        .next()
+        .unwrap_or_default();
+    Signature {
+        params: inner
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|name| Param {
+                name: name.to_owned(),
+                ty: None,
+            })
+            .collect(),
+        ret: Return::Type(Type::Str),
+    }
+}
+
+fn first_by_name<'p>(names: impl Iterator<Item = &'p str>) -> HashMap<&'p str, usize> {
+    let mut map = HashMap::default();
+    for (i, n) in names.enumerate() {
+        map.entry(n).or_insert(i);
+    }
+    map
+}
+
+fn push_unique(v: &mut Vec<usize>, x: usize) {
+    if v.last() != Some(&x) {
+        v.push(x);
+    }
+}
+
+/// The fields of the built-in `outcome` object: `ok: bool`, `error: str`, `output: str`,
+/// `value: any`.
+pub(crate) fn outcome_fields() -> Fields {
+    vec![
+        ("ok".into(), Some(Type::Bool)),
+        ("error".into(), Some(Type::Str)),
+        ("output".into(), Some(Type::Str)),
+        ("value".into(), Some(Type::Any)),
+    ]
+}
+
+/// Resolves §5.4's three binding mechanisms for one instruction: its `tool` field, the tools
+/// whose `serves` list it (a pipeline, in declaration order), and a tool named like its id.
+/// When several apply they must agree.
+fn resolve_binding(
+    p: &Program,
+    tools: &HashMap<&str, usize>,
+    n: &Instruction,
+    served_by: &[usize],
+) -> ToolBinding {
+    let mut b = ToolBinding::default();
+    let by_field = n.tool.as_deref().map(|name| match tools.get(name) {
+        Some(&t) => Some(ToolRef::Declared(t)),
+        None => builtin(name).map(ToolRef::Builtin),
+    });
+    let by_name = tools.get(n.id.as_str()).copied();
+    let tool_name = |t: usize| {
+        p.tool_list()
+            .get(t)
+            .map(|t| t.name.clone())
+            .unwrap_or_default()
+    };
+    match by_field {
+        Some(None) => {
+            b.unknown_tool = n.tool.clone();
+        }
+        Some(Some(r)) => {
+            if served_by.is_empty() {
+                b.pipeline = vec![r];
+            } else if matches!(r, ToolRef::Declared(t) if served_by.contains(&t)) {
+                b.pipeline = served_by.iter().map(|&t| ToolRef::Declared(t)).collect();
+            } else {
+                let names: Vec<String> = served_by.iter().map(|&t| tool_name(t)).collect();
+                b.conflict = Some(format!(
+                    "its `tool` field names `{}` but the tools serving it are {}",
+                    n.tool.as_deref().unwrap_or_default(),
+                    quote_list(&names)
+                ));
+                b.pipeline = vec![r];
+            }
+        }
+        None => {
+            if !served_by.is_empty() {
+                b.pipeline = served_by.iter().map(|&t| ToolRef::Declared(t)).collect();
+                if let Some(t) = by_name
+                    && !served_by.contains(&t)
+                    && p.tool_list().get(t).is_some_and(|t| t.serves.is_none())
+                {
+                    let names: Vec<String> = served_by.iter().map(|&t| tool_name(t)).collect();
+                    b.conflict = Some(format!(
+                        "the tool `{}` shares its id but the tools serving it are {}",
+                        tool_name(t),
+                        quote_list(&names)
+                    ));
+                }
+            } else if let Some(t) = by_name {
+                b.pipeline = vec![ToolRef::Declared(t)];
+            }
+        }
+    }
+    b
+}
+
+/// `a`, `b` and `c`, each in backticks.
+pub(crate) fn quote_list(names: &[String]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match q.len() {
+        0 => "none".into(),
+        1 => q[0].clone(),
+        _ => {
+            let (last, rest) = q.split_last().unwrap_or((&q[0], &[]));
+            format!("{} and {last}", rest.join(", "))
+        }
+    }
+}

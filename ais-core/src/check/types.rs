@@ -1,0 +1,507 @@
+//! Type unification (spec §6.3–§6.4, battery G9): carry types against the tools that consume
+//! and produce them, and the model→code crossing that must be typed.
+
+use super::Ctx;
+use super::index::Map as HashMap;
+use super::index::{Index, ToolRef};
+use crate::bind::BindSource;
+use crate::diag::{CheckId, MechanicalRepair, Repair};
+use crate::model::{Opcode, Type};
+use crate::sig::Return;
+use crate::source::{Element, Locus};
+
+/// Runs G9.
+pub(super) fn run(cx: &mut Ctx) {
+    let demands = demands(&cx.ix);
+    g9_consumers_agree(cx, &demands);
+    g9_model_to_code_typed(cx, &demands);
+    g9_code_reads_produced(cx);
+    g9_results_fit(cx);
+    g9_program_failures_routed(cx);
+}
+
+/// A consumer's demand on a carry: the type a DU tool parameter bound to it requires.
+#[derive(Clone, Debug)]
+pub(crate) struct Demand {
+    /// The instruction whose tool consumes the carry.
+    pub instr: usize,
+    /// The tool's name.
+    pub tool: String,
+    /// The parameter's name.
+    pub param: String,
+    /// The demanded type (`None`: the parameter states no demand).
+    pub ty: Option<Type>,
+}
+
+/// Every DU consumer of every carry, by carry name, in program order.
+pub(crate) fn demands(ix: &Index) -> HashMap<String, Vec<Demand>> {
+    let mut out: HashMap<String, Vec<Demand>> = HashMap::default();
+    for (i, calls) in ix.calls.iter().enumerate() {
+        for call in calls {
+            let (name, body) = match call.tool {
+                ToolRef::Declared(t) => match ix.tool_at(t) {
+                    Some(tl) => (tl.name.clone(), tl.body.as_deref()),
+                    None => continue,
+                },
+                ToolRef::Builtin(b) => (b.name.to_owned(), None),
+            };
+            for (param, binding) in call.sig.params.iter().zip(&call.bindings) {
+                let BindSource::Carry(c) = &binding.source else {
+                    continue;
+                };
+                let ty = param
+                    .ty
+                    .clone()
+                    .filter(|t| !matches!(t, Type::Any | Type::Invalid(_)))
+                    .or_else(|| body.and_then(|b| body_demand(b, &name, &param.name)));
+                out.entry(c.clone()).or_default().push(Demand {
+                    instr: i,
+                    tool: name.clone(),
+                    param: param.name.clone(),
+                    ty,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The type a Python tool body demands of a parameter: its annotation on the body's `def`
+/// line, else an `isinstance` test that raises when it fails (a guard-raise). A test that
+/// coerces instead of raising is not a demand.
+pub(crate) fn body_demand(body: &str, tool: &str, param: &str) -> Option<Type> {
+    let prefix = format!("def {tool}(");
+    if let Some(start) = body.find(&prefix) {
+        let rest = &body[start + prefix.len()..];
+        let params = rest.split(')').next().unwrap_or_default();
+        for p in params.split(',') {
+            if let Some((name, ann)) = p.split_once(':')
+                && name.trim() == param
+            {
+                let ann = ann.split('=').next().unwrap_or_default().trim();
+                let ty = Type::parse(&ann.to_ascii_lowercase());
+                if !matches!(ty, Type::Invalid(_) | Type::Named(_) | Type::Any) {
+                    return Some(ty);
+                }
+            }
+        }
+    }
+    let lines: Vec<&str> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    for (k, line) in lines.iter().enumerate() {
+        if !line.starts_with("if not") && !line.starts_with("if (not") {
+            continue;
+        }
+        let raises = line.contains("raise ")
+            || lines
+                .get(k + 1)
+                .is_some_and(|next| next.starts_with("raise"));
+        if !raises {
+            continue;
+        }
+        let needle = format!("isinstance({param},");
+        let Some(at) = line.find(&needle) else {
+            continue;
+        };
+        let ty_text = line[at + needle.len()..]
+            .split(')')
+            .next()
+            .unwrap_or_default()
+            .trim();
+        let base = match ty_text {
+            "list" | "tuple" => Type::List(None),
+            "dict" => Type::Dict(None),
+            "str" => Type::Str,
+            "int" => Type::Int,
+            "float" => Type::Float,
+            "bool" => Type::Bool,
+            _ => continue,
+        };
+        if base == Type::List(None) {
+            for elem in ["str", "int", "float", "bool", "dict"] {
+                let each = format!(", {elem}) for ");
+                if line.contains("all(isinstance(")
+                    && line.contains(&each)
+                    && line.contains(&format!(" in {param})"))
+                {
+                    return Some(Type::List(Some(Box::new(Type::parse(elem)))));
+                }
+            }
+        }
+        return Some(base);
+    }
+    None
+}
+
+/// True when a value of type `have` may flow where `want` is demanded (§6.3): equal types,
+/// `any` on either side, `path` and `str`, an enum member as `str`, `int` into `float`, an
+/// object as a `dict`, and bare `list`/`dict` against their parameterized forms.
+pub(crate) fn compatible(ix: &Index, have: &Type, want: &Type) -> bool {
+    match (have, want) {
+        (Type::Any, _) | (_, Type::Any) => true,
+        (a, b) if a == b => true,
+        (Type::Str | Type::Path, Type::Str | Type::Path) => true,
+        (Type::Int, Type::Float) => true,
+        (Type::List(a), Type::List(b)) | (Type::Dict(a), Type::Dict(b)) => match (a, b) {
+            (Some(a), Some(b)) => compatible(ix, a, b),
+            _ => true,
+        },
+        (Type::Named(_), Type::Str) => ix.enum_members(have).is_some(),
+        (Type::Named(_), Type::Dict(_)) | (Type::Dict(_), Type::Named(_)) => {
+            let named = if matches!(have, Type::Named(_)) {
+                have
+            } else {
+                want
+            };
+            ix.object_fields(named).is_some()
+        }
+        _ => false,
+    }
+}
+
+/// The demands with a type, and the one type they all agree on, if they do.
+fn agreed(ix: &Index, ds: &[Demand]) -> (Vec<Demand>, Option<Type>) {
+    let typed: Vec<Demand> = ds.iter().filter(|d| d.ty.is_some()).cloned().collect();
+    let first = typed.first().and_then(|d| d.ty.clone());
+    let agree = first.filter(|f| {
+        typed.iter().all(|d| {
+            d.ty.as_ref()
+                .is_some_and(|t| compatible(ix, t, f) && compatible(ix, f, t))
+        })
+    });
+    (typed, agree)
+}
+
+/// G9: a carry read by a tool is typed compatibly with the tool's parameter (the signature is
+/// ground truth), and no two consumers demand incompatible types. Mechanical repair: when every
+/// consumer agrees on one type, adopt it as the carry's type.
+fn g9_consumers_agree(cx: &mut Ctx, demands: &HashMap<String, Vec<Demand>>) {
+    for (c, carry) in cx.ix.p.carries().iter().enumerate() {
+        let Some(ds) = demands.get(&carry.name) else {
+            continue;
+        };
+        let (typed, agree) = agreed(&cx.ix, ds);
+        if typed.is_empty() {
+            continue;
+        }
+        let declared = carry.ty.clone();
+        match (&declared, &agree) {
+            (Some(d), _) if !matches!(d, Type::Any) => {
+                let Some(bad) = typed
+                    .iter()
+                    .find(|dm| dm.ty.as_ref().is_some_and(|t| !compatible(&cx.ix, d, t)))
+                    .cloned()
+                else {
+                    continue;
+                };
+                let want = bad.ty.clone().unwrap_or(Type::Any);
+                let consumer = cx.ix.p.instructions()[bad.instr].id.clone();
+                let repair = match &agree {
+                    Some(a) => Repair {
+                        summary: format!(
+                            "change carry `{}` to `type: {a}`, the type its consumers demand",
+                            carry.name
+                        ),
+                        mechanical: Some(MechanicalRepair::AdoptType {
+                            carry: carry.name.clone(),
+                            ty: a.clone(),
+                        }),
+                    },
+                    None => Repair::manual(format!(
+                        "split carry `{}` into one carry per demanded type, or make its consumers agree",
+                        carry.name
+                    )),
+                };
+                cx.report_instr(
+                    CheckId::G9,
+                    bad.instr,
+                    Locus::field(Element::Carry(c), "type"),
+                    format!(
+                        "carry `{}` is `{d}` but `{consumer}` passes it to `{}`, whose `{}` parameter demands `{want}`; the call crashes or misbehaves at run time",
+                        carry.name, bad.tool, bad.param
+                    ),
+                )
+                .repair = Some(repair);
+            }
+            (_, None) => {
+                let names: Vec<String> = typed
+                    .iter()
+                    .map(|d| {
+                        format!(
+                            "`{}`.{}: {}",
+                            d.tool,
+                            d.param,
+                            d.ty.clone().unwrap_or(Type::Any)
+                        )
+                    })
+                    .collect();
+                cx.report_instr(
+                    CheckId::G9,
+                    typed[0].instr,
+                    Locus::element(Element::Carry(c)),
+                    format!(
+                        "the consumers of carry `{}` demand incompatible types ({}); one of them crashes at run time",
+                        carry.name,
+                        names.join(", ")
+                    ),
+                )
+                .repair = Some(Repair::manual(format!(
+                    "split carry `{}` into one carry per demanded type",
+                    carry.name
+                )));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// G9: a carry written by an SU instruction and read by a DU tool must be typed (§6.3) — the
+/// one crossing where an untyped value compiles green and crashes at run time. Mechanical
+/// repair: adopt the type every DU consumer agrees on, when they state one.
+fn g9_model_to_code_typed(cx: &mut Ctx, demands: &HashMap<String, Vec<Demand>>) {
+    for (c, carry) in cx.ix.p.carries().iter().enumerate() {
+        if !matches!(carry.ty, None | Some(Type::Any)) {
+            continue;
+        }
+        let Some(ds) = demands.get(&carry.name) else {
+            continue;
+        };
+        let model_writer = cx.ix.writers.get(carry.name.as_str()).and_then(|ws| {
+            ws.iter()
+                .copied()
+                .find(|&w| cx.ix.node(w).is_some_and(|n| n.is_su()))
+        });
+        let Some(w) = model_writer else { continue };
+        let Some(consumer) = ds.first() else { continue };
+        let (typed, agree) = agreed(&cx.ix, ds);
+        if !typed.is_empty() && agree.is_none() {
+            continue; // reported as a conflict
+        }
+        let writer = cx.ix.p.instructions()[w].id.clone();
+        let reader = cx.ix.p.instructions()[consumer.instr].id.clone();
+        let repair = match agree {
+            Some(a) => Repair {
+                summary: format!(
+                    "declare carry `{}` as `type: {a}`, the type `{}` demands",
+                    carry.name, consumer.tool
+                ),
+                mechanical: Some(MechanicalRepair::AdoptType {
+                    carry: carry.name.clone(),
+                    ty: a,
+                }),
+            },
+            None => Repair::manual(format!(
+                "declare the type `{}` must produce on carry `{}` (e.g. `type: str`), and annotate `{}`'s `{}` parameter with it",
+                writer, carry.name, consumer.tool, consumer.param
+            )),
+        };
+        let what = if carry.ty.is_none() {
+            "untyped"
+        } else {
+            "typed `any`"
+        };
+        cx.report_instr(
+            CheckId::G9,
+            consumer.instr,
+            Locus::element(Element::Carry(c)),
+            format!(
+                "carry `{}` is {what} but crosses from the model (`{writer}`) into code (`{reader}` via `{}`); no check stands between a model's output and the tool",
+                carry.name, consumer.tool
+            ),
+        )
+        .repair = Some(repair);
+    }
+}
+
+/// G9: a DU instruction with a tool reads no carry that nothing produces — neither an input
+/// nor written by any instruction (a disconnected artifact: the tool runs on a default).
+fn g9_code_reads_produced(cx: &mut Ctx) {
+    let mut found = Vec::new();
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if !n.is_du() || cx.ix.binding[i].pipeline.is_empty() {
+            continue;
+        }
+        for (j, r) in n.reads.iter().enumerate() {
+            let Some(&c) = cx.ix.carry.get(r.as_str()) else {
+                continue;
+            };
+            let carry = &cx.ix.p.carries()[c];
+            if carry.is_input() || cx.ix.writers.contains_key(r.as_str()) {
+                continue;
+            }
+            found.push((i, j, r.clone(), n.id.clone()));
+        }
+    }
+    for (i, j, r, id) in found {
+        cx.report_instr(
+            CheckId::G9,
+            i,
+            Locus::entry(Element::Instruction(i), "reads", j),
+            format!(
+                "`{id}` runs its tool on carry `{r}`, which no instruction writes and the caller does not supply; the tool only ever sees its default"
+            ),
+        )
+        .repair = Some(Repair::manual(format!(
+            "add the instruction that produces `{r}` before `{id}`, or declare `{r}` with `role: input`"
+        )));
+    }
+}
+
+/// G9: what an instruction produces fits the carry it lands in: a DU tool's declared return
+/// type, or a CODE body's type, is compatible with `writes[0]`'s type.
+fn g9_results_fit(cx: &mut Ctx) {
+    let mut found = Vec::new();
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if !n.is_du() {
+            continue;
+        }
+        let Some(w) = n.writes.first() else { continue };
+        let Some(declared) = cx.ix.carry_type(w) else {
+            continue;
+        };
+        let Some(produced) = du_result_type(&cx.ix, i) else {
+            continue;
+        };
+        if !compatible(&cx.ix, &produced, declared) {
+            found.push((i, n.id.clone(), w.clone(), produced, declared.clone()));
+        }
+    }
+    for (i, id, w, produced, declared) in found {
+        cx.report_instr(
+            CheckId::G9,
+            i,
+            Locus::entry(Element::Instruction(i), "writes", 0),
+            format!(
+                "`{id}` produces `{produced}` but writes it into carry `{w}`, declared `{declared}`; readers of `{w}` get a value of the wrong type"
+            ),
+        )
+        .repair = Some(Repair::manual(format!(
+            "declare carry `{w}` as `type: {produced}`, or make `{id}` produce `{declared}`"
+        )));
+    }
+}
+
+/// The type a DU instruction's code produces: the last pipeline tool's declared return type,
+/// or a CODE body's type. `None` when unknown.
+pub(crate) fn du_result_type(ix: &Index, i: usize) -> Option<Type> {
+    let n = ix.node(i)?;
+    if let Some(call) = ix.calls.get(i).and_then(|c| c.last()) {
+        return match &call.sig.ret {
+            // `-> all_ok` names the result rather than typing it: a name that is no declared
+            // type says nothing about the type.
+            Return::Type(t)
+                if !matches!(t, Type::Any | Type::Invalid(_)) && ix.type_resolves(t) =>
+            {
+                Some(t.clone())
+            }
+            _ => None,
+        };
+    }
+    if n.opcode == Opcode::Code
+        && ix.binding.get(i).is_some_and(|b| b.pipeline.is_empty())
+        && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
+    {
+        return ix
+            .check_body(body)
+            .ok()
+            .filter(|t| !matches!(t, Type::Any | Type::Invalid(_)));
+    }
+    None
+}
+
+/// The type instruction `i` produces into `writes[0]`, for minting a missing carry: a DU
+/// instruction's code result; an SU instruction's `output`, else `str` for text-producing
+/// opcodes (§6.4).
+pub(crate) fn result_type_of(ix: &Index, i: usize) -> Option<Type> {
+    let n = ix.node(i)?;
+    if n.is_du() {
+        return du_result_type(ix, i);
+    }
+    if let Some(o) = &n.output {
+        return Some(o.clone());
+    }
+    match n.opcode {
+        Opcode::GenRaw | Opcode::GenEdit | Opcode::Call => Some(Type::Str),
+        _ if n.is_su() && ix.binding.get(i).is_some_and(|b| b.pipeline.is_empty()) => {
+            Some(Type::Str)
+        }
+        _ => None,
+    }
+}
+
+/// True when instruction `i` executes a program whose failure is a value (§10.1): a `command`
+/// tool, the built-in `run_command`, or a tool-less ACT that runs a program carry.
+fn runs_a_program(ix: &Index, i: usize) -> bool {
+    let Some(n) = ix.node(i) else { return false };
+    let Some(b) = ix.binding.get(i) else {
+        return false;
+    };
+    if b.pipeline.is_empty() {
+        return n.is_du()
+            && n.opcode == Opcode::Act
+            && super::executable::implicit_act_source(ix, n).is_some_and(|(_, program)| program);
+    }
+    b.pipeline.iter().any(|r| match r {
+        ToolRef::Builtin(b) => b.name == "run_command",
+        ToolRef::Declared(t) => ix.tool_at(*t).is_some_and(|t| {
+            t.name == "run_command"
+                || (t.body.as_deref().is_none_or(|b| b.trim().is_empty())
+                    && t.command.as_deref().is_some_and(|c| !c.trim().is_empty()))
+        }),
+    })
+}
+
+/// G9 (§10.2, the design's error values): an instruction that runs a program lands its result
+/// in an `outcome`-typed carry, or a ROUTE tests the carry it lands in; otherwise a failed run
+/// is indistinguishable from success.
+fn g9_program_failures_routed(cx: &mut Ctx) {
+    let edges = cx.ix.p.edge_list();
+    let mut found = Vec::new();
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if !runs_a_program(&cx.ix, i) {
+            continue;
+        }
+        let Some(w) = n.writes.first() else {
+            found.push((i, n.id.clone(), None));
+            continue;
+        };
+        if matches!(cx.ix.carry_type(w), Some(Type::Named(t)) if t == super::index::OUTCOME) {
+            continue;
+        }
+        let routed = cx.ix.readers.get(w.as_str()).is_some_and(|rs| {
+            rs.iter()
+                .any(|&r| cx.ix.node(r).is_some_and(|r| r.opcode == Opcode::Route))
+        }) || edges.iter().any(|e| {
+            e.guard
+                .as_deref()
+                .is_some_and(|g| super::guards::names(g).contains(w))
+        });
+        if !routed {
+            found.push((i, n.id.clone(), Some(w.clone())));
+        }
+    }
+    for (i, id, w) in found {
+        let (locus, message, repair) = match w {
+            Some(w) => (
+                Locus::entry(Element::Instruction(i), "writes", 0),
+                format!(
+                    "`{id}` runs a program whose failure arrives as an error value, but it lands in `{w}`, which is not `outcome`-typed and no ROUTE tests: a failed run would look like success"
+                ),
+                format!(
+                    "declare carry `{w}` as `type: outcome` and add a ROUTE after `{id}` guarded on `{w}.ok`"
+                ),
+            ),
+            None => (
+                Locus::element(Element::Instruction(i)),
+                format!("`{id}` runs a program but writes nothing, so its failure is never seen"),
+                format!(
+                    "add `writes: [{id}_outcome]`, declare `{id}_outcome: {{type: outcome, produced_by: {id}}}`, and route on `{id}_outcome.ok`"
+                ),
+            ),
+        };
+        cx.report_instr(CheckId::G9, i, locus, message).repair = Some(Repair::manual(repair));
+    }
+}

@@ -1,0 +1,116 @@
+//! The reader's limits: no input can hang it, overflow its stack or exhaust memory; each limit
+//! fails with a located error.
+
+use ais_core::agir::{Limits, read, read_with_limits};
+use std::time::Instant;
+
+#[test]
+fn a_document_over_the_size_limit_fails_fast_with_a_position() {
+    let mut text = String::from("nodes:\n");
+    while text.len() < 20 * 1024 * 1024 {
+        text.push_str("  - {id: a, type: CODE}\n");
+    }
+    let start = Instant::now();
+    let err = read(&text).unwrap_err();
+    assert!(
+        start.elapsed().as_millis() < 1000,
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(err.message.contains("limit"), "{}", err.message);
+    let pos = err.pos.expect("located");
+    // The limit (8 MiB) is crossed in the middle of an entry line (24 bytes each, after the
+    // 7-byte `nodes:` line).
+    assert_eq!(pos.line as usize, (8 * 1024 * 1024 - 7) / 24 + 2);
+    assert!(err.help.unwrap().contains("max_bytes"));
+}
+
+#[test]
+fn deep_nesting_fails_with_a_position_instead_of_overflowing() {
+    for open in ["[", "{a: "] {
+        let text = format!("x: {}", open.repeat(10_000));
+        let err = read(&text).unwrap_err();
+        assert!(
+            err.message.contains("depth limit") || err.message.contains("nest"),
+            "{}",
+            err.message
+        );
+        assert_eq!(err.pos.unwrap().line, 1);
+    }
+    // Block nesting too.
+    let mut text = String::new();
+    for i in 0..10_000 {
+        text.push_str(&" ".repeat(i));
+        text.push_str("a:\n");
+    }
+    let err = read(&text).unwrap_err();
+    assert!(err.pos.is_some(), "{err:?}");
+    // A nesting within the limit reads.
+    let ok = format!("x: {}{}", "[".repeat(40), "]".repeat(40));
+    assert!(read(&ok).is_ok());
+}
+
+#[test]
+fn an_alias_bomb_fails_fast() {
+    let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        let p = i - 1;
+        text.push_str(&format!(
+            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+        ));
+    }
+    let start = Instant::now();
+    let err = read(&text).unwrap_err();
+    assert!(
+        start.elapsed().as_millis() < 1000,
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(err.message.contains("alias"), "{}", err.message);
+    assert!(err.pos.unwrap().line > 1);
+    // Small aliases are expanded.
+    let doc = read("x_defaults: &d {k: 1}\nx_use: *d\n").unwrap();
+    assert_eq!(doc.program.extra[0].1, doc.program.extra[1].1);
+    let tight = Limits {
+        max_alias_nodes: 2,
+        ..Limits::default()
+    };
+    assert!(read_with_limits("x_defaults: &d {k: 1}\nx_use: *d\n", &tight).is_err());
+}
+
+#[test]
+fn a_truncated_file_fails_with_a_position() {
+    let full = "walker:\n  carries:\n    task: {type: str, role: input}\nnodes:\n  - id: a\n    doc: \"Write it.\"\nedges:\n  - {from: a, to: b}\n";
+    assert!(read(full).is_ok());
+    for cut in [40, 50, 90, full.len() - 3] {
+        let text = &full[..cut];
+        if let Err(err) = read(text) {
+            let pos = err.pos.expect("located");
+            assert!(
+                pos.line >= 1 && pos.line as usize <= text.lines().count() + 1,
+                "{err:?}"
+            );
+        }
+    }
+    let err = read("nodes:\n  - id: a\n    doc: \"unterminated\n").unwrap_err();
+    assert!(err.pos.is_some(), "{err:?}");
+    let err = read("edges:\n  - {from: a, to:").unwrap_err();
+    assert_eq!(err.pos.unwrap().line, 2, "{err:?}");
+}
+
+#[test]
+fn relaxations_are_bounded() {
+    let mut text = String::from("nodes:\n");
+    for i in 0..150 {
+        text.push_str(&format!("  - id: n{i}\n    doc: Note: {i}\n"));
+    }
+    let err = read(&text).unwrap_err();
+    assert!(
+        err.message.contains("after 100 relaxations"),
+        "{}",
+        err.message
+    );
+    assert_eq!(err.pos.unwrap().line, 2 * 100 + 3);
+    let doc = read(&text[..text.find("  - id: n100\n").unwrap()]).unwrap();
+    assert_eq!(doc.relaxations.len(), 100);
+}
