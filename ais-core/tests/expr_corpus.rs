@@ -2,8 +2,9 @@
 //! carries, except the ones the corpus marks as deliberately bad, which are reported with the
 //! reason.
 //!
-//! The AG-IR reader is another module; this test reads the few things it needs (carries with
-//! their types, edge guards, `CODE` bodies) with a light line scan of the corpus's own shapes.
+//! One test reads the corpus with the AG-IR reader; another with a light line scan of the
+//! corpus's own shapes (carries with their types, edge guards, `CODE` bodies), so that the
+//! two readings of what the corpus contains check each other.
 
 use ais_core::expr::{Category, check_body, check_guard, is_sentinel};
 use ais_core::model::{Carry, Program, Type, Walker};
@@ -266,4 +267,55 @@ fn the_scan_reads_the_shapes_the_corpus_uses() {
     let seq = scan("walker:\n  carries:\n    - name: t\n      type: str\n");
     assert_eq!(seq.carries.len(), 1);
     assert_eq!(seq.carries[0].ty, Some(Type::Str));
+}
+
+/// The same, on programs read by the AG-IR reader (types and all): every guard and `CODE` body
+/// of every file that reads checks, except the deliberately bad ones.
+#[test]
+fn every_guard_and_body_of_read_programs_checks() {
+    let Some(dir) = corpus_dir() else {
+        return;
+    };
+    let mut files = Vec::new();
+    agir_files(&dir, &mut files);
+    let (mut read, mut guards, mut bodies) = (0, 0, 0);
+    let mut bad = Vec::new();
+    for path in &files {
+        let rel = path
+            .strip_prefix(&dir)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(path).unwrap();
+        // Files that are deliberately not AG-IR are the reader's business, not this test's.
+        let Ok(doc) = ais_core::agir::read(&text) else {
+            continue;
+        };
+        read += 1;
+        let program = &doc.program;
+        for edge in program.edge_list() {
+            let Some(guard) = edge.guard.as_deref() else {
+                continue;
+            };
+            guards += 1;
+            if let Err(e) = check_guard(program, guard) {
+                bad.push((rel.clone(), guard.to_owned(), e.category));
+            }
+        }
+        for node in program.instructions() {
+            if let Some(body) = node.body.as_deref() {
+                bodies += 1;
+                if let Err(e) = check_body(program, body) {
+                    bad.push((rel.clone(), body.to_owned(), e.category));
+                }
+            }
+        }
+    }
+    assert!(read >= 50, "only {read} files read");
+    assert_eq!((guards, bodies), (11, 0));
+    let expected: Vec<(String, String, Category)> = EXPECTED_BAD
+        .iter()
+        .map(|(f, g, c)| ((*f).to_owned(), (*g).to_owned(), *c))
+        .collect();
+    assert_eq!(bad, expected);
 }
