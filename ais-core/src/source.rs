@@ -7,6 +7,7 @@
 //! drivers can point at the exact place a finding is about.
 
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -71,8 +72,10 @@ pub enum Element {
 pub struct Locus {
     /// The element.
     pub element: Element,
-    /// The field within the element (`"reads"`, `"type"`, `"guard"`, …), if any.
-    pub field: Option<String>,
+    /// The field within the element (`"reads"`, `"type"`, `"guard"`, …), if any. The names of
+    /// the model's own fields are borrowed from a static table (see [`field_name`]), so recording
+    /// a position allocates only for an unknown field.
+    pub field: Option<Cow<'static, str>>,
     /// The entry within a list-valued field, if any.
     pub index: Option<usize>,
 }
@@ -88,19 +91,19 @@ impl Locus {
     }
 
     /// One field of an element.
-    pub fn field(element: Element, field: impl Into<String>) -> Self {
+    pub fn field(element: Element, field: impl AsRef<str>) -> Self {
         Locus {
             element,
-            field: Some(field.into()),
+            field: Some(field_name(field.as_ref())),
             index: None,
         }
     }
 
     /// One entry of a list-valued field of an element.
-    pub fn entry(element: Element, field: impl Into<String>, index: usize) -> Self {
+    pub fn entry(element: Element, field: impl AsRef<str>, index: usize) -> Self {
         Locus {
             element,
-            field: Some(field.into()),
+            field: Some(field_name(field.as_ref())),
             index: Some(index),
         }
     }
@@ -118,6 +121,76 @@ impl Locus {
         } else {
             None
         }
+    }
+}
+
+/// A field name for a [`Locus`]: borrowed from a static table when it names a field of the
+/// model (every field of every element, and the dotted nested ones such as `autonomy.tools`),
+/// owned otherwise.
+pub fn field_name(name: &str) -> Cow<'static, str> {
+    const KNOWN: &[&str] = &[
+        "agir_version",
+        "autonomy",
+        "autonomy.tools",
+        "body",
+        "cap",
+        "carries",
+        "command",
+        "concurrency",
+        "concurrency.isolation",
+        "concurrency.max_parallel",
+        "concurrency.reason",
+        "concurrency.spawn",
+        "counter",
+        "default",
+        "description",
+        "doc",
+        "edges",
+        "faithfulness",
+        "fields",
+        "from",
+        "guard",
+        "id",
+        "isolation",
+        "kind",
+        "knowledge",
+        "lang",
+        "max_parallel",
+        "members",
+        "modality",
+        "name",
+        "nodes",
+        "op",
+        "output",
+        "owner",
+        "pattern",
+        "produced_by",
+        "reads",
+        "reason",
+        "resident_on",
+        "role",
+        "serves",
+        "shape",
+        "sig",
+        "spawn",
+        "standalone",
+        "surface",
+        "target",
+        "template",
+        "to",
+        "tool",
+        "tools",
+        "traces_to",
+        "type",
+        "types",
+        "value",
+        "verdict",
+        "walker",
+        "writes",
+    ];
+    match KNOWN.binary_search(&name) {
+        Ok(i) => Cow::Borrowed(KNOWN[i]),
+        Err(_) => Cow::Owned(name.to_owned()),
     }
 }
 
@@ -173,6 +246,17 @@ impl SourceMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn known_field_names_are_borrowed_and_the_table_is_sorted() {
+        assert!(matches!(field_name("reads"), Cow::Borrowed("reads")));
+        assert!(matches!(field_name("autonomy.tools"), Cow::Borrowed(_)));
+        assert!(matches!(field_name("x-custom"), Cow::Owned(s) if s == "x-custom"));
+        assert_eq!(
+            Locus::field(Element::Edge(0), "guard"),
+            Locus::field(Element::Edge(0), String::from("guard"))
+        );
+    }
 
     #[test]
     fn lookup_falls_back_from_entry_to_field_to_element() {

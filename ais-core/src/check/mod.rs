@@ -178,7 +178,7 @@ fn finish(mut findings: Vec<Finding>, map: &SourceMap) -> Vec<Finding> {
     findings
 }
 
-fn locus_key(l: &Locus) -> (u8, usize, usize, String, usize) {
+fn locus_key(l: &Locus) -> (u8, usize, usize, std::borrow::Cow<'static, str>, usize) {
     let (k, a, b) = match l.element {
         Element::Program => (0, 0, 0),
         Element::Frontmatter => (1, 0, 0),
