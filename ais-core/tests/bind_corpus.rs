@@ -6,25 +6,12 @@
 use ais_core::Program;
 use ais_core::bind::*;
 use ais_core::sig::{Return, Signature, parse};
-use std::path::{Path, PathBuf};
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/sigil-fixtures");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("the corpus is missing at {}", dir.display());
-    }
-    eprintln!(
-        "notice: corpus not found at {}; skipping the corpus binding tests",
-        dir.display()
-    );
-    None
-}
+mod support;
+use support::{agir_files, corpus};
 
 fn load(rel: &str) -> Option<Program> {
-    let dir = corpus_dir()?;
+    let dir = corpus()?;
     let path = dir.join(rel);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let doc = ais_core::agir::read(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -219,20 +206,8 @@ fn carry_ir_and_multiwrite_ir() {
 /// instruction's slot stays within the cap.
 #[test]
 fn every_corpus_instruction_binds() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let path = e.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "agir") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let Some(dir) = corpus() else { return };
+    let files = agir_files(&dir);
     let mut bound = 0;
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();

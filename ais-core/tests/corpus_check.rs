@@ -7,37 +7,10 @@
 
 use ais_core::check::{Checked, check};
 use ais_core::diag::{CheckId, Outcome, Severity};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The corpus directory, or `None` (with a notice) when it is absent outside CI.
-fn corpus() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/sigil-fixtures");
-    if root.is_dir() {
-        return Some(root);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("the corpus is missing at {}", root.display());
-    }
-    eprintln!(
-        "notice: corpus not found at {}; skipping the corpus tests",
-        root.display()
-    );
-    None
-}
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "agir") {
-            out.push(p);
-        }
-    }
-}
+mod support;
+use support::{agir_files, corpus};
 
 fn checked(root: &Path, rel: &str, repair: bool) -> Checked {
     let path = root.join(rel);
@@ -61,8 +34,7 @@ fn errors(c: &Checked) -> Vec<String> {
 #[test]
 fn every_corpus_file_that_reads_checks_without_panicking() {
     let Some(root) = corpus() else { return };
-    let mut all = Vec::new();
-    files(&root, &mut all);
+    let all = agir_files(&root);
     assert!(all.len() >= 50, "only {} corpus files found", all.len());
     let mut read = 0;
     for path in all {

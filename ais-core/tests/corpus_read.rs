@@ -10,37 +10,8 @@ use ais_core::model::{Opcode, Owner, ToolSurface, Type};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The corpus directory, or `None` (with a notice) when it is absent outside CI.
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/sigil-fixtures");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "the corpus is missing at {}",
-        dir.display()
-    );
-    eprintln!("notice: corpus not found at {}; skipping", dir.display());
-    None
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-            } else if path.extension().is_some_and(|e| e == "agir") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+mod support;
+use support::{agir_files, corpus};
 
 fn load(dir: &Path, rel: &str) -> String {
     std::fs::read_to_string(dir.join(rel)).unwrap()
@@ -82,7 +53,7 @@ fn readme_rows(dir: &Path) -> Vec<Row> {
 fn every_document_reads_as_the_readme_says() {
     let Some(dir) = corpus() else { return };
     let rows = readme_rows(&dir);
-    let all = files(&dir);
+    let all = agir_files(&dir);
     assert_eq!(rows.len(), all.len(), "the README lists every fixture");
     let mut relaxed = BTreeSet::new();
     for row in &rows {
@@ -155,7 +126,7 @@ fn every_document_reads_as_the_readme_says() {
 fn every_readable_document_round_trips_through_the_writer() {
     let Some(dir) = corpus() else { return };
     let mut read_count = 0;
-    for path in files(&dir) {
+    for path in agir_files(&dir) {
         let text = std::fs::read_to_string(&path).unwrap();
         let Ok(doc) = read(&text) else { continue };
         read_count += 1;

@@ -8,36 +8,9 @@
 
 use ais_core::expr::{Category, check_body, check_guard, is_sentinel};
 use ais_core::model::{Carry, Program, Type, Walker};
-use std::path::{Path, PathBuf};
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/sigil-fixtures");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "the corpus is missing at {}",
-        dir.display()
-    );
-    eprintln!("notice: corpus not found at {}; skipping", dir.display());
-    None
-}
-
-fn agir_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            agir_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "agir") {
-            out.push(p);
-        }
-    }
-}
+mod support;
+use support::{agir_files, corpus};
 
 fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
@@ -195,11 +168,10 @@ const EXPECTED_BAD: &[(&str, &str, Category)] = &[
 
 #[test]
 fn every_corpus_guard_and_body_checks_or_is_reported() {
-    let Some(dir) = corpus_dir() else {
+    let Some(dir) = corpus() else {
         return;
     };
-    let mut files = Vec::new();
-    agir_files(&dir, &mut files);
+    let files = agir_files(&dir);
     assert!(files.len() >= 50, "only {} .agir files", files.len());
     let (mut guards, mut bodies) = (0, 0);
     let mut bad = Vec::new();
@@ -273,11 +245,10 @@ fn the_scan_reads_the_shapes_the_corpus_uses() {
 /// of every file that reads checks, except the deliberately bad ones.
 #[test]
 fn every_guard_and_body_of_read_programs_checks() {
-    let Some(dir) = corpus_dir() else {
+    let Some(dir) = corpus() else {
         return;
     };
-    let mut files = Vec::new();
-    agir_files(&dir, &mut files);
+    let files = agir_files(&dir);
     let (mut read, mut guards, mut bodies) = (0, 0, 0);
     let mut bad = Vec::new();
     for path in &files {

@@ -4,36 +4,9 @@
 //! needs no AG-IR reader.
 
 use ais_core::sig::parse;
-use std::path::{Path, PathBuf};
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/sigil-fixtures");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("the corpus is missing at {}", dir.display());
-    }
-    eprintln!(
-        "notice: corpus not found at {}; skipping the corpus signature test",
-        dir.display()
-    );
-    None
-}
-
-fn agir_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            agir_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "agir") {
-            out.push(p);
-        }
-    }
-}
+mod support;
+use support::{agir_files, corpus};
 
 /// The `sig:` values of a document, unquoted.
 fn sigs(text: &str) -> Vec<String> {
@@ -52,10 +25,8 @@ fn sigs(text: &str) -> Vec<String> {
 
 #[test]
 fn every_corpus_signature_parses_and_round_trips() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    agir_files(&dir, &mut files);
-    files.sort();
+    let Some(dir) = corpus() else { return };
+    let files = agir_files(&dir);
     assert!(!files.is_empty(), "no .agir files under {}", dir.display());
     let mut seen = 0;
     for f in &files {
