@@ -168,6 +168,7 @@ mod index;
 mod invocation;
 mod writeback;
 
+pub(crate) use index::Map;
 pub use index::ProgramIndex;
 pub use invocation::{BARE_EXTENSIONS, FileMention, filename_mentions, invocation_filename};
 pub use writeback::recover_writes;

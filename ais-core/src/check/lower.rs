@@ -25,7 +25,6 @@ use crate::sig::Return;
 use crate::source::{Element, Locus};
 
 type Demands = HashMap<String, Vec<super::types::Demand>>;
-type Resident<'p> = HashMap<&'p str, Vec<usize>>;
 
 /// The lowered program.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,14 +141,8 @@ pub(crate) fn lower_with(ix: &Index) -> Result<Plan, Vec<Finding>> {
     signatures_parse(ix, &mut errs);
     guards_check(ix, &mut errs);
     let demands = super::types::demands(ix);
-    let mut resident: Resident = HashMap::default();
-    for (k, item) in ix.p.knowledge_list().iter().enumerate() {
-        for r in &item.resident_on {
-            resident.entry(r.as_str()).or_default().push(k);
-        }
-    }
     let steps: Vec<Step> = (0..ix.p.instructions().len())
-        .map(|i| lower_step(ix, i, &demands, &resident, &mut errs))
+        .map(|i| lower_step(ix, i, &demands, &mut errs))
         .collect();
     if errs.is_empty() {
         Ok(Plan {
@@ -273,13 +266,7 @@ fn guards_check(ix: &Index, errs: &mut Vec<Finding>) {
     }
 }
 
-fn lower_step(
-    ix: &Index,
-    i: usize,
-    demands: &Demands,
-    resident: &Resident,
-    errs: &mut Vec<Finding>,
-) -> Step {
+fn lower_step(ix: &Index, i: usize, demands: &Demands, errs: &mut Vec<Finding>) -> Step {
     let Some(n) = ix.node(i) else {
         return Step {
             id: String::new(),
@@ -423,7 +410,7 @@ fn lower_step(
         );
     }
 
-    let executor = executor(ix, i, calls, resident);
+    let executor = executor(ix, i, calls);
     let result = result_type(ix, i, demands);
     let mut guarded = Vec::new();
     let mut default = Vec::new();
@@ -497,7 +484,7 @@ fn transposition(
     }
 }
 
-fn executor(ix: &Index, i: usize, calls: Vec<super::index::Call>, resident: &Resident) -> Executor {
+fn executor(ix: &Index, i: usize, calls: Vec<super::index::Call>) -> Executor {
     let Some(n) = ix.node(i) else {
         return Executor::Unsupported(String::new());
     };
@@ -570,14 +557,7 @@ fn executor(ix: &Index, i: usize, calls: Vec<super::index::Call>, resident: &Res
     if n.opcode == Opcode::Call {
         return Executor::Call(n.target.clone());
     }
-    let here = resident
-        .get(n.id.as_str())
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    match ix.slot_view(i, here) {
-        Some(view) => Executor::Slot(crate::bind::bind_slot(&view, n)),
-        None => Executor::Unsupported(String::new()),
-    }
+    Executor::Slot(ix.bind.bind_slot(n))
 }
 
 /// The result type of §6.4: an SU instruction's `output`, else `writes[0]`'s declared type,
