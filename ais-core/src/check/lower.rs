@@ -16,9 +16,7 @@
 use super::executable::{hollow_reason, implicit_act_source, real_guard};
 use super::index::Map as HashMap;
 use super::index::{Index, ToolRef};
-use crate::bind::{
-    BindSource, ParamBinding, Rule, is_content_param, is_path_param, is_path_shaped,
-};
+use crate::bind::{BindSource, ParamBinding, Rule, is_content_param, is_path_param};
 use crate::diag::{CheckId, Finding, Repair, Severity, did_you_mean};
 use crate::model::{Opcode, Owner, Program, Type, TypeKind};
 use crate::sig::Return;
@@ -465,8 +463,8 @@ fn transposition(
         return None;
     }
     let param = p.name.as_str();
-    // A carry is path-shaped by its name or by its declared `path` type (§7.2).
-    let path_shaped = is_path_shaped(c) || ix.carry_type(c) == Some(&Type::Path);
+    // Path-shaped exactly as the binder judges it (§7.2): by name or declared `path` type.
+    let path_shaped = ix.bind.is_path_shaped_carry(c);
     if is_path_param(p) && !path_shaped {
         Some((
             format!("the non-path carry `{c}` in its path parameter `{param}`"),

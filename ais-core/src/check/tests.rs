@@ -470,6 +470,44 @@ fn a_gen_enum_without_an_enum_does_not_lower() {
     assert!(lower(&p).is_err());
 }
 
+/// A CODE step whose tool `emit(content)` reads `carry`, declared `type: path`.
+fn emit_reading_a_path(carry: &str) -> Program {
+    let mut b = B::new();
+    if carry == "task" {
+        b.carries()[0].ty = Some(Type::Path);
+    } else {
+        b = b.input(carry, "path");
+    }
+    let mut p = b
+        .carry("out", "str", "emit")
+        .node("emit", "CODE", "code", &[carry], &["out"])
+        .with(|n| n.tool = Some("emit".into()))
+        .node("done", "TERMINAL", "", &["out"], &[])
+        .chain(&["emit", "done"])
+        .done();
+    p.tools = Some(vec![crate::model::Tool {
+        name: "emit".into(),
+        sig: Some("(content) -> str".into()),
+        body: Some("def emit(content):\n    return str(content)\n".into()),
+        ..crate::model::Tool::default()
+    }]);
+    p
+}
+
+#[test]
+fn a_path_carry_in_a_content_parameter_does_not_lower_but_task_is_never_a_path() {
+    let transposed = |p: &Program| match lower(p) {
+        Ok(_) => false,
+        Err(fs) => fs
+            .iter()
+            .any(|f| f.message.contains("in its content parameter")),
+    };
+    assert!(transposed(&emit_reading_a_path("src_file")));
+    // `task` is never path-shaped (§7.2, as the binder judges it), whatever its declared type:
+    // it is the invocation's text.
+    assert!(!transposed(&emit_reading_a_path("task")));
+}
+
 #[test]
 fn an_unresolved_type_is_x5_with_a_suggestion() {
     let mut p = good().done();
