@@ -267,3 +267,228 @@ fn push_unique(v: &mut Vec<usize>, x: usize) {
         v.push(x);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The index against the calling convention's lookups written as plain scans of the
+    //! program's lists (the implementation before the index), over programs that repeat names,
+    //! so that "first declaration", "each once" and "declaration order" are exercised.
+
+    use super::*;
+    use crate::model::{Field, Walker};
+    use proptest::prelude::*;
+
+    const NAMES: [&str; 7] = ["a", "b", "spec", "task", "path", "out_file", "k1"];
+    const TYPES: [&str; 3] = ["Obj", "Obj2", "outcome"];
+    const FIELDS: [&str; 4] = ["a", "width", "ok", "b"];
+    const TOOLS: [&str; 4] = ["t1", "t2", "x", "y"];
+    const IDS: [&str; 3] = ["x", "y", "z"];
+
+    fn pick(pool: &'static [&'static str]) -> impl Strategy<Value = String> {
+        prop::sample::select(pool).prop_map(str::to_owned)
+    }
+
+    fn ty() -> impl Strategy<Value = Option<Type>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(Type::Str)),
+            Just(Some(Type::Path)),
+            pick(&TYPES).prop_map(|t| Some(Type::Named(t))),
+        ]
+    }
+
+    fn program() -> impl Strategy<Value = Program> {
+        let carries = prop::collection::vec(
+            (pick(&NAMES), ty()).prop_map(|(name, ty)| Carry {
+                name,
+                ty,
+                ..Carry::default()
+            }),
+            0..8,
+        );
+        let types = prop::collection::vec(
+            (
+                pick(&TYPES),
+                any::<bool>(),
+                prop::collection::vec(pick(&FIELDS), 0..4),
+            )
+                .prop_map(|(name, object, fields)| TypeDecl {
+                    name,
+                    kind: if object {
+                        TypeKind::Object(
+                            fields
+                                .into_iter()
+                                .map(|name| Field {
+                                    name,
+                                    ..Field::default()
+                                })
+                                .collect(),
+                        )
+                    } else {
+                        TypeKind::Unknown(String::new())
+                    },
+                    ..TypeDecl::default()
+                }),
+            0..4,
+        );
+        let surface = prop_oneof![
+            Just(None),
+            Just(Some(ToolSurface::Sense)),
+            Just(Some(ToolSurface::ActArtifact)),
+            Just(Some(ToolSurface::Unknown("w".into()))),
+        ];
+        let tools = prop::collection::vec(
+            (
+                pick(&TOOLS),
+                prop::option::of(prop::collection::vec(pick(&IDS), 0..4)),
+                surface,
+            )
+                .prop_map(|(name, serves, surface)| Tool {
+                    name,
+                    serves,
+                    surface,
+                    ..Tool::default()
+                }),
+            0..5,
+        );
+        let knowledge = prop::collection::vec(
+            (pick(&NAMES), prop::collection::vec(pick(&IDS), 0..3)).prop_map(
+                |(name, resident_on)| Knowledge {
+                    name,
+                    resident_on,
+                    ..Knowledge::default()
+                },
+            ),
+            0..5,
+        );
+        let opcode = prop_oneof![
+            Just(Opcode::Act),
+            Just(Opcode::Sense),
+            Just(Opcode::Code),
+            Just(Opcode::GenFill),
+        ];
+        let nodes = prop::collection::vec(
+            (
+                pick(&IDS),
+                opcode,
+                prop::option::of(pick(&TOOLS)),
+                prop::collection::vec(pick(&NAMES), 0..6),
+            )
+                .prop_map(|(id, opcode, tool, reads)| Instruction {
+                    id,
+                    opcode,
+                    tool,
+                    reads,
+                    ..Instruction::default()
+                }),
+            1..4,
+        );
+        (carries, types, tools, knowledge, nodes).prop_map(
+            |(carries, types, tools, knowledge, nodes)| Program {
+                types: Some(types),
+                tools: Some(tools),
+                knowledge: Some(knowledge),
+                walker: Some(Walker {
+                    carries: Some(carries),
+                    ..Walker::default()
+                }),
+                nodes: Some(nodes),
+                ..Program::default()
+            },
+        )
+    }
+
+    fn ref_object_fields<'p>(p: &'p Program, ty: &Type) -> Option<Vec<&'p str>> {
+        let Type::Named(name) = ty else { return None };
+        match p.type_decl(name) {
+            Some((_, decl)) => match &decl.kind {
+                TypeKind::Object(fields) => Some(fields.iter().map(|f| f.name.as_str()).collect()),
+                _ => None,
+            },
+            None if name == "outcome" => Some(OUTCOME_FIELDS.to_vec()),
+            None => None,
+        }
+    }
+
+    fn ref_read_carries<'i>(p: &Program, instr: &'i Instruction) -> Vec<&'i str> {
+        let mut out: Vec<&'i str> = Vec::new();
+        for r in &instr.reads {
+            let is_carry = p.carry(r).is_some() || (r == "task" && p.knowledge_item(r).is_none());
+            if is_carry && !out.contains(&r.as_str()) {
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    fn ref_bound_tools<'p>(p: &'p Program, instr: &Instruction) -> Vec<&'p Tool> {
+        p.tool_list()
+            .iter()
+            .filter(|t| {
+                instr.tool.as_deref() == Some(t.name.as_str())
+                    || t.serves.as_deref().is_some_and(|s| s.contains(&instr.id))
+                    || t.name == instr.id
+            })
+            .collect()
+    }
+
+    fn ref_field_carry<'p>(p: &'p Program, reads: &[&str], param: &str) -> Option<&'p str> {
+        let read_carries = reads.iter().filter_map(|r| p.carry(r).map(|(_, c)| c));
+        let others = p
+            .carries()
+            .iter()
+            .filter(|c| !reads.contains(&c.name.as_str()));
+        let has_field = |c: &Carry| {
+            c.ty.as_ref()
+                .and_then(|t| ref_object_fields(p, t))
+                .is_some_and(|fields| fields.contains(&param))
+        };
+        read_carries
+            .chain(others)
+            .find(|c| has_field(c))
+            .map(|c| c.name.as_str())
+    }
+
+    fn ref_slot_knowledge(p: &Program, instr: &Instruction) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for k in p.knowledge_list() {
+            let selected = k.resident_on.contains(&instr.id)
+                || (instr.reads.contains(&k.name) && p.carry(&k.name).is_none());
+            if selected && !out.contains(&k.name) {
+                out.push(k.name.clone());
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn the_index_finds_what_scanning_the_lists_finds(p in program()) {
+            let ix = ProgramIndex::new(&p);
+            for name in NAMES.iter().chain(&TOOLS).chain(&TYPES) {
+                prop_assert_eq!(ix.carry(name), p.carry(name));
+                prop_assert_eq!(ix.tool(name), p.tool(name));
+                prop_assert_eq!(ix.type_decl(name), p.type_decl(name));
+                prop_assert_eq!(ix.knowledge_item(name), p.knowledge_item(name));
+                let ty = Type::Named((*name).to_owned());
+                prop_assert_eq!(ix.object_fields(&ty), ref_object_fields(&p, &ty));
+            }
+            for instr in p.instructions() {
+                let reads = ix.read_carries(instr);
+                prop_assert_eq!(&reads, &ref_read_carries(&p, instr));
+                let tools: Vec<*const Tool> =
+                    ix.bound_tools(instr).into_iter().map(std::ptr::from_ref).collect();
+                let want: Vec<*const Tool> =
+                    ref_bound_tools(&p, instr).into_iter().map(std::ptr::from_ref).collect();
+                prop_assert_eq!(tools, want);
+                for field in FIELDS.iter().chain(&NAMES) {
+                    prop_assert_eq!(
+                        ix.field_carry(&reads, field).map(|c| c.name.as_str()),
+                        ref_field_carry(&p, &reads, field)
+                    );
+                }
+                prop_assert_eq!(ix.bind_slot(instr).knowledge, ref_slot_knowledge(&p, instr));
+            }
+        }
+    }
+}
