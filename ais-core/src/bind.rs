@@ -173,7 +173,7 @@ pub use index::ProgramIndex;
 pub use invocation::{BARE_EXTENSIONS, FileMention, filename_mentions, invocation_filename};
 pub use writeback::recover_writes;
 
-use crate::model::{Instruction, Program, Tool, Type};
+use crate::model::{Instruction, Program, Tool, ToolSurface, Type};
 use crate::sig::{Param, Signature};
 
 /// The cap on operands bound to one SU slot (Appendix A.2, §7.6).
@@ -285,6 +285,20 @@ pub fn is_content_param(param: &Param) -> bool {
 /// [`ProgramIndex::is_path_shaped_carry`].
 pub fn is_path_shaped_carry(program: &Program, name: &str) -> bool {
     ProgramIndex::new(program).is_path_shaped_carry(name)
+}
+
+/// True when a tool of this surface writes across the user line: `ACT·artifact`, or a surface
+/// that is not one (§12.2 reads it as `ACT·artifact`). Such a tool makes the instruction it
+/// serves a write ([`access`]).
+///
+/// ```
+/// use ais_core::{bind::is_artifact_surface, model::ToolSurface};
+/// assert!(is_artifact_surface(&ToolSurface::ActArtifact));
+/// assert!(is_artifact_surface(&ToolSurface::Unknown("write".into())));
+/// assert!(!is_artifact_surface(&ToolSurface::Act) && !is_artifact_surface(&ToolSurface::Sense));
+/// ```
+pub fn is_artifact_surface(surface: &ToolSurface) -> bool {
+    matches!(surface, ToolSurface::ActArtifact | ToolSurface::Unknown(_))
 }
 
 /// The rule that bound a parameter (§7.1), in the order they are tried.

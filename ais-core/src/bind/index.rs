@@ -2,10 +2,10 @@
 
 use super::{
     Access, OUTCOME_FIELDS, ParamBinding, SlotOperands, bind_slot_with, bind_tool_with,
-    is_path_shaped,
+    is_artifact_surface, is_path_shaped,
 };
 use crate::model::{
-    Carry, Instruction, Knowledge, Opcode, Program, Tool, ToolSurface, Type, TypeDecl, TypeKind,
+    Carry, Instruction, Knowledge, Opcode, Program, Tool, Type, TypeDecl, TypeKind,
 };
 use crate::sig::Signature;
 
@@ -193,12 +193,10 @@ impl<'p> ProgramIndex<'p> {
             Opcode::Act => Access::Write,
             Opcode::Sense => Access::Read,
             _ => {
-                let writes = self.bound_tools(instr).iter().any(|t| {
-                    matches!(
-                        t.surface,
-                        Some(ToolSurface::ActArtifact | ToolSurface::Unknown(_))
-                    )
-                });
+                let writes = self
+                    .bound_tools(instr)
+                    .iter()
+                    .any(|t| t.surface.as_ref().is_some_and(is_artifact_surface));
                 if writes { Access::Write } else { Access::Read }
             }
         }
@@ -275,7 +273,7 @@ mod tests {
     //! so that "first declaration", "each once" and "declaration order" are exercised.
 
     use super::*;
-    use crate::model::{Field, Walker};
+    use crate::model::{Field, ToolSurface, Walker};
     use proptest::prelude::*;
 
     const NAMES: [&str; 7] = ["a", "b", "spec", "task", "path", "out_file", "k1"];

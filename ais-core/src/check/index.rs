@@ -370,12 +370,12 @@ fn push_unique(v: &mut Vec<usize>, x: usize) {
 /// The fields of the built-in `outcome` object: `ok: bool`, `error: str`, `output: str`,
 /// `value: any`.
 pub(crate) fn outcome_fields() -> Fields {
-    vec![
-        ("ok".into(), Some(Type::Bool)),
-        ("error".into(), Some(Type::Str)),
-        ("output".into(), Some(Type::Str)),
-        ("value".into(), Some(Type::Any)),
-    ]
+    let types = [Type::Bool, Type::Str, Type::Str, Type::Any];
+    crate::bind::OUTCOME_FIELDS
+        .iter()
+        .zip(types)
+        .map(|(name, ty)| ((*name).to_owned(), Some(ty)))
+        .collect()
 }
 
 /// Resolves §5.4's three binding mechanisms for one instruction: its `tool` field, the tools
