@@ -13,6 +13,10 @@
 //! - [`recover_writes`]: write-back of a result into `writes` (§2.3 step 4).
 //! - The vocabularies of Appendix A.4 ([`CONTENT_NAMES`], [`PATH_NAMES`],
 //!   [`is_path_shaped`]) and the carry-naming rule of §7.4 ([`is_bare_param_name`]).
+//! - [`ProgramIndex`]: the program's names indexed once, with each function above that reads
+//!   the program as a method costing time in the size of the instruction, not the program.
+//!   The functions taking a `&Program` index it for that one call and return the same; bind a
+//!   whole program (the validator, the runtime) through one index.
 //!
 //! # The six rules, one example each
 //!
