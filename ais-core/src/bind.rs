@@ -13,6 +13,10 @@
 //! - [`recover_writes`]: write-back of a result into `writes` (§2.3 step 4).
 //! - The vocabularies of Appendix A.4 ([`CONTENT_NAMES`], [`PATH_NAMES`],
 //!   [`is_path_shaped`]) and the carry-naming rule of §7.4 ([`is_bare_param_name`]).
+//! - [`ProgramIndex`]: the program's names indexed once, with each function above that reads
+//!   the program as a method costing time in the size of the instruction, not the program.
+//!   The functions taking a `&Program` index it for that one call and return the same; bind a
+//!   whole program (the validator, the runtime) through one index.
 //!
 //! # The six rules, one example each
 //!
@@ -164,13 +168,16 @@
 //! - **Which side.** Every instruction that is not a write ([`access`]) resolves its path
 //!   parameters read side, as a `SENSE` does.
 
+mod index;
 mod invocation;
 mod writeback;
 
+pub(crate) use index::Map;
+pub use index::ProgramIndex;
 pub use invocation::{BARE_EXTENSIONS, FileMention, filename_mentions, invocation_filename};
 pub use writeback::recover_writes;
 
-use crate::model::{Carry, Instruction, Opcode, Program, Tool, ToolSurface, Type, TypeKind};
+use crate::model::{Instruction, Program, Tool, ToolSurface, Type};
 use crate::sig::{Param, Signature};
 
 /// The cap on operands bound to one SU slot (Appendix A.2, §7.6).
@@ -278,15 +285,24 @@ pub fn is_content_param(param: &Param) -> bool {
 }
 
 /// True when the carry `name` of `program` is path-shaped: by its name ([`is_path_shaped`]) or
-/// because it is declared `type: path`. `task` never is.
+/// because it is declared `type: path`. `task` never is. For many lookups in one program use
+/// [`ProgramIndex::is_path_shaped_carry`].
 pub fn is_path_shaped_carry(program: &Program, name: &str) -> bool {
-    if name == "task" {
-        return false;
-    }
-    is_path_shaped(name)
-        || program
-            .carry(name)
-            .is_some_and(|(_, c)| c.ty == Some(Type::Path))
+    ProgramIndex::new(program).is_path_shaped_carry(name)
+}
+
+/// True when a tool of this surface writes across the user line: `ACT·artifact`, or a surface
+/// that is not one (§12.2 reads it as `ACT·artifact`). Such a tool makes the instruction it
+/// serves a write ([`access`]).
+///
+/// ```
+/// use ais_core::{bind::is_artifact_surface, model::ToolSurface};
+/// assert!(is_artifact_surface(&ToolSurface::ActArtifact));
+/// assert!(is_artifact_surface(&ToolSurface::Unknown("write".into())));
+/// assert!(!is_artifact_surface(&ToolSurface::Act) && !is_artifact_surface(&ToolSurface::Sense));
+/// ```
+pub fn is_artifact_surface(surface: &ToolSurface) -> bool {
+    matches!(surface, ToolSurface::ActArtifact | ToolSurface::Unknown(_))
 }
 
 /// The rule that bound a parameter (§7.1), in the order they are tried.
@@ -395,65 +411,28 @@ pub enum Access {
 /// assert_eq!(access(&program, &code), Access::Write); // served by name match
 /// ```
 pub fn access(program: &Program, instr: &Instruction) -> Access {
-    match instr.opcode {
-        Opcode::Act => Access::Write,
-        Opcode::Sense => Access::Read,
-        _ => {
-            let writes = bound_tools(program, instr).iter().any(|t| {
-                matches!(
-                    t.surface,
-                    Some(ToolSurface::ActArtifact | ToolSurface::Unknown(_))
-                )
-            });
-            if writes { Access::Write } else { Access::Read }
-        }
-    }
+    ProgramIndex::new(program).access(instr)
 }
 
 /// The tools bound to `instr` by any of the three mechanisms of §5.4 (its `tool` field, a
 /// tool's `serves`, a tool named like its `id`), each once, in declaration order — the order a
-/// pipeline runs in. Whether the mechanisms agree is the validator's concern.
+/// pipeline runs in. Whether the mechanisms agree is the validator's concern. For many
+/// instructions of one program use [`ProgramIndex::bound_tools`].
 pub fn bound_tools<'p>(program: &'p Program, instr: &Instruction) -> Vec<&'p Tool> {
-    program
-        .tool_list()
-        .iter()
-        .filter(|t| {
-            instr.tool.as_deref() == Some(t.name.as_str())
-                || t.serves.as_deref().is_some_and(|s| s.contains(&instr.id))
-                || t.name == instr.id
-        })
-        .collect()
+    ProgramIndex::new(program).bound_tools(instr)
 }
 
 /// The instruction's read carries, in `reads` order, each once: the names in `reads` that are
 /// declared carries, plus `task` (the invocation input) even when undeclared. Knowledge keys and
 /// dangling names are not carries and are left out.
 pub fn read_carries<'i>(program: &Program, instr: &'i Instruction) -> Vec<&'i str> {
-    let mut out: Vec<&'i str> = Vec::new();
-    for r in &instr.reads {
-        let is_carry =
-            program.carry(r).is_some() || (r == "task" && program.knowledge_item(r).is_none());
-        if is_carry && !out.contains(&r.as_str()) {
-            out.push(r);
-        }
-    }
-    out
+    ProgramIndex::new(program).read_carries(instr)
 }
 
 /// The field names of `ty` when it is an object type: a declared `kind: object`, or the
 /// built-in `outcome` when no type of that name is declared.
 pub fn object_fields<'p>(program: &'p Program, ty: &Type) -> Option<Vec<&'p str>> {
-    let Type::Named(name) = ty else {
-        return None;
-    };
-    match program.type_decl(name) {
-        Some((_, decl)) => match &decl.kind {
-            TypeKind::Object(fields) => Some(fields.iter().map(|f| f.name.as_str()).collect()),
-            _ => None,
-        },
-        None if name == "outcome" => Some(OUTCOME_FIELDS.to_vec()),
-        None => None,
-    }
+    ProgramIndex::new(program).object_fields(ty)
 }
 
 /// Binds each parameter of `sig` for `instr` (§7.1–§7.3). `invocation` is the task text when
@@ -461,21 +440,34 @@ pub fn object_fields<'p>(program: &'p Program, ty: &Type) -> Option<Vec<&'p str>
 ///
 /// One binding per parameter, in signature order; see the module documentation for each rule
 /// and the decisions taken where §7 is silent.
+///
+/// This indexes `program` for the one call; to bind many instructions of one program, build a
+/// [`ProgramIndex`] once and call [`ProgramIndex::bind_tool`] (same result).
 pub fn bind_tool(
     program: &Program,
     instr: &Instruction,
     sig: &Signature,
     invocation: Option<&str>,
 ) -> Vec<ParamBinding> {
-    let reads = read_carries(program, instr);
-    let side = access(program, instr);
+    ProgramIndex::new(program).bind_tool(instr, sig, invocation)
+}
+
+/// [`bind_tool`] against an index: time in the size of the instruction and the signature.
+fn bind_tool_with(
+    ix: &ProgramIndex,
+    instr: &Instruction,
+    sig: &Signature,
+    invocation: Option<&str>,
+) -> Vec<ParamBinding> {
+    let reads = ix.read_carries(instr);
+    let side = ix.access(instr);
     let mut bound: Vec<Option<(Rule, BindSource)>> = vec![None; sig.params.len()];
     // Carries bound so far by name, role or position: a weaker rule never binds them again.
     let mut used: Vec<&str> = Vec::new();
 
     // Rule 1, for every parameter: a carry named like a parameter is that parameter's.
     for (slot, p) in bound.iter_mut().zip(&sig.params) {
-        let declared = program.carry(&p.name).is_some();
+        let declared = ix.carry(&p.name).is_some();
         let task_input = p.name == "task" && reads.contains(&"task");
         if declared || task_input {
             used.push(p.name.as_str());
@@ -485,15 +477,16 @@ pub fn bind_tool(
     // Rule 2: a field binds without using up its carry.
     for (slot, p) in bound.iter_mut().zip(&sig.params) {
         if slot.is_none()
-            && let Some((carry, field)) = field_binding(program, &reads, &p.name)
+            && let Some(carry) = ix.field_carry(&reads, &p.name)
         {
+            let (carry, field) = (carry.name.clone(), p.name.clone());
             *slot = Some((Rule::ObjectField, BindSource::Field { carry, field }));
         }
     }
     // Rule 3, in signature order.
     for (slot, p) in bound.iter_mut().zip(&sig.params) {
         if slot.is_none()
-            && let Some(c) = role_binding(program, &reads, &used, p)
+            && let Some(c) = role_binding(ix, &reads, &used, p)
         {
             used.push(c);
             *slot = Some((Rule::Role, BindSource::Carry(c.to_owned())));
@@ -502,9 +495,10 @@ pub fn bind_tool(
     // Rule 4: the i-th read carry, never a non-path-shaped one into a path parameter.
     for (i, (slot, p)) in bound.iter_mut().zip(&sig.params).enumerate() {
         if slot.is_none()
-            && let Some(c) = reads.get(i).copied().filter(|c| {
-                !used.contains(c) && (!is_path_param(p) || is_path_shaped_carry(program, c))
-            })
+            && let Some(c) = reads
+                .get(i)
+                .copied()
+                .filter(|c| !used.contains(c) && (!is_path_param(p) || ix.is_path_shaped_carry(c)))
         {
             used.push(c);
             *slot = Some((Rule::Position, BindSource::Carry(c.to_owned())));
@@ -538,31 +532,10 @@ pub fn bind_tool(
         .collect()
 }
 
-/// Rule 2: the first object-typed carry (read carries first, then the module's others) with a
-/// field named `param`.
-fn field_binding(program: &Program, reads: &[&str], param: &str) -> Option<(String, String)> {
-    let read_carries = reads
-        .iter()
-        .filter_map(|r| program.carry(r).map(|(_, c)| c));
-    let others = program
-        .carries()
-        .iter()
-        .filter(|c| !reads.contains(&c.name.as_str()));
-    let has_field = |c: &Carry| {
-        c.ty.as_ref()
-            .and_then(|t| object_fields(program, t))
-            .is_some_and(|fields| fields.contains(&param))
-    };
-    read_carries
-        .chain(others)
-        .find(|c| has_field(c))
-        .map(|c| (c.name.clone(), param.to_owned()))
-}
-
 /// Rule 3: a content parameter takes the first unused non-path-shaped read carry; a path
 /// parameter the first unused path-shaped one.
 fn role_binding<'i>(
-    program: &Program,
+    ix: &ProgramIndex,
     reads: &[&'i str],
     used: &[&str],
     p: &Param,
@@ -577,7 +550,7 @@ fn role_binding<'i>(
     reads
         .iter()
         .copied()
-        .find(|c| !used.contains(c) && is_path_shaped_carry(program, c) == want_path)
+        .find(|c| !used.contains(c) && ix.is_path_shaped_carry(c) == want_path)
 }
 
 /// One operand of an SU slot.
@@ -644,8 +617,16 @@ impl SlotOperands {
 ///     carries: vec!["c12".into(), "c13".into(), "c14".into()],
 /// });
 /// ```
+///
+/// This indexes `program` for the one call; for many instructions of one program use
+/// [`ProgramIndex::bind_slot`] (same result).
 pub fn bind_slot(program: &Program, instr: &Instruction) -> SlotOperands {
-    let reads = read_carries(program, instr);
+    ProgramIndex::new(program).bind_slot(instr)
+}
+
+/// [`bind_slot`] against an index: time in the size of the instruction.
+fn bind_slot_with(ix: &ProgramIndex, instr: &Instruction) -> SlotOperands {
+    let reads = ix.read_carries(instr);
     let operands = if reads.len() <= SLOT_ARITY_CAP {
         reads
             .iter()
@@ -669,20 +650,28 @@ pub fn bind_slot(program: &Program, instr: &Instruction) -> SlotOperands {
         });
         ops
     };
-    let knowledge = program
-        .knowledge_list()
-        .iter()
-        .filter(|k| {
-            k.resident_on.contains(&instr.id)
-                || (instr.reads.contains(&k.name) && program.carry(&k.name).is_none())
-        })
-        .map(|k| k.name.clone())
-        .fold(Vec::new(), |mut acc: Vec<String>, k| {
-            if !acc.contains(&k) {
-                acc.push(k);
-            }
-            acc
-        });
+    // The items resident on the instruction, and for each knowledge key its `reads` names (a
+    // name that is not a carry) the first item so named: that is the earliest item the key
+    // selects, so taking the names in the order of these indices, each once, is the
+    // declaration order of §7.6.
+    let mut selected: Vec<usize> = ix.resident_on(&instr.id).to_vec();
+    selected.extend(
+        instr
+            .reads
+            .iter()
+            .filter(|r| ix.carry(r).is_none())
+            .filter_map(|r| ix.knowledge_item(r).map(|(k, _)| k)),
+    );
+    selected.sort_unstable();
+    selected.dedup();
+    let mut knowledge: Vec<String> = Vec::new();
+    for k in selected {
+        if let Some(item) = ix.program().knowledge_list().get(k)
+            && !knowledge.contains(&item.name)
+        {
+            knowledge.push(item.name.clone());
+        }
+    }
     SlotOperands {
         operands,
         knowledge,

@@ -6,6 +6,7 @@ use super::builtins::{ASK_USER, builtin};
 use super::executable::{is_program_carry, real_guard};
 use super::guards;
 use super::index::{ToolRef, quote_list};
+use crate::bind::is_artifact_surface;
 use crate::diag::{CheckId, Repair, Severity};
 use crate::model::{Isolation, Opcode, Owner, ToolSurface};
 use crate::source::{Element, Locus};
@@ -196,10 +197,7 @@ fn g3_artifact_acts_write(cx: &mut Ctx) {
             },
             ToolRef::Builtin(b) => (b.name.to_owned(), Some(b.surface.to_surface())),
         };
-        if matches!(
-            surface,
-            Some(ToolSurface::ActArtifact | ToolSurface::Unknown(_))
-        ) {
+        if surface.as_ref().is_some_and(is_artifact_surface) {
             continue;
         }
         let shown = surface

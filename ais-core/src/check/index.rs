@@ -1,18 +1,18 @@
-//! One pass over a program that every check shares: elements indexed by name, the control graph
+//! One pass over a program that every check shares: elements indexed by name (the calling
+//! convention's [`ProgramIndex`], which the checks and the bindings share), the control graph
 //! with reachability and strongly connected components, who writes and who reads each carry,
 //! and each instruction's tool binding (§5.4). Building it is linear in the program's size; the
 //! checks then never search a list by name.
 
 use super::builtins::{Builtin, builtin};
-use crate::bind::{ParamBinding, bind_tool};
+pub(crate) use crate::bind::Map;
+use crate::bind::{ParamBinding, ProgramIndex};
 use crate::expr::TypeEnv;
-use crate::model::{Carry, Instruction, Modality, Program, Tool, Type, TypeDecl, TypeKind};
+use crate::model::{Instruction, Modality, Program, Tool, Type, TypeKind};
 use crate::sig::{Param, Return, SigError, Signature};
+use Map as HashMap;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
-/// A hash map keyed with foldhash (names are hashed a lot; SipHash dominated the profile).
-pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-use Map as HashMap;
 
 /// A tool an instruction runs: a declared tool (by index) or a built-in.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,11 +43,10 @@ pub(crate) const OUTCOME: &str = "outcome";
 /// The shared index.
 pub(crate) struct Index<'p> {
     pub p: &'p Program,
+    /// Instruction id → its first declaration.
     pub instr: HashMap<&'p str, usize>,
-    pub carry: HashMap<&'p str, usize>,
-    pub tools: HashMap<&'p str, usize>,
-    pub knowledge: HashMap<&'p str, usize>,
-    pub types: HashMap<&'p str, usize>,
+    /// Carries, tools, types and knowledge by name; binds tools and slots (§7).
+    pub bind: ProgramIndex<'p>,
     /// Per instruction: the indices of its outgoing edges that are transitions (both endpoints
     /// exist, modality not `forbidden`), in edge order.
     pub out: Vec<Vec<usize>>,
@@ -94,10 +93,7 @@ impl<'p> Index<'p> {
         for (i, n) in nodes.iter().enumerate() {
             instr.entry(n.id.as_str()).or_insert(i);
         }
-        let carry = first_by_name(p.carries().iter().map(|c| c.name.as_str()));
-        let tool = first_by_name(p.tool_list().iter().map(|t| t.name.as_str()));
-        let knowledge = first_by_name(p.knowledge_list().iter().map(|k| k.name.as_str()));
-        let types = first_by_name(p.type_list().iter().map(|t| t.name.as_str()));
+        let bind = ProgramIndex::new(p);
 
         let mut out = vec![Vec::new(); nodes.len()];
         let mut ends = Vec::with_capacity(p.edge_list().len());
@@ -149,19 +145,25 @@ impl<'p> Index<'p> {
             }
         }
 
-        let mut served_by: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-        for (t, tl) in p.tool_list().iter().enumerate() {
-            for s in tl.serves.iter().flatten() {
-                if let Some(&i) = instr.get(s.as_str()) {
-                    push_unique(&mut served_by[i], t);
+        // The tools serving each instruction. A `serves` entry names an id, and an id names its
+        // first declaration (a repeated id is reported by W1), so a later instruction with the
+        // same id is served by none.
+        let served_by: Vec<&[usize]> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                if instr.get(n.id.as_str()) == Some(&i) {
+                    bind.serving(&n.id)
+                } else {
+                    &[]
                 }
-            }
-        }
+            })
+            .collect();
         let mut tool_users = vec![Vec::new(); p.tool_list().len()];
         let binding: Vec<ToolBinding> = nodes
             .iter()
-            .enumerate()
-            .map(|(i, n)| resolve_binding(p, &tool, n, &served_by[i]))
+            .zip(&served_by)
+            .map(|(n, served)| resolve_binding(&bind, n, served))
             .collect();
         for (i, b) in binding.iter().enumerate() {
             for r in &b.pipeline {
@@ -175,7 +177,7 @@ impl<'p> Index<'p> {
         // A tool that lists an instruction in `serves` is used by it even when a binding
         // conflict dropped it from the pipeline.
         for (i, tools_serving) in served_by.iter().enumerate() {
-            for &t in tools_serving {
+            for &t in *tools_serving {
                 if let Some(users) = tool_users.get_mut(t)
                     && !users.contains(&i)
                 {
@@ -184,65 +186,25 @@ impl<'p> Index<'p> {
             }
         }
 
-        let object_carries: Vec<usize> = p
-            .carries()
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| matches!(c.ty, Some(Type::Named(_))))
-            .map(|(i, _)| i)
-            .collect();
-        let mut tools_by_name: HashMap<&str, Vec<usize>> = HashMap::default();
-        for (t, tl) in p.tool_list().iter().enumerate() {
-            tools_by_name.entry(tl.name.as_str()).or_default().push(t);
-        }
-        let task_knowledge = p.knowledge_item("task").map(|(_, k)| k);
         let sigs: Vec<Option<Result<Signature, SigError>>> =
             p.tool_list().iter().map(tool_signature).collect();
         let calls = nodes
             .iter()
             .zip(&binding)
-            .zip(&served_by)
-            .map(|((n, b), served)| {
-                let sigs: Vec<(ToolRef, Signature)> = b
-                    .pipeline
+            .map(|(n, b)| {
+                b.pipeline
                     .iter()
-                    .filter_map(|r| {
-                        let sig = match r {
-                            ToolRef::Declared(t) => sigs.get(*t)?.clone()?.ok()?,
+                    .filter_map(|&tool| {
+                        let sig = match tool {
+                            ToolRef::Declared(t) => sigs.get(t)?.clone()?.ok()?,
                             ToolRef::Builtin(b) => builtin_signature(b),
                         };
-                        Some((*r, sig))
-                    })
-                    .collect();
-                if sigs.is_empty() {
-                    return Vec::new();
-                }
-                let params: Vec<&str> = sigs
-                    .iter()
-                    .flat_map(|(_, s)| s.params.iter().map(|p| p.name.as_str()))
-                    .collect();
-                let view = bind_view(
-                    p,
-                    &BindIndex {
-                        carry: &carry,
-                        object_carries: &object_carries,
-                        tools_by_name: &tools_by_name,
-                        types: &types,
-                        task_knowledge,
-                        knowledge: &knowledge,
-                    },
-                    n,
-                    served,
-                    &params,
-                );
-                sigs.into_iter()
-                    .map(|(tool, sig)| {
-                        let bindings = bind_tool(&view, n, &sig, None);
-                        Call {
+                        let bindings = bind.bind_tool(n, &sig, None);
+                        Some(Call {
                             tool,
                             sig,
                             bindings,
-                        }
+                        })
                     })
                     .collect()
             })
@@ -251,10 +213,7 @@ impl<'p> Index<'p> {
         Index {
             p,
             instr,
-            carry,
-            tools: tool.clone(),
-            knowledge,
-            types,
+            bind,
             out,
             ends,
             reachable,
@@ -274,25 +233,6 @@ impl<'p> Index<'p> {
         self.p.instructions().get(i)
     }
 
-    /// The view [`slot_view`] builds for instruction `i`, with the knowledge resident on it.
-    pub fn slot_view(&self, i: usize, resident: &[usize]) -> Option<Program> {
-        let n = self.node(i)?;
-        let by_name: HashMap<&str, Vec<usize>> = HashMap::default();
-        Some(slot_view(
-            self.p,
-            &BindIndex {
-                carry: &self.carry,
-                object_carries: &[],
-                tools_by_name: &by_name,
-                types: &self.types,
-                task_knowledge: None,
-                knowledge: &self.knowledge,
-            },
-            n,
-            resident,
-        ))
-    }
-
     /// Parses and type-checks a guard in the program's environment (the guard must be a `bool`
     /// reading a carry).
     pub fn check_guard(&self, guard: &str) -> Result<(), crate::expr::ExprError> {
@@ -307,7 +247,7 @@ impl<'p> Index<'p> {
 
     /// The index of the declared tool with this name.
     pub fn tool_index(&self, name: &str) -> Option<usize> {
-        self.tools.get(name).copied()
+        self.bind.tool(name).map(|(t, _)| t)
     }
 
     /// The declared tool at an index.
@@ -317,20 +257,19 @@ impl<'p> Index<'p> {
 
     /// The declared type of a carry, by name (`None` when undeclared or untyped).
     pub fn carry_type(&self, name: &str) -> Option<&'p Type> {
-        let &c = self.carry.get(name)?;
-        self.p.carries().get(c)?.ty.as_ref()
+        self.bind.carry(name)?.1.ty.as_ref()
     }
 
     /// True when a name is a declared carry.
     pub fn is_carry(&self, name: &str) -> bool {
-        self.carry.contains_key(name)
+        self.bind.carry(name).is_some()
     }
 
     /// The fields of an object type (a declared object or the built-in `outcome`).
     pub fn object_fields(&self, ty: &Type) -> Option<Fields> {
         let Type::Named(n) = ty else { return None };
-        if let Some(&t) = self.types.get(n.as_str()) {
-            return match &self.p.type_list().get(t)?.kind {
+        if let Some((_, decl)) = self.bind.type_decl(n) {
+            return match &decl.kind {
                 TypeKind::Object(fields) => Some(
                     fields
                         .iter()
@@ -346,8 +285,7 @@ impl<'p> Index<'p> {
     /// The members of an enum type, when `ty` names a declared enum.
     pub fn enum_members(&self, ty: &Type) -> Option<Vec<&'p str>> {
         let Type::Named(n) = ty else { return None };
-        let &t = self.types.get(n.as_str())?;
-        match &self.p.type_list().get(t)?.kind {
+        match &self.bind.type_decl(n)?.1.kind {
             TypeKind::Enum(m) => Some(m.iter().map(|m| m.name.as_str()).collect()),
             _ => None,
         }
@@ -358,7 +296,7 @@ impl<'p> Index<'p> {
     pub fn type_resolves(&self, ty: &Type) -> bool {
         match ty {
             Type::List(Some(t)) | Type::Dict(Some(t)) => self.type_resolves(t),
-            Type::Named(n) => self.types.contains_key(n.as_str()) || n == OUTCOME,
+            Type::Named(n) => self.bind.type_decl(n).is_some() || n == OUTCOME,
             Type::Invalid(_) => false,
             _ => true,
         }
@@ -372,142 +310,6 @@ impl<'p> Index<'p> {
             .flatten()
             .filter_map(|&e| self.ends.get(e).copied().flatten().map(|(_, t)| (e, t)))
     }
-}
-
-/// The part of a program the calling convention reads to bind instruction `n`'s tools: its read
-/// carries and the carries named like its tools' parameters (first declarations), every carry
-/// of a named (object-capable) type (rule 2 may bind a field of any of them), the types those
-/// name, a knowledge item named `task`, and the tools bound to `n` (their names, `serves` and
-/// surfaces decide the access side). Binding against this view gives what binding against the
-/// whole program gives (a test asserts it over the corpus), while keeping each binding's cost
-/// independent of the program's size — `bind` looks names up by scanning lists.
-pub(crate) fn bind_view(
-    p: &Program,
-    ix: &BindIndex,
-    n: &Instruction,
-    served_by: &[usize],
-    params: &[&str],
-) -> Program {
-    let mut tool_idx: Vec<usize> = served_by.to_vec();
-    let named = |name: &str| ix.tools_by_name.get(name).into_iter().flatten().copied();
-    tool_idx.extend(n.tool.as_deref().into_iter().flat_map(named));
-    tool_idx.extend(named(&n.id));
-    tool_idx.sort_unstable();
-    tool_idx.dedup();
-    let tools: Vec<Tool> = tool_idx
-        .iter()
-        .filter_map(|&t| p.tool_list().get(t))
-        .map(|t| Tool {
-            name: t.name.clone(),
-            serves: t.serves.clone(),
-            surface: t.surface.clone(),
-            ..Tool::default()
-        })
-        .collect();
-    let mut carry_idx: Vec<usize> = n
-        .reads
-        .iter()
-        .map(String::as_str)
-        .filter_map(|r| ix.carry.get(r).copied())
-        .collect();
-    carry_idx.extend(params.iter().filter_map(|name| ix.carry.get(name).copied()));
-    carry_idx.extend_from_slice(ix.object_carries);
-    carry_idx.sort_unstable();
-    carry_idx.dedup();
-    let carries: Vec<Carry> = carry_idx
-        .iter()
-        .filter_map(|&c| p.carries().get(c).cloned())
-        .collect();
-    let mut type_names: Vec<&str> = carries
-        .iter()
-        .filter_map(|c| match &c.ty {
-            Some(Type::Named(t)) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect();
-    type_names.sort_unstable();
-    type_names.dedup();
-    let mut type_idx: Vec<usize> = type_names
-        .iter()
-        .filter_map(|t| ix.types.get(t).copied())
-        .collect();
-    type_idx.sort_unstable();
-    let types: Vec<TypeDecl> = type_idx
-        .iter()
-        .filter_map(|&t| p.type_list().get(t).cloned())
-        .collect();
-    Program {
-        types: Some(types),
-        knowledge: ix.task_knowledge.map(|k| vec![k.clone()]),
-        tools: Some(tools),
-        walker: Some(crate::model::Walker {
-            carries: Some(carries),
-            ..crate::model::Walker::default()
-        }),
-        ..Program::default()
-    }
-}
-
-/// The part of a program [`crate::bind::bind_slot`] reads for instruction `n`: its read
-/// carries, the knowledge resident on it (`resident`, indices into `knowledge`) or named in its
-/// reads, and a knowledge item named `task`. Equal results to the whole program, at a cost
-/// independent of the program's size (a test asserts the equality over the corpus).
-pub(crate) fn slot_view(
-    p: &Program,
-    ix: &BindIndex,
-    n: &Instruction,
-    resident: &[usize],
-) -> Program {
-    let mut carry_idx: Vec<usize> = n
-        .reads
-        .iter()
-        .filter_map(|r| ix.carry.get(r.as_str()).copied())
-        .collect();
-    carry_idx.sort_unstable();
-    carry_idx.dedup();
-    let mut knowledge_idx: Vec<usize> = resident.to_vec();
-    knowledge_idx.extend(
-        n.reads
-            .iter()
-            .filter_map(|r| ix.knowledge.get(r.as_str()).copied()),
-    );
-    knowledge_idx.extend(ix.knowledge.get("task").copied());
-    knowledge_idx.sort_unstable();
-    knowledge_idx.dedup();
-    Program {
-        knowledge: Some(
-            knowledge_idx
-                .iter()
-                .filter_map(|&k| p.knowledge_list().get(k).cloned())
-                .collect(),
-        ),
-        walker: Some(crate::model::Walker {
-            carries: Some(
-                carry_idx
-                    .iter()
-                    .filter_map(|&c| p.carries().get(c).cloned())
-                    .collect(),
-            ),
-            ..crate::model::Walker::default()
-        }),
-        ..Program::default()
-    }
-}
-
-/// The indices [`bind_view`] draws on.
-pub(crate) struct BindIndex<'a, 'p> {
-    /// Carry name → its first declaration.
-    pub carry: &'a HashMap<&'p str, usize>,
-    /// Every carry of a named type, in declaration order.
-    pub object_carries: &'a [usize],
-    /// Tool name → every tool declared with it.
-    pub tools_by_name: &'a HashMap<&'p str, Vec<usize>>,
-    /// Type name → its first declaration.
-    pub types: &'a HashMap<&'p str, usize>,
-    /// The knowledge item named `task`, if any (it stops `task` being read as the invocation).
-    pub task_knowledge: Option<&'p crate::model::Knowledge>,
-    /// Knowledge name → its first declaration.
-    pub knowledge: &'a HashMap<&'p str, usize>,
 }
 
 /// The signature of a declared tool: its `sig`; else, for a built-in name, the canonical one
@@ -559,14 +361,6 @@ pub(crate) fn builtin_signature(b: &Builtin) -> Signature {
     }
 }
 
-fn first_by_name<'p>(names: impl Iterator<Item = &'p str>) -> HashMap<&'p str, usize> {
-    let mut map = HashMap::default();
-    for (i, n) in names.enumerate() {
-        map.entry(n).or_insert(i);
-    }
-    map
-}
-
 fn push_unique(v: &mut Vec<usize>, x: usize) {
     if v.last() != Some(&x) {
         v.push(x);
@@ -576,29 +370,25 @@ fn push_unique(v: &mut Vec<usize>, x: usize) {
 /// The fields of the built-in `outcome` object: `ok: bool`, `error: str`, `output: str`,
 /// `value: any`.
 pub(crate) fn outcome_fields() -> Fields {
-    vec![
-        ("ok".into(), Some(Type::Bool)),
-        ("error".into(), Some(Type::Str)),
-        ("output".into(), Some(Type::Str)),
-        ("value".into(), Some(Type::Any)),
-    ]
+    let types = [Type::Bool, Type::Str, Type::Str, Type::Any];
+    crate::bind::OUTCOME_FIELDS
+        .iter()
+        .zip(types)
+        .map(|(name, ty)| ((*name).to_owned(), Some(ty)))
+        .collect()
 }
 
 /// Resolves §5.4's three binding mechanisms for one instruction: its `tool` field, the tools
 /// whose `serves` list it (a pipeline, in declaration order), and a tool named like its id.
 /// When several apply they must agree.
-fn resolve_binding(
-    p: &Program,
-    tools: &HashMap<&str, usize>,
-    n: &Instruction,
-    served_by: &[usize],
-) -> ToolBinding {
+fn resolve_binding(bind: &ProgramIndex, n: &Instruction, served_by: &[usize]) -> ToolBinding {
+    let p = bind.program();
     let mut b = ToolBinding::default();
-    let by_field = n.tool.as_deref().map(|name| match tools.get(name) {
-        Some(&t) => Some(ToolRef::Declared(t)),
+    let by_field = n.tool.as_deref().map(|name| match bind.tool(name) {
+        Some((t, _)) => Some(ToolRef::Declared(t)),
         None => builtin(name).map(ToolRef::Builtin),
     });
-    let by_name = tools.get(n.id.as_str()).copied();
+    let by_name = bind.tool(&n.id).map(|(t, _)| t);
     let tool_name = |t: usize| {
         p.tool_list()
             .get(t)

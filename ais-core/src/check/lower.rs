@@ -16,16 +16,13 @@
 use super::executable::{hollow_reason, implicit_act_source, real_guard};
 use super::index::Map as HashMap;
 use super::index::{Index, ToolRef};
-use crate::bind::{
-    BindSource, ParamBinding, Rule, is_content_param, is_path_param, is_path_shaped,
-};
+use crate::bind::{BindSource, ParamBinding, Rule, is_content_param, is_path_param};
 use crate::diag::{CheckId, Finding, Repair, Severity, did_you_mean};
 use crate::model::{Opcode, Owner, Program, Type, TypeKind};
 use crate::sig::Return;
 use crate::source::{Element, Locus};
 
 type Demands = HashMap<String, Vec<super::types::Demand>>;
-type Resident<'p> = HashMap<&'p str, Vec<usize>>;
 
 /// The lowered program.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,14 +139,8 @@ pub(crate) fn lower_with(ix: &Index) -> Result<Plan, Vec<Finding>> {
     signatures_parse(ix, &mut errs);
     guards_check(ix, &mut errs);
     let demands = super::types::demands(ix);
-    let mut resident: Resident = HashMap::default();
-    for (k, item) in ix.p.knowledge_list().iter().enumerate() {
-        for r in &item.resident_on {
-            resident.entry(r.as_str()).or_default().push(k);
-        }
-    }
     let steps: Vec<Step> = (0..ix.p.instructions().len())
-        .map(|i| lower_step(ix, i, &demands, &resident, &mut errs))
+        .map(|i| lower_step(ix, i, &demands, &mut errs))
         .collect();
     if errs.is_empty() {
         Ok(Plan {
@@ -273,13 +264,7 @@ fn guards_check(ix: &Index, errs: &mut Vec<Finding>) {
     }
 }
 
-fn lower_step(
-    ix: &Index,
-    i: usize,
-    demands: &Demands,
-    resident: &Resident,
-    errs: &mut Vec<Finding>,
-) -> Step {
+fn lower_step(ix: &Index, i: usize, demands: &Demands, errs: &mut Vec<Finding>) -> Step {
     let Some(n) = ix.node(i) else {
         return Step {
             id: String::new(),
@@ -423,7 +408,7 @@ fn lower_step(
         );
     }
 
-    let executor = executor(ix, i, calls, resident);
+    let executor = executor(ix, i, calls);
     let result = result_type(ix, i, demands);
     let mut guarded = Vec::new();
     let mut default = Vec::new();
@@ -478,8 +463,8 @@ fn transposition(
         return None;
     }
     let param = p.name.as_str();
-    // A carry is path-shaped by its name or by its declared `path` type (§7.2).
-    let path_shaped = is_path_shaped(c) || ix.carry_type(c) == Some(&Type::Path);
+    // Path-shaped exactly as the binder judges it (§7.2): by name or declared `path` type.
+    let path_shaped = ix.bind.is_path_shaped_carry(c);
     if is_path_param(p) && !path_shaped {
         Some((
             format!("the non-path carry `{c}` in its path parameter `{param}`"),
@@ -497,7 +482,7 @@ fn transposition(
     }
 }
 
-fn executor(ix: &Index, i: usize, calls: Vec<super::index::Call>, resident: &Resident) -> Executor {
+fn executor(ix: &Index, i: usize, calls: Vec<super::index::Call>) -> Executor {
     let Some(n) = ix.node(i) else {
         return Executor::Unsupported(String::new());
     };
@@ -570,14 +555,7 @@ fn executor(ix: &Index, i: usize, calls: Vec<super::index::Call>, resident: &Res
     if n.opcode == Opcode::Call {
         return Executor::Call(n.target.clone());
     }
-    let here = resident
-        .get(n.id.as_str())
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    match ix.slot_view(i, here) {
-        Some(view) => Executor::Slot(crate::bind::bind_slot(&view, n)),
-        None => Executor::Unsupported(String::new()),
-    }
+    Executor::Slot(ix.bind.bind_slot(n))
 }
 
 /// The result type of §6.4: an SU instruction's `output`, else `writes[0]`'s declared type,

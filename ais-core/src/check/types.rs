@@ -325,10 +325,9 @@ fn g9_code_reads_produced(cx: &mut Ctx) {
             continue;
         }
         for (j, r) in n.reads.iter().enumerate() {
-            let Some(&c) = cx.ix.carry.get(r.as_str()) else {
+            let Some((_, carry)) = cx.ix.bind.carry(r) else {
                 continue;
             };
-            let carry = &cx.ix.p.carries()[c];
             if carry.is_input() || cx.ix.writers.contains_key(r.as_str()) {
                 continue;
             }

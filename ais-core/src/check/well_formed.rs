@@ -327,7 +327,7 @@ fn w8_reads_resolve(cx: &mut Ctx) {
     let mut findings = Vec::new();
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
         for (j, r) in n.reads.iter().enumerate() {
-            if cx.ix.is_carry(r) || cx.ix.knowledge.contains_key(r.as_str()) || r == "task" {
+            if cx.ix.is_carry(r) || cx.ix.bind.knowledge_item(r).is_some() || r == "task" {
                 continue;
             }
             let is_field = n.reads.iter().any(|other| {
