@@ -8,7 +8,7 @@ use ais_core::Program;
 use ais_core::agir::{read, write};
 use ais_core::model::{Opcode, Owner, ToolSurface, Type};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod support;
 use support::{agir_files, corpus};
