@@ -10,6 +10,7 @@ use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// A 1-based line and column in a source text (columns count characters, not bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -195,11 +196,23 @@ pub fn field_name(name: &str) -> Cow<'static, str> {
 }
 
 /// Where each [`Locus`] of a program stands in its source text.
-#[derive(Clone, Debug, Default, PartialEq)]
+///
+/// Recording is a push onto a list: a document of 10,000 instructions records some 180,000
+/// positions and looks up only the few that findings name, so the hash index over them is built
+/// on the first lookup, not while reading.
+#[derive(Clone, Debug, Default)]
 pub struct SourceMap {
-    /// Keyed with foldhash: a document of 10,000 instructions records some 180,000 positions,
-    /// and SipHash made hashing them a large part of reading it.
-    positions: HashMap<Locus, Pos, foldhash::fast::RandomState>,
+    /// Every recorded position, in recording order (a locus may repeat; the first wins).
+    entries: Vec<(Locus, Pos)>,
+    /// Locus → index of its first entry, built on the first lookup.
+    index: OnceLock<HashMap<Locus, usize, foldhash::fast::RandomState>>,
+}
+
+impl PartialEq for SourceMap {
+    /// Two maps are equal when they give the same positions (the lookup index is a cache).
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
 }
 
 impl SourceMap {
@@ -210,16 +223,31 @@ impl SourceMap {
 
     /// Records the position of a locus (the first record wins).
     pub fn insert(&mut self, locus: Locus, pos: Pos) {
-        self.positions.entry(locus).or_insert(pos);
+        self.entries.push((locus, pos));
+        // A lookup may already have built the index: keep it true.
+        if let Some(index) = self.index.get_mut() {
+            let i = self.entries.len() - 1;
+            if let Some((locus, _)) = self.entries.last() {
+                index.entry(locus.clone()).or_insert(i);
+            }
+        }
     }
 
     /// The position of a locus, falling back to its field, then to its element, when the finer
     /// place was not recorded.
     pub fn lookup(&self, locus: &Locus) -> Option<Pos> {
+        let index = self.index.get_or_init(|| {
+            let mut index =
+                HashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
+            for (i, (l, _)) in self.entries.iter().enumerate() {
+                index.entry(l.clone()).or_insert(i);
+            }
+            index
+        });
         let mut cur = Some(locus.clone());
         while let Some(l) = cur {
-            if let Some(p) = self.positions.get(&l) {
-                return Some(*p);
+            if let Some(&i) = index.get(&l) {
+                return self.entries.get(i).map(|(_, p)| *p);
             }
             cur = l.coarser();
         }
@@ -227,19 +255,19 @@ impl SourceMap {
     }
 
     /// Makes room for at least `additional` more positions (a reader that knows the size of
-    /// its document saves the rehashing).
+    /// its input can avoid regrowing).
     pub fn reserve(&mut self, additional: usize) {
-        self.positions.reserve(additional);
+        self.entries.reserve(additional);
     }
 
-    /// The number of recorded positions.
+    /// The number of positions recorded (a locus recorded twice counts twice).
     pub fn len(&self) -> usize {
-        self.positions.len()
+        self.entries.len()
     }
 
     /// True when nothing is recorded.
     pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
+        self.entries.is_empty()
     }
 }
 
@@ -256,6 +284,20 @@ mod tests {
             Locus::field(Element::Edge(0), "guard"),
             Locus::field(Element::Edge(0), String::from("guard"))
         );
+    }
+
+    #[test]
+    fn the_first_record_wins_before_and_after_a_lookup() {
+        let mut map = SourceMap::new();
+        let at = Locus::field(Element::Edge(1), "guard");
+        map.insert(at.clone(), Pos::new(3, 4));
+        map.insert(at.clone(), Pos::new(9, 9));
+        assert_eq!(map.lookup(&at), Some(Pos::new(3, 4)));
+        let late = Locus::field(Element::Edge(2), "guard");
+        map.insert(late.clone(), Pos::new(5, 6));
+        map.insert(late.clone(), Pos::new(7, 8));
+        assert_eq!(map.lookup(&late), Some(Pos::new(5, 6)));
+        assert_eq!(map.len(), 4);
     }
 
     #[test]
