@@ -11,6 +11,46 @@
 //! - [`check`]: the validator (spec §9) with its findings, repairs and outcome.
 //! - [`diag`], [`source`], [`value`]: findings, source positions, plain values.
 //! - [`render`]: findings as rustc-style text and as JSON.
+//!
+//! A misspelled read is found, located and given a did-you-mean and a repair; a guard is
+//! type-checked against the program's carries and evaluated:
+//!
+//! ```
+//! use ais_core::{agir, check, expr, CheckId, Outcome, Value};
+//!
+//! let text = r#"---
+//! name: shout
+//! description: Upper-case the task.
+//! ---
+//! walker:
+//!   name: Shout
+//!   carries:
+//!     task: {type: str, role: input}
+//!     loud: {type: str, produced_by: draft}
+//! nodes:
+//!   - id: draft
+//!     type: GEN-RAW
+//!     reads: [taks]
+//!     writes: [loud]
+//!     doc: "Say the task loudly."
+//!   - id: done
+//!     type: TERMINAL
+//!     reads: [loud]
+//! edges:
+//!   - {from: draft, to: done, modality: mandatory}
+//! "#;
+//! let doc = agir::read(text)?;
+//! let checked = check::check(&doc.program, &doc.source_map, false);
+//! let w8 = checked.findings.iter().find(|f| f.id == CheckId::W8).expect("a dangling read");
+//! assert_eq!(w8.did_you_mean, ["task"]);
+//! assert_eq!(w8.pos.map(|p| (p.line, p.column)), Some((13, 13)));
+//! assert_ne!(checked.outcome, Outcome::Clean);
+//!
+//! let carries = [("loud".to_owned(), Value::from("HELLO"))].into_iter().collect();
+//! let value = expr::eval_str(r#"loud == "HELLO""#, &carries, Some(&doc.program));
+//! assert_eq!(value, Ok(Value::Bool(true)));
+//! # Ok::<(), agir::ReadError>(())
+//! ```
 #![deny(missing_docs)]
 
 pub mod agir;
