@@ -163,10 +163,20 @@ pub fn outcome_of(findings: &[Finding], deviations: &[Deviation]) -> Outcome {
 }
 
 /// Fills positions and orders findings by position (unplaced last), then id, then locus.
+///
+/// A finding about an instruction as a whole points at its id (`- id: draft` → `draft`), the
+/// name a user looks for, rather than at the start of its entry.
 fn finish(mut findings: Vec<Finding>, map: &SourceMap) -> Vec<Finding> {
     for f in &mut findings {
         if f.pos.is_none() {
-            f.pos = map.lookup(&f.locus);
+            f.pos = match &f.locus {
+                Locus {
+                    element: e @ Element::Instruction(_),
+                    field: None,
+                    ..
+                } => map.lookup(&Locus::field(*e, "id")),
+                locus => map.lookup(locus),
+            };
         }
     }
     findings.sort_by(|a, b| {
