@@ -3,7 +3,7 @@
 use super::Ctx;
 use super::index::quote_list;
 use crate::bind::is_bare_param_name;
-use crate::diag::{CheckId, MechanicalRepair, Repair, did_you_mean};
+use crate::diag::{CheckId, Finding, MechanicalRepair, Repair, did_you_mean};
 use crate::model::{Modality, Opcode, Owner, Role, TypeKind};
 use crate::source::{Element, Locus};
 use std::collections::HashSet;
@@ -552,18 +552,12 @@ fn w11_tools_bound(cx: &mut Ctx) {
             if cx.ix.instr.contains_key(s.as_str()) {
                 continue;
             }
-            let suggestions = did_you_mean(s, ids.iter().copied());
-            let repair = match suggestions.first() {
-                Some(g) => format!("change `{s}` to `{g}` in `{}`.serves", tool.name),
-                None => format!("remove `{s}` from `{}`.serves", tool.name),
-            };
             let f = cx.report(
                 CheckId::W11,
                 Locus::entry(Element::Tool(t), "serves", k),
                 format!("tool `{}` serves `{s}`, which is no instruction", tool.name),
             );
-            f.did_you_mean = suggestions;
-            f.repair = Some(Repair::manual(repair));
+            change_or_remove_entry(f, s, &tool.name, "serves", &ids);
         }
         let used = cx.ix.tool_users.get(t).is_some_and(|u| !u.is_empty())
             || autonomy.contains(tool.name.as_str());
@@ -584,6 +578,17 @@ fn w11_tools_bound(cx: &mut Ctx) {
             )));
         }
     }
+}
+
+/// Completes finding `f` about `entry` of `owner`'s list `list`, an entry that names no
+/// instruction: suggests the ids closest to it, and repairs by changing it to the closest one
+/// or, when none is close, removing it.
+fn change_or_remove_entry(f: &mut Finding, entry: &str, owner: &str, list: &str, ids: &[&str]) {
+    f.did_you_mean = did_you_mean(entry, ids.iter().copied());
+    f.repair = Some(Repair::manual(match f.did_you_mean.first() {
+        Some(s) => format!("change `{entry}` to `{s}` in `{owner}`.{list}"),
+        None => format!("remove `{entry}` from `{owner}`.{list}"),
+    }));
 }
 
 /// W12: every knowledge item's `resident_on` names existing instructions (at least one), and
@@ -615,11 +620,6 @@ fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
             if cx.ix.instr.contains_key(r.as_str()) {
                 continue;
             }
-            let suggestions = did_you_mean(r, ids.iter().copied());
-            let repair = match suggestions.first() {
-                Some(s) => format!("change `{r}` to `{s}` in `{}`.resident_on", item.name),
-                None => format!("remove `{r}` from `{}`.resident_on", item.name),
-            };
             let f = cx.report(
                 CheckId::W12,
                 Locus::entry(Element::Knowledge(k), "resident_on", j),
@@ -628,8 +628,7 @@ fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
                     item.name
                 ),
             );
-            f.did_you_mean = suggestions;
-            f.repair = Some(Repair::manual(repair));
+            change_or_remove_entry(f, r, &item.name, "resident_on", &ids);
         }
         match item.content.len() {
             1 => {}
