@@ -126,13 +126,7 @@ fn apply(p: &Program, m: &MechanicalRepair, check: CheckId) -> Option<(Program, 
             }
         }
         MechanicalRepair::AdoptType { carry, ty } => {
-            let c = next
-                .walker
-                .as_mut()?
-                .carries
-                .as_mut()?
-                .iter_mut()
-                .find(|c| c.name == *carry)?;
+            let c = carry_mut(&mut next, carry)?;
             let before =
                 c.ty.as_ref()
                     .map(|t| t.to_string())
@@ -146,13 +140,7 @@ fn apply(p: &Program, m: &MechanicalRepair, check: CheckId) -> Option<(Program, 
             }
         }
         MechanicalRepair::SetProducer { carry, instruction } => {
-            let c = next
-                .walker
-                .as_mut()?
-                .carries
-                .as_mut()?
-                .iter_mut()
-                .find(|c| c.name == *carry)?;
+            let c = carry_mut(&mut next, carry)?;
             let before = c.produced_by.clone();
             c.produced_by = Some(instruction.clone());
             Deviation {
@@ -169,4 +157,14 @@ fn apply(p: &Program, m: &MechanicalRepair, check: CheckId) -> Option<(Program, 
         }
     };
     Some((next, deviation))
+}
+
+/// The carry named `name` in `p`'s walker, to change in place; `None` when there is none.
+fn carry_mut<'a>(p: &'a mut Program, name: &str) -> Option<&'a mut Carry> {
+    p.walker
+        .as_mut()?
+        .carries
+        .as_mut()?
+        .iter_mut()
+        .find(|c| c.name == name)
 }

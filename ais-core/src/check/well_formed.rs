@@ -3,8 +3,8 @@
 use super::Ctx;
 use super::index::quote_list;
 use crate::bind::is_bare_param_name;
-use crate::diag::{CheckId, MechanicalRepair, Repair, did_you_mean};
-use crate::model::{Modality, Opcode, Owner, Role, TypeKind};
+use crate::diag::{CheckId, Finding, MechanicalRepair, Repair, did_you_mean};
+use crate::model::{Modality, Opcode, Owner, Program, Role, TypeKind};
 use crate::source::{Element, Locus};
 use std::collections::HashSet;
 
@@ -24,6 +24,11 @@ pub(super) fn run(cx: &mut Ctx) {
     w12_knowledge_resident_and_embodied(cx);
     w13_no_bare_param_carry_names(cx);
     w14_types_well_formed(cx);
+}
+
+/// The ids of `p`'s instructions, in program order: the candidates for a did-you-mean.
+fn instruction_ids(p: &Program) -> Vec<&str> {
+    p.instructions().iter().map(|n| n.id.as_str()).collect()
 }
 
 /// W1: every instruction has a unique, non-empty `id`.
@@ -152,13 +157,7 @@ fn w3_owner_permitted(cx: &mut Ctx) {
 /// `mandatory`, `discretionary`, `forbidden` (an unknown one is reported and read as
 /// `mandatory`, §12.2).
 fn w4_edge_endpoints(cx: &mut Ctx) {
-    let ids: Vec<&str> = cx
-        .ix
-        .p
-        .instructions()
-        .iter()
-        .map(|n| n.id.as_str())
-        .collect();
+    let ids = instruction_ids(cx.ix.p);
     for (e, edge) in cx.ix.p.edge_list().iter().enumerate() {
         if let Some(Modality::Unknown(m)) = &edge.modality {
             let suggestions = did_you_mean(m, ["mandatory", "discretionary", "forbidden"]);
@@ -433,13 +432,7 @@ fn w9_writes_declared(cx: &mut Ctx) {
 /// existing instruction. Mechanical repair: when exactly one instruction writes the carry, name
 /// it as the producer.
 fn w10_carry_origin(cx: &mut Ctx) {
-    let ids: Vec<&str> = cx
-        .ix
-        .p
-        .instructions()
-        .iter()
-        .map(|n| n.id.as_str())
-        .collect();
+    let ids = instruction_ids(cx.ix.p);
     for (c, carry) in cx.ix.p.carries().iter().enumerate() {
         let writers = cx
             .ix
@@ -532,13 +525,7 @@ fn w10_carry_origin(cx: &mut Ctx) {
 /// W11: every tool binds to at least one instruction (by an instruction's `tool`, its own
 /// `serves`, a matching id, or an `autonomy.tools` entry), and every id it `serves` exists.
 fn w11_tools_bound(cx: &mut Ctx) {
-    let ids: Vec<&str> = cx
-        .ix
-        .p
-        .instructions()
-        .iter()
-        .map(|n| n.id.as_str())
-        .collect();
+    let ids = instruction_ids(cx.ix.p);
     let autonomy: HashSet<&str> = cx
         .ix
         .p
@@ -552,18 +539,12 @@ fn w11_tools_bound(cx: &mut Ctx) {
             if cx.ix.instr.contains_key(s.as_str()) {
                 continue;
             }
-            let suggestions = did_you_mean(s, ids.iter().copied());
-            let repair = match suggestions.first() {
-                Some(g) => format!("change `{s}` to `{g}` in `{}`.serves", tool.name),
-                None => format!("remove `{s}` from `{}`.serves", tool.name),
-            };
             let f = cx.report(
                 CheckId::W11,
                 Locus::entry(Element::Tool(t), "serves", k),
                 format!("tool `{}` serves `{s}`, which is no instruction", tool.name),
             );
-            f.did_you_mean = suggestions;
-            f.repair = Some(Repair::manual(repair));
+            change_or_remove_entry(f, s, &tool.name, "serves", &ids);
         }
         let used = cx.ix.tool_users.get(t).is_some_and(|u| !u.is_empty())
             || autonomy.contains(tool.name.as_str());
@@ -586,16 +567,21 @@ fn w11_tools_bound(cx: &mut Ctx) {
     }
 }
 
+/// Completes finding `f` about `entry` of `owner`'s list `list`, an entry that names no
+/// instruction: suggests the ids closest to it, and repairs by changing it to the closest one
+/// or, when none is close, removing it.
+fn change_or_remove_entry(f: &mut Finding, entry: &str, owner: &str, list: &str, ids: &[&str]) {
+    f.did_you_mean = did_you_mean(entry, ids.iter().copied());
+    f.repair = Some(Repair::manual(match f.did_you_mean.first() {
+        Some(s) => format!("change `{entry}` to `{s}` in `{owner}`.{list}"),
+        None => format!("remove `{entry}` from `{owner}`.{list}"),
+    }));
+}
+
 /// W12: every knowledge item's `resident_on` names existing instructions (at least one), and
 /// the item carries content in exactly one of `template`, `pattern`, `body`, `value`.
 fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
-    let ids: Vec<&str> = cx
-        .ix
-        .p
-        .instructions()
-        .iter()
-        .map(|n| n.id.as_str())
-        .collect();
+    let ids = instruction_ids(cx.ix.p);
     for (k, item) in cx.ix.p.knowledge_list().iter().enumerate() {
         if item.resident_on.is_empty() {
             cx.report(
@@ -615,11 +601,6 @@ fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
             if cx.ix.instr.contains_key(r.as_str()) {
                 continue;
             }
-            let suggestions = did_you_mean(r, ids.iter().copied());
-            let repair = match suggestions.first() {
-                Some(s) => format!("change `{r}` to `{s}` in `{}`.resident_on", item.name),
-                None => format!("remove `{r}` from `{}`.resident_on", item.name),
-            };
             let f = cx.report(
                 CheckId::W12,
                 Locus::entry(Element::Knowledge(k), "resident_on", j),
@@ -628,8 +609,7 @@ fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
                     item.name
                 ),
             );
-            f.did_you_mean = suggestions;
-            f.repair = Some(Repair::manual(repair));
+            change_or_remove_entry(f, r, &item.name, "resident_on", &ids);
         }
         match item.content.len() {
             1 => {}
