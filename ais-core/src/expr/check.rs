@@ -39,23 +39,14 @@ fn shown(e: &Expr) -> String {
     }
 }
 
-/// " Did you mean `x`?" for the closest candidate, if one is close.
+/// " Did you mean `x`?" for the closest candidate, if one is close ([`crate::diag::did_you_mean`]:
+/// a difference of case alone, `Op.MERGE` for `merge`, scores highest).
 pub(crate) fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> String {
-    let candidates: Vec<&str> = candidates.into_iter().collect();
-    // A difference of case alone (`Op.MERGE` for `merge`) is the likeliest slip.
-    if let Some(c) = candidates.iter().find(|c| c.eq_ignore_ascii_case(name)) {
-        return format!(" Did you mean `{c}`?");
-    }
-    let best = candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(name, c), c))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    match best {
-        Some((_, c)) => format!(" Did you mean `{c}`?"),
+    match crate::diag::did_you_mean(name, candidates).first() {
+        Some(c) => format!(" Did you mean `{c}`?"),
         None => String::new(),
     }
 }
