@@ -1,6 +1,16 @@
 //! # ais-rt — the ais runtime
 //!
-//! The interpreter that executes AIS programs — from the `ais!` macro or from any `.agir` file —
-//! will live here: the twelve opcodes, model providers for SU slots, faults, budgets, deviations
-//! and traces (spec §10). It is not built yet; this crate exists so the workspace has its final
-//! shape, and exports nothing.
+//! The machine that executes AIS programs — from the `ais!` macro or from any `.agir` file:
+//! the twelve opcodes, the Deterministic Unit's tools, the Stochastic Unit's model seam, faults,
+//! budgets, deviations and traces (spec §10).
+//!
+//! - [`tools`]: the Deterministic Unit's tool seam — the [`tools::Tool`] trait, the
+//!   [`tools::ToolRegistry`] (native Rust tools, the built-in library of spec §5.4), `command`
+//!   and Python `body` tools, and the artifact root that keeps every write inside the output
+//!   directory.
+//! - [`model`]: the Stochastic Unit's seam — the [`model::Model`] trait a provider implements,
+//!   the slot request it receives and the completion it returns.
+#![deny(missing_docs)]
+
+pub mod model;
+pub mod tools;
