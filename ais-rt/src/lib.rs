@@ -13,4 +13,8 @@
 #![deny(missing_docs)]
 
 pub mod model;
+pub mod report;
 pub mod tools;
+pub mod trace;
+
+pub use report::{Fault, FaultKind, Pause, RunOutcome, RunUsage, Status};

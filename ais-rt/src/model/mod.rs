@@ -7,6 +7,8 @@
 //! the repair rounds (a schema-invalid value sent back with the exact validation error) are run
 //! by the machine, the same for every provider; a provider does one exchange.
 
+pub mod slot;
+
 use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::pin::Pin;

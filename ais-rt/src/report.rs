@@ -1,0 +1,94 @@
+//! What a run returns: its status, the report, the deviations, the fault or the pause.
+
+use ais_core::Deviation;
+use serde::Serialize;
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The TERMINAL ran and no unrouted failure happened.
+    Ok,
+    /// The TERMINAL ran, but a tool, script or slot failed and no ROUTE tested it (§10.2).
+    Error,
+    /// A fault of §10.1 (or an unsupported construct) aborted the run.
+    Fault,
+    /// The run needs a human answer it was not given; it can be resumed.
+    InputRequired,
+}
+
+/// The faults of spec §10.1, and an unsupported construct.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// A ROUTE with several guarded edges, no default, and no guard holding.
+    RouteDeadEnd,
+    /// An operand that does not resolve to a value.
+    UnresolvableOperand,
+    /// The step budget ran out.
+    BudgetExhausted,
+    /// A construct this runtime cannot execute.
+    Unsupported,
+}
+
+/// A fault: what, at which instruction, where in the source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Fault {
+    /// The kind of fault.
+    pub kind: FaultKind,
+    /// The instruction it happened at.
+    pub instruction: String,
+    /// The instruction's source line, when the program came from a file.
+    pub line: Option<usize>,
+    /// What happened and what to do about it.
+    pub message: String,
+}
+
+/// A run paused for a human answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Pause {
+    /// The carry the answer fills.
+    pub carry: String,
+    /// The prompt: the carry's `doc` (or the `ask_user` prompt).
+    pub prompt: String,
+    /// The instruction that needs it.
+    pub instruction: String,
+    /// The instruction's source line, when known.
+    pub line: Option<usize>,
+    /// The resumable handle (a file under the output root), when one was written.
+    pub handle: Option<std::path::PathBuf>,
+}
+
+/// Token usage of a run, summed over its slots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RunUsage {
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Cached prompt tokens, where providers said.
+    pub cached_tokens: u64,
+    /// Slots filled.
+    pub slots: u64,
+}
+
+/// What a run returns.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunOutcome {
+    /// How it ended.
+    pub status: Status,
+    /// The report: the produced carries, as JSON (empty unless the TERMINAL ran).
+    pub report: serde_json::Map<String, serde_json::Value>,
+    /// Deviations recorded while checking and running (§10.3).
+    pub deviations: Vec<Deviation>,
+    /// The fault, when the status is `fault`.
+    pub fault: Option<Fault>,
+    /// The pause, when the status is `input_required`.
+    pub pause: Option<Pause>,
+    /// Steps executed.
+    pub steps: u64,
+    /// Token usage.
+    pub usage: RunUsage,
+    /// True when the model was scripted.
+    pub scripted: bool,
+}
