@@ -54,6 +54,7 @@
 //! ```
 #![deny(missing_docs)]
 
+#[cfg(feature = "agir")]
 pub mod agir;
 pub mod bind;
 pub mod check;
@@ -61,6 +62,7 @@ pub mod diag;
 pub mod expr;
 pub mod model;
 pub mod plan;
+#[cfg(feature = "render")]
 pub mod render;
 pub mod sig;
 pub mod source;

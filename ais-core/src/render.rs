@@ -47,6 +47,7 @@
 //! assert_eq!(json["line"], 3);
 //! ```
 
+#[cfg(feature = "agir")]
 use crate::agir::{ReadError, Relaxation};
 use crate::diag::{Deviation, Finding, Outcome, Repair, Severity};
 use crate::expr::ExprError;
@@ -247,6 +248,7 @@ pub fn render_findings(findings: &[Finding], source: &str, file_name: &str, colo
     out
 }
 
+#[cfg(feature = "agir")]
 /// Renders why a text could not be read as AG-IR: `error: message`, where, and `= help:` with
 /// the next step. A read error means there is no program, so it is reported as fatal.
 pub fn render_read_error(err: &ReadError, source: &str, file_name: &str, color: bool) -> String {
@@ -262,6 +264,7 @@ pub fn render_read_error(err: &ReadError, source: &str, file_name: &str, color: 
     renderer(color).render(&[group])
 }
 
+#[cfg(feature = "agir")]
 /// Renders a relaxation of strict YAML that reading needed (spec §8.1) as a note.
 pub fn render_relaxation(
     relaxation: &Relaxation,
@@ -376,6 +379,7 @@ pub fn finding_json(finding: &Finding) -> Json {
     })
 }
 
+#[cfg(feature = "agir")]
 /// A read error as a finding in JSON: id `"read"`, severity `"fatal"`, the error's help as the
 /// repair summary.
 pub fn read_error_json(err: &ReadError) -> Json {
@@ -417,6 +421,7 @@ pub fn report_json(
     })
 }
 
+#[cfg(feature = "agir")]
 /// The report for a file that could not be read as AG-IR: outcome `failed`, one `read` finding.
 pub fn read_failure_json(file_name: &str, err: &ReadError) -> Json {
     json!({
@@ -427,7 +432,7 @@ pub fn read_failure_json(file_name: &str, err: &ReadError) -> Json {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "agir"))]
 mod tests {
     use super::*;
     use crate::diag::{CheckId, MechanicalRepair};
