@@ -170,7 +170,7 @@ fn did_you_mean_text(names: &[String]) -> Option<String> {
 }
 
 fn repair_text(repair: &Repair) -> String {
-    if repair.mechanical.is_some() {
+    if repair.mechanical {
         format!(
             "repair (mechanical; `ais fix` applies it): {}",
             clean(&repair.summary)
@@ -363,20 +363,8 @@ fn pos_json(pos: Option<Pos>) -> (Json, Json) {
 /// `"fatal"`), `message`, `instruction` (string or null), `line` and `column` (numbers or null),
 /// `did_you_mean` (list of strings), `repair` (`{"summary", "mechanical"}` or null).
 pub fn finding_json(finding: &Finding) -> Json {
-    let (line, column) = pos_json(finding.pos);
-    json!({
-        "id": finding.id.as_str(),
-        "severity": finding.severity.to_string(),
-        "message": finding.message,
-        "instruction": finding.instruction,
-        "line": line,
-        "column": column,
-        "did_you_mean": finding.did_you_mean,
-        "repair": finding.repair.as_ref().map(|r| json!({
-            "summary": r.summary,
-            "mechanical": r.mechanical.is_some(),
-        })),
-    })
+    // `Finding`'s `Serialize` is the contract; it cannot fail (every key is a string).
+    serde_json::to_value(finding).unwrap_or(Json::Null)
 }
 
 #[cfg(feature = "agir")]
@@ -435,7 +423,8 @@ pub fn read_failure_json(file_name: &str, err: &ReadError) -> Json {
 #[cfg(all(test, feature = "agir"))]
 mod tests {
     use super::*;
-    use crate::diag::{CheckId, MechanicalRepair};
+    use crate::diag::CheckId;
+    use crate::edit::Edit;
     use crate::expr::Category;
     use crate::source::{Element, Locus};
 
@@ -491,14 +480,14 @@ error[W8]: `plan_mdd` is not a carry
     #[test]
     fn repair_is_a_help_line_and_says_when_it_is_mechanical() {
         let mut f = w8();
-        f.repair = Some(Repair {
-            summary: "declare `plan_mdd`".into(),
-            mechanical: Some(MechanicalRepair::MintCarry {
+        f.repair = Some(Repair::mechanical(
+            Edit::MintCarry {
                 name: "plan_mdd".into(),
                 ty: None,
                 produced_by: None,
-            }),
-        });
+            },
+            "declare `plan_mdd`",
+        ));
         let text = render_finding(&f, SOURCE, "p.agir", false);
         assert!(
             text.contains("= help: repair (mechanical; `ais fix` applies it): declare `plan_mdd`"),
@@ -583,6 +572,8 @@ error[W8]: `plan_mdd` is not a carry
             line: 1,
             column: 5,
             message: "no carry named `plan`".into(),
+            len: 4,
+            did_you_mean: Vec::new(),
         };
         let text = render_expr_error(&err, "1 + plan", EXPRESSION_ORIGIN, false);
         let expected = "\
@@ -673,6 +664,8 @@ error[name_error]: no carry named `plan`
                 line,
                 column,
                 message: f.message.clone(),
+                len: 0,
+                did_you_mean: Vec::new(),
             };
             let _ = render_expr_error(&e, &source, EXPRESSION_ORIGIN, false);
         }
