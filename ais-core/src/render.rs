@@ -30,7 +30,7 @@
 //! let mut finding = Finding::new(
 //!     CheckId::W8,
 //!     Severity::Error,
-//!     Locus::entry(Element::Instruction(0), "reads", 0),
+//!     Locus::entry(Element::Instruction(0), Field::Reads, 0),
 //!     "`plan_mdd` is not a carry",
 //! )
 //! .with_suggestions(vec!["plan_md".into()]);
@@ -426,13 +426,13 @@ mod tests {
     use crate::diag::CheckId;
     use crate::edit::Edit;
     use crate::expr::Category;
-    use crate::source::{Element, Locus};
+    use crate::source::{Element, Field, Locus};
 
     fn w8() -> Finding {
         let mut f = Finding::new(
             CheckId::W8,
             Severity::Error,
-            Locus::entry(Element::Instruction(1), "reads", 0),
+            Locus::entry(Element::Instruction(1), Field::Reads, 0),
             "`plan_mdd` is not a carry",
         )
         .with_instruction("verify")
