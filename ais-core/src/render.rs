@@ -24,7 +24,7 @@
 //! ```
 //! use ais_core::diag::{CheckId, Finding, Severity};
 //! use ais_core::render::{finding_json, render_finding};
-//! use ais_core::source::{Element, Locus, Pos};
+//! use ais_core::source::{Element, Field, Locus, Pos};
 //!
 //! let source = "nodes:\n  - id: verify\n    reads: [plan_mdd]\n";
 //! let mut finding = Finding::new(
