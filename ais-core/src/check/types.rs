@@ -468,7 +468,7 @@ fn g9_program_failures_routed(cx: &mut Ctx) {
             found.push((i, n.id.clone(), None));
             continue;
         };
-        if matches!(cx.ix.carry_type(w), Some(Type::Named(t)) if t == super::index::OUTCOME) {
+        if matches!(cx.ix.carry_type(w), Some(Type::Named(t)) if t == crate::model::OUTCOME) {
             continue;
         }
         let routed = cx.ix.readers.get(w.as_str()).is_some_and(|rs| {

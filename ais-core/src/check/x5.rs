@@ -41,7 +41,7 @@ fn types_resolve(ix: &Index, errs: &mut Vec<Finding>) {
         ix.p.type_list()
             .iter()
             .map(|t| t.name.as_str())
-            .chain(std::iter::once(super::index::OUTCOME))
+            .chain(std::iter::once(crate::model::OUTCOME))
             .collect();
     let mut unresolved = |ty: &Type, locus: Locus, owner: String, instr: Option<String>| {
         if ix.type_resolves(ty) {
