@@ -252,6 +252,20 @@ impl ToolRegistry {
         self.tools.get(name).is_some_and(|e| e.builtin)
     }
 
+    /// The tool a call of `name` runs: [`resolve`](Self::resolve) when the program declares
+    /// it (`declared`), else whatever is registered under `name` (a built-in the program uses
+    /// without declaring it). This is the one lookup the machine needs.
+    pub fn lookup(
+        &self,
+        name: &str,
+        declared: Option<&ais_core::model::Tool>,
+    ) -> Option<Arc<dyn Tool>> {
+        match declared {
+            Some(decl) => self.resolve(decl),
+            None => self.get(name).cloned(),
+        }
+    }
+
     /// The tool a program's declared tool runs as: a native tool registered under its name,
     /// else its `body` or `command` ([`declared_tool`]), else a built-in of its name. `None`
     /// when none applies (the machine's rung-3 case).
