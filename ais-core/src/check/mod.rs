@@ -89,7 +89,7 @@ pub(crate) mod x5;
 
 use crate::diag::{CheckId, Deviation, Finding, Outcome, Severity};
 use crate::model::Program;
-use crate::source::{Element, Locus, SourceMap, SubRange};
+use crate::source::{Element, Field, Locus, SourceMap, SubRange};
 use index::Index;
 
 /// Whether [`check`] applies mechanical repairs (ladder step 1, §9.1).
@@ -190,7 +190,7 @@ fn finish(mut findings: Vec<Finding>, map: &SourceMap, program: &Program) -> Vec
                     element: e @ Element::Instruction(_),
                     field: None,
                     ..
-                } => map.lookup(&Locus::field(*e, "id")),
+                } => map.lookup(&Locus::field(*e, Field::Id)),
                 locus => map.lookup(locus),
             };
         }
@@ -207,10 +207,10 @@ fn finish(mut findings: Vec<Finding>, map: &SourceMap, program: &Program) -> Vec
 /// The text of `range` inside the field at `locus` (a guard, a CODE body, a tool's `sig`), to
 /// confirm a position found inside the field's source.
 fn inner_text(program: &Program, locus: &Locus, range: SubRange) -> Option<String> {
-    let field = match (locus.element, locus.field.as_deref()?) {
-        (Element::Edge(e), "guard") => program.edge_list().get(e)?.guard.as_deref()?,
-        (Element::Instruction(i), "body") => program.instructions().get(i)?.body.as_deref()?,
-        (Element::Tool(t), "sig") => program.tool_list().get(t)?.sig.as_deref()?,
+    let field = match (locus.element, locus.field.as_ref()?) {
+        (Element::Edge(e), Field::Guard) => program.edge_list().get(e)?.guard.as_deref()?,
+        (Element::Instruction(i), Field::Body) => program.instructions().get(i)?.body.as_deref()?,
+        (Element::Tool(t), Field::Sig) => program.tool_list().get(t)?.sig.as_deref()?,
         _ => return None,
     };
     if range.len == 0 {
@@ -224,7 +224,7 @@ fn inner_text(program: &Program, locus: &Locus, range: SubRange) -> Option<Strin
     Some(line.chars().skip(skip).take(len).collect())
 }
 
-fn locus_key(l: &Locus) -> (u8, usize, usize, std::borrow::Cow<'static, str>, usize) {
+fn locus_key(l: &Locus) -> (u8, usize, usize, &str, usize) {
     let (k, a, b) = match l.element {
         Element::Program => (0, 0, 0),
         Element::Frontmatter => (1, 0, 0),
@@ -239,14 +239,7 @@ fn locus_key(l: &Locus) -> (u8, usize, usize, std::borrow::Cow<'static, str>, us
         Element::Concurrency => (10, 0, 0),
         Element::Faithfulness => (11, 0, 0),
     };
-    let _ = b;
-    (
-        k,
-        a,
-        b,
-        l.field.clone().unwrap_or_default(),
-        l.index.unwrap_or(0),
-    )
+    (k, a, b, l.field_str().unwrap_or(""), l.index.unwrap_or(0))
 }
 
 /// The severity a check's residual finding has (§9.4). G8 is an error here; its advisory form

@@ -129,7 +129,7 @@ fn w1_reports_a_duplicate_id() {
     let c = only(&p, CheckId::W1);
     assert_eq!(
         c.findings[0].locus,
-        Locus::field(Element::Instruction(2), "id")
+        Locus::field(Element::Instruction(2), Field::Id)
     );
 }
 
@@ -155,7 +155,10 @@ fn w4_reports_a_dangling_edge_with_a_suggestion() {
     let p = good().edge("draft", "dnoe").done();
     let c = only(&p, CheckId::W4);
     assert_eq!(c.findings[0].did_you_mean, ["done"]);
-    assert_eq!(c.findings[0].locus, Locus::field(Element::Edge(1), "to"));
+    assert_eq!(
+        c.findings[0].locus,
+        Locus::field(Element::Edge(1), Field::To)
+    );
 }
 
 #[test]
@@ -192,7 +195,10 @@ fn w8_reports_a_dangling_read_at_its_entry() {
         .done();
     let c = only(&p, CheckId::W8);
     let f = &c.findings[0];
-    assert_eq!(f.locus, Locus::entry(Element::Instruction(1), "reads", 1));
+    assert_eq!(
+        f.locus,
+        Locus::entry(Element::Instruction(1), Field::Reads, 1)
+    );
     assert_eq!(f.did_you_mean, ["note"]);
 }
 
@@ -625,7 +631,7 @@ fn an_autonomy_tool_that_does_not_exist_does_not_lower() {
     assert_eq!(c.findings[0].did_you_mean, ["read_file"]);
     assert_eq!(
         c.findings[0].locus,
-        Locus::entry(Element::Instruction(0), "autonomy", 0)
+        Locus::entry(Element::Instruction(0), Field::Autonomy, 0)
     );
 }
 

@@ -181,7 +181,7 @@ pub use ast::{BinOp, Expr, ExprKind, LogicOp, UnOp};
 pub use eval::{Carries, Compiled};
 pub use limits::Limits;
 pub use parser::parse;
-pub use types::{OUTCOME, Ty, TypeEnv};
+pub use types::{Ty, TypeEnv};
 
 use crate::model::{Program, Type};
 use crate::source::Pos;
