@@ -34,7 +34,8 @@
 //!   (default 4 MiB, stdout and stderr together) reading stops, the group is killed and the
 //!   call fails with [`ToolErrorKind::OutputLimit`]. Either way the error carries the output
 //!   captured so far (capped). After a normal exit the group is killed too, so no tool leaves a
-//!   background process running.
+//!   background process running (a process that deliberately leaves the group with `setsid`
+//!   is out of this reach).
 //!
 //! A non-zero exit, a Python exception or `exit()` is [`ToolErrorKind::Failed`] with the
 //! captured output. See [`command`] for placeholders and when a shell is used, [`python`] for
