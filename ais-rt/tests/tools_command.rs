@@ -113,7 +113,7 @@ async fn a_hanging_command_times_out_and_its_group_dies() {
     let dir = tempfile::tempdir().unwrap();
     let mut ctx = ToolContext::new(dir.path());
     ctx.limits = ToolLimits {
-        timeout: Duration::from_millis(800),
+        timeout: Duration::from_secs(2),
         ..ToolLimits::default()
     };
     let start = Instant::now();
@@ -162,4 +162,45 @@ async fn a_sibling_runs_in_its_scratch_directory() {
         .unwrap();
     assert!(dir.path().join("scratch/0/made-here").is_file());
     assert!(!dir.path().join("root/made-here").exists());
+}
+
+#[tokio::test]
+async fn a_shell_body_runs_as_a_script_and_a_command_decl_as_a_command() {
+    let text = r#"agir_version: 0.1
+tools:
+  count_lines:
+    sig: "(name) -> str"
+    surface: SENSE
+    lang: bash
+    body: |
+      printf 'a\nb\n' > {name}
+      wc -l < {name}
+  echo_it:
+    sig: "(word) -> str"
+    surface: SENSE
+    command: echo {word}
+  native_only:
+    sig: "(x) -> str"
+    surface: SENSE
+    lang: rust
+    body: "fn native_only(x: &str) -> String { x.into() }"
+nodes: []
+"#;
+    let tools = ais_core::agir::read(text).unwrap().program.tools.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let script = ais_rt::tools::declared_tool(&tools[0]).unwrap();
+    let v = script
+        .call(args(&[("name", "my file.txt".into())]), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(v, Value::from("2"));
+    assert!(dir.path().join("my file.txt").is_file());
+    let cmd = ais_rt::tools::declared_tool(&tools[1]).unwrap();
+    let v = cmd
+        .call(args(&[("word", "$HOME".into())]), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(v, Value::from("$HOME"));
+    assert!(ais_rt::tools::declared_tool(&tools[2]).is_none());
 }

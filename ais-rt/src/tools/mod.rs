@@ -34,7 +34,8 @@
 //!   (default 4 MiB, stdout and stderr together) reading stops, the group is killed and the
 //!   call fails with [`ToolErrorKind::OutputLimit`]. Either way the error carries the output
 //!   captured so far (capped). After a normal exit the group is killed too, so no tool leaves a
-//!   background process running.
+//!   background process running (a process that deliberately leaves the group with `setsid`
+//!   is out of this reach).
 //!
 //! A non-zero exit, a Python exception or `exit()` is [`ToolErrorKind::Failed`] with the
 //! captured output. See [`command`] for placeholders and when a shell is used, [`python`] for
@@ -190,6 +191,18 @@ impl ToolContext {
 pub trait Tool: Send + Sync + 'static {
     /// Calls the tool.
     fn call<'a>(&'a self, args: ToolArgs, ctx: &'a ToolContext) -> ToolFuture<'a>;
+
+    /// Calls the tool without a future when it finishes without awaiting anything (a native
+    /// synchronous tool): `Ok` with its result. Any other tool gives the arguments back
+    /// (`Err(args)`, the default) to be passed to [`call`](Tool::call). A caller on a hot path
+    /// tries this first and saves the boxed future.
+    fn call_now(
+        &self,
+        args: ToolArgs,
+        _ctx: &ToolContext,
+    ) -> Result<Result<Value, ToolError>, ToolArgs> {
+        Err(args)
+    }
 }
 
 /// The tools available to a run, by name: native Rust tools and the built-in library.
@@ -289,9 +302,10 @@ impl std::fmt::Debug for ToolRegistry {
 }
 
 /// Builds the runnable tool for a program's declared tool: its Python `body` (rung 1) or its
-/// `command` (rung 2); a body wins when both are given. `None` when it declares neither, or
-/// its body is in another language (`lang: rust` is a native tool, looked up in the
-/// [`ToolRegistry`]).
+/// `command` (rung 2); a body wins when both are given. A body in `lang: sh` (`bash`, `shell`)
+/// is a shell script run like a command that asks for a shell. `None` when it declares
+/// neither, or its body is in another language (`lang: rust` is a native tool, looked up in
+/// the [`ToolRegistry`]).
 ///
 /// The parameters are the signature's; a tool whose `sig` is missing or does not parse takes
 /// each call's arguments as its parameters.
@@ -304,10 +318,18 @@ pub fn declared_tool(tool: &ais_core::model::Tool) -> Option<Arc<dyn Tool>> {
     let body = tool.body.as_deref().filter(|b| !b.trim().is_empty());
     let lang = tool.lang.as_deref().map(str::trim).unwrap_or("python");
     if let Some(body) = body {
-        if lang.eq_ignore_ascii_case("python") || lang.eq_ignore_ascii_case("py") {
-            return Some(Arc::new(PythonTool::new(&tool.name, body, params)));
-        }
-        return None;
+        let lang = lang.to_ascii_lowercase();
+        return match lang.as_str() {
+            "python" | "python3" | "py" => {
+                Some(Arc::new(PythonTool::new(&tool.name, body, params)))
+            }
+            "sh" | "bash" | "shell" => Some(Arc::new(CommandTool::script(
+                &tool.name,
+                body,
+                params.unwrap_or_default(),
+            ))),
+            _ => None,
+        };
     }
     let command = tool.command.as_deref().filter(|c| !c.trim().is_empty())?;
     Some(Arc::new(CommandTool::new(

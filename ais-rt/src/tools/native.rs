@@ -37,7 +37,8 @@
 //!   str`, and `Result<T, E: Display>`, whose `Err` becomes a routable
 //!   [`ToolErrorKind::Failed`] error with the error's text.
 //! - **Cost.** A sync call allocates nothing beyond its arguments' own values and the one boxed
-//!   future the [`Tool`] seam returns; an async call boxes its future once.
+//!   future the [`Tool`] seam returns — and not even that through [`Tool::call_now`], which a
+//!   sync tool answers in place; an async call boxes its future once.
 
 use super::artifact::{ArtifactRoot, RelativeDest};
 use super::{Tool, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolFuture, ToolRegistry};
@@ -672,6 +673,15 @@ impl<F: SyncToolFn<Args>, Args: 'static> Tool for SyncFnTool<F, Args> {
         Box::pin(std::future::ready(
             t.f.invoke(&t.name, &t.params, args, ctx),
         ))
+    }
+
+    fn call_now(
+        &self,
+        args: ToolArgs,
+        ctx: &ToolContext,
+    ) -> Result<Result<Value, ToolError>, ToolArgs> {
+        let t = &self.0;
+        Ok(t.f.invoke(&t.name, &t.params, args, ctx))
     }
 }
 
