@@ -99,7 +99,11 @@ impl Inputs {
     /// declared `role: input` carry (not `task`, which `task` gives), and each value must
     /// parse as the carry's type (text for `str`, a number, `true`/`false`, an enum member,
     /// JSON for lists, dicts and objects).
-    pub fn parse(program: &Program, task: Option<String>, pairs: &[(String, String)]) -> Result<Inputs, InputError> {
+    pub fn parse(
+        program: &Program,
+        task: Option<String>,
+        pairs: &[(String, String)],
+    ) -> Result<Inputs, InputError> {
         let mut values = Vec::with_capacity(pairs.len());
         for (name, text) in pairs {
             let carry = program.carry(name).map(|(_, c)| c);
@@ -116,11 +120,20 @@ impl Inputs {
                 } else {
                     format!(
                         "`{name}` is not an input of this program{}; its inputs are: {}",
-                        hint.first().map(|h| format!(" (did you mean `{h}`?)")).unwrap_or_default(),
-                        if inputs.is_empty() { "none".to_owned() } else { inputs.join(", ") }
+                        hint.first()
+                            .map(|h| format!(" (did you mean `{h}`?)"))
+                            .unwrap_or_default(),
+                        if inputs.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            inputs.join(", ")
+                        }
                     )
                 };
-                return Err(InputError { name: name.clone(), message });
+                return Err(InputError {
+                    name: name.clone(),
+                    message,
+                });
             };
             let v = machine::carries::parse_input(program, name, carry.ty.as_ref(), text)?;
             values.push((name.clone(), v));
@@ -225,7 +238,10 @@ pub struct Runtime {
 impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Runtime")
-            .field("model", &self.settings.model.as_ref().map(|m| m.name().to_owned()))
+            .field(
+                "model",
+                &self.settings.model.as_ref().map(|m| m.name().to_owned()),
+            )
             .field("tools", &self.settings.tools)
             .field("out_dir", &self.settings.out_dir)
             .field("max_steps", &self.settings.max_steps)
@@ -258,7 +274,12 @@ impl Runtime {
     }
 
     /// Runs a program to its TERMINAL, a fault, or a pause for human input.
-    pub async fn run(&self, program: &Program, source_map: Option<&SourceMap>, inputs: Inputs) -> RunOutcome {
+    pub async fn run(
+        &self,
+        program: &Program,
+        source_map: Option<&SourceMap>,
+        inputs: Inputs,
+    ) -> RunOutcome {
         let prepared = self.prepare(program, source_map);
         self.run_prepared(&prepared, inputs).await
     }
@@ -270,7 +291,13 @@ impl Runtime {
             .into_iter()
             .filter_map(|(n, v)| prepared.names.index(&n).map(|c| (c, v)))
             .collect();
-        let run = machine::Run::new(self.settings.clone(), prepared.clone(), inputs.task, &values, 0);
+        let run = machine::Run::new(
+            self.settings.clone(),
+            prepared.clone(),
+            inputs.task,
+            &values,
+            0,
+        );
         if prepared.not_runnable.is_none() && prepared.has_slots && self.settings.model.is_none() {
             let mut out = run.outcome(Status::Fault);
             out.fault = Some(Fault {
@@ -290,7 +317,13 @@ impl Runtime {
     }
 
     /// Resumes a run paused for human input from its handle, with the human's answer.
-    pub async fn resume(&self, program: &Program, source_map: Option<&SourceMap>, handle: &Path, answer: String) -> RunOutcome {
+    pub async fn resume(
+        &self,
+        program: &Program,
+        source_map: Option<&SourceMap>,
+        handle: &Path,
+        answer: String,
+    ) -> RunOutcome {
         let prepared = self.prepare(program, source_map);
         machine::pause::resume(self.settings.clone(), prepared, handle, answer).await
     }

@@ -52,7 +52,11 @@ impl Run {
     }
 
     /// Boxed, so the recursion run → CALL → run has a nameable, `Send` future.
-    fn sub_run<'a>(&'a mut self, step: &'a Step, target: &'a str) -> Pin<Box<dyn Future<Output = Result<(), Stop>> + Send + 'a>> {
+    fn sub_run<'a>(
+        &'a mut self,
+        step: &'a Step,
+        target: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Result<(), Stop>> + Send + 'a>> {
         Box::pin(self.sub_run_inner(step, target))
     }
 
@@ -60,13 +64,22 @@ impl Run {
         if self.depth >= MAX_DEPTH {
             return Err(Stop::Fault(
                 FaultKind::Unsupported,
-                format!("CALL `{}` nests deeper than {MAX_DEPTH} programs; a program that calls itself needs a base case", step.id),
+                format!(
+                    "CALL `{}` nests deeper than {MAX_DEPTH} programs; a program that calls itself needs a base case",
+                    step.id
+                ),
             ));
         }
         let prep = self.load_target(step, target)?;
         if prep.not_runnable.is_some() {
             let why = prep.not_runnable.clone().unwrap_or_default();
-            return Err(Stop::Fault(FaultKind::NotRunnable, format!("CALL `{}`: the target `{target}` cannot run: {why}", step.id)));
+            return Err(Stop::Fault(
+                FaultKind::NotRunnable,
+                format!(
+                    "CALL `{}`: the target `{target}` cannot run: {why}",
+                    step.id
+                ),
+            ));
         }
         let values: Vec<(usize, Value)> = step
             .reads
@@ -77,7 +90,13 @@ impl Run {
                 (name != "task").then(|| (sub, self.carries.get(c).clone()))
             })
             .collect();
-        let mut sub = Run::new(self.settings.clone(), prep.clone(), Some(self.task.clone()), &values, self.depth + 1);
+        let mut sub = Run::new(
+            self.settings.clone(),
+            prep.clone(),
+            Some(self.task.clone()),
+            &values,
+            self.depth + 1,
+        );
         sub.max_steps = self.max_steps.saturating_sub(self.steps);
         let out: RunOutcome = sub.drive(0).await;
         self.steps += out.steps;
@@ -85,7 +104,8 @@ impl Run {
         self.usage.completion_tokens += out.usage.completion_tokens;
         self.usage.cached_tokens += out.usage.cached_tokens;
         self.usage.slots += out.usage.slots;
-        self.deviations.extend(out.deviations.iter().skip(prep.deviations.len()).cloned());
+        self.deviations
+            .extend(out.deviations.iter().skip(prep.deviations.len()).cloned());
         match out.status {
             Status::Ok | Status::Error => {
                 let first = prep
@@ -100,7 +120,14 @@ impl Run {
                 };
                 self.write_back(step, value, &ais_core::sig::Return::None);
                 if out.status == Status::Error {
-                    self.fail(step, format!("the program `{target}` called by `{}` ended with an unrouted failure", step.id), String::new());
+                    self.fail(
+                        step,
+                        format!(
+                            "the program `{target}` called by `{}` ended with an unrouted failure",
+                            step.id
+                        ),
+                        String::new(),
+                    );
                 }
                 self.run_produced(step).await
             }
@@ -111,13 +138,22 @@ impl Run {
                     line: None,
                     message: String::new(),
                 });
-                Err(Stop::Fault(f.kind, format!("in `{target}` called by `{}`, at `{}`: {}", step.id, f.instruction, f.message)))
+                Err(Stop::Fault(
+                    f.kind,
+                    format!(
+                        "in `{target}` called by `{}`, at `{}`: {}",
+                        step.id, f.instruction, f.message
+                    ),
+                ))
             }
             Status::InputRequired => {
                 let carry = out.pause.map(|p| p.carry).unwrap_or_default();
                 Err(Stop::Fault(
                     FaultKind::Unsupported,
-                    format!("the program `{target}` called by `{}` needs the human input `{carry}`; pass it as a read of the CALL", step.id),
+                    format!(
+                        "the program `{target}` called by `{}` needs the human input `{carry}`; pass it as a read of the CALL",
+                        step.id
+                    ),
                 ))
             }
         }
@@ -130,19 +166,32 @@ impl Run {
             return Ok(Arc::new(Prepared::new(p, None, &self.settings.tools)));
         }
         let rel = std::path::Path::new(target);
-        let escapes = rel.is_absolute() || rel.components().any(|c| matches!(c, std::path::Component::ParentDir));
+        let escapes = rel.is_absolute()
+            || rel
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir));
         let not_found = |why: String| {
             Stop::Fault(
                 FaultKind::Unsupported,
-                format!("CALL `{}` names the target `{target}`, which {why}; register the program with the runtime, or put `{target}` under {}", step.id, self.settings.program_dir.display()),
+                format!(
+                    "CALL `{}` names the target `{target}`, which {why}; register the program with the runtime, or put `{target}` under {}",
+                    step.id,
+                    self.settings.program_dir.display()
+                ),
             )
         };
         if escapes {
             return Err(not_found("leaves the program directory".into()));
         }
         let path = self.settings.program_dir.join(rel);
-        let text = std::fs::read_to_string(&path).map_err(|e| not_found(format!("cannot be read ({e})")))?;
-        let doc = ais_core::agir::read(&text).map_err(|e| not_found(format!("does not read as AG-IR ({e})")))?;
-        Ok(Arc::new(Prepared::new(&doc.program, Some(&doc.source_map), &self.settings.tools)))
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| not_found(format!("cannot be read ({e})")))?;
+        let doc = ais_core::agir::read(&text)
+            .map_err(|e| not_found(format!("does not read as AG-IR ({e})")))?;
+        Ok(Arc::new(Prepared::new(
+            &doc.program,
+            Some(&doc.source_map),
+            &self.settings.tools,
+        )))
     }
 }

@@ -179,7 +179,9 @@ pub(crate) fn conform(program: &Program, v: Value, ty: &Type) -> Value {
         (Type::Str | Type::Path, Value::Int(i)) => Value::Str(i.to_string()),
         (Type::Str | Type::Path, Value::Float(f)) => Value::Str(f.to_string()),
         (Type::Str | Type::Path, Value::Bool(b)) => Value::Str(b.to_string()),
-        (Type::Named(n), Value::Str(s)) if n == "outcome" => outcome(true, "", &s, Value::Str(s.clone())),
+        (Type::Named(n), Value::Str(s)) if n == "outcome" => {
+            outcome(true, "", &s, Value::Str(s.clone()))
+        }
         (Type::Named(n), v) if n == "outcome" && !is_outcome(&v) => {
             let output = match &v {
                 Value::Str(s) => s.clone(),
@@ -228,7 +230,12 @@ pub struct InputError {
 /// Parses an invocation value (`--input name=value`) by the carry's declared type: text for
 /// `str`/`path`, a number, `true`/`false`, a member of an enum, JSON for lists, dicts and
 /// objects; `any` takes JSON when the text is JSON and text otherwise.
-pub(crate) fn parse_input(program: &Program, name: &str, ty: Option<&Type>, text: &str) -> Result<Value, InputError> {
+pub(crate) fn parse_input(
+    program: &Program,
+    name: &str,
+    ty: Option<&Type>,
+    text: &str,
+) -> Result<Value, InputError> {
     let bad = |what: &str| InputError {
         name: name.to_owned(),
         message: format!(
@@ -241,7 +248,11 @@ pub(crate) fn parse_input(program: &Program, name: &str, ty: Option<&Type>, text
     };
     match ty {
         Type::Str | Type::Path => Ok(Value::Str(text.to_owned())),
-        Type::Int => text.trim().parse::<i64>().map(Value::Int).map_err(|_| bad("an integer")),
+        Type::Int => text
+            .trim()
+            .parse::<i64>()
+            .map(Value::Int)
+            .map_err(|_| bad("an integer")),
         Type::Float => match text.trim().parse::<f64>() {
             Ok(f) if f.is_finite() => Ok(Value::Float(f)),
             _ => Err(bad("a number")),

@@ -16,14 +16,21 @@ use indexmap::IndexMap;
 /// The value of one bound argument (§7.1–§7.3). A path parameter that resolves empty gets a
 /// program-controlled destination inside the output root on the write side, and is the fault
 /// "unresolvable operand" on the read side (§10.1).
-pub(crate) fn arg_value(step: &Step, arg: &Arg, carries: &CarryFile, task: &str) -> Result<Value, Stop> {
+pub(crate) fn arg_value(
+    step: &Step,
+    arg: &Arg,
+    carries: &CarryFile,
+    task: &str,
+) -> Result<Value, Stop> {
     let v = match &arg.source {
         ArgSource::Carry(c) => carries.get(*c).clone(),
         ArgSource::Field(c, f) => match carries.get(*c) {
             Value::Map(m) => m.get(f).cloned().unwrap_or(Value::Null),
             _ => Value::Null,
         },
-        ArgSource::Invocation(side) => invocation_filename(task, *side).map_or(Value::Null, Value::Str),
+        ArgSource::Invocation(side) => {
+            invocation_filename(task, *side).map_or(Value::Null, Value::Str)
+        }
         ArgSource::Null => Value::Null,
     };
     let empty = matches!(&v, Value::Null) || matches!(&v, Value::Str(s) if s.trim().is_empty());
@@ -46,19 +53,37 @@ pub(crate) fn arg_value(step: &Step, arg: &Arg, carries: &CarryFile, task: &str)
 /// instruction (and the carry written out, when there is one), never a model's value.
 pub(crate) fn derived_destination(id: &str, carry: Option<&str>) -> String {
     let base = carry.unwrap_or(id);
-    let ext = [("_md", "md"), ("_html", "html"), ("_json", "json"), ("_csv", "csv"), ("_py", "py"), ("_yaml", "yaml")]
-        .iter()
-        .find(|(suffix, _)| base.ends_with(suffix))
-        .map_or("txt", |(_, e)| e);
+    let ext = [
+        ("_md", "md"),
+        ("_html", "html"),
+        ("_json", "json"),
+        ("_csv", "csv"),
+        ("_py", "py"),
+        ("_yaml", "yaml"),
+    ]
+    .iter()
+    .find(|(suffix, _)| base.ends_with(suffix))
+    .map_or("txt", |(_, e)| e);
     let stem: String = base
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("{stem}.{ext}")
 }
 
 /// Binds a tool's arguments by name, in signature order.
-pub(crate) fn bind_args(step: &Step, call: &ToolStep, carries: &CarryFile, task: &str) -> Result<ToolArgs, Stop> {
+pub(crate) fn bind_args(
+    step: &Step,
+    call: &ToolStep,
+    carries: &CarryFile,
+    task: &str,
+) -> Result<ToolArgs, Stop> {
     let mut params = IndexMap::with_capacity(call.args.len());
     for arg in &call.args {
         params.insert(arg.param.clone(), arg_value(step, arg, carries, task)?);
@@ -94,8 +119,16 @@ pub(crate) async fn run_pipeline<'a>(
                     other => other.to_string(),
                 })
                 .unwrap_or_default();
-            let carry = step.write_names.first().cloned().unwrap_or_else(|| "answer".to_owned());
-            return Err(Stop::Pause { carry, prompt, ask: true });
+            let carry = step
+                .write_names
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "answer".to_owned());
+            return Err(Stop::Pause {
+                carry,
+                prompt,
+                ask: true,
+            });
         }
         let Some(imp) = &call.imp else {
             return Err(Stop::Fault(
@@ -108,7 +141,11 @@ pub(crate) async fn run_pipeline<'a>(
         };
         if let Some(notes) = trace.as_deref_mut() {
             notes.tool = Some(call.name.clone());
-            notes.operands = args.params.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
+            notes.operands = args
+                .params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect();
         }
         match imp.call(args, ctx).await {
             Ok(v) => last = Ok((v, &call.ret)),
@@ -122,9 +159,23 @@ impl Run {
     /// A DU step's tool pipeline, written back; a failure becomes an error value.
     pub(crate) async fn run_tools(&mut self, step: &Step, calls: &[ToolStep]) -> Result<(), Stop> {
         let ctx = self.ctx();
-        let notes = if self.tracing { Some(&mut self.notes) } else { None };
+        let notes = if self.tracing {
+            Some(&mut self.notes)
+        } else {
+            None
+        };
         let mut answer = self.answer.take();
-        match run_pipeline(step, calls, &self.carries, &self.task, &ctx, notes, &mut answer).await? {
+        match run_pipeline(
+            step,
+            calls,
+            &self.carries,
+            &self.task,
+            &ctx,
+            notes,
+            &mut answer,
+        )
+        .await?
+        {
             Ok((v, ret)) => {
                 let v = self.wrap_outcome(step, v);
                 self.write_back(step, v, ret);
@@ -176,14 +227,23 @@ impl Run {
         let name = self.carries.names.list[c].clone();
         let path = invocation_filename(&self.task, Access::Write)
             .unwrap_or_else(|| derived_destination(&step.id, Some(&name)));
-        let result = self.builtin(step, "write_file", [("path", Value::Str(path)), ("content", Value::Str(content))]).await?;
+        let result = self
+            .builtin(
+                step,
+                "write_file",
+                [("path", Value::Str(path)), ("content", Value::Str(content))],
+            )
+            .await?;
         match result {
             Ok(v) => {
                 let v = self.wrap_outcome(step, v);
                 self.write_back(step, v, &Return::None);
             }
             Err(e) => {
-                let message = format!("writing `{name}` out for `{}` failed: {}", step.id, e.message);
+                let message = format!(
+                    "writing `{name}` out for `{}` failed: {}",
+                    step.id, e.message
+                );
                 self.fail(step, message, e.output);
             }
         }
@@ -194,33 +254,57 @@ impl Run {
     /// under `.ais/scripts/` in the output root and run (`sh` for a shell shebang, else
     /// `python3`); its result is the value `{ok, error, output}` the program can route on.
     pub(crate) async fn run_program(&mut self, step: &Step, c: usize) -> Result<(), Stop> {
-        self.exec_program(step, c, step.writes.first().copied()).await
+        self.exec_program(step, c, step.writes.first().copied())
+            .await
     }
 
     /// Runs the program held in carry `c`; its result lands in `dest`.
-    pub(crate) async fn exec_program(&mut self, step: &Step, c: usize, dest: Option<usize>) -> Result<(), Stop> {
+    pub(crate) async fn exec_program(
+        &mut self,
+        step: &Step,
+        c: usize,
+        dest: Option<usize>,
+    ) -> Result<(), Stop> {
         let script = text_of(self.carries.get(c));
         let name = self.carries.names.list[c].clone();
         if script.trim().is_empty() {
-            let message = format!("the program carry `{name}` of `{}` is empty, so there is nothing to run", step.id);
+            let message = format!(
+                "the program carry `{name}` of `{}` is empty, so there is nothing to run",
+                step.id
+            );
             self.fail_into(step, dest, message, String::new());
             return Ok(());
         }
-        let shell = script.starts_with("#!") && script.lines().next().is_some_and(|l| l.contains("sh"));
+        let shell =
+            script.starts_with("#!") && script.lines().next().is_some_and(|l| l.contains("sh"));
         let (file, runner) = if shell {
             (format!(".ais/scripts/{}.sh", step.id), "sh")
         } else {
             (format!(".ais/scripts/{}.py", step.id), "python3")
         };
         let saved = self
-            .builtin(step, "write_file", [("path", Value::Str(file.clone())), ("content", Value::Str(script))])
+            .builtin(
+                step,
+                "write_file",
+                [
+                    ("path", Value::Str(file.clone())),
+                    ("content", Value::Str(script)),
+                ],
+            )
             .await?;
         if let Err(e) = saved {
-            self.fail_into(step, dest, format!("saving `{name}` to run it failed: {}", e.message), e.output);
+            self.fail_into(
+                step,
+                dest,
+                format!("saving `{name}` to run it failed: {}", e.message),
+                e.output,
+            );
             return Ok(());
         }
         let command = format!("{runner} {file}");
-        let result = self.builtin(step, "run_command", [("command", Value::Str(command))]).await?;
+        let result = self
+            .builtin(step, "run_command", [("command", Value::Str(command))])
+            .await?;
         let target_type = dest.and_then(|w| self.carries.names.types.get(w).cloned().flatten());
         match result {
             Ok(v) => {
@@ -235,7 +319,10 @@ impl Run {
                 }
             }
             Err(e) => {
-                let message = format!("the program in `{name}` run by `{}` failed: {}", step.id, e.message);
+                let message = format!(
+                    "the program in `{name}` run by `{}` failed: {}",
+                    step.id, e.message
+                );
                 self.fail_into(step, dest, message, e.output);
             }
         }
@@ -253,13 +340,20 @@ impl Run {
         let Some(tool) = self.settings.tools.get(name).cloned() else {
             return Err(Stop::Fault(
                 FaultKind::Unsupported,
-                format!("`{}` needs the built-in tool `{name}`, which this runtime's tool registry lacks; build the runtime with the built-in library", step.id),
+                format!(
+                    "`{}` needs the built-in tool `{name}`, which this runtime's tool registry lacks; build the runtime with the built-in library",
+                    step.id
+                ),
             ));
         };
-        let params: IndexMap<String, Value> = args.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        let params: IndexMap<String, Value> =
+            args.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
         if self.tracing {
             self.notes.tool = Some(name.to_owned());
-            self.notes.operands = params.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
+            self.notes.operands = params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect();
         }
         let ctx = self.ctx();
         Ok(tool.call(ToolArgs { params }, &ctx).await)

@@ -11,8 +11,8 @@
 //! - `spawn`: SPAWN's fan-out, isolation and join; `call`: CALL's sub-runs.
 //! - `pause`: the resumable handle.
 
-pub(crate) mod carries;
 mod call;
+pub(crate) mod carries;
 mod exec;
 pub(crate) mod pause;
 pub mod plan;
@@ -23,7 +23,7 @@ use crate::model::Model;
 use crate::report::{Fault, FaultKind, RunOutcome, RunUsage, Status};
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
 use crate::trace::{SlotTrace, StepEvent, TraceSink};
-use ais_core::expr::{self, Choice};
+use ais_core::plan::Next;
 use ais_core::{Deviation, Program, Value};
 use carries::CarryFile;
 use plan::{Control, Prepared, Step, Work};
@@ -137,7 +137,11 @@ impl Run {
         // Inputs with a declared default are supplied by it.
         for &c in &prep.inputs {
             let name = &prep.names.list[c];
-            if prep.program.carry(name).is_some_and(|(_, k)| k.default.is_some()) {
+            if prep
+                .program
+                .carry(name)
+                .is_some_and(|(_, k)| k.default.is_some())
+            {
                 supplied[c] = true;
             }
         }
@@ -148,7 +152,8 @@ impl Run {
         {
             for &c in &prep.inputs {
                 let gates = prep.steps.iter().any(|s| {
-                    s.tests.contains(&c) || (s.opcode == ais_core::model::Opcode::Route && s.reads.contains(&c))
+                    s.tests.contains(&c)
+                        || (s.opcode == ais_core::model::Opcode::Route && s.reads.contains(&c))
                 });
                 let is_str = matches!(
                     prep.names.types.get(c).and_then(Option::as_ref),
@@ -217,7 +222,11 @@ impl Run {
             pause: None,
             steps: self.steps,
             usage: self.usage,
-            scripted: self.settings.model.as_ref().is_some_and(|m| m.is_scripted()),
+            scripted: self
+                .settings
+                .model
+                .as_ref()
+                .is_some_and(|m| m.is_scripted()),
         }
     }
 
@@ -240,7 +249,11 @@ impl Run {
             return self.fault(FaultKind::NotRunnable, None, why.clone());
         }
         if self.prep.steps.is_empty() {
-            return self.fault(FaultKind::NotRunnable, None, "the program has no instructions, so there is nothing to run; add `nodes`".into());
+            return self.fault(
+                FaultKind::NotRunnable,
+                None,
+                "the program has no instructions, so there is nothing to run; add `nodes`".into(),
+            );
         }
         loop {
             // A structural fan-out's join waits for its other branches first.
@@ -343,7 +356,10 @@ impl Run {
             Work::Slot(ops) => {
                 // §4.2.1: an SU SENSE with no tool and no writes performs no computation.
                 let silent = step.writes.is_empty()
-                    && matches!(step.opcode, ais_core::model::Opcode::Sense | ais_core::model::Opcode::Route);
+                    && matches!(
+                        step.opcode,
+                        ais_core::model::Opcode::Sense | ais_core::model::Opcode::Route
+                    );
                 if silent {
                     return Ok(());
                 }
@@ -377,53 +393,66 @@ impl Run {
             return Ok(Flow::Terminal);
         }
         match &step.control {
-            Control::Guards { guards, targets } => {
+            Control::Edges => {
                 // Testing a carry routes any error value it holds (§10.2).
                 if !step.tests.is_empty() {
                     self.unrouted
                         .retain(|u| u.carry.is_none_or(|c| !step.tests.contains(&c)));
                 }
-                match expr::choose_edge(guards, &self.carries) {
-                    Ok(Choice::Edge(k)) => Ok(Flow::Goto(targets[k])),
-                    Ok(Choice::Halt) => Ok(Flow::End),
-                    Ok(Choice::DeadEnd) => {
-                        let values: Vec<String> = step
-                            .tests
-                            .iter()
-                            .map(|&c| format!("{} = {}", self.carries.names.list[c], self.carries.get(c)))
-                            .collect();
-                        Err(Stop::Fault(
-                            FaultKind::RouteDeadEnd,
-                            format!(
-                                "route dead-end at `{}`: the discriminator fell outside the guard set ({}) and no default edge is declared; add an edge from `{}` with no guard",
-                                step.id,
-                                values.join(", "),
-                                step.id
-                            ),
-                        ))
-                    }
-                    Err((k, e)) => Err(Stop::Fault(
-                        FaultKind::RouteDeadEnd,
-                        format!(
-                            "the guard on the edge from `{}` to `{}` could not be evaluated ({} at {}:{}: {}), so no transition can be chosen",
-                            step.id,
-                            self.prep.steps[targets[k]].id,
-                            e.category,
-                            e.line,
-                            e.column,
-                            e.message
-                        ),
-                    )),
-                }
+                self.edges(step)
             }
             Control::Choose(targets) => self.choose(step, targets).await,
             Control::Loop(_) => Ok(Flow::End),
         }
     }
 
+    /// The transition of §4.4.1 over the step's compiled guards.
+    pub(crate) fn edges(&self, step: &Step) -> Result<Flow, Stop> {
+        match step.core.next(&self.carries) {
+            Ok(Next::Take(t)) => Ok(Flow::Goto(t.to)),
+            Ok(Next::Halt) => Ok(Flow::End),
+            Ok(Next::DeadEnd) => {
+                let values: Vec<String> = step
+                    .tests
+                    .iter()
+                    .map(|&c| format!("{} = {}", self.carries.names.list[c], self.carries.get(c)))
+                    .collect();
+                Err(Stop::Fault(
+                    FaultKind::RouteDeadEnd,
+                    format!(
+                        "route dead-end at `{}`: the discriminator fell outside the guard set ({}) and no default edge is declared; add an edge from `{}` with no guard",
+                        step.id,
+                        values.join(", "),
+                        step.id
+                    ),
+                ))
+            }
+            Err((edge, e)) => {
+                let to = step
+                    .core
+                    .guarded
+                    .iter()
+                    .find(|t| t.edge == edge)
+                    .map_or("?", |t| self.prep.steps[t.to].id.as_str());
+                Err(Stop::Fault(
+                    FaultKind::RouteDeadEnd,
+                    format!(
+                        "the guard on the edge from `{}` to `{to}` could not be evaluated ({} at {}:{}: {}), so no transition can be chosen",
+                        step.id, e.category, e.line, e.column, e.message
+                    ),
+                ))
+            }
+        }
+    }
+
     /// LOOP (§4.4.2): verdict passes → advance; counter at cap → advance with a deviation;
     /// else count, do the work, take the back edge.
-    async fn run_loop(&mut self, at: usize, step: &Step, ctl: &plan::LoopCtl) -> Result<Flow, Stop> {
+    async fn run_loop(
+        &mut self,
+        at: usize,
+        step: &Step,
+        ctl: &plan::LoopCtl,
+    ) -> Result<Flow, Stop> {
         if ctl.cap_imposed {
             self.deviate(
                 &step.id,
@@ -435,7 +464,10 @@ impl Run {
             self.unrouted.retain(|u| u.carry != Some(v));
         }
         let advance = ctl.advance.map_or(Flow::End, Flow::Goto);
-        if ctl.verdict.is_some_and(|v| matches!(self.carries.get(v), Value::Bool(true))) {
+        if ctl
+            .verdict
+            .is_some_and(|v| matches!(self.carries.get(v), Value::Bool(true)))
+        {
             return Ok(advance);
         }
         let count = match ctl.counter {
@@ -449,7 +481,10 @@ impl Run {
             self.deviate(
                 &step.id,
                 "a LOOP that advances when its verdict passes".into(),
-                format!("advanced at its cap of {} iterations without the verdict passing", ctl.cap),
+                format!(
+                    "advanced at its cap of {} iterations without the verdict passing",
+                    ctl.cap
+                ),
             );
             return Ok(advance);
         }
@@ -467,23 +502,31 @@ impl Run {
     /// Ends the run: the report of the produced carries (§4.5), `ok` unless an error value
     /// went unrouted.
     fn finish(&self, terminal: Option<&Step>) -> RunOutcome {
-        let status = if self.unrouted.is_empty() { Status::Ok } else { Status::Error };
+        let status = if self.unrouted.is_empty() {
+            Status::Ok
+        } else {
+            Status::Error
+        };
         let mut out = self.outcome(status);
         out.report = self.report(terminal);
         if !self.unrouted.is_empty() {
-            out.deviations.extend(self.unrouted.iter().map(|u| Deviation {
-                check: None,
-                subject: u.instruction.clone(),
-                intended: "a failure routed by a ROUTE that tests it (§10.2)".into(),
-                substituted: format!("unrouted failure: {}", u.message),
-            }));
+            out.deviations
+                .extend(self.unrouted.iter().map(|u| Deviation {
+                    check: None,
+                    subject: u.instruction.clone(),
+                    intended: "a failure routed by a ROUTE that tests it (§10.2)".into(),
+                    substituted: format!("unrouted failure: {}", u.message),
+                }));
         }
         out
     }
 
     /// The report: the TERMINAL's reads first (its hint of what matters most), then every other
     /// carry the run wrote, in declaration order.
-    pub(crate) fn report(&self, terminal: Option<&Step>) -> serde_json::Map<String, serde_json::Value> {
+    pub(crate) fn report(
+        &self,
+        terminal: Option<&Step>,
+    ) -> serde_json::Map<String, serde_json::Value> {
         let mut report = serde_json::Map::new();
         let names = &self.carries.names.list;
         if let Some(t) = terminal {
@@ -549,7 +592,13 @@ impl Run {
     }
 
     /// [`Run::fail`] into a given carry.
-    pub(crate) fn fail_into(&mut self, step: &Step, target: Option<usize>, message: String, output: String) {
+    pub(crate) fn fail_into(
+        &mut self,
+        step: &Step,
+        target: Option<usize>,
+        message: String,
+        output: String,
+    ) {
         let value = carries::outcome(false, &message, &output, Value::Null);
         let holds = target.is_some_and(|c| {
             matches!(

@@ -51,12 +51,22 @@ struct Handle {
 
 impl Run {
     /// Pauses at step `at` for `carry`: writes the handle and returns `input_required`.
-    pub(crate) async fn pause(mut self, at: usize, carry: String, prompt: String, ask: bool) -> RunOutcome {
+    pub(crate) async fn pause(
+        mut self,
+        at: usize,
+        carry: String,
+        prompt: String,
+        ask: bool,
+    ) -> RunOutcome {
         let prep = self.prep.clone();
         let step = &prep.steps[at];
         let names = &self.carries.names.list;
         let flagged = |v: &[bool]| -> Vec<String> {
-            v.iter().zip(names).filter(|(b, _)| **b).map(|(_, n)| n.clone()).collect()
+            v.iter()
+                .zip(names)
+                .filter(|(b, _)| **b)
+                .map(|(_, n)| n.clone())
+                .collect()
         };
         let handle = Handle {
             format: FORMAT.to_owned(),
@@ -67,7 +77,12 @@ impl Run {
             prompt: prompt.clone(),
             ask,
             task: self.task.clone(),
-            carries: self.carries.to_map().into_iter().map(|(k, v)| (k, v.to_json())).collect(),
+            carries: self
+                .carries
+                .to_map()
+                .into_iter()
+                .map(|(k, v)| (k, v.to_json()))
+                .collect(),
             supplied: flagged(&self.supplied),
             written: flagged(&self.written),
             steps: self.steps,
@@ -77,7 +92,12 @@ impl Run {
                 .map(|d| (d.subject.clone(), d.intended.clone(), d.substituted.clone()))
                 .collect(),
             unrouted: self.unrouted.clone(),
-            usage: (self.usage.prompt_tokens, self.usage.completion_tokens, self.usage.cached_tokens, self.usage.slots),
+            usage: (
+                self.usage.prompt_tokens,
+                self.usage.completion_tokens,
+                self.usage.cached_tokens,
+                self.usage.slots,
+            ),
             loop_counts: self.loop_counts.clone(),
             branches: self.branches.clone(),
         };
@@ -115,7 +135,13 @@ fn write_handle(root: &Path, id: &str, handle: &Handle) -> std::io::Result<PathB
         .map_or(0, |d| d.as_nanos());
     let safe: String = id
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let path = dir.join(format!("{safe}-{stamp}-{}.json", std::process::id()));
     let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
@@ -127,7 +153,12 @@ fn write_handle(root: &Path, id: &str, handle: &Handle) -> std::io::Result<PathB
 }
 
 /// Resumes a paused run of `prep` from the handle at `path` with `answer`.
-pub(crate) async fn resume(settings: Arc<Settings>, prep: Arc<Prepared>, path: &Path, answer: String) -> RunOutcome {
+pub(crate) async fn resume(
+    settings: Arc<Settings>,
+    prep: Arc<Prepared>,
+    path: &Path,
+    answer: String,
+) -> RunOutcome {
     let invalid = |message: String| RunOutcome {
         status: Status::Fault,
         report: serde_json::Map::new(),
@@ -145,15 +176,27 @@ pub(crate) async fn resume(settings: Arc<Settings>, prep: Arc<Prepared>, path: &
         scripted: settings.model.as_ref().is_some_and(|m| m.is_scripted()),
     };
     if let Some(why) = &prep.not_runnable {
-        return invalid(format!("the program cannot run, so nothing can resume: {why}"));
+        return invalid(format!(
+            "the program cannot run, so nothing can resume: {why}"
+        ));
     }
     let handle = match read_handle(path) {
         Ok(h) => h,
-        Err(e) => return invalid(format!("the resume handle {} is unusable: {e}", path.display())),
+        Err(e) => {
+            return invalid(format!(
+                "the resume handle {} is unusable: {e}",
+                path.display()
+            ));
+        }
     };
     let (mut run, (cursor, ask)) = match restore(settings.clone(), prep.clone(), handle, &answer) {
         Ok(x) => x,
-        Err(e) => return invalid(format!("the resume handle {} does not fit this run: {e}", path.display())),
+        Err(e) => {
+            return invalid(format!(
+                "the resume handle {} does not fit this run: {e}",
+                path.display()
+            ));
+        }
     };
     if ask {
         // The `ask_user` call at the cursor yields the answer instead of pausing again.
@@ -165,10 +208,14 @@ pub(crate) async fn resume(settings: Arc<Settings>, prep: Arc<Prepared>, path: &
 fn read_handle(path: &Path) -> Result<Handle, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if meta.len() > MAX_HANDLE_BYTES {
-        return Err(format!("it is {} bytes, more than a handle can be", meta.len()));
+        return Err(format!(
+            "it is {} bytes, more than a handle can be",
+            meta.len()
+        ));
     }
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let handle: Handle = serde_json::from_str(&text).map_err(|e| format!("it is not a resume handle ({e})"))?;
+    let handle: Handle =
+        serde_json::from_str(&text).map_err(|e| format!("it is not a resume handle ({e})"))?;
     if handle.format != FORMAT {
         return Err(format!("its format is `{}`, not `{FORMAT}`", handle.format));
     }
@@ -177,41 +224,69 @@ fn read_handle(path: &Path) -> Result<Handle, String> {
 
 /// Rebuilds the run a handle describes and applies the answer; returns the run and (cursor,
 /// whether the answer is an `ask_user` result).
-fn restore(settings: Arc<Settings>, prep: Arc<Prepared>, h: Handle, answer: &str) -> Result<(Run, (usize, bool)), String> {
+fn restore(
+    settings: Arc<Settings>,
+    prep: Arc<Prepared>,
+    h: Handle,
+    answer: &str,
+) -> Result<(Run, (usize, bool)), String> {
     if h.program != prep.digest {
-        return Err("it belongs to another program, or the program changed since the run paused".into());
+        return Err(
+            "it belongs to another program, or the program changed since the run paused".into(),
+        );
     }
     let step = prep
         .steps
         .get(h.cursor)
         .filter(|s| s.id == h.instruction)
-        .ok_or_else(|| format!("instruction `{}` is not step {} of this program", h.instruction, h.cursor))?;
+        .ok_or_else(|| {
+            format!(
+                "instruction `{}` is not step {} of this program",
+                h.instruction, h.cursor
+            )
+        })?;
     let names = prep.names.clone();
     let mut values = prep.initial.clone();
     for (name, v) in &h.carries {
-        let c = names.index(name).ok_or_else(|| format!("it holds carry `{name}`, which this program does not declare"))?;
+        let c = names.index(name).ok_or_else(|| {
+            format!("it holds carry `{name}`, which this program does not declare")
+        })?;
         values[c] = Value::from_json(v);
     }
     let flags = |list: &[String]| -> Result<Vec<bool>, String> {
         let mut out = vec![false; names.list.len()];
         for n in list {
-            let c = names.index(n).ok_or_else(|| format!("it names carry `{n}`, which this program does not declare"))?;
+            let c = names.index(n).ok_or_else(|| {
+                format!("it names carry `{n}`, which this program does not declare")
+            })?;
             out[c] = true;
         }
         Ok(out)
     };
-    if h.loop_counts.len() != prep.steps.len() || h.branches.iter().any(|&(a, b)| a >= prep.steps.len() || b >= prep.steps.len()) {
+    if h.loop_counts.len() != prep.steps.len()
+        || h.branches
+            .iter()
+            .any(|&(a, b)| a >= prep.steps.len() || b >= prep.steps.len())
+    {
         return Err("its loop and branch state does not match this program's steps".into());
     }
     let mut run = Run::new(settings, prep.clone(), Some(h.task.clone()), &[], 0);
-    run.carries = CarryFile { names: names.clone(), values };
+    run.carries = CarryFile {
+        names: names.clone(),
+        values,
+    };
     run.supplied = flags(&h.supplied)?;
     run.written = flags(&h.written)?;
     run.steps = h.steps;
     run.deviations = h
         .deviations
         .into_iter()
-        .map(|(subject, intended, substituted)| Deviation { check: None, subject, intended, substituted })
+        .map(|(subject, intended, substituted)| Deviation {
+            check: None,
+            subject,
+            intended,
+            substituted,
+        })
         .collect();
     run.unrouted = h.unrouted;
     run.usage = RunUsage {
@@ -223,13 +298,22 @@ fn restore(settings: Arc<Settings>, prep: Arc<Prepared>, h: Handle, answer: &str
     run.loop_counts = h.loop_counts;
     run.branches = h.branches;
     if !h.ask {
-        let c = names.index(&h.carry).ok_or_else(|| format!("it pauses for carry `{}`, which this program does not declare", h.carry))?;
+        let c = names.index(&h.carry).ok_or_else(|| {
+            format!(
+                "it pauses for carry `{}`, which this program does not declare",
+                h.carry
+            )
+        })?;
         let ty = names.types.get(c).cloned().flatten();
-        let v = carries::parse_input(&prep.program, &h.carry, ty.as_ref(), answer).map_err(|e| e.message)?;
+        let v = carries::parse_input(&prep.program, &h.carry, ty.as_ref(), answer)
+            .map_err(|e| e.message)?;
         run.carries.set(c, v);
         run.supplied[c] = true;
     } else if !matches!(step.work, super::plan::Work::Tools(_)) {
-        return Err(format!("it says `{}` asked the user, and that step calls no tool", step.id));
+        return Err(format!(
+            "it says `{}` asked the user, and that step calls no tool",
+            step.id
+        ));
     }
     Ok((run, (h.cursor, h.ask)))
 }

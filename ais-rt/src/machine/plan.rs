@@ -1,14 +1,15 @@
-//! The runtime plan: the checked program lowered once (by `ais_core::check::lower`) and then
-//! resolved for interpretation — carry names to indices, guards and CODE bodies compiled,
-//! tools resolved to runnable implementations, LOOP and SPAWN operands resolved, the back edge
-//! of each LOOP found, source lines looked up. Nothing here is redone per step.
+//! The runtime plan: the checked program lowered once by [`ais_core::plan::lower`] (guards and
+//! CODE bodies compiled, bindings resolved, LOOP and SPAWN control found) and then resolved for
+//! interpretation — carries to indices of the run's carry file, tools to runnable
+//! implementations, human inputs and tested carries per step, source lines looked up. Nothing
+//! here is redone per step.
 
 use super::carries::{self, Names};
 use crate::tools::{self, Tool, ToolRegistry};
 use ais_core::bind::{self, Access, BindSource, ProgramIndex, SlotOperand};
-use ais_core::check::lower::{self, Executor, ToolKind};
-use ais_core::expr::{self, Compiled, Guard, Limits, TypeEnv};
-use ais_core::model::{Isolation, Opcode, Program, SpawnSource, Type};
+use ais_core::expr::Compiled;
+use ais_core::model::{Isolation, Opcode, Program, Type};
+use ais_core::plan::{self as lower, Executor, FanOut, ToolKind};
 use ais_core::sig::{self, Return};
 use ais_core::{Element, Locus, SourceMap};
 use std::sync::Arc;
@@ -66,11 +67,9 @@ pub(crate) enum Work {
 /// How control leaves a step.
 #[derive(Clone)]
 pub(crate) enum Control {
-    /// Guards in edge order, then the defaults (§4.4.1 via `expr::choose_edge`).
-    Guards {
-        guards: Vec<Guard>,
-        targets: Vec<usize>,
-    },
+    /// The first guarded edge whose guard holds, else the default (§4.4.1, via the core
+    /// step's `next`).
+    Edges,
     /// An SU ROUTE: the model chooses among these targets.
     Choose(Vec<usize>),
     /// A LOOP (§4.4.2).
@@ -133,6 +132,8 @@ pub(crate) struct Step {
     /// `autonomy.tools`.
     pub autonomy: Vec<String>,
     pub access: Access,
+    /// The core plan's step (its compiled guards and transitions).
+    pub core: lower::Step,
 }
 
 /// A prepared program: checked, lowered and resolved.
@@ -169,10 +170,15 @@ pub(crate) const IMPOSED_CAP: i64 = 10;
 impl Prepared {
     /// Checks (with the mechanical repairs of ladder step 1, each a deviation), lowers and
     /// resolves `program`.
-    pub(crate) fn new(program: &Program, map: Option<&SourceMap>, registry: &ToolRegistry) -> Prepared {
+    pub(crate) fn new(
+        program: &Program,
+        map: Option<&SourceMap>,
+        registry: &ToolRegistry,
+    ) -> Prepared {
         let empty = SourceMap::new();
         let map = map.unwrap_or(&empty);
-        let checked = ais_core::check::check(program, map, true);
+        let native = mark_native(program, registry);
+        let checked = ais_core::check::check(native.as_ref().unwrap_or(program), map, true);
         let program = checked.program;
         let digest = digest(&program);
         let names = carries::names(&program);
@@ -202,7 +208,10 @@ impl Prepared {
             let fatal: Vec<String> = prepared
                 .findings
                 .iter()
-                .filter(|f| f.severity == ais_core::Severity::Fatal || f.severity == ais_core::Severity::Error)
+                .filter(|f| {
+                    f.severity == ais_core::Severity::Fatal
+                        || f.severity == ais_core::Severity::Error
+                })
                 .take(3)
                 .map(|f| format!("{}: {}", f.id, f.message))
                 .collect();
@@ -217,7 +226,9 @@ impl Prepared {
             Err(findings) => {
                 prepared.not_runnable = Some(format!(
                     "the program does not lower: {}",
-                    findings.first().map_or(String::new(), |f| f.message.clone())
+                    findings
+                        .first()
+                        .map_or(String::new(), |f| f.message.clone())
                 ));
                 return prepared;
             }
@@ -237,6 +248,31 @@ impl Prepared {
     }
 }
 
+/// A declared tool with neither `body` nor `command` that the registry implements is a live
+/// tool (rung 0 of §5.4's ladder): it is marked as natively embodied (`lang: rust`, as the
+/// `ais!` macro marks its tools) so the validator does not call its instructions hollow, and
+/// no repair re-owns them to a model. `None` when no tool needs marking.
+fn mark_native(program: &Program, registry: &ToolRegistry) -> Option<Program> {
+    let needs = |t: &ais_core::model::Tool| {
+        let empty = |s: &Option<String>| s.as_deref().is_none_or(|b| b.trim().is_empty());
+        empty(&t.body) && empty(&t.command) && registry.get(&t.name).is_some()
+    };
+    if !program.tool_list().iter().any(needs) {
+        return None;
+    }
+    let mut p = program.clone();
+    for t in p.tools.iter_mut().flatten() {
+        if needs(t) {
+            t.lang = Some("rust".to_owned());
+            t.body = Some(format!(
+                "// `{}` runs natively: the runtime's tool registry implements it.",
+                t.name
+            ));
+        }
+    }
+    Some(p)
+}
+
 /// SHA-256 of the canonical AG-IR text, hex.
 pub(crate) fn digest(program: &Program) -> String {
     use sha2::Digest;
@@ -253,10 +289,9 @@ fn resolve(
     registry: &ToolRegistry,
 ) -> Result<Vec<Step>, String> {
     let ix = ProgramIndex::new(program);
-    let env = TypeEnv::from_program(program);
-    let limits = Limits::default();
     let reach = reachability(plan);
     let human = human_inputs(program);
+    let index = |c: &lower::CarryRef| names.index(&c.name);
     let mut steps = Vec::with_capacity(plan.steps.len());
     for (i, ls) in plan.steps.iter().enumerate() {
         let Some(n) = program.instructions().get(i) else {
@@ -265,7 +300,7 @@ fn resolve(
         let line = map
             .lookup(&Locus::field(Element::Instruction(i), "id"))
             .map(|p| p.line as usize);
-        let access = ix.access(n);
+        let access = ls.access;
         let work = match &ls.executor {
             Executor::Tools(calls) => Work::Tools(
                 calls
@@ -273,25 +308,21 @@ fn resolve(
                     .map(|c| tool_step(program, names, c, access, registry))
                     .collect(),
             ),
-            Executor::Inline(body) => {
-                let c = expr::compile_str(body, &env, &limits)
-                    .map_err(|e| format!("the body of CODE `{}` does not compile: {e}", n.id))?;
-                Work::Inline(Box::new(c))
-            }
-            Executor::Slot(ops) => Work::Slot(ops.operands.clone()),
-            Executor::WriteOut(c) => Work::WriteOut(names.index(c).unwrap_or(0)),
-            Executor::RunProgram(c) => Work::RunProgram(names.index(c).unwrap_or(0)),
+            Executor::Inline(body) => Work::Inline(Box::new(body.compiled.clone())),
+            Executor::Slot(slot) => Work::Slot(slot.operands.operands.clone()),
+            Executor::WriteOut(c) => Work::WriteOut(index(c).unwrap_or(0)),
+            Executor::RunProgram(c) => Work::RunProgram(index(c).unwrap_or(0)),
             Executor::Branch => Work::None,
-            Executor::Spawn => spawn_work(program, &ix, n, names, access, registry),
-            Executor::Call(t) => Work::Call(t.clone()),
+            Executor::Spawn(sp) => spawn_work(program, &ix, n, names, access, registry, sp),
+            Executor::Call(c) => Work::Call(c.target.clone()),
             Executor::Terminal => Work::Terminal,
             Executor::Hollow(r) => Work::Hollow(r.clone()),
             Executor::Unsupported(op) => Work::Unsupported(op.clone()),
         };
         let model = ls.unit == lower::Unit::Model;
         let mut tests = Vec::new();
-        let control = if n.opcode == Opcode::Loop {
-            let ctl = loop_ctl(n, names, ls, i, &reach);
+        let control = if let Some(lc) = &ls.looping {
+            let ctl = loop_ctl(lc, ls, names, program, i, &reach);
             tests.extend(ctl.verdict);
             Control::Loop(ctl)
         } else if n.opcode == Opcode::Route && model {
@@ -300,29 +331,27 @@ fn resolve(
             t.dedup();
             Control::Choose(t)
         } else {
-            // Guards in edge order (guarded and defaults interleaved as in `edges`).
-            let mut all: Vec<&lower::Transition> = ls.guarded.iter().chain(&ls.default).collect();
-            all.sort_by_key(|t| t.edge);
-            let mut guards = Vec::with_capacity(all.len());
-            let mut targets = Vec::with_capacity(all.len());
-            for t in all {
-                let g = match &t.guard {
-                    None => Guard::Default,
-                    Some(text) => expr::compile_guard_in(&env, text, &limits)
-                        .map_err(|e| format!("the guard `{text}` on `{}` does not compile: {e}", n.id))?,
-                };
-                if let Guard::Cond(c) = &g {
-                    tests.extend(c.carries_read().iter().filter_map(|r| names.index(r)));
+            for t in &ls.guarded {
+                if let Some(g) = &t.guard {
+                    tests.extend(
+                        g.compiled
+                            .carries_read()
+                            .iter()
+                            .filter_map(|r| names.index(r)),
+                    );
                 }
-                guards.push(g);
-                targets.push(t.to);
             }
-            Control::Guards { guards, targets }
+            Control::Edges
         };
         tests.sort_unstable();
         tests.dedup();
-        let reads: Vec<usize> = ix.read_carries(n).iter().filter_map(|r| names.index(r)).collect();
-        let mut needs: Vec<usize> = reads.iter().chain(&tests).copied().filter(|c| human.contains(c)).collect();
+        let reads: Vec<usize> = ls.reads.iter().filter_map(index).collect();
+        let mut needs: Vec<usize> = reads
+            .iter()
+            .chain(&tests)
+            .copied()
+            .filter(|c| human.contains(c))
+            .collect();
         if let Work::Tools(ts) = &work {
             for t in ts {
                 for a in &t.args {
@@ -336,39 +365,54 @@ fn resolve(
         }
         needs.sort_unstable();
         needs.dedup();
-        let knowledge = match &ls.executor {
-            Executor::Slot(ops) => ops
-                .knowledge
-                .iter()
-                .filter_map(|k| program.knowledge_item(k))
-                .map(|(_, k)| (k.name.clone(), k.text().unwrap_or_default()))
-                .collect(),
+        let folded = match &ls.executor {
+            Executor::Slot(slot) => slot.operands.knowledge.clone(),
+            Executor::Spawn(sp) => sp.worker.knowledge.clone(),
+            Executor::Call(c) => c.operands.knowledge.clone(),
             _ => ix
                 .resident_on(&n.id)
                 .iter()
                 .filter_map(|&k| program.knowledge_list().get(k))
-                .map(|k| (k.name.clone(), k.text().unwrap_or_default()))
+                .map(|k| k.name.clone())
                 .collect(),
         };
+        let knowledge = folded
+            .iter()
+            .filter_map(|k| program.knowledge_item(k))
+            .map(|(_, k)| (k.name.clone(), k.text().unwrap_or_default()))
+            .collect();
+        let writes: Vec<(usize, String)> = ls
+            .writes
+            .iter()
+            .filter_map(|w| index(w).map(|c| (c, w.name.clone())))
+            .collect();
         steps.push(Step {
             id: n.id.clone(),
             opcode: n.opcode.clone(),
             mnemonic: n.opcode.mnemonic().to_owned(),
             model,
             line,
-            spawn: (n.opcode == Opcode::Spawn).then(|| spawn_ctl(n, names, ls, &reach, plan)),
+            spawn: match &ls.executor {
+                Executor::Spawn(sp) => Some(spawn_ctl(sp, names, ls, plan)),
+                _ => None,
+            },
             work,
             control,
-            writes: n.writes.iter().filter_map(|w| names.index(w)).collect(),
-            write_names: n.writes.iter().filter(|w| names.index(w).is_some()).cloned().collect(),
+            writes: writes.iter().map(|(c, _)| *c).collect(),
+            write_names: writes.into_iter().map(|(_, n)| n).collect(),
             result: ls.result.clone(),
             reads,
             tests,
             human: needs,
             doc: n.doc.clone().unwrap_or_default(),
             knowledge,
-            autonomy: n.autonomy.as_ref().map(|a| a.tools.clone()).unwrap_or_default(),
+            autonomy: n
+                .autonomy
+                .as_ref()
+                .map(|a| a.tools.clone())
+                .unwrap_or_default(),
             access,
+            core: ls.clone(),
         });
     }
     Ok(steps)
@@ -396,21 +440,13 @@ pub(crate) fn tool_step(
     registry: &ToolRegistry,
 ) -> ToolStep {
     let declared = call.index.and_then(|t| program.tool_list().get(t));
-    let sig_text = declared
-        .and_then(|t| t.sig.clone())
-        .or_else(|| ais_core::check::builtins::builtin(&call.tool).map(|b| b.sig.to_owned()));
-    let parsed = sig_text.as_deref().and_then(|s| sig::parse(s).ok());
-    let ret = parsed
-        .as_ref()
-        .map(|s| s.ret.resolved(program))
-        .unwrap_or_else(|| call.returns.clone().map_or(Return::None, Return::Type));
     let args = call
         .bindings
         .iter()
         .map(|b| {
-            let is_path = parsed
-                .as_ref()
-                .and_then(|s| s.param(&b.param))
+            let is_path = call
+                .signature
+                .param(&b.param)
                 .map_or_else(|| bind::is_path_name(&b.param), bind::is_path_param);
             let source = match &b.source {
                 BindSource::Carry(c) => names.index(c).map_or(ArgSource::Null, ArgSource::Carry),
@@ -420,10 +456,14 @@ pub(crate) fn tool_step(
                 BindSource::Invocation(_) => ArgSource::Invocation(access),
                 BindSource::Null => ArgSource::Null,
             };
-            Arg { param: b.param.clone(), source, is_path }
+            Arg {
+                param: b.param.clone(),
+                source,
+                is_path,
+            }
         })
         .collect();
-    let ask_user = call.tool == ais_core::check::builtins::ASK_USER && registry.get(&call.tool).is_none();
+    let ask_user = call.tool == lower::builtins::ASK_USER && registry.get(&call.tool).is_none();
     let imp = registry
         .get(&call.tool)
         .cloned()
@@ -432,12 +472,13 @@ pub(crate) fn tool_step(
         name: call.tool.clone(),
         args,
         imp,
-        ret,
+        ret: call.signature.ret.resolved(program),
         ask_user,
     }
 }
 
-/// A SPAWN's work: its bound tools (DU siblings), else a worker slot per sibling.
+/// A SPAWN's work: its bound tools (DU siblings), else a worker slot per sibling; with
+/// neither tools nor writes it is a structural fan-out over its unguarded edges.
 fn spawn_work(
     program: &Program,
     ix: &ProgramIndex,
@@ -445,21 +486,22 @@ fn spawn_work(
     names: &Names,
     access: Access,
     registry: &ToolRegistry,
+    sp: &lower::Spawn,
 ) -> Work {
     let tools = ix.bound_tools(n);
     if tools.is_empty() {
         if n.writes.is_empty() {
             return Work::None;
         }
-        return Work::Slot(ix.bind_slot(n).operands);
+        return Work::Slot(sp.worker.operands.clone());
     }
     let mut steps = Vec::new();
     for t in tools {
         let text = t.sig.clone().unwrap_or_else(|| "() -> str".to_owned());
-        let Ok(sig) = sig::parse(&text) else {
+        let Ok(signature) = sig::parse(&text) else {
             continue;
         };
-        let bindings = ix.bind_tool(n, &sig, None);
+        let bindings = ix.bind_tool(n, &signature, None);
         let kind = if t.body.as_deref().is_some_and(|b| !b.trim().is_empty()) {
             ToolKind::Body(t.lang.clone().unwrap_or_else(|| "python".into()))
         } else if t.command.as_deref().is_some_and(|b| !b.trim().is_empty()) {
@@ -472,46 +514,27 @@ fn spawn_work(
             index: program.tool(&t.name).map(|(i, _)| i),
             kind,
             bindings,
-            returns: match &sig.ret {
+            returns: match &signature.ret {
                 Return::Type(t) => Some(t.clone()),
                 _ => None,
             },
+            signature,
+            surface: t.surface.clone(),
         };
         steps.push(tool_step(program, names, &call, access, registry));
     }
     Work::Tools(steps)
 }
 
-fn spawn_ctl(
-    n: &ais_core::model::Instruction,
-    names: &Names,
-    ls: &lower::Step,
-    reach: &[Vec<bool>],
-    plan: &lower::Plan,
-) -> SpawnCtl {
-    let conc = n.concurrency.as_ref();
-    let list = n
-        .reads
-        .iter()
-        .filter_map(|r| names.index(r))
-        .find(|&c| names.types.get(c).and_then(Option::as_ref).is_some_and(Type::is_list));
-    let literal = match conc.and_then(|c| c.spawn.as_ref()) {
-        Some(SpawnSource::List(items)) => Some(items.clone()),
-        _ => None,
-    };
+fn spawn_ctl(sp: &lower::Spawn, names: &Names, ls: &lower::Step, plan: &lower::Plan) -> SpawnCtl {
     let branches: Vec<usize> = ls.default.iter().map(|t| t.to).collect();
+    let reach = reachability(plan);
     let join = (branches.len() >= 2)
         .then(|| {
             // The first step, in breadth-first order from the first branch, that every branch
             // reaches and that is no branch itself.
             let mut seen = vec![false; reach.len()];
             let mut queue = std::collections::VecDeque::from([branches[0]]);
-            let succ = |v: usize| -> Vec<usize> {
-                plan.steps
-                    .get(v)
-                    .map(|s| s.guarded.iter().chain(&s.default).map(|t| t.to).collect())
-                    .unwrap_or_default()
-            };
             while let Some(v) = queue.pop_front() {
                 if v >= reach.len() || seen[v] {
                     continue;
@@ -520,47 +543,58 @@ fn spawn_ctl(
                 if !branches.contains(&v) && branches.iter().all(|&b| reach[b][v]) {
                     return Some(v);
                 }
-                queue.extend(succ(v));
+                if let Some(s) = plan.steps.get(v) {
+                    queue.extend(s.guarded.iter().chain(&s.default).map(|t| t.to));
+                }
             }
             None
         })
         .flatten();
+    let (list, literal) = match &sp.source {
+        FanOut::Carry(c) => (names.index(&c.name), None),
+        FanOut::List(items) => (None, Some(items.clone())),
+        FanOut::Task => (None, None),
+    };
     SpawnCtl {
-        join,
-        isolation: conc
-            .and_then(|c| c.isolation.clone())
-            .unwrap_or(Isolation::OrchestratorOwned),
+        isolation: sp.isolation.clone(),
         list,
         literal,
-        max_parallel: conc
-            .and_then(|c| c.max_parallel)
-            .and_then(|m| usize::try_from(m).ok())
-            .filter(|&m| m > 0),
+        max_parallel: sp.max_parallel,
+        join,
     }
 }
 
 fn loop_ctl(
-    n: &ais_core::model::Instruction,
-    names: &Names,
+    lc: &lower::LoopControl,
     ls: &lower::Step,
+    names: &Names,
+    program: &Program,
     i: usize,
     reach: &[Vec<bool>],
 ) -> LoopCtl {
-    let mut all: Vec<&lower::Transition> = ls.guarded.iter().chain(&ls.default).collect();
-    all.sort_by_key(|t| t.edge);
-    let back = all
+    let target = |e: usize| -> Option<usize> {
+        program
+            .edge_list()
+            .get(e)
+            .and_then(|edge| program.instruction(&edge.to))
+            .map(|(t, _)| t)
+    };
+    let _ = ls;
+    let back = lc.back.iter().filter_map(|&e| target(e)).find(|&t| t != i);
+    let advance = lc
+        .advance
         .iter()
-        .find(|t| t.to != i && reach.get(t.to).is_some_and(|r| r[i]))
-        .map(|t| t.to);
-    let advance = all
-        .iter()
-        .find(|t| !reach.get(t.to).is_some_and(|r| r[i]) && t.to != i)
-        .map(|t| t.to);
+        .filter_map(|&e| target(e))
+        .find(|&t| !reach.get(t).is_some_and(|r| r[i]) || back.is_none());
+    let cap = lc
+        .cap
+        .and_then(|c| i64::try_from(c).ok())
+        .filter(|&c| c >= 1);
     LoopCtl {
-        verdict: n.verdict.as_deref().and_then(|v| names.index(v)),
-        cap: n.cap.filter(|&c| c >= 1).unwrap_or(IMPOSED_CAP),
-        cap_imposed: n.cap.filter(|&c| c >= 1).is_none(),
-        counter: n.counter.as_deref().and_then(|c| names.index(c)),
+        verdict: lc.verdict.as_ref().and_then(|v| names.index(&v.name)),
+        cap: cap.unwrap_or(IMPOSED_CAP),
+        cap_imposed: cap.is_none(),
+        counter: lc.counter.as_ref().and_then(|c| names.index(&c.name)),
         back,
         advance,
     }

@@ -34,11 +34,17 @@ pub(crate) fn operands(prep: &Prepared, ops: &[SlotOperand], carries: &CarryFile
                     value: c.map_or(serde_json::Value::Null, |c| carries.get(c).to_json()),
                 }
             }
-            SlotOperand::Context { name, carries: held } => {
+            SlotOperand::Context {
+                name,
+                carries: held,
+            } => {
                 let value: serde_json::Map<String, serde_json::Value> = held
                     .iter()
                     .map(|h| {
-                        let v = prep.names.index(h).map_or(serde_json::Value::Null, |c| carries.get(c).to_json());
+                        let v = prep
+                            .names
+                            .index(h)
+                            .map_or(serde_json::Value::Null, |c| carries.get(c).to_json());
                         (h.clone(), v)
                     })
                     .collect();
@@ -54,7 +60,12 @@ pub(crate) fn operands(prep: &Prepared, ops: &[SlotOperand], carries: &CarryFile
 }
 
 /// The slot request of a step.
-pub(crate) fn request(prep: &Prepared, step: &Step, ops: &[SlotOperand], carries: &CarryFile) -> SlotRequest {
+pub(crate) fn request(
+    prep: &Prepared,
+    step: &Step,
+    ops: &[SlotOperand],
+    carries: &CarryFile,
+) -> SlotRequest {
     let ty = step.result.clone().unwrap_or(Type::Str);
     SlotRequest {
         instruction: step.id.clone(),
@@ -87,7 +98,7 @@ fn tool_specs(prep: &Prepared, names: &[String]) -> Vec<ToolSpec> {
             let declared = prep.program.tool(name).map(|(_, t)| t);
             let sig_text = declared
                 .and_then(|t| t.sig.clone())
-                .or_else(|| ais_core::check::builtins::builtin(name).map(|b| b.sig.to_owned()));
+                .or_else(|| ais_core::plan::builtin(name).map(|b| b.sig.to_owned()));
             let sig = sig_text.as_deref().and_then(|s| ais_core::sig::parse(s).ok());
             let mut props = serde_json::Map::new();
             let mut required = Vec::new();
@@ -121,9 +132,13 @@ pub(crate) struct SlotReach {
 impl SlotTools for SlotReach {
     fn call<'a>(&'a self, name: &'a str, arguments: serde_json::Value) -> SlotToolFuture<'a> {
         Box::pin(async move {
-            let err = |error: String| serde_json::json!({"ok": false, "error": error, "output": ""});
+            let err =
+                |error: String| serde_json::json!({"ok": false, "error": error, "output": ""});
             if !self.allowed.iter().any(|a| a == name) {
-                return err(format!("tool `{name}` is not in this slot's autonomy.tools ({})", self.allowed.join(", ")));
+                return err(format!(
+                    "tool `{name}` is not in this slot's autonomy.tools ({})",
+                    self.allowed.join(", ")
+                ));
             }
             let declared = self.prep.program.tool(name).map(|(_, t)| t);
             let Some(imp) = self
@@ -133,22 +148,36 @@ impl SlotTools for SlotReach {
                 .cloned()
                 .or_else(|| declared.and_then(tools::declared_tool))
             else {
-                return err(format!("tool `{name}` has no implementation in this runtime"));
+                return err(format!(
+                    "tool `{name}` has no implementation in this runtime"
+                ));
             };
             let sig_text = declared
                 .and_then(|t| t.sig.clone())
-                .or_else(|| ais_core::check::builtins::builtin(name).map(|b| b.sig.to_owned()));
-            let sig = sig_text.as_deref().and_then(|s| ais_core::sig::parse(s).ok());
+                .or_else(|| ais_core::plan::builtin(name).map(|b| b.sig.to_owned()));
+            let sig = sig_text
+                .as_deref()
+                .and_then(|s| ais_core::sig::parse(s).ok());
             let serde_json::Value::Object(given) = arguments else {
-                return err(format!("the arguments of `{name}` must be a JSON object of its parameters"));
+                return err(format!(
+                    "the arguments of `{name}` must be a JSON object of its parameters"
+                ));
             };
             let params: IndexMap<String, Value> = match &sig {
                 Some(sig) => sig
                     .params
                     .iter()
-                    .map(|p| (p.name.clone(), given.get(&p.name).map_or(Value::Null, Value::from_json)))
+                    .map(|p| {
+                        (
+                            p.name.clone(),
+                            given.get(&p.name).map_or(Value::Null, Value::from_json),
+                        )
+                    })
                     .collect(),
-                None => given.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect(),
+                None => given
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::from_json(v)))
+                    .collect(),
             };
             match imp.call(ToolArgs { params }, &self.ctx).await {
                 Ok(v) => v.to_json(),
@@ -218,7 +247,11 @@ impl Run {
         let model = self.model(step)?;
         let request = request(&self.prep, step, ops, &self.carries);
         if self.tracing {
-            self.notes.operands = request.operands.iter().map(|o| (o.name.clone(), o.value.clone())).collect();
+            self.notes.operands = request
+                .operands
+                .iter()
+                .map(|o| (o.name.clone(), o.value.clone()))
+                .collect();
         }
         let options = SlotOptions {
             prior: prior(step, &self.carries),
@@ -230,7 +263,10 @@ impl Run {
         match outcome.value {
             Ok(json) => self.write_back(step, Value::from_json(&json), &Return::None),
             Err(e) => {
-                let message = format!("the slot `{}` yielded no valid value: {}", step.id, e.message);
+                let message = format!(
+                    "the slot `{}` yielded no valid value: {}",
+                    step.id, e.message
+                );
                 self.fail(step, message, String::new());
             }
         }
@@ -246,7 +282,10 @@ impl Run {
             _ => {}
         }
         let model = self.model(step)?;
-        let ids: Vec<String> = targets.iter().map(|&t| self.prep.steps[t].id.clone()).collect();
+        let ids: Vec<String> = targets
+            .iter()
+            .map(|&t| self.prep.steps[t].id.clone())
+            .collect();
         let ops: Vec<SlotOperand> = step
             .reads
             .iter()
@@ -272,7 +311,12 @@ impl Run {
             Err(e) => {
                 return Err(Stop::Fault(
                     FaultKind::RouteDeadEnd,
-                    format!("route dead-end at model-owned `{}`: the model chose none of its edges ({}): {}", step.id, ids.join(", "), e.message),
+                    format!(
+                        "route dead-end at model-owned `{}`: the model chose none of its edges ({}): {}",
+                        step.id,
+                        ids.join(", "),
+                        e.message
+                    ),
                 ));
             }
         };
@@ -280,7 +324,11 @@ impl Run {
             Some(k) => Ok(Flow::Goto(targets[k])),
             None => Err(Stop::Fault(
                 FaultKind::RouteDeadEnd,
-                format!("route dead-end at model-owned `{}`: the model chose `{chosen}`, which is none of its edges' targets ({})", step.id, ids.join(", ")),
+                format!(
+                    "route dead-end at model-owned `{}`: the model chose `{chosen}`, which is none of its edges' targets ({})",
+                    step.id,
+                    ids.join(", ")
+                ),
             )),
         }
     }

@@ -20,7 +20,7 @@
 
 use super::carries::CarryFile;
 use super::exec::{run_pipeline, text_of};
-use super::plan::{Control, Prepared, SpawnCtl, Step, Work};
+use super::plan::{Prepared, SpawnCtl, Step, Work};
 use super::slot::request;
 use super::{Flow, Run, Settings, Stop};
 use crate::model::slot::{self, SlotOptions};
@@ -28,7 +28,6 @@ use crate::model::{Operand, Usage};
 use crate::report::FaultKind;
 use crate::tools::ToolContext;
 use ais_core::Value;
-use ais_core::expr::Guard;
 use ais_core::model::{Isolation, Type};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -103,17 +102,31 @@ impl Run {
         if ctl.isolation == Isolation::OrchestratorOwned
             && let Err(e) = apply_staged(&self.settings.out_dir, &step.id)
         {
-            self.fail(step, format!("applying the staged effects of SPAWN `{}` failed: {e}", step.id), String::new());
+            self.fail(
+                step,
+                format!(
+                    "applying the staged effects of SPAWN `{}` failed: {e}",
+                    step.id
+                ),
+                String::new(),
+            );
         }
         self.join(step, results);
         self.transition_after_spawn(step)
     }
 
     /// The tool context of sibling `i` under the SPAWN's isolation.
-    async fn sibling_ctx(&self, step: &Step, isolation: &Isolation, i: usize) -> Result<ToolContext, Stop> {
+    async fn sibling_ctx(
+        &self,
+        step: &Step,
+        isolation: &Isolation,
+        i: usize,
+    ) -> Result<ToolContext, Stop> {
         let mut ctx = self.ctx();
         let dir = match isolation {
-            Isolation::PrivateWrite => Some(spawn_dir(&self.settings.out_dir, "spawn", &step.id, i)),
+            Isolation::PrivateWrite => {
+                Some(spawn_dir(&self.settings.out_dir, "spawn", &step.id, i))
+            }
             Isolation::SharedRead => None,
             _ => Some(spawn_dir(&self.settings.out_dir, "stage", &step.id, i)),
         };
@@ -121,7 +134,11 @@ impl Run {
             tokio::fs::create_dir_all(d).await.map_err(|e| {
                 Stop::Fault(
                     FaultKind::Unsupported,
-                    format!("cannot create the scratch directory {} of SPAWN `{}`: {e}", d.display(), step.id),
+                    format!(
+                        "cannot create the scratch directory {} of SPAWN `{}`: {e}",
+                        d.display(),
+                        step.id
+                    ),
                 )
             })?;
         }
@@ -179,30 +196,16 @@ impl Run {
     }
 
     fn transition_after_spawn(&mut self, step: &Step) -> Result<Flow, Stop> {
-        match &step.control {
-            Control::Guards { guards, targets } => match ais_core::expr::choose_edge(guards, &self.carries) {
-                Ok(ais_core::expr::Choice::Edge(k)) => Ok(Flow::Goto(targets[k])),
-                Ok(ais_core::expr::Choice::Halt) => Ok(Flow::End),
-                Ok(ais_core::expr::Choice::DeadEnd) | Err(_) => Err(Stop::Fault(
-                    FaultKind::RouteDeadEnd,
-                    format!("route dead-end after SPAWN `{}`: no guard of its edges holds and none is a default", step.id),
-                )),
-            },
-            _ => Ok(Flow::End),
+        if !step.tests.is_empty() {
+            self.unrouted
+                .retain(|u| u.carry.is_none_or(|c| !step.tests.contains(&c)));
         }
+        self.edges(step)
     }
 
     /// A structural fan-out: run each unguarded branch up to the join, then continue there.
     fn structural(&mut self, step: &Step, ctl: &SpawnCtl) -> Result<Flow, Stop> {
-        let Control::Guards { guards, targets } = &step.control else {
-            return Ok(Flow::End);
-        };
-        let branches: Vec<usize> = guards
-            .iter()
-            .zip(targets)
-            .filter(|(g, _)| matches!(g, Guard::Default))
-            .map(|(_, &t)| t)
-            .collect();
+        let branches: Vec<usize> = step.core.default.iter().map(|t| t.to).collect();
         match (branches.as_slice(), ctl.join) {
             ([], _) => self.transition_after_spawn(step),
             ([first], _) => Ok(Flow::Goto(*first)),
@@ -216,7 +219,10 @@ impl Run {
                 self.deviate(
                     &step.id,
                     "a fan-out whose branches meet at a join".into(),
-                    format!("its branches never meet, so only the first (`{}`) runs", self.prep.steps[*first].id),
+                    format!(
+                        "its branches never meet, so only the first (`{}`) runs",
+                        self.prep.steps[*first].id
+                    ),
                 );
                 Ok(Flow::Goto(*first))
             }
@@ -227,7 +233,13 @@ impl Run {
 fn spawn_dir(root: &Path, kind: &str, id: &str, i: usize) -> PathBuf {
     let id: String = id
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     root.join(".ais").join(kind).join(id).join(i.to_string())
 }
@@ -237,11 +249,18 @@ fn spawn_dir(root: &Path, kind: &str, id: &str, i: usize) -> PathBuf {
 /// refused).
 fn apply_staged(root: &Path, id: &str) -> std::io::Result<()> {
     let base = spawn_dir(root, "stage", id, 0);
-    let Some(stage) = base.parent() else { return Ok(()) };
+    let Some(stage) = base.parent() else {
+        return Ok(());
+    };
     let mut siblings: Vec<(usize, PathBuf)> = match std::fs::read_dir(stage) {
         Ok(rd) => rd
             .filter_map(Result::ok)
-            .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()).map(|i: usize| (i, e.path())))
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()
+                    .and_then(|n| n.parse().ok())
+                    .map(|i: usize| (i, e.path()))
+            })
             .collect(),
         Err(_) => return Ok(()),
     };
@@ -259,7 +278,11 @@ fn apply_staged(root: &Path, id: &str) -> std::io::Result<()> {
                     todo.push(entry.path());
                     continue;
                 }
-                let rel = entry.path().strip_prefix(&dir).map(Path::to_path_buf).unwrap_or_default();
+                let rel = entry
+                    .path()
+                    .strip_prefix(&dir)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
                 let dest = root.join(&rel);
                 if let Some(parent) = dest.parent() {
                     std::fs::create_dir_all(parent)?;
@@ -310,18 +333,30 @@ impl Sibling {
         }
         let started = std::time::Instant::now();
         let result = match &step.work {
-            Work::Tools(calls) => match run_pipeline(step, calls, &view, &task, &self.ctx, None, &mut None).await? {
-                Ok((v, _)) => SiblingResult { value: Ok(v), usage: None },
-                Err(e) => SiblingResult {
-                    value: Err(format!("{} ({})", e.message, e.output.chars().take(200).collect::<String>())),
-                    usage: None,
-                },
-            },
+            Work::Tools(calls) => {
+                match run_pipeline(step, calls, &view, &task, &self.ctx, None, &mut None).await? {
+                    Ok((v, _)) => SiblingResult {
+                        value: Ok(v),
+                        usage: None,
+                    },
+                    Err(e) => SiblingResult {
+                        value: Err(format!(
+                            "{} ({})",
+                            e.message,
+                            e.output.chars().take(200).collect::<String>()
+                        )),
+                        usage: None,
+                    },
+                }
+            }
             Work::Slot(ops) => {
                 let Some(model) = self.settings.model.clone() else {
                     return Err(Stop::Fault(
                         FaultKind::NotRunnable,
-                        format!("SPAWN `{}` runs a worker slot per sibling and this run has no model; name one with `--model SPEC`", step.id),
+                        format!(
+                            "SPAWN `{}` runs a worker slot per sibling and this run has no model; name one with `--model SPEC`",
+                            step.id
+                        ),
                     ));
                 };
                 let mut req = request(&self.prep, step, ops, &view);
@@ -344,11 +379,17 @@ impl Sibling {
                 let out = slot::fill(model.as_ref(), req, &reach, &SlotOptions::default()).await;
                 self.trace(step, started, &out);
                 SiblingResult {
-                    value: out.value.map(|j| Value::from_json(&j)).map_err(|e| e.message),
+                    value: out
+                        .value
+                        .map(|j| Value::from_json(&j))
+                        .map_err(|e| e.message),
                     usage: Some(out.usage),
                 }
             }
-            _ => SiblingResult { value: Ok(Value::Null), usage: None },
+            _ => SiblingResult {
+                value: Ok(Value::Null),
+                usage: None,
+            },
         };
         Ok(result)
     }
