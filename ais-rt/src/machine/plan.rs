@@ -237,8 +237,7 @@ impl Prepared {
             Ok(steps) => {
                 prepared.has_slots = steps.iter().any(|s| {
                     matches!(s.work, Work::Slot(_) | Work::Call(None))
-                        || matches!(s.control, Control::Choose(_))
-                        || (s.opcode == Opcode::Spawn && !matches!(s.work, Work::Tools(_)))
+                        || matches!(s.control, Control::Choose(ref t) if t.len() > 1)
                 });
                 prepared.steps = steps;
             }
