@@ -207,6 +207,18 @@ impl Run {
 
     /// A CODE body (§4.3), evaluated over the carry file; an evaluation error is an error value.
     pub(crate) fn inline(&mut self, step: &Step, body: &Compiled) {
+        if self.tracing {
+            self.notes.operands = step
+                .reads
+                .iter()
+                .map(|&c| {
+                    (
+                        self.carries.names.list[c].clone(),
+                        self.carries.get(c).to_json(),
+                    )
+                })
+                .collect();
+        }
         match body.eval(&self.carries) {
             Ok(v) => self.write_back(step, v, &Return::None),
             Err(e) => {

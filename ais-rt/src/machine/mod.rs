@@ -108,6 +108,8 @@ pub(crate) struct Run {
     pub notes: StepNotes,
     /// A human's answer to the `ask_user` call the run resumes at.
     pub answer: Option<Value>,
+    /// The context of the run's own tool calls (built once).
+    pub tool_ctx: ToolContext,
 }
 
 impl Run {
@@ -166,7 +168,13 @@ impl Run {
             }
         }
         let tracing = settings.trace.is_some();
+        let tool_ctx = ToolContext {
+            root: settings.out_dir.clone(),
+            scratch: None,
+            limits: settings.limits.clone(),
+        };
         Run {
+            tool_ctx,
             max_steps: settings.max_steps,
             loop_counts: vec![0; prep.steps.len()],
             written: vec![false; n],
@@ -189,11 +197,7 @@ impl Run {
 
     /// The tool context of a call made by the run itself (not a sibling).
     pub(crate) fn ctx(&self) -> ToolContext {
-        ToolContext {
-            root: self.settings.out_dir.clone(),
-            scratch: None,
-            limits: self.settings.limits.clone(),
-        }
+        self.tool_ctx.clone()
     }
 
     /// A fault outcome at step `at`.
@@ -271,7 +275,7 @@ impl Run {
                 );
             }
             self.steps += 1;
-            let started = Instant::now();
+            let started = self.tracing.then(Instant::now);
             let prep = self.prep.clone();
             let step = &prep.steps[cursor];
             if let Some(&c) = step.human.iter().find(|&&c| !self.supplied[c]) {
@@ -285,7 +289,7 @@ impl Run {
                 return self.pause(cursor, name, prompt, false).await;
             }
             let result = self.step(cursor, step).await;
-            if self.tracing {
+            if let Some(started) = started {
                 self.emit(step, started);
             }
             match result {
