@@ -178,8 +178,9 @@ impl Prepared {
         let empty = SourceMap::new();
         let map = map.unwrap_or(&empty);
         let native = mark_native(program, registry);
-        let checked = ais_core::check::check(native.as_ref().unwrap_or(program), map, true);
-        let program = checked.program;
+        let input = native.as_ref().unwrap_or(program);
+        let mut checked = ais_core::check::check(input, map, ais_core::check::Repairs::Mechanical);
+        let program = checked.repaired.take().unwrap_or_else(|| input.clone());
         let digest = digest(&program);
         let names = carries::names(&program);
         let initial = carries::initial_values(&program, &names);
