@@ -81,7 +81,7 @@ pub(crate) fn request(
     }
 }
 
-fn enum_members(prep: &Prepared, ty: &Type) -> Option<Vec<String>> {
+pub(crate) fn enum_members(prep: &Prepared, ty: &Type) -> Option<Vec<String>> {
     let Type::Named(n) = ty else { return None };
     match prep.program.type_decl(n).map(|(_, d)| &d.kind) {
         Some(TypeKind::Enum(members)) => Some(members.iter().map(|m| m.name.clone()).collect()),

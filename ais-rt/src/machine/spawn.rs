@@ -360,6 +360,14 @@ impl Sibling {
                     ));
                 };
                 let mut req = request(&self.prep, step, ops, &view);
+                // A sibling answers one element of the join: an item of a list carry, else text.
+                let element = match &step.result {
+                    Some(Type::List(Some(t))) => (**t).clone(),
+                    Some(Type::List(None)) => Type::Any,
+                    _ => Type::Str,
+                };
+                req.schema = slot::schema_for(&self.prep.program, &element);
+                req.choices = super::slot::enum_members(&self.prep, &element);
                 req.sibling = Some(self.index);
                 req.operands.insert(
                     0,
