@@ -7,6 +7,7 @@
 //! the repair rounds (a schema-invalid value sent back with the exact validation error) are run
 //! by the machine, the same for every provider; a provider does one exchange.
 
+pub mod providers;
 pub mod slot;
 
 use serde::{Deserialize, Serialize};
