@@ -220,13 +220,14 @@ impl Transport {
             .timeout(timeout)
             .send()
             .await;
-        let response = sent.map_err(|err| self.transport_failure(&err, timeout))?;
+        let capped = timeout < self.options.request_timeout;
+        let response = sent.map_err(|err| self.transport_failure(&err, timeout, capped))?;
         let status = response.status();
         let retry_after = retry_after(response.headers());
         let text = response
             .text()
             .await
-            .map_err(|err| self.transport_failure(&err, timeout))?;
+            .map_err(|err| self.transport_failure(&err, timeout, capped))?;
         if !status.is_success() {
             return Err(self.status_failure(status, &text, retry_after));
         }
@@ -242,7 +243,12 @@ impl Transport {
         })
     }
 
-    fn transport_failure(&self, err: &reqwest::Error, timeout: Duration) -> Failure {
+    /// A request that failed on the way; `capped` when its timeout was what remained of the
+    /// slot's deadline (then running out is the deadline's doing, and final).
+    fn transport_failure(&self, err: &reqwest::Error, timeout: Duration, capped: bool) -> Failure {
+        if err.is_timeout() && capped {
+            return Failure::fatal(self.deadline_error());
+        }
         let (kind, message) = if err.is_timeout() {
             (
                 ModelErrorKind::Timeout,
