@@ -288,6 +288,7 @@ fn fast_options() -> ProviderOptions {
         min_backoff: Duration::from_millis(10),
         max_backoff: Duration::from_millis(50),
         max_tokens: 512,
+        max_response_bytes: 1 << 20,
     }
 }
 
@@ -621,6 +622,15 @@ async fn malformed_bodies_and_non_json_answers_are_protocol_errors() {
         assert_eq!(err.kind, ModelErrorKind::Protocol);
         assert!(err.message.starts_with(proto.spec()), "{err}");
     }
+    // A body past the size cap is not read to the end.
+    let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(2 << 20));
+    let (_server, base) = serve(vec![Answer::Raw(200, vec![], huge)]).await;
+    let err = model(Proto::OpenAi, &base, fast_options())
+        .complete(&request(enum_schema()))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ModelErrorKind::Protocol);
+    assert!(err.message.contains("larger than"), "{err}");
     // An answer whose content is not JSON.
     for (proto, body) in [
         (

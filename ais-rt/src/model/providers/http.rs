@@ -221,23 +221,39 @@ impl Transport {
             .send()
             .await;
         let capped = timeout < self.options.request_timeout;
-        let response = sent.map_err(|err| self.transport_failure(&err, timeout, capped))?;
+        let mut response = sent.map_err(|err| self.transport_failure(&err, timeout, capped))?;
         let status = response.status();
         let retry_after = retry_after(response.headers());
-        let text = response
-            .text()
+        let limit = self.options.max_response_bytes;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
             .await
-            .map_err(|err| self.transport_failure(&err, timeout, capped))?;
+            .map_err(|err| self.transport_failure(&err, timeout, capped))?
+        {
+            if bytes.len() + chunk.len() > limit {
+                return Err(Failure::fatal(ModelError::new(
+                    ModelErrorKind::Protocol,
+                    format!(
+                        "{}: the response body is larger than {limit} bytes; not read further",
+                        self.label
+                    ),
+                )));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        let text = String::from_utf8_lossy(&bytes);
         if !status.is_success() {
             return Err(self.status_failure(status, &text, retry_after));
         }
-        serde_json::from_str(&text).map_err(|err| {
+        let text = text.as_ref();
+        serde_json::from_str(text).map_err(|err| {
             Failure::fatal(ModelError::new(
                 ModelErrorKind::Protocol,
                 format!(
                     "{}: the response body is not JSON ({err}); it began: {}",
                     self.label,
-                    self.scrub(&excerpt(&text))
+                    self.scrub(&excerpt(text))
                 ),
             ))
         })

@@ -56,6 +56,8 @@ pub struct ProviderOptions {
     pub max_backoff: Duration,
     /// The answer's token limit, where the protocol requires one (Anthropic; default 4096).
     pub max_tokens: u32,
+    /// The largest response body read (default 32 MiB); a larger one is a protocol error.
+    pub max_response_bytes: usize,
 }
 
 impl Default for ProviderOptions {
@@ -68,6 +70,7 @@ impl Default for ProviderOptions {
             min_backoff: Duration::from_secs(1),
             max_backoff: Duration::from_secs(60),
             max_tokens: 4096,
+            max_response_bytes: 32 << 20,
         }
     }
 }
@@ -228,6 +231,19 @@ mod tests {
             let blank = error(spec, &[(var, "  ")]);
             assert!(blank.message.contains(var));
         }
+    }
+
+    #[test]
+    fn no_debug_output_shows_the_key() {
+        let env = env_of(&[
+            ("OPENAI_API_KEY", "sk-hidden-1"),
+            ("ANTHROPIC_API_KEY", "ak-hidden-2"),
+        ]);
+        let openai = OpenAi::from_env("openai:m", "m", &env, ProviderOptions::default()).unwrap();
+        let anthropic =
+            Anthropic::from_env("anthropic:m", "m", &env, ProviderOptions::default()).unwrap();
+        let shown = format!("{openai:?} {anthropic:?}");
+        assert!(!shown.contains("hidden"), "{shown}");
     }
 
     #[test]
