@@ -16,7 +16,8 @@
 //! tool calls, with the usage and the raw exchange. The request goes out with a per-request
 //! timeout and retries (exponential backoff with jitter on 429, 5xx, timeouts and dropped
 //! connections, honouring `Retry-After`, never on another 4xx), all within the slot's total
-//! deadline ([`ProviderOptions`]). No key or `Authorization` header is ever in an exchange, an
+//! deadline ([`ProviderOptions`], tunable through `AIS_MODEL_TIMEOUT`, `AIS_MODEL_DEADLINE`,
+//! `AIS_MODEL_RETRIES` and `AIS_MODEL_MAX_TOKENS`). No key or `Authorization` header is ever in an exchange, an
 //! error message or a log line.
 
 mod anthropic;
@@ -75,6 +76,41 @@ impl Default for ProviderOptions {
     }
 }
 
+impl ProviderOptions {
+    /// The defaults, with what the environment overrides: `AIS_MODEL_TIMEOUT` (seconds per
+    /// request), `AIS_MODEL_DEADLINE` (seconds per slot), `AIS_MODEL_RETRIES` and
+    /// `AIS_MODEL_MAX_TOKENS`. A value that is not a number is a one-line
+    /// [`ModelErrorKind::Config`] error naming the variable.
+    pub fn from_env(env: Env<'_>) -> Result<Self, ModelError> {
+        let mut options = ProviderOptions::default();
+        if let Some(secs) = number(env, "AIS_MODEL_TIMEOUT")? {
+            options.request_timeout = Duration::from_secs(secs.max(1));
+        }
+        if let Some(secs) = number(env, "AIS_MODEL_DEADLINE")? {
+            options.slot_deadline = Duration::from_secs(secs.max(1));
+        }
+        if let Some(retries) = number(env, "AIS_MODEL_RETRIES")? {
+            options.max_retries = usize::try_from(retries).unwrap_or(usize::MAX);
+        }
+        if let Some(tokens) = number(env, "AIS_MODEL_MAX_TOKENS")? {
+            options.max_tokens = u32::try_from(tokens.max(1)).unwrap_or(u32::MAX);
+        }
+        Ok(options)
+    }
+}
+
+fn number(env: Env<'_>, name: &str) -> Result<Option<u64>, ModelError> {
+    let Some(raw) = env(name).filter(|raw| !raw.trim().is_empty()) else {
+        return Ok(None);
+    };
+    raw.trim().parse::<u64>().map(Some).map_err(|_| {
+        config(format!(
+            "{name}=`{}` is not a whole number; unset it or write e.g. {name}=60",
+            raw.trim()
+        ))
+    })
+}
+
 /// A way to read environment variables (the process environment, or a map in tests).
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 
@@ -96,9 +132,11 @@ pub fn default_spec_with(env: Env<'_>) -> Option<String> {
 }
 
 /// Builds the provider a spec names (`openai:gpt-4o-mini`, `ollama:llama3.2`,
-/// `anthropic:claude-sonnet-4-5`), set up from the process environment, with default bounds.
+/// `anthropic:claude-sonnet-4-5`), set up from the process environment, with the bounds of
+/// [`ProviderOptions::from_env`].
 pub fn from_spec(spec: &str) -> Result<Arc<dyn Model>, ModelError> {
-    from_spec_with(spec, &process_env, ProviderOptions::default())
+    let options = ProviderOptions::from_env(&process_env)?;
+    from_spec_with(spec, &process_env, options)
 }
 
 /// [`from_spec`] reading variables through `env`, with `options` as the bounds.
@@ -289,6 +327,25 @@ mod tests {
                 .unwrap()
                 .as_str(),
             "http://127.0.0.1:1/v1/chat/completions"
+        );
+    }
+
+    #[test]
+    fn bounds_come_from_the_environment_or_a_clear_error() {
+        let env = env_of(&[("AIS_MODEL_TIMEOUT", "300"), ("AIS_MODEL_RETRIES", " 0 ")]);
+        let options = ProviderOptions::from_env(&env).unwrap();
+        assert_eq!(options.request_timeout, Duration::from_secs(300));
+        assert_eq!(options.max_retries, 0);
+        assert_eq!(
+            options.slot_deadline,
+            ProviderOptions::default().slot_deadline
+        );
+        let err = ProviderOptions::from_env(&env_of(&[("AIS_MODEL_DEADLINE", "ten")])).unwrap_err();
+        assert_eq!(err.kind, ModelErrorKind::Config);
+        assert!(
+            err.message.contains("AIS_MODEL_DEADLINE=`ten`"),
+            "{}",
+            err.message
         );
     }
 
