@@ -137,6 +137,9 @@ fn body(
     let user = prompt::user(request, schema, Some(answer));
     push(&mut messages, "user", json!({"type": "text", "text": user}));
     let mut pending_answer: Option<String> = None;
+    // Every tool_use must be answered by a tool_result in the next user message; a repair of
+    // calls that did not run answers them with the repair's error.
+    let mut unanswered: Vec<String> = Vec::new();
     for (index, turn) in request.history.iter().enumerate() {
         match turn {
             Turn::Assistant { value, tool_calls } => {
@@ -151,6 +154,7 @@ fn body(
                     push(&mut messages, "assistant", block);
                     pending_answer = Some(id);
                 }
+                unanswered = tool_calls.iter().map(|call| call.id.clone()).collect();
                 for call in tool_calls {
                     let input = if call.arguments.is_object() {
                         call.arguments.clone()
@@ -164,6 +168,7 @@ fn body(
             Turn::ToolResult {
                 call_id, output, ..
             } => {
+                unanswered.retain(|id| id != call_id);
                 let failed = output.get("ok") == Some(&Value::Bool(false));
                 let block = json!({
                     "type": "tool_result",
@@ -174,6 +179,11 @@ fn body(
                 push(&mut messages, "user", block);
             }
             Turn::Repair { error } => {
+                for id in unanswered.drain(..) {
+                    let content = prompt::not_run(error);
+                    let block = json!({"type": "tool_result", "tool_use_id": id, "content": content, "is_error": true});
+                    push(&mut messages, "user", block);
+                }
                 let text = prompt::repair(error);
                 let block = match pending_answer.take() {
                     Some(id) => {
@@ -394,6 +404,36 @@ mod tests {
                 .as_str()
                 .unwrap()
                 .contains("is not one of")
+        );
+    }
+
+    #[test]
+    fn a_repair_of_calls_that_did_not_run_answers_each_call() {
+        let history = vec![
+            Turn::Assistant {
+                value: None,
+                tool_calls: vec![ToolCall {
+                    id: "t1".into(),
+                    name: "look".into(),
+                    arguments: json!({}),
+                }],
+            },
+            Turn::Repair {
+                error: "all 8 tool rounds are used".into(),
+            },
+        ];
+        let body = body_of(&request(&["look"], history));
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 3);
+        let blocks = messages[2]["content"].as_array().unwrap();
+        assert_eq!(blocks[0]["tool_use_id"], "t1");
+        assert_eq!(blocks[0]["is_error"], true);
+        assert_eq!(blocks[1]["type"], "text");
+        assert!(
+            blocks[1]["text"]
+                .as_str()
+                .unwrap()
+                .contains("tool rounds are used")
         );
     }
 

@@ -103,26 +103,41 @@ fn body(model: &str, request: &SlotRequest, schema: &StrictSchema) -> Value {
         json!({"role": "system", "content": prompt::system(request)}),
         json!({"role": "user", "content": prompt::user(request, schema, None)}),
     ];
+    // Every tool call must be answered by a tool message before the next user message; a
+    // repair of calls that did not run (past the round limit, on a slot without tools)
+    // answers them with the repair's error.
+    let mut unanswered: Vec<String> = Vec::new();
     for turn in &request.history {
-        messages.push(match turn {
-            Turn::Assistant { value, tool_calls } if !tool_calls.is_empty() => json!({
-                "role": "assistant",
-                "content": value.as_ref().map(|v| wrap_value(schema.wrapped, v).to_string()),
-                "tool_calls": tool_calls.iter().map(|call| json!({
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": prompt::arguments_text(call)},
-                })).collect::<Vec<_>>(),
-            }),
-            Turn::Assistant { value, .. } => json!({
+        match turn {
+            Turn::Assistant { value, tool_calls } if !tool_calls.is_empty() => {
+                unanswered = tool_calls.iter().map(|call| call.id.clone()).collect();
+                messages.push(json!({
+                    "role": "assistant",
+                    "content": value.as_ref().map(|v| wrap_value(schema.wrapped, v).to_string()),
+                    "tool_calls": tool_calls.iter().map(|call| json!({
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": prompt::arguments_text(call)},
+                    })).collect::<Vec<_>>(),
+                }));
+            }
+            Turn::Assistant { value, .. } => messages.push(json!({
                 "role": "assistant",
                 "content": wrap_value(schema.wrapped, value.as_ref().unwrap_or(&Value::Null)).to_string(),
-            }),
+            })),
             Turn::ToolResult {
                 call_id, output, ..
-            } => json!({"role": "tool", "tool_call_id": call_id, "content": prompt::tool_output(output)}),
-            Turn::Repair { error } => json!({"role": "user", "content": prompt::repair(error)}),
-        });
+            } => {
+                unanswered.retain(|id| id != call_id);
+                messages.push(json!({"role": "tool", "tool_call_id": call_id, "content": prompt::tool_output(output)}));
+            }
+            Turn::Repair { error } => {
+                for id in unanswered.drain(..) {
+                    messages.push(json!({"role": "tool", "tool_call_id": id, "content": prompt::not_run(error)}));
+                }
+                messages.push(json!({"role": "user", "content": prompt::repair(error)}));
+            }
+        }
     }
     let mut body = json!({
         "model": model,
@@ -272,6 +287,53 @@ mod tests {
         assert_eq!(schema_name("plan.step 1"), "plan_step_1");
         assert_eq!(schema_name(""), "result");
         assert_eq!(schema_name(&"x".repeat(80)).len(), 64);
+    }
+
+    #[test]
+    fn a_repair_of_calls_that_did_not_run_answers_each_call() {
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "t".into(),
+            arguments: json!({}),
+        };
+        let request = crate::model::SlotRequest {
+            instruction: "s".into(),
+            opcode: "GEN-FILL".into(),
+            doc: "d".into(),
+            knowledge: vec![],
+            operands: vec![],
+            schema: json!({"type": "string"}),
+            choices: None,
+            tools: vec![],
+            sibling: None,
+            history: vec![
+                Turn::Assistant {
+                    value: None,
+                    tool_calls: vec![call("a"), call("b")],
+                },
+                Turn::ToolResult {
+                    call_id: "a".into(),
+                    name: "t".into(),
+                    output: json!("done"),
+                },
+                Turn::Repair {
+                    error: "this slot has no tools".into(),
+                },
+            ],
+        };
+        let schema = strict_schema(&request.schema);
+        let body = body("m", &request, &schema);
+        let messages = body["messages"].as_array().unwrap();
+        let roles: Vec<&str> = messages
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            roles,
+            ["system", "user", "assistant", "tool", "tool", "user"]
+        );
+        assert_eq!(messages[4]["tool_call_id"], "b");
+        assert_eq!(messages[4]["content"], "not run: this slot has no tools");
     }
 
     #[test]

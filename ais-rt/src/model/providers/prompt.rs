@@ -107,6 +107,11 @@ pub(crate) fn repair(error: &str) -> String {
     )
 }
 
+/// The result of a tool call that was not run because its round was refused.
+pub(crate) fn not_run(error: &str) -> String {
+    format!("not run: {error}")
+}
+
 /// A tool result as the text a protocol carries.
 pub(crate) fn tool_output(output: &Value) -> String {
     match output {
