@@ -4,7 +4,7 @@ use super::check::status_of;
 use super::files::write_atomically;
 use super::fmt::{canonical, read_document};
 use super::{CmdResult, Output, shown};
-use ais_core::check::check;
+use ais_core::check::{Repairs, check};
 use ais_core::diag::Outcome;
 use ais_core::render::{self, SourceLines};
 use std::io::Write;
@@ -29,7 +29,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
         Ok(x) => x,
         Err(status) => return Ok(status),
     };
-    let checked = check(&doc.program, &doc.source_map, true);
+    let checked = check(&doc.program, &doc.source_map, Repairs::Mechanical);
     let status = status_of(checked.outcome, &checked.findings);
     if checked.outcome == Outcome::Failed {
         let lines = SourceLines::new(&source);
@@ -48,7 +48,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
         writeln!(o.err, "{}", render::deviation_line(d))?;
     }
     let repaired = ais_core::agir::Document {
-        program: checked.program.clone(),
+        program: checked.program(&doc.program).clone(),
         source_map: ais_core::SourceMap::new(),
         relaxations: Vec::new(),
     };

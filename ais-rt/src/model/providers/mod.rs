@@ -149,7 +149,8 @@ pub fn from_spec_with(
     let Some((provider, model)) = spec.split_once(':') else {
         return Err(config(format!(
             "model spec `{spec}` names no provider; write PROVIDER:MODEL, e.g. openai:gpt-4o-mini, \
-             ollama:llama3.2 or anthropic:claude-sonnet-4-5"
+             ollama:llama3.2 or anthropic:claude-sonnet-4-5 (or scripted:FILE.json for canned \
+             responses)"
         )));
     };
     let model = model.trim();
