@@ -205,17 +205,24 @@ fn base_url(env: Env<'_>, name: &str, default: &str) -> Result<Url, ModelError> 
         .map(|value| value.trim().to_string())
         .filter(|value| !value.is_empty());
     let text = raw.as_deref().unwrap_or(default);
-    // OLLAMA_HOST is often written host:port, without a scheme.
-    let text = if text.contains("://") {
-        text.to_string()
-    } else {
+    // OLLAMA_HOST is often written `host` or `host:port`, without a scheme; Ollama reads that
+    // as http on port 11434 (the port of the default URL).
+    let schemeless = !text.contains("://");
+    let text = if schemeless {
         format!("http://{text}")
+    } else {
+        text.to_string()
     };
     let mut url = Url::parse(&text).map_err(|err| {
         config(format!(
             "{name}=`{text}` is not a URL ({err}); e.g. {default}"
         ))
     })?;
+    if schemeless && url.port().is_none() {
+        let port = Url::parse(default).ok().and_then(|d| d.port());
+        // Setting a port fails only on URLs that cannot have one, which the check below rejects.
+        let _ = url.set_port(port);
+    }
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return Err(config(format!(
             "{name}=`{text}` is not an http or https URL with a host; e.g. {default}"
@@ -321,6 +328,12 @@ mod tests {
         let env = env_of(&[("OLLAMA_HOST", "127.0.0.1:9999")]);
         let url = base_url(&env, "OLLAMA_HOST", "http://localhost:11434").unwrap();
         assert_eq!(url.as_str(), "http://127.0.0.1:9999/");
+        let env = env_of(&[("OLLAMA_HOST", "0.0.0.0")]);
+        let url = base_url(&env, "OLLAMA_HOST", "http://localhost:11434").unwrap();
+        assert_eq!(url.as_str(), "http://0.0.0.0:11434/");
+        let env = env_of(&[("OLLAMA_HOST", "http://gpu-box")]);
+        let url = base_url(&env, "OLLAMA_HOST", "http://localhost:11434").unwrap();
+        assert_eq!(url.as_str(), "http://gpu-box/");
         let env = env_of(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")]);
         let url = base_url(&env, "OPENAI_BASE_URL", "https://api.openai.com/v1").unwrap();
         assert_eq!(
