@@ -80,17 +80,27 @@ pub struct Relaxation {
 /// Bounds on what the reader accepts, so that no input can hang it or exhaust memory.
 ///
 /// The defaults: 8 MiB of text, collections nested 64 deep, aliases expanding to 100,000 nodes
-/// in all. Each limit, when exceeded, is a [`ReadError`] with a position. Independently of
+/// and 8 MiB of scalar text in all, and 4,000,000 nodes in the whole document (aliases
+/// included). Each limit, when exceeded, is a [`ReadError`] with a position. Independently of
 /// these, a document gets at most 100 relaxations (fewer for a document over 640 KiB, so that
 /// the re-parsing stays within 64 MiB).
+///
+/// The alias budgets bound what a document *expands* to, not only what it holds: a 100 KB
+/// file whose anchor holds a 100,000-character string aliased 10,000 times would otherwise
+/// expand to a gigabyte. Every alias adds the nodes and the bytes of scalar text of the node it
+/// names to running totals, checked as each alias is read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
     /// Largest accepted document, in bytes.
     pub max_bytes: usize,
     /// Deepest accepted nesting of YAML collections.
     pub max_depth: usize,
-    /// Most YAML nodes an alias may expand into, summed over the document.
+    /// Most YAML nodes aliases may expand into, summed over the document.
     pub max_alias_nodes: usize,
+    /// Most bytes of scalar text aliases may expand into, summed over the document.
+    pub max_alias_bytes: usize,
+    /// Most YAML nodes in the whole document, alias expansions included.
+    pub max_nodes: usize,
 }
 
 impl Default for Limits {
@@ -99,6 +109,8 @@ impl Default for Limits {
             max_bytes: 8 * 1024 * 1024,
             max_depth: 64,
             max_alias_nodes: 100_000,
+            max_alias_bytes: 8 * 1024 * 1024,
+            max_nodes: 4_000_000,
         }
     }
 }
@@ -136,7 +148,8 @@ fn relaxation_limit(len: usize) -> usize {
 ///
 /// Fails with a located [`ReadError`] on text larger than `limits.max_bytes`, on YAML that is
 /// invalid even after the relaxations, on nesting deeper than `limits.max_depth`, on aliases
-/// expanding past `limits.max_alias_nodes`, and on a field holding the wrong kind of value
+/// expanding past `limits.max_alias_nodes` nodes or `limits.max_alias_bytes` bytes, on a
+/// document of more than `limits.max_nodes` nodes, and on a field holding the wrong kind of value
 /// (the message names the field's path, what was expected and what was found).
 pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadError> {
     if text.len() > limits.max_bytes {
@@ -232,7 +245,11 @@ fn too_large(text: &str, max: usize) -> ReadError {
             u32::try_from(line).unwrap_or(u32::MAX),
             u32::try_from(column).unwrap_or(u32::MAX),
         )),
-        help: Some("split the program, or read it with a larger `Limits::max_bytes`".to_owned()),
+        help: Some(
+            "split the module into smaller programs joined by CALL (library callers: \
+             `agir::Limits::max_bytes`)"
+                .to_owned(),
+        ),
     }
 }
 

@@ -1,0 +1,127 @@
+//! End-to-end regression tests for issue 7 (hardening reading and writing): byte budgets, exit
+//! codes that survive a closed pipe, empty programs, comments kept by `fmt`, minimal `fix -w`
+//! edits, `-w` and file metadata, and the messages. Each runs the real binary on real files in
+//! a temporary directory.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const MISSPELLED: &str = "tests/fixtures/misspelled_read.agir";
+const UNDECLARED: &str = "tests/fixtures/undeclared_write.agir";
+const EXAMPLE: &str = "examples/writing_plans.agir";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn ais_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the ais binary runs")
+}
+
+fn ais(args: &[&str]) -> Output {
+    ais_in(&root(), args)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs `ais` with its stdout closed by the reader after the first line (as `| head -1` does),
+/// and returns the exit code.
+fn exit_code_with_stdout_closed(args: &[&str]) -> Option<i32> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 1];
+    // Read one byte, then go away, like `head -c 1`.
+    let _ = out.read(&mut first);
+    drop(out);
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let status = child.wait().expect("wait");
+    assert!(!err.contains("panicked"), "{err}");
+    status.code()
+}
+
+/// The alias expansion of issue 7, bug 1: a 100 KB file expanding to gigabytes.
+fn alias_bomb() -> String {
+    let mut text = format!("x_big: &s0 \"{}\"\n", "y".repeat(100_000));
+    for (level, prev) in [(1, "s0"), (2, "l1"), (3, "l2"), (4, "l3")] {
+        let items = vec![format!("*{prev}"); 10].join(", ");
+        text.push_str(&format!("x_l{level}: &l{level} [{items}]\n"));
+    }
+    text
+}
+
+#[test]
+fn an_alias_expansion_past_the_byte_budget_is_refused_everywhere_a_file_is_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bomb.agir");
+    let text = alias_bomb();
+    fs::write(&path, &text).expect("write");
+    let p = path.to_str().expect("utf-8 path");
+    for args in [
+        &["check", p][..],
+        &["check", "--format", "json", p][..],
+        &["fmt", p][..],
+        &["fmt", "-w", p][..],
+        &["fix", p][..],
+        &["fix", "-w", p][..],
+        &["eval", "--types", p, "1"][..],
+    ] {
+        let o = ais(args);
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {all}");
+        assert!(all.contains("alias limit"), "{args:?}: {all}");
+        assert!(
+            all.contains(":3:") || all.contains("\"line\":3,"),
+            "located at line 3: {args:?}: {all}"
+        );
+        assert!(
+            o.stdout.len() < 10_000,
+            "{args:?} printed {}",
+            o.stdout.len()
+        );
+    }
+    assert_eq!(fs::read_to_string(&path).expect("read"), text, "untouched");
+}
+
+#[test]
+fn a_closed_output_pipe_keeps_the_exit_code_the_findings_decide() {
+    // Enough output that the writes surely meet the closed pipe.
+    let many: Vec<&str> = std::iter::repeat_n(MISSPELLED, 300).collect();
+    let mut check = vec!["check"];
+    check.extend(&many);
+    assert_eq!(exit_code_with_stdout_closed(&check), Some(1));
+    let mut json = vec!["check", "--format", "json"];
+    json.extend(&many);
+    assert_eq!(exit_code_with_stdout_closed(&json), Some(1));
+    let mut failed = check.clone();
+    failed.push("tests/fixtures/not_agir.agir");
+    assert_eq!(exit_code_with_stdout_closed(&failed), Some(2));
+    // A clean program printed to a closed pipe is still a success.
+    assert_eq!(exit_code_with_stdout_closed(&["fmt", EXAMPLE]), Some(0));
+    // `fix` prints the program on stdout; its status is that of the findings.
+    assert_eq!(exit_code_with_stdout_closed(&["fix", UNDECLARED]), Some(0));
+    assert_eq!(exit_code_with_stdout_closed(&["fix", MISSPELLED]), Some(1));
+}
