@@ -125,3 +125,43 @@ fn a_closed_output_pipe_keeps_the_exit_code_the_findings_decide() {
     assert_eq!(exit_code_with_stdout_closed(&["fix", UNDECLARED]), Some(0));
     assert_eq!(exit_code_with_stdout_closed(&["fix", MISSPELLED]), Some(1));
 }
+
+#[test]
+fn an_empty_or_program_less_file_fails_check_with_each_missing_part_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = [
+        ("empty.agir", ""),
+        ("blank.agir", "  \n\n"),
+        ("tilde.agir", "~\n"),
+        ("front.agir", "---\nname: m\ndescription: d\n---\n"),
+        ("nodes.agir", "nodes: []\n"),
+    ];
+    for (name, text) in cases {
+        fs::write(dir.path().join(name), text).expect("write");
+        let o = ais_in(dir.path(), &["check", name]);
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {out}");
+        assert!(out.contains("error[X5]"), "{name}: {out}");
+        assert!(out.contains("error[W6]"), "{name}: {out}");
+        assert!(out.contains(&format!("{name}: failed")), "{name}: {out}");
+        let o = ais_in(dir.path(), &["check", "--format", "json", name]);
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+        assert_eq!(report["outcome"], "failed", "{name}");
+    }
+    // Frontmatter-less, but with a program: each missing name is a warning with its repair.
+    fs::write(
+        dir.path().join("unnamed.agir"),
+        "walker:\n  carries: {task: {type: str, role: input}}\nnodes:\n  - {id: done, type: TERMINAL, reads: [task]}\nedges: []\n",
+    )
+    .expect("write");
+    let o = ais_in(dir.path(), &["check", "unnamed.agir"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert_eq!(out.matches("warning[S1]").count(), 3, "{out}");
+    assert!(out.contains("unnamed.agir: degraded"), "{out}");
+    #[cfg(unix)]
+    {
+        let o = ais(&["check", "/dev/null"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    }
+}

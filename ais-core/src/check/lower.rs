@@ -134,7 +134,7 @@ pub fn lower(program: &Program) -> Result<Plan, Vec<Finding>> {
 
 /// Lowers with a prebuilt index.
 pub(crate) fn lower_with(ix: &Index) -> Result<Plan, Vec<Finding>> {
-    let mut errs = Vec::new();
+    let mut errs: Vec<Finding> = super::required::no_program(ix).into_iter().collect();
     types_resolve(ix, &mut errs);
     signatures_parse(ix, &mut errs);
     guards_check(ix, &mut errs);

@@ -15,7 +15,7 @@
 //! ```
 //! use ais_core::check::check;
 //! use ais_core::diag::{CheckId, Outcome};
-//! use ais_core::model::{Edge, Instruction, Opcode, Program};
+//! use ais_core::model::{Edge, Instruction, Opcode, Program, Walker};
 //! use ais_core::source::SourceMap;
 //!
 //! let draft = Instruction {
@@ -28,6 +28,9 @@
 //! };
 //! let done = Instruction { id: "done".into(), opcode: Opcode::Terminal, ..Instruction::default() };
 //! let program = Program {
+//!     name: Some("note".into()),
+//!     description: Some("Write a note.".into()),
+//!     walker: Some(Walker { name: Some("note".into()), ..Walker::default() }),
 //!     nodes: Some(vec![draft, done]),
 //!     edges: Some(vec![Edge { from: "draft".into(), to: "done".into(), ..Edge::default() }]),
 //!     ..Program::default()
@@ -87,6 +90,7 @@ mod guards;
 mod index;
 pub mod lower;
 mod repair;
+mod required;
 mod types;
 mod well_formed;
 
@@ -141,6 +145,7 @@ pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
     executable::run(&mut cx);
     types::run(&mut cx);
     battery::run(&mut cx);
+    required::run(&mut cx);
     let x5 = match lower::lower_with(&cx.ix) {
         Ok(_) => Vec::new(),
         Err(f) => f,
