@@ -165,3 +165,24 @@ fn an_empty_or_program_less_file_fails_check_with_each_missing_part_named() {
         assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     }
 }
+
+#[test]
+fn fmt_w_keeps_comments_and_unknown_sections_as_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = "---\nname: m # module id\ndescription: d\n---\nwalker:\n  name: m\n  carries:\n    task: {type: str, role: input}\n# reviewed by legal\nnodes:\n  - {id: done, type: TERMINAL, reads: [task]}  # the end\nedges: []\nx_notes: &n\n  limit: .inf\n  id: 123456789012345678901234\nx_copy: *n\n";
+    fs::write(dir.path().join("p.agir"), text).expect("write");
+    let o = ais_in(dir.path(), &["fmt", "-w", "p.agir"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = fs::read_to_string(dir.path().join("p.agir")).expect("read");
+    assert!(out.contains("name: m # module id\n"), "{out}");
+    assert!(out.contains("# reviewed by legal\nnodes:\n"), "{out}");
+    // A trailing comment stays with the element it trails (the instruction).
+    assert!(out.contains("  - id: done # the end\n"), "{out}");
+    assert!(
+        out.contains("x_notes: &n\n  limit: .inf\n  id: 123456789012345678901234\nx_copy: *n\n"),
+        "{out}"
+    );
+    // The result is canonical: `--check` accepts it, and another `-w` changes nothing.
+    let o = ais_in(dir.path(), &["fmt", "--check", "p.agir"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

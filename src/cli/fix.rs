@@ -47,12 +47,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
     for d in &checked.deviations {
         writeln!(o.err, "{}", render::deviation_line(d))?;
     }
-    let repaired = ais_core::agir::Document {
-        program: checked.program.clone(),
-        source_map: ais_core::SourceMap::new(),
-        relaxations: Vec::new(),
-    };
-    let text = canonical(&repaired, &name)?;
+    let text = canonical(&checked.program, &doc, &name)?;
     let remaining = if checked.findings.is_empty() {
         String::new()
     } else {

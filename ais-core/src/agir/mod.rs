@@ -34,6 +34,13 @@
 //! tool surface as [`ToolSurface::parse`](crate::model::ToolSurface::parse) reads it, and a
 //! `concurrency.spawn` given as `none` or as a list of names.)
 //!
+//! Canonical writing from the program alone drops what the program does not hold: comments,
+//! and the exact text of sections the reader does not know. The reader records both in
+//! [`Document::layout`], and [`write_keeping`] writes a program canonically with them put back
+//! — each comment beside the element it preceded or trailed, each unknown top-level section as
+//! written — and checks that the result reads back to the same program. That is what `ais fmt`
+//! and `ais fix` write.
+//!
 //! ```
 //! let text = "walker:\n  carries:\n    - {name: task, type: str, role: input}\n";
 //! let doc = ais_core::agir::read(text).unwrap();
@@ -45,6 +52,7 @@
 //! ```
 
 mod elements;
+mod layout;
 mod read;
 mod relax;
 mod scalar;
@@ -55,6 +63,7 @@ use crate::model::Program;
 #[cfg(doc)]
 use crate::source::Element;
 use crate::source::{Pos, SourceMap};
+pub use layout::{Comment, Layout, write_keeping};
 
 /// A program read from AG-IR text, with where each element stood.
 #[derive(Clone, Debug)]
@@ -66,6 +75,9 @@ pub struct Document {
     /// The relaxations of strict YAML that reading this text needed (§8.1), in source order.
     /// Empty for a strictly valid document.
     pub relaxations: Vec<Relaxation>,
+    /// The comments and the verbatim text of unknown sections, which [`write_keeping`] puts
+    /// back around the canonical text.
+    pub layout: Layout,
 }
 
 /// One relaxation of strict YAML applied while reading (§8.1).
@@ -220,10 +232,20 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
     // About three positions are recorded for every four nodes of a typical program.
     source_map.reserve(stream.nodes / 4 * 3);
     let program = read::program(&stream.docs, &mut source_map)?;
+    let parsed = current.as_deref().unwrap_or(original);
+    let layout = Layout::new(
+        parsed,
+        current.is_none(),
+        stream.comments,
+        &stream.top,
+        read::body_index(&stream.docs),
+        &program,
+    );
     Ok(Document {
         program,
         source_map,
         relaxations,
+        layout,
     })
 }
 

@@ -11,7 +11,9 @@ use super::relax::ColumnMap;
 use super::{Limits, ReadError};
 use crate::source::Pos;
 use crate::value::Value;
-use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError};
+use granit_parser::{
+    ErrorKind, Event, Options, Parser, Placement, ScalarStyle, ScanError, Span, StructureStyle,
+};
 use indexmap::IndexMap;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -194,6 +196,35 @@ pub(crate) struct Stream<'a> {
     pub docs: Vec<Node<'a>>,
     /// How many nodes the documents hold in all.
     pub nodes: usize,
+    /// The comments, in source order.
+    pub comments: Vec<RawComment>,
+    /// Where each entry of a document's top-level mapping stands in the parsed text.
+    pub top: Vec<TopEntry>,
+}
+
+/// A comment as the parser reported it.
+#[derive(Clone, Debug)]
+pub(crate) struct RawComment {
+    /// Where its `#` stands.
+    pub pos: Pos,
+    /// The text after `#`.
+    pub text: String,
+    /// True when it trails content on its line.
+    pub trailing: bool,
+    /// Its byte range in the parsed text, when known.
+    pub bytes: Option<(usize, usize)>,
+}
+
+/// An entry of a document's top-level mapping: its key and the byte range from the key's
+/// start to the end of the value's last token, in the parsed text (when known).
+#[derive(Clone, Debug)]
+pub(crate) struct TopEntry {
+    /// Which document (0: the first).
+    pub doc: usize,
+    /// The key's text.
+    pub key: String,
+    /// Byte offsets: the key's start and the value's end.
+    pub bytes: Option<(usize, usize)>,
 }
 
 impl Stream<'_> {
@@ -232,6 +263,8 @@ impl Stream<'_> {
 struct Frame<'a> {
     pos: Pos,
     anchor: usize,
+    /// True for a flow collection (`[…]`, `{…}`), whose end token ends its content.
+    flow: bool,
     kind: FrameKind<'a>,
 }
 
@@ -286,17 +319,23 @@ pub(crate) fn parse<'a>(
         alias_bytes: 0,
         docs: Vec::new(),
         nodes: 0,
+        comments: Vec::new(),
+        top: Vec::new(),
+        key_start: None,
+        last_end: None,
     };
     for event in parser {
         let (event, span) = event?;
         let pos = map.pos(span.start.line(), span.start.col());
-        if let Err(e) = b.event(event, pos) {
+        if let Err(e) = b.event(event, pos, span) {
             return Ok(Err(e));
         }
     }
     Ok(Ok(Stream {
         docs: b.docs,
         nodes: b.nodes,
+        comments: b.comments,
+        top: b.top,
     }))
 }
 
@@ -310,11 +349,44 @@ struct Builder<'a, 'l> {
     alias_bytes: usize,
     docs: Vec<Node<'a>>,
     nodes: usize,
+    comments: Vec<RawComment>,
+    top: Vec<TopEntry>,
+    /// The byte start of the top-level key whose value is being read.
+    key_start: Option<usize>,
+    /// The byte end of the last token that ends content (a scalar, an alias, a flow end).
+    last_end: Option<usize>,
 }
 
 impl<'a> Builder<'a, '_> {
-    fn event(&mut self, event: Event<'a>, pos: Pos) -> Result<(), ReadError> {
+    fn event(&mut self, event: Event<'a>, pos: Pos, span: Span) -> Result<(), ReadError> {
+        match &event {
+            Event::Scalar(..) | Event::Alias(_) => self.last_end = span.end.byte_offset(),
+            Event::SequenceEnd | Event::MappingEnd if self.stack.last().is_some_and(|f| f.flow) => {
+                self.last_end = span.end.byte_offset();
+            }
+            _ => {}
+        }
+        // A scalar or collection starting as a key of a document's top-level mapping.
+        if matches!(
+            event,
+            Event::Scalar(..)
+                | Event::Alias(_)
+                | Event::SequenceStart(..)
+                | Event::MappingStart(..)
+        ) && self.stack.len() == 1
+            && matches!(&self.stack[0].kind, FrameKind::Map(_, None))
+        {
+            self.key_start = span.start.byte_offset();
+        }
         match event {
+            Event::Comment(text, placement) => {
+                self.comments.push(RawComment {
+                    pos,
+                    text: text.into_owned(),
+                    trailing: placement == Placement::Right,
+                    bytes: span.byte_range().map(|r| (r.start, r.end)),
+                });
+            }
             Event::DocumentStart(..) => {
                 if self.docs.len() >= 2 {
                     return Err(ReadError {
@@ -349,9 +421,15 @@ impl<'a> Builder<'a, '_> {
                     return Err(too_deep(pos, self.limits));
                 }
                 let is_seq = matches!(event, Event::SequenceStart(..));
+                let flow = matches!(
+                    event,
+                    Event::SequenceStart(StructureStyle::Flow, ..)
+                        | Event::MappingStart(StructureStyle::Flow, ..)
+                );
                 self.stack.push(Frame {
                     pos,
                     anchor,
+                    flow,
                     kind: if is_seq {
                         FrameKind::Seq(Vec::new())
                     } else {
@@ -430,6 +508,18 @@ impl<'a> Builder<'a, '_> {
         if anchor != 0 {
             let m = measure(&node);
             self.anchors.insert(anchor, (node.clone(), m));
+        }
+        // A value of a document's top-level mapping: record where its entry stands.
+        if self.stack.len() == 1
+            && let FrameKind::Map(_, Some(key)) = &self.stack[0].kind
+            && let Kind::Scalar(text, _) = &key.kind
+        {
+            let bytes = self.key_start.zip(self.last_end);
+            self.top.push(TopEntry {
+                doc: self.docs.len(),
+                key: text.to_string(),
+                bytes,
+            });
         }
         match self.stack.last_mut() {
             None => self.docs.push(node),
