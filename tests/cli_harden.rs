@@ -186,3 +186,51 @@ fn fmt_w_keeps_comments_and_unknown_sections_as_written() {
     let o = ais_in(dir.path(), &["fmt", "--check", "p.agir"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn fix_w_changes_only_the_repaired_lines() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixtures = root().join("ais-core/tests/fixtures/check");
+    for (name, from, to) in [
+        (
+            "repair_adopt_type.agir",
+            "    proposed: {type: str, produced_by: decide}",
+            "    proposed: {type: \"list[str]\", produced_by: decide}",
+        ),
+        (
+            "repair_reown_hollow.agir",
+            "    owner: code",
+            "    owner: model",
+        ),
+    ] {
+        let original = fs::read_to_string(fixtures.join(name)).expect("fixture");
+        // A comment and odd spacing the canonical writer would not keep as they are.
+        let text = format!(
+            "# reviewed by legal\n{}",
+            original.replace("agir_version: 0.1", "agir_version:   0.1   # pinned")
+        );
+        fs::write(dir.path().join(name), &text).expect("write");
+        let o = ais_in(dir.path(), &["fix", "-w", name]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("rewritten"), "{name}: {}", stderr(&o));
+        let after = fs::read_to_string(dir.path().join(name)).expect("read");
+        assert_eq!(after, text.replace(from, to), "{name}");
+    }
+    // A minted carry is one new line after the last carry.
+    let original = fs::read_to_string(fixtures.join("repair_mint_carry.agir")).expect("fixture");
+    let text = format!("{original}# trailing remark\n");
+    fs::write(dir.path().join("mint.agir"), &text).expect("write");
+    let o = ais_in(dir.path(), &["fix", "-w", "mint.agir"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let after = fs::read_to_string(dir.path().join("mint.agir")).expect("read");
+    let added: Vec<&str> = after
+        .lines()
+        .filter(|l| !text.lines().any(|t| t == *l))
+        .collect();
+    assert_eq!(
+        added,
+        vec!["    note: {type: str, produced_by: draft}"],
+        "{after}"
+    );
+    assert_eq!(after.len(), text.len() + added[0].len() + 1);
+}

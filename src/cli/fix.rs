@@ -2,8 +2,9 @@
 
 use super::check::status_of;
 use super::files::write_atomically;
-use super::fmt::{canonical, read_document};
+use super::fmt::{canonical, read_document, within_limit};
 use super::{CmdResult, Output, shown};
+use ais_core::agir;
 use ais_core::check::check;
 use ais_core::diag::Outcome;
 use ais_core::render::{self, SourceLines};
@@ -47,7 +48,6 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
     for d in &checked.deviations {
         writeln!(o.err, "{}", render::deviation_line(d))?;
     }
-    let text = canonical(&checked.program, &doc, &name)?;
     let remaining = if checked.findings.is_empty() {
         String::new()
     } else {
@@ -57,6 +57,20 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
     let n = checked.deviations.len();
     if args.write {
         if n > 0 {
+            // Only the repaired spans change; when the repairs cannot be applied as such
+            // edits, the program is written whole (canonically, comments kept) and the user
+            // is told.
+            let text = match agir::edit_minimally(&source, &doc, &checked.program) {
+                Some(text) => within_limit(text, &name)?,
+                None => {
+                    writeln!(
+                        o.err,
+                        "note: the repairs could not be applied as edits at the repaired places \
+                         only; `{name}` is rewritten as canonical AG-IR (comments kept)"
+                    )?;
+                    canonical(&checked.program, &doc, &name)?
+                }
+            };
             write_atomically(&args.file, &text)?;
             writeln!(o.err, "{summary}; wrote {n} repair{}{remaining}", plural(n))?;
         } else {
@@ -66,6 +80,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
             )?;
         }
     } else {
+        let text = canonical(&checked.program, &doc, &name)?;
         o.out.write_all(text.as_bytes())?;
         o.out.flush()?;
         writeln!(

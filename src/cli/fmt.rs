@@ -56,12 +56,18 @@ pub fn canonical(program: &Program, like: &Document, name: &str) -> Result<Strin
             e.help.unwrap_or_default(),
         )
     })?;
+    within_limit(text, name)
+}
+
+/// The text, when the reader would accept its size: ais never writes a file it would then
+/// refuse to read.
+pub fn within_limit(text: String, name: &str) -> Result<String, CliError> {
     let max = Limits::default().max_bytes;
     if text.len() > max {
         return Err(CliError::new(
             format!(
-                "the formatted `{name}` would be {} bytes, more than the {max} bytes ais reads; \
-                 nothing written",
+                "the new text of `{name}` would be {} bytes, more than the {max} bytes ais \
+                 reads; nothing written",
                 text.len()
             ),
             "split the module into smaller programs joined by CALL",

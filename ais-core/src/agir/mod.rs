@@ -51,6 +51,7 @@
 //! );
 //! ```
 
+mod edit;
 mod elements;
 mod layout;
 mod read;
@@ -63,6 +64,7 @@ use crate::model::Program;
 #[cfg(doc)]
 use crate::source::Element;
 use crate::source::{Pos, SourceMap};
+pub use edit::edit_minimally;
 pub use layout::{Comment, Layout, write_keeping};
 
 /// A program read from AG-IR text, with where each element stood.
