@@ -9,6 +9,7 @@
 //! - [`sig`] and [`bind`]: tool signatures and the calling convention (spec §7).
 //! - [`expr`]: guards and CODE bodies — a closed, bounded expression language.
 //! - [`check`]: the validator (spec §9) with its findings, repairs and outcome.
+//! - [`plan`]: a checked program lowered to the runnable form the runtime interprets.
 //! - [`diag`], [`source`], [`value`]: findings, source positions, plain values.
 //! - [`render`]: findings as rustc-style text and as JSON.
 //!
@@ -59,6 +60,7 @@ pub mod check;
 pub mod diag;
 pub mod expr;
 pub mod model;
+pub mod plan;
 pub mod render;
 pub mod sig;
 pub mod source;
@@ -66,5 +68,6 @@ pub mod value;
 
 pub use diag::{CheckId, Deviation, Finding, Outcome, Repair, Severity};
 pub use model::Program;
+pub use plan::{Plan, lower};
 pub use source::{Element, Locus, Pos, SourceMap};
 pub use value::Value;

@@ -2,9 +2,10 @@
 //! named `<ID>_<what>.agir`, produces that finding and no other error; the `clean_*` fixtures
 //! (one per opcode family) check clean; the `repair_*` fixtures exercise ladder step 1.
 
-use ais_core::check::{Checked, check, lower};
+use ais_core::check::{Checked, check};
 use ais_core::diag::{CheckId, Outcome, Severity};
 use ais_core::model::{Owner, Type};
+use ais_core::plan::lower;
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {

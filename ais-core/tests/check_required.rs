@@ -2,7 +2,8 @@
 //! §8.2 that is missing is reported with its id and a repair; a module with no instructions
 //! has no runnable program (X5, `failed`) and no TERMINAL (W6).
 
-use ais_core::check::{check, lower};
+use ais_core::check::check;
+use ais_core::plan::lower;
 use ais_core::diag::{CheckId, Outcome, Severity};
 
 fn checked(text: &str) -> ais_core::check::Checked {

@@ -44,7 +44,7 @@ fn every_corpus_file_that_reads_checks_without_panicking() {
         };
         read += 1;
         // Lowering fails exactly when checking finds the program has no plan (X5, fatal).
-        let lowered = ais_core::check::lower(&doc.program);
+        let lowered = ais_core::plan::lower(&doc.program);
         let plain = check(&doc.program, &doc.source_map, false);
         assert_eq!(
             lowered.is_err(),

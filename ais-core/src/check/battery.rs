@@ -2,13 +2,13 @@
 //! boundary, G5 structural coverage, G6 human-in-the-loop, G7 environment, G8 concurrency.
 
 use super::Ctx;
-use super::builtins::{ASK_USER, builtin};
 use super::executable::{is_program_carry, real_guard};
 use super::guards;
 use super::index::{ToolRef, quote_list};
 use crate::bind::is_artifact_surface;
 use crate::diag::{CheckId, Repair, Severity};
 use crate::model::{Isolation, Opcode, Owner, ToolSurface};
+use crate::plan::builtins::{ASK_USER, builtin};
 use crate::source::{Element, Locus};
 use std::collections::HashSet;
 

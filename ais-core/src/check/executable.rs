@@ -72,7 +72,7 @@ pub(crate) fn hollow_reason(ix: &Index, i: usize) -> Option<String> {
 pub(crate) fn tool_runs(t: &crate::model::Tool) -> bool {
     t.body.as_deref().is_some_and(|b| !b.trim().is_empty())
         || t.command.as_deref().is_some_and(|c| !c.trim().is_empty())
-        || super::builtins::builtin(&t.name).is_some()
+        || crate::plan::builtins::builtin(&t.name).is_some()
 }
 
 /// What a tool-less ACT writes out (§4.2.2): a program carry it runs, else a text carry it
@@ -124,7 +124,7 @@ fn x1_no_hollow_du(cx: &mut Ctx) {
                     .tool_list()
                     .iter()
                     .map(|t| t.name.as_str())
-                    .chain(super::builtins::BUILTINS.iter().map(|b| b.name));
+                    .chain(crate::plan::builtins::BUILTINS.iter().map(|b| b.name));
                 did_you_mean(t, names)
             })
             .unwrap_or_default();

@@ -4,11 +4,11 @@
 //! and each instruction's tool binding (§5.4). Building it is linear in the program's size; the
 //! checks then never search a list by name.
 
-use super::builtins::{Builtin, builtin};
 pub(crate) use crate::bind::Map;
 use crate::bind::{ParamBinding, ProgramIndex};
 use crate::expr::TypeEnv;
 use crate::model::{Instruction, Modality, Program, Tool, Type, TypeKind};
+use crate::plan::builtins::{Builtin, builtin};
 use crate::sig::{Param, Return, SigError, Signature};
 use Map as HashMap;
 use petgraph::algo::tarjan_scc;

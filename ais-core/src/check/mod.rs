@@ -1,5 +1,5 @@
 //! The validator (spec §9): well-formedness (W1–W14), executability (X1–X5), the validation
-//! battery (G1, G3–G9), mechanical repair (ladder step 1, §9.1) and the lowered plan.
+//! battery (G1, G3–G9) and mechanical repair (ladder step 1, §9.1).
 //!
 //! # Use
 //!
@@ -7,10 +7,8 @@
 //!   applies mechanical repairs; it returns [`Checked`]: the [`Outcome`], the residual
 //!   findings (ordered by source position, then id), the deviations recorded for the repairs
 //!   that landed, and the (repaired) program.
-//! - [`lower()`]`(program)` returns the [`Plan`] the runtime executes — per instruction its
-//!   unit, executor, parameter bindings, result type and guarded/default edges — or the X5
-//!   findings that say why the program does not lower.
-//! - [`builtins::BUILTINS`] is the built-in tool library (§5.4 plus `ask_user`).
+//! - The runnable form of a program that passes is built by [`crate::plan::lower`]; the X5
+//!   checks here are exactly the conditions under which it refuses.
 //!
 //! ```
 //! use ais_core::check::check;
@@ -47,14 +45,14 @@
 //! # Decisions where the spec leaves room
 //!
 //! - **G4 is X5.** The compile oracle is reported as `X5` (fatal): it is the failure of
-//!   [`lower()`] — a tool signature that does not parse or is missing, bindings that transpose a
+//!   [`crate::plan::lower`] — a tool signature that does not parse or is missing, bindings that transpose a
 //!   path and its content, a type that does not resolve, a guard or CODE body that does not
 //!   parse or type-check, binding mechanisms that disagree, an `autonomy` tool that does not
 //!   exist, a GEN-ENUM with no enum to produce (or with a tool loop). A hollow DU instruction is
 //!   reported as `X1` — the condition it violates, after §9.2's preference for naming the
 //!   condition over its consequence — and not again as X5: the plan lowers it to
-//!   [`Executor::Hollow`](lower::Executor::Hollow), which yields an error value at run time.
-//!   An unknown opcode is W2 and lowers to [`Executor::Unsupported`](lower::Executor::Unsupported).
+//!   [`Executor::Hollow`](crate::plan::Executor::Hollow), which yields an error value at run time.
+//!   An unknown opcode is W2 and lowers to [`Executor::Unsupported`](crate::plan::Executor::Unsupported).
 //! - **Severities** follow §9.4: W and X1–X4 are errors, X5 is fatal, G1/G5/G7 warn, G3/G6/G9
 //!   error, G8 error for false parallelism and warn for a missed opportunity.
 //! - **Outcome** (§9.1): any fatal finding → `failed`; else any residual finding (of any
@@ -81,25 +79,22 @@
 //!
 //! Each check is a small named function whose doc comment states the rule it enforces; they
 //! are grouped by phase in `well_formed`, `executable`, `types` and `battery`, with the shared
-//! index in `index`, repairs in `repair` and lowering in [`mod@lower`].
+//! index in `index`, repairs in `repair` and the compile oracle in `x5`.
 
 mod battery;
-pub mod builtins;
-mod executable;
+pub(crate) mod executable;
 mod guards;
-mod index;
-pub mod lower;
+pub(crate) mod index;
 mod repair;
 mod required;
-mod types;
+pub(crate) mod types;
 mod well_formed;
+pub(crate) mod x5;
 
 use crate::diag::{CheckId, Deviation, Finding, Outcome, Severity};
 use crate::model::Program;
 use crate::source::{Element, Locus, SourceMap};
 use index::Index;
-
-pub use lower::{Plan, lower};
 
 /// What validating a program found.
 #[derive(Clone, Debug)]
@@ -146,10 +141,7 @@ pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
     types::run(&mut cx);
     battery::run(&mut cx);
     required::run(&mut cx);
-    let x5 = match lower::lower_with(&cx.ix) {
-        Ok(_) => Vec::new(),
-        Err(f) => f,
-    };
+    let x5 = x5::x5_findings(&cx.ix);
     cx.findings.extend(x5);
     cx.findings
 }

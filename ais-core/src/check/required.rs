@@ -7,7 +7,7 @@
 //! - **X5** (fatal): a module with no instructions has no entry instruction (§8.3: `nodes[0]` is
 //!   the entry), so nothing lowers and no runnable program exists (§9.3). An empty file, one
 //!   holding only whitespace, `~`, a frontmatter, or `nodes: []` is `failed`, never `clean`.
-//!   [`no_program`] is called by the lowering, so [`lower()`](super::lower()) fails exactly
+//!   [`no_program`] is part of the compile oracle, so [`lower()`](crate::plan::lower) fails exactly
 //!   when the outcome is `failed`.
 //! - **W6** (error): the same empty module has no TERMINAL; W6's own check skips a module with
 //!   no instructions, so it is reported here.

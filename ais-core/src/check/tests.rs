@@ -5,6 +5,7 @@ use crate::model::{
     Carry, Concurrency, Edge, Instruction, Isolation, Knowledge, Opcode, Owner, Role, Type,
     TypeDecl, TypeKind, Walker,
 };
+use crate::plan::{self as lower, builtins, lower};
 use crate::value::Value;
 
 /// A terse program builder.
@@ -324,7 +325,10 @@ fn x1_accepts_a_tool_less_act_that_writes_out_a_text_carry() {
     let plan = lower(&p).unwrap();
     assert_eq!(
         plan.steps[2].executor,
-        lower::Executor::WriteOut("note".into())
+        lower::Executor::WriteOut(lower::CarryRef {
+            name: "note".into(),
+            index: Some(1)
+        })
     );
 }
 
@@ -744,9 +748,9 @@ fn a_slot_past_the_arity_cap_folds_the_excess_into_one_context_operand() {
     let lower::Executor::Slot(slot) = &plan.steps[0].executor else {
         panic!("not a slot: {:?}", plan.steps[0].executor);
     };
-    assert_eq!(slot.operands.len(), crate::bind::SLOT_ARITY_CAP);
+    assert_eq!(slot.operands.operands.len(), crate::bind::SLOT_ARITY_CAP);
     assert!(matches!(
-        slot.operands.last(),
+        slot.operands.operands.last(),
         Some(crate::bind::SlotOperand::Context { carries, .. }) if carries.len() == 3
     ));
 }
