@@ -234,3 +234,192 @@ fn fix_w_changes_only_the_repaired_lines() {
     );
     assert_eq!(after.len(), text.len() + added[0].len() + 1);
 }
+
+/// A small program that `fmt` rewrites (flow carries become blocks).
+const NOT_CANONICAL: &str = "---\nname: m\ndescription: d\n---\nwalker:\n  name: m\n  carries:\n    task: {type: str, role: input}\nnodes:\n  - {id: done, type: TERMINAL, reads: [task]}\nedges: []\n";
+
+#[cfg(unix)]
+#[test]
+fn w_refuses_read_only_and_hard_linked_files_and_keeps_mode_and_owner() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("p.agir");
+    fs::write(&path, NOT_CANONICAL).expect("write");
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).expect("chmod");
+    let o = ais_in(dir.path(), &["fmt", "-w", "p.agir"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("read-only"), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&path).expect("read"), NOT_CANONICAL);
+    let mint =
+        fs::read_to_string(root().join("ais-core/tests/fixtures/check/repair_mint_carry.agir"))
+            .expect("fixture");
+    let fixme = dir.path().join("fix.agir");
+    fs::write(&fixme, &mint).expect("write");
+    fs::set_permissions(&fixme, fs::Permissions::from_mode(0o444)).expect("chmod");
+    let o = ais_in(dir.path(), &["fix", "-w", "fix.agir"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("read-only"), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&fixme).expect("read"), mint);
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).expect("chmod");
+    // A hard link: refused, both names keep the same text.
+    let link = dir.path().join("link.agir");
+    fs::hard_link(&path, &link).expect("hard link");
+    let o = ais_in(dir.path(), &["fmt", "-w", "p.agir"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 hard links"), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&path).expect("read"), NOT_CANONICAL);
+    fs::remove_file(&link).expect("unlink");
+    // Another user's file, written by root: mode and owner are kept.
+    let me = fs::metadata(dir.path()).expect("meta").uid();
+    let owned = if me == 0 {
+        std::os::unix::fs::chown(&path, Some(4321), Some(4321)).expect("chown");
+        true
+    } else {
+        eprintln!("notice: not root; the owner-keeping case is covered only for our own files");
+        false
+    };
+    let o = ais_in(dir.path(), &["fmt", "-w", "p.agir"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let meta = fs::metadata(&path).expect("meta");
+    assert_ne!(fs::read_to_string(&path).expect("read"), NOT_CANONICAL);
+    assert_eq!(meta.permissions().mode() & 0o777, 0o640);
+    if owned {
+        assert_eq!((meta.uid(), meta.gid()), (4321, 4321));
+    }
+}
+
+#[test]
+fn w_removes_the_temporary_files_a_killed_run_left_and_leaves_none_of_its_own() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    fs::write(dir.path().join("p.agir"), NOT_CANONICAL).expect("write");
+    // What `kill -9` during a write leaves: a temporary file of a process that is gone.
+    let stale = dir.path().join(".p.agir.ais-999999999-Xy12ab.tmp");
+    fs::write(&stale, "half a file").expect("write");
+    let other = dir.path().join(".q.agir.ais-999999999-Xy12ab.tmp");
+    fs::write(&other, "another file's").expect("write");
+    let o = ais_in(dir.path(), &["fmt", "-w", "p.agir"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stale.exists(), "the stale temporary file was not removed");
+    assert!(
+        other.exists(),
+        "a temporary file of another file was removed"
+    );
+    let names: Vec<String> = fs::read_dir(dir.path())
+        .expect("list")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+/// `fix -w` and `fmt -w` on one file at once: the repair is never lost while both report
+/// success (one of them may refuse, exit 2, because the file changed under it).
+#[test]
+fn concurrent_writers_never_lose_a_repair_while_both_succeed() {
+    let fixture =
+        fs::read_to_string(root().join("ais-core/tests/fixtures/check/repair_mint_carry.agir"))
+            .expect("fixture");
+    let text = fixture.replace("agir_version: 0.1", "agir_version:    0.1");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("p.agir");
+    let mut refusals = 0;
+    for _ in 0..30 {
+        fs::write(&path, &text).expect("write");
+        let spawn = |cmd: &str| {
+            Command::new(env!("CARGO_BIN_EXE_ais"))
+                .args([cmd, "-w", "p.agir"])
+                .current_dir(dir.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        };
+        let (fix, fmt) = (spawn("fix"), spawn("fmt"));
+        let (fix, fmt) = (
+            fix.wait_with_output().expect("fix"),
+            fmt.wait_with_output().expect("fmt"),
+        );
+        let after = fs::read_to_string(&path).expect("read");
+        let repaired = after.contains("note:") && after.contains("produced_by: draft");
+        match (fix.status.code(), fmt.status.code()) {
+            (Some(0), Some(0)) => {
+                assert!(repaired, "both succeeded but the repair is lost:\n{after}")
+            }
+            (Some(0), Some(2)) => {
+                assert!(repaired, "{after}");
+                assert!(String::from_utf8_lossy(&fmt.stderr).contains("changed while"));
+                refusals += 1;
+            }
+            (Some(2), Some(0)) => {
+                assert!(String::from_utf8_lossy(&fix.stderr).contains("changed while"));
+                refusals += 1;
+            }
+            other => panic!("unexpected exit codes {other:?}"),
+        }
+        assert!(ais::agir::read(&after).is_ok(), "{after}");
+    }
+    eprintln!("{refusals} of 30 rounds had one writer refuse");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_refused_before_it_is_opened() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("pipe.agir");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("notice: mkfifo is not available; skipping");
+        return;
+    }
+    for args in [
+        &["check", "pipe.agir"][..],
+        &["fmt", "pipe.agir"][..],
+        &["eval", "--types", "pipe.agir", "1"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ais"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let start = std::time::Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if start.elapsed().as_secs() > 10 {
+                let _ = child.kill();
+                panic!("{args:?} blocked on a FIFO with no writer");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().expect("output");
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {all}");
+        assert!(all.contains("FIFO"), "{args:?}: {all}");
+    }
+}
+
+#[test]
+fn fmt_never_writes_a_file_the_reader_would_refuse() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Flow carries (33 bytes each) become three-line blocks: under 8 MiB in, over it out.
+    let mut text = String::from("walker:\n  name: m\n  carries:\n");
+    let mut i = 0;
+    while text.len() < 8 * 1024 * 1024 - 64 {
+        text.push_str(&format!("    c{i:07}: {{type: str, role: input}}\n"));
+        i += 1;
+    }
+    fs::write(dir.path().join("big.agir"), &text).expect("write");
+    let o = ais_in(dir.path(), &["fmt", "-w", "big.agir"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("more than the 8388608 bytes the reader accepts"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("big.agir")).expect("read"),
+        text
+    );
+}

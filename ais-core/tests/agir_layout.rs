@@ -3,7 +3,7 @@
 
 mod support;
 
-use ais_core::agir::{read, write, write_keeping};
+use ais_core::agir::{Limits, read, write, write_keeping};
 use ais_core::source::Pos;
 use std::collections::BTreeSet;
 
@@ -62,7 +62,7 @@ fn every_comment_is_kept_next_to_its_element() {
         .unwrap();
     assert!(c.trailing);
     assert_eq!(c.pos, Pos::new(3, 14));
-    let out = write_keeping(&doc.program, &doc).unwrap();
+    let out = write_keeping(&doc.program, &doc, &Limits::default()).unwrap();
     for wanted in [
         "# module header\nname: demo # the id\n",
         "# the data plane\nwalker:\n",
@@ -78,13 +78,16 @@ fn every_comment_is_kept_next_to_its_element() {
     // It reads back to the same program, and formatting it again changes nothing.
     let back = read(&out).unwrap();
     assert_eq!(back.program, doc.program);
-    assert_eq!(write_keeping(&back.program, &back).unwrap(), out);
+    assert_eq!(
+        write_keeping(&back.program, &back, &Limits::default()).unwrap(),
+        out
+    );
 }
 
 #[test]
 fn unknown_sections_keep_their_text_anchors_tags_and_numbers() {
     let doc = read(COMMENTED).unwrap();
-    let out = write_keeping(&doc.program, &doc).unwrap();
+    let out = write_keeping(&doc.program, &doc, &Limits::default()).unwrap();
     assert!(
         out.contains(
             "x_extra: &d\n  big: 99999999999999999999\n  inf: .inf   # stays\n  tagged: !custom value\nx_more: *d\n"
@@ -101,7 +104,7 @@ fn a_repaired_program_keeps_the_comments_of_the_original() {
     let mut repaired = doc.program.clone();
     let carries = repaired.walker.as_mut().unwrap().carries.as_mut().unwrap();
     carries[1].ty = Some(ais_core::model::Type::parse("list[str]"));
-    let out = write_keeping(&repaired, &doc).unwrap();
+    let out = write_keeping(&repaired, &doc, &Limits::default()).unwrap();
     assert!(out.contains("# reviewed by legal"), "{out}");
     assert!(out.contains("type: list[str]"), "{out}");
     assert_eq!(read(&out).unwrap().program, repaired);
@@ -168,7 +171,7 @@ fn comments_on_every_element_of_the_corpus_survive_formatting() {
         let with =
             read(&commented).unwrap_or_else(|e| panic!("{}: {e:?}\n{commented}", path.display()));
         assert_eq!(with.program, doc.program, "{}", path.display());
-        let out = write_keeping(&with.program, &with)
+        let out = write_keeping(&with.program, &with, &Limits::default())
             .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
         for n in &lines {
             assert!(
@@ -185,7 +188,7 @@ fn comments_on_every_element_of_the_corpus_survive_formatting() {
         let again = read(&out).unwrap();
         assert_eq!(again.program, doc.program, "{}", path.display());
         assert_eq!(
-            write_keeping(&again.program, &again).unwrap(),
+            write_keeping(&again.program, &again, &Limits::default()).unwrap(),
             out,
             "{}",
             path.display()

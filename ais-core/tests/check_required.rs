@@ -3,8 +3,8 @@
 //! has no runnable program (X5, `failed`) and no TERMINAL (W6).
 
 use ais_core::check::check;
-use ais_core::plan::lower;
 use ais_core::diag::{CheckId, Outcome, Severity};
+use ais_core::plan::lower;
 
 fn checked(text: &str) -> ais_core::check::Checked {
     let doc = ais_core::agir::read(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));

@@ -71,7 +71,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
                     canonical(&checked.program, &doc, &name)?
                 }
             };
-            write_atomically(&args.file, &text)?;
+            write_atomically(&args.file, &text, &source)?;
             writeln!(o.err, "{summary}; wrote {n} repair{}{remaining}", plural(n))?;
         } else {
             writeln!(

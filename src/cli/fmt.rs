@@ -50,13 +50,12 @@ pub fn read_document(
 /// document it was read as) kept, after making sure it reads back to the same program (a
 /// writer bug must never reach the user's file) and that the reader accepts its size.
 pub fn canonical(program: &Program, like: &Document, name: &str) -> Result<String, CliError> {
-    let text = agir::write_keeping(program, like).map_err(|e| {
+    agir::write_keeping(program, like, &Limits::default()).map_err(|e| {
         CliError::new(
-            format!("cannot format `{name}`: {}", e.message),
+            format!("cannot write `{name}`: {}", e.message),
             e.help.unwrap_or_default(),
         )
-    })?;
-    within_limit(text, name)
+    })
 }
 
 /// The text, when the reader would accept its size: ais never writes a file it would then
@@ -130,7 +129,7 @@ pub fn run(args: &FmtArgs, o: &mut Output) -> CmdResult {
     }
     if args.write {
         if source != text {
-            write_atomically(&args.file, &text)?;
+            write_atomically(&args.file, &text, &source)?;
         }
         return Ok(Status::Ok);
     }

@@ -12,7 +12,7 @@
 //!   was a block entry at the start of a line and the text needed no relaxation; otherwise they
 //!   are written canonically from their values.
 //!
-//! The result is always read back and compared with the program; if it does not read back to
+//! The result is always read back (within the caller's limits) and compared with the program; if it does not read back to
 //! the same program, the unknown sections are written canonically instead, and if that fails
 //! too, [`write_keeping`] fails and nothing should be written.
 
@@ -161,17 +161,38 @@ fn verbatim_sections(
 /// differ from `like.program` (a repaired copy): comments stay with the elements they were
 /// attached to, found by their place in the program (`nodes[3].reads`), not by their text.
 ///
-/// Fails when the text does not read back to `program`; write nothing then.
-pub fn write_keeping(program: &Program, like: &Document) -> Result<String, ReadError> {
+/// The text is what a reader with `limits` accepts: it fails when the text would be larger
+/// than `limits.max_bytes` (a program read near the limit can grow past it when written
+/// canonically), and when it does not read back to `program`. Write nothing then.
+pub fn write_keeping(
+    program: &Program,
+    like: &Document,
+    limits: &Limits,
+) -> Result<String, ReadError> {
     let keep_sections = !like.layout.verbatim.is_empty() && like.program.extra == program.extra;
     let mut attempts = vec![keep_sections];
     if keep_sections {
         attempts.push(false);
     }
     for verbatim in attempts {
-        if let Some(text) = compose(program, like, verbatim)
-            && reads_back(&text).is_some_and(|p| p == *program)
-        {
+        let Some(text) = compose(program, like, verbatim, limits) else {
+            continue;
+        };
+        if text.len() > limits.max_bytes {
+            return Err(ReadError {
+                message: format!(
+                    "the text would be {} bytes, more than the {} bytes the reader accepts",
+                    text.len(),
+                    limits.max_bytes
+                ),
+                pos: None,
+                help: Some(
+                    "split the module into smaller programs joined by CALL; nothing was written"
+                        .to_owned(),
+                ),
+            });
+        }
+        if super::read_with_limits(&text, limits).is_ok_and(|d| d.program == *program) {
             return Ok(text);
         }
     }
@@ -187,20 +208,8 @@ pub fn write_keeping(program: &Program, like: &Document) -> Result<String, ReadE
     })
 }
 
-/// Reads text the writer produced (its size is checked by the caller, against the limit the
-/// caller reads with).
-fn reads_back(text: &str) -> Option<Program> {
-    let limits = Limits {
-        max_bytes: usize::MAX,
-        ..Limits::default()
-    };
-    super::read_with_limits(text, &limits)
-        .ok()
-        .map(|d| d.program)
-}
-
 /// The canonical text, the verbatim sections (when `verbatim`) and the comments.
-fn compose(program: &Program, like: &Document, verbatim: bool) -> Option<String> {
+fn compose(program: &Program, like: &Document, verbatim: bool, limits: &Limits) -> Option<String> {
     let mut text = if verbatim {
         let mut p = program.clone();
         p.extra.clear();
@@ -221,14 +230,10 @@ fn compose(program: &Program, like: &Document, verbatim: bool) -> Option<String>
         .iter()
         .filter(|c| !(verbatim && c.in_verbatim))
         .collect();
-    if comments.is_empty() {
+    if comments.is_empty() || text.len() > limits.max_bytes {
         return Some(text);
     }
-    let limits = Limits {
-        max_bytes: usize::MAX,
-        ..Limits::default()
-    };
-    let canonical = super::read_with_limits(&text, &limits).ok()?;
+    let canonical = super::read_with_limits(&text, limits).ok()?;
     text = place_comments(&text, &comments, &like.source_map, &canonical.source_map);
     Some(text)
 }
