@@ -44,11 +44,14 @@ pub enum CheckId {
     G7,
     G8,
     G9,
+    /// A section or field that spec §8.2 marks REQUIRED is missing (frontmatter `name` or
+    /// `description`, `walker.name`).
+    S1,
 }
 
 impl CheckId {
     /// Every check, in report order.
-    pub const ALL: [CheckId; 26] = [
+    pub const ALL: [CheckId; 27] = [
         CheckId::W1,
         CheckId::W2,
         CheckId::W3,
@@ -75,6 +78,7 @@ impl CheckId {
         CheckId::G7,
         CheckId::G8,
         CheckId::G9,
+        CheckId::S1,
     ];
 
     /// The id as printed: `W8`, `X5`, `G9`.
@@ -106,6 +110,7 @@ impl CheckId {
             CheckId::G7 => "G7",
             CheckId::G8 => "G8",
             CheckId::G9 => "G9",
+            CheckId::S1 => "S1",
         }
     }
 

@@ -452,6 +452,11 @@ impl SourceMap {
         self.entries.reserve(additional);
     }
 
+    /// Every recorded position, in recording order (a locus may repeat; the first wins).
+    pub fn iter(&self) -> impl Iterator<Item = (&Locus, Pos)> + '_ {
+        self.entries.iter().map(|(l, p)| (l, *p))
+    }
+
     /// The number of positions recorded (a locus recorded twice counts twice).
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -13,7 +13,7 @@
 //! ```
 //! use ais_core::check::{Repairs, check};
 //! use ais_core::diag::{CheckId, Outcome};
-//! use ais_core::model::{Edge, Instruction, Opcode, Program};
+//! use ais_core::model::{Edge, Instruction, Opcode, Program, Walker};
 //! use ais_core::source::SourceMap;
 //!
 //! let draft = Instruction {
@@ -26,6 +26,9 @@
 //! };
 //! let done = Instruction { id: "done".into(), opcode: Opcode::Terminal, ..Instruction::default() };
 //! let program = Program {
+//!     name: Some("note".into()),
+//!     description: Some("Write a note.".into()),
+//!     walker: Some(Walker { name: Some("note".into()), ..Walker::default() }),
 //!     nodes: Some(vec![draft, done]),
 //!     edges: Some(vec![Edge { from: "draft".into(), to: "done".into(), ..Edge::default() }]),
 //!     ..Program::default()
@@ -83,6 +86,7 @@ pub(crate) mod executable;
 mod guards;
 pub(crate) mod index;
 mod repair;
+mod required;
 pub(crate) mod types;
 mod well_formed;
 pub(crate) mod x5;
@@ -155,6 +159,7 @@ pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
     executable::run(&mut cx);
     types::run(&mut cx);
     battery::run(&mut cx);
+    required::run(&mut cx);
     let x5 = x5::x5_findings(&cx.ix);
     cx.findings.extend(x5);
     cx.findings

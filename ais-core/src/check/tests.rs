@@ -16,7 +16,13 @@ struct B(Program);
 impl B {
     fn new() -> Self {
         let mut b = B(Program::default());
-        b.0.walker = Some(Walker::default());
+        // The names §8.2 requires (S1), so that only the finding under test shows.
+        b.0.name = Some("t".into());
+        b.0.description = Some("A test module.".into());
+        b.0.walker = Some(Walker {
+            name: Some("t".into()),
+            ..Walker::default()
+        });
         b.input("task", "str")
     }
     fn carries(&mut self) -> &mut Vec<Carry> {

@@ -20,7 +20,7 @@ use crate::source::{Element, Field, Locus};
 
 /// Every X5 finding of a program, in check order.
 pub(crate) fn x5_findings(ix: &Index) -> Vec<Finding> {
-    let mut errs = Vec::new();
+    let mut errs: Vec<Finding> = super::required::no_program(ix).into_iter().collect();
     types_resolve(ix, &mut errs);
     signatures_parse(ix, &mut errs);
     guards_check(ix, &mut errs);
