@@ -10,7 +10,7 @@ use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// A 1-based line and column in a source text (columns count characters, not bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -31,6 +31,33 @@ impl Pos {
 impl fmt::Display for Pos {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// A range inside the text of one field — a name inside a guard, a CODE body or a signature:
+/// 1-based line and column (in characters) within that text, and its length in characters.
+///
+/// A finding about part of a field carries one beside its [`Locus`]; each front end turns it
+/// into its own location (a line and column in the `.agir` file, a sub-span of a string literal
+/// in the macro).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct SubRange {
+    /// 1-based line within the field's text.
+    pub line: u32,
+    /// 1-based column (characters) within that line.
+    pub column: u32,
+    /// The length in characters (0 when only the start is known).
+    pub len: u32,
+}
+
+impl SubRange {
+    /// A range from a position within the field's text and a length.
+    pub fn new(at: Pos, len: u32) -> Self {
+        SubRange {
+            line: at.line,
+            column: at.column,
+            len,
+        }
     }
 }
 
@@ -206,6 +233,9 @@ pub struct SourceMap {
     entries: Vec<(Locus, Pos)>,
     /// Locus → index of its first entry, built on the first lookup.
     index: OnceLock<HashMap<Locus, usize, foldhash::fast::RandomState>>,
+    /// The text the positions point into, when the reader attached it: it lets a position
+    /// inside a field's value ([`SubRange`]) be found in the file.
+    source: Option<Arc<str>>,
 }
 
 impl PartialEq for SourceMap {
@@ -233,9 +263,27 @@ impl SourceMap {
         }
     }
 
+    /// Attaches the text the positions point into, so that [`SourceMap::lookup_inner`] can
+    /// place a range inside a field's value.
+    pub fn attach_source(&mut self, text: &str) {
+        self.source = Some(Arc::from(text));
+    }
+
     /// The position of a locus, falling back to its field, then to its element, when the finer
     /// place was not recorded.
     pub fn lookup(&self, locus: &Locus) -> Option<Pos> {
+        let mut cur = Some(locus.clone());
+        while let Some(l) = cur {
+            if let Some(p) = self.lookup_exact(&l) {
+                return Some(p);
+            }
+            cur = l.coarser();
+        }
+        None
+    }
+
+    /// The position recorded for exactly this locus, without fallback.
+    fn lookup_exact(&self, locus: &Locus) -> Option<Pos> {
         let index = self.index.get_or_init(|| {
             let mut index =
                 HashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
@@ -244,14 +292,54 @@ impl SourceMap {
             }
             index
         });
-        let mut cur = Some(locus.clone());
-        while let Some(l) = cur {
-            if let Some(&i) = index.get(&l) {
-                return self.entries.get(i).map(|(_, p)| *p);
+        let &i = index.get(locus)?;
+        self.entries.get(i).map(|(_, p)| *p)
+    }
+
+    /// The position in the file of `range` inside the value of the field at `locus` — a name
+    /// inside a guard — when the text is attached, the field's own position was recorded, and
+    /// the value is a plain or quoted scalar on one line, or a block scalar (`|`, `>`). When
+    /// `token` is given, the text there must start with it (an escape sequence before it in a
+    /// double-quoted scalar shifts columns; the answer is then `None`, not a wrong place).
+    pub fn lookup_inner(&self, locus: &Locus, range: SubRange, token: Option<&str>) -> Option<Pos> {
+        let text = self.source.as_deref()?;
+        let start = self.lookup_exact(locus)?;
+        let lines: Vec<&str> = text
+            .lines()
+            .skip(usize::try_from(start.line).ok()?.checked_sub(1)?)
+            .take(usize::try_from(range.line).ok()?.saturating_add(1))
+            .collect();
+        let first = *lines.first()?;
+        let skip = usize::try_from(start.column).ok()?.checked_sub(1)?;
+        let opening = first.chars().nth(skip)?;
+        let (line, column) = match opening {
+            '"' | '\'' if range.line == 1 => (start.line, start.column + range.column),
+            '|' | '>' => {
+                // The block's indentation is that of its first content line.
+                let body = *lines.get(1)?;
+                let indent = body.chars().take_while(|c| *c == ' ').count();
+                let indent = u32::try_from(indent).ok()?;
+                (start.line + range.line, indent + range.column)
             }
-            cur = l.coarser();
+            '"' | '\'' => return None,
+            // A plain scalar, or a block scalar's content (where the reader places it): lines
+            // keep the block's indentation.
+            _ => (
+                start.line + range.line - 1,
+                (start.column - 1).checked_add(range.column)?,
+            ),
+        };
+        if let Some(token) = token {
+            let row = text
+                .lines()
+                .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
+            let from = usize::try_from(column).ok()?.checked_sub(1)?;
+            let at: String = row.chars().skip(from).take(token.chars().count()).collect();
+            if at != token {
+                return None;
+            }
         }
-        None
+        Some(Pos::new(line, column))
     }
 
     /// Makes room for at least `additional` more positions (a reader that knows the size of

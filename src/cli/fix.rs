@@ -5,7 +5,7 @@ use super::files::write_atomically;
 use super::fmt::{canonical, read_document, within_limit};
 use super::{CmdResult, Output, shown};
 use ais_core::agir;
-use ais_core::check::check;
+use ais_core::check::{Repairs, check};
 use ais_core::diag::Outcome;
 use ais_core::render::{self, SourceLines};
 use std::io::Write;
@@ -30,7 +30,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
         Ok(x) => x,
         Err(status) => return Ok(status),
     };
-    let checked = check(&doc.program, &doc.source_map, true);
+    let checked = check(&doc.program, &doc.source_map, Repairs::Mechanical);
     let status = status_of(checked.outcome, &checked.findings);
     if checked.outcome == Outcome::Failed {
         let lines = SourceLines::new(&source);
@@ -48,6 +48,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
     for d in &checked.deviations {
         writeln!(o.err, "{}", render::deviation_line(d))?;
     }
+    let repaired = checked.program(&doc.program);
     let remaining = if checked.findings.is_empty() {
         String::new()
     } else {
@@ -60,7 +61,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
             // Only the repaired spans change; when the repairs cannot be applied as such
             // edits, the program is written whole (canonically, comments kept) and the user
             // is told.
-            let text = match agir::edit_minimally(&source, &doc, &checked.program) {
+            let text = match agir::edit_minimally(&source, &doc, repaired) {
                 Some(text) => within_limit(text, &name)?,
                 None => {
                     writeln!(
@@ -68,7 +69,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
                         "note: the repairs could not be applied as edits at the repaired places \
                          only; `{name}` is rewritten as canonical AG-IR (comments kept)"
                     )?;
-                    canonical(&checked.program, &doc, &name)?
+                    canonical(repaired, &doc, &name)?
                 }
             };
             write_atomically(&args.file, &text, &source)?;
@@ -80,7 +81,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
             )?;
         }
     } else {
-        let text = canonical(&checked.program, &doc, &name)?;
+        let text = canonical(repaired, &doc, &name)?;
         o.out.write_all(text.as_bytes())?;
         o.out.flush()?;
         writeln!(

@@ -231,6 +231,7 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
     };
     relaxations.sort_by_key(|r| r.pos);
     let mut source_map = SourceMap::new();
+    source_map.attach_source(text);
     // About three positions are recorded for every four nodes of a typical program.
     source_map.reserve(stream.nodes / 4 * 3);
     let program = read::program(&stream.docs, &mut source_map)?;

@@ -4,7 +4,8 @@
 use super::Ctx;
 use super::guards;
 use super::index::{Index, ToolRef, quote_list};
-use crate::diag::{CheckId, MechanicalRepair, Repair, did_you_mean};
+use crate::diag::{CheckId, Repair, did_you_mean};
+use crate::edit::Edit;
 use crate::model::{Instruction, Isolation, Opcode, Owner, Type};
 use crate::source::{Element, Locus};
 
@@ -135,15 +136,15 @@ fn x1_no_hollow_du(cx: &mut Ctx) {
                 n.id
             ))
         } else if dual && has_doc {
-            Repair {
-                summary: format!(
+            Repair::mechanical(
+                Edit::ReownToModel {
+                    instruction: n.id.clone(),
+                },
+                format!(
                     "bind a tool with a body to `{}` (`tool: <name>`), or re-own it to a model slot with `owner: model`",
                     n.id
                 ),
-                mechanical: Some(MechanicalRepair::ReownToModel {
-                    instruction: n.id.clone(),
-                }),
-            }
+            )
         } else if dual {
             Repair::manual(format!(
                 "bind a tool with a body to `{}`, or write a `doc` stating what it must do and set `owner: model`",

@@ -5,7 +5,8 @@ use super::Ctx;
 use super::index::Map as HashMap;
 use super::index::{Index, ToolRef};
 use crate::bind::BindSource;
-use crate::diag::{CheckId, MechanicalRepair, Repair};
+use crate::diag::{CheckId, Repair};
+use crate::edit::Edit;
 use crate::model::{Opcode, Type};
 use crate::sig::Return;
 use crate::source::{Element, Locus};
@@ -200,16 +201,16 @@ fn g9_consumers_agree(cx: &mut Ctx, demands: &HashMap<String, Vec<Demand>>) {
                 let want = bad.ty.clone().unwrap_or(Type::Any);
                 let consumer = cx.ix.p.instructions()[bad.instr].id.clone();
                 let repair = match &agree {
-                    Some(a) => Repair {
-                        summary: format!(
+                    Some(a) => Repair::mechanical(
+                        Edit::AdoptType {
+                            carry: carry.name.clone(),
+                            ty: a.clone(),
+                        },
+                        format!(
                             "change carry `{}` to `type: {a}`, the type its consumers demand",
                             carry.name
                         ),
-                        mechanical: Some(MechanicalRepair::AdoptType {
-                            carry: carry.name.clone(),
-                            ty: a.clone(),
-                        }),
-                    },
+                    ),
                     None => Repair::manual(format!(
                         "split carry `{}` into one carry per demanded type, or make its consumers agree",
                         carry.name
@@ -283,16 +284,16 @@ fn g9_model_to_code_typed(cx: &mut Ctx, demands: &HashMap<String, Vec<Demand>>) 
         let writer = cx.ix.p.instructions()[w].id.clone();
         let reader = cx.ix.p.instructions()[consumer.instr].id.clone();
         let repair = match agree {
-            Some(a) => Repair {
-                summary: format!(
+            Some(a) => Repair::mechanical(
+                Edit::AdoptType {
+                    carry: carry.name.clone(),
+                    ty: a.clone(),
+                },
+                format!(
                     "declare carry `{}` as `type: {a}`, the type `{}` demands",
                     carry.name, consumer.tool
                 ),
-                mechanical: Some(MechanicalRepair::AdoptType {
-                    carry: carry.name.clone(),
-                    ty: a,
-                }),
-            },
+            ),
             None => Repair::manual(format!(
                 "declare the type `{}` must produce on carry `{}` (e.g. `type: str`), and annotate `{}`'s `{}` parameter with it",
                 writer, carry.name, consumer.tool, consumer.param

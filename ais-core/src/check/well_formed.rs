@@ -3,7 +3,8 @@
 use super::Ctx;
 use super::index::quote_list;
 use crate::bind::is_bare_param_name;
-use crate::diag::{CheckId, Finding, MechanicalRepair, Repair, did_you_mean};
+use crate::diag::{CheckId, Finding, Repair, did_you_mean};
+use crate::edit::Edit;
 use crate::model::{Modality, Opcode, Owner, Program, Role, TypeKind};
 use crate::source::{Element, Locus};
 use std::collections::HashSet;
@@ -409,7 +410,7 @@ fn w9_writes_declared(cx: &mut Ctx) {
             .as_ref()
             .map(|t| t.to_string())
             .unwrap_or_else(|| "<type>".into());
-        let mechanical = is_first.then(|| MechanicalRepair::MintCarry {
+        let mechanical = is_first.then(|| Edit::MintCarry {
             name: w.clone(),
             ty: ty.clone(),
             produced_by: Some(id.clone()),
@@ -421,9 +422,11 @@ fn w9_writes_declared(cx: &mut Ctx) {
             format!("`{id}` writes `{w}`, which is not a declared carry; the value has no slot to land in"),
         );
         f.did_you_mean = suggestions;
-        f.repair = Some(Repair {
-            summary: format!("add `{w}: {{type: {ty_text}, produced_by: {id}}}` to walker.carries"),
-            mechanical,
+        let summary =
+            format!("add `{w}: {{type: {ty_text}, produced_by: {id}}}` to walker.carries");
+        f.repair = Some(match mechanical {
+            Some(edit) => Repair::mechanical(edit, summary),
+            None => Repair::manual(summary),
         });
     }
 }
@@ -444,12 +447,15 @@ fn w10_carry_origin(cx: &mut Ctx) {
             [w] => Some(ids[*w].to_owned()),
             _ => None,
         };
-        let set_producer = |summary: String| Repair {
-            summary,
-            mechanical: sole_writer.clone().map(|w| MechanicalRepair::SetProducer {
-                carry: carry.name.clone(),
-                instruction: w,
-            }),
+        let set_producer = |summary: String| match &sole_writer {
+            Some(w) => Repair::mechanical(
+                Edit::SetProducer {
+                    carry: carry.name.clone(),
+                    instruction: w.clone(),
+                },
+                summary,
+            ),
+            None => Repair::manual(summary),
         };
         if let Some(Role::Unknown(r)) = &carry.role {
             cx.report(

@@ -14,6 +14,7 @@ use super::executable::real_guard;
 use super::index::{Index, ToolRef};
 use crate::bind::{BindSource, ParamBinding, Rule, is_content_param, is_path_param};
 use crate::diag::{CheckId, Finding, Repair, Severity, did_you_mean};
+use crate::edit::{Edit, Wording};
 use crate::model::{Opcode, Type, TypeKind};
 use crate::source::{Element, Locus};
 
@@ -120,25 +121,72 @@ fn signatures_parse(ix: &Index, errs: &mut Vec<Finding>) {
     }
 }
 
-/// Every real guard parses and type-checks as a `bool` over the program's carries.
+/// Every real guard parses and type-checks as a `bool` over the program's carries. The finding
+/// points inside the guard at the offending token; a name that is no carry gets its
+/// did-you-mean, and a mechanical rename when one declared name is a single typo away.
 fn guards_check(ix: &Index, errs: &mut Vec<Finding>) {
     for (e, edge) in ix.p.edge_list().iter().enumerate() {
         let Some(g) = real_guard(edge.guard.as_deref()) else {
             continue;
         };
-        if let Err(err) = ix.check_guard(g) {
-            let mut f = x5(
-                Locus::field(Element::Edge(e), "guard"),
-                format!(
-                    "the guard `{g}` on edge `{}` -> `{}` does not check ({} at {}:{}): {}",
-                    edge.from, edge.to, err.category, err.line, err.column, err.message
-                ),
-                "write the guard as a comparison over a carry, e.g. `<carry> == true`, or drop it to make the edge the default".to_owned(),
-            );
-            f.instruction = Some(edge.from.clone());
-            errs.push(f);
-        }
+        let Err(err) = ix.check_guard(g) else {
+            continue;
+        };
+        let summary = "write the guard as a comparison over a carry, e.g. `<carry> == true`, or drop it to make the edge the default";
+        let name = (err.len > 0 && err.line == 1)
+            .then(|| {
+                let skip = usize::try_from(err.column.saturating_sub(1)).ok()?;
+                let len = usize::try_from(err.len).ok()?;
+                Some(
+                    g.lines()
+                        .next()?
+                        .chars()
+                        .skip(skip)
+                        .take(len)
+                        .collect::<String>(),
+                )
+            })
+            .flatten();
+        let repair = match (&name, unambiguous(name.as_deref(), &err.did_you_mean)) {
+            (Some(name), Some(to)) => {
+                let edit = Edit::RenameInGuard {
+                    edge: e,
+                    from_step: edge.from.clone(),
+                    to_step: edge.to.clone(),
+                    name: name.clone(),
+                    to: to.to_owned(),
+                    column: err.column,
+                };
+                Repair::mechanical(edit.clone(), edit.describe(Wording::Agir))
+            }
+            _ => Repair::manual(summary),
+        };
+        let mut f = Finding::new(
+            CheckId::X5,
+            Severity::Fatal,
+            Locus::field(Element::Edge(e), "guard"),
+            format!(
+                "the guard `{g}` on edge `{}` -> `{}` does not check ({}): {}",
+                edge.from, edge.to, err.category, err.message
+            ),
+        )
+        .with_inner(err.range())
+        .with_suggestions(err.did_you_mean.clone())
+        .with_repair(repair);
+        f.instruction = Some(edge.from.clone());
+        errs.push(f);
     }
+}
+
+/// The one suggestion a misspelled `name` can only have meant: the only candidate a single
+/// edit (insertion, deletion, substitution or transposition) away.
+pub(crate) fn unambiguous<'a>(name: Option<&str>, suggestions: &'a [String]) -> Option<&'a str> {
+    let name = name?;
+    let mut close = suggestions
+        .iter()
+        .filter(|s| strsim::osa_distance(name, s) == 1);
+    let first = close.next()?;
+    close.next().is_none().then_some(first.as_str())
 }
 
 /// Instruction `i` lowers: its tool binding is unambiguous, no binding transposes a path and
