@@ -85,9 +85,6 @@ impl Transport {
         options: ProviderOptions,
         secret: Option<Secret>,
     ) -> Result<Self, ModelError> {
-        // reqwest is built without a default crypto provider: use ring (installing it is
-        // idempotent; an error only says one is installed already).
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             .user_agent(concat!("ais/", env!("CARGO_PKG_VERSION")))
