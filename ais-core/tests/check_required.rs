@@ -26,9 +26,9 @@ fn an_empty_or_program_less_document_has_no_runnable_program() {
     ] {
         let (c, p) = checked(text);
         assert_eq!(c.outcome, Outcome::Failed, "{text:?}: {:#?}", c.findings);
-        let ids: Vec<CheckId> = c.findings.iter().map(|f| f.id).collect();
-        assert!(ids.contains(&CheckId::X5), "{text:?}: {ids:?}");
-        assert!(ids.contains(&CheckId::W6), "{text:?}: {ids:?}");
+        let ids: Vec<_> = c.findings.iter().map(|f| f.id).collect();
+        assert!(ids.iter().any(|id| *id == CheckId::X5), "{text:?}: {ids:?}");
+        assert!(ids.iter().any(|id| *id == CheckId::W6), "{text:?}: {ids:?}");
         for f in &c.findings {
             assert!(f.repair.is_some(), "{text:?}: {} has no repair", f.id);
         }
