@@ -124,6 +124,8 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
         )
     })?;
     let pgid = child.id();
+    // Should the caller drop this call mid-way (a cancelled run), the group dies with it.
+    let _group = GroupGuard(pgid);
     if let (Some(input), Some(mut pipe)) = (spec.stdin, child.stdin.take()) {
         // A process that never reads its input must not block the run: write from a task and
         // ignore a broken pipe (the process exited or closed its input).
@@ -186,6 +188,15 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
                 output: combine(&capture.stdout, &capture.stderr),
             })
         }
+    }
+}
+
+/// Kills the process group when dropped.
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.0);
     }
 }
 
