@@ -237,3 +237,21 @@ async fn a_dropped_call_takes_its_process_group_with_it() {
     });
     assert!(gone, "the background sleep outlived the dropped call");
 }
+
+#[tokio::test]
+async fn a_background_process_holding_the_pipes_does_not_make_a_finished_call_time_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ctx = ToolContext::new(dir.path());
+    ctx.limits.timeout = Duration::from_secs(20);
+    let start = Instant::now();
+    let v = tool("sleep 1000 & echo started", &[])
+        .call(args(&[]), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(v, Value::from("started"));
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+}

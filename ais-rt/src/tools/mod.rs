@@ -33,9 +33,11 @@
 //!   (`SIGKILL`) and the call fails with [`ToolErrorKind::Timeout`]; past `max_output_bytes`
 //!   (default 4 MiB, stdout and stderr together) reading stops, the group is killed and the
 //!   call fails with [`ToolErrorKind::OutputLimit`]. Either way the error carries the output
-//!   captured so far (capped). After a normal exit the group is killed too, so no tool leaves a
-//!   background process running (a process that deliberately leaves the group with `setsid`
-//!   is out of this reach).
+//!   captured so far (capped). A call ends when its process exits (its pipes are read for
+//!   250 ms more, so a background process holding them cannot stall a finished call). Then
+//!   the group is killed, and so it is when the call is dropped half-way: no tool leaves a
+//!   background process running (one that deliberately leaves the group with `setsid` is out
+//!   of this reach).
 //!
 //! A non-zero exit, a Python exception or `exit()` is [`ToolErrorKind::Failed`] with the
 //! captured output. See [`command`] for placeholders and when a shell is used, [`python`] for

@@ -245,8 +245,13 @@ impl Capture {
     }
 }
 
-/// Reads both pipes to their end and waits for the process. `Ok(None)` when the output passed
-/// the cap (reading stops there).
+/// How long the pipes are still read after the process itself exited: a background process
+/// it left behind may hold them open, and must not turn a finished call into a timeout.
+const DRAIN_AFTER_EXIT: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Reads both pipes and waits for the process: until both pipes close, or
+/// [`DRAIN_AFTER_EXIT`] after the process exited, whichever comes first. `Ok(None)` when the
+/// output passed the cap (reading stops there).
 async fn capture_and_wait(
     child: &mut Child,
     mut stdout: ChildStdout,
@@ -256,6 +261,9 @@ async fn capture_and_wait(
     let mut out_buf = vec![0u8; 16 * 1024];
     let mut err_buf = vec![0u8; 16 * 1024];
     let (mut out_open, mut err_open) = (true, true);
+    let mut status = None;
+    let drained = tokio::time::sleep(std::time::Duration::from_secs(0));
+    tokio::pin!(drained);
     while out_open || err_open {
         tokio::select! {
             read = stdout.read(&mut out_buf), if out_open => {
@@ -274,7 +282,15 @@ async fn capture_and_wait(
                     return Ok(None);
                 }
             }
+            exited = child.wait(), if status.is_none() => {
+                status = Some(exited?);
+                drained.as_mut().reset(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
+            }
+            () = &mut drained, if status.is_some() => break,
         }
     }
-    child.wait().await.map(Some)
+    match status {
+        Some(status) => Ok(Some(status)),
+        None => child.wait().await.map(Some),
+    }
 }
