@@ -181,7 +181,7 @@ pub use ast::{BinOp, Expr, ExprKind, LogicOp, UnOp};
 pub use eval::{Carries, Compiled};
 pub use limits::Limits;
 pub use parser::parse;
-pub use types::{OUTCOME, Ty, TypeEnv};
+pub use types::{Ty, TypeEnv};
 
 use crate::model::{Program, Type};
 use crate::source::Pos;
@@ -190,7 +190,7 @@ use indexmap::IndexMap;
 use std::fmt;
 
 /// An error category (after the Aegis seed).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Category {
     /// The text is not an expression.
     SyntaxError,
