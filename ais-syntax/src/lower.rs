@@ -67,17 +67,25 @@ impl Errors {
 /// an unknown modifier, a knowledge kind that does not exist) is an error at its token; all of
 /// them are reported at once.
 pub fn lower(def: &ProgramDef) -> syn::Result<Lowered> {
+    let (lowered, errors) = lower_all(def);
+    errors.map(|()| lowered)
+}
+
+/// Lowers one program as far as it lowers, with the errors beside it: what could not be
+/// lowered is left out of the program (a tool with no signature, an unknown modifier), so a
+/// driver can still build a correctly typed stand-in and report only the errors.
+pub fn lower_all(def: &ProgramDef) -> (Lowered, syn::Result<()>) {
     let mut cx = Cx {
         spans: SpanMap::new(),
         errors: Errors::default(),
         declared: def.types.iter().map(|t| t.name.text.clone()).collect(),
     };
     let program = cx.program(def);
-    cx.errors.finish()?;
-    Ok(Lowered {
+    let lowered = Lowered {
         program,
         spans: cx.spans,
-    })
+    };
+    (lowered, cx.errors.finish())
 }
 
 struct Cx {
@@ -390,7 +398,10 @@ impl Cx {
             ToolImpl::Inline(block) => {
                 tool.sig = self.signature(t);
                 let base = t.keyword.start().column;
-                tool.body = Some(format!("fn {}", source_text(t.tokens.clone(), base, false)));
+                tool.body = Some(format!(
+                    "fn {}\n",
+                    source_text(t.tokens.clone(), base, false)
+                ));
                 tool.lang = Some("rust".to_owned());
                 let b = &block.brace_token.span;
                 self.at(el, Some("body"), Site::range(b.open(), b.close()));

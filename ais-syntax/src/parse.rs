@@ -562,18 +562,21 @@ fn parse_tool(input: ParseStream, attrs: &Attrs) -> syn::Result<ToolDef> {
     } else {
         (Vec::new(), ident.span())
     };
+    // The tokens are kept as written (not re-printed by syn, which loses the closing spans of
+    // groups), so the body's text can be laid out from their positions.
     let ret = if input.peek(Token![->]) {
-        let arrow: Token![->] = input.parse()?;
-        arrow.to_tokens(&mut tokens);
+        let begin = input.cursor();
+        input.parse::<Token![->]>()?;
         let ty: syn::Type = input.parse()?;
-        ty.to_tokens(&mut tokens);
+        tokens.extend(raw_between(begin, input.cursor()));
         Some(ty)
     } else {
         None
     };
     let imp = if input.peek(syn::token::Brace) {
-        let block: syn::Block = input.parse()?;
-        block.to_tokens(&mut tokens);
+        let group: Group = input.parse()?;
+        let block: syn::Block = syn::parse2(group.to_token_stream())?;
+        tokens.extend([TokenTree::Group(group)]);
         ToolImpl::Inline(Box::new(block))
     } else if input.peek(Token![=]) {
         input.parse::<Token![=]>()?;
@@ -789,6 +792,22 @@ fn parse_instruction(input: ParseStream, attrs: Attrs) -> syn::Result<InstrDef> 
         traces_to: attrs.traces_to()?,
         end,
     })
+}
+
+/// The token trees from `begin` up to (not including) `end`.
+fn raw_between(begin: syn::buffer::Cursor, end: syn::buffer::Cursor) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut cur = begin;
+    while cur != end {
+        match cur.token_tree() {
+            Some((tt, next)) => {
+                out.extend([tt]);
+                cur = next;
+            }
+            None => break,
+        }
+    }
+    out
 }
 
 /// The tokens up to (not including) the next top-level `;`.

@@ -11,7 +11,7 @@
 //! | `HashMap<String, V>`, `BTreeMap<String, V>`, `IndexMap<String, V>` | `dict[str, V]` |
 //! | `serde_json::Value`, `ais::Value` | `any` |
 //! | `ArtifactPath`, `&Path`, `PathBuf` | `path` |
-//! | `Outcome` | `outcome` |
+//! | `OutcomeValue` (`ais::OutcomeValue`) | `outcome` |
 //! | `Option<T>`, `&T` | as `T` |
 //! | a type the program declares | its name |
 //!
@@ -80,7 +80,7 @@ fn path_type(p: &syn::TypePath, declared: &[String]) -> Result<Type, String> {
         "bool" => Type::Bool,
         "Value" => Type::Any,
         "ArtifactPath" | "PathBuf" | "Path" => Type::Path,
-        "Outcome" => Type::Named("outcome".to_owned()),
+        "OutcomeValue" => Type::Named("outcome".to_owned()),
         "Vec" | "VecDeque" => match args.first() {
             Some(t) => Type::List(Some(Box::new(ais_type(t, declared)?))),
             None => Type::List(None),

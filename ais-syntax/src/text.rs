@@ -81,10 +81,12 @@ pub fn layout(
 ) -> (String, Vec<(usize, Span)>) {
     let mut pieces = Vec::new();
     flatten(tokens, &mut pieces);
+    // Starts must not go backwards. Two tokens may share a span (syn keeps one span for a
+    // multi-character punctuation such as `->`), which lays them out with no gap.
     let located = pieces.iter().all(|p| p.start.line > 0)
         && pieces
             .windows(2)
-            .all(|w| (w[1].start.line, w[1].start.column) >= (w[0].end.line, w[0].end.column));
+            .all(|w| (w[1].start.line, w[1].start.column) >= (w[0].start.line, w[0].start.column));
     if !located {
         return spaced(&pieces);
     }
@@ -110,7 +112,10 @@ pub fn layout(
         }
         offsets.push((out.len(), piece.span));
         out.push_str(&piece.text);
-        prev = Some(piece.end);
+        prev = Some(match prev {
+            Some(p) if (p.line, p.column) > (piece.end.line, piece.end.column) => p,
+            _ => piece.end,
+        });
     }
     (out, offsets)
 }

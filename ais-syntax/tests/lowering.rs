@@ -45,7 +45,7 @@ fn appendix_c_in_the_dsl_lowers_to_the_agir_program() {
         .unwrap();
     assert_eq!(
         body,
-        "fn assemble_plan(header_md: &str, tasks_md: &str) -> String {\n    format!(\"{}\\n\\n{}\\n\", header_md.trim_end(), tasks_md.trim())\n}"
+        "fn assemble_plan(header_md: &str, tasks_md: &str) -> String {\n    format!(\"{}\\n\\n{}\\n\", header_md.trim_end(), tasks_md.trim())\n}\n"
     );
     assert_eq!(
         dsl.program.tools.as_ref().unwrap()[2].sig.as_deref(),
