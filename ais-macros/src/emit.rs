@@ -24,8 +24,9 @@ fn serde_derives() -> TokenStream {
     }
 }
 
-/// Everything generated for one program.
-pub fn program(def: &ProgramDef, program: &Program, checks: &Checks) -> TokenStream {
+/// Everything generated for one program; `checks` is `None` for a stand-in (a program that did
+/// not lower), which gets no tools.
+pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> TokenStream {
     let vis = &def.vis;
     let name = &def.ident;
     let input = format_ident!("{}Input", name);
@@ -38,7 +39,7 @@ pub fn program(def: &ProgramDef, program: &Program, checks: &Checks) -> TokenStr
         .unwrap_or_else(|| format!("The `{program_name}` agent program."));
     let types = declared_types(def, program);
     let (input_fields, report_fields) = carry_fields(program);
-    let tools = tools(def, checks);
+    let tools = checks.map(|c| tools(def, c)).unwrap_or_default();
     let p = private();
     let derives = serde_derives();
     let input_doc = format!("The inputs of [`{name}`]: one field per `input` carry.");

@@ -23,11 +23,14 @@ pub fn expand(input: TokenStream) -> TokenStream {
 fn program(def: &ProgramDef) -> TokenStream {
     let (lowered, lowering) = lower_all(def);
     let mut out = TokenStream::new();
-    let mut clean = true;
+    // Phases stop at their errors: a program that does not lower is not validated (its
+    // findings would be about what is missing), and expands without its tools.
     if let Err(e) = lowering {
         out.extend(e.to_compile_error());
-        clean = false;
+        out.extend(crate::emit::program(def, &lowered.program, None));
+        return out;
     }
+    let mut clean = true;
     for d in diagnose(&lowered, Site::one(def.ident.span())) {
         if d.is_error() {
             out.extend(error_at(d.site, &d.full_message()));
@@ -49,7 +52,7 @@ fn program(def: &ProgramDef) -> TokenStream {
     } else {
         Default::default()
     };
-    out.extend(crate::emit::program(def, &lowered.program, &checks));
+    out.extend(crate::emit::program(def, &lowered.program, Some(&checks)));
     out
 }
 

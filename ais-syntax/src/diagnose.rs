@@ -46,15 +46,54 @@ impl Diagnostic {
 /// finding with no recorded place points (the program's name).
 pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
     let checked = check(&lowered.program, &SourceMap::new(), false);
-    checked
-        .findings
-        .iter()
-        .map(|f| Diagnostic {
+    let findings = without_consequences(checked.findings);
+    // (instruction, mergeable, diagnostic)
+    let mut out: Vec<(Option<String>, bool, Diagnostic)> = Vec::new();
+    for f in &findings {
+        let d = Diagnostic {
             id: f.id,
             severity: f.severity,
             message: message(f),
             help: help(f, &lowered.program),
             site: site(lowered, &f.locus, f).unwrap_or(fallback),
+        };
+        // Two findings of one check about one instruction are one mistake (a LOOP with neither
+        // cap nor counter): one error that says both.
+        let mergeable = f.instruction.is_some() && f.locus.index.is_none();
+        if let Some((_, _, prev)) = out
+            .iter_mut()
+            .find(|(instr, m, prev)| *m && mergeable && prev.id == d.id && *instr == f.instruction)
+        {
+            let extra = d
+                .message
+                .trim_start_matches(&format!("{}: ", d.id))
+                .to_owned();
+            prev.message = format!("{}; and {extra}", prev.message);
+            continue;
+        }
+        out.push((f.instruction.clone(), mergeable, d));
+    }
+    out.into_iter().map(|(_, _, d)| d).collect()
+}
+
+/// Drops the findings that only restate another one's consequence, so one mistake shows as
+/// one error: an unreachable instruction or TERMINAL when an edge names no instruction (W4),
+/// and a carry with no producer (W10) when a write was misspelled for it (W9's suggestion).
+fn without_consequences(findings: Vec<Finding>) -> Vec<Finding> {
+    let dangling_edge = findings.iter().any(|f| f.id == CheckId::W4);
+    let meant: Vec<String> = findings
+        .iter()
+        .filter(|f| f.id == CheckId::W9)
+        .filter_map(|f| f.did_you_mean.first().cloned())
+        .collect();
+    findings
+        .into_iter()
+        .filter(|f| {
+            let unreachable = matches!(f.id, CheckId::W6 | CheckId::W7)
+                && f.message.contains("cannot be reached");
+            let orphan =
+                f.id == CheckId::W10 && meant.iter().any(|m| f.message.contains(&format!("`{m}`")));
+            !(orphan || dangling_edge && unreachable)
         })
         .collect()
 }
@@ -110,10 +149,15 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
         .map(|(_, i)| i);
     if let Some(repair) = f.repair.as_ref().and_then(|r| r.mechanical.as_ref()) {
         return Some(match repair {
-            MechanicalRepair::MintCarry { name, ty, .. } => format!(
-                "declare it in `carries {{ .. }}`: `{name}: {},`",
-                ty.as_ref().map_or("str".to_owned(), ToString::to_string)
-            ),
+            MechanicalRepair::MintCarry { name, ty, .. } => {
+                let ty = ty.as_ref().map_or("str".to_owned(), ToString::to_string);
+                match f.did_you_mean.first() {
+                    Some(close) => {
+                        format!("write `{close}`, or declare `{name}: {ty},` in `carries {{ .. }}`")
+                    }
+                    None => format!("declare it in `carries {{ .. }}`: `{name}: {ty},`"),
+                }
+            }
             MechanicalRepair::AdoptType { carry, ty } => {
                 format!("declare it as `{carry}: {ty},` in `carries {{ .. }}`")
             }
@@ -132,9 +176,31 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
     let id = instr.map(|i| i.id.clone()).unwrap_or_default();
     let op = instr.map(|i| i.opcode.to_string()).unwrap_or_default();
     let text = match f.id {
-        CheckId::W3 => format!("say who runs it: `{id}: {op}(code) ..` or `{id}: {op}(model) ..`"),
-        CheckId::W4 => format!("add an edge into it (`previous -> {id};`) or remove it"),
-        CheckId::W5 => format!("add a transition out of it (`{id} -> next;`)"),
+        CheckId::W3 => match instr.and_then(|i| i.opcode.fixed_owner()) {
+            Some(owner) => format!(
+                "remove the owner: {op} always runs on the {} (`{id}: {op}(..)`)",
+                if owner == ais_core::model::Owner::Model {
+                    "model"
+                } else {
+                    "code"
+                }
+            ),
+            None => format!("say who runs it: `{id}: {op}(code) ..` or `{id}: {op}(model) ..`"),
+        },
+        CheckId::W5 => {
+            let ids: Vec<&str> = program
+                .instructions()
+                .iter()
+                .map(|i| i.id.as_str())
+                .collect();
+            format!("add the transitions: `{};`", ids.join(" -> "))
+        }
+        CheckId::W12 if f.message.contains("resident") => {
+            let name = f.message.split('`').nth(1).unwrap_or("item");
+            format!(
+                "say which slots receive it: `#[resident_on(instruction)] knowledge {name} = ..;`"
+            )
+        }
         CheckId::W6 => {
             "end the program with an instruction such as `done: TERMINAL(result);`".into()
         }
@@ -149,8 +215,25 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
         CheckId::G6 => format!(
             "decide in code: `{id}: ROUTE(code)(..)` with guards over a carry a DU step parses from the answer"
         ),
-        CheckId::G8 => {
+        CheckId::G8 if f.message.contains("sequential") => {
+            "chain the dependent steps (`a -> b;`) instead of fanning them out".to_owned()
+        }
+        CheckId::G8 if f.message.contains("isolation") => {
             format!("declare the isolation: `#[concurrency(isolation = private_write)]` on `{id}`")
+        }
+        CheckId::G1 if f.message.contains("prose pointer") => {
+            "put the text itself in the knowledge item, not a reference to it".to_owned()
+        }
+        CheckId::X5 if f.message.contains("in its content parameter") => {
+            let carry = f.message.split('`').nth(5).unwrap_or("the path");
+            format!("read the carry that holds the text itself ahead of `{carry}` in `{id}`")
+        }
+        CheckId::X5 if f.message.contains("in its path parameter") => {
+            let carry = f.message.split('`').nth(5).unwrap_or("it");
+            format!(
+                "if `{carry}` holds a path, name it like one (`{carry}_path`); else drop it from \
+                 `{id}`'s reads so the path comes from the task"
+            )
         }
         _ => return None,
     };

@@ -526,8 +526,36 @@ impl Cx {
         instr
     }
 
+    /// An operand written on an opcode that does not take it is an error at the operand.
+    fn only_on(&mut self, d: &InstrDef, what: &str, span: Span, opcode: &str) {
+        if d.opcode.text != opcode {
+            self.errors.push(
+                span,
+                format!(
+                    "{what} applies to a {opcode}; `{}` is a {}",
+                    d.id.text, d.opcode.text
+                ),
+            );
+        }
+    }
+
     /// The operands that only some opcodes take: output, autonomy, LOOP, SPAWN, CALL, CODE.
     fn instruction_operands(&mut self, el: Element, d: &InstrDef, instr: &mut Instruction) {
+        if let Some(v) = &d.verdict {
+            self.only_on(d, "`#[verdict(..)]`", v.span, "LOOP");
+        }
+        if let Some((_, span)) = d.cap {
+            self.only_on(d, "`#[cap(..)]`", span, "LOOP");
+        }
+        if let Some(c) = &d.counter {
+            self.only_on(d, "`#[counter(..)]`", c.span, "LOOP");
+        }
+        if let Some(c) = &d.concurrency {
+            self.only_on(d, "`#[concurrency(..)]`", c.span, "SPAWN");
+        }
+        if let Some((_, site)) = &d.body {
+            self.only_on(d, "a body `= expression`", site.start, "CODE");
+        }
         if let Some(o) = &d.output {
             self.at(el, Some("output"), o.site);
             instr.output = Some(Type::parse(&o.text));
