@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("read+check", n), &text, |b, text| {
             b.iter(|| {
                 agir::read(black_box(text)).map(|doc| {
-                    check::check(&doc.program, &doc.source_map, false)
+                    check::check(&doc.program, &doc.source_map, check::Repairs::Off)
                         .findings
                         .len()
                 })

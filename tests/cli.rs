@@ -244,7 +244,11 @@ fn fix_prints_the_repaired_program_and_records_deviations_on_stderr() {
         repaired.program.carry("plan_ok").is_some(),
         "the carry is minted"
     );
-    let checked = ais::check::check(&repaired.program, &repaired.source_map, false);
+    let checked = ais::check::check(
+        &repaired.program,
+        &repaired.source_map,
+        ais::check::Repairs::Off,
+    );
     assert!(
         checked.findings.iter().all(|f| f.id != ais::CheckId::W9),
         "{:?}",

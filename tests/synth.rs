@@ -19,7 +19,7 @@ fn generated_programs_have_exactly_n_instructions_and_check_without_errors() {
             .filter(|i| i.opcode == Opcode::Terminal)
             .count();
         assert_eq!(terminals, 1, "n = {n}");
-        let checked = check::check(program, &doc.source_map, false);
+        let checked = check::check(program, &doc.source_map, check::Repairs::Off);
         let errors: Vec<_> = checked
             .findings
             .iter()

@@ -4,7 +4,7 @@
 //! instruction should stay flat (linear checking); 10,000 instructions should check in well
 //! under 100 ms in release.
 
-use ais_core::check::check;
+use ais_core::check::{Repairs, check};
 use ais_core::model::{
     Carry, ContentKind, Edge, Field, Instruction, Knowledge, Opcode, Owner, Program, Role, Tool,
     ToolSurface, Type, TypeDecl, TypeKind, Walker,
@@ -245,7 +245,7 @@ fn bench(c: &mut Criterion) {
         let count = p.instructions().len() as u64;
         group.throughput(Throughput::Elements(count));
         group.bench_with_input(BenchmarkId::from_parameter(n), &p, |b, p| {
-            b.iter(|| check(black_box(p), &map, false))
+            b.iter(|| check(black_box(p), &map, Repairs::Off))
         });
     }
     group.finish();
@@ -256,7 +256,7 @@ fn bench(c: &mut Criterion) {
         let p = generate_objects(n);
         group.throughput(Throughput::Elements(p.instructions().len() as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &p, |b, p| {
-            b.iter(|| check(black_box(p), &map, false))
+            b.iter(|| check(black_box(p), &map, Repairs::Off))
         });
     }
     group.finish();

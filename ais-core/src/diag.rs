@@ -6,7 +6,8 @@
 //! is the correct next call": every finding says what is wrong, where, and — in `repair` — the
 //! exact change that resolves it.
 
-use crate::source::{Locus, Pos};
+use crate::edit::{Edit, Wording};
+use crate::source::{Locus, Pos, SubRange};
 use serde::Serialize;
 use std::fmt;
 
@@ -41,11 +42,14 @@ pub enum CheckId {
     G7,
     G8,
     G9,
+    /// A section or field that spec §8.2 marks REQUIRED is missing (frontmatter `name` or
+    /// `description`, `walker.name`).
+    S1,
 }
 
 impl CheckId {
     /// Every check, in report order.
-    pub const ALL: [CheckId; 26] = [
+    pub const ALL: [CheckId; 27] = [
         CheckId::W1,
         CheckId::W2,
         CheckId::W3,
@@ -72,6 +76,7 @@ impl CheckId {
         CheckId::G7,
         CheckId::G8,
         CheckId::G9,
+        CheckId::S1,
     ];
 
     /// The id as printed: `W8`, `X5`, `G9`.
@@ -103,6 +108,7 @@ impl CheckId {
             CheckId::G7 => "G7",
             CheckId::G8 => "G8",
             CheckId::G9 => "G9",
+            CheckId::S1 => "S1",
         }
     }
 
@@ -148,62 +154,63 @@ impl fmt::Display for Severity {
 }
 
 /// The exact change that resolves a finding.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Repair {
-    /// The change, in words a user can act on: "add `plan_md: {type: str, produced_by:
-    /// assemble}` to walker.carries".
+    /// The change, in AG-IR words a user can act on: "add `plan_md: {type: str, produced_by:
+    /// assemble}` to walker.carries". Another front end words it with [`Repair::words`].
     pub summary: String,
-    /// The machine-applicable form, when the repair is mechanical (ladder step 1, §9.1).
-    #[serde(skip)]
-    pub mechanical: Option<MechanicalRepair>,
+    /// The change as an edit on the model, when it is one.
+    pub edit: Option<Edit>,
+    /// True when the validator applies [`Repair::edit`] itself (ladder step 1, §9.1).
+    pub mechanical: bool,
 }
 
 impl Repair {
-    /// A repair a user applies by hand.
+    /// A repair a user applies by hand, with no structured edit.
     pub fn manual(summary: impl Into<String>) -> Self {
         Repair {
             summary: summary.into(),
-            mechanical: None,
+            edit: None,
+            mechanical: false,
+        }
+    }
+
+    /// A repair the validator applies itself (ladder step 1), re-checked before it is kept.
+    pub fn mechanical(edit: Edit, summary: impl Into<String>) -> Self {
+        Repair {
+            summary: summary.into(),
+            edit: Some(edit),
+            mechanical: true,
+        }
+    }
+
+    /// A structured repair a front end may offer (a quick fix), which the validator does not
+    /// apply itself.
+    pub fn suggested(edit: Edit, summary: impl Into<String>) -> Self {
+        Repair {
+            summary: summary.into(),
+            edit: Some(edit),
+            mechanical: false,
+        }
+    }
+
+    /// The repair in a front end's words: the AG-IR summary for [`Wording::Agir`]; for
+    /// [`Wording::RustDsl`] the edit described in the macro's terms (the summary when the
+    /// repair has no structured edit).
+    pub fn words(&self, wording: Wording) -> String {
+        match (&self.edit, wording) {
+            (Some(edit), Wording::RustDsl) => edit.describe(wording),
+            _ => self.summary.clone(),
         }
     }
 }
 
-/// A repair the validator can apply itself (spec §9.1, step 1). Each is re-checked after it is
-/// applied and discarded when it does not check.
-#[derive(Clone, Debug, PartialEq)]
-pub enum MechanicalRepair {
-    /// Declare a carry that is written or read but not declared.
-    MintCarry {
-        /// The carry's name.
-        name: String,
-        /// Its type, when one can be inferred.
-        ty: Option<crate::model::Type>,
-        /// The instruction that writes it, if any (becomes `produced_by`).
-        produced_by: Option<String>,
-    },
-    /// Re-own a hollow DU instruction to an SU slot.
-    ReownToModel {
-        /// The instruction's id.
-        instruction: String,
-    },
-    /// Name the one instruction that writes a carry as its `produced_by`.
-    SetProducer {
-        /// The carry's name.
-        carry: String,
-        /// The instruction that writes it.
-        instruction: String,
-    },
-    /// Adopt the type every consumer of a carry agrees on.
-    AdoptType {
-        /// The carry's name.
-        carry: String,
-        /// The type to adopt.
-        ty: crate::model::Type,
-    },
-}
-
 /// One thing the validator found.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+///
+/// Serialized (with serde) in the documented JSON shape of `ais check --format json`: keys
+/// `id`, `severity`, `message`, `instruction`, `line`, `column`, `did_you_mean`, `repair`
+/// (`{"summary", "mechanical"}` or null), in that order.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
     /// The stable check id.
     pub id: CheckId,
@@ -213,14 +220,45 @@ pub struct Finding {
     pub message: String,
     /// The element (and field) the finding is about.
     pub locus: Locus,
+    /// The range inside the field's text (a name inside a guard, a CODE body, a signature)
+    /// the finding is about, when it is about part of the field.
+    pub inner: Option<SubRange>,
     /// The id of the instruction the finding is about, when it is about one.
     pub instruction: Option<String>,
-    /// The line and column in the source, when known.
+    /// The line and column in the source, when known: at [`Finding::inner`] when the front end
+    /// can place it, else at the locus.
     pub pos: Option<Pos>,
     /// Names close to a misspelled one.
     pub did_you_mean: Vec<String>,
     /// The change that resolves it.
     pub repair: Option<Repair>,
+}
+
+impl Serialize for Finding {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        #[derive(Serialize)]
+        struct RepairJson<'a> {
+            summary: &'a str,
+            mechanical: bool,
+        }
+        let mut st = s.serialize_struct("Finding", 8)?;
+        st.serialize_field("id", self.id.as_str())?;
+        st.serialize_field("severity", &self.severity)?;
+        st.serialize_field("message", &self.message)?;
+        st.serialize_field("instruction", &self.instruction)?;
+        st.serialize_field("line", &self.pos.map(|p| p.line))?;
+        st.serialize_field("column", &self.pos.map(|p| p.column))?;
+        st.serialize_field("did_you_mean", &self.did_you_mean)?;
+        st.serialize_field(
+            "repair",
+            &self.repair.as_ref().map(|r| RepairJson {
+                summary: &r.summary,
+                mechanical: r.mechanical,
+            }),
+        )?;
+        st.end()
+    }
 }
 
 impl Finding {
@@ -231,6 +269,7 @@ impl Finding {
             severity,
             message: message.into(),
             locus,
+            inner: None,
             instruction: None,
             pos: None,
             did_you_mean: Vec::new(),
@@ -247,6 +286,12 @@ impl Finding {
     /// Adds did-you-mean suggestions.
     pub fn with_suggestions(mut self, names: Vec<String>) -> Self {
         self.did_you_mean = names;
+        self
+    }
+
+    /// Points the finding at a range inside its field's text.
+    pub fn with_inner(mut self, inner: SubRange) -> Self {
+        self.inner = Some(inner);
         self
     }
 

@@ -41,7 +41,7 @@
 //!   - {from: draft, to: done, modality: mandatory}
 //! "#;
 //! let doc = agir::read(text)?;
-//! let checked = check::check(&doc.program, &doc.source_map, false);
+//! let checked = check::check(&doc.program, &doc.source_map, check::Repairs::Off);
 //! let w8 = checked.findings.iter().find(|f| f.id == CheckId::W8).expect("a dangling read");
 //! assert_eq!(w8.did_you_mean, ["task"]);
 //! assert_eq!(w8.pos.map(|p| (p.line, p.column)), Some((13, 13)));
@@ -54,13 +54,16 @@
 //! ```
 #![deny(missing_docs)]
 
+#[cfg(feature = "agir")]
 pub mod agir;
 pub mod bind;
 pub mod check;
 pub mod diag;
+pub mod edit;
 pub mod expr;
 pub mod model;
 pub mod plan;
+#[cfg(feature = "render")]
 pub mod render;
 pub mod sig;
 pub mod source;

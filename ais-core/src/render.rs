@@ -24,13 +24,13 @@
 //! ```
 //! use ais_core::diag::{CheckId, Finding, Severity};
 //! use ais_core::render::{finding_json, render_finding};
-//! use ais_core::source::{Element, Locus, Pos};
+//! use ais_core::source::{Element, Field, Locus, Pos};
 //!
 //! let source = "nodes:\n  - id: verify\n    reads: [plan_mdd]\n";
 //! let mut finding = Finding::new(
 //!     CheckId::W8,
 //!     Severity::Error,
-//!     Locus::entry(Element::Instruction(0), "reads", 0),
+//!     Locus::entry(Element::Instruction(0), Field::Reads, 0),
 //!     "`plan_mdd` is not a carry",
 //! )
 //! .with_suggestions(vec!["plan_md".into()]);
@@ -47,6 +47,7 @@
 //! assert_eq!(json["line"], 3);
 //! ```
 
+#[cfg(feature = "agir")]
 use crate::agir::{ReadError, Relaxation};
 use crate::diag::{Deviation, Finding, Outcome, Repair, Severity};
 use crate::expr::ExprError;
@@ -169,7 +170,7 @@ fn did_you_mean_text(names: &[String]) -> Option<String> {
 }
 
 fn repair_text(repair: &Repair) -> String {
-    if repair.mechanical.is_some() {
+    if repair.mechanical {
         format!(
             "repair (mechanical; `ais fix` applies it): {}",
             clean(&repair.summary)
@@ -247,6 +248,7 @@ pub fn render_findings(findings: &[Finding], source: &str, file_name: &str, colo
     out
 }
 
+#[cfg(feature = "agir")]
 /// Renders why a text could not be read as AG-IR: `error: message`, where, and `= help:` with
 /// the next step. A read error means there is no program, so it is reported as fatal.
 pub fn render_read_error(err: &ReadError, source: &str, file_name: &str, color: bool) -> String {
@@ -262,6 +264,7 @@ pub fn render_read_error(err: &ReadError, source: &str, file_name: &str, color: 
     renderer(color).render(&[group])
 }
 
+#[cfg(feature = "agir")]
 /// Renders a relaxation of strict YAML that reading needed (spec §8.1) as a note.
 pub fn render_relaxation(
     relaxation: &Relaxation,
@@ -360,22 +363,11 @@ fn pos_json(pos: Option<Pos>) -> (Json, Json) {
 /// `"fatal"`), `message`, `instruction` (string or null), `line` and `column` (numbers or null),
 /// `did_you_mean` (list of strings), `repair` (`{"summary", "mechanical"}` or null).
 pub fn finding_json(finding: &Finding) -> Json {
-    let (line, column) = pos_json(finding.pos);
-    json!({
-        "id": finding.id.as_str(),
-        "severity": finding.severity.to_string(),
-        "message": finding.message,
-        "instruction": finding.instruction,
-        "line": line,
-        "column": column,
-        "did_you_mean": finding.did_you_mean,
-        "repair": finding.repair.as_ref().map(|r| json!({
-            "summary": r.summary,
-            "mechanical": r.mechanical.is_some(),
-        })),
-    })
+    // `Finding`'s `Serialize` is the contract; it cannot fail (every key is a string).
+    serde_json::to_value(finding).unwrap_or(Json::Null)
 }
 
+#[cfg(feature = "agir")]
 /// A read error as a finding in JSON: id `"read"`, severity `"fatal"`, the error's help as the
 /// repair summary.
 pub fn read_error_json(err: &ReadError) -> Json {
@@ -417,6 +409,7 @@ pub fn report_json(
     })
 }
 
+#[cfg(feature = "agir")]
 /// The report for a file that could not be read as AG-IR: outcome `failed`, one `read` finding.
 pub fn read_failure_json(file_name: &str, err: &ReadError) -> Json {
     json!({
@@ -427,18 +420,19 @@ pub fn read_failure_json(file_name: &str, err: &ReadError) -> Json {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "agir"))]
 mod tests {
     use super::*;
-    use crate::diag::{CheckId, MechanicalRepair};
+    use crate::diag::CheckId;
+    use crate::edit::Edit;
     use crate::expr::Category;
-    use crate::source::{Element, Locus};
+    use crate::source::{Element, Field, Locus};
 
     fn w8() -> Finding {
         let mut f = Finding::new(
             CheckId::W8,
             Severity::Error,
-            Locus::entry(Element::Instruction(1), "reads", 0),
+            Locus::entry(Element::Instruction(1), Field::Reads, 0),
             "`plan_mdd` is not a carry",
         )
         .with_instruction("verify")
@@ -486,14 +480,14 @@ error[W8]: `plan_mdd` is not a carry
     #[test]
     fn repair_is_a_help_line_and_says_when_it_is_mechanical() {
         let mut f = w8();
-        f.repair = Some(Repair {
-            summary: "declare `plan_mdd`".into(),
-            mechanical: Some(MechanicalRepair::MintCarry {
+        f.repair = Some(Repair::mechanical(
+            Edit::MintCarry {
                 name: "plan_mdd".into(),
                 ty: None,
                 produced_by: None,
-            }),
-        });
+            },
+            "declare `plan_mdd`",
+        ));
         let text = render_finding(&f, SOURCE, "p.agir", false);
         assert!(
             text.contains("= help: repair (mechanical; `ais fix` applies it): declare `plan_mdd`"),
@@ -578,6 +572,8 @@ error[W8]: `plan_mdd` is not a carry
             line: 1,
             column: 5,
             message: "no carry named `plan`".into(),
+            len: 4,
+            did_you_mean: Vec::new(),
         };
         let text = render_expr_error(&err, "1 + plan", EXPRESSION_ORIGIN, false);
         let expected = "\
@@ -668,6 +664,8 @@ error[name_error]: no carry named `plan`
                 line,
                 column,
                 message: f.message.clone(),
+                len: 0,
+                did_you_mean: Vec::new(),
             };
             let _ = render_expr_error(&e, &source, EXPRESSION_ORIGIN, false);
         }

@@ -7,10 +7,9 @@
 //! drivers can point at the exact place a finding is about.
 
 use serde::Serialize;
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// A 1-based line and column in a source text (columns count characters, not bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -31,6 +30,33 @@ impl Pos {
 impl fmt::Display for Pos {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// A range inside the text of one field — a name inside a guard, a CODE body or a signature:
+/// 1-based line and column (in characters) within that text, and its length in characters.
+///
+/// A finding about part of a field carries one beside its [`Locus`]; each front end turns it
+/// into its own location (a line and column in the `.agir` file, a sub-span of a string literal
+/// in the macro).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct SubRange {
+    /// 1-based line within the field's text.
+    pub line: u32,
+    /// 1-based column (characters) within that line.
+    pub column: u32,
+    /// The length in characters (0 when only the start is known).
+    pub len: u32,
+}
+
+impl SubRange {
+    /// A range from a position within the field's text and a length.
+    pub fn new(at: Pos, len: u32) -> Self {
+        SubRange {
+            line: at.line,
+            column: at.column,
+            len,
+        }
     }
 }
 
@@ -67,16 +93,137 @@ pub enum Element {
     Faithfulness,
 }
 
+/// Declares [`Field`] with its spelling, once: the variant list, `as_str` and `parse` are
+/// generated from one table so they cannot disagree.
+macro_rules! fields {
+    ($($variant:ident => $text:literal,)*) => {
+        /// A field of a program element, as a [`Locus`] names it: one variant per field of
+        /// the model (the nested ones, such as `autonomy.tools`, included), and
+        /// [`Field::Other`] for a field the model does not know (kept as written by the
+        /// reader). Checks name fields by variant, so a misspelled field does not compile.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(missing_docs)]
+        pub enum Field {
+            $($variant,)*
+            /// A field the model does not know, as written.
+            Other(String),
+        }
+
+        impl Field {
+            /// The field as spelled in AG-IR (`reads`, `autonomy.tools`).
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(Field::$variant => $text,)*
+                    Field::Other(s) => s,
+                }
+            }
+
+            /// The field for its AG-IR spelling ([`Field::Other`] when the model has none).
+            pub fn parse(text: &str) -> Field {
+                match text {
+                    $($text => Field::$variant,)*
+                    other => Field::Other(other.to_owned()),
+                }
+            }
+        }
+    };
+}
+
+fields! {
+    AgirVersion => "agir_version",
+    Autonomy => "autonomy",
+    AutonomyTools => "autonomy.tools",
+    Body => "body",
+    Cap => "cap",
+    Carries => "carries",
+    Command => "command",
+    Concurrency => "concurrency",
+    ConcurrencyIsolation => "concurrency.isolation",
+    ConcurrencyMaxParallel => "concurrency.max_parallel",
+    ConcurrencyReason => "concurrency.reason",
+    ConcurrencySpawn => "concurrency.spawn",
+    Counter => "counter",
+    Default => "default",
+    Description => "description",
+    Doc => "doc",
+    Edges => "edges",
+    Faithfulness => "faithfulness",
+    Fields => "fields",
+    From => "from",
+    Guard => "guard",
+    Id => "id",
+    Isolation => "isolation",
+    Kind => "kind",
+    Knowledge => "knowledge",
+    Lang => "lang",
+    MaxParallel => "max_parallel",
+    Members => "members",
+    Modality => "modality",
+    Name => "name",
+    Nodes => "nodes",
+    Op => "op",
+    Output => "output",
+    Owner => "owner",
+    Pattern => "pattern",
+    ProducedBy => "produced_by",
+    Reads => "reads",
+    Reason => "reason",
+    ResidentOn => "resident_on",
+    Role => "role",
+    Serves => "serves",
+    Shape => "shape",
+    Sig => "sig",
+    Spawn => "spawn",
+    Standalone => "standalone",
+    Surface => "surface",
+    Target => "target",
+    Template => "template",
+    To => "to",
+    Tool => "tool",
+    Tools => "tools",
+    TracesTo => "traces_to",
+    Type => "type",
+    Types => "types",
+    Value => "value",
+    Verdict => "verdict",
+    Walker => "walker",
+    Writes => "writes",
+}
+
+impl From<&str> for Field {
+    /// A field named as written: for a reader recording the keys it meets. Checks use the
+    /// variants themselves.
+    fn from(text: &str) -> Field {
+        Field::parse(text)
+    }
+}
+
+impl From<&String> for Field {
+    fn from(text: &String) -> Field {
+        Field::parse(text)
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Field {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// A place inside a program: an element, optionally one of its fields, optionally one entry of
 /// that field when the field is a list (`reads[1]`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Locus {
     /// The element.
     pub element: Element,
-    /// The field within the element (`"reads"`, `"type"`, `"guard"`, …), if any. The names of
-    /// the model's own fields are borrowed from a static table (see [`field_name`]), so recording
-    /// a position allocates only for an unknown field.
-    pub field: Option<Cow<'static, str>>,
+    /// The field within the element, if any.
+    pub field: Option<Field>,
     /// The entry within a list-valued field, if any.
     pub index: Option<usize>,
 }
@@ -92,21 +239,26 @@ impl Locus {
     }
 
     /// One field of an element.
-    pub fn field(element: Element, field: impl AsRef<str>) -> Self {
+    pub fn field(element: Element, field: impl Into<Field>) -> Self {
         Locus {
             element,
-            field: Some(field_name(field.as_ref())),
+            field: Some(field.into()),
             index: None,
         }
     }
 
     /// One entry of a list-valued field of an element.
-    pub fn entry(element: Element, field: impl AsRef<str>, index: usize) -> Self {
+    pub fn entry(element: Element, field: impl Into<Field>, index: usize) -> Self {
         Locus {
             element,
-            field: Some(field_name(field.as_ref())),
+            field: Some(field.into()),
             index: Some(index),
         }
+    }
+
+    /// The field's AG-IR spelling, if the locus names a field.
+    pub fn field_str(&self) -> Option<&str> {
+        self.field.as_ref().map(Field::as_str)
     }
 
     /// This locus without its list index, then without its field: the fallbacks a lookup tries.
@@ -125,76 +277,6 @@ impl Locus {
     }
 }
 
-/// A field name for a [`Locus`]: borrowed from a static table when it names a field of the
-/// model (every field of every element, and the dotted nested ones such as `autonomy.tools`),
-/// owned otherwise.
-pub fn field_name(name: &str) -> Cow<'static, str> {
-    const KNOWN: &[&str] = &[
-        "agir_version",
-        "autonomy",
-        "autonomy.tools",
-        "body",
-        "cap",
-        "carries",
-        "command",
-        "concurrency",
-        "concurrency.isolation",
-        "concurrency.max_parallel",
-        "concurrency.reason",
-        "concurrency.spawn",
-        "counter",
-        "default",
-        "description",
-        "doc",
-        "edges",
-        "faithfulness",
-        "fields",
-        "from",
-        "guard",
-        "id",
-        "isolation",
-        "kind",
-        "knowledge",
-        "lang",
-        "max_parallel",
-        "members",
-        "modality",
-        "name",
-        "nodes",
-        "op",
-        "output",
-        "owner",
-        "pattern",
-        "produced_by",
-        "reads",
-        "reason",
-        "resident_on",
-        "role",
-        "serves",
-        "shape",
-        "sig",
-        "spawn",
-        "standalone",
-        "surface",
-        "target",
-        "template",
-        "to",
-        "tool",
-        "tools",
-        "traces_to",
-        "type",
-        "types",
-        "value",
-        "verdict",
-        "walker",
-        "writes",
-    ];
-    match KNOWN.binary_search(&name) {
-        Ok(i) => Cow::Borrowed(KNOWN[i]),
-        Err(_) => Cow::Owned(name.to_owned()),
-    }
-}
-
 /// Where each [`Locus`] of a program stands in its source text.
 ///
 /// Recording is a push onto a list: a document of 10,000 instructions records some 180,000
@@ -206,6 +288,9 @@ pub struct SourceMap {
     entries: Vec<(Locus, Pos)>,
     /// Locus → index of its first entry, built on the first lookup.
     index: OnceLock<HashMap<Locus, usize, foldhash::fast::RandomState>>,
+    /// The text the positions point into, when the reader attached it: it lets a position
+    /// inside a field's value ([`SubRange`]) be found in the file.
+    source: Option<Arc<str>>,
 }
 
 impl PartialEq for SourceMap {
@@ -233,9 +318,27 @@ impl SourceMap {
         }
     }
 
+    /// Attaches the text the positions point into, so that [`SourceMap::lookup_inner`] can
+    /// place a range inside a field's value.
+    pub fn attach_source(&mut self, text: &str) {
+        self.source = Some(Arc::from(text));
+    }
+
     /// The position of a locus, falling back to its field, then to its element, when the finer
     /// place was not recorded.
     pub fn lookup(&self, locus: &Locus) -> Option<Pos> {
+        let mut cur = Some(locus.clone());
+        while let Some(l) = cur {
+            if let Some(p) = self.lookup_exact(&l) {
+                return Some(p);
+            }
+            cur = l.coarser();
+        }
+        None
+    }
+
+    /// The position recorded for exactly this locus, without fallback.
+    fn lookup_exact(&self, locus: &Locus) -> Option<Pos> {
         let index = self.index.get_or_init(|| {
             let mut index =
                 HashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
@@ -244,20 +347,65 @@ impl SourceMap {
             }
             index
         });
-        let mut cur = Some(locus.clone());
-        while let Some(l) = cur {
-            if let Some(&i) = index.get(&l) {
-                return self.entries.get(i).map(|(_, p)| *p);
+        let &i = index.get(locus)?;
+        self.entries.get(i).map(|(_, p)| *p)
+    }
+
+    /// The position in the file of `range` inside the value of the field at `locus` — a name
+    /// inside a guard — when the text is attached, the field's own position was recorded, and
+    /// the value is a plain or quoted scalar on one line, or a block scalar (`|`, `>`). When
+    /// `token` is given, the text there must start with it (an escape sequence before it in a
+    /// double-quoted scalar shifts columns; the answer is then `None`, not a wrong place).
+    pub fn lookup_inner(&self, locus: &Locus, range: SubRange, token: Option<&str>) -> Option<Pos> {
+        let text = self.source.as_deref()?;
+        let start = self.lookup_exact(locus)?;
+        let lines: Vec<&str> = text
+            .lines()
+            .skip(usize::try_from(start.line).ok()?.checked_sub(1)?)
+            .take(usize::try_from(range.line).ok()?.saturating_add(1))
+            .collect();
+        let first = *lines.first()?;
+        let skip = usize::try_from(start.column).ok()?.checked_sub(1)?;
+        let opening = first.chars().nth(skip)?;
+        let (line, column) = match opening {
+            '"' | '\'' if range.line == 1 => (start.line, start.column + range.column),
+            '|' | '>' => {
+                // The block's indentation is that of its first content line.
+                let body = *lines.get(1)?;
+                let indent = body.chars().take_while(|c| *c == ' ').count();
+                let indent = u32::try_from(indent).ok()?;
+                (start.line + range.line, indent + range.column)
             }
-            cur = l.coarser();
+            '"' | '\'' => return None,
+            // A plain scalar, or a block scalar's content (where the reader places it): lines
+            // keep the block's indentation.
+            _ => (
+                start.line + range.line - 1,
+                (start.column - 1).checked_add(range.column)?,
+            ),
+        };
+        if let Some(token) = token {
+            let row = text
+                .lines()
+                .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
+            let from = usize::try_from(column).ok()?.checked_sub(1)?;
+            let at: String = row.chars().skip(from).take(token.chars().count()).collect();
+            if at != token {
+                return None;
+            }
         }
-        None
+        Some(Pos::new(line, column))
     }
 
     /// Makes room for at least `additional` more positions (a reader that knows the size of
     /// its input can avoid regrowing).
     pub fn reserve(&mut self, additional: usize) {
         self.entries.reserve(additional);
+    }
+
+    /// Every recorded position, in recording order (a locus may repeat; the first wins).
+    pub fn iter(&self) -> impl Iterator<Item = (&Locus, Pos)> + '_ {
+        self.entries.iter().map(|(l, p)| (l, *p))
     }
 
     /// The number of positions recorded (a locus recorded twice counts twice).
@@ -276,24 +424,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn known_field_names_are_borrowed_and_the_table_is_sorted() {
-        assert!(matches!(field_name("reads"), Cow::Borrowed("reads")));
-        assert!(matches!(field_name("autonomy.tools"), Cow::Borrowed(_)));
-        assert!(matches!(field_name("x-custom"), Cow::Owned(s) if s == "x-custom"));
+    fn fields_spell_and_parse_both_ways() {
+        assert_eq!(Field::parse("reads"), Field::Reads);
+        assert_eq!(Field::AutonomyTools.as_str(), "autonomy.tools");
+        assert_eq!(Field::parse("x-custom"), Field::Other("x-custom".into()));
         assert_eq!(
-            Locus::field(Element::Edge(0), "guard"),
-            Locus::field(Element::Edge(0), String::from("guard"))
+            Locus::field(Element::Edge(0), Field::Guard),
+            Locus::field(Element::Edge(0), Field::Guard)
+        );
+        assert_eq!(
+            Locus::field(Element::Edge(0), Field::Guard).field_str(),
+            Some("guard")
         );
     }
 
     #[test]
     fn the_first_record_wins_before_and_after_a_lookup() {
         let mut map = SourceMap::new();
-        let at = Locus::field(Element::Edge(1), "guard");
+        let at = Locus::field(Element::Edge(1), Field::Guard);
         map.insert(at.clone(), Pos::new(3, 4));
         map.insert(at.clone(), Pos::new(9, 9));
         assert_eq!(map.lookup(&at), Some(Pos::new(3, 4)));
-        let late = Locus::field(Element::Edge(2), "guard");
+        let late = Locus::field(Element::Edge(2), Field::Guard);
         map.insert(late.clone(), Pos::new(5, 6));
         map.insert(late.clone(), Pos::new(7, 8));
         assert_eq!(map.lookup(&late), Some(Pos::new(5, 6)));
@@ -305,15 +457,15 @@ mod tests {
         let mut map = SourceMap::new();
         map.insert(Locus::element(Element::Instruction(2)), Pos::new(10, 5));
         map.insert(
-            Locus::field(Element::Instruction(2), "reads"),
+            Locus::field(Element::Instruction(2), Field::Reads),
             Pos::new(13, 5),
         );
         assert_eq!(
-            map.lookup(&Locus::entry(Element::Instruction(2), "reads", 1)),
+            map.lookup(&Locus::entry(Element::Instruction(2), Field::Reads, 1)),
             Some(Pos::new(13, 5))
         );
         assert_eq!(
-            map.lookup(&Locus::field(Element::Instruction(2), "doc")),
+            map.lookup(&Locus::field(Element::Instruction(2), Field::Doc)),
             Some(Pos::new(10, 5))
         );
         assert_eq!(map.lookup(&Locus::element(Element::Instruction(3))), None);

@@ -2,9 +2,9 @@
 //! named `<ID>_<what>.agir`, produces that finding and no other error; the `clean_*` fixtures
 //! (one per opcode family) check clean; the `repair_*` fixtures exercise ladder step 1.
 
-use ais_core::check::{Checked, check};
+use ais_core::check::{Checked, Repairs, check};
 use ais_core::diag::{CheckId, Outcome, Severity};
-use ais_core::model::{Owner, Type};
+use ais_core::model::{Owner, Program, Type};
 use ais_core::plan::lower;
 use std::path::{Path, PathBuf};
 
@@ -12,13 +12,33 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/check")
 }
 
-fn run(name: &str, repair: bool) -> Checked {
+/// A checked fixture: what checking found, and the program it is about (repaired or not).
+struct Run {
+    checked: Checked,
+    program: Program,
+}
+
+impl std::ops::Deref for Run {
+    type Target = Checked;
+    fn deref(&self) -> &Checked {
+        &self.checked
+    }
+}
+
+fn run(name: &str, repair: bool) -> Run {
     let path = dir().join(name);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let doc = ais_core::agir::read(&text)
         .unwrap_or_else(|e| panic!("{} does not read: {e} at {:?}", path.display(), e.pos));
-    check(&doc.program, &doc.source_map, repair)
+    let repairs = if repair {
+        Repairs::Mechanical
+    } else {
+        Repairs::Off
+    };
+    let checked = check(&doc.program, &doc.source_map, repairs);
+    let program = checked.program(&doc.program).clone();
+    Run { checked, program }
 }
 
 fn fixtures(prefix: &str) -> Vec<String> {
@@ -131,7 +151,7 @@ fn the_appendix_c_program_checks_clean() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/writing_plans.agir");
     let text = std::fs::read_to_string(&path).expect("examples/writing_plans.agir exists");
     let doc = ais_core::agir::read(&text).expect("it reads");
-    let c = check(&doc.program, &doc.source_map, true);
+    let c = check(&doc.program, &doc.source_map, Repairs::Mechanical);
     assert_eq!(c.outcome, Outcome::Clean, "{:#?}", c.findings);
     let plan = lower(&doc.program).expect("it lowers");
     assert_eq!(plan.steps.len(), 6);

@@ -5,7 +5,7 @@
 //! out without error findings. Where the README and the spec disagree the spec wins; each such
 //! place is commented below.
 
-use ais_core::check::{Checked, check};
+use ais_core::check::{Checked, Repairs, check};
 use ais_core::diag::{CheckId, Outcome, Severity};
 use std::path::Path;
 
@@ -16,7 +16,15 @@ fn checked(root: &Path, rel: &str, repair: bool) -> Checked {
     let path = root.join(rel);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
     let doc = ais_core::agir::read(&text).unwrap_or_else(|e| panic!("{rel} does not read: {e}"));
-    check(&doc.program, &doc.source_map, repair)
+    check(
+        &doc.program,
+        &doc.source_map,
+        if repair {
+            Repairs::Mechanical
+        } else {
+            Repairs::Off
+        },
+    )
 }
 
 fn ids(c: &Checked) -> Vec<CheckId> {
@@ -45,7 +53,7 @@ fn every_corpus_file_that_reads_checks_without_panicking() {
         read += 1;
         // Lowering fails exactly when checking finds the program has no plan (X5, fatal).
         let lowered = ais_core::plan::lower(&doc.program);
-        let plain = check(&doc.program, &doc.source_map, false);
+        let plain = check(&doc.program, &doc.source_map, Repairs::Off);
         assert_eq!(
             lowered.is_err(),
             plain.outcome == Outcome::Failed,
@@ -53,7 +61,15 @@ fn every_corpus_file_that_reads_checks_without_panicking() {
             path.display()
         );
         for repair in [false, true] {
-            let c = check(&doc.program, &doc.source_map, repair);
+            let c = check(
+                &doc.program,
+                &doc.source_map,
+                if repair {
+                    Repairs::Mechanical
+                } else {
+                    Repairs::Off
+                },
+            );
             let mut sorted = c.findings.clone();
             sorted.sort_by_key(|f| (f.pos.is_none(), f.pos));
             let positions: Vec<_> = c.findings.iter().map(|f| f.pos).collect();
@@ -153,7 +169,7 @@ fn guards_naming_no_carry_are_reported() {
     let guards: Vec<_> = c
         .findings
         .iter()
-        .filter(|f| f.id == CheckId::X5 && f.locus.field.as_deref() == Some("guard"))
+        .filter(|f| f.id == CheckId::X5 && f.locus.field_str() == Some("guard"))
         .collect();
     assert_eq!(guards.len(), 2, "{:#?}", c.findings);
     assert_eq!(c.outcome, Outcome::Failed);

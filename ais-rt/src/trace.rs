@@ -1,10 +1,11 @@
 //! The trace: one event per step (spec §10.5).
 //!
 //! The machine emits a [`StepEvent`] for every instruction it executes; a [`TraceSink`] takes
-//! them — to `tracing`, to a JSON Lines file (`ais run --trace FILE`), or nowhere. A slot's event
-//! carries the full request and the raw and parsed response. No secret (an API key, an
-//! `Authorization` header) is ever in an event: providers strip them from the [`Exchange`]s they
-//! return, and sinks never add them.
+//! them — to `tracing` ([`TracingSink`]), to a JSON Lines file ([`JsonLinesSink`], `ais run
+//! --trace FILE`), to several sinks ([`Tee`]), or nowhere ([`NoTrace`]). A slot's event carries
+//! the full request and the raw and parsed response. No secret (an API key, an `Authorization`
+//! header) is ever in a trace: providers strip them from the [`Exchange`]s they return, and the
+//! sinks scrub every event again before writing it ([`Scrubber`]).
 
 use crate::model::{Exchange, Usage};
 use serde::Serialize;
@@ -70,3 +71,276 @@ pub struct NoTrace;
 impl TraceSink for NoTrace {
     fn event(&self, _event: &StepEvent) {}
 }
+
+/// Removes secrets from a trace event before any sink writes it — defensively, on top of the
+/// providers never putting them in an [`Exchange`]:
+///
+/// - the value of any object key that names a credential (`authorization`,
+///   `proxy-authorization`, `x-api-key`, `api_key`, `apikey`, `x-goog-api-key`, `cookie`,
+///   `set-cookie`, `access_token`, `refresh_token`, `client_secret`, `password`, `secret`;
+///   case, `-` and `_` ignored) becomes `"[redacted]"`;
+/// - in every string, the credential after `Authorization:` (with or without a `Bearer`,
+///   `Basic` or `Token` scheme), a token of 16 or more characters after `Bearer `, and anything
+///   shaped like an API key (`sk-…`, `sk-ant-…`, `sk-proj-…` of 16 or more characters) become
+///   `[redacted]`;
+/// - in every string, the value of each environment variable whose name ends in `_API_KEY`,
+///   `_TOKEN`, `_SECRET` or `_PASSWORD` (8 characters or more), as read when the scrubber was
+///   made, becomes `[redacted]`.
+#[derive(Clone, Debug, Default)]
+pub struct Scrubber {
+    secrets: Vec<String>,
+}
+
+/// A credential after `Authorization:` (or `authorization=`), a long token after `Bearer `,
+/// and API-key-shaped tokens. The part named `keep` stays.
+static PATTERNS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(concat!(
+        r#"(?P<keep>(?i:authorization)["']?\s*[:=]\s*["']?(?i:(?:bearer|basic|token)\s+)?)[^\s"',;]{6,}"#,
+        r"|(?P<keep2>\bBearer\s+)[A-Za-z0-9._~+/=-]{16,}",
+        r"|\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}",
+    ))
+    .unwrap_or_else(|e| unreachable!("the secret patterns are a valid constant: {e}"))
+});
+
+/// What a scrubbed secret is replaced with.
+pub const REDACTED: &str = "[redacted]";
+
+impl Scrubber {
+    /// A scrubber for the secrets in this process's environment.
+    pub fn from_env() -> Self {
+        Self::from_vars(std::env::vars_os())
+    }
+
+    /// A scrubber for the secrets among `vars` (name, value), picked as [`Scrubber::from_env`]
+    /// picks them.
+    pub fn from_vars(
+        vars: impl IntoIterator<Item = (std::ffi::OsString, std::ffi::OsString)>,
+    ) -> Self {
+        let secrets = vars
+            .into_iter()
+            .filter_map(|(name, value)| {
+                let name = name.to_str()?.to_ascii_uppercase();
+                let secret = ["_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD"]
+                    .iter()
+                    .any(|s| name.ends_with(s));
+                let value = value.into_string().ok()?;
+                (secret && value.trim().len() >= 8).then(|| value.trim().to_owned())
+            })
+            .collect();
+        Self::with_secrets(secrets)
+    }
+
+    /// A scrubber for `secrets` (each replaced wherever it appears), besides the fixed rules.
+    pub fn with_secrets(mut secrets: Vec<String>) -> Self {
+        secrets.retain(|s| !s.is_empty());
+        // Longest first, so that a secret containing another is replaced whole.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.dedup();
+        Scrubber { secrets }
+    }
+
+    /// Scrubs `value` in place.
+    pub fn scrub(&self, value: &mut serde_json::Value) {
+        use serde_json::Value;
+        // Iterative, so a deeply nested value cannot overflow the stack.
+        let mut stack = vec![value];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::String(s) => {
+                    if let Some(clean) = self.scrub_str(s) {
+                        *s = clean;
+                    }
+                }
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                Value::Object(map) => {
+                    for (key, v) in map.iter_mut() {
+                        if is_credential_key(key) && !v.is_null() {
+                            *v = Value::String(REDACTED.to_owned());
+                        } else {
+                            stack.push(v);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `text` with its secrets replaced, or `None` when it has none.
+    pub fn scrub_str(&self, text: &str) -> Option<String> {
+        let mut out = std::borrow::Cow::Borrowed(text);
+        for secret in &self.secrets {
+            if out.contains(secret.as_str()) {
+                out = std::borrow::Cow::Owned(out.replace(secret.as_str(), REDACTED));
+            }
+        }
+        if PATTERNS.is_match(&out) {
+            let replaced = PATTERNS
+                .replace_all(&out, |c: &regex::Captures<'_>| {
+                    let keep = c.name("keep").or_else(|| c.name("keep2"));
+                    format!("{}{REDACTED}", keep.map_or("", |k| k.as_str()))
+                })
+                .into_owned();
+            out = std::borrow::Cow::Owned(replaced);
+        }
+        match out {
+            std::borrow::Cow::Borrowed(_) => None,
+            std::borrow::Cow::Owned(s) => Some(s),
+        }
+    }
+
+    /// `event` as JSON, scrubbed.
+    pub fn event_json(&self, event: &StepEvent) -> serde_json::Value {
+        let mut json = serde_json::to_value(event).unwrap_or_else(|e| {
+            serde_json::json!({"step": event.step, "instruction": event.instruction, "error": format!("the event could not be serialized: {e}")})
+        });
+        self.scrub(&mut json);
+        json
+    }
+}
+
+/// Whether an object key names a credential (see [`Scrubber`]).
+fn is_credential_key(key: &str) -> bool {
+    let norm: String = key
+        .chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    matches!(
+        norm.as_str(),
+        "authorization"
+            | "proxyauthorization"
+            | "xapikey"
+            | "apikey"
+            | "xgoogapikey"
+            | "cookie"
+            | "setcookie"
+            | "accesstoken"
+            | "refreshtoken"
+            | "clientsecret"
+            | "password"
+            | "secret"
+    )
+}
+
+/// Writes each event as one line of JSON to a file (`ais run --trace FILE`), scrubbed, and
+/// flushed to the operating system at once, so that a run that crashes keeps every step that
+/// ran. A write that fails is remembered ([`JsonLinesSink::error`]); the events after it are
+/// dropped, never half-written.
+#[derive(Debug)]
+pub struct JsonLinesSink {
+    path: std::path::PathBuf,
+    state: std::sync::Mutex<(std::fs::File, Option<String>)>,
+    scrubber: Scrubber,
+}
+
+impl JsonLinesSink {
+    /// Creates (or truncates) the file at `path`; secrets are scrubbed by
+    /// [`Scrubber::from_env`].
+    pub fn create(path: &std::path::Path) -> std::io::Result<Self> {
+        Self::with_scrubber(path, Scrubber::from_env())
+    }
+
+    /// Creates (or truncates) the file at `path`, scrubbing with `scrubber`.
+    pub fn with_scrubber(path: &std::path::Path, scrubber: Scrubber) -> std::io::Result<Self> {
+        let file = std::fs::File::create(path)?;
+        Ok(JsonLinesSink {
+            path: path.to_owned(),
+            state: std::sync::Mutex::new((file, None)),
+            scrubber,
+        })
+    }
+
+    /// The first write that failed, naming the file, if one did.
+    pub fn error(&self) -> Option<String> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.1.clone()
+    }
+}
+
+impl TraceSink for JsonLinesSink {
+    fn event(&self, event: &StepEvent) {
+        use std::io::Write;
+        let mut line = self.scrubber.event_json(event).to_string();
+        line.push('\n');
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.1.is_some() {
+            return;
+        }
+        // One write call per line: the whole line reaches the OS, or the error is kept.
+        if let Err(e) = state
+            .0
+            .write_all(line.as_bytes())
+            .and_then(|()| state.0.flush())
+        {
+            state.1 = Some(format!(
+                "cannot write the trace `{}` (step {}): {e}",
+                self.path.display(),
+                event.step
+            ));
+        }
+    }
+}
+
+/// Emits each event through `tracing` (target `ais::trace`, level INFO): the step, the
+/// instruction, the opcode, the unit and the time as fields, and the whole scrubbed event as
+/// JSON in the field `event`.
+#[derive(Clone, Debug)]
+pub struct TracingSink {
+    scrubber: Scrubber,
+}
+
+impl TracingSink {
+    /// A sink scrubbing with [`Scrubber::from_env`].
+    pub fn new() -> Self {
+        TracingSink {
+            scrubber: Scrubber::from_env(),
+        }
+    }
+
+    /// A sink scrubbing with `scrubber`.
+    pub fn with_scrubber(scrubber: Scrubber) -> Self {
+        TracingSink { scrubber }
+    }
+}
+
+impl Default for TracingSink {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TraceSink for TracingSink {
+    fn event(&self, event: &StepEvent) {
+        if !tracing::enabled!(target: "ais::trace", tracing::Level::INFO) {
+            return;
+        }
+        let json = self.scrubber.event_json(event);
+        tracing::info!(
+            target: "ais::trace",
+            step = event.step,
+            instruction = %event.instruction,
+            opcode = %event.opcode,
+            unit = event.unit,
+            scripted = event.slot.as_ref().is_some_and(|s| s.scripted),
+            elapsed_us = event.elapsed_us,
+            event = %json,
+        );
+    }
+}
+
+/// Hands each event to several sinks, in order.
+#[derive(Clone, Default)]
+pub struct Tee(pub Vec<std::sync::Arc<dyn TraceSink>>);
+
+impl TraceSink for Tee {
+    fn event(&self, event: &StepEvent) {
+        for sink in &self.0 {
+            sink.event(event);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "trace_tests.rs"]
+mod tests;

@@ -7,8 +7,9 @@
 
 use crate::ast::Site;
 use crate::lower::Lowered;
-use ais_core::check::check;
-use ais_core::diag::{CheckId, Finding, MechanicalRepair, Severity};
+use ais_core::check::{Repairs, check};
+use ais_core::diag::{CheckId, Finding, Severity};
+use ais_core::edit::{Edit, Wording};
 use ais_core::model::Program;
 use ais_core::source::{Element, Locus, SourceMap};
 
@@ -45,7 +46,7 @@ impl Diagnostic {
 /// Validates a lowered program and places every finding at its token. `fallback` is where a
 /// finding with no recorded place points (the program's name).
 pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
-    let checked = check(&lowered.program, &SourceMap::new(), false);
+    let checked = check(&lowered.program, &SourceMap::new(), Repairs::Off);
     let findings = without_consequences(checked.findings);
     // (instruction, mergeable, diagnostic)
     let mut out: Vec<(Option<String>, bool, Diagnostic)> = Vec::new();
@@ -99,19 +100,34 @@ fn without_consequences(findings: Vec<Finding>) -> Vec<Finding> {
 }
 
 fn site(lowered: &Lowered, locus: &Locus, f: &Finding) -> Option<Site> {
-    // A finding inside a guard names the offending name in its message; point at that token.
-    if let (Element::Edge(e), Some("guard")) = (locus.element, locus.field.as_deref())
+    // A finding inside a guard points at the offending name: the core's sub-range when it
+    // gives one, else the first name the message quotes.
+    if let (Element::Edge(e), Some("guard")) = (locus.element, locus.field_str())
         && let Some(guard) = lowered
             .program
             .edge_list()
             .get(e)
             .and_then(|edge| edge.guard.as_deref())
-        && let Some(offset) = offending_offset(guard, f)
+        && let Some(offset) = inner_offset(guard, f).or_else(|| offending_offset(guard, f))
         && let Some(span) = lowered.spans.guard_token(e, offset)
     {
         return Some(Site::one(span));
     }
     lowered.spans.lookup(locus)
+}
+
+/// The byte offset in a (one-line) guard of the finding's sub-range.
+fn inner_offset(guard: &str, f: &Finding) -> Option<usize> {
+    let inner = f.inner?;
+    if inner.line != 1 {
+        return None;
+    }
+    let column = usize::try_from(inner.column).ok()?.checked_sub(1)?;
+    guard
+        .char_indices()
+        .nth(column)
+        .map(|(i, _)| i)
+        .or((column == guard.chars().count()).then_some(guard.len()))
 }
 
 /// The offset in a guard of the first name quoted in the finding's message (`plan_okk`).
@@ -133,7 +149,7 @@ fn offending_offset(guard: &str, f: &Finding) -> Option<usize> {
 fn message(f: &Finding) -> String {
     let mut m = format!("{}: {}", f.id, f.message);
     if let Some(first) = f.did_you_mean.first()
-        && !f.message.contains("did you mean")
+        && !f.message.to_lowercase().contains("did you mean")
     {
         m.push_str(&format!("; did you mean `{first}`?"));
     }
@@ -147,27 +163,23 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
         .as_deref()
         .and_then(|id| program.instruction(id))
         .map(|(_, i)| i);
-    if let Some(repair) = f.repair.as_ref().and_then(|r| r.mechanical.as_ref()) {
-        return Some(match repair {
-            MechanicalRepair::MintCarry { name, ty, .. } => {
-                let ty = ty.as_ref().map_or("str".to_owned(), ToString::to_string);
-                match f.did_you_mean.first() {
-                    Some(close) => {
-                        format!("write `{close}`, or declare `{name}: {ty},` in `carries {{ .. }}`")
-                    }
-                    None => format!("declare it in `carries {{ .. }}`: `{name}: {ty},`"),
-                }
-            }
-            MechanicalRepair::AdoptType { carry, ty } => {
-                format!("declare it as `{carry}: {ty},` in `carries {{ .. }}`")
-            }
-            MechanicalRepair::ReownToModel { instruction } => {
+    if let Some(edit) = f.repair.as_ref().and_then(|r| r.edit.as_ref()) {
+        return Some(match edit {
+            // A misspelling is likelier than a missing carry: offer the close name first.
+            Edit::MintCarry { name, ty, .. } if !f.did_you_mean.is_empty() => format!(
+                "write `{}`, or declare `{name}: {},` in `carries {{ .. }}`",
+                f.did_you_mean[0],
+                ty.as_ref().map_or("str".to_owned(), ToString::to_string)
+            ),
+            // The DSL says who runs a dual opcode in the parentheses after it.
+            Edit::ReownToModel { instruction } => {
                 let op = instr.map_or("SENSE".to_owned(), |i| i.opcode.to_string());
-                format!("let a model do it: write `{instruction}: {op}(model)(..)`")
+                format!(
+                    "let a model do it: write `{instruction}: {op}(model)(..)`, its doc comment \
+                     saying what it must do"
+                )
             }
-            MechanicalRepair::SetProducer { carry, instruction } => {
-                format!("let only `{instruction}` write `{carry}`")
-            }
+            other => other.describe(Wording::RustDsl),
         });
     }
     if let Some(first) = f.did_you_mean.first() {
@@ -243,7 +255,6 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ais_core::diag::Severity;
 
     #[test]
     fn the_offending_name_is_found_inside_a_guard() {

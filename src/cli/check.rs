@@ -3,7 +3,7 @@
 use super::files::read_source;
 use super::{CliError, CmdResult, Output, Status, shown};
 use ais_core::agir::{self, Limits, ReadError};
-use ais_core::check::{Checked, check};
+use ais_core::check::{Checked, Repairs, check};
 use ais_core::diag::{Finding, Outcome, Severity};
 use ais_core::render::{self, SourceLines};
 use clap::ValueEnum;
@@ -70,7 +70,15 @@ fn check_file(path: &Path, repair: bool) -> FileReport {
     match agir::read_with_limits(&source, &limits) {
         Err(err) => FileReport::NotAgir { source, err },
         Ok(doc) => {
-            let checked = Box::new(check(&doc.program, &doc.source_map, repair));
+            let checked = Box::new(check(
+                &doc.program,
+                &doc.source_map,
+                if repair {
+                    Repairs::Mechanical
+                } else {
+                    Repairs::Off
+                },
+            ));
             FileReport::Checked {
                 source,
                 relaxations: doc.relaxations.len(),

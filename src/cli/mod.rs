@@ -114,13 +114,59 @@ pub enum Command {
     Eval(eval::EvalArgs),
 }
 
+/// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
+/// head -1`): later writes are dropped, so the command still runs to the end and exits with the
+/// status its findings decide, not with a status the closed pipe decided.
+pub struct Stream<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> Stream<W> {
+    /// A stream writing to `inner`.
+    pub fn new(inner: W) -> Self {
+        Stream {
+            inner,
+            closed: false,
+        }
+    }
+
+    fn settle<T>(&mut self, result: io::Result<T>, dropped: T) -> io::Result<T> {
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(dropped)
+            }
+            other => other,
+        }
+    }
+}
+
+impl<W: Write> Write for Stream<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        let result = self.inner.write(buf);
+        self.settle(result, buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.inner.flush();
+        self.settle(result, ())
+    }
+}
+
 /// Where a command writes: stdout for its product, stderr for diagnostics about it, each
 /// colored or not.
 pub struct Output {
     /// Standard output.
-    pub out: io::StdoutLock<'static>,
+    pub out: Stream<io::StdoutLock<'static>>,
     /// Standard error.
-    pub err: io::StderrLock<'static>,
+    pub err: Stream<io::StderrLock<'static>>,
     /// Whether to color what goes to stdout.
     pub color_out: bool,
     /// Whether to color what goes to stderr.
@@ -135,8 +181,8 @@ pub fn main() -> ExitCode {
     let mut output = Output {
         color_out: cli.color.enabled(stdout.is_terminal()),
         color_err: cli.color.enabled(stderr.is_terminal()),
-        out: stdout.lock(),
-        err: stderr.lock(),
+        out: Stream::new(stdout.lock()),
+        err: Stream::new(stderr.lock()),
     };
     let result = match cli.command {
         Command::Check(args) => check::run(&args, &mut output),
@@ -152,8 +198,6 @@ pub fn main() -> ExitCode {
             let _ = writeln!(output.err, "{text}");
             ExitCode::from(Status::Failed.code())
         }
-        // The reader of our output went away (`ais check … | head`): stop quietly.
-        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Io(e)) => {
             let text = render::render_error(
                 &format!("cannot write the output: {e}"),

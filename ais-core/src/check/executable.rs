@@ -4,9 +4,10 @@
 use super::Ctx;
 use super::guards;
 use super::index::{Index, ToolRef, quote_list};
-use crate::diag::{CheckId, MechanicalRepair, Repair, did_you_mean};
+use crate::diag::{CheckId, Repair, did_you_mean};
+use crate::edit::Edit;
 use crate::model::{Instruction, Isolation, Opcode, Owner, Type};
-use crate::source::{Element, Locus};
+use crate::source::{Element, Field, Locus};
 
 /// Runs X1–X4.
 pub(super) fn run(cx: &mut Ctx) {
@@ -135,15 +136,15 @@ fn x1_no_hollow_du(cx: &mut Ctx) {
                 n.id
             ))
         } else if dual && has_doc {
-            Repair {
-                summary: format!(
+            Repair::mechanical(
+                Edit::ReownToModel {
+                    instruction: n.id.clone(),
+                },
+                format!(
                     "bind a tool with a body to `{}` (`tool: <name>`), or re-own it to a model slot with `owner: model`",
                     n.id
                 ),
-                mechanical: Some(MechanicalRepair::ReownToModel {
-                    instruction: n.id.clone(),
-                }),
-            }
+            )
         } else if dual {
             Repair::manual(format!(
                 "bind a tool with a body to `{}`, or write a `doc` stating what it must do and set `owner: model`",
@@ -161,7 +162,7 @@ fn x1_no_hollow_du(cx: &mut Ctx) {
             ))
         };
         let locus = if unknown.is_some() {
-            Locus::field(Element::Instruction(i), "tool")
+            Locus::field(Element::Instruction(i), Field::Tool)
         } else {
             Locus::element(Element::Instruction(i))
         };
@@ -198,14 +199,14 @@ fn x2_loop_bounded(cx: &mut Ctx) {
                 ),
             )),
             Some(v) if !cx.ix.is_carry(v) => problems.push((
-                Locus::field(el, "verdict"),
+                Locus::field(el, Field::Verdict),
                 format!("LOOP `{}` has `verdict: {v}`, which is no carry", n.id),
                 format!("declare `{v}: {{type: bool, produced_by: <DU check>}}` in walker.carries"),
             )),
             Some(v) => {
                 if cx.ix.carry_type(v) != Some(&Type::Bool) {
                     problems.push((
-                        Locus::field(el, "verdict"),
+                        Locus::field(el, Field::Verdict),
                         format!("the verdict `{v}` of LOOP `{}` is not typed `bool`", n.id),
                         format!("declare carry `{v}` with `type: bool`"),
                     ));
@@ -217,7 +218,7 @@ fn x2_loop_bounded(cx: &mut Ctx) {
                         .all(|&w| cx.ix.node(w).is_some_and(|w| w.is_du()));
                 if !du {
                     problems.push((
-                        Locus::field(el, "verdict"),
+                        Locus::field(el, Field::Verdict),
                         format!(
                             "the verdict `{v}` of LOOP `{}` is not produced by a DU instruction, so the loop's exit is a model's opinion",
                             n.id
@@ -237,7 +238,7 @@ fn x2_loop_bounded(cx: &mut Ctx) {
                 format!("add `cap: 3` (or another bound) to `{}`", n.id),
             )),
             Some(c) if c < 1 => problems.push((
-                Locus::field(el, "cap"),
+                Locus::field(el, Field::Cap),
                 format!("LOOP `{}` has `cap: {c}`; the cap must be at least 1", n.id),
                 format!("set `cap` on `{}` to a positive bound", n.id),
             )),
@@ -250,12 +251,12 @@ fn x2_loop_bounded(cx: &mut Ctx) {
                 format!("add `counter: {}_round` to `{}` and declare it `{{type: int, produced_by: {}}}`", n.id, n.id, n.id),
             )),
             Some(c) if !cx.ix.is_carry(c) => problems.push((
-                Locus::field(el, "counter"),
+                Locus::field(el, Field::Counter),
                 format!("LOOP `{}` has `counter: {c}`, which is no carry", n.id),
                 format!("declare `{c}: {{type: int, produced_by: {}}}` in walker.carries", n.id),
             )),
             Some(c) if cx.ix.carry_type(c) != Some(&Type::Int) => problems.push((
-                Locus::field(el, "counter"),
+                Locus::field(el, Field::Counter),
                 format!("the counter `{c}` of LOOP `{}` is not typed `int`", n.id),
                 format!("declare carry `{c}` with `type: int`"),
             )),
@@ -324,7 +325,7 @@ fn x3_spawn_isolation(cx: &mut Ctx) {
                 ),
             ),
             Some(Isolation::Unknown(m)) => (
-                Locus::field(Element::Instruction(i), "concurrency"),
+                Locus::field(Element::Instruction(i), Field::Concurrency),
                 format!(
                     "SPAWN `{}` has isolation `{m}`, which is not a mode; it is treated as `orchestrator_owned`",
                     n.id

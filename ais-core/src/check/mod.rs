@@ -3,17 +3,17 @@
 //!
 //! # Use
 //!
-//! - [`check`]`(program, source_map, repair)` runs every check and, when `repair` is true,
-//!   applies mechanical repairs; it returns [`Checked`]: the [`Outcome`], the residual
-//!   findings (ordered by source position, then id), the deviations recorded for the repairs
-//!   that landed, and the (repaired) program.
+//! - [`check`]`(program, source_map, repairs)` runs every check and, with
+//!   [`Repairs::Mechanical`], applies mechanical repairs; it returns [`Checked`]: the
+//!   [`Outcome`], the residual findings (ordered by source position, then id), the deviations
+//!   recorded for the repairs that landed, and the repaired program when one landed.
 //! - The runnable form of a program that passes is built by [`crate::plan::lower`]; the X5
 //!   checks here are exactly the conditions under which it refuses.
 //!
 //! ```
-//! use ais_core::check::check;
+//! use ais_core::check::{Repairs, check};
 //! use ais_core::diag::{CheckId, Outcome};
-//! use ais_core::model::{Edge, Instruction, Opcode, Program};
+//! use ais_core::model::{Edge, Instruction, Opcode, Program, Walker};
 //! use ais_core::source::SourceMap;
 //!
 //! let draft = Instruction {
@@ -26,15 +26,18 @@
 //! };
 //! let done = Instruction { id: "done".into(), opcode: Opcode::Terminal, ..Instruction::default() };
 //! let program = Program {
+//!     name: Some("note".into()),
+//!     description: Some("Write a note.".into()),
+//!     walker: Some(Walker { name: Some("note".into()), ..Walker::default() }),
 //!     nodes: Some(vec![draft, done]),
 //!     edges: Some(vec![Edge { from: "draft".into(), to: "done".into(), ..Edge::default() }]),
 //!     ..Program::default()
 //! };
-//! let checked = check(&program, &SourceMap::new(), false);
+//! let checked = check(&program, &SourceMap::new(), Repairs::Off);
 //! assert_eq!(checked.outcome, Outcome::Degraded); // `note` is written but not declared (W9)
 //! assert_eq!(checked.findings[0].id, CheckId::W9);
 //!
-//! let repaired = check(&program, &SourceMap::new(), true);
+//! let repaired = check(&program, &SourceMap::new(), Repairs::Mechanical);
 //! assert_eq!(repaired.outcome, Outcome::Fixed); // the carry was minted, and recorded
 //! assert_eq!(repaired.deviations[0].subject, "note");
 //! ```
@@ -83,14 +86,25 @@ pub(crate) mod executable;
 mod guards;
 pub(crate) mod index;
 mod repair;
+mod required;
 pub(crate) mod types;
 mod well_formed;
 pub(crate) mod x5;
 
 use crate::diag::{CheckId, Deviation, Finding, Outcome, Severity};
 use crate::model::Program;
-use crate::source::{Element, Locus, SourceMap};
+use crate::source::{Element, Field, Locus, SourceMap, SubRange};
 use index::Index;
+
+/// Whether [`check`] applies mechanical repairs (ladder step 1, §9.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Repairs {
+    /// Report the program exactly as given; nothing is copied.
+    #[default]
+    Off,
+    /// Apply each mechanical repair that re-checks, and record it as a deviation.
+    Mechanical,
+}
 
 /// What validating a program found.
 #[derive(Clone, Debug)]
@@ -101,27 +115,35 @@ pub struct Checked {
     pub findings: Vec<Finding>,
     /// The repairs applied (ladder step 1), each recorded as a deviation.
     pub deviations: Vec<Deviation>,
-    /// The program after the repairs (equal to the input when none applied).
-    pub program: Program,
+    /// The program after the repairs, when any landed; `None` when the program stands as it
+    /// was given (see [`Checked::program`]).
+    pub repaired: Option<Program>,
 }
 
-/// Validates a program: every check, then mechanical repair when `repair` is true.
+impl Checked {
+    /// The program the findings are about: the repaired one, or else `input` (the program that
+    /// was checked).
+    pub fn program<'a>(&'a self, input: &'a Program) -> &'a Program {
+        self.repaired.as_ref().unwrap_or(input)
+    }
+}
+
+/// Validates a program: every check, then mechanical repair when `repairs` says so.
 ///
 /// Findings are ordered by source position, then id; positions come from `source_map` (an
-/// empty map for a program built in code).
-pub fn check(program: &Program, source_map: &SourceMap, repair: bool) -> Checked {
-    let (program, findings, deviations) = if repair {
-        repair::repair(program)
-    } else {
-        (program.clone(), run_checks(program), Vec::new())
+/// empty map for a program built in code). The program is copied only when a repair lands.
+pub fn check(program: &Program, source_map: &SourceMap, repairs: Repairs) -> Checked {
+    let (repaired, findings, deviations) = match repairs {
+        Repairs::Mechanical => repair::repair(program),
+        Repairs::Off => (None, run_checks(program), Vec::new()),
     };
-    let findings = finish(findings, source_map);
+    let findings = finish(findings, source_map, repaired.as_ref().unwrap_or(program));
     let outcome = outcome_of(&findings, &deviations);
     Checked {
         outcome,
         findings,
         deviations,
-        program,
+        repaired,
     }
 }
 
@@ -136,6 +158,7 @@ pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
     executable::run(&mut cx);
     types::run(&mut cx);
     battery::run(&mut cx);
+    required::run(&mut cx);
     let x5 = x5::x5_findings(&cx.ix);
     cx.findings.extend(x5);
     cx.findings
@@ -158,15 +181,21 @@ pub fn outcome_of(findings: &[Finding], deviations: &[Deviation]) -> Outcome {
 ///
 /// A finding about an instruction as a whole points at its id (`- id: draft` → `draft`), the
 /// name a user looks for, rather than at the start of its entry.
-fn finish(mut findings: Vec<Finding>, map: &SourceMap) -> Vec<Finding> {
+fn finish(mut findings: Vec<Finding>, map: &SourceMap, program: &Program) -> Vec<Finding> {
     for f in &mut findings {
+        if f.pos.is_none()
+            && let Some(inner) = f.inner
+        {
+            let token = inner_text(program, &f.locus, inner);
+            f.pos = map.lookup_inner(&f.locus, inner, token.as_deref());
+        }
         if f.pos.is_none() {
             f.pos = match &f.locus {
                 Locus {
                     element: e @ Element::Instruction(_),
                     field: None,
                     ..
-                } => map.lookup(&Locus::field(*e, "id")),
+                } => map.lookup(&Locus::field(*e, Field::Id)),
                 locus => map.lookup(locus),
             };
         }
@@ -180,7 +209,27 @@ fn finish(mut findings: Vec<Finding>, map: &SourceMap) -> Vec<Finding> {
     findings
 }
 
-fn locus_key(l: &Locus) -> (u8, usize, usize, std::borrow::Cow<'static, str>, usize) {
+/// The text of `range` inside the field at `locus` (a guard, a CODE body, a tool's `sig`), to
+/// confirm a position found inside the field's source.
+fn inner_text(program: &Program, locus: &Locus, range: SubRange) -> Option<String> {
+    let field = match (locus.element, locus.field.as_ref()?) {
+        (Element::Edge(e), Field::Guard) => program.edge_list().get(e)?.guard.as_deref()?,
+        (Element::Instruction(i), Field::Body) => program.instructions().get(i)?.body.as_deref()?,
+        (Element::Tool(t), Field::Sig) => program.tool_list().get(t)?.sig.as_deref()?,
+        _ => return None,
+    };
+    if range.len == 0 {
+        return None;
+    }
+    let line = field
+        .lines()
+        .nth(usize::try_from(range.line.checked_sub(1)?).ok()?)?;
+    let skip = usize::try_from(range.column.checked_sub(1)?).ok()?;
+    let len = usize::try_from(range.len).ok()?;
+    Some(line.chars().skip(skip).take(len).collect())
+}
+
+fn locus_key(l: &Locus) -> (u8, usize, usize, &str, usize) {
     let (k, a, b) = match l.element {
         Element::Program => (0, 0, 0),
         Element::Frontmatter => (1, 0, 0),
@@ -195,14 +244,7 @@ fn locus_key(l: &Locus) -> (u8, usize, usize, std::borrow::Cow<'static, str>, us
         Element::Concurrency => (10, 0, 0),
         Element::Faithfulness => (11, 0, 0),
     };
-    let _ = b;
-    (
-        k,
-        a,
-        b,
-        l.field.clone().unwrap_or_default(),
-        l.index.unwrap_or(0),
-    )
+    (k, a, b, l.field_str().unwrap_or(""), l.index.unwrap_or(0))
 }
 
 /// The severity a check's residual finding has (§9.4). G8 is an error here; its advisory form

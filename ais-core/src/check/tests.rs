@@ -15,7 +15,13 @@ struct B(Program);
 impl B {
     fn new() -> Self {
         let mut b = B(Program::default());
-        b.0.walker = Some(Walker::default());
+        // The names §8.2 requires (S1), so that only the finding under test shows.
+        b.0.name = Some("t".into());
+        b.0.description = Some("A test module.".into());
+        b.0.walker = Some(Walker {
+            name: Some("t".into()),
+            ..Walker::default()
+        });
         b.input("task", "str")
     }
     fn carries(&mut self) -> &mut Vec<Carry> {
@@ -95,7 +101,7 @@ fn ids(c: &Checked) -> Vec<CheckId> {
 
 /// Asserts the program's only error-or-worse findings are `id`, at least one.
 fn only(p: &Program, id: CheckId) -> Checked {
-    let c = check(p, &SourceMap::new(), false);
+    let c = check(p, &SourceMap::new(), Repairs::Off);
     assert!(
         ids(&c).contains(&id),
         "expected {id}, got {:#?}",
@@ -115,7 +121,7 @@ fn only(p: &Program, id: CheckId) -> Checked {
 
 #[test]
 fn a_minimal_pipeline_is_clean() {
-    let c = check(&good().done(), &SourceMap::new(), true);
+    let c = check(&good().done(), &SourceMap::new(), Repairs::Mechanical);
     assert_eq!(c.outcome, Outcome::Clean, "{:#?}", c.findings);
     assert!(c.deviations.is_empty());
 }
@@ -129,7 +135,7 @@ fn w1_reports_a_duplicate_id() {
     let c = only(&p, CheckId::W1);
     assert_eq!(
         c.findings[0].locus,
-        Locus::field(Element::Instruction(2), "id")
+        Locus::field(Element::Instruction(2), Field::Id)
     );
 }
 
@@ -137,7 +143,7 @@ fn w1_reports_a_duplicate_id() {
 fn w2_reports_an_unknown_opcode_with_a_suggestion() {
     let mut p = good().done();
     p.nodes.as_mut().unwrap()[0].opcode = Opcode::parse("GEN_RAW");
-    let c = check(&p, &SourceMap::new(), false);
+    let c = check(&p, &SourceMap::new(), Repairs::Off);
     let f = c.findings.iter().find(|f| f.id == CheckId::W2).unwrap();
     assert_eq!(f.did_you_mean.first().map(String::as_str), Some("GEN-RAW"));
     assert_eq!(f.instruction.as_deref(), Some("draft"));
@@ -155,14 +161,17 @@ fn w4_reports_a_dangling_edge_with_a_suggestion() {
     let p = good().edge("draft", "dnoe").done();
     let c = only(&p, CheckId::W4);
     assert_eq!(c.findings[0].did_you_mean, ["done"]);
-    assert_eq!(c.findings[0].locus, Locus::field(Element::Edge(1), "to"));
+    assert_eq!(
+        c.findings[0].locus,
+        Locus::field(Element::Edge(1), Field::To)
+    );
 }
 
 #[test]
 fn w5_reports_a_module_without_edges() {
     let mut p = good().done();
     p.edges = Some(Vec::new());
-    let c = check(&p, &SourceMap::new(), false);
+    let c = check(&p, &SourceMap::new(), Repairs::Off);
     assert!(ids(&c).contains(&CheckId::W5));
 }
 
@@ -192,7 +201,10 @@ fn w8_reports_a_dangling_read_at_its_entry() {
         .done();
     let c = only(&p, CheckId::W8);
     let f = &c.findings[0];
-    assert_eq!(f.locus, Locus::entry(Element::Instruction(1), "reads", 1));
+    assert_eq!(
+        f.locus,
+        Locus::entry(Element::Instruction(1), Field::Reads, 1)
+    );
     assert_eq!(f.did_you_mean, ["note"]);
 }
 
@@ -205,7 +217,7 @@ fn w8_accepts_an_object_field_of_a_read_carry() {
         c[1].ty = Some(Type::Named("outcome".into()));
     }
     p.nodes.as_mut().unwrap()[0].output = None;
-    let c = check(&p, &SourceMap::new(), false);
+    let c = check(&p, &SourceMap::new(), Repairs::Off);
     assert!(!ids(&c).contains(&CheckId::W8), "{:#?}", c.findings);
 }
 
@@ -217,11 +229,16 @@ fn w9_mints_a_missing_carry_and_records_a_deviation() {
         .chain(&["draft", "done"])
         .done();
     only(&p, CheckId::W9);
-    let c = check(&p, &SourceMap::new(), true);
+    let c = check(&p, &SourceMap::new(), Repairs::Mechanical);
     assert_eq!(c.outcome, Outcome::Fixed, "{:#?}", c.findings);
     assert_eq!(c.deviations.len(), 1);
     assert_eq!(c.deviations[0].subject, "plan_md");
-    let (_, minted) = c.program.carry("plan_md").unwrap();
+    let (_, minted) = c
+        .repaired
+        .as_ref()
+        .expect("repaired")
+        .carry("plan_md")
+        .unwrap();
     assert_eq!(minted.ty, Some(Type::Str));
     assert_eq!(minted.produced_by.as_deref(), Some("draft"));
 }
@@ -232,10 +249,17 @@ fn w10_sets_the_only_writer_as_producer() {
     let mut p = p;
     p.walker.as_mut().unwrap().carries.as_mut().unwrap()[1].produced_by = None;
     only(&p, CheckId::W10);
-    let c = check(&p, &SourceMap::new(), true);
+    let c = check(&p, &SourceMap::new(), Repairs::Mechanical);
     assert_eq!(c.outcome, Outcome::Fixed);
     assert_eq!(
-        c.program.carry("note").unwrap().1.produced_by.as_deref(),
+        c.repaired
+            .as_ref()
+            .expect("repaired")
+            .carry("note")
+            .unwrap()
+            .1
+            .produced_by
+            .as_deref(),
         Some("draft")
     );
 }
@@ -283,9 +307,12 @@ fn x1_reports_a_hollow_sense_and_re_owns_it_to_a_slot() {
         .chain(&["look", "done"])
         .done();
     only(&p, CheckId::X1);
-    let c = check(&p, &SourceMap::new(), true);
+    let c = check(&p, &SourceMap::new(), Repairs::Mechanical);
     assert_eq!(c.outcome, Outcome::Fixed, "{:#?}", c.findings);
-    assert_eq!(c.program.instructions()[0].owner, Some(Owner::Model));
+    assert_eq!(
+        c.repaired.as_ref().expect("repaired").instructions()[0].owner,
+        Some(Owner::Model)
+    );
     assert_eq!(c.deviations[0].check, Some(CheckId::X1));
 }
 
@@ -298,7 +325,7 @@ fn x1_does_not_re_own_a_doc_less_instruction() {
         .node("done", "TERMINAL", "", &["facts"], &[])
         .chain(&["look", "done"])
         .done();
-    let c = check(&p, &SourceMap::new(), true);
+    let c = check(&p, &SourceMap::new(), Repairs::Mechanical);
     assert_eq!(c.outcome, Outcome::Degraded);
     assert!(c.deviations.is_empty());
     let f = c.findings.iter().find(|f| f.id == CheckId::X1).unwrap();
@@ -314,7 +341,7 @@ fn x1_accepts_a_tool_less_act_that_writes_out_a_text_carry() {
     let mut p = p;
     p.edges = None;
     let p = B(p).chain(&["draft", "save", "done"]).done();
-    let c = check(&p, &SourceMap::new(), false);
+    let c = check(&p, &SourceMap::new(), Repairs::Off);
     assert!(!ids(&c).contains(&CheckId::X1), "{:#?}", c.findings);
     let plan = lower(&p).unwrap();
     assert_eq!(
@@ -357,7 +384,7 @@ fn x3_reports_a_spawn_without_isolation_and_accepts_one_with() {
         isolation: Some(Isolation::PrivateWrite),
         ..Concurrency::default()
     });
-    let c = check(&ok, &SourceMap::new(), false);
+    let c = check(&ok, &SourceMap::new(), Repairs::Off);
     assert_eq!(c.outcome, Outcome::Clean, "{:#?}", c.findings);
 }
 
@@ -394,7 +421,7 @@ fn g8_advises_on_independent_consecutive_slots() {
         .node("done", "TERMINAL", "", &["a", "b"], &[])
         .chain(&["wa", "wb", "done"])
         .done();
-    let c = check(&p, &SourceMap::new(), false);
+    let c = check(&p, &SourceMap::new(), Repairs::Off);
     assert_eq!(c.outcome, Outcome::Degraded);
     assert_eq!(ids(&c), [CheckId::G8]);
     assert_eq!(c.findings[0].severity, Severity::Warn);
@@ -412,7 +439,7 @@ fn g1_reports_a_prose_pointer() {
         )],
         ..Knowledge::default()
     }]);
-    let c = check(&p, &SourceMap::new(), false);
+    let c = check(&p, &SourceMap::new(), Repairs::Off);
     assert_eq!(ids(&c), [CheckId::G1]);
     assert_eq!(c.findings[0].severity, Severity::Warn);
 }
@@ -421,11 +448,11 @@ fn g1_reports_a_prose_pointer() {
 fn g5_reports_a_monolithic_slot_but_not_folded_prohibitions() {
     let mut p = good().done();
     p.nodes.as_mut().unwrap()[0].traces_to = Some(vec!["r1".into(), "r2".into(), "r3".into()]);
-    let c = check(&p, &SourceMap::new(), false);
+    let c = check(&p, &SourceMap::new(), Repairs::Off);
     assert_eq!(ids(&c), [CheckId::G5]);
     p.nodes.as_mut().unwrap()[0].doc =
         Some("Draft the summary. Never invent numbers. Never speculate.".into());
-    let c = check(&p, &SourceMap::new(), false);
+    let c = check(&p, &SourceMap::new(), Repairs::Off);
     assert_eq!(c.outcome, Outcome::Clean, "{:#?}", c.findings);
 }
 
@@ -441,7 +468,7 @@ fn findings_are_ordered_by_position_then_id() {
         Locus::element(Element::Edge(2)),
         crate::source::Pos::new(20, 3),
     );
-    let c = check(&p, &map, false);
+    let c = check(&p, &map, Repairs::Off);
     let lines: Vec<u32> = c
         .findings
         .iter()
@@ -591,10 +618,11 @@ fn repair_discards_a_mint_that_would_break_the_naming_rule() {
         .node("done", "TERMINAL", "", &[], &[])
         .chain(&["draft", "done"])
         .done();
-    let c = check(&p, &SourceMap::new(), true);
+    let c = check(&p, &SourceMap::new(), Repairs::Mechanical);
     assert!(c.deviations.is_empty());
     assert!(ids(&c).contains(&CheckId::W9));
-    assert_eq!(c.program, p);
+    assert_eq!(c.repaired, None, "nothing landed, nothing was copied");
+    assert_eq!(c.program(&p), &p);
 }
 
 #[test]
@@ -609,7 +637,7 @@ fn an_autonomy_tool_that_does_not_exist_does_not_lower() {
     assert_eq!(c.findings[0].did_you_mean, ["read_file"]);
     assert_eq!(
         c.findings[0].locus,
-        Locus::entry(Element::Instruction(0), "autonomy", 0)
+        Locus::entry(Element::Instruction(0), Field::Autonomy, 0)
     );
 }
 
@@ -713,8 +741,8 @@ mod no_panic {
     proptest! {
         #[test]
         fn checking_and_repairing_any_program_never_panics(p in program()) {
-            let plain = check(&p, &SourceMap::new(), false);
-            let repaired = check(&p, &SourceMap::new(), true);
+            let plain = check(&p, &SourceMap::new(), Repairs::Off);
+            let repaired = check(&p, &SourceMap::new(), Repairs::Mechanical);
             prop_assert_eq!(plain.outcome == Outcome::Failed, lower(&p).is_err());
             prop_assert!(repaired.deviations.len() <= plain.findings.len());
             // A repaired program never has more errors than the original.

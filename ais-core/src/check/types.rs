@@ -5,10 +5,11 @@ use super::Ctx;
 use super::index::Map as HashMap;
 use super::index::{Index, ToolRef};
 use crate::bind::BindSource;
-use crate::diag::{CheckId, MechanicalRepair, Repair};
+use crate::diag::{CheckId, Repair};
+use crate::edit::Edit;
 use crate::model::{Opcode, Type};
 use crate::sig::Return;
-use crate::source::{Element, Locus};
+use crate::source::{Element, Field, Locus};
 
 /// Runs G9.
 pub(super) fn run(cx: &mut Ctx) {
@@ -200,16 +201,16 @@ fn g9_consumers_agree(cx: &mut Ctx, demands: &HashMap<String, Vec<Demand>>) {
                 let want = bad.ty.clone().unwrap_or(Type::Any);
                 let consumer = cx.ix.p.instructions()[bad.instr].id.clone();
                 let repair = match &agree {
-                    Some(a) => Repair {
-                        summary: format!(
+                    Some(a) => Repair::mechanical(
+                        Edit::AdoptType {
+                            carry: carry.name.clone(),
+                            ty: a.clone(),
+                        },
+                        format!(
                             "change carry `{}` to `type: {a}`, the type its consumers demand",
                             carry.name
                         ),
-                        mechanical: Some(MechanicalRepair::AdoptType {
-                            carry: carry.name.clone(),
-                            ty: a.clone(),
-                        }),
-                    },
+                    ),
                     None => Repair::manual(format!(
                         "split carry `{}` into one carry per demanded type, or make its consumers agree",
                         carry.name
@@ -218,7 +219,7 @@ fn g9_consumers_agree(cx: &mut Ctx, demands: &HashMap<String, Vec<Demand>>) {
                 cx.report_instr(
                     CheckId::G9,
                     bad.instr,
-                    Locus::field(Element::Carry(c), "type"),
+                    Locus::field(Element::Carry(c), Field::Type),
                     format!(
                         "carry `{}` is `{d}` but `{consumer}` passes it to `{}`, whose `{}` parameter demands `{want}`; the call crashes or misbehaves at run time",
                         carry.name, bad.tool, bad.param
@@ -283,16 +284,16 @@ fn g9_model_to_code_typed(cx: &mut Ctx, demands: &HashMap<String, Vec<Demand>>) 
         let writer = cx.ix.p.instructions()[w].id.clone();
         let reader = cx.ix.p.instructions()[consumer.instr].id.clone();
         let repair = match agree {
-            Some(a) => Repair {
-                summary: format!(
+            Some(a) => Repair::mechanical(
+                Edit::AdoptType {
+                    carry: carry.name.clone(),
+                    ty: a.clone(),
+                },
+                format!(
                     "declare carry `{}` as `type: {a}`, the type `{}` demands",
                     carry.name, consumer.tool
                 ),
-                mechanical: Some(MechanicalRepair::AdoptType {
-                    carry: carry.name.clone(),
-                    ty: a,
-                }),
-            },
+            ),
             None => Repair::manual(format!(
                 "declare the type `{}` must produce on carry `{}` (e.g. `type: str`), and annotate `{}`'s `{}` parameter with it",
                 writer, carry.name, consumer.tool, consumer.param
@@ -338,7 +339,7 @@ fn g9_code_reads_produced(cx: &mut Ctx) {
         cx.report_instr(
             CheckId::G9,
             i,
-            Locus::entry(Element::Instruction(i), "reads", j),
+            Locus::entry(Element::Instruction(i), Field::Reads, j),
             format!(
                 "`{id}` runs its tool on carry `{r}`, which no instruction writes and the caller does not supply; the tool only ever sees its default"
             ),
@@ -372,7 +373,7 @@ fn g9_results_fit(cx: &mut Ctx) {
         cx.report_instr(
             CheckId::G9,
             i,
-            Locus::entry(Element::Instruction(i), "writes", 0),
+            Locus::entry(Element::Instruction(i), Field::Writes, 0),
             format!(
                 "`{id}` produces `{produced}` but writes it into carry `{w}`, declared `{declared}`; readers of `{w}` get a value of the wrong type"
             ),
@@ -467,7 +468,7 @@ fn g9_program_failures_routed(cx: &mut Ctx) {
             found.push((i, n.id.clone(), None));
             continue;
         };
-        if matches!(cx.ix.carry_type(w), Some(Type::Named(t)) if t == super::index::OUTCOME) {
+        if matches!(cx.ix.carry_type(w), Some(Type::Named(t)) if t == crate::model::OUTCOME) {
             continue;
         }
         let routed = cx.ix.readers.get(w.as_str()).is_some_and(|rs| {
@@ -485,7 +486,7 @@ fn g9_program_failures_routed(cx: &mut Ctx) {
     for (i, id, w) in found {
         let (locus, message, repair) = match w {
             Some(w) => (
-                Locus::entry(Element::Instruction(i), "writes", 0),
+                Locus::entry(Element::Instruction(i), Field::Writes, 0),
                 format!(
                     "`{id}` runs a program whose failure arrives as an error value, but it lands in `{w}`, which is not `outcome`-typed and no ROUTE tests: a failed run would look like success"
                 ),

@@ -3,9 +3,10 @@
 use super::Ctx;
 use super::index::quote_list;
 use crate::bind::is_bare_param_name;
-use crate::diag::{CheckId, Finding, MechanicalRepair, Repair, did_you_mean};
+use crate::diag::{CheckId, Finding, Repair, did_you_mean};
+use crate::edit::Edit;
 use crate::model::{Modality, Opcode, Owner, Program, Role, TypeKind};
-use crate::source::{Element, Locus};
+use crate::source::{Element, Field, Locus};
 use std::collections::HashSet;
 
 /// Runs W1–W14.
@@ -35,7 +36,7 @@ fn instruction_ids(p: &Program) -> Vec<&str> {
 fn w1_unique_ids(cx: &mut Ctx) {
     let mut seen = HashSet::new();
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
-        let locus = Locus::field(Element::Instruction(i), "id");
+        let locus = Locus::field(Element::Instruction(i), Field::Id);
         if n.id.trim().is_empty() {
             cx.report(
                 CheckId::W1,
@@ -76,7 +77,7 @@ fn w2_defined_opcodes(cx: &mut Ctx) {
         let Opcode::Unknown(text) = &n.opcode else {
             continue;
         };
-        let locus = Locus::field(Element::Instruction(i), "type");
+        let locus = Locus::field(Element::Instruction(i), Field::Type);
         let mnemonics = Opcode::ALL.iter().map(|o| o.mnemonic());
         let suggestions = did_you_mean(text, mnemonics);
         let message = if text.is_empty() {
@@ -110,7 +111,7 @@ fn w3_owner_permitted(cx: &mut Ctx) {
         if matches!(n.opcode, Opcode::Unknown(_)) {
             continue;
         }
-        let locus = Locus::field(Element::Instruction(i), "owner");
+        let locus = Locus::field(Element::Instruction(i), Field::Owner);
         let fixed = n.opcode.fixed_owner();
         let (message, repair) = match (&n.owner, &fixed) {
             (Some(Owner::Unknown(o)), _) => (
@@ -163,7 +164,7 @@ fn w4_edge_endpoints(cx: &mut Ctx) {
             let suggestions = did_you_mean(m, ["mandatory", "discretionary", "forbidden"]);
             let f = cx.report(
                 CheckId::W4,
-                Locus::field(Element::Edge(e), "modality"),
+                Locus::field(Element::Edge(e), Field::Modality),
                 format!(
                     "edge `{}` -> `{}` has modality `{m}`, which is not a modality; it is read as `mandatory`",
                     edge.from, edge.to
@@ -210,7 +211,7 @@ fn w5_edges_present(cx: &mut Ctx) {
             .collect();
         cx.report(
             CheckId::W5,
-            Locus::field(Element::Program, "edges"),
+            Locus::field(Element::Program, Field::Edges),
             format!(
                 "the module has {} instructions and no edges, so a run executes `{}` and halts",
                 nodes.len(),
@@ -241,7 +242,7 @@ fn w6_one_reachable_terminal(cx: &mut Ctx) {
             .map(|n| n.id.clone());
         cx.report(
             CheckId::W6,
-            Locus::field(Element::Program, "nodes"),
+            Locus::field(Element::Program, Field::Nodes),
             "the module has no TERMINAL, so a run never reports its result",
         )
         .repair = Some(Repair::manual(match last {
@@ -257,7 +258,7 @@ fn w6_one_reachable_terminal(cx: &mut Ctx) {
         cx.report_instr(
             CheckId::W6,
             t,
-            Locus::field(Element::Instruction(t), "type"),
+            Locus::field(Element::Instruction(t), Field::Type),
             format!(
                 "`{}` is a second TERMINAL (the first is `{first}`); a module has exactly one",
                 nodes[t].id
@@ -371,7 +372,7 @@ fn w8_reads_resolve(cx: &mut Ctx) {
         let f = cx.report_instr(
             CheckId::W8,
             i,
-            Locus::entry(Element::Instruction(i), "reads", j),
+            Locus::entry(Element::Instruction(i), Field::Reads, j),
             format!("`{id}` reads `{r}`, which is no carry or knowledge item; the operand would be empty"),
         );
         f.did_you_mean = suggestions;
@@ -409,7 +410,7 @@ fn w9_writes_declared(cx: &mut Ctx) {
             .as_ref()
             .map(|t| t.to_string())
             .unwrap_or_else(|| "<type>".into());
-        let mechanical = is_first.then(|| MechanicalRepair::MintCarry {
+        let mechanical = is_first.then(|| Edit::MintCarry {
             name: w.clone(),
             ty: ty.clone(),
             produced_by: Some(id.clone()),
@@ -417,13 +418,15 @@ fn w9_writes_declared(cx: &mut Ctx) {
         let f = cx.report_instr(
             CheckId::W9,
             i,
-            Locus::entry(Element::Instruction(i), "writes", j),
+            Locus::entry(Element::Instruction(i), Field::Writes, j),
             format!("`{id}` writes `{w}`, which is not a declared carry; the value has no slot to land in"),
         );
         f.did_you_mean = suggestions;
-        f.repair = Some(Repair {
-            summary: format!("add `{w}: {{type: {ty_text}, produced_by: {id}}}` to walker.carries"),
-            mechanical,
+        let summary =
+            format!("add `{w}: {{type: {ty_text}, produced_by: {id}}}` to walker.carries");
+        f.repair = Some(match mechanical {
+            Some(edit) => Repair::mechanical(edit, summary),
+            None => Repair::manual(summary),
         });
     }
 }
@@ -444,17 +447,20 @@ fn w10_carry_origin(cx: &mut Ctx) {
             [w] => Some(ids[*w].to_owned()),
             _ => None,
         };
-        let set_producer = |summary: String| Repair {
-            summary,
-            mechanical: sole_writer.clone().map(|w| MechanicalRepair::SetProducer {
-                carry: carry.name.clone(),
-                instruction: w,
-            }),
+        let set_producer = |summary: String| match &sole_writer {
+            Some(w) => Repair::mechanical(
+                Edit::SetProducer {
+                    carry: carry.name.clone(),
+                    instruction: w.clone(),
+                },
+                summary,
+            ),
+            None => Repair::manual(summary),
         };
         if let Some(Role::Unknown(r)) = &carry.role {
             cx.report(
                 CheckId::W10,
-                Locus::field(Element::Carry(c), "role"),
+                Locus::field(Element::Carry(c), Field::Role),
                 format!(
                     "carry `{}` has `role: {r}`; the only role is `input`",
                     carry.name
@@ -481,7 +487,7 @@ fn w10_carry_origin(cx: &mut Ctx) {
                 };
                 let f = cx.report(
                     CheckId::W10,
-                    Locus::field(Element::Carry(c), "produced_by"),
+                    Locus::field(Element::Carry(c), Field::ProducedBy),
                     format!(
                         "carry `{}` is produced by `{p}`, which is no instruction",
                         carry.name
@@ -541,7 +547,7 @@ fn w11_tools_bound(cx: &mut Ctx) {
             }
             let f = cx.report(
                 CheckId::W11,
-                Locus::entry(Element::Tool(t), "serves", k),
+                Locus::entry(Element::Tool(t), Field::Serves, k),
                 format!("tool `{}` serves `{s}`, which is no instruction", tool.name),
             );
             change_or_remove_entry(f, s, &tool.name, "serves", &ids);
@@ -603,7 +609,7 @@ fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
             }
             let f = cx.report(
                 CheckId::W12,
-                Locus::entry(Element::Knowledge(k), "resident_on", j),
+                Locus::entry(Element::Knowledge(k), Field::ResidentOn, j),
                 format!(
                     "knowledge `{}` is resident on `{r}`, which is no instruction",
                     item.name

@@ -14,12 +14,13 @@ use super::executable::real_guard;
 use super::index::{Index, ToolRef};
 use crate::bind::{BindSource, ParamBinding, Rule, is_content_param, is_path_param};
 use crate::diag::{CheckId, Finding, Repair, Severity, did_you_mean};
+use crate::edit::{Edit, Wording};
 use crate::model::{Opcode, Type, TypeKind};
-use crate::source::{Element, Locus};
+use crate::source::{Element, Field, Locus};
 
 /// Every X5 finding of a program, in check order.
 pub(crate) fn x5_findings(ix: &Index) -> Vec<Finding> {
-    let mut errs = Vec::new();
+    let mut errs: Vec<Finding> = super::required::no_program(ix).into_iter().collect();
     types_resolve(ix, &mut errs);
     signatures_parse(ix, &mut errs);
     guards_check(ix, &mut errs);
@@ -40,7 +41,7 @@ fn types_resolve(ix: &Index, errs: &mut Vec<Finding>) {
         ix.p.type_list()
             .iter()
             .map(|t| t.name.as_str())
-            .chain(std::iter::once(super::index::OUTCOME))
+            .chain(std::iter::once(crate::model::OUTCOME))
             .collect();
     let mut unresolved = |ty: &Type, locus: Locus, owner: String, instr: Option<String>| {
         if ix.type_resolves(ty) {
@@ -68,7 +69,7 @@ fn types_resolve(ix: &Index, errs: &mut Vec<Finding>) {
         if let Some(t) = &carry.ty {
             unresolved(
                 t,
-                Locus::field(Element::Carry(c), "type"),
+                Locus::field(Element::Carry(c), Field::Type),
                 format!("carry `{}`", carry.name),
                 None,
             );
@@ -78,7 +79,7 @@ fn types_resolve(ix: &Index, errs: &mut Vec<Finding>) {
         if let Some(t) = &n.output {
             unresolved(
                 t,
-                Locus::field(Element::Instruction(i), "output"),
+                Locus::field(Element::Instruction(i), Field::Output),
                 format!("the `output` of `{}`", n.id),
                 Some(n.id.clone()),
             );
@@ -106,7 +107,7 @@ fn signatures_parse(ix: &Index, errs: &mut Vec<Finding>) {
         let used = ix.tool_users.get(t).is_some_and(|u| !u.is_empty());
         match ix.sigs.get(t) {
             Some(Some(Err(e))) => errs.push(x5(
-                Locus::field(Element::Tool(t), "sig"),
+                Locus::field(Element::Tool(t), Field::Sig),
                 format!("the signature of tool `{}` does not parse: {e}", tool.name),
                 format!("write `sig` of `{}` as `\"(param, …) -> type\"`", tool.name),
             )),
@@ -120,25 +121,72 @@ fn signatures_parse(ix: &Index, errs: &mut Vec<Finding>) {
     }
 }
 
-/// Every real guard parses and type-checks as a `bool` over the program's carries.
+/// Every real guard parses and type-checks as a `bool` over the program's carries. The finding
+/// points inside the guard at the offending token; a name that is no carry gets its
+/// did-you-mean, and a mechanical rename when one declared name is a single typo away.
 fn guards_check(ix: &Index, errs: &mut Vec<Finding>) {
     for (e, edge) in ix.p.edge_list().iter().enumerate() {
         let Some(g) = real_guard(edge.guard.as_deref()) else {
             continue;
         };
-        if let Err(err) = ix.check_guard(g) {
-            let mut f = x5(
-                Locus::field(Element::Edge(e), "guard"),
-                format!(
-                    "the guard `{g}` on edge `{}` -> `{}` does not check ({} at {}:{}): {}",
-                    edge.from, edge.to, err.category, err.line, err.column, err.message
-                ),
-                "write the guard as a comparison over a carry, e.g. `<carry> == true`, or drop it to make the edge the default".to_owned(),
-            );
-            f.instruction = Some(edge.from.clone());
-            errs.push(f);
-        }
+        let Err(err) = ix.check_guard(g) else {
+            continue;
+        };
+        let summary = "write the guard as a comparison over a carry, e.g. `<carry> == true`, or drop it to make the edge the default";
+        let name = (err.len > 0 && err.line == 1)
+            .then(|| {
+                let skip = usize::try_from(err.column.saturating_sub(1)).ok()?;
+                let len = usize::try_from(err.len).ok()?;
+                Some(
+                    g.lines()
+                        .next()?
+                        .chars()
+                        .skip(skip)
+                        .take(len)
+                        .collect::<String>(),
+                )
+            })
+            .flatten();
+        let repair = match (&name, unambiguous(name.as_deref(), &err.did_you_mean)) {
+            (Some(name), Some(to)) => {
+                let edit = Edit::RenameInGuard {
+                    edge: e,
+                    from_step: edge.from.clone(),
+                    to_step: edge.to.clone(),
+                    name: name.clone(),
+                    to: to.to_owned(),
+                    column: err.column,
+                };
+                Repair::mechanical(edit.clone(), edit.describe(Wording::Agir))
+            }
+            _ => Repair::manual(summary),
+        };
+        let mut f = Finding::new(
+            CheckId::X5,
+            Severity::Fatal,
+            Locus::field(Element::Edge(e), Field::Guard),
+            format!(
+                "the guard `{g}` on edge `{}` -> `{}` does not check ({}): {}",
+                edge.from, edge.to, err.category, err.message
+            ),
+        )
+        .with_inner(err.range())
+        .with_suggestions(err.did_you_mean.clone())
+        .with_repair(repair);
+        f.instruction = Some(edge.from.clone());
+        errs.push(f);
     }
+}
+
+/// The one suggestion a misspelled `name` can only have meant: the only candidate a single
+/// edit (insertion, deletion, substitution or transposition) away.
+pub(crate) fn unambiguous<'a>(name: Option<&str>, suggestions: &'a [String]) -> Option<&'a str> {
+    let name = name?;
+    let mut close = suggestions
+        .iter()
+        .filter(|s| strsim::osa_distance(name, s) == 1);
+    let first = close.next()?;
+    close.next().is_none().then_some(first.as_str())
 }
 
 /// Instruction `i` lowers: its tool binding is unambiguous, no binding transposes a path and
@@ -158,7 +206,7 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
     if let Some(c) = &binding.conflict {
         fail(
             errs,
-            Locus::field(el, "tool"),
+            Locus::field(el, Field::Tool),
             format!("the tool binding of `{}` is ambiguous: {c}", n.id),
             format!(
                 "bind `{}` one way only: drop its `tool` field, or make that tool the one that `serves` it",
@@ -176,8 +224,8 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
                     _ => None,
                 };
                 let locus = match j {
-                    Some(j) => Locus::entry(el, "reads", j),
-                    None => Locus::field(el, "reads"),
+                    Some(j) => Locus::entry(el, Field::Reads, j),
+                    None => Locus::field(el, Field::Reads),
                 };
                 fail(
                     errs,
@@ -208,7 +256,7 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
             };
             fail(
                 errs,
-                Locus::entry(el, "autonomy", k),
+                Locus::entry(el, Field::Autonomy, k),
                 format!(
                     "`{}` may reach for tool `{t}`, which is neither declared nor built in",
                     n.id
@@ -248,7 +296,7 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
         if n.autonomy.as_ref().is_some_and(|a| !a.tools.is_empty()) {
             fail(
                 errs,
-                Locus::field(el, "autonomy"),
+                Locus::field(el, Field::Autonomy),
                 format!(
                     "GEN-ENUM `{}` declares `autonomy.tools`; enum decoding and a tool loop do not compose",
                     n.id
@@ -267,7 +315,7 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
     {
         fail(
             errs,
-            Locus::field(el, "body"),
+            Locus::field(el, Field::Body),
             format!(
                 "the body of CODE `{}` does not check ({} at {}:{}): {}",
                 n.id, err.category, err.line, err.column, err.message

@@ -432,11 +432,13 @@ impl<'e> Checker<'e> {
                 close
             }
         };
+        let close = crate::diag::did_you_mean(name, self.env.carry_names());
         Err(err(
             Category::NameError,
             pos,
             format!("`{name}` names no carry.{why}"),
-        ))
+        )
+        .about_name(name, close))
     }
 
     fn attr(&mut self, x: &Expr, field: &str, pos: Pos) -> Result<(Node, Ty), ExprError> {

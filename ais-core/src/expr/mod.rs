@@ -181,7 +181,7 @@ pub use ast::{BinOp, Expr, ExprKind, LogicOp, UnOp};
 pub use eval::{Carries, Compiled};
 pub use limits::Limits;
 pub use parser::parse;
-pub use types::{OUTCOME, Ty, TypeEnv};
+pub use types::{Ty, TypeEnv};
 
 use crate::model::{Program, Type};
 use crate::source::Pos;
@@ -236,6 +236,11 @@ pub struct ExprError {
     pub column: u32,
     /// What is wrong.
     pub message: String,
+    /// The length in characters of the offending name or token at the position (0 when only
+    /// the start is known).
+    pub len: u32,
+    /// Names close to an unknown one, best first (also named in the message).
+    pub did_you_mean: Vec<String>,
 }
 
 impl ExprError {
@@ -246,7 +251,21 @@ impl ExprError {
             line: pos.line,
             column: pos.column,
             message: articles(&message.into()),
+            len: 0,
+            did_you_mean: Vec::new(),
         }
+    }
+
+    /// Marks the error as about the name `name` at its position, with the names close to it.
+    pub fn about_name(mut self, name: &str, did_you_mean: Vec<String>) -> Self {
+        self.len = u32::try_from(name.chars().count()).unwrap_or(u32::MAX);
+        self.did_you_mean = did_you_mean;
+        self
+    }
+
+    /// The range of the offending text within the expression.
+    pub fn range(&self) -> crate::source::SubRange {
+        crate::source::SubRange::new(self.pos(), self.len)
     }
 
     /// The position within the expression.

@@ -119,6 +119,8 @@ impl Parser<'_> {
                     "expression nests deeper than {} levels",
                     self.limits.max_depth
                 ),
+                len: 0,
+                did_you_mean: Vec::new(),
             });
         }
         Ok((Expr::new(kind, pos), depth))
@@ -136,6 +138,8 @@ impl Parser<'_> {
                     "expression nests deeper than {} levels",
                     self.limits.max_depth
                 ),
+                len: 0,
+                did_you_mean: Vec::new(),
             });
         }
         Ok(())
@@ -462,6 +466,8 @@ impl Parser<'_> {
                     line: self.peek().pos.line,
                     column: self.peek().pos.column,
                     message: format!("more than {} items", self.limits.max_collection_len),
+                    len: 0,
+                    did_you_mean: Vec::new(),
                 });
             }
             if !self.at_punct(P::Comma) {
@@ -568,6 +574,8 @@ impl Parser<'_> {
                     line: pos.line,
                     column: pos.column,
                     message: format!("more than {} items", self.limits.max_collection_len),
+                    len: 0,
+                    did_you_mean: Vec::new(),
                 });
             }
             if !self.at_punct(P::Comma) {

@@ -344,5 +344,5 @@ pub enum ToolKind {
     Builtin,
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "agir"))]
 mod tests;

@@ -7,11 +7,18 @@
 //! the repair rounds (a schema-invalid value sent back with the exact validation error) are run
 //! by the machine, the same for every provider; a provider does one exchange.
 
+pub mod providers;
+mod schema;
+pub mod scripted;
+mod shape;
 pub mod slot;
+
+pub use scripted::ScriptedModel;
 
 use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 /// One operand of a slot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -201,4 +208,52 @@ pub trait Model: Send + Sync + 'static {
     }
     /// One exchange: answer `request` with a value or tool calls.
     fn complete<'a>(&'a self, request: &'a SlotRequest) -> ModelFuture<'a>;
+}
+
+/// The model a spec names: `scripted:FILE.json` (a [`ScriptedModel`]), or a live provider
+/// (`openai:MODEL`, `ollama:MODEL`, `anthropic:MODEL`). A spec that cannot be served is a
+/// [`ModelErrorKind::Config`] error saying what to write instead — found before any step runs.
+pub fn from_spec(spec: &str) -> Result<Arc<dyn Model>, ModelError> {
+    let spec = spec.trim();
+    if let Some(file) = spec.strip_prefix("scripted:") {
+        if file.is_empty() {
+            return Err(ModelError::new(
+                ModelErrorKind::Config,
+                "`scripted:` names no file; write `--model scripted:FILE.json`",
+            ));
+        }
+        return Ok(Arc::new(ScriptedModel::from_file(std::path::Path::new(
+            file,
+        ))?));
+    }
+    live(spec)
+}
+
+/// A live provider for `spec`, set up from the environment ([`providers::from_spec`]).
+fn live(spec: &str) -> Result<Arc<dyn Model>, ModelError> {
+    providers::from_spec(spec)
+}
+
+#[cfg(test)]
+mod spec_tests {
+    use super::*;
+
+    #[test]
+    fn specs_resolve_or_say_what_to_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.json");
+        std::fs::write(&file, r#"{"draft": ["x"]}"#).unwrap();
+        let model = from_spec(&format!("scripted:{}", file.display())).unwrap();
+        assert!(model.is_scripted());
+        assert!(model.name().starts_with("scripted:"));
+        for (spec, needle) in [
+            ("scripted:", "names no file"),
+            ("openai:", "names no model"),
+            ("gpt-4o", "names no provider"),
+        ] {
+            let err = from_spec(spec).err().unwrap();
+            assert_eq!(err.kind, ModelErrorKind::Config);
+            assert!(err.message.contains(needle), "{spec}: {}", err.message);
+        }
+    }
 }

@@ -2,7 +2,8 @@
 //! schema validation every value passes before it lands in a carry, and the opcode-specific
 //! post-processing (GEN-RAW's fence stripping, GEN-EDIT's check against the prior value).
 
-use super::{Exchange, Model, SlotRequest, Usage};
+use super::schema::{self, Compiled};
+use super::{Exchange, Model, ModelErrorKind, Reply, SlotRequest, ToolCall, Turn, Usage, shape};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -44,6 +45,20 @@ impl Default for SlotOptions {
 pub struct SlotError {
     /// What went wrong (the last validation error, the model's failure, the exhausted rounds).
     pub message: String,
+    /// The kind of the model's failure when it gave no completion (a transport error, a
+    /// scripted model with no response left); `None` when the answers it gave were not
+    /// acceptable.
+    pub model: Option<ModelErrorKind>,
+}
+
+impl SlotError {
+    /// A slot whose answers were not acceptable.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        SlotError {
+            message: message.into(),
+            model: None,
+        }
+    }
 }
 
 /// What filling a slot produced.
@@ -61,18 +76,215 @@ pub struct SlotOutcome {
     pub tool_rounds: u32,
 }
 
-/// Fills one slot.
+/// The most tool calls run in one round; the excess get an error result instead of running.
+pub const MAX_CALLS_PER_ROUND: usize = 32;
+
+/// Fills one slot: asks `model` for a value, runs the tool calls it makes (at most
+/// `options.max_tool_rounds` rounds, each call through `tools`, only the tools the request
+/// names), and checks each value it gives before accepting it:
+///
+/// 0. nesting at most 128 lists or objects deep (as deep as `serde_json` parses);
+/// 1. GEN-RAW's post-processing (a code fence around a `str` stripped, contentless list
+///    elements dropped);
+/// 2. for a closed set of choices (a GEN-ENUM's members, an SU ROUTE's targets), the member
+///    the value names (exact, else ignoring quotes, a final period and case when exactly one
+///    member matches);
+/// 3. the schema's declared defaults filled in for the object properties left out;
+/// 4. validation against the request's JSON Schema (draft 2020-12);
+/// 5. for a GEN-EDIT with a prior value, the truncation check (see `shape`'s docs: a revision
+///    that is empty, keeps less than half of a sizeable prior, or elides with a placeholder
+///    line is rejected).
+///
+/// A value that fails a check is sent back with the exact error as a [`Turn::Repair`], at
+/// most `options.max_repairs` times; then the slot fails with that error. Tool calls on a slot
+/// without tools, an empty reply, and tool calls past the round limit are repaired the same
+/// way. A model that gives no completion fails the slot at once. Model output is untrusted:
+/// nothing in it can make this panic.
 pub async fn fill(
-    _model: &dyn Model,
-    _request: SlotRequest,
-    _tools: &dyn SlotTools,
-    _options: &SlotOptions,
+    model: &dyn Model,
+    mut request: SlotRequest,
+    tools: &dyn SlotTools,
+    options: &SlotOptions,
 ) -> SlotOutcome {
-    unimplemented!("model::slot::fill is being written on the `su` branch")
+    let mut out = SlotOutcome {
+        value: Ok(serde_json::Value::Null),
+        usage: Usage::default(),
+        exchanges: Vec::new(),
+        repairs: 0,
+        tool_rounds: 0,
+    };
+    let slot = format!("slot `{}` ({})", request.instruction, request.opcode);
+    let compiled = match Compiled::new(&request.schema) {
+        Ok(c) => c,
+        Err(e) => {
+            out.value = Err(SlotError::invalid(format!("{slot}: {e}")));
+            return out;
+        }
+    };
+    loop {
+        let completion = match model.complete(&request).await {
+            Ok(c) => c,
+            Err(e) => {
+                out.value = Err(SlotError {
+                    message: format!("{slot}: the model `{}` gave no answer: {e}", model.name()),
+                    model: Some(e.kind),
+                });
+                return out;
+            }
+        };
+        out.exchanges.push(completion.exchange);
+        add_usage(&mut out.usage, completion.usage);
+        let problem = match completion.reply {
+            Reply::Value { value } => match accept(&request, &compiled, options, value.clone()) {
+                Ok(accepted) => {
+                    out.value = Ok(accepted);
+                    return out;
+                }
+                Err(problem) => {
+                    request.history.push(Turn::Assistant {
+                        value: Some(value),
+                        tool_calls: Vec::new(),
+                    });
+                    problem
+                }
+            },
+            Reply::ToolCalls { calls } => {
+                match tool_round_problem(&request, &calls, out.tool_rounds, options) {
+                    None => {
+                        out.tool_rounds += 1;
+                        run_tool_round(&mut request, calls, tools).await;
+                        continue;
+                    }
+                    Some(problem) => {
+                        request.history.push(Turn::Assistant {
+                            value: None,
+                            tool_calls: calls,
+                        });
+                        problem
+                    }
+                }
+            }
+        };
+        if out.repairs >= options.max_repairs {
+            let rounds = match out.repairs {
+                1 => "1 repair round".to_owned(),
+                n => format!("{n} repair rounds"),
+            };
+            out.value = Err(SlotError::invalid(format!(
+                "{slot}: the model's answer is still not acceptable after {rounds}: {problem}"
+            )));
+            return out;
+        }
+        out.repairs += 1;
+        request.history.push(Turn::Repair { error: problem });
+    }
 }
 
-/// The JSON Schema of a value of type `ty` in `program` (declared enums and objects included;
-/// the built-in `outcome` too).
-pub fn schema_for(_program: &ais_core::Program, _ty: &ais_core::model::Type) -> serde_json::Value {
-    unimplemented!("model::slot::schema_for is being written on the `su` branch")
+/// Why a reply of tool calls cannot be run as a tool round, if it cannot.
+fn tool_round_problem(
+    request: &SlotRequest,
+    calls: &[ToolCall],
+    rounds: u32,
+    options: &SlotOptions,
+) -> Option<String> {
+    if calls.is_empty() {
+        Some("the reply holds neither a value nor a tool call; answer with the value".to_owned())
+    } else if request.tools.is_empty() {
+        Some("this slot has no tools; answer with the value itself, not a tool call".to_owned())
+    } else if rounds >= options.max_tool_rounds {
+        Some(format!(
+            "all {} tool rounds of this slot are used; answer with the value now, without tool calls",
+            options.max_tool_rounds
+        ))
+    } else {
+        None
+    }
 }
+
+/// Runs one round of tool calls and records it in the request's history: the model's calls,
+/// then each result. A call naming a tool the slot does not have, or past
+/// [`MAX_CALLS_PER_ROUND`], gets an error result and runs nothing.
+async fn run_tool_round(request: &mut SlotRequest, calls: Vec<ToolCall>, tools: &dyn SlotTools) {
+    let mut results = Vec::with_capacity(calls.len());
+    for (i, call) in calls.iter().enumerate() {
+        let output = if i >= MAX_CALLS_PER_ROUND {
+            tool_failure(format!(
+                "not run: at most {MAX_CALLS_PER_ROUND} tool calls are run in one round"
+            ))
+        } else if request.tools.iter().any(|t| t.name == call.name) {
+            tools.call(&call.name, call.arguments.clone()).await
+        } else {
+            let names: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+            tool_failure(format!(
+                "no tool `{}` is available to this slot; its tools are: {}",
+                call.name,
+                names.join(", ")
+            ))
+        };
+        results.push(Turn::ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            output,
+        });
+    }
+    request.history.push(Turn::Assistant {
+        value: None,
+        tool_calls: calls,
+    });
+    request.history.extend(results);
+}
+
+/// The error value of a tool call that did not run.
+fn tool_failure(error: String) -> serde_json::Value {
+    serde_json::json!({"ok": false, "error": error, "output": ""})
+}
+
+/// The checks a value passes before it is accepted (see [`fill`]).
+fn accept(
+    request: &SlotRequest,
+    compiled: &Compiled,
+    options: &SlotOptions,
+    value: serde_json::Value,
+) -> Result<serde_json::Value, String> {
+    shape::check_depth(&value)?;
+    let mut value = match request.opcode.as_str() {
+        "GEN-RAW" => shape::raw(value),
+        _ => value,
+    };
+    if let Some(choices) = &request.choices {
+        value = shape::choose(value, choices)?;
+    }
+    schema::apply_defaults(&request.schema, &mut value);
+    compiled.check(&value)?;
+    if request.opcode == "GEN-EDIT"
+        && let Some(prior) = &options.prior
+    {
+        shape::check_edit(prior, &value)?;
+    }
+    Ok(value)
+}
+
+fn add_usage(total: &mut Usage, one: Usage) {
+    total.prompt_tokens = total.prompt_tokens.saturating_add(one.prompt_tokens);
+    total.completion_tokens = total
+        .completion_tokens
+        .saturating_add(one.completion_tokens);
+    total.cached_tokens = match (total.cached_tokens, one.cached_tokens) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+    };
+}
+
+/// The JSON Schema (draft 2020-12) of a value of type `ty` in `program` (declared enums and
+/// objects included; the built-in `outcome` too). The mapping is documented on the
+/// `schema` module: primitives to their JSON types, `list[T]` to arrays with `items`, `dict`
+/// to objects, a declared enum to a string `enum` (the member descriptions kept in the
+/// `description`), a declared object to a closed object whose fields keep their `doc` as
+/// `description` and their `default`, fields without a default required.
+pub fn schema_for(program: &ais_core::Program, ty: &ais_core::model::Type) -> serde_json::Value {
+    schema::schema_for(program, ty)
+}
+
+#[cfg(test)]
+#[path = "slot_tests.rs"]
+mod tests;

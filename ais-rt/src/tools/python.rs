@@ -1,0 +1,151 @@
+//! Python `body` tools (rung 1 of the embodiment ladder) from foreign `.agir` files.
+//!
+//! Each call runs `python3 -X utf8 -u -c DRIVER` as a subprocess (see the [module
+//! docs](super) for its environment, working directory, timeout and output cap). The driver
+//! (`driver.py`, beside this file) reads `{name, params, body, args}` as JSON on standard input,
+//! lowers the body exactly as the reference implementation does, calls it with the arguments
+//! by parameter name, and writes `{ok, value}` or `{ok: false, error, traceback}` as JSON on
+//! standard output. Before the body runs, file descriptor 1 is pointed at standard error, so
+//! whatever the tool or its children print can never corrupt the result; that output comes back
+//! as the error's `output` when the call fails.
+//!
+//! # How a body is lowered (as the reference implementation does)
+//!
+//! - The body becomes the body of a function over the tool's parameters, each defaulting to
+//!   `None` (`def f(text=None): return (text or "").upper()` and a bare `return (text or
+//!   "").upper()` both work). An `if __name__ == "__main__":` harness is stripped.
+//! - A body made only of imports, docstrings and `def`s is a complete function and is called:
+//!   `run` if it defines one, else its **last** `def`; each of that function's parameters gets
+//!   the argument of the same name, or `None`.
+//! - The body sees `os`, `sys`, `json`, `re`, `csv`, `glob`, `math`, `shutil`, `subprocess` and
+//!   `tempfile` already imported (the reference's generated module imports most of them).
+//! - A non-Python body that looks like a shell script runs under bash (a non-zero exit is a
+//!   failure); any other non-Python body is a template and is returned as a string. A body that
+//!   is plainly Python but does not parse fails with the parser's message.
+//! - The result crosses as JSON: a tuple becomes a list, a set a sorted list, bytes text, a
+//!   non-finite float `null`, any other object its `str()`.
+//! - The parameters are the signature's (`sig`); a tool with no signature takes the arguments
+//!   of each call as its parameters.
+
+use super::process::{self, ProcessSpec};
+use super::{Tool, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolFuture};
+use ais_core::Value;
+use serde::Deserialize;
+
+/// The driver script run by `python3 -c`.
+const DRIVER: &str = include_str!("driver.py");
+
+/// A tool whose body is Python source, run under `python3`.
+#[derive(Clone, Debug)]
+pub struct PythonTool {
+    name: String,
+    body: String,
+    params: Option<Vec<String>>,
+    interpreter: String,
+}
+
+/// What the driver writes on its result channel.
+#[derive(Deserialize)]
+struct DriverResult {
+    ok: bool,
+    #[serde(default)]
+    value: serde_json::Value,
+    #[serde(default)]
+    error: String,
+    #[serde(default)]
+    traceback: String,
+}
+
+impl PythonTool {
+    /// A Python tool named `name` with source `body`. `params` are the signature's parameter
+    /// names in order; `None` when the tool declares no signature (each call's arguments are
+    /// then its parameters).
+    pub fn new(
+        name: impl Into<String>,
+        body: impl Into<String>,
+        params: Option<Vec<String>>,
+    ) -> Self {
+        PythonTool {
+            name: name.into(),
+            body: body.into(),
+            params,
+            interpreter: "python3".to_owned(),
+        }
+    }
+
+    /// Runs the body under `interpreter` (a program name looked up on `PATH`, or a path)
+    /// instead of `python3`.
+    pub fn with_interpreter(mut self, interpreter: impl Into<String>) -> Self {
+        self.interpreter = interpreter.into();
+        self
+    }
+
+    async fn call_inner(&self, args: ToolArgs, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let request = serde_json::json!({
+            "name": self.name,
+            "params": self.params,
+            "body": self.body,
+            "args": args.params.iter().map(|(k, v)| (k.clone(), v.to_json()))
+                .collect::<serde_json::Map<_, _>>(),
+        });
+        let cwd = ctx.work_dir_created(&self.name)?;
+        let finished = process::run(
+            ProcessSpec {
+                tool: &self.name,
+                program: self.interpreter.clone().into(),
+                args: vec![
+                    "-X".into(),
+                    "utf8".into(),
+                    "-u".into(),
+                    "-c".into(),
+                    DRIVER.into(),
+                ],
+                cwd: &cwd,
+                stdin: Some(request.to_string().into_bytes()),
+                env: &[
+                    ("PYTHONIOENCODING", "utf-8"),
+                    ("PYTHONDONTWRITEBYTECODE", "1"),
+                ],
+            },
+            &ctx.limits,
+        )
+        .await?;
+        let printed = String::from_utf8_lossy(&finished.stderr).into_owned();
+        match serde_json::from_slice::<DriverResult>(&finished.stdout) {
+            Ok(result) if result.ok && finished.status.success() => {
+                Ok(Value::from_json(&result.value))
+            }
+            Ok(result) => {
+                let mut output = printed;
+                if !result.traceback.is_empty() {
+                    if !output.is_empty() && !output.ends_with('\n') {
+                        output.push('\n');
+                    }
+                    output.push_str(&result.traceback);
+                }
+                Err(ToolError {
+                    kind: ToolErrorKind::Failed,
+                    message: format!("tool `{}` raised {}", self.name, result.error),
+                    output,
+                })
+            }
+            Err(_) => Err(ToolError {
+                kind: ToolErrorKind::Failed,
+                message: format!(
+                    "tool `{}` ended with {} without returning a result (it exited the \
+                     interpreter, or `{}` is not a working Python 3)",
+                    self.name,
+                    process::describe_status(&finished.status),
+                    self.interpreter
+                ),
+                output: process::combine(&finished.stdout, &finished.stderr),
+            }),
+        }
+    }
+}
+
+impl Tool for PythonTool {
+    fn call<'a>(&'a self, args: ToolArgs, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(self.call_inner(args, ctx))
+    }
+}
