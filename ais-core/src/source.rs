@@ -277,6 +277,55 @@ impl Locus {
     }
 }
 
+/// A front end's map from the model's places to its own locations: a [`SourceMap`] gives
+/// line:column positions in a `.agir` file; the `ais!` macro implements it over token spans.
+/// The validator is written once against this trait (see
+/// [`check::check`](crate::check::check)).
+pub trait Locator {
+    /// The front end's location: [`Pos`] for a file, a span for the macro.
+    type Location: Clone + fmt::Debug + PartialEq;
+
+    /// Where `locus` stands, falling back to coarser places (the field, the element) when the
+    /// finer one is unknown.
+    fn locate(&self, locus: &Locus) -> Option<Self::Location>;
+
+    /// Where `range` inside the value of the field at `locus` stands; `token` is the text
+    /// expected there. `None` (the default) when the front end cannot point inside a value:
+    /// the finding is then placed at the field.
+    fn locate_inner(
+        &self,
+        locus: &Locus,
+        range: SubRange,
+        token: Option<&str>,
+    ) -> Option<Self::Location> {
+        let _ = (locus, range, token);
+        None
+    }
+
+    /// The order in which findings at two locations are reported (source order where the
+    /// front end has one; the default keeps the validator's order).
+    fn order(&self, a: &Self::Location, b: &Self::Location) -> std::cmp::Ordering {
+        let _ = (a, b);
+        std::cmp::Ordering::Equal
+    }
+}
+
+impl Locator for SourceMap {
+    type Location = Pos;
+
+    fn locate(&self, locus: &Locus) -> Option<Pos> {
+        self.lookup(locus)
+    }
+
+    fn locate_inner(&self, locus: &Locus, range: SubRange, token: Option<&str>) -> Option<Pos> {
+        self.lookup_inner(locus, range, token)
+    }
+
+    fn order(&self, a: &Pos, b: &Pos) -> std::cmp::Ordering {
+        a.cmp(b)
+    }
+}
+
 /// Where each [`Locus`] of a program stands in its source text.
 ///
 /// Recording is a push onto a list: a document of 10,000 instructions records some 180,000

@@ -28,7 +28,7 @@ fn checked(root: &Path, rel: &str, repair: bool) -> Checked {
 }
 
 fn ids(c: &Checked) -> Vec<CheckId> {
-    c.findings.iter().map(|f| f.id).collect()
+    c.findings.iter().filter_map(|f| f.id.check()).collect()
 }
 
 fn errors(c: &Checked) -> Vec<String> {

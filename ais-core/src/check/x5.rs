@@ -106,11 +106,18 @@ fn signatures_parse(ix: &Index, errs: &mut Vec<Finding>) {
     for (t, tool) in ix.p.tool_list().iter().enumerate() {
         let used = ix.tool_users.get(t).is_some_and(|u| !u.is_empty());
         match ix.sigs.get(t) {
-            Some(Some(Err(e))) => errs.push(x5(
-                Locus::field(Element::Tool(t), Field::Sig),
-                format!("the signature of tool `{}` does not parse: {e}", tool.name),
-                format!("write `sig` of `{}` as `\"(param, …) -> type\"`", tool.name),
-            )),
+            Some(Some(Err(e))) => {
+                let f = x5(
+                    Locus::field(Element::Tool(t), Field::Sig),
+                    format!("the signature of tool `{}` does not parse: {e}", tool.name),
+                    format!("write `sig` of `{}` as `\"(param, …) -> type\"`", tool.name),
+                );
+                // A written `sig` is pointed into; one derived from a body's `def` is not.
+                errs.push(match &tool.sig {
+                    Some(text) => f.with_inner(crate::diag::sig_range(e, text)),
+                    None => f,
+                });
+            }
             Some(None) if used && super::executable::tool_runs(tool) => errs.push(x5(
                 Locus::element(Element::Tool(t)),
                 format!("tool `{}` has no `sig` (and its body has no `def {}(…)`), so its parameters cannot be bound", tool.name, tool.name),
@@ -313,15 +320,18 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
         && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
         && let Err(err) = ix.check_body(body)
     {
-        fail(
-            errs,
+        let mut f = x5(
             Locus::field(el, Field::Body),
             format!(
-                "the body of CODE `{}` does not check ({} at {}:{}): {}",
-                n.id, err.category, err.line, err.column, err.message
+                "the body of CODE `{}` does not check ({}): {}",
+                n.id, err.category, err.message
             ),
             format!("fix the expression in `{}`.body, or bind a tool", n.id),
-        );
+        )
+        .with_inner(err.range())
+        .with_suggestions(err.did_you_mean.clone());
+        f.instruction = Some(n.id.clone());
+        errs.push(f);
     }
 }
 

@@ -190,7 +190,7 @@ use indexmap::IndexMap;
 use std::fmt;
 
 /// An error category (after the Aegis seed).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Category {
     /// The text is not an expression.
     SyntaxError,

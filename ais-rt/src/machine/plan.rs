@@ -5,7 +5,7 @@
 //! here is redone per step.
 
 use super::carries::{self, Names};
-use crate::tools::{self, Tool, ToolRegistry};
+use crate::tools::{Tool, ToolRegistry};
 use ais_core::bind::{self, Access, BindSource, ProgramIndex, SlotOperand};
 use ais_core::expr::Compiled;
 use ais_core::model::{Isolation, Opcode, Program, Type};
@@ -255,7 +255,10 @@ impl Prepared {
 fn mark_native(program: &Program, registry: &ToolRegistry) -> Option<Program> {
     let needs = |t: &ais_core::model::Tool| {
         let empty = |s: &Option<String>| s.as_deref().is_none_or(|b| b.trim().is_empty());
-        empty(&t.body) && empty(&t.command) && registry.get(&t.name).is_some()
+        empty(&t.body)
+            && empty(&t.command)
+            && registry.get(&t.name).is_some()
+            && !registry.is_builtin(&t.name)
     };
     if !program.tool_list().iter().any(needs) {
         return None;
@@ -463,11 +466,8 @@ pub(crate) fn tool_step(
             }
         })
         .collect();
-    let ask_user = call.tool == lower::builtins::ASK_USER && registry.get(&call.tool).is_none();
-    let imp = registry
-        .get(&call.tool)
-        .cloned()
-        .or_else(|| declared.and_then(tools::declared_tool));
+    let imp = registry.lookup(&call.tool, declared);
+    let ask_user = call.tool == lower::builtins::ASK_USER && imp.is_none();
     ToolStep {
         name: call.tool.clone(),
         args,
