@@ -113,6 +113,18 @@ fn site(lowered: &Lowered, locus: &Locus, f: &Finding) -> Option<Site> {
     {
         return Some(Site::one(span));
     }
+    // A finding about a carry as one instruction uses it (a type the call cannot take) points
+    // at the operand where that instruction reads it.
+    if let (Element::Carry(c), Some(id)) = (locus.element, f.instruction.as_deref())
+        && let Some(carry) = lowered.program.carries().get(c)
+        && let Some((i, instr)) = lowered.program.instruction(id)
+        && let Some(j) = instr.reads.iter().position(|r| *r == carry.name)
+        && let Some(site) = lowered
+            .spans
+            .lookup(&Locus::entry(Element::Instruction(i), "reads", j))
+    {
+        return Some(site);
+    }
     lowered.spans.lookup(locus)
 }
 
