@@ -4,7 +4,10 @@
 //! and save it. The compiler checks the program with the same validator as `ais check`, and
 //! `WritingPlans::AGIR` is its AG-IR (checked in as `examples/agir/writing_plans.agir`).
 //!
-//! Run it: `cargo run --example writing_plans`.
+//! Run it end to end on the SCRIPTED model shipped beside it (canned slot answers from
+//! `examples/writing_plans.responses.json`, no API key, no network):
+//! `cargo run --example writing_plans [OUT_DIR]`. Print its AG-IR instead:
+//! `cargo run --example writing_plans -- --agir`.
 
 use ais::ais;
 
@@ -59,6 +62,35 @@ ais! {
     }
 }
 
-fn main() {
-    print!("{}", WritingPlans::AGIR);
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let arg = std::env::args().nth(1);
+    if arg.as_deref() == Some("--agir") {
+        print!("{}", WritingPlans::AGIR);
+        return Ok(());
+    }
+    let out_dir = match arg {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => tempfile::tempdir()?.keep(),
+    };
+    std::fs::create_dir_all(&out_dir)?;
+    let responses = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/writing_plans.responses.json"
+    );
+    let model = ais::rt::model::from_spec(&format!("scripted:{responses}"))?;
+    let runtime = WritingPlans::runtime()
+        .model(model)
+        .out_dir(out_dir.clone())
+        .build();
+    let input = WritingPlansInput {
+        task: "Plan a CSV export of the order history and save it to docs/plans/csv-export.md"
+            .into(),
+    };
+    println!("model: SCRIPTED ({responses}), not a live model");
+    let report = WritingPlans::run(input, &runtime).await?;
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    let plan_file = report.plan_file.unwrap_or_default();
+    println!("plan written to {}", out_dir.join(plan_file).display());
+    Ok(())
 }

@@ -27,12 +27,13 @@
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
-mod artifact;
 mod outcome;
+mod run;
 
 pub use ais_core as core;
 pub use ais_core::*;
 pub use ais_macros::ais;
 pub use ais_rt as rt;
-pub use artifact::{ArtifactPath, ArtifactPathError};
+pub use ais_rt::tools::ArtifactPath;
 pub use outcome::OutcomeValue;
+pub use run::RunError;

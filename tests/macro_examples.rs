@@ -8,7 +8,7 @@ mod writing_plans;
 
 use ais::rt::tools::{ToolArgs, ToolContext, ToolErrorKind, ToolLimits};
 use ais::{Value, agir};
-use writing_plans::WritingPlans;
+use writing_plans::{WritingPlans, WritingPlansInput};
 
 fn assert_checked_in(agir_text: &str, file: &str) {
     let path = format!("{}/examples/agir/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -29,7 +29,7 @@ fn writing_plans_agir_is_checked_in_and_canonical() {
         WritingPlans::AGIR,
         "ais fmt would change it"
     );
-    assert_eq!(WritingPlans::program(), doc.program);
+    assert_eq!(*WritingPlans::program(), doc.program);
     assert_eq!(WritingPlans::NAME, "writing_plans");
 }
 
@@ -38,7 +38,7 @@ fn writing_plans_is_appendix_c_up_to_its_tool_bodies() {
     let appendix_c = agir::read(include_str!("../examples/writing_plans.agir"))
         .expect("Appendix C reads")
         .program;
-    let mut ours = WritingPlans::program();
+    let mut ours = WritingPlans::program().clone();
     let mut theirs = appendix_c;
     for p in [&mut ours, &mut theirs] {
         for t in p.tools.iter_mut().flatten() {
@@ -47,6 +47,34 @@ fn writing_plans_is_appendix_c_up_to_its_tool_bodies() {
         }
     }
     assert_eq!(ours, theirs);
+}
+
+#[tokio::test]
+async fn writing_plans_runs_end_to_end_on_the_scripted_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let responses = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/writing_plans.responses.json"
+    );
+    let model = ais::rt::model::from_spec(&format!("scripted:{responses}")).unwrap();
+    let runtime = WritingPlans::runtime()
+        .model(model)
+        .out_dir(dir.path().to_path_buf())
+        .build();
+    let input = WritingPlansInput {
+        task: "Plan a CSV export and save it to docs/plans/csv.md".into(),
+    };
+    let report = WritingPlans::run(input, &runtime)
+        .await
+        .expect("the run reports");
+    assert_eq!(report.plan_ok, Some(true));
+    assert_eq!(report.plan_file.as_deref(), Some("docs/plans/csv.md"));
+    let written = std::fs::read_to_string(dir.path().join("docs/plans/csv.md")).unwrap();
+    assert!(
+        written.starts_with("# CSV Export Implementation Plan"),
+        "{written}"
+    );
+    assert_eq!(Some(written), report.plan_md);
 }
 
 fn ctx(root: &std::path::Path) -> ToolContext {

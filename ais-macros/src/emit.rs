@@ -40,6 +40,7 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
     let types = declared_types(def, program);
     let (input_fields, report_fields) = carry_fields(program);
     let tools = checks.map(|c| tools(def, c)).unwrap_or_default();
+    let (targets, target_names) = call_targets(def);
     let p = private();
     let derives = serde_derives();
     let input_doc = format!("The inputs of [`{name}`]: one field per `input` carry.");
@@ -71,19 +72,71 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
             /// The program's name (its frontmatter `name`).
             pub const NAME: &'static str = #program_name;
 
-            /// The program's model, read back from [`Self::AGIR`].
-            pub fn program() -> #p::Program {
-                #p::program(Self::AGIR, Self::NAME)
+            /// The program's model, read back from [`Self::AGIR`] once.
+            pub fn program() -> &'static #p::Program {
+                static PROGRAM: ::std::sync::OnceLock<#p::Program> = ::std::sync::OnceLock::new();
+                PROGRAM.get_or_init(|| #p::program(Self::AGIR, Self::NAME))
             }
 
-            /// The program's Rust tools, registered by name with the runtime's registry.
-            pub fn tools() -> #p::ToolRegistry {
-                let mut registry = #p::ToolRegistry::new();
+            /// Registers the program's Rust tools — and those of the programs it CALLs — in
+            /// `registry`.
+            pub fn register_tools(registry: &mut #p::ToolRegistry) {
                 #tools
+                #(#targets::register_tools(registry);)*
+            }
+
+            /// The built-in tool library with the program's Rust tools (and those of the
+            /// programs it CALLs).
+            pub fn tools() -> #p::ToolRegistry {
+                let mut registry = #p::ToolRegistry::with_builtins();
+                Self::register_tools(&mut registry);
                 registry
+            }
+
+            /// Registers the programs this one CALLs (and theirs) with a runtime builder.
+            pub fn add_programs(builder: #p::RuntimeBuilder) -> #p::RuntimeBuilder {
+                let builder = builder #(.program(#target_names, ::std::clone::Clone::clone(#targets::program())))*;
+                #(let builder = #targets::add_programs(builder);)*
+                builder
+            }
+
+            /// A runtime builder with the program's tools and the programs it CALLs; give it
+            /// a model (`.model(..)`) and an output directory (`.out_dir(..)`), then `build()`.
+            pub fn runtime() -> #p::RuntimeBuilder {
+                Self::add_programs(#p::Runtime::builder().tools(Self::tools()))
+            }
+
+            /// Runs the program on `runtime` (built from [`Self::runtime`]) and returns its
+            /// typed report.
+            pub async fn run(
+                input: #input,
+                runtime: &#p::Runtime,
+            ) -> ::std::result::Result<#report, ::ais::RunError> {
+                #p::run(Self::program(), &input, runtime).await
             }
         }
     }
+}
+
+/// The `ais!` programs this one CALLs, by their Rust paths, and the target names the runtime
+/// knows them by.
+fn call_targets(def: &ProgramDef) -> (Vec<syn::Path>, Vec<String>) {
+    let mut paths: Vec<syn::Path> = Vec::new();
+    let mut names = Vec::new();
+    for i in &def.instructions {
+        if let Some((ais_syntax::ast::CallTarget::Program(path), _)) = &i.target {
+            let name = path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            if !names.contains(&name) {
+                names.push(name);
+                paths.push(path.clone());
+            }
+        }
+    }
+    (paths, names)
 }
 
 /// The `Input` fields (one per `input` carry) and the `Report` fields (every other carry).
@@ -191,25 +244,26 @@ fn first_member(program: &Program, name: &str) -> TokenStream {
     }
 }
 
-/// The owned form of a parameter's type, which the adapter deserializes into: `&str` →
-/// `String`, `&[T]` → `Vec<T>`, `&Path` → `PathBuf`, `&T` → `T`.
-fn owned(ty: &syn::Type) -> (TokenStream, bool) {
-    match ty {
-        syn::Type::Reference(r) => {
-            let inner = match &*r.elem {
-                syn::Type::Path(p) if p.path.is_ident("str") => quote!(::std::string::String),
-                syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Path") => {
-                    quote!(::std::path::PathBuf)
-                }
-                syn::Type::Slice(s) => {
-                    let e = &s.elem;
-                    quote!(::std::vec::Vec<#e>)
-                }
-                other => other.to_token_stream(),
-            };
-            (inner, true)
+const NATIVE: &[&str] = &[
+    "String", "bool", "i64", "i32", "u32", "u64", "usize", "f64", "f32", "Value",
+];
+
+/// True for a type the runtime's native adapters convert without JSON (`FromValue` /
+/// `IntoValue`): the primitives, `Value`, and `Vec`/`Option` of those.
+fn native(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    match &last.arguments {
+        syn::PathArguments::None => NATIVE.contains(&name.as_str()),
+        syn::PathArguments::AngleBracketed(a) if name == "Vec" || name == "Option" => {
+            matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if native(t))
         }
-        other => (other.to_token_stream(), false),
+        _ => false,
     }
 }
 
@@ -221,12 +275,86 @@ fn is_artifact(ty: &syn::Type) -> bool {
     matches!(inner, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "ArtifactPath"))
 }
 
-/// The adapters of the program's Rust tools, each in a block with the tool's function and the
-/// type-checked calls of the instructions that run it.
-fn tools(def: &ProgramDef, checks: &Checks) -> TokenStream {
+/// The adapter's argument type for a parameter, and how the argument is passed to the tool:
+/// `&str` takes a `String` and lends it; a type the runtime does not convert natively (a
+/// declared enum or struct) travels as `Json<T>`.
+fn adapter_arg(ty: &syn::Type, var: &syn::Ident) -> (TokenStream, TokenStream) {
     let p = private();
+    if is_artifact(ty) {
+        let pass = match ty {
+            syn::Type::Reference(_) => quote!(&#var),
+            _ => quote!(#var),
+        };
+        return (quote!(::ais::ArtifactPath), pass);
+    }
+    let (owned, by_ref) = match ty {
+        syn::Type::Reference(r) => match &*r.elem {
+            syn::Type::Path(q) if q.path.is_ident("str") => {
+                return (quote!(::std::string::String), quote!(&#var));
+            }
+            syn::Type::Slice(sl) => {
+                let e = &sl.elem;
+                (syn::parse_quote!(::std::vec::Vec<#e>), true)
+            }
+            other => (other.clone(), true),
+        },
+        other => (other.clone(), false),
+    };
+    let (arg, value) = if native(&owned) {
+        (owned.to_token_stream(), quote!(#var))
+    } else {
+        (quote!(#p::Json<#owned>), quote!(#var.0))
+    };
+    let pass = if by_ref { quote!(&#value) } else { value };
+    (arg, pass)
+}
+
+fn native_result(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Tuple(t) => t.elems.is_empty(),
+        syn::Type::Reference(r) => matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("str")),
+        other => native(other),
+    }
+}
+
+/// The tool's call, converted for the adapter's result: `Json` around a declared type.
+fn adapter_result(ret: Option<&syn::Type>, call: TokenStream) -> TokenStream {
+    let p = private();
+    let Some(ty) = ret else {
+        return call;
+    };
+    if let syn::Type::Path(tp) = ty
+        && let Some(last) = tp.path.segments.last()
+        && last.ident == "Result"
+    {
+        let ok = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.first().and_then(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            }),
+            _ => None,
+        };
+        return match ok {
+            Some(t) if !native_result(t) => quote!(#call.map(#p::Json)),
+            _ => call,
+        };
+    }
+    if native_result(ty) {
+        call
+    } else {
+        quote!(#p::Json(#call))
+    }
+}
+
+/// The adapters of the program's Rust tools, registered with the runtime's typed `fn`
+/// adapters, each in a block with the tool's function and the type-checked calls of the
+/// instructions that run it.
+fn tools(def: &ProgramDef, checks: &Checks) -> TokenStream {
     let mut out = TokenStream::new();
     for t in &def.tools {
+        if t.params.iter().any(|x| x.ty.is_none()) {
+            continue;
+        }
         let (item, callee) = match &t.imp {
             ToolImpl::Inline(block) => {
                 let name = &t.ident;
@@ -244,54 +372,30 @@ fn tools(def: &ProgramDef, checks: &Checks) -> TokenStream {
             ToolImpl::Path(path) => (TokenStream::new(), path.to_token_stream()),
             _ => continue,
         };
-        if t.params.iter().any(|x| x.ty.is_none()) {
-            continue;
-        }
         let tool = t.ident.to_string();
-        let mut lets = Vec::new();
+        let names: Vec<String> = t.params.iter().map(|x| x.name.to_string()).collect();
+        let mut vars = Vec::new();
         let mut args = Vec::new();
+        let mut passes = Vec::new();
         for ParamDef { name, ty } in &t.params {
             let Some(ty) = ty else { continue };
-            let pname = name.to_string();
             let var = format_ident!("__ais_{}", name);
-            let (owned_ty, by_ref) = owned(ty);
-            if is_artifact(ty) {
-                lets.push(quote!(let #var = #p::artifact_arg(__args, __ctx, #tool, #pname)?;));
-            } else {
-                lets.push(quote!(let #var: #owned_ty = #p::arg(__args, #tool, #pname)?;));
-            }
-            args.push(if by_ref { quote!(&#var) } else { quote!(#var) });
+            let (arg, pass) = adapter_arg(ty, &var);
+            vars.push(var);
+            args.push(arg);
+            passes.push(pass);
         }
-        let fallible = t.ret.as_ref().is_some_and(is_result_type);
-        let ret = if fallible {
-            quote!(#p::ret_fallible(#callee(#(#args),*), #tool))
-        } else {
-            quote!(#p::ret(#callee(#(#args),*), #tool))
-        };
+        let call = adapter_result(t.ret.as_ref(), quote!(#callee(#(#passes),*)));
         let calls = checks.get(&tool).cloned().unwrap_or_default();
-        let uses_ctx = t
-            .params
-            .iter()
-            .any(|x| x.ty.as_ref().is_some_and(is_artifact));
-        let ctx = if uses_ctx { quote!(__ctx) } else { quote!(_) };
         out.extend(quote_spanned! {t.ident.span()=>
             {
                 #item
                 #(#calls)*
-                registry.register(#tool, #p::native(
-                    |__args: &#p::ToolArgs, #ctx: &#p::ToolContext| {
-                        #(#lets)*
-                        #ret
-                    },
-                ));
+                registry.register_fn(#tool, &[#(#names),*], |#(#vars: #args),*| #call);
             }
         });
     }
     out
-}
-
-fn is_result_type(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result"))
 }
 
 /// After a parse error: a unit type for each `program Name` found in the tokens, with an empty
@@ -317,6 +421,8 @@ pub fn parse_stand_in(input: TokenStream) -> TokenStream {
                     pub fn tools() -> #p::ToolRegistry {
                         #p::ToolRegistry::new()
                     }
+                    /// No tools: the program did not parse.
+                    pub fn register_tools(_: &mut #p::ToolRegistry) {}
                 }
             });
         }

@@ -8,7 +8,7 @@
 use crate::ast::Site;
 use crate::lower::Lowered;
 use ais_core::check::{Repairs, check};
-use ais_core::diag::{CheckId, Finding, Severity};
+use ais_core::diag::{CheckId, Code, Finding, Severity};
 use ais_core::edit::{Edit, Wording};
 use ais_core::model::Program;
 use ais_core::source::{Element, Locus, SourceMap};
@@ -16,8 +16,8 @@ use ais_core::source::{Element, Locus, SourceMap};
 /// One finding of the validator, where and how the DSL user should read it.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
-    /// The check.
-    pub id: CheckId,
+    /// The check (or, for a finding the validator did not make, what kind it is).
+    pub id: Code,
     /// Its severity: `Warn` is a compiler warning, the others are errors.
     pub severity: Severity,
     /// The message, led by the check id: "W8: `draft` reads `taks`, …; did you mean `task`?".
@@ -90,7 +90,7 @@ fn without_consequences(findings: Vec<Finding>) -> Vec<Finding> {
     findings
         .into_iter()
         .filter(|f| {
-            let unreachable = matches!(f.id, CheckId::W6 | CheckId::W7)
+            let unreachable = (f.id == CheckId::W6 || f.id == CheckId::W7)
                 && f.message.contains("cannot be reached");
             let orphan =
                 f.id == CheckId::W10 && meant.iter().any(|m| f.message.contains(&format!("`{m}`")));
@@ -112,6 +112,18 @@ fn site(lowered: &Lowered, locus: &Locus, f: &Finding) -> Option<Site> {
         && let Some(span) = lowered.spans.guard_token(e, offset)
     {
         return Some(Site::one(span));
+    }
+    // A finding about a carry as one instruction uses it (a type the call cannot take) points
+    // at the operand where that instruction reads it.
+    if let (Element::Carry(c), Some(id)) = (locus.element, f.instruction.as_deref())
+        && let Some(carry) = lowered.program.carries().get(c)
+        && let Some((i, instr)) = lowered.program.instruction(id)
+        && let Some(j) = instr.reads.iter().position(|r| *r == carry.name)
+        && let Some(site) = lowered
+            .spans
+            .lookup(&Locus::entry(Element::Instruction(i), "reads", j))
+    {
+        return Some(site);
     }
     lowered.spans.lookup(locus)
 }
@@ -187,7 +199,8 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
     }
     let id = instr.map(|i| i.id.clone()).unwrap_or_default();
     let op = instr.map(|i| i.opcode.to_string()).unwrap_or_default();
-    let text = match f.id {
+    let check = f.id.check()?;
+    let text = match check {
         CheckId::W3 => match instr.and_then(|i| i.opcode.fixed_owner()) {
             Some(owner) => format!(
                 "remove the owner: {op} always runs on the {} (`{id}: {op}(..)`)",
