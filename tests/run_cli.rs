@@ -656,3 +656,36 @@ fn on_a_terminal_a_run_asks_on_the_spot_and_shows_progress() {
         .unwrap_or(0);
     assert_eq!(left, 0);
 }
+
+/// The README's main job prints exactly what the README says it prints.
+#[test]
+fn the_readme_shows_the_main_jobs_real_output() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let after = readme
+        .split_once("It prints\n\n```\n")
+        .expect("the README shows the main job's output")
+        .1;
+    let shown = after.split_once("```").unwrap().0;
+    let command = readme
+        .split_once("```sh\ncargo run -- run ")
+        .expect("the README's main job is `cargo run -- run …`")
+        .1;
+    assert!(
+        command.starts_with("examples/writing_plans.agir")
+            && command.contains("--model scripted:examples/writing_plans.responses.json"),
+        "{command}"
+    );
+    let out = tempfile::tempdir().unwrap();
+    let o = ais(&[
+        "run",
+        EXAMPLE,
+        "--task",
+        "Add a CSV export of a user's orders to the account page",
+        "--model",
+        &format!("scripted:{RESPONSES}"),
+        "--out",
+        path(out.path()),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    assert_eq!(stdout(&o), shown);
+}

@@ -540,31 +540,23 @@ fn print_human(setup: &Setup, outcome: &RunOutcome, output: &mut Output) -> io::
     Ok(())
 }
 
-/// The most lines of a multi-line text value the human report shows.
-const SHOWN_LINES: usize = 12;
-/// The most characters of any other value the human report shows.
-const SHOWN_CHARS: usize = 300;
+/// The most characters of a value the human report shows.
+const SHOWN_CHARS: usize = 100;
 
-/// A report value for the human report: text as it is (a multi-line one as an indented block
-/// of at most [`SHOWN_LINES`] lines), anything else as JSON, clipped; `--format json` has all.
+/// A report value for the human report, on one line: a text as it is, a multi-line text as
+/// its first non-blank line and its line count, anything else as JSON; clipped to
+/// [`SHOWN_CHARS`]. `--format json` has every value whole.
 fn shown_value(value: &serde_json::Value) -> String {
     match value {
         serde_json::Value::String(s) if s.is_empty() => "\"\"".to_owned(),
-        serde_json::Value::String(s) if !s.trim_end().contains('\n') => clip(s.trim_end()),
+        serde_json::Value::String(s) if !s.trim().contains('\n') => clip(s.trim()),
         serde_json::Value::String(s) => {
-            let lines: Vec<&str> = s.trim_end().lines().collect();
-            let mut text = "|".to_owned();
-            for line in lines.iter().take(SHOWN_LINES) {
-                text.push_str("\n    ");
-                text.push_str(line.trim_end());
-            }
-            if lines.len() > SHOWN_LINES {
-                let more = lines.len() - SHOWN_LINES;
-                text.push_str(&format!(
-                    "\n    … ({more} more lines; `--format json` shows all)"
-                ));
-            }
-            text
+            let first = s.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            format!(
+                "{} … ({} lines)",
+                clip(first.trim()),
+                s.trim().lines().count()
+            )
         }
         other => clip(&other.to_string()),
     }
