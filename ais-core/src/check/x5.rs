@@ -275,6 +275,38 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
             }
         }
     }
+    gen_enum_lowers(ix, i, errs);
+    if n.opcode == Opcode::Code
+        && binding.pipeline.is_empty()
+        && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
+        && let Err(err) = ix.check_body(body)
+    {
+        let mut f = x5(
+            Locus::field(el, FieldKey::Body),
+            format!(
+                "the body of CODE `{}` does not check ({}): {}",
+                n.id, err.category, err.message
+            ),
+            format!("fix the expression in `{}`.body, or bind a tool", n.id),
+        )
+        .with_inner(err.range())
+        .with_suggestions(err.did_you_mean.clone());
+        f.instruction = Some(n.id.clone());
+        errs.push(f);
+    }
+}
+
+/// A GEN-ENUM has an enum to produce, and no tool loop (`autonomy.tools`) to compose with it.
+fn gen_enum_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
+    let Some(n) = ix.node(i) else {
+        return;
+    };
+    let el = Element::Instruction(i);
+    let fail = |errs: &mut Vec<Finding>, locus: Locus, message: String, repair: String| {
+        let mut f = x5(locus, message, repair);
+        f.instruction = Some(n.id.clone());
+        errs.push(f);
+    };
     if n.opcode == Opcode::GenEnum {
         let ty = n
             .output
@@ -314,24 +346,6 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
                 ),
             );
         }
-    }
-    if n.opcode == Opcode::Code
-        && binding.pipeline.is_empty()
-        && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
-        && let Err(err) = ix.check_body(body)
-    {
-        let mut f = x5(
-            Locus::field(el, FieldKey::Body),
-            format!(
-                "the body of CODE `{}` does not check ({}): {}",
-                n.id, err.category, err.message
-            ),
-            format!("fix the expression in `{}`.body, or bind a tool", n.id),
-        )
-        .with_inner(err.range())
-        .with_suggestions(err.did_you_mean.clone());
-        f.instruction = Some(n.id.clone());
-        errs.push(f);
     }
 }
 
