@@ -169,7 +169,8 @@ impl RuntimeBuilder {
         self.model = Some(model);
         self
     }
-    /// The tools: native Rust tools and the built-in library.
+    /// The tools: native Rust tools and the built-in library (start from
+    /// [`ToolRegistry::with_builtins`] to keep the library).
     pub fn tools(mut self, tools: ToolRegistry) -> Self {
         self.tools = tools;
         self
@@ -251,12 +252,13 @@ impl std::fmt::Debug for Runtime {
 }
 
 impl Runtime {
-    /// A builder with the defaults: no model, no tools, the current directory as output root,
+    /// A builder with the defaults: no model, the built-in tool library
+    /// ([`ToolRegistry::with_builtins`]), the current directory as output root,
     /// [`DEFAULT_MAX_STEPS`], [`DEFAULT_MAX_PARALLEL`], tracing off.
     pub fn builder() -> RuntimeBuilder {
         RuntimeBuilder {
             model: None,
-            tools: ToolRegistry::new(),
+            tools: ToolRegistry::with_builtins(),
             out_dir: PathBuf::from("."),
             max_steps: DEFAULT_MAX_STEPS,
             max_parallel: DEFAULT_MAX_PARALLEL,

@@ -358,3 +358,19 @@ async fn no_secret_from_the_environment_reaches_the_tool() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_missing_interpreter_is_an_io_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = PythonTool::new("t", "return 1", params(&[]))
+        .with_interpreter("no-such-python-ais")
+        .call(args(&[]), &ctx(&dir))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::Io);
+    assert!(
+        err.message.contains("no-such-python-ais"),
+        "{}",
+        err.message
+    );
+}

@@ -9,7 +9,7 @@ use super::{Flow, Run, Settings, Stop};
 use crate::model::slot::{self, SlotOptions, SlotOutcome, SlotToolFuture, SlotTools};
 use crate::model::{Model, Operand, SlotRequest, ToolSpec};
 use crate::report::FaultKind;
-use crate::tools::{self, ToolArgs, ToolContext};
+use crate::tools::{ToolArgs, ToolContext};
 use crate::trace::SlotTrace;
 use ais_core::Value;
 use ais_core::bind::SlotOperand;
@@ -141,13 +141,7 @@ impl SlotTools for SlotReach {
                 ));
             }
             let declared = self.prep.program.tool(name).map(|(_, t)| t);
-            let Some(imp) = self
-                .settings
-                .tools
-                .get(name)
-                .cloned()
-                .or_else(|| declared.and_then(tools::declared_tool))
-            else {
+            let Some(imp) = self.settings.tools.lookup(name, declared) else {
                 return err(format!(
                     "tool `{name}` has no implementation in this runtime"
                 ));

@@ -85,8 +85,8 @@ impl Transport {
         options: ProviderOptions,
         secret: Option<Secret>,
     ) -> Result<Self, ModelError> {
-        // reqwest is built without a default crypto provider: use ring (installing it is
-        // idempotent; an error only says one is installed already).
+        // reqwest is built without a default crypto provider (see Cargo.toml): use ring, as
+        // http_get does; installing it a second time is a no-op.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
