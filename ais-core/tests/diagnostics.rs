@@ -6,7 +6,7 @@ use ais_core::diag::{CheckId, Code, Finding, Severity, sig_range};
 use ais_core::expr::{Category, Limits, TypeEnv};
 use ais_core::model::Type;
 use ais_core::render::finding_json;
-use ais_core::source::{Element, Field, Locator, Locus, SubRange};
+use ais_core::source::{Element, FieldKey, Locator, Locus, SubRange};
 
 /// A stand-in for the macro's span map: a "span" is the index of the token a locus names.
 struct Spans;
@@ -147,7 +147,7 @@ fn read_expression_and_signature_errors_are_findings_too() {
     let text = "(a b) -> str";
     let err = ais_core::sig::parse(text).unwrap_err();
     let f: Finding =
-        Finding::from_sig_error(&err, text, Locus::field(Element::Tool(0), Field::Sig));
+        Finding::from_sig_error(&err, text, Locus::field(Element::Tool(0), FieldKey::Sig));
     assert_eq!(f.id, Code::Signature);
     assert_eq!(
         sig_range(&err, text),
@@ -170,7 +170,7 @@ fn a_bad_signature_is_pointed_into() {
     let x5 = checked
         .findings
         .iter()
-        .find(|f| f.id == CheckId::X5 && f.locus.field == Some(Field::Sig))
+        .find(|f| f.id == CheckId::X5 && f.locus.field == Some(FieldKey::Sig))
         .expect("the signature does not parse");
     let pos = x5.pos.expect("located");
     let row = text.lines().nth(pos.line as usize - 1).unwrap();
