@@ -24,5 +24,15 @@
 //! ```
 #![deny(missing_docs)]
 
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+mod artifact;
+mod outcome;
+
 pub use ais_core as core;
 pub use ais_core::*;
+pub use ais_macros::ais;
+pub use ais_rt as rt;
+pub use artifact::{ArtifactPath, ArtifactPathError};
+pub use outcome::OutcomeValue;

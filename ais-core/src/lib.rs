@@ -57,6 +57,7 @@
 #[cfg(feature = "agir")]
 pub mod agir;
 pub mod bind;
+pub mod builder;
 pub mod check;
 pub mod diag;
 pub mod edit;
