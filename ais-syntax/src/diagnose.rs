@@ -8,7 +8,7 @@
 use crate::ast::Site;
 use crate::lower::Lowered;
 use ais_core::check::{Repairs, check};
-use ais_core::diag::{CheckId, Finding, Severity};
+use ais_core::diag::{CheckId, Code, Finding, Severity};
 use ais_core::edit::{Edit, Wording};
 use ais_core::model::Program;
 use ais_core::source::{Element, Locus, SourceMap};
@@ -17,7 +17,7 @@ use ais_core::source::{Element, Locus, SourceMap};
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
     /// The check.
-    pub id: CheckId,
+    pub id: Code,
     /// Its severity: `Warn` is a compiler warning, the others are errors.
     pub severity: Severity,
     /// The message, led by the check id: "W8: `draft` reads `taks`, …; did you mean `task`?".
@@ -90,7 +90,7 @@ fn without_consequences(findings: Vec<Finding>) -> Vec<Finding> {
     findings
         .into_iter()
         .filter(|f| {
-            let unreachable = matches!(f.id, CheckId::W6 | CheckId::W7)
+            let unreachable = matches!(f.id.check(), Some(CheckId::W6 | CheckId::W7))
                 && f.message.contains("cannot be reached");
             let orphan =
                 f.id == CheckId::W10 && meant.iter().any(|m| f.message.contains(&format!("`{m}`")));
@@ -187,7 +187,8 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
     }
     let id = instr.map(|i| i.id.clone()).unwrap_or_default();
     let op = instr.map(|i| i.opcode.to_string()).unwrap_or_default();
-    let text = match f.id {
+    let check = f.id.check()?;
+    let text = match check {
         CheckId::W3 => match instr.and_then(|i| i.opcode.fixed_owner()) {
             Some(owner) => format!(
                 "remove the owner: {op} always runs on the {} (`{id}: {op}(..)`)",
