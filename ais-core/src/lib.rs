@@ -69,12 +69,14 @@ pub mod check;
 pub mod diag;
 pub mod edit;
 pub mod expr;
+mod long_line;
 pub mod model;
 pub mod plan;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod sig;
 pub mod source;
+pub mod suggest;
 pub mod value;
 
 pub use builder::ProgramBuilder;

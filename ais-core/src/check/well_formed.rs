@@ -7,6 +7,7 @@ use crate::diag::{CheckId, Finding, Repair, did_you_mean};
 use crate::edit::Edit;
 use crate::model::{Modality, Opcode, Owner, Program, Role, TypeKind};
 use crate::source::{Element, FieldKey, Locus};
+use crate::suggest::Suggester;
 use std::collections::HashSet;
 
 /// Runs W1–W14.
@@ -325,28 +326,40 @@ fn w7_all_reachable(cx: &mut Ctx) {
 /// (`task`), or an object field of another read carry.
 fn w8_reads_resolve(cx: &mut Ctx) {
     let mut findings = Vec::new();
+    // One index of the names in scope for every unknown read (built on the first).
+    let p = cx.ix.p;
+    let mut scope: Option<Suggester> = None;
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        // The object fields of the carries this instruction reads, gathered once (not once per
+        // unknown read: an instruction with 20,000 reads would cost 4·10⁸ steps).
+        let mut fields: Option<HashSet<String>> = None;
         for (j, r) in n.reads.iter().enumerate() {
             if cx.ix.is_carry(r) || cx.ix.bind.knowledge_item(r).is_some() || r == "task" {
                 continue;
             }
-            let is_field = n.reads.iter().any(|other| {
-                cx.ix
-                    .carry_type(other)
-                    .and_then(|t| cx.ix.object_fields(t))
-                    .is_some_and(|fs| fs.iter().any(|(f, _)| f == r))
-            });
+            let is_field = fields
+                .get_or_insert_with(|| {
+                    n.reads
+                        .iter()
+                        .filter_map(|other| cx.ix.carry_type(other))
+                        .filter_map(|t| cx.ix.object_fields(t))
+                        .flat_map(|fs| fs.iter().map(|(f, _)| f.to_string()).collect::<Vec<_>>())
+                        .collect()
+                })
+                .contains(r.as_str());
             if is_field {
                 continue;
             }
-            let names = cx
-                .ix
-                .p
-                .carries()
-                .iter()
-                .map(|c| c.name.as_str())
-                .chain(cx.ix.p.knowledge_list().iter().map(|k| k.name.as_str()));
-            let suggestions = did_you_mean(r, names);
+            let suggestions = scope
+                .get_or_insert_with(|| {
+                    Suggester::new(
+                        p.carries()
+                            .iter()
+                            .map(|c| c.name.as_str())
+                            .chain(p.knowledge_list().iter().map(|k| k.name.as_str())),
+                    )
+                })
+                .suggest(r);
             let written = cx
                 .ix
                 .writers
@@ -396,6 +409,8 @@ fn w8_reads_resolve(cx: &mut Ctx) {
 /// by its first writer, typed from that writer's result where it can be inferred.
 fn w9_writes_declared(cx: &mut Ctx) {
     let mut found = Vec::new();
+    let p = cx.ix.p;
+    let mut carries: Option<Suggester> = None;
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
         for (j, w) in n.writes.iter().enumerate() {
             if cx.ix.is_carry(w) {
@@ -412,7 +427,9 @@ fn w9_writes_declared(cx: &mut Ctx) {
             } else {
                 None
             };
-            let suggestions = did_you_mean(w, cx.ix.p.carries().iter().map(|c| c.name.as_str()));
+            let suggestions = carries
+                .get_or_insert_with(|| Suggester::new(p.carries().iter().map(|c| c.name.as_str())))
+                .suggest(w);
             found.push((i, j, w.clone(), first_writer == Some(i), ty, suggestions));
         }
     }
