@@ -78,6 +78,64 @@ fn an_alias_bomb_fails_fast() {
     assert!(read_with_limits("x_defaults: &d {k: 1}\nx_use: *d\n", &tight).is_err());
 }
 
+/// Issue 7, bug 1: a 100 KB file whose anchor holds a 100,000-character string, aliased
+/// 10×10×10×10 in an unknown section, used to expand to gigabytes. The bytes of text aliases
+/// expand into are budgeted now, and the budget is crossed at the alias that crosses it.
+#[test]
+fn aliases_of_a_long_string_fail_at_the_byte_budget() {
+    let mut text = format!("x_big: &s0 \"{}\"\n", "y".repeat(100_000));
+    for (level, prev) in [(1, "s0"), (2, "l1"), (3, "l2"), (4, "l3")] {
+        let items = vec![format!("*{prev}"); 10].join(", ");
+        text.push_str(&format!("x_l{level}: &l{level} [{items}]\n"));
+    }
+    assert!(text.len() < 110_000);
+    let start = Instant::now();
+    let err = read(&text).unwrap_err();
+    assert!(
+        start.elapsed().as_millis() < 1000,
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(err.message.contains("bytes of text"), "{}", err.message);
+    assert!(err.message.contains("alias limit"), "{}", err.message);
+    // 10 aliases of the string (1 MB) fit; the ninth alias of `l1` (1 MB each) crosses 8 MiB.
+    let pos = err.pos.expect("located");
+    assert_eq!(pos.line, 3, "{err:?}");
+    assert!(err.help.unwrap().contains("write the repeated content out"));
+    // Within the budget the same shape reads, expanded.
+    let small = Limits {
+        max_alias_bytes: 2_000_000,
+        ..Limits::default()
+    };
+    let text2: String = text.lines().take(2).map(|l| format!("{l}\n")).collect();
+    assert!(read_with_limits(&text2, &small).is_ok());
+    let tighter = Limits {
+        max_alias_bytes: 999_999,
+        ..Limits::default()
+    };
+    assert!(read_with_limits(&text2, &tighter).is_err());
+}
+
+#[test]
+fn the_node_budget_counts_alias_expansions() {
+    let text = "x_a: &a [1, 2, 3, 4]\nx_b: [*a, *a, *a]\n";
+    assert!(read(text).is_ok());
+    // The root mapping, `x_a` and its list of 4 (5 nodes), `x_b` and its list of 3 × 5.
+    let nodes = 1 + 1 + 5 + 1 + 1 + 15;
+    let exact = Limits {
+        max_nodes: nodes,
+        ..Limits::default()
+    };
+    assert!(read_with_limits(text, &exact).is_ok());
+    let under = Limits {
+        max_nodes: nodes - 3,
+        ..Limits::default()
+    };
+    let err = read_with_limits(text, &under).unwrap_err();
+    assert!(err.message.contains("node limit"), "{}", err.message);
+    assert_eq!(err.pos.unwrap().line, 2);
+}
+
 #[test]
 fn a_truncated_file_fails_with_a_position() {
     let full = "walker:\n  carries:\n    task: {type: str, role: input}\nnodes:\n  - id: a\n    doc: \"Write it.\"\nedges:\n  - {from: a, to: b}\n";

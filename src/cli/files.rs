@@ -7,23 +7,20 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 /// Reads a file as UTF-8 text, refusing one larger than the reader's byte limit before reading
-/// it into memory.
+/// it into memory, and anything that is not a file (a directory, a FIFO, a socket) before
+/// opening it: opening a FIFO with no writer would block forever.
 pub fn read_source(path: &Path, limits: &Limits) -> Result<String, CliError> {
     let name = shown(path);
+    let meta = fs::metadata(path).map_err(|e| open_error(&name, &e))?;
+    refuse_non_file(&name, &meta)?;
     let file = fs::File::open(path).map_err(|e| open_error(&name, &e))?;
     let meta = file.metadata().map_err(|e| open_error(&name, &e))?;
-    if meta.is_dir() {
-        return Err(CliError::new(
-            format!("`{name}` is a directory, not an AG-IR file"),
-            format!("name the .agir files inside it, e.g. `ais check {name}/*.agir`"),
-        ));
-    }
+    refuse_non_file(&name, &meta)?;
     let max = limits.max_bytes;
     let too_big = || {
         CliError::new(
-            format!("`{name}` is larger than the reader accepts ({max} bytes)"),
-            "split the module into smaller programs joined by CALL, or raise \
-             `agir::Limits::max_bytes` when reading it from code",
+            format!("`{name}` is larger than the {max} bytes ais reads"),
+            "split the module into smaller programs joined by CALL",
         )
     };
     if usize::try_from(meta.len()).map_or(true, |len| len > max) {
@@ -36,6 +33,38 @@ pub fn read_source(path: &Path, limits: &Limits) -> Result<String, CliError> {
     if bytes.len() > max {
         return Err(too_big());
     }
+    decode(&name, bytes)
+}
+
+/// The text of a file's bytes: UTF-8, with UTF-16 (by its byte-order mark) and other encodings
+/// named in the error.
+fn decode(name: &str, bytes: Vec<u8>) -> Result<String, CliError> {
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        let order = if bytes[0] == 0xFF { "LE" } else { "BE" };
+        return Err(CliError::new(
+            format!(
+                "`{name}` is UTF-16{order} text (it starts with a UTF-16 byte-order mark); AG-IR files are UTF-8"
+            ),
+            format!("re-encode it: `iconv -f UTF-16 -t UTF-8 {name} > converted.agir`"),
+        ));
+    }
+    // Text with a zero byte beside most ASCII characters is UTF-16 without a mark.
+    let probe = &bytes[..bytes.len().min(512)];
+    let zeros = probe.iter().filter(|b| **b == 0).count();
+    if probe.len() >= 4 && zeros * 3 >= probe.len() {
+        return Err(CliError::new(
+            format!(
+                "`{name}` looks like UTF-16 text (every other byte is zero); AG-IR files are UTF-8"
+            ),
+            format!("re-encode it: `iconv -f UTF-16 -t UTF-8 {name} > converted.agir`"),
+        ));
+    }
+    if let Some(at) = bytes.iter().position(|b| *b == 0) {
+        return Err(CliError::new(
+            format!("`{name}` holds a NUL byte at offset {at}; it is not a text file"),
+            "name the .agir text file; AG-IR files are UTF-8 text",
+        ));
+    }
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         CliError::new(
@@ -43,6 +72,37 @@ pub fn read_source(path: &Path, limits: &Limits) -> Result<String, CliError> {
             "AG-IR files are UTF-8; re-encode the file, e.g. `iconv -t UTF-8`",
         )
     })
+}
+
+/// Refuses what is not a regular file (or a character device such as `/dev/null`).
+fn refuse_non_file(name: &str, meta: &fs::Metadata) -> Result<(), CliError> {
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(CliError::new(
+            format!("`{name}` is a directory, not an AG-IR file"),
+            format!("name the .agir files inside it, e.g. `ais check {name}/*.agir`"),
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let what = if kind.is_fifo() {
+            Some("a FIFO (named pipe)")
+        } else if kind.is_socket() {
+            Some("a socket")
+        } else if kind.is_block_device() {
+            Some("a block device")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Err(CliError::new(
+                format!("`{name}` is {what}, not a file; ais reads regular files"),
+                "save the stream to a file first, then name that file",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn open_error(name: &str, e: &io::Error) -> CliError {
@@ -54,11 +114,21 @@ fn open_error(name: &str, e: &io::Error) -> CliError {
     CliError::new(format!("cannot read `{name}`: {e}"), help)
 }
 
+/// The marker in the names of ais's temporary files: `.<file>.ais-<pid>-<random>.tmp`.
+const TMP_MARK: &str = ".ais-";
+
 /// Replaces a file's contents atomically: writes a temporary file in the same directory,
-/// flushes it to disk, gives it the original's permissions and renames it over the original.
-/// A symlink is never written through (that could write outside the directory the user named);
-/// the error names its target instead.
-pub fn write_atomically(path: &Path, contents: &str) -> Result<(), CliError> {
+/// flushes it to disk, gives it the original's permissions and owner, checks that the file
+/// still holds `expected` (what the command read), and renames the temporary file over it.
+///
+/// Refused, with the file untouched: a symbolic link (writing through it could write outside
+/// the directory the user named; the error names its target), anything but a regular file, a
+/// read-only file or one the user could not write, a file with more than one hard link (the
+/// rename would give this name a new file and leave the other links with the old text), a
+/// file whose owner cannot be kept, and a file that changed since it was read (a concurrent
+/// writer's change would be lost). Temporary files that a killed run left beside the file are
+/// removed first.
+pub fn write_atomically(path: &Path, contents: &str, expected: &str) -> Result<(), CliError> {
     let name = shown(path);
     let meta = fs::symlink_metadata(path).map_err(|e| open_error(&name, &e))?;
     if meta.file_type().is_symlink() {
@@ -76,6 +146,7 @@ pub fn write_atomically(path: &Path, contents: &str) -> Result<(), CliError> {
             "name a .agir file",
         ));
     }
+    refuse_unwritable(path, &name, &meta)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -93,8 +164,9 @@ pub fn write_atomically(path: &Path, contents: &str) -> Result<(), CliError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    remove_stale_temporaries(dir, &file_name);
     let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{file_name}."))
+        .prefix(&format!(".{file_name}{TMP_MARK}{}-", std::process::id()))
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(write_error)?;
@@ -102,14 +174,126 @@ pub fn write_atomically(path: &Path, contents: &str) -> Result<(), CliError> {
     tmp.as_file()
         .set_permissions(meta.permissions())
         .map_err(write_error)?;
+    keep_owner(tmp.as_file(), &meta, &name)?;
     tmp.as_file().sync_all().map_err(write_error)?;
+    // A lost update: someone wrote the file after we read it. Never rename over their change.
+    // Another ais run holds the lock on the file from its own comparison to its rename, so
+    // the two cannot interleave there.
+    let guard = fs::File::open(path).map_err(|e| open_error(&name, &e))?;
+    guard.lock().map_err(write_error)?;
+    let now = fs::read(path).map_err(|e| open_error(&name, &e))?;
+    if now != expected.as_bytes() {
+        return Err(CliError::new(
+            format!("`{name}` changed while ais was working on it; nothing written"),
+            format!("run the command again on the new `{name}`"),
+        ));
+    }
     tmp.persist(path).map_err(|e| write_error(e.error))?;
+    drop(guard);
     // Make the rename itself durable; not every platform can open a directory, so this is
     // best effort.
     if let Ok(d) = fs::File::open(dir) {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Refuses a read-only file, one the user could not open for writing, and one with several
+/// hard links.
+fn refuse_unwritable(path: &Path, name: &str, meta: &fs::Metadata) -> Result<(), CliError> {
+    if meta.permissions().readonly() {
+        return Err(CliError::new(
+            format!("`{name}` is read-only; ais does not replace a read-only file"),
+            format!("make it writable first (`chmod u+w {name}`) if you mean to change it"),
+        ));
+    }
+    if let Err(e) = fs::OpenOptions::new().write(true).open(path) {
+        return Err(CliError::new(
+            format!("`{name}` is not writable by you: {e}; nothing written"),
+            "check the file's owner and permissions (`ls -l`)",
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let links = meta.nlink();
+        if links > 1 {
+            return Err(CliError::new(
+                format!(
+                    "`{name}` has {links} hard links; writing it atomically would give this \
+                     name a new file and leave the other links with the old text; nothing written"
+                ),
+                format!(
+                    "print the result and copy it in place instead: `ais fmt {name} > tmp.agir \
+                     && cat tmp.agir > {name}`"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Gives the new file the original's owner and group; refuses (before anything is renamed)
+/// when that is not permitted, so a file never silently changes owner.
+fn keep_owner(file: &fs::File, meta: &fs::Metadata, name: &str) -> Result<(), CliError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mine = file.metadata().map_err(|e| open_error(name, &e))?;
+        if (mine.uid(), mine.gid()) == (meta.uid(), meta.gid()) {
+            return Ok(());
+        }
+        if let Err(e) = std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid())) {
+            return Err(CliError::new(
+                format!(
+                    "cannot keep the owner of `{name}` (uid {}, gid {}): {e}; nothing written",
+                    meta.uid(),
+                    meta.gid()
+                ),
+                "run the command as the file's owner, or print the result and copy it in place",
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (file, meta, name);
+    Ok(())
+}
+
+/// Removes the temporary files of earlier runs on this file that were killed before they could
+/// clean up: `.<file>.ais-<pid>-….tmp` whose process is gone (or, where processes cannot be
+/// looked up, older than ten minutes). Best effort: a failure here changes nothing else.
+fn remove_stale_temporaries(dir: &Path, file_name: &str) {
+    let prefix = format!(".{file_name}{TMP_MARK}");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let can_see_processes = Path::new("/proc/self").exists();
+    for entry in entries.filter_map(Result::ok) {
+        let entry_name = entry.file_name();
+        let Some(n) = entry_name.to_str() else {
+            continue;
+        };
+        let Some(rest) = n.strip_prefix(&prefix) else {
+            continue;
+        };
+        if !n.ends_with(".tmp") {
+            continue;
+        }
+        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        let stale = match pid {
+            Some(pid) if pid == std::process::id() => false,
+            Some(pid) if can_see_processes => !Path::new(&format!("/proc/{pid}")).exists(),
+            _ => entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > 600),
+        };
+        if stale {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -126,7 +310,7 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).expect("chmod");
         }
-        write_atomically(&path, "new").expect("atomic write");
+        write_atomically(&path, "new", "old").expect("atomic write");
         assert_eq!(fs::read_to_string(&path).expect("read"), "new");
         #[cfg(unix)]
         {
@@ -142,6 +326,34 @@ mod tests {
         assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     }
 
+    #[test]
+    fn refuses_to_rename_over_a_change_made_since_the_read() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("p.agir");
+        fs::write(&path, "theirs").expect("write");
+        let err = write_atomically(&path, "mine", "what I read").expect_err("lost update");
+        assert!(err.what.contains("changed while"), "{}", err.what);
+        assert_eq!(fs::read_to_string(&path).expect("read"), "theirs");
+        let files = fs::read_dir(dir.path()).expect("list").count();
+        assert_eq!(files, 1, "the temporary file is removed");
+    }
+
+    #[test]
+    fn utf16_is_named_as_such() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("u.agir");
+        let mut bytes = vec![0xFF, 0xFE];
+        for c in "nodes: []\n".encode_utf16() {
+            bytes.extend(c.to_le_bytes());
+        }
+        fs::write(&path, &bytes).expect("write");
+        let err = read_source(&path, &Limits::default()).expect_err("utf-16");
+        assert!(err.what.contains("UTF-16LE"), "{}", err.what);
+        fs::write(&path, &bytes[2..]).expect("write");
+        let err = read_source(&path, &Limits::default()).expect_err("utf-16 without a mark");
+        assert!(err.what.contains("looks like UTF-16"), "{}", err.what);
+    }
+
     #[cfg(unix)]
     #[test]
     fn refuses_to_write_through_a_symlink() {
@@ -151,7 +363,7 @@ mod tests {
         fs::write(&target, "keep").expect("write");
         let link = dir.path().join("l.agir");
         std::os::unix::fs::symlink(&target, &link).expect("symlink");
-        let err = write_atomically(&link, "new").expect_err("must refuse");
+        let err = write_atomically(&link, "new", "keep").expect_err("must refuse");
         assert!(err.what.contains("symbolic link"), "{}", err.what);
         assert_eq!(fs::read_to_string(&target).expect("read"), "keep");
     }

@@ -2,8 +2,9 @@
 
 use super::check::status_of;
 use super::files::write_atomically;
-use super::fmt::{canonical, read_document};
+use super::fmt::{canonical, read_document, within_limit};
 use super::{CmdResult, Output, shown};
+use ais_core::agir;
 use ais_core::check::{Repairs, check};
 use ais_core::diag::Outcome;
 use ais_core::render::{self, SourceLines};
@@ -30,6 +31,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
         Err(status) => return Ok(status),
     };
     let checked = check(&doc.program, &doc.source_map, Repairs::Mechanical);
+    let repaired = checked.program(&doc.program);
     let status = status_of(checked.outcome, &checked.findings);
     if checked.outcome == Outcome::Failed {
         let lines = SourceLines::new(&source);
@@ -47,12 +49,6 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
     for d in &checked.deviations {
         writeln!(o.err, "{}", render::deviation_line(d))?;
     }
-    let repaired = ais_core::agir::Document {
-        program: checked.program(&doc.program).clone(),
-        source_map: ais_core::SourceMap::new(),
-        relaxations: Vec::new(),
-    };
-    let text = canonical(&repaired, &name)?;
     let remaining = if checked.findings.is_empty() {
         String::new()
     } else {
@@ -62,7 +58,21 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
     let n = checked.deviations.len();
     if args.write {
         if n > 0 {
-            write_atomically(&args.file, &text)?;
+            // Only the repaired spans change; when the repairs cannot be applied as such
+            // edits, the program is written whole (canonically, comments kept) and the user
+            // is told.
+            let text = match agir::edit_minimally(&source, &doc, repaired) {
+                Some(text) => within_limit(text, &name)?,
+                None => {
+                    writeln!(
+                        o.err,
+                        "note: the repairs could not be applied as edits at the repaired places \
+                         only; `{name}` is rewritten as canonical AG-IR (comments kept)"
+                    )?;
+                    canonical(repaired, &doc, &name)?
+                }
+            };
+            write_atomically(&args.file, &text, &source)?;
             writeln!(o.err, "{summary}; wrote {n} repair{}{remaining}", plural(n))?;
         } else {
             writeln!(
@@ -71,6 +81,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
             )?;
         }
     } else {
+        let text = canonical(repaired, &doc, &name)?;
         o.out.write_all(text.as_bytes())?;
         o.out.flush()?;
         writeln!(

@@ -3,6 +3,7 @@
 use super::files::{read_source, write_atomically};
 use super::{CliError, CmdResult, Output, Status, shown};
 use ais_core::agir::{self, Document, Limits};
+use ais_core::model::Program;
 use ais_core::render;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,23 +46,33 @@ pub fn read_document(
     }
 }
 
-/// The canonical text of a program, after making sure it reads back to the same program: a
-/// writer bug must never reach the user's file.
-pub fn canonical(doc: &Document, name: &str) -> Result<String, CliError> {
-    let text = agir::write(&doc.program);
-    // Canonical text can be longer than its source (block style instead of flow style), so the
-    // size bound is lifted for this re-read; the other bounds still hold.
-    let limits = Limits {
-        max_bytes: usize::MAX,
-        ..Limits::default()
-    };
-    match agir::read_with_limits(&text, &limits) {
-        Ok(back) if back.program == doc.program => Ok(text),
-        _ => Err(CliError::new(
-            format!("the canonical form of `{name}` does not read back to the same program"),
-            "this is a bug in ais; please report it with the file attached. The file is unchanged",
-        )),
+/// The canonical text of `program` with the comments and unknown sections of `like` (the
+/// document it was read as) kept, after making sure it reads back to the same program (a
+/// writer bug must never reach the user's file) and that the reader accepts its size.
+pub fn canonical(program: &Program, like: &Document, name: &str) -> Result<String, CliError> {
+    agir::write_keeping(program, like, &Limits::default()).map_err(|e| {
+        CliError::new(
+            format!("cannot write `{name}`: {}", e.message),
+            e.help.unwrap_or_default(),
+        )
+    })
+}
+
+/// The text, when the reader would accept its size: ais never writes a file it would then
+/// refuse to read.
+pub fn within_limit(text: String, name: &str) -> Result<String, CliError> {
+    let max = Limits::default().max_bytes;
+    if text.len() > max {
+        return Err(CliError::new(
+            format!(
+                "the new text of `{name}` would be {} bytes, more than the {max} bytes ais \
+                 reads; nothing written",
+                text.len()
+            ),
+            "split the module into smaller programs joined by CALL",
+        ));
     }
+    Ok(text)
 }
 
 /// The first line (1-based) where two texts differ, with each side's text of that line.
@@ -99,7 +110,7 @@ pub fn run(args: &FmtArgs, o: &mut Output) -> CmdResult {
         Ok(x) => x,
         Err(status) => return Ok(status),
     };
-    let text = canonical(&doc, &name)?;
+    let text = canonical(&doc.program, &doc, &name)?;
     if args.check {
         return match first_difference(&source, &text) {
             None => Ok(Status::Ok),
@@ -118,7 +129,7 @@ pub fn run(args: &FmtArgs, o: &mut Output) -> CmdResult {
     }
     if args.write {
         if source != text {
-            write_atomically(&args.file, &text)?;
+            write_atomically(&args.file, &text, &source)?;
         }
         return Ok(Status::Ok);
     }

@@ -5,6 +5,7 @@ mod eval;
 mod files;
 mod fix;
 mod fmt;
+mod run;
 
 use ais_core::render;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -112,15 +113,67 @@ pub enum Command {
     /// Exit status: 0 with the value on stdout; 1 with the diagnostic (category, line, column,
     /// message, a caret under the expression) on stderr.
     Eval(eval::EvalArgs),
+    /// Run a program to its report: slots filled by `--model`, tools by the runtime.
+    ///
+    /// Exit status: 0 ok; 1 error or fault; 3 paused for human input; 2 not runnable.
+    Run(run::RunArgs),
+    /// Continue a run paused for human input, with the answer.
+    Resume(run::ResumeArgs),
+}
+
+/// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
+/// head -1`): later writes are dropped, so the command still runs to the end and exits with the
+/// status its findings decide, not with a status the closed pipe decided.
+pub struct Stream<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> Stream<W> {
+    /// A stream writing to `inner`.
+    pub fn new(inner: W) -> Self {
+        Stream {
+            inner,
+            closed: false,
+        }
+    }
+
+    fn settle<T>(&mut self, result: io::Result<T>, dropped: T) -> io::Result<T> {
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(dropped)
+            }
+            other => other,
+        }
+    }
+}
+
+impl<W: Write> Write for Stream<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        let result = self.inner.write(buf);
+        self.settle(result, buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.inner.flush();
+        self.settle(result, ())
+    }
 }
 
 /// Where a command writes: stdout for its product, stderr for diagnostics about it, each
 /// colored or not.
 pub struct Output {
     /// Standard output.
-    pub out: io::StdoutLock<'static>,
+    pub out: Stream<io::StdoutLock<'static>>,
     /// Standard error.
-    pub err: io::StderrLock<'static>,
+    pub err: Stream<io::StderrLock<'static>>,
     /// Whether to color what goes to stdout.
     pub color_out: bool,
     /// Whether to color what goes to stderr.
@@ -135,14 +188,16 @@ pub fn main() -> ExitCode {
     let mut output = Output {
         color_out: cli.color.enabled(stdout.is_terminal()),
         color_err: cli.color.enabled(stderr.is_terminal()),
-        out: stdout.lock(),
-        err: stderr.lock(),
+        out: Stream::new(stdout.lock()),
+        err: Stream::new(stderr.lock()),
     };
     let result = match cli.command {
         Command::Check(args) => check::run(&args, &mut output),
         Command::Fmt(args) => fmt::run(&args, &mut output),
         Command::Fix(args) => fix::run(&args, &mut output),
         Command::Eval(args) => eval::run(&args, &mut output),
+        Command::Run(args) => return run::run(args, &mut output),
+        Command::Resume(args) => return run::resume(args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),
@@ -152,8 +207,6 @@ pub fn main() -> ExitCode {
             let _ = writeln!(output.err, "{text}");
             ExitCode::from(Status::Failed.code())
         }
-        // The reader of our output went away (`ais check … | head`): stop quietly.
-        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Io(e)) => {
             let text = render::render_error(
                 &format!("cannot write the output: {e}"),

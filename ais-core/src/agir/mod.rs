@@ -34,6 +34,13 @@
 //! tool surface as [`ToolSurface::parse`](crate::model::ToolSurface::parse) reads it, and a
 //! `concurrency.spawn` given as `none` or as a list of names.)
 //!
+//! Canonical writing from the program alone drops what the program does not hold: comments,
+//! and the exact text of sections the reader does not know. The reader records both in
+//! [`Document::layout`], and [`write_keeping`] writes a program canonically with them put back
+//! — each comment beside the element it preceded or trailed, each unknown top-level section as
+//! written — and checks that the result reads back to the same program. That is what `ais fmt`
+//! and `ais fix` write.
+//!
 //! ```
 //! let text = "walker:\n  carries:\n    - {name: task, type: str, role: input}\n";
 //! let doc = ais_core::agir::read(text).unwrap();
@@ -44,7 +51,9 @@
 //! );
 //! ```
 
+mod edit;
 mod elements;
+mod layout;
 mod read;
 mod relax;
 mod scalar;
@@ -55,6 +64,8 @@ use crate::model::Program;
 #[cfg(doc)]
 use crate::source::Element;
 use crate::source::{Pos, SourceMap};
+pub use edit::edit_minimally;
+pub use layout::{Comment, Layout, write_keeping};
 
 /// A program read from AG-IR text, with where each element stood.
 #[derive(Clone, Debug)]
@@ -66,6 +77,9 @@ pub struct Document {
     /// The relaxations of strict YAML that reading this text needed (§8.1), in source order.
     /// Empty for a strictly valid document.
     pub relaxations: Vec<Relaxation>,
+    /// The comments and the verbatim text of unknown sections, which [`write_keeping`] puts
+    /// back around the canonical text.
+    pub layout: Layout,
 }
 
 /// One relaxation of strict YAML applied while reading (§8.1).
@@ -80,17 +94,27 @@ pub struct Relaxation {
 /// Bounds on what the reader accepts, so that no input can hang it or exhaust memory.
 ///
 /// The defaults: 8 MiB of text, collections nested 64 deep, aliases expanding to 100,000 nodes
-/// in all. Each limit, when exceeded, is a [`ReadError`] with a position. Independently of
+/// and 8 MiB of scalar text in all, and 4,000,000 nodes in the whole document (aliases
+/// included). Each limit, when exceeded, is a [`ReadError`] with a position. Independently of
 /// these, a document gets at most 100 relaxations (fewer for a document over 640 KiB, so that
 /// the re-parsing stays within 64 MiB).
+///
+/// The alias budgets bound what a document *expands* to, not only what it holds: a 100 KB
+/// file whose anchor holds a 100,000-character string aliased 10,000 times would otherwise
+/// expand to a gigabyte. Every alias adds the nodes and the bytes of scalar text of the node it
+/// names to running totals, checked as each alias is read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
     /// Largest accepted document, in bytes.
     pub max_bytes: usize,
     /// Deepest accepted nesting of YAML collections.
     pub max_depth: usize,
-    /// Most YAML nodes an alias may expand into, summed over the document.
+    /// Most YAML nodes aliases may expand into, summed over the document.
     pub max_alias_nodes: usize,
+    /// Most bytes of scalar text aliases may expand into, summed over the document.
+    pub max_alias_bytes: usize,
+    /// Most YAML nodes in the whole document, alias expansions included.
+    pub max_nodes: usize,
 }
 
 impl Default for Limits {
@@ -99,6 +123,8 @@ impl Default for Limits {
             max_bytes: 8 * 1024 * 1024,
             max_depth: 64,
             max_alias_nodes: 100_000,
+            max_alias_bytes: 8 * 1024 * 1024,
+            max_nodes: 4_000_000,
         }
     }
 }
@@ -136,7 +162,8 @@ fn relaxation_limit(len: usize) -> usize {
 ///
 /// Fails with a located [`ReadError`] on text larger than `limits.max_bytes`, on YAML that is
 /// invalid even after the relaxations, on nesting deeper than `limits.max_depth`, on aliases
-/// expanding past `limits.max_alias_nodes`, and on a field holding the wrong kind of value
+/// expanding past `limits.max_alias_nodes` nodes or `limits.max_alias_bytes` bytes, on a
+/// document of more than `limits.max_nodes` nodes, and on a field holding the wrong kind of value
 /// (the message names the field's path, what was expected and what was found).
 pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadError> {
     if text.len() > limits.max_bytes {
@@ -208,10 +235,20 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
     // About three positions are recorded for every four nodes of a typical program.
     source_map.reserve(stream.nodes / 4 * 3);
     let program = read::program(&stream.docs, &mut source_map)?;
+    let parsed = current.as_deref().unwrap_or(original);
+    let layout = Layout::new(
+        parsed,
+        current.is_none(),
+        stream.comments,
+        &stream.top,
+        read::body_index(&stream.docs),
+        &program,
+    );
     Ok(Document {
         program,
         source_map,
         relaxations,
+        layout,
     })
 }
 
@@ -233,7 +270,11 @@ fn too_large(text: &str, max: usize) -> ReadError {
             u32::try_from(line).unwrap_or(u32::MAX),
             u32::try_from(column).unwrap_or(u32::MAX),
         )),
-        help: Some("split the program, or read it with a larger `Limits::max_bytes`".to_owned()),
+        help: Some(
+            "split the module into smaller programs joined by CALL (library callers: \
+             `agir::Limits::max_bytes`)"
+                .to_owned(),
+        ),
     }
 }
 

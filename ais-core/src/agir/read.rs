@@ -14,13 +14,11 @@ pub(crate) type R<T> = Result<T, ReadError>;
 /// Reads the documents of a stream (frontmatter, then body) into a program.
 pub(crate) fn program(docs: &[Node], sm: &mut SourceMap) -> R<Program> {
     let mut p = Program::default();
-    let (front, body) = match docs {
-        [] => (None, None),
-        [body] => (None, Some(body)),
-        // `--- <body> ---` with nothing after: the block holds the program, not a frontmatter.
-        [first, rest] if rest.is_null() && holds_sections(first) => (None, Some(first)),
-        [front, body, ..] => (Some(front), Some(body)),
+    let front = match body_index(docs) {
+        Some(1) => docs.first(),
+        _ => None,
     };
+    let body = body_index(docs).and_then(|i| docs.get(i));
     if let Some(front) = front {
         frontmatter(front, &mut p, sm)?;
     }
@@ -28,6 +26,17 @@ pub(crate) fn program(docs: &[Node], sm: &mut SourceMap) -> R<Program> {
         top_level(body, front.is_none(), &mut p, sm)?;
     }
     Ok(p)
+}
+
+/// Which document of the stream is the body (the other, before it, is the frontmatter).
+pub(crate) fn body_index(docs: &[Node]) -> Option<usize> {
+    match docs {
+        [] => None,
+        [_] => Some(0),
+        // `--- <body> ---` with nothing after: the block holds the program, not a frontmatter.
+        [first, rest] if rest.is_null() && holds_sections(first) => Some(0),
+        _ => Some(1),
+    }
 }
 
 /// Keys that mark a lone `--- … ---` block as the body rather than a frontmatter.

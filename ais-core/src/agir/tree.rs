@@ -4,13 +4,16 @@
 //! The tree is deliberately small: scalars keep their source text and style, collections keep
 //! their entries in document order (duplicate keys included, so the reader can report them), and
 //! every node keeps the position where it starts. Aliases are expanded here, within
-//! [`Limits::max_alias_nodes`]; nesting is bounded by [`Limits::max_depth`].
+//! [`Limits::max_alias_nodes`] and [`Limits::max_alias_bytes`]; the whole tree within
+//! [`Limits::max_nodes`]; nesting is bounded by [`Limits::max_depth`].
 
 use super::relax::ColumnMap;
 use super::{Limits, ReadError};
 use crate::source::Pos;
 use crate::value::Value;
-use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError};
+use granit_parser::{
+    ErrorKind, Event, Options, Parser, Placement, ScalarStyle, ScanError, Span, StructureStyle,
+};
 use indexmap::IndexMap;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -193,6 +196,35 @@ pub(crate) struct Stream<'a> {
     pub docs: Vec<Node<'a>>,
     /// How many nodes the documents hold in all.
     pub nodes: usize,
+    /// The comments, in source order.
+    pub comments: Vec<RawComment>,
+    /// Where each entry of a document's top-level mapping stands in the parsed text.
+    pub top: Vec<TopEntry>,
+}
+
+/// A comment as the parser reported it.
+#[derive(Clone, Debug)]
+pub(crate) struct RawComment {
+    /// Where its `#` stands.
+    pub pos: Pos,
+    /// The text after `#`.
+    pub text: String,
+    /// True when it trails content on its line.
+    pub trailing: bool,
+    /// Its byte range in the parsed text, when known.
+    pub bytes: Option<(usize, usize)>,
+}
+
+/// An entry of a document's top-level mapping: its key and the byte range from the key's
+/// start to the end of the value's last token, in the parsed text (when known).
+#[derive(Clone, Debug)]
+pub(crate) struct TopEntry {
+    /// Which document (0: the first).
+    pub doc: usize,
+    /// The key's text.
+    pub key: String,
+    /// Byte offsets: the key's start and the value's end.
+    pub bytes: Option<(usize, usize)>,
 }
 
 impl Stream<'_> {
@@ -231,6 +263,8 @@ impl Stream<'_> {
 struct Frame<'a> {
     pos: Pos,
     anchor: usize,
+    /// True for a flow collection (`[…]`, `{…}`), whose end token ends its content.
+    flow: bool,
     kind: FrameKind<'a>,
 }
 
@@ -282,35 +316,77 @@ pub(crate) fn parse<'a>(
         stack: Vec::new(),
         anchors: HashMap::new(),
         alias_nodes: 0,
+        alias_bytes: 0,
         docs: Vec::new(),
         nodes: 0,
+        comments: Vec::new(),
+        top: Vec::new(),
+        key_start: None,
+        last_end: None,
     };
     for event in parser {
         let (event, span) = event?;
         let pos = map.pos(span.start.line(), span.start.col());
-        if let Err(e) = b.event(event, pos) {
+        if let Err(e) = b.event(event, pos, span) {
             return Ok(Err(e));
         }
     }
     Ok(Ok(Stream {
         docs: b.docs,
         nodes: b.nodes,
+        comments: b.comments,
+        top: b.top,
     }))
 }
 
 struct Builder<'a, 'l> {
     limits: &'l Limits,
     stack: Vec<Frame<'a>>,
-    /// Anchored nodes by id, with their size (node count) and height.
-    anchors: HashMap<usize, (Node<'a>, usize, usize)>,
+    /// Anchored nodes by id, with their measure.
+    anchors: HashMap<usize, (Node<'a>, Measure)>,
+    /// Nodes and bytes of scalar text that aliases expanded into so far.
     alias_nodes: usize,
+    alias_bytes: usize,
     docs: Vec<Node<'a>>,
     nodes: usize,
+    comments: Vec<RawComment>,
+    top: Vec<TopEntry>,
+    /// The byte start of the top-level key whose value is being read.
+    key_start: Option<usize>,
+    /// The byte end of the last token that ends content (a scalar, an alias, a flow end).
+    last_end: Option<usize>,
 }
 
 impl<'a> Builder<'a, '_> {
-    fn event(&mut self, event: Event<'a>, pos: Pos) -> Result<(), ReadError> {
+    fn event(&mut self, event: Event<'a>, pos: Pos, span: Span) -> Result<(), ReadError> {
+        match &event {
+            Event::Scalar(..) | Event::Alias(_) => self.last_end = span.end.byte_offset(),
+            Event::SequenceEnd | Event::MappingEnd if self.stack.last().is_some_and(|f| f.flow) => {
+                self.last_end = span.end.byte_offset();
+            }
+            _ => {}
+        }
+        // A scalar or collection starting as a key of a document's top-level mapping.
+        if matches!(
+            event,
+            Event::Scalar(..)
+                | Event::Alias(_)
+                | Event::SequenceStart(..)
+                | Event::MappingStart(..)
+        ) && self.stack.len() == 1
+            && matches!(&self.stack[0].kind, FrameKind::Map(_, None))
+        {
+            self.key_start = span.start.byte_offset();
+        }
         match event {
+            Event::Comment(text, placement) => {
+                self.comments.push(RawComment {
+                    pos,
+                    text: text.into_owned(),
+                    trailing: placement == Placement::Right,
+                    bytes: span.byte_range().map(|r| (r.start, r.end)),
+                });
+            }
             Event::DocumentStart(..) => {
                 if self.docs.len() >= 2 {
                     return Err(ReadError {
@@ -345,9 +421,15 @@ impl<'a> Builder<'a, '_> {
                     return Err(too_deep(pos, self.limits));
                 }
                 let is_seq = matches!(event, Event::SequenceStart(..));
+                let flow = matches!(
+                    event,
+                    Event::SequenceStart(StructureStyle::Flow, ..)
+                        | Event::MappingStart(StructureStyle::Flow, ..)
+                );
                 self.stack.push(Frame {
                     pos,
                     anchor,
+                    flow,
                     kind: if is_seq {
                         FrameKind::Seq(Vec::new())
                     } else {
@@ -371,30 +453,33 @@ impl<'a> Builder<'a, '_> {
                 }
             }
             Event::Alias(id) => {
-                let Some((node, size, height)) = self.anchors.get(&id) else {
+                let Some((node, m)) = self.anchors.get(&id) else {
                     return Err(ReadError {
                         message: "this alias names no anchor defined before it".to_owned(),
                         pos: Some(pos),
                         help: Some("define the anchor (`&name`) before using `*name`".to_owned()),
                     });
                 };
-                self.alias_nodes = self.alias_nodes.saturating_add(*size);
+                self.alias_nodes = self.alias_nodes.saturating_add(m.size);
+                self.alias_bytes = self.alias_bytes.saturating_add(m.bytes);
                 if self.alias_nodes > self.limits.max_alias_nodes {
-                    return Err(ReadError {
-                        message: format!(
-                            "aliases expand to more than {} nodes (the alias limit)",
-                            self.limits.max_alias_nodes
-                        ),
-                        pos: Some(pos),
-                        help: Some(
-                            "write the repeated content out, or raise `Limits::max_alias_nodes`"
-                                .to_owned(),
-                        ),
-                    });
+                    return Err(alias_limit(
+                        pos,
+                        format!("{} nodes", self.limits.max_alias_nodes),
+                    ));
                 }
-                if self.stack.len().saturating_add(*height) > self.limits.max_depth {
+                if self.alias_bytes > self.limits.max_alias_bytes {
+                    return Err(alias_limit(
+                        pos,
+                        format!("{} bytes of text", self.limits.max_alias_bytes),
+                    ));
+                }
+                if self.stack.len().saturating_add(m.height) > self.limits.max_depth {
                     return Err(too_deep(pos, self.limits));
                 }
+                // The expansion's nodes count toward the document's node budget (the alias
+                // itself is counted when it completes).
+                self.nodes = self.nodes.saturating_add(m.size - 1);
                 let mut node = node.clone();
                 node.pos = pos;
                 self.complete(node, 0)?;
@@ -405,10 +490,36 @@ impl<'a> Builder<'a, '_> {
     }
 
     fn complete(&mut self, node: Node<'a>, anchor: usize) -> Result<(), ReadError> {
-        self.nodes += 1;
+        self.nodes = self.nodes.saturating_add(1);
+        if self.nodes > self.limits.max_nodes {
+            return Err(ReadError {
+                message: format!(
+                    "the document holds more than {} YAML nodes (the node limit)",
+                    self.limits.max_nodes
+                ),
+                pos: Some(node.pos),
+                help: Some(
+                    "split the module into smaller programs joined by CALL (library callers: \
+                     `agir::Limits::max_nodes`)"
+                        .to_owned(),
+                ),
+            });
+        }
         if anchor != 0 {
-            let (size, height) = measure(&node);
-            self.anchors.insert(anchor, (node.clone(), size, height));
+            let m = measure(&node);
+            self.anchors.insert(anchor, (node.clone(), m));
+        }
+        // A value of a document's top-level mapping: record where its entry stands.
+        if self.stack.len() == 1
+            && let FrameKind::Map(_, Some(key)) = &self.stack[0].kind
+            && let Kind::Scalar(text, _) = &key.kind
+        {
+            let bytes = self.key_start.zip(self.last_end);
+            self.top.push(TopEntry {
+                doc: self.docs.len(),
+                key: text.to_string(),
+                bytes,
+            });
         }
         match self.stack.last_mut() {
             None => self.docs.push(node),
@@ -435,19 +546,49 @@ fn too_deep(pos: Pos, limits: &Limits) -> ReadError {
             limits.max_depth
         ),
         pos: Some(pos),
-        help: Some("flatten this structure, or raise `Limits::max_depth`".to_owned()),
+        help: Some(
+            "flatten this structure: move the inner part to a declared type or a knowledge \
+             item (library callers: `agir::Limits::max_depth`)"
+                .to_owned(),
+        ),
     }
 }
 
-/// A node's size (number of nodes) and height (collection nesting). Iterative.
-fn measure(node: &Node<'_>) -> (usize, usize) {
+/// The error for an alias that takes the expansions past a budget (`what`: "100000 nodes").
+fn alias_limit(pos: Pos, what: String) -> ReadError {
+    ReadError {
+        message: format!("aliases expand to more than {what} in all (the alias limit)"),
+        pos: Some(pos),
+        help: Some(
+            "write the repeated content out once instead of aliasing it again and again \
+             (library callers: `agir::Limits::max_alias_nodes` and `max_alias_bytes`)"
+                .to_owned(),
+        ),
+    }
+}
+
+/// What a node expands to: its node count, its height (collection nesting) and the bytes of
+/// scalar text it holds.
+#[derive(Clone, Copy, Debug)]
+struct Measure {
+    size: usize,
+    height: usize,
+    bytes: usize,
+}
+
+/// Measures a node. Iterative.
+fn measure(node: &Node<'_>) -> Measure {
     let mut size = 0usize;
     let mut height = 0usize;
+    let mut bytes = 0usize;
     let mut todo = vec![(node, 0usize)];
     while let Some((n, depth)) = todo.pop() {
         size += 1;
         match &n.kind {
-            Kind::Scalar(..) => height = height.max(depth),
+            Kind::Scalar(text, _) => {
+                height = height.max(depth);
+                bytes = bytes.saturating_add(text.len());
+            }
             Kind::Seq(items) => {
                 height = height.max(depth + 1);
                 todo.extend(items.iter().map(|i| (i, depth + 1)));
@@ -461,7 +602,11 @@ fn measure(node: &Node<'_>) -> (usize, usize) {
             }
         }
     }
-    (size, height)
+    Measure {
+        size,
+        height,
+        bytes,
+    }
 }
 
 #[cfg(test)]

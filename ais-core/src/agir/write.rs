@@ -248,6 +248,24 @@ fn walker(w: &Walker) -> F<'_> {
     F::Map(f)
 }
 
+/// A carry as one flow mapping, for a minimal edit that adds it to a section: `{type: str,
+/// produced_by: draft}`, or with its name first (`{name: note, type: str, …}`) for a section
+/// spelled as a list.
+pub(crate) fn carry_flow(c: &Carry, with_name: bool) -> String {
+    let F::Map(mut fields) = carry(c) else {
+        return "{}".to_owned();
+    };
+    if with_name {
+        fields.insert(0, (Cow::Borrowed("name"), text(&c.name, TextStyle::Name)));
+    }
+    flow_map(&fields)
+}
+
+/// A carry's name as a mapping key.
+pub(crate) fn key_text(k: &str) -> String {
+    key(k)
+}
+
 fn carry(c: &Carry) -> F<'_> {
     let mut f = Vec::new();
     opt_type(&mut f, "type", &c.ty);

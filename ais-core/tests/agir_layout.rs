@@ -1,0 +1,199 @@
+//! Issue 7, bug 2: formatting keeps comments (attached to the element they precede or trail)
+//! and the text of unknown sections as written; a repaired program keeps them too.
+
+mod support;
+
+use ais_core::agir::{Limits, read, write, write_keeping};
+use ais_core::source::Pos;
+use std::collections::BTreeSet;
+
+const COMMENTED: &str = "---
+# module header
+name: demo   # the id
+description: Does it.
+---
+agir_version: 0.1
+# the data plane
+walker:
+  name: demo
+  carries:
+    # the input
+    task: {type: str, role: input}   # given by the user
+    note: {type: str, produced_by: draft}
+nodes:
+  # reviewed by legal
+  - id: draft
+    type: GEN-RAW
+    reads: [task]  # only the task
+    writes: [note]
+    # what to write
+    doc: |
+      Write the note. # not a comment: block text
+  - {id: done, type: TERMINAL, reads: [note]}
+edges:
+  - {from: draft, to: done}  # the only edge
+x_extra: &d
+  big: 99999999999999999999
+  inf: .inf   # stays
+  tagged: !custom value
+x_more: *d
+# the end
+";
+
+#[test]
+fn every_comment_is_kept_next_to_its_element() {
+    let doc = read(COMMENTED).unwrap();
+    let texts: Vec<&str> = doc
+        .layout
+        .comments()
+        .iter()
+        .map(|c| c.text.as_str())
+        .collect();
+    assert!(texts.contains(&" reviewed by legal"), "{texts:?}");
+    assert!(
+        !texts.iter().any(|t| t.contains("not a comment")),
+        "{texts:?}"
+    );
+    let c = doc
+        .layout
+        .comments()
+        .iter()
+        .find(|c| c.text == " the id")
+        .unwrap();
+    assert!(c.trailing);
+    assert_eq!(c.pos, Pos::new(3, 14));
+    let out = write_keeping(&doc.program, &doc, &Limits::default()).unwrap();
+    for wanted in [
+        "# module header\nname: demo # the id\n",
+        "# the data plane\nwalker:\n",
+        "    # the input\n    task: # given by the user\n      type: str\n",
+        "  # reviewed by legal\n  - id: draft\n",
+        "    reads: [task] # only the task\n",
+        "    # what to write\n    doc: |\n      Write the note. # not a comment: block text\n",
+        "  - {from: draft, to: done} # the only edge\n",
+        "\n# the end\n",
+    ] {
+        assert!(out.contains(wanted), "missing {wanted:?} in\n{out}");
+    }
+    // It reads back to the same program, and formatting it again changes nothing.
+    let back = read(&out).unwrap();
+    assert_eq!(back.program, doc.program);
+    assert_eq!(
+        write_keeping(&back.program, &back, &Limits::default()).unwrap(),
+        out
+    );
+}
+
+#[test]
+fn unknown_sections_keep_their_text_anchors_tags_and_numbers() {
+    let doc = read(COMMENTED).unwrap();
+    let out = write_keeping(&doc.program, &doc, &Limits::default()).unwrap();
+    assert!(
+        out.contains(
+            "x_extra: &d\n  big: 99999999999999999999\n  inf: .inf   # stays\n  tagged: !custom value\nx_more: *d\n"
+        ),
+        "{out}"
+    );
+    // Plain canonical writing expands and quotes them (what `fmt` used to write).
+    assert!(!write(&doc.program).contains("*d"));
+}
+
+#[test]
+fn a_repaired_program_keeps_the_comments_of_the_original() {
+    let doc = read(COMMENTED).unwrap();
+    let mut repaired = doc.program.clone();
+    let carries = repaired.walker.as_mut().unwrap().carries.as_mut().unwrap();
+    carries[1].ty = Some(ais_core::model::Type::parse("list[str]"));
+    let out = write_keeping(&repaired, &doc, &Limits::default()).unwrap();
+    assert!(out.contains("# reviewed by legal"), "{out}");
+    assert!(out.contains("type: list[str]"), "{out}");
+    assert_eq!(read(&out).unwrap().program, repaired);
+}
+
+/// Which lines of canonical text are the content of a `|` block (the writer's only block style).
+fn block_content(lines: &[&str]) -> Vec<bool> {
+    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let mut out = vec![false; lines.len()];
+    let mut open: Option<usize> = None;
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(at) = open {
+            if line.trim().is_empty() || indent(line) > at {
+                out[i] = true;
+                continue;
+            }
+            open = None;
+        }
+        let t = line.trim_end();
+        if t.ends_with(": |")
+            || t.ends_with(": |-")
+            || t.ends_with(": |+")
+            || t.ends_with("- |")
+            || t.ends_with("- |-")
+            || t.ends_with("- |+")
+        {
+            open = Some(indent(line));
+        }
+    }
+    out
+}
+
+/// Every corpus program, with a comment above and beside every line where an element, field or
+/// entry starts, formats to text that keeps every comment and reads back to the same program,
+/// and formatting that text again changes nothing.
+#[test]
+fn comments_on_every_element_of_the_corpus_survive_formatting() {
+    let Some(dir) = support::corpus() else { return };
+    let mut files = 0;
+    for path in support::agir_files(&dir) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Ok(doc) = read(&text) else { continue };
+        let canonical = write(&doc.program);
+        let canon_doc = read(&canonical).unwrap();
+        let all: Vec<&str> = canonical.split_inclusive('\n').collect();
+        let in_block = block_content(&all);
+        let lines: BTreeSet<u32> = canon_doc
+            .source_map
+            .iter()
+            .map(|(_, p)| p.line)
+            .filter(|n| !in_block[*n as usize - 1])
+            .collect();
+        let mut commented = String::new();
+        for (i, line) in canonical.split_inclusive('\n').enumerate() {
+            let n = u32::try_from(i + 1).unwrap();
+            if lines.contains(&n) {
+                let indent = line.len() - line.trim_start_matches(' ').len();
+                commented.push_str(&format!("{}# above {n}\n", &line[..indent]));
+                commented.push_str(&format!("{} # beside {n}\n", line.trim_end_matches('\n')));
+            } else {
+                commented.push_str(line);
+            }
+        }
+        let with =
+            read(&commented).unwrap_or_else(|e| panic!("{}: {e:?}\n{commented}", path.display()));
+        assert_eq!(with.program, doc.program, "{}", path.display());
+        let out = write_keeping(&with.program, &with, &Limits::default())
+            .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        for n in &lines {
+            assert!(
+                out.contains(&format!("# above {n}\n")),
+                "{}: above {n}\n{out}",
+                path.display()
+            );
+            assert!(
+                out.contains(&format!(" # beside {n}\n")),
+                "{}: beside {n}\n{out}",
+                path.display()
+            );
+        }
+        let again = read(&out).unwrap();
+        assert_eq!(again.program, doc.program, "{}", path.display());
+        assert_eq!(
+            write_keeping(&again.program, &again, &Limits::default()).unwrap(),
+            out,
+            "{}",
+            path.display()
+        );
+        files += 1;
+    }
+    assert!(files > 40, "only {files} corpus files read");
+}
