@@ -24,13 +24,13 @@
 //! ```
 //! use ais_core::diag::{CheckId, Finding, Severity};
 //! use ais_core::render::{finding_json, render_finding};
-//! use ais_core::source::{Element, Field, Locus, Pos};
+//! use ais_core::source::{Element, FieldKey, Locus, Pos};
 //!
 //! let source = "nodes:\n  - id: verify\n    reads: [plan_mdd]\n";
 //! let mut finding = Finding::new(
 //!     CheckId::W8,
 //!     Severity::Error,
-//!     Locus::entry(Element::Instruction(0), Field::Reads, 0),
+//!     Locus::entry(Element::Instruction(0), FieldKey::Reads, 0),
 //!     "`plan_mdd` is not a carry",
 //! )
 //! .with_suggestions(vec!["plan_md".into()]);
@@ -408,13 +408,13 @@ mod tests {
     use crate::diag::CheckId;
     use crate::edit::Edit;
     use crate::expr::Category;
-    use crate::source::{Element, Field, Locus};
+    use crate::source::{Element, FieldKey, Locus};
 
     fn w8() -> Finding {
         let mut f = Finding::new(
             CheckId::W8,
             Severity::Error,
-            Locus::entry(Element::Instruction(1), Field::Reads, 0),
+            Locus::entry(Element::Instruction(1), FieldKey::Reads, 0),
             "`plan_mdd` is not a carry",
         )
         .with_instruction("verify")

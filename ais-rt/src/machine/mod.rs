@@ -92,7 +92,8 @@ pub(crate) struct Run {
     pub prep: Arc<Prepared>,
     pub carries: CarryFile,
     pub supplied: Vec<bool>,
-    pub written: Vec<bool>,
+    /// Per carry: the step that last wrote it (0: never written).
+    pub written: Vec<u64>,
     pub steps: u64,
     pub max_steps: u64,
     pub deviations: Vec<Deviation>,
@@ -177,7 +178,7 @@ impl Run {
             tool_ctx,
             max_steps: settings.max_steps,
             loop_counts: vec![0; prep.steps.len()],
-            written: vec![false; n],
+            written: vec![0; n],
             supplied,
             carries,
             settings,
@@ -495,7 +496,7 @@ impl Run {
         match ctl.counter {
             Some(c) => {
                 self.carries.set(c, Value::Int(count + 1));
-                self.written[c] = true;
+                self.written[c] = self.steps;
             }
             None => self.loop_counts[at] = count + 1,
         }
@@ -525,8 +526,9 @@ impl Run {
         out
     }
 
-    /// The report: the TERMINAL's reads first (its hint of what matters most), then every other
-    /// carry the run wrote, in declaration order.
+    /// The report (§4.5): the TERMINAL's reads first (its hint of what matters most), then the
+    /// sink carries the run wrote (written and read by no instruction: the deliverables), then
+    /// every other carry it wrote, latest-produced first.
     pub(crate) fn report(
         &self,
         terminal: Option<&Step>,
@@ -538,9 +540,16 @@ impl Run {
                 report.insert(names[c].clone(), self.carries.get(c).to_json());
             }
         }
-        for (c, name) in names.iter().enumerate() {
-            if self.written[c] && !report.contains_key(name) {
-                report.insert(name.clone(), self.carries.get(c).to_json());
+        let mut rest: Vec<usize> = (0..names.len()).filter(|&c| self.written[c] > 0).collect();
+        rest.sort_by_key(|&c| {
+            (
+                !self.prep.sinks.get(c).copied().unwrap_or(false),
+                std::cmp::Reverse(self.written[c]),
+            )
+        });
+        for c in rest {
+            if !report.contains_key(&names[c]) {
+                report.insert(names[c].clone(), self.carries.get(c).to_json());
             }
         }
         report
@@ -584,7 +593,7 @@ impl Run {
         }
         self.carries.set(c, v);
         if let Some(w) = self.written.get_mut(c) {
-            *w = true;
+            *w = self.steps.max(1);
         }
     }
 
