@@ -536,9 +536,8 @@ impl Run {
         out
     }
 
-    /// The report (§4.5): the TERMINAL's reads first (its hint of what matters most), then the
-    /// sink carries the run wrote (written and read by no instruction: the deliverables), then
-    /// every other carry it wrote, latest-produced first.
+    /// The report (§4.5): the TERMINAL's reads first (its hint of what matters most), then
+    /// every other carry the run wrote, in declaration order.
     pub(crate) fn report(
         &self,
         terminal: Option<&Step>,
@@ -550,14 +549,7 @@ impl Run {
                 report.insert(names[c].clone(), self.carries.get(c).to_json());
             }
         }
-        let mut rest: Vec<usize> = (0..names.len()).filter(|&c| self.written[c] > 0).collect();
-        rest.sort_by_key(|&c| {
-            (
-                !self.prep.sinks.get(c).copied().unwrap_or(false),
-                std::cmp::Reverse(self.written[c]),
-            )
-        });
-        for c in rest {
+        for c in (0..names.len()).filter(|&c| self.written[c] > 0) {
             if !report.contains_key(&names[c]) {
                 report.insert(names[c].clone(), self.carries.get(c).to_json());
             }

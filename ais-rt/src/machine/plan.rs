@@ -152,8 +152,6 @@ pub struct Prepared {
     /// The carries declared `role: input` (task excluded), by index.
     pub(crate) inputs: Vec<usize>,
     pub(crate) task: usize,
-    /// Per carry: written by some step and read by none but the TERMINAL (a deliverable).
-    pub(crate) sinks: Vec<bool>,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -197,7 +195,6 @@ impl Prepared {
             digest,
             inputs: Vec::new(),
             task: 0,
-            sinks: Vec::new(),
             program: Arc::new(program),
         };
         prepared.task = prepared.names.index("task").unwrap_or(0);
@@ -255,20 +252,6 @@ impl Prepared {
         prepared.names = Arc::new(names);
         match resolve(&prepared.program, &prepared.names, &plan, map, registry) {
             Ok(steps) => {
-                let n = prepared.names.list.len();
-                let mut written = vec![false; n];
-                let mut read = vec![false; n];
-                for s in &steps {
-                    for &w in &s.writes {
-                        written[w] = true;
-                    }
-                    if !matches!(s.work, Work::Terminal) {
-                        for &r in s.reads.iter().chain(&s.tests) {
-                            read[r] = true;
-                        }
-                    }
-                }
-                prepared.sinks = (0..n).map(|c| written[c] && !read[c]).collect();
                 prepared.has_slots = steps.iter().any(|s| {
                     matches!(s.work, Work::Slot(_) | Work::Call(None))
                         || matches!(s.control, Control::Choose(ref t) if t.len() > 1)
