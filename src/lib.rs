@@ -24,5 +24,16 @@
 //! ```
 #![deny(missing_docs)]
 
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+mod outcome;
+mod run;
+
 pub use ais_core as core;
 pub use ais_core::*;
+pub use ais_macros::ais;
+pub use ais_rt as rt;
+pub use ais_rt::tools::ArtifactPath;
+pub use outcome::OutcomeValue;
+pub use run::RunError;

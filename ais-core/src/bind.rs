@@ -168,7 +168,7 @@
 //! - **Which side.** Every instruction that is not a write ([`access`]) resolves its path
 //!   parameters read side, as a `SENSE` does.
 
-mod index;
+pub(crate) mod index;
 mod invocation;
 mod writeback;
 
@@ -216,10 +216,6 @@ pub const PATH_SHAPED_SUFFIXES: [&str; 6] =
 
 /// The bare tool-parameter names no carry may have (§7.4, W13) — exactly the spec's list.
 pub const BARE_PARAM_NAMES: [&str; 7] = ["path", "content", "text", "data", "file", "out", "dest"];
-
-/// The fields of the built-in object type `outcome` (an error value: see DESIGN, "Error
-/// values"), used by rule 2 when `outcome` is not declared in `types`.
-pub const OUTCOME_FIELDS: [&str; 4] = ["ok", "error", "output", "value"];
 
 /// True when `name` is a content name (ASCII case-insensitive).
 ///

@@ -7,6 +7,8 @@
 //! exact change that resolves it.
 
 use crate::edit::{Edit, Wording};
+use crate::expr::{Category, ExprError};
+use crate::sig::SigError;
 use crate::source::{Locus, Pos, SubRange};
 use serde::Serialize;
 use std::fmt;
@@ -205,15 +207,73 @@ impl Repair {
     }
 }
 
-/// One thing the validator found.
+/// What kind of diagnostic a [`Finding`] is: a validator check, or an error reading a
+/// program, a tool signature or an expression. One type for all of them, so every front end
+/// renders, locates and serializes them alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    /// A validator check (spec §9).
+    Check(CheckId),
+    /// The text could not be read as a program (AG-IR, later the macro's DSL).
+    Read,
+    /// A tool signature does not parse.
+    Signature,
+    /// An expression (a guard, a CODE body, `ais eval`) does not parse, check or evaluate.
+    Expr(Category),
+}
+
+impl Code {
+    /// The code as printed: `W8`, `X5`, `read`, `signature`, `name_error`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Code::Check(id) => id.as_str(),
+            Code::Read => "read",
+            Code::Signature => "signature",
+            Code::Expr(c) => c.as_str(),
+        }
+    }
+
+    /// The check, for a validator finding.
+    pub fn check(&self) -> Option<CheckId> {
+        match self {
+            Code::Check(id) => Some(*id),
+            _ => None,
+        }
+    }
+}
+
+impl From<CheckId> for Code {
+    fn from(id: CheckId) -> Code {
+        Code::Check(id)
+    }
+}
+
+impl PartialEq<CheckId> for Code {
+    fn eq(&self, other: &CheckId) -> bool {
+        *self == Code::Check(*other)
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One diagnostic: a validator finding, or a read, signature or expression error.
 ///
-/// Serialized (with serde) in the documented JSON shape of `ais check --format json`: keys
-/// `id`, `severity`, `message`, `instruction`, `line`, `column`, `did_you_mean`, `repair`
-/// (`{"summary", "mechanical"}` or null), in that order.
+/// The location type `L` is the front end's: a line and column ([`Pos`], the default) for a
+/// `.agir` file, a token span for the `ais!` macro. The validator names a [`Locus`] (and, for a
+/// place inside a guard, body or signature, an [`inner`](Finding::inner) range); the front
+/// end's [`Locator`](crate::source::Locator) turns them into `L`.
+///
+/// `Finding<Pos>` serializes (with serde) in the documented JSON shape of `ais check --format
+/// json`: keys `id`, `severity`, `message`, `instruction`, `line`, `column`, `did_you_mean`,
+/// `repair` (`{"summary", "mechanical"}` or null), in that order.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Finding {
-    /// The stable check id.
-    pub id: CheckId,
+pub struct Finding<L = Pos> {
+    /// The stable id: a check (`W8`), or `read`, `signature`, an expression error category.
+    pub id: Code,
     /// Its severity (§9.4).
     pub severity: Severity,
     /// What is wrong, in words a user understands.
@@ -225,16 +285,18 @@ pub struct Finding {
     pub inner: Option<SubRange>,
     /// The id of the instruction the finding is about, when it is about one.
     pub instruction: Option<String>,
-    /// The line and column in the source, when known: at [`Finding::inner`] when the front end
-    /// can place it, else at the locus.
-    pub pos: Option<Pos>,
+    /// Where it is in the source, when known: at [`Finding::inner`] when the front end can
+    /// place it, else at the locus.
+    pub pos: Option<L>,
+    /// Secondary places, each with a label ("first declared here").
+    pub related: Vec<(L, String)>,
     /// Names close to a misspelled one.
     pub did_you_mean: Vec<String>,
     /// The change that resolves it.
     pub repair: Option<Repair>,
 }
 
-impl Serialize for Finding {
+impl Serialize for Finding<Pos> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[derive(Serialize)]
@@ -261,17 +323,23 @@ impl Serialize for Finding {
     }
 }
 
-impl Finding {
+impl<L> Finding<L> {
     /// A finding with no position, suggestion or repair yet.
-    pub fn new(id: CheckId, severity: Severity, locus: Locus, message: impl Into<String>) -> Self {
+    pub fn new(
+        id: impl Into<Code>,
+        severity: Severity,
+        locus: Locus,
+        message: impl Into<String>,
+    ) -> Self {
         Finding {
-            id,
+            id: id.into(),
             severity,
             message: message.into(),
             locus,
             inner: None,
             instruction: None,
             pos: None,
+            related: Vec::new(),
             did_you_mean: Vec::new(),
             repair: None,
         }
@@ -299,6 +367,97 @@ impl Finding {
     pub fn with_repair(mut self, repair: Repair) -> Self {
         self.repair = Some(repair);
         self
+    }
+
+    /// The same finding located by another front end: `locate` maps the position, if any,
+    /// and each secondary place.
+    pub fn map_location<M>(self, mut locate: impl FnMut(L) -> Option<M>) -> Finding<M> {
+        Finding {
+            id: self.id,
+            severity: self.severity,
+            message: self.message,
+            locus: self.locus,
+            inner: self.inner,
+            instruction: self.instruction,
+            pos: self.pos.and_then(&mut locate),
+            related: self
+                .related
+                .into_iter()
+                .filter_map(|(at, label)| Some((locate(at)?, label)))
+                .collect(),
+            did_you_mean: self.did_you_mean,
+            repair: self.repair,
+        }
+    }
+
+    /// An expression error as a finding about the field at `locus` (a guard, a CODE body): the
+    /// error's range inside the field, its did-you-mean, severity `error`.
+    pub fn from_expr_error(err: &ExprError, locus: Locus) -> Self {
+        let mut f = Finding::new(
+            Code::Expr(err.category),
+            Severity::Error,
+            locus,
+            &err.message,
+        )
+        .with_inner(err.range())
+        .with_suggestions(err.did_you_mean.clone());
+        f.pos = None;
+        f
+    }
+
+    /// A signature error as a finding about the `sig` at `locus`, pointing at the place in
+    /// `text` (the signature) where parsing stopped; severity `fatal` (the tool cannot be
+    /// bound).
+    pub fn from_sig_error(err: &SigError, text: &str, locus: Locus) -> Self {
+        Finding::new(Code::Signature, Severity::Fatal, locus, &err.message)
+            .with_inner(sig_range(err, text))
+    }
+}
+
+impl From<&ExprError> for Finding<Pos> {
+    /// An expression given on its own (`ais eval`): positioned within the expression text.
+    fn from(err: &ExprError) -> Self {
+        let mut f = Finding::from_expr_error(err, Locus::element(crate::source::Element::Program));
+        f.pos = Some(err.pos());
+        f
+    }
+}
+
+/// The range in a signature's text where parsing stopped (its byte offset, as a column).
+pub fn sig_range(err: &SigError, text: &str) -> SubRange {
+    let mut cut = err.offset.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &text[..cut];
+    let line = head.matches('\n').count() + 1;
+    let column = head.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let len = text[cut..]
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .count()
+        .max(1);
+    SubRange {
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        column: u32::try_from(column).unwrap_or(u32::MAX),
+        len: u32::try_from(len).unwrap_or(u32::MAX),
+    }
+}
+
+#[cfg(feature = "agir")]
+impl From<&crate::agir::ReadError> for Finding<Pos> {
+    /// A text that could not be read as AG-IR: id `read`, severity `fatal` (there is no
+    /// program), the error's help as the repair.
+    fn from(err: &crate::agir::ReadError) -> Self {
+        let mut f = Finding::new(
+            Code::Read,
+            Severity::Fatal,
+            Locus::element(crate::source::Element::Program),
+            &err.message,
+        );
+        f.pos = err.pos;
+        f.repair = err.help.as_ref().map(Repair::manual);
+        f
     }
 }
 

@@ -743,6 +743,44 @@ pub struct Field {
     pub extra: Extras,
 }
 
+/// The built-in object type `outcome` (the design's error values): what a tool or program that
+/// ran yields, failed or not. This is its one definition; the binder (rule 2), the validator,
+/// the expression checker and signatures all read it from here.
+pub const OUTCOME: &str = "outcome";
+
+/// The fields of [`OUTCOME`], in order, with their types: `ok: bool`, `error: str`,
+/// `output: str`, `value: any`.
+pub static OUTCOME_FIELDS: [(&str, Type); 4] = [
+    ("ok", Type::Bool),
+    ("error", Type::Str),
+    ("output", Type::Str),
+    ("value", Type::Any),
+];
+
+/// The fields (name and type) of the object type named `name`, given its declaration: a
+/// declared `kind: object`, or the built-in [`OUTCOME`] when no type of that name is declared.
+/// `None` for anything else.
+pub fn object_fields<'a>(
+    decl: Option<&'a TypeDecl>,
+    name: &str,
+) -> Option<Vec<(&'a str, Option<&'a Type>)>> {
+    match decl {
+        Some(decl) => match &decl.kind {
+            TypeKind::Object(fields) => Some(
+                fields
+                    .iter()
+                    .map(|f| (f.name.as_str(), f.ty.as_ref()))
+                    .collect(),
+            ),
+            _ => None,
+        },
+        None if name == OUTCOME => {
+            Some(OUTCOME_FIELDS.iter().map(|(n, t)| (*n, Some(t))).collect())
+        }
+        None => None,
+    }
+}
+
 /// A type expression (§6.1): a primitive, a parameterized list or dict, or a declared name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {

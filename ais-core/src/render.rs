@@ -24,13 +24,13 @@
 //! ```
 //! use ais_core::diag::{CheckId, Finding, Severity};
 //! use ais_core::render::{finding_json, render_finding};
-//! use ais_core::source::{Element, Locus, Pos};
+//! use ais_core::source::{Element, FieldKey, Locus, Pos};
 //!
 //! let source = "nodes:\n  - id: verify\n    reads: [plan_mdd]\n";
 //! let mut finding = Finding::new(
 //!     CheckId::W8,
 //!     Severity::Error,
-//!     Locus::entry(Element::Instruction(0), "reads", 0),
+//!     Locus::entry(Element::Instruction(0), FieldKey::Reads, 0),
 //!     "`plan_mdd` is not a carry",
 //! )
 //! .with_suggestions(vec!["plan_md".into()]);
@@ -368,14 +368,6 @@ pub fn deviation_line(deviation: &Deviation) -> String {
     )
 }
 
-/// Line and column as JSON: numbers, or `null` when unknown.
-fn pos_json(pos: Option<Pos>) -> (Json, Json) {
-    match pos {
-        Some(p) => (json!(p.line), json!(p.column)),
-        None => (Json::Null, Json::Null),
-    }
-}
-
 /// One finding as JSON, keys in this order: `id`, `severity` (`"error"`, `"warn"`,
 /// `"fatal"`), `message`, `instruction` (string or null), `line` and `column` (numbers or null),
 /// `did_you_mean` (list of strings), `repair` (`{"summary", "mechanical"}` or null).
@@ -388,17 +380,7 @@ pub fn finding_json(finding: &Finding) -> Json {
 /// A read error as a finding in JSON: id `"read"`, severity `"fatal"`, the error's help as the
 /// repair summary.
 pub fn read_error_json(err: &ReadError) -> Json {
-    let (line, column) = pos_json(err.pos);
-    json!({
-        "id": "read",
-        "severity": "fatal",
-        "message": err.message,
-        "instruction": Json::Null,
-        "line": line,
-        "column": column,
-        "did_you_mean": Vec::<String>::new(),
-        "repair": err.help.as_ref().map(|h| json!({"summary": h, "mechanical": false})),
-    })
+    finding_json(&Finding::from(err))
 }
 
 /// One deviation as JSON: `check` (id or null), `subject`, `intended`, `substituted`.
@@ -443,13 +425,13 @@ mod tests {
     use crate::diag::CheckId;
     use crate::edit::Edit;
     use crate::expr::Category;
-    use crate::source::{Element, Locus};
+    use crate::source::{Element, FieldKey, Locus};
 
     fn w8() -> Finding {
         let mut f = Finding::new(
             CheckId::W8,
             Severity::Error,
-            Locus::entry(Element::Instruction(1), "reads", 0),
+            Locus::entry(Element::Instruction(1), FieldKey::Reads, 0),
             "`plan_mdd` is not a carry",
         )
         .with_instruction("verify")
@@ -484,12 +466,12 @@ error[W8]: `plan_mdd` is not a carry
     fn fatal_says_fatal_and_warn_says_warning() {
         let mut f = w8();
         f.severity = Severity::Fatal;
-        f.id = CheckId::X5;
+        f.id = CheckId::X5.into();
         let text = render_finding(&f, SOURCE, "p.agir", false);
         assert!(text.starts_with("error[X5]: "), "{text}");
         assert!(text.contains("= note: fatal:"), "{text}");
         f.severity = Severity::Warn;
-        f.id = CheckId::G1;
+        f.id = CheckId::G1.into();
         let text = render_finding(&f, SOURCE, "p.agir", false);
         assert!(text.starts_with("warning[G1]: "), "{text}");
     }

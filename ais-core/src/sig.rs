@@ -127,7 +127,7 @@ impl Return {
     /// ```
     pub fn resolved(&self, program: &Program) -> Return {
         if let Return::Type(Type::Named(name)) = self {
-            let declared = program.type_decl(name).is_some() || name == "outcome";
+            let declared = program.type_decl(name).is_some() || name == crate::model::OUTCOME;
             if !declared && program.carry(name).is_some() {
                 return Return::Tuple(vec![name.clone()]);
             }

@@ -7,7 +7,6 @@
 //! drivers can point at the exact place a finding is about.
 
 use serde::Serialize;
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -94,16 +93,137 @@ pub enum Element {
     Faithfulness,
 }
 
+/// Declares [`FieldKey`] with its spelling, once: the variant list, `as_str` and `parse` are
+/// generated from one table so they cannot disagree.
+macro_rules! fields {
+    ($($variant:ident => $text:literal,)*) => {
+        /// A field of a program element, as a [`Locus`] names it: one variant per field of
+        /// the model (the nested ones, such as `autonomy.tools`, included), and
+        /// [`FieldKey::Other`] for a field the model does not know (kept as written by the
+        /// reader). Checks name fields by variant, so a misspelled field does not compile.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(missing_docs)]
+        pub enum FieldKey {
+            $($variant,)*
+            /// A field the model does not know, as written.
+            Other(String),
+        }
+
+        impl FieldKey {
+            /// The field as spelled in AG-IR (`reads`, `autonomy.tools`).
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(FieldKey::$variant => $text,)*
+                    FieldKey::Other(s) => s,
+                }
+            }
+
+            /// The field for its AG-IR spelling ([`FieldKey::Other`] when the model has none).
+            pub fn parse(text: &str) -> FieldKey {
+                match text {
+                    $($text => FieldKey::$variant,)*
+                    other => FieldKey::Other(other.to_owned()),
+                }
+            }
+        }
+    };
+}
+
+fields! {
+    AgirVersion => "agir_version",
+    Autonomy => "autonomy",
+    AutonomyTools => "autonomy.tools",
+    Body => "body",
+    Cap => "cap",
+    Carries => "carries",
+    Command => "command",
+    Concurrency => "concurrency",
+    ConcurrencyIsolation => "concurrency.isolation",
+    ConcurrencyMaxParallel => "concurrency.max_parallel",
+    ConcurrencyReason => "concurrency.reason",
+    ConcurrencySpawn => "concurrency.spawn",
+    Counter => "counter",
+    Default => "default",
+    Description => "description",
+    Doc => "doc",
+    Edges => "edges",
+    Faithfulness => "faithfulness",
+    Fields => "fields",
+    From => "from",
+    Guard => "guard",
+    Id => "id",
+    Isolation => "isolation",
+    Kind => "kind",
+    Knowledge => "knowledge",
+    Lang => "lang",
+    MaxParallel => "max_parallel",
+    Members => "members",
+    Modality => "modality",
+    Name => "name",
+    Nodes => "nodes",
+    Op => "op",
+    Output => "output",
+    Owner => "owner",
+    Pattern => "pattern",
+    ProducedBy => "produced_by",
+    Reads => "reads",
+    Reason => "reason",
+    ResidentOn => "resident_on",
+    Role => "role",
+    Serves => "serves",
+    Shape => "shape",
+    Sig => "sig",
+    Spawn => "spawn",
+    Standalone => "standalone",
+    Surface => "surface",
+    Target => "target",
+    Template => "template",
+    To => "to",
+    Tool => "tool",
+    Tools => "tools",
+    TracesTo => "traces_to",
+    Type => "type",
+    Types => "types",
+    Value => "value",
+    Verdict => "verdict",
+    Walker => "walker",
+    Writes => "writes",
+}
+
+impl From<&str> for FieldKey {
+    /// A field named as written: for a reader recording the keys it meets. Checks use the
+    /// variants themselves.
+    fn from(text: &str) -> FieldKey {
+        FieldKey::parse(text)
+    }
+}
+
+impl From<&String> for FieldKey {
+    fn from(text: &String) -> FieldKey {
+        FieldKey::parse(text)
+    }
+}
+
+impl fmt::Display for FieldKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for FieldKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// A place inside a program: an element, optionally one of its fields, optionally one entry of
 /// that field when the field is a list (`reads[1]`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Locus {
     /// The element.
     pub element: Element,
-    /// The field within the element (`"reads"`, `"type"`, `"guard"`, …), if any. The names of
-    /// the model's own fields are borrowed from a static table (see [`field_name`]), so recording
-    /// a position allocates only for an unknown field.
-    pub field: Option<Cow<'static, str>>,
+    /// The field within the element, if any.
+    pub field: Option<FieldKey>,
     /// The entry within a list-valued field, if any.
     pub index: Option<usize>,
 }
@@ -119,21 +239,26 @@ impl Locus {
     }
 
     /// One field of an element.
-    pub fn field(element: Element, field: impl AsRef<str>) -> Self {
+    pub fn field(element: Element, field: impl Into<FieldKey>) -> Self {
         Locus {
             element,
-            field: Some(field_name(field.as_ref())),
+            field: Some(field.into()),
             index: None,
         }
     }
 
     /// One entry of a list-valued field of an element.
-    pub fn entry(element: Element, field: impl AsRef<str>, index: usize) -> Self {
+    pub fn entry(element: Element, field: impl Into<FieldKey>, index: usize) -> Self {
         Locus {
             element,
-            field: Some(field_name(field.as_ref())),
+            field: Some(field.into()),
             index: Some(index),
         }
+    }
+
+    /// The field's AG-IR spelling, if the locus names a field.
+    pub fn field_str(&self) -> Option<&str> {
+        self.field.as_ref().map(FieldKey::as_str)
     }
 
     /// This locus without its list index, then without its field: the fallbacks a lookup tries.
@@ -152,73 +277,52 @@ impl Locus {
     }
 }
 
-/// A field name for a [`Locus`]: borrowed from a static table when it names a field of the
-/// model (every field of every element, and the dotted nested ones such as `autonomy.tools`),
-/// owned otherwise.
-pub fn field_name(name: &str) -> Cow<'static, str> {
-    const KNOWN: &[&str] = &[
-        "agir_version",
-        "autonomy",
-        "autonomy.tools",
-        "body",
-        "cap",
-        "carries",
-        "command",
-        "concurrency",
-        "concurrency.isolation",
-        "concurrency.max_parallel",
-        "concurrency.reason",
-        "concurrency.spawn",
-        "counter",
-        "default",
-        "description",
-        "doc",
-        "edges",
-        "faithfulness",
-        "fields",
-        "from",
-        "guard",
-        "id",
-        "isolation",
-        "kind",
-        "knowledge",
-        "lang",
-        "max_parallel",
-        "members",
-        "modality",
-        "name",
-        "nodes",
-        "op",
-        "output",
-        "owner",
-        "pattern",
-        "produced_by",
-        "reads",
-        "reason",
-        "resident_on",
-        "role",
-        "serves",
-        "shape",
-        "sig",
-        "spawn",
-        "standalone",
-        "surface",
-        "target",
-        "template",
-        "to",
-        "tool",
-        "tools",
-        "traces_to",
-        "type",
-        "types",
-        "value",
-        "verdict",
-        "walker",
-        "writes",
-    ];
-    match KNOWN.binary_search(&name) {
-        Ok(i) => Cow::Borrowed(KNOWN[i]),
-        Err(_) => Cow::Owned(name.to_owned()),
+/// A front end's map from the model's places to its own locations: a [`SourceMap`] gives
+/// line:column positions in a `.agir` file; the `ais!` macro implements it over token spans.
+/// The validator is written once against this trait (see
+/// [`check::check`](crate::check::check)).
+pub trait Locator {
+    /// The front end's location: [`Pos`] for a file, a span for the macro.
+    type Location: Clone + fmt::Debug + PartialEq;
+
+    /// Where `locus` stands, falling back to coarser places (the field, the element) when the
+    /// finer one is unknown.
+    fn locate(&self, locus: &Locus) -> Option<Self::Location>;
+
+    /// Where `range` inside the value of the field at `locus` stands; `token` is the text
+    /// expected there. `None` (the default) when the front end cannot point inside a value:
+    /// the finding is then placed at the field.
+    fn locate_inner(
+        &self,
+        locus: &Locus,
+        range: SubRange,
+        token: Option<&str>,
+    ) -> Option<Self::Location> {
+        let _ = (locus, range, token);
+        None
+    }
+
+    /// The order in which findings at two locations are reported (source order where the
+    /// front end has one; the default keeps the validator's order).
+    fn order(&self, a: &Self::Location, b: &Self::Location) -> std::cmp::Ordering {
+        let _ = (a, b);
+        std::cmp::Ordering::Equal
+    }
+}
+
+impl Locator for SourceMap {
+    type Location = Pos;
+
+    fn locate(&self, locus: &Locus) -> Option<Pos> {
+        self.lookup(locus)
+    }
+
+    fn locate_inner(&self, locus: &Locus, range: SubRange, token: Option<&str>) -> Option<Pos> {
+        self.lookup_inner(locus, range, token)
+    }
+
+    fn order(&self, a: &Pos, b: &Pos) -> std::cmp::Ordering {
+        a.cmp(b)
     }
 }
 
@@ -369,24 +473,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn known_field_names_are_borrowed_and_the_table_is_sorted() {
-        assert!(matches!(field_name("reads"), Cow::Borrowed("reads")));
-        assert!(matches!(field_name("autonomy.tools"), Cow::Borrowed(_)));
-        assert!(matches!(field_name("x-custom"), Cow::Owned(s) if s == "x-custom"));
+    fn fields_spell_and_parse_both_ways() {
+        assert_eq!(FieldKey::parse("reads"), FieldKey::Reads);
+        assert_eq!(FieldKey::AutonomyTools.as_str(), "autonomy.tools");
         assert_eq!(
-            Locus::field(Element::Edge(0), "guard"),
-            Locus::field(Element::Edge(0), String::from("guard"))
+            FieldKey::parse("x-custom"),
+            FieldKey::Other("x-custom".into())
+        );
+        assert_eq!(
+            Locus::field(Element::Edge(0), FieldKey::Guard),
+            Locus::field(Element::Edge(0), FieldKey::Guard)
+        );
+        assert_eq!(
+            Locus::field(Element::Edge(0), FieldKey::Guard).field_str(),
+            Some("guard")
         );
     }
 
     #[test]
     fn the_first_record_wins_before_and_after_a_lookup() {
         let mut map = SourceMap::new();
-        let at = Locus::field(Element::Edge(1), "guard");
+        let at = Locus::field(Element::Edge(1), FieldKey::Guard);
         map.insert(at.clone(), Pos::new(3, 4));
         map.insert(at.clone(), Pos::new(9, 9));
         assert_eq!(map.lookup(&at), Some(Pos::new(3, 4)));
-        let late = Locus::field(Element::Edge(2), "guard");
+        let late = Locus::field(Element::Edge(2), FieldKey::Guard);
         map.insert(late.clone(), Pos::new(5, 6));
         map.insert(late.clone(), Pos::new(7, 8));
         assert_eq!(map.lookup(&late), Some(Pos::new(5, 6)));
@@ -398,15 +509,15 @@ mod tests {
         let mut map = SourceMap::new();
         map.insert(Locus::element(Element::Instruction(2)), Pos::new(10, 5));
         map.insert(
-            Locus::field(Element::Instruction(2), "reads"),
+            Locus::field(Element::Instruction(2), FieldKey::Reads),
             Pos::new(13, 5),
         );
         assert_eq!(
-            map.lookup(&Locus::entry(Element::Instruction(2), "reads", 1)),
+            map.lookup(&Locus::entry(Element::Instruction(2), FieldKey::Reads, 1)),
             Some(Pos::new(13, 5))
         );
         assert_eq!(
-            map.lookup(&Locus::field(Element::Instruction(2), "doc")),
+            map.lookup(&Locus::field(Element::Instruction(2), FieldKey::Doc)),
             Some(Pos::new(10, 5))
         );
         assert_eq!(map.lookup(&Locus::element(Element::Instruction(3))), None);

@@ -3,7 +3,7 @@
 mod bind_common;
 
 use ais_core::bind::*;
-use ais_core::model::{Field, Opcode, Type, TypeDecl, TypeKind};
+use ais_core::model::{Field, OUTCOME_FIELDS, Opcode, Type, TypeDecl, TypeKind};
 use bind_common::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -241,7 +241,7 @@ fn object_fields_reads_declared_objects_and_outcome() {
     );
     assert_eq!(
         object_fields(&p, &Type::Named("outcome".into())),
-        Some(OUTCOME_FIELDS.to_vec())
+        Some(OUTCOME_FIELDS.iter().map(|(n, _)| *n).collect())
     );
     assert_eq!(object_fields(&p, &Type::Named("Nope".into())), None);
     assert_eq!(object_fields(&p, &Type::Str), None);

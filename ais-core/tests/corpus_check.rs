@@ -28,7 +28,7 @@ fn checked(root: &Path, rel: &str, repair: bool) -> Checked {
 }
 
 fn ids(c: &Checked) -> Vec<CheckId> {
-    c.findings.iter().map(|f| f.id).collect()
+    c.findings.iter().filter_map(|f| f.id.check()).collect()
 }
 
 fn errors(c: &Checked) -> Vec<String> {
@@ -169,7 +169,7 @@ fn guards_naming_no_carry_are_reported() {
     let guards: Vec<_> = c
         .findings
         .iter()
-        .filter(|f| f.id == CheckId::X5 && f.locus.field.as_deref() == Some("guard"))
+        .filter(|f| f.id == CheckId::X5 && f.locus.field_str() == Some("guard"))
         .collect();
     assert_eq!(guards.len(), 2, "{:#?}", c.findings);
     assert_eq!(c.outcome, Outcome::Failed);

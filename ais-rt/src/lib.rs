@@ -4,17 +4,329 @@
 //! the twelve opcodes, the Deterministic Unit's tools, the Stochastic Unit's model seam, faults,
 //! budgets, deviations and traces (spec §10).
 //!
+//! - [`Runtime`]: built once with a model, tools and options; [`Runtime::run`] checks the
+//!   program (a `failed` one does not run), lowers it once and interprets it (spec §2.3);
+//!   [`Runtime::resume`] continues a run paused for human input.
 //! - [`tools`]: the Deterministic Unit's tool seam — the [`tools::Tool`] trait, the
 //!   [`tools::ToolRegistry`] (native Rust tools, the built-in library of spec §5.4), `command`
 //!   and Python `body` tools, and the artifact root that keeps every write inside the output
 //!   directory.
 //! - [`model`]: the Stochastic Unit's seam — the [`model::Model`] trait a provider implements,
 //!   the slot request it receives and the completion it returns.
+//! - [`report`]: what a run returns; [`trace`]: one event per step.
+//!
+//! A pure-DU program with a native tool, run in a few lines:
+//!
+//! ```
+//! use ais_rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
+//! use ais_rt::{Inputs, Runtime, Status};
+//! use std::sync::Arc;
+//!
+//! struct Shout;
+//! impl Tool for Shout {
+//!     fn call<'a>(&'a self, args: ToolArgs, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+//!         Box::pin(async move {
+//!             let text = args.params.get("text").and_then(|v| v.as_str()).unwrap_or_default();
+//!             Ok(ais_core::Value::from(text.to_uppercase()))
+//!         })
+//!     }
+//! }
+//!
+//! let doc = ais_core::agir::read(r#"---
+//! name: shout
+//! description: Upper-case the task.
+//! ---
+//! walker:
+//!   name: Shout
+//!   carries:
+//!     task: {type: str, role: input}
+//!     loud: {type: str, produced_by: shout}
+//! tools:
+//!   shout: {sig: "(text) -> str", surface: SENSE, serves: [shout]}
+//! nodes:
+//!   - {id: shout, type: CODE, owner: code, reads: [task], writes: [loud]}
+//!   - {id: done, type: TERMINAL, reads: [loud]}
+//! edges:
+//!   - {from: shout, to: done}
+//! "#)?;
+//! let mut tools = ToolRegistry::new();
+//! tools.register("shout", Arc::new(Shout));
+//! let out_dir = tempfile::tempdir()?;
+//! let runtime = Runtime::builder().tools(tools).out_dir(out_dir.path().into()).build();
+//! let inputs = Inputs::parse(&doc.program, Some("hello".into()), &[])?;
+//! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let outcome = rt.block_on(runtime.run(&doc.program, Some(&doc.source_map), inputs));
+//! assert_eq!(outcome.status, Status::Ok);
+//! assert_eq!(outcome.report["loud"], "HELLO");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 
+mod machine;
 pub mod model;
 pub mod report;
 pub mod tools;
 pub mod trace;
 
+pub use machine::carries::InputError;
+pub use machine::plan::Prepared;
 pub use report::{Fault, FaultKind, Pause, RunOutcome, RunUsage, Status};
+
+use ais_core::{Program, SourceMap, Value};
+use machine::Settings;
+use model::Model;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tools::{ToolLimits, ToolRegistry};
+use trace::TraceSink;
+
+/// The default step budget (§10.4).
+pub const DEFAULT_MAX_STEPS: u64 = 10_000;
+/// The default number of SPAWN siblings run at once.
+pub const DEFAULT_MAX_PARALLEL: usize = 16;
+
+/// The values a run is invoked with (§7.5): the task text and each `role: input` carry,
+/// typed by its declaration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Inputs {
+    task: Option<String>,
+    values: Vec<(String, Value)>,
+}
+
+impl Inputs {
+    /// Parses `name=value` pairs against the program's input carries: each name must be a
+    /// declared `role: input` carry (not `task`, which `task` gives), and each value must
+    /// parse as the carry's type (text for `str`, a number, `true`/`false`, an enum member,
+    /// JSON for lists, dicts and objects).
+    pub fn parse(
+        program: &Program,
+        task: Option<String>,
+        pairs: &[(String, String)],
+    ) -> Result<Inputs, InputError> {
+        let mut values = Vec::with_capacity(pairs.len());
+        for (name, text) in pairs {
+            let carry = program.carry(name).map(|(_, c)| c);
+            let Some(carry) = carry.filter(|c| c.is_input() && c.name != "task") else {
+                let inputs: Vec<&str> = program
+                    .carries()
+                    .iter()
+                    .filter(|c| c.is_input() && c.name != "task")
+                    .map(|c| c.name.as_str())
+                    .collect();
+                let hint = ais_core::diag::did_you_mean(name, inputs.iter().copied());
+                let message = if name == "task" {
+                    "the task is given with `--task TEXT`, not `--input task=…`".to_owned()
+                } else {
+                    format!(
+                        "`{name}` is not an input of this program{}; its inputs are: {}",
+                        hint.first()
+                            .map(|h| format!(" (did you mean `{h}`?)"))
+                            .unwrap_or_default(),
+                        if inputs.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            inputs.join(", ")
+                        }
+                    )
+                };
+                return Err(InputError {
+                    name: name.clone(),
+                    message,
+                });
+            };
+            let v = machine::carries::parse_input(program, name, carry.ty.as_ref(), text)?;
+            values.push((name.clone(), v));
+        }
+        Ok(Inputs { task, values })
+    }
+
+    /// Inputs with only a task.
+    pub fn task(task: impl Into<String>) -> Inputs {
+        Inputs {
+            task: Some(task.into()),
+            values: Vec::new(),
+        }
+    }
+}
+
+/// Builds a [`Runtime`].
+pub struct RuntimeBuilder {
+    model: Option<Arc<dyn Model>>,
+    tools: ToolRegistry,
+    out_dir: PathBuf,
+    max_steps: u64,
+    max_parallel: usize,
+    trace: Option<Arc<dyn TraceSink>>,
+    limits: ToolLimits,
+    program_dir: Option<PathBuf>,
+    programs: HashMap<String, Arc<Program>>,
+}
+
+impl RuntimeBuilder {
+    /// The model that fills slots (none: a program with slots does not start).
+    pub fn model(mut self, model: Arc<dyn Model>) -> Self {
+        self.model = Some(model);
+        self
+    }
+    /// The tools: native Rust tools and the built-in library (start from
+    /// [`ToolRegistry::with_builtins`] to keep the library).
+    pub fn tools(mut self, tools: ToolRegistry) -> Self {
+        self.tools = tools;
+        self
+    }
+    /// The output root every artifact lands under (default: the current directory).
+    pub fn out_dir(mut self, dir: PathBuf) -> Self {
+        self.out_dir = dir;
+        self
+    }
+    /// The step budget (default [`DEFAULT_MAX_STEPS`]).
+    pub fn max_steps(mut self, n: u64) -> Self {
+        self.max_steps = n;
+        self
+    }
+    /// The most SPAWN siblings run at once (default [`DEFAULT_MAX_PARALLEL`]; a SPAWN's own
+    /// `max_parallel` can only lower it).
+    pub fn max_parallel(mut self, n: usize) -> Self {
+        self.max_parallel = n.max(1);
+        self
+    }
+    /// Where step events go (default: nowhere — tracing off).
+    pub fn trace(mut self, sink: Arc<dyn TraceSink>) -> Self {
+        self.trace = Some(sink);
+        self
+    }
+    /// The limits of every tool call.
+    pub fn limits(mut self, limits: ToolLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+    /// The directory CALL targets given as paths resolve under (default: the output root).
+    pub fn program_dir(mut self, dir: PathBuf) -> Self {
+        self.program_dir = Some(dir);
+        self
+    }
+    /// Registers a program a CALL can name as its `target`.
+    pub fn program(mut self, name: impl Into<String>, program: Program) -> Self {
+        self.programs.insert(name.into(), Arc::new(program));
+        self
+    }
+    /// The runtime.
+    pub fn build(self) -> Runtime {
+        let program_dir = self.program_dir.unwrap_or_else(|| self.out_dir.clone());
+        Runtime {
+            settings: Arc::new(Settings {
+                model: self.model,
+                tools: self.tools,
+                out_dir: self.out_dir,
+                max_steps: self.max_steps,
+                max_parallel: self.max_parallel,
+                trace: self.trace,
+                limits: self.limits,
+                program_dir,
+                programs: self.programs,
+            }),
+        }
+    }
+}
+
+/// The runtime: runs and resumes programs.
+#[derive(Clone)]
+pub struct Runtime {
+    settings: Arc<Settings>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field(
+                "model",
+                &self.settings.model.as_ref().map(|m| m.name().to_owned()),
+            )
+            .field("tools", &self.settings.tools)
+            .field("out_dir", &self.settings.out_dir)
+            .field("max_steps", &self.settings.max_steps)
+            .field("max_parallel", &self.settings.max_parallel)
+            .finish()
+    }
+}
+
+impl Runtime {
+    /// A builder with the defaults: no model, the built-in tool library
+    /// ([`ToolRegistry::with_builtins`]), the current directory as output root,
+    /// [`DEFAULT_MAX_STEPS`], [`DEFAULT_MAX_PARALLEL`], tracing off.
+    pub fn builder() -> RuntimeBuilder {
+        RuntimeBuilder {
+            model: None,
+            tools: ToolRegistry::with_builtins(),
+            out_dir: PathBuf::from("."),
+            max_steps: DEFAULT_MAX_STEPS,
+            max_parallel: DEFAULT_MAX_PARALLEL,
+            trace: None,
+            limits: ToolLimits::default(),
+            program_dir: None,
+            programs: HashMap::new(),
+        }
+    }
+
+    /// Checks (applying mechanical repairs, each a deviation), lowers and resolves a program
+    /// once, for any number of runs.
+    pub fn prepare(&self, program: &Program, source_map: Option<&SourceMap>) -> Arc<Prepared> {
+        Arc::new(Prepared::new(program, source_map, &self.settings.tools))
+    }
+
+    /// Runs a program to its TERMINAL, a fault, or a pause for human input.
+    pub async fn run(
+        &self,
+        program: &Program,
+        source_map: Option<&SourceMap>,
+        inputs: Inputs,
+    ) -> RunOutcome {
+        let prepared = self.prepare(program, source_map);
+        self.run_prepared(&prepared, inputs).await
+    }
+
+    /// Runs a prepared program.
+    pub async fn run_prepared(&self, prepared: &Arc<Prepared>, inputs: Inputs) -> RunOutcome {
+        let values: Vec<(usize, Value)> = inputs
+            .values
+            .into_iter()
+            .filter_map(|(n, v)| prepared.names.index(&n).map(|c| (c, v)))
+            .collect();
+        let run = machine::Run::new(
+            self.settings.clone(),
+            prepared.clone(),
+            inputs.task,
+            &values,
+            0,
+        );
+        if prepared.not_runnable.is_none() && prepared.has_slots && self.settings.model.is_none() {
+            let mut out = run.outcome(Status::Fault);
+            out.fault = Some(Fault {
+                kind: FaultKind::NotRunnable,
+                instruction: prepared
+                    .steps
+                    .iter()
+                    .find(|s| s.model)
+                    .map(|s| s.id.clone())
+                    .unwrap_or_default(),
+                line: prepared.steps.iter().find(|s| s.model).and_then(|s| s.line),
+                message: "the program has model slots and this run has no model; name one with `--model SPEC` (e.g. `--model scripted:responses.json`, or set AIS_MODEL)".into(),
+            });
+            return out;
+        }
+        run.drive(0).await
+    }
+
+    /// Resumes a run paused for human input from its handle, with the human's answer.
+    pub async fn resume(
+        &self,
+        program: &Program,
+        source_map: Option<&SourceMap>,
+        handle: &Path,
+        answer: String,
+    ) -> RunOutcome {
+        let prepared = self.prepare(program, source_map);
+        machine::pause::resume(self.settings.clone(), prepared, handle, answer).await
+    }
+}

@@ -1,6 +1,6 @@
 //! What a run returns: its status, the report, the deviations, the fault or the pause.
 
-use ais_core::Deviation;
+use ais_core::{Deviation, Finding};
 use serde::Serialize;
 
 /// How a run ended.
@@ -27,8 +27,14 @@ pub enum FaultKind {
     UnresolvableOperand,
     /// The step budget ran out.
     BudgetExhausted,
-    /// A construct this runtime cannot execute.
+    /// A construct this runtime cannot execute (an unknown opcode, a hollow instruction, a
+    /// tool with no implementation).
     Unsupported,
+    /// The program cannot start: its check outcome is `failed`, or it has slots and the runtime
+    /// has no model.
+    NotRunnable,
+    /// A resume handle that is malformed, or that belongs to another program or run.
+    InvalidHandle,
 }
 
 /// A fault: what, at which instruction, where in the source.
@@ -81,6 +87,9 @@ pub struct RunOutcome {
     pub report: serde_json::Map<String, serde_json::Value>,
     /// Deviations recorded while checking and running (§10.3).
     pub deviations: Vec<Deviation>,
+    /// The findings of the program's check (a `degraded` program runs with them; a `failed`
+    /// one does not run).
+    pub findings: Vec<Finding>,
     /// The fault, when the status is `fault`.
     pub fault: Option<Fault>,
     /// The pause, when the status is `input_required`.

@@ -34,6 +34,23 @@ fn declared(file: &str, tool: &str) -> Option<ais_core::model::Tool> {
     Some(found.unwrap_or_else(|| panic!("{file} declares no tool `{tool}`")))
 }
 
+/// Whether `python3` runs here; outside CI a missing interpreter skips the test with a notice,
+/// under `CI=true` it fails.
+fn have_python() -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "python3 is required to test Python tools (CI=true)"
+        );
+        eprintln!("notice: python3 not found; skipping");
+    }
+    ok
+}
+
 fn args(pairs: &[(&str, Value)]) -> ToolArgs {
     let mut a = ToolArgs::default();
     for (k, v) in pairs {
@@ -53,6 +70,9 @@ async fn call(
     a: ToolArgs,
     root: &Path,
 ) -> Option<Result<Value, ais_rt::tools::ToolError>> {
+    if !have_python() {
+        return None;
+    }
     let decl = declared(file, tool)?;
     let registry = ToolRegistry::with_builtins();
     let runnable = registry

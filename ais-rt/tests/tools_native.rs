@@ -282,3 +282,48 @@ async fn a_native_tool_wins_over_a_body_and_a_body_wins_over_the_library() {
     assert!(reg.lookup("read_file", None).is_some());
     assert!(reg.lookup("nope", None).is_none());
 }
+
+#[tokio::test]
+async fn a_sync_tool_answers_in_place_and_others_hand_the_arguments_back() {
+    let reg = registry();
+    let ctx = ToolContext::new(std::env::temp_dir());
+    let a = args(&[("a", Value::Int(6)), ("b", Value::Int(3))]);
+    let got = reg.get("ratio").unwrap().call_now(a, &ctx);
+    assert_eq!(got.ok(), Some(Ok(Value::Float(2.0))));
+    let a = args(&[("ms", Value::Int(1)), ("text", "ab".into())]);
+    let back = reg
+        .get("later")
+        .unwrap()
+        .call_now(a.clone(), &ctx)
+        .unwrap_err();
+    assert_eq!(back, a);
+    let later = reg.get("later").unwrap().call(back, &ctx).await.unwrap();
+    assert_eq!(later, Value::Int(2));
+}
+
+#[tokio::test]
+async fn a_dict_argument_converts_entry_by_entry() {
+    let mut reg = ToolRegistry::new();
+    reg.register_fn("total", &["scores"], |scores: IndexMap<String, i64>| {
+        scores.values().sum::<i64>()
+    });
+    let got = call(
+        &reg,
+        "total",
+        args(&[("scores", json(r#"{"a": 2, "b": 3}"#))]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(got, Value::Int(5));
+    let err = call(
+        &reg,
+        "total",
+        args(&[("scores", json(r#"{"a": 2, "b": "x"}"#))]),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.message,
+        "tool `total`: parameter `scores` needs dict of int (i64), got str at key `b`"
+    );
+}

@@ -6,6 +6,23 @@ use ais_core::Value;
 use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind, ToolLimits};
 use std::time::{Duration, Instant};
 
+/// Whether `python3` runs here; outside CI a missing interpreter skips the test with a notice,
+/// under `CI=true` it fails.
+fn have_python() -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "python3 is required to test Python tools (CI=true)"
+        );
+        eprintln!("notice: python3 not found; skipping");
+    }
+    ok
+}
+
 fn args(pairs: &[(&str, Value)]) -> ToolArgs {
     let mut a = ToolArgs::default();
     for (k, v) in pairs {
@@ -33,6 +50,9 @@ fn ctx(dir: &tempfile::TempDir) -> ToolContext {
 
 #[tokio::test]
 async fn a_complete_def_is_called_with_its_arguments_by_name() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let body = "def upcase(text):\n    return (text or \"\").upper()\n";
     let v = call(
@@ -48,6 +68,9 @@ async fn a_complete_def_is_called_with_its_arguments_by_name() {
 
 #[tokio::test]
 async fn bare_statements_become_the_function_body() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let body = "return (text or \"\").upper()\n";
     let v = call(
@@ -68,6 +91,9 @@ async fn bare_statements_become_the_function_body() {
 
 #[tokio::test]
 async fn run_is_preferred_and_else_the_last_def_and_unmatched_params_get_none() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let body = "def helper(x):\n    return x * 2\n\ndef run(n, missing):\n    return [helper(n), missing]\n\ndef other(n):\n    return 0\n";
     let v = call(
@@ -93,6 +119,9 @@ async fn run_is_preferred_and_else_the_last_def_and_unmatched_params_get_none() 
 
 #[tokio::test]
 async fn a_main_guard_harness_is_stripped_and_the_tool_writes_in_the_output_root() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let body = r#"import sys, json, os
 def tool(content: str, path: str) -> str:
@@ -119,6 +148,9 @@ if __name__ == "__main__":
 
 #[tokio::test]
 async fn results_cross_as_json_tuples_as_lists_and_dicts_in_order() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let body = "def f(a):\n    return (a > 0, {'z': 1.5, 'a': None, 's': {3, 1}}, b'bytes')\n";
     let v = call(
@@ -135,6 +167,9 @@ async fn results_cross_as_json_tuples_as_lists_and_dicts_in_order() {
 
 #[tokio::test]
 async fn the_tools_own_prints_never_corrupt_the_result() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let body = r#"import subprocess
 print('{"ok": true, "value": "forged"}')
@@ -151,6 +186,9 @@ return "real"
 
 #[tokio::test]
 async fn a_raised_exception_is_a_failure_with_the_traceback_and_prints() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let body = "print('before the fall')\nraise ValueError('path must be a non-empty string')\n";
     let err = call(body, params(&["path"]), args(&[]), &ctx(&dir))
@@ -169,6 +207,9 @@ async fn a_raised_exception_is_a_failure_with_the_traceback_and_prints() {
 
 #[tokio::test]
 async fn exiting_non_zero_is_a_failure() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let err = call("sys.exit(3)\n", params(&[]), args(&[]), &ctx(&dir))
         .await
@@ -191,10 +232,13 @@ async fn exiting_non_zero_is_a_failure() {
 
 #[tokio::test]
 async fn a_hanging_tool_is_killed_with_everything_it_started() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let mut c = ctx(&dir);
     c.limits = ToolLimits {
-        timeout: Duration::from_millis(1500),
+        timeout: Duration::from_secs(4),
         ..ToolLimits::default()
     };
     let body = r#"import subprocess, time
@@ -228,6 +272,9 @@ while True:
 
 #[tokio::test]
 async fn a_tool_that_prints_100_mb_is_stopped_at_the_cap() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let mut c = ctx(&dir);
     c.limits.max_output_bytes = 1024 * 1024;
@@ -242,6 +289,9 @@ async fn a_tool_that_prints_100_mb_is_stopped_at_the_cap() {
 
 #[tokio::test]
 async fn a_body_that_does_not_parse_says_so() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let err = call(
         "def broken(:\n    return 1\n",
@@ -257,6 +307,9 @@ async fn a_body_that_does_not_parse_says_so() {
 
 #[tokio::test]
 async fn a_non_python_template_body_is_its_own_value() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let css = "body { color: red; }\n";
     let v = call(css, params(&[]), args(&[]), &ctx(&dir)).await.unwrap();
@@ -265,6 +318,9 @@ async fn a_non_python_template_body_is_its_own_value() {
 
 #[tokio::test]
 async fn without_a_signature_the_calls_arguments_are_the_parameters() {
+    if !have_python() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let body = "return '%s-%s' % (a, b)\n";
     let v = call(
@@ -280,6 +336,9 @@ async fn without_a_signature_the_calls_arguments_are_the_parameters() {
 
 #[tokio::test]
 async fn no_secret_from_the_environment_reaches_the_tool() {
+    if !have_python() {
+        return;
+    }
     // Cargo runs this test with CARGO_* variables set; none may reach the tool.
     assert!(std::env::var_os("CARGO_PKG_NAME").is_some());
     let dir = tempfile::tempdir().unwrap();
@@ -298,4 +357,20 @@ async fn no_secret_from_the_environment_reaches_the_tool() {
             "the tool saw `{name}`"
         );
     }
+}
+
+#[tokio::test]
+async fn a_missing_interpreter_is_an_io_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = PythonTool::new("t", "return 1", params(&[]))
+        .with_interpreter("no-such-python-ais")
+        .call(args(&[]), &ctx(&dir))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::Io);
+    assert!(
+        err.message.contains("no-such-python-ais"),
+        "{}",
+        err.message
+    );
 }

@@ -31,6 +31,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
         Err(status) => return Ok(status),
     };
     let checked = check(&doc.program, &doc.source_map, Repairs::Mechanical);
+    let repaired = checked.program(&doc.program);
     let status = status_of(checked.outcome, &checked.findings);
     if checked.outcome == Outcome::Failed {
         let lines = SourceLines::new(&source);
@@ -48,7 +49,6 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
     for d in &checked.deviations {
         writeln!(o.err, "{}", render::deviation_line(d))?;
     }
-    let repaired = checked.program(&doc.program);
     let remaining = if checked.findings.is_empty() {
         String::new()
     } else {

@@ -1,12 +1,10 @@
 //! [`ProgramIndex`]: the lookups the calling convention makes, built once per program.
 
 use super::{
-    Access, OUTCOME_FIELDS, ParamBinding, SlotOperands, bind_slot_with, bind_tool_with,
-    is_artifact_surface, is_path_shaped,
+    Access, ParamBinding, SlotOperands, bind_slot_with, bind_tool_with, is_artifact_surface,
+    is_path_shaped,
 };
-use crate::model::{
-    Carry, Instruction, Knowledge, Opcode, Program, Tool, Type, TypeDecl, TypeKind,
-};
+use crate::model::{Carry, Instruction, Knowledge, Opcode, Program, Tool, Type, TypeDecl};
 use crate::sig::Signature;
 
 /// A hash map keyed with foldhash (names are hashed a lot; SipHash dominated the validator's
@@ -160,17 +158,21 @@ impl<'p> ProgramIndex<'p> {
 
     /// [`super::object_fields`] against this index.
     pub fn object_fields(&self, ty: &Type) -> Option<Vec<&'p str>> {
+        Some(
+            self.object_field_types(ty)?
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect(),
+        )
+    }
+
+    /// The fields of `ty`, with their declared types, when it is an object type (a declared
+    /// `kind: object`, or the built-in `outcome`): [`crate::model::object_fields`].
+    pub fn object_field_types(&self, ty: &Type) -> Option<Vec<(&'p str, Option<&'p Type>)>> {
         let Type::Named(name) = ty else {
             return None;
         };
-        match self.type_decl(name) {
-            Some((_, decl)) => match &decl.kind {
-                TypeKind::Object(fields) => Some(fields.iter().map(|f| f.name.as_str()).collect()),
-                _ => None,
-            },
-            None if name == "outcome" => Some(OUTCOME_FIELDS.to_vec()),
-            None => None,
-        }
+        crate::model::object_fields(self.type_decl(name).map(|(_, d)| d), name)
     }
 
     /// [`super::bound_tools`] against this index.
@@ -260,7 +262,8 @@ fn first_by_name<'p>(names: impl Iterator<Item = &'p str>) -> Map<&'p str, usize
     map
 }
 
-fn push_unique(v: &mut Vec<usize>, x: usize) {
+/// Appends `x` unless it is already last (indices arrive in order, so this keeps them unique).
+pub(crate) fn push_unique(v: &mut Vec<usize>, x: usize) {
     if v.last() != Some(&x) {
         v.push(x);
     }
@@ -273,6 +276,7 @@ mod tests {
     //! so that "first declaration", "each once" and "declaration order" are exercised.
 
     use super::*;
+    use crate::model::TypeKind;
     use crate::model::{Field, ToolSurface, Walker};
     use proptest::prelude::*;
 
@@ -403,7 +407,7 @@ mod tests {
                 TypeKind::Object(fields) => Some(fields.iter().map(|f| f.name.as_str()).collect()),
                 _ => None,
             },
-            None if name == "outcome" => Some(OUTCOME_FIELDS.to_vec()),
+            None if name == "outcome" => Some(vec!["ok", "error", "output", "value"]),
             None => None,
         }
     }

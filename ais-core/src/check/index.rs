@@ -5,6 +5,7 @@
 //! checks then never search a list by name.
 
 pub(crate) use crate::bind::Map;
+use crate::bind::index::push_unique;
 use crate::bind::{ParamBinding, ProgramIndex};
 use crate::expr::TypeEnv;
 use crate::model::{Instruction, Modality, Program, Tool, Type, TypeKind};
@@ -36,9 +37,6 @@ pub(crate) struct ToolBinding {
 
 /// Fields of an object type, as (name, type) pairs.
 pub(crate) type Fields = Vec<(String, Option<Type>)>;
-
-/// The built-in object type `outcome` (design: error values).
-pub(crate) const OUTCOME: &str = "outcome";
 
 /// The shared index.
 pub(crate) struct Index<'p> {
@@ -267,19 +265,13 @@ impl<'p> Index<'p> {
 
     /// The fields of an object type (a declared object or the built-in `outcome`).
     pub fn object_fields(&self, ty: &Type) -> Option<Fields> {
-        let Type::Named(n) = ty else { return None };
-        if let Some((_, decl)) = self.bind.type_decl(n) {
-            return match &decl.kind {
-                TypeKind::Object(fields) => Some(
-                    fields
-                        .iter()
-                        .map(|f| (f.name.clone(), f.ty.clone()))
-                        .collect(),
-                ),
-                _ => None,
-            };
-        }
-        (n == OUTCOME).then(outcome_fields)
+        let fields = self.bind.object_field_types(ty)?;
+        Some(
+            fields
+                .into_iter()
+                .map(|(n, t)| (n.to_owned(), t.cloned()))
+                .collect(),
+        )
     }
 
     /// The members of an enum type, when `ty` names a declared enum.
@@ -296,7 +288,7 @@ impl<'p> Index<'p> {
     pub fn type_resolves(&self, ty: &Type) -> bool {
         match ty {
             Type::List(Some(t)) | Type::Dict(Some(t)) => self.type_resolves(t),
-            Type::Named(n) => self.bind.type_decl(n).is_some() || n == OUTCOME,
+            Type::Named(n) => self.bind.type_decl(n).is_some() || n == crate::model::OUTCOME,
             Type::Invalid(_) => false,
             _ => true,
         }
@@ -359,23 +351,6 @@ pub(crate) fn builtin_signature(b: &Builtin) -> Signature {
             .collect(),
         ret: Return::Type(Type::Str),
     }
-}
-
-fn push_unique(v: &mut Vec<usize>, x: usize) {
-    if v.last() != Some(&x) {
-        v.push(x);
-    }
-}
-
-/// The fields of the built-in `outcome` object: `ok: bool`, `error: str`, `output: str`,
-/// `value: any`.
-pub(crate) fn outcome_fields() -> Fields {
-    let types = [Type::Bool, Type::Str, Type::Str, Type::Any];
-    crate::bind::OUTCOME_FIELDS
-        .iter()
-        .zip(types)
-        .map(|(name, ty)| ((*name).to_owned(), Some(ty)))
-        .collect()
 }
 
 /// Resolves §5.4's three binding mechanisms for one instruction: its `tool` field, the tools

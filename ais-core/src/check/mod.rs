@@ -93,7 +93,7 @@ pub(crate) mod x5;
 
 use crate::diag::{CheckId, Deviation, Finding, Outcome, Severity};
 use crate::model::Program;
-use crate::source::{Element, Locus, SourceMap, SubRange};
+use crate::source::{Element, FieldKey, Locator, Locus, Pos, SubRange};
 use index::Index;
 
 /// Whether [`check`] applies mechanical repairs (ladder step 1, §9.1).
@@ -106,13 +106,13 @@ pub enum Repairs {
     Mechanical,
 }
 
-/// What validating a program found.
+/// What validating a program found; `L` is the front end's location ([`Pos`] for a file).
 #[derive(Clone, Debug)]
-pub struct Checked {
+pub struct Checked<L = Pos> {
     /// The outcome (§9.1).
     pub outcome: Outcome,
     /// The findings that remain, ordered by position.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Finding<L>>,
     /// The repairs applied (ladder step 1), each recorded as a deviation.
     pub deviations: Vec<Deviation>,
     /// The program after the repairs, when any landed; `None` when the program stands as it
@@ -120,7 +120,7 @@ pub struct Checked {
     pub repaired: Option<Program>,
 }
 
-impl Checked {
+impl<L> Checked<L> {
     /// The program the findings are about: the repaired one, or else `input` (the program that
     /// was checked).
     pub fn program<'a>(&'a self, input: &'a Program) -> &'a Program {
@@ -130,14 +130,15 @@ impl Checked {
 
 /// Validates a program: every check, then mechanical repair when `repairs` says so.
 ///
-/// Findings are ordered by source position, then id; positions come from `source_map` (an
-/// empty map for a program built in code). The program is copied only when a repair lands.
-pub fn check(program: &Program, source_map: &SourceMap, repairs: Repairs) -> Checked {
+/// Findings are ordered by source position, then id; positions come from `locator`: a
+/// [`SourceMap`](crate::source::SourceMap) (an empty one for a program built in code), or a front end's own
+/// [`Locator`]. The program is copied only when a repair lands.
+pub fn check<M: Locator>(program: &Program, locator: &M, repairs: Repairs) -> Checked<M::Location> {
     let (repaired, findings, deviations) = match repairs {
         Repairs::Mechanical => repair::repair(program),
         Repairs::Off => (None, run_checks(program), Vec::new()),
     };
-    let findings = finish(findings, source_map, repaired.as_ref().unwrap_or(program));
+    let findings = finish(findings, locator, repaired.as_ref().unwrap_or(program));
     let outcome = outcome_of(&findings, &deviations);
     Checked {
         outcome,
@@ -165,7 +166,7 @@ pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
 }
 
 /// The outcome of §9.1 for a set of residual findings and applied repairs.
-pub fn outcome_of(findings: &[Finding], deviations: &[Deviation]) -> Outcome {
+pub fn outcome_of<L>(findings: &[Finding<L>], deviations: &[Deviation]) -> Outcome {
     if findings.iter().any(|f| f.severity == Severity::Fatal) {
         Outcome::Failed
     } else if !findings.is_empty() {
@@ -180,42 +181,55 @@ pub fn outcome_of(findings: &[Finding], deviations: &[Deviation]) -> Outcome {
 /// Fills positions and orders findings by position (unplaced last), then id, then locus.
 ///
 /// A finding about an instruction as a whole points at its id (`- id: draft` → `draft`), the
-/// name a user looks for, rather than at the start of its entry.
-fn finish(mut findings: Vec<Finding>, map: &SourceMap, program: &Program) -> Vec<Finding> {
-    for f in &mut findings {
-        if f.pos.is_none()
-            && let Some(inner) = f.inner
-        {
-            let token = inner_text(program, &f.locus, inner);
-            f.pos = map.lookup_inner(&f.locus, inner, token.as_deref());
-        }
-        if f.pos.is_none() {
-            f.pos = match &f.locus {
+/// name a user looks for, rather than at the start of its entry. A finding about a range inside
+/// a field points at that range when the front end can place it.
+fn finish<M: Locator>(
+    findings: Vec<Finding>,
+    map: &M,
+    program: &Program,
+) -> Vec<Finding<M::Location>> {
+    let mut located: Vec<Finding<M::Location>> = findings
+        .into_iter()
+        .map(|f| {
+            let inner = f.inner.and_then(|inner| {
+                let token = inner_text(program, &f.locus, inner);
+                map.locate_inner(&f.locus, inner, token.as_deref())
+            });
+            let at = inner.or_else(|| match &f.locus {
                 Locus {
                     element: e @ Element::Instruction(_),
                     field: None,
                     ..
-                } => map.lookup(&Locus::field(*e, "id")),
-                locus => map.lookup(locus),
-            };
-        }
-    }
-    findings.sort_by(|a, b| {
-        (a.pos.is_none(), a.pos, a.id)
-            .cmp(&(b.pos.is_none(), b.pos, b.id))
+                } => map.locate(&Locus::field(*e, FieldKey::Id)),
+                locus => map.locate(locus),
+            });
+            let mut f = f.map_location(|_: Pos| None);
+            f.pos = at;
+            f
+        })
+        .collect();
+    located.sort_by(|a, b| {
+        let by_pos = match (&a.pos, &b.pos) {
+            (Some(x), Some(y)) => map.order(x, y),
+            (x, y) => x.is_none().cmp(&y.is_none()),
+        };
+        by_pos
+            .then(a.id.cmp(&b.id))
             .then_with(|| locus_key(&a.locus).cmp(&locus_key(&b.locus)))
     });
-    findings.dedup();
-    findings
+    located.dedup();
+    located
 }
 
 /// The text of `range` inside the field at `locus` (a guard, a CODE body, a tool's `sig`), to
 /// confirm a position found inside the field's source.
 fn inner_text(program: &Program, locus: &Locus, range: SubRange) -> Option<String> {
-    let field = match (locus.element, locus.field.as_deref()?) {
-        (Element::Edge(e), "guard") => program.edge_list().get(e)?.guard.as_deref()?,
-        (Element::Instruction(i), "body") => program.instructions().get(i)?.body.as_deref()?,
-        (Element::Tool(t), "sig") => program.tool_list().get(t)?.sig.as_deref()?,
+    let field = match (locus.element, locus.field.as_ref()?) {
+        (Element::Edge(e), FieldKey::Guard) => program.edge_list().get(e)?.guard.as_deref()?,
+        (Element::Instruction(i), FieldKey::Body) => {
+            program.instructions().get(i)?.body.as_deref()?
+        }
+        (Element::Tool(t), FieldKey::Sig) => program.tool_list().get(t)?.sig.as_deref()?,
         _ => return None,
     };
     if range.len == 0 {
@@ -229,7 +243,7 @@ fn inner_text(program: &Program, locus: &Locus, range: SubRange) -> Option<Strin
     Some(line.chars().skip(skip).take(len).collect())
 }
 
-fn locus_key(l: &Locus) -> (u8, usize, usize, std::borrow::Cow<'static, str>, usize) {
+fn locus_key(l: &Locus) -> (u8, usize, usize, &str, usize) {
     let (k, a, b) = match l.element {
         Element::Program => (0, 0, 0),
         Element::Frontmatter => (1, 0, 0),
@@ -244,14 +258,7 @@ fn locus_key(l: &Locus) -> (u8, usize, usize, std::borrow::Cow<'static, str>, us
         Element::Concurrency => (10, 0, 0),
         Element::Faithfulness => (11, 0, 0),
     };
-    let _ = b;
-    (
-        k,
-        a,
-        b,
-        l.field.clone().unwrap_or_default(),
-        l.index.unwrap_or(0),
-    )
+    (k, a, b, l.field_str().unwrap_or(""), l.index.unwrap_or(0))
 }
 
 /// The severity a check's residual finding has (§9.4). G8 is an error here; its advisory form

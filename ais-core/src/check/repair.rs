@@ -3,7 +3,7 @@
 //! Every kept repair is recorded as a [`Deviation`] (§10.3). Passes are bounded.
 
 use super::run_checks;
-use crate::diag::{CheckId, Deviation, Finding, Severity};
+use crate::diag::{CheckId, Code, Deviation, Finding, Severity};
 use crate::edit::Edit;
 use crate::model::Program;
 use crate::source::Locus;
@@ -29,7 +29,7 @@ pub(super) fn repair(program: &Program) -> (Option<Program>, Vec<Finding>, Vec<D
             .filter_map(|f| {
                 let r = f.repair.as_ref().filter(|r| r.mechanical)?;
                 let m = r.edit.clone()?;
-                Some((f.id, f.locus.clone(), m))
+                Some((f.id.check()?, f.locus.clone(), m))
             })
             .collect();
         let mut progressed = false;
@@ -66,7 +66,7 @@ pub(super) fn repair(program: &Program) -> (Option<Program>, Vec<Finding>, Vec<D
 
 /// How many error-or-worse findings each (check, place) has: a repair that raises any count
 /// introduced a new error, even where an error of that check stood before.
-fn error_counts(findings: &[Finding]) -> HashMap<(CheckId, &Locus), usize> {
+fn error_counts(findings: &[Finding]) -> HashMap<(Code, &Locus), usize> {
     let mut counts = HashMap::new();
     for f in findings.iter().filter(|f| f.severity >= Severity::Error) {
         *counts.entry((f.id, &f.locus)).or_insert(0) += 1;

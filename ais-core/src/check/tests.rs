@@ -6,6 +6,7 @@ use crate::model::{
     TypeDecl, TypeKind, Walker,
 };
 use crate::plan::{self as lower, builtins, lower};
+use crate::source::SourceMap;
 use crate::value::Value;
 
 /// A terse program builder.
@@ -96,7 +97,7 @@ fn good() -> B {
 }
 
 fn ids(c: &Checked) -> Vec<CheckId> {
-    c.findings.iter().map(|f| f.id).collect()
+    c.findings.iter().filter_map(|f| f.id.check()).collect()
 }
 
 /// Asserts the program's only error-or-worse findings are `id`, at least one.
@@ -135,7 +136,7 @@ fn w1_reports_a_duplicate_id() {
     let c = only(&p, CheckId::W1);
     assert_eq!(
         c.findings[0].locus,
-        Locus::field(Element::Instruction(2), "id")
+        Locus::field(Element::Instruction(2), FieldKey::Id)
     );
 }
 
@@ -161,7 +162,10 @@ fn w4_reports_a_dangling_edge_with_a_suggestion() {
     let p = good().edge("draft", "dnoe").done();
     let c = only(&p, CheckId::W4);
     assert_eq!(c.findings[0].did_you_mean, ["done"]);
-    assert_eq!(c.findings[0].locus, Locus::field(Element::Edge(1), "to"));
+    assert_eq!(
+        c.findings[0].locus,
+        Locus::field(Element::Edge(1), FieldKey::To)
+    );
 }
 
 #[test]
@@ -198,7 +202,10 @@ fn w8_reports_a_dangling_read_at_its_entry() {
         .done();
     let c = only(&p, CheckId::W8);
     let f = &c.findings[0];
-    assert_eq!(f.locus, Locus::entry(Element::Instruction(1), "reads", 1));
+    assert_eq!(
+        f.locus,
+        Locus::entry(Element::Instruction(1), FieldKey::Reads, 1)
+    );
     assert_eq!(f.did_you_mean, ["note"]);
 }
 
@@ -631,7 +638,7 @@ fn an_autonomy_tool_that_does_not_exist_does_not_lower() {
     assert_eq!(c.findings[0].did_you_mean, ["read_file"]);
     assert_eq!(
         c.findings[0].locus,
-        Locus::entry(Element::Instruction(0), "autonomy", 0)
+        Locus::entry(Element::Instruction(0), FieldKey::Autonomy, 0)
     );
 }
 

@@ -86,8 +86,7 @@ impl Ty {
     }
 }
 
-/// The built-in object type `outcome`: a failed or succeeded tool or program.
-pub const OUTCOME: &str = "outcome";
+use crate::model::{OUTCOME, OUTCOME_FIELDS};
 
 /// What the checker knows: the carries' types and the declared enums and objects.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,15 +104,11 @@ impl TypeEnv {
             enums: IndexMap::new(),
             objects: IndexMap::new(),
         };
-        env.objects.insert(
-            OUTCOME.to_owned(),
-            vec![
-                ("ok".to_owned(), Ty::Bool),
-                ("error".to_owned(), Ty::Str),
-                ("output".to_owned(), Ty::Str),
-                ("value".to_owned(), Ty::Any),
-            ],
-        );
+        let fields = OUTCOME_FIELDS
+            .iter()
+            .map(|(name, ty)| ((*name).to_owned(), env.resolve(ty)))
+            .collect();
+        env.objects.insert(OUTCOME.to_owned(), fields);
         env
     }
 

@@ -5,8 +5,11 @@
 //! folded into one context operand), the result's JSON Schema and the tools the slot may call —
 //! and asks a [`Model`] for one [`Completion`]: either a value or tool calls. The tool loop and
 //! the repair rounds (a schema-invalid value sent back with the exact validation error) are run
-//! by the machine, the same for every provider; a provider does one exchange.
+//! by [`slot::fill`], the same for every provider; a provider does one exchange.
+//! [`slot::schema_for`] gives the schema of an AIS type; [`ScriptedModel`] answers from a file;
+//! [`from_spec`] turns a `--model` spec into a model.
 
+pub mod providers;
 mod schema;
 pub mod scripted;
 mod shape;
@@ -228,18 +231,9 @@ pub fn from_spec(spec: &str) -> Result<Arc<dyn Model>, ModelError> {
     live(spec)
 }
 
-/// A live provider for `spec`. The providers (issue 9) are not in this build yet.
+/// A live provider for `spec`, set up from the environment ([`providers::from_spec`]).
 fn live(spec: &str) -> Result<Arc<dyn Model>, ModelError> {
-    let provider = spec.split_once(':').map_or(spec, |(p, _)| p);
-    let message = match provider {
-        "openai" | "ollama" | "anthropic" => format!(
-            "`--model {spec}`: live model providers are not available in this build; run with scripted responses, `--model scripted:FILE.json`"
-        ),
-        _ => format!(
-            "`--model {spec}` names no model provider; write `scripted:FILE.json` (canned responses), or `openai:MODEL`, `ollama:MODEL` or `anthropic:MODEL` once live providers are available"
-        ),
-    };
-    Err(ModelError::new(ModelErrorKind::Config, message))
+    providers::from_spec(spec)
 }
 
 #[cfg(test)]
@@ -256,8 +250,8 @@ mod spec_tests {
         assert!(model.name().starts_with("scripted:"));
         for (spec, needle) in [
             ("scripted:", "names no file"),
-            ("openai:gpt-4o-mini", "not available in this build"),
-            ("gpt-4o", "names no model provider"),
+            ("openai:", "names no model"),
+            ("gpt-4o", "names no provider"),
         ] {
             let err = from_spec(spec).err().unwrap();
             assert_eq!(err.kind, ModelErrorKind::Config);

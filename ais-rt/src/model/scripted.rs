@@ -141,6 +141,30 @@ impl ScriptedModel {
         self
     }
 
+    /// How many responses of each key have been used so far (keys with none used are left
+    /// out), to carry a scripted run across a pause ([`ScriptedModel::skip`]).
+    pub fn used(&self) -> std::collections::BTreeMap<String, usize> {
+        let queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        queues
+            .iter()
+            .map(|(k, q)| (k.clone(), q.total - q.left.len()))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+
+    /// Drops the first `n` responses of each key in `used` (as [`ScriptedModel::used`] counted
+    /// them), so that a resumed run continues the script where the paused one stopped. Keys the
+    /// file no longer has are ignored.
+    pub fn skip(&self, used: &std::collections::BTreeMap<String, usize>) {
+        let mut queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        for (key, n) in used {
+            if let Some(q) = queues.get_mut(key) {
+                let n = (*n).min(q.left.len());
+                q.left.drain(..n);
+            }
+        }
+    }
+
     /// The keys of the file that name no instruction of `program` (an `id[i]` key by its
     /// `id`), in no particular order: likely misspellings, worth a warning.
     pub fn unknown_ids(&self, program: &ais_core::Program) -> Vec<String> {
@@ -402,6 +426,33 @@ mod tests {
         .program;
         let m = model(json!({"draft": [], "draft[2]": [], "drfat": [], "done[x]": []}));
         assert_eq!(m.unknown_ids(&program), vec!["done[x]", "drfat"]);
+    }
+
+    #[tokio::test]
+    async fn a_script_continues_where_a_paused_run_stopped() {
+        let first = model(json!({"a": ["1", "2", "3"], "b": ["x"]}));
+        first.complete(&request("a", None)).await.unwrap();
+        first.complete(&request("a", None)).await.unwrap();
+        let used = first.used();
+        assert_eq!(
+            used.into_iter().collect::<Vec<_>>(),
+            vec![("a".to_owned(), 2)]
+        );
+        let second = model(json!({"a": ["1", "2", "3"], "b": ["x"]}));
+        second.skip(&first.used());
+        assert_eq!(
+            value(second.complete(&request("a", None)).await.unwrap()),
+            json!("3")
+        );
+        assert_eq!(
+            value(second.complete(&request("b", None)).await.unwrap()),
+            json!("x")
+        );
+        let mut too_many = std::collections::BTreeMap::new();
+        too_many.insert("b".to_owned(), 9);
+        too_many.insert("gone".to_owned(), 1);
+        second.skip(&too_many);
+        assert!(second.complete(&request("b", None)).await.is_err());
     }
 
     #[tokio::test]

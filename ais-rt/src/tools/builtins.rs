@@ -2,8 +2,8 @@
 //! `write_file`, `run_command`, `http_get`. (`ask_user` pauses the run; the machine owns it.)
 //!
 //! Each takes its arguments by the canonical parameter names of
-//! `ais_core::check::builtins::BUILTINS` (falling back to position), runs under the call's
-//! [`ToolLimits`](super::ToolLimits), and fails with a routable [`ToolError`] — never a message
+//! [`ais_core::plan::BUILTINS`] (falling back to position), runs under the call's
+//! [`ToolLimits`], and fails with a routable [`ToolError`] — never a message
 //! dressed up as data:
 //!
 //! | tool | value | limits |
@@ -496,4 +496,25 @@ async fn run_command(command: &str, ctx: &ToolContext) -> Result<Value, ToolErro
     let keep = output.trim_end_matches(['\n', '\r']).len();
     output.truncate(keep);
     Ok(Value::Str(output))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_of_the_core_but_ask_user_is_here_with_the_canonical_parameters() {
+        for b in ais_core::plan::BUILTINS {
+            if b.name == ais_core::plan::builtins::ASK_USER {
+                continue;
+            }
+            let here = Builtin::ALL
+                .into_iter()
+                .find(|h| h.name() == b.name)
+                .unwrap_or_else(|| panic!("no built-in `{}` in the runtime", b.name));
+            let sig = ais_core::sig::parse(b.sig).unwrap();
+            assert_eq!(sig.param_names(), here.params(), "{}", b.name);
+        }
+        assert_eq!(Builtin::ALL.len(), ais_core::plan::BUILTINS.len() - 1);
+    }
 }

@@ -34,6 +34,7 @@ pub struct CommandTool {
     name: String,
     template: String,
     params: Vec<String>,
+    always_shell: bool,
 }
 
 /// The shell a command that uses shell syntax runs under: `bash` when it is on `PATH`
@@ -61,16 +62,23 @@ impl CommandTool {
             name: name.into(),
             template: template.into(),
             params,
+            always_shell: false,
+        }
+    }
+
+    /// A tool whose body is a shell script (`lang: sh`, `bash` or `shell`): like a command,
+    /// but always run under the shell, with `{param}` placeholders shell-quoted.
+    pub fn script(name: impl Into<String>, script: impl Into<String>, params: Vec<String>) -> Self {
+        CommandTool {
+            always_shell: true,
+            ..CommandTool::new(name, script, params)
         }
     }
 
     /// Whether this command's text asks for a shell.
     pub fn uses_shell(&self) -> bool {
-        needs_shell(&self.template, &self.placeholder_names_in_use())
-    }
-
-    fn placeholder_names_in_use(&self) -> Vec<&str> {
-        self.params.iter().map(String::as_str).collect()
+        let params: Vec<&str> = self.params.iter().map(String::as_str).collect();
+        self.always_shell || needs_shell(&self.template, &params)
     }
 
     /// Builds the program and its arguments for one call.
@@ -89,7 +97,7 @@ impl CommandTool {
             .filter(|(p, v)| v.is_some() && !self.template.contains(&placeholder(p)))
             .filter_map(|(_, v)| v.as_deref())
             .collect();
-        if needs_shell(&self.template, &params) {
+        if self.always_shell || needs_shell(&self.template, &params) {
             let mut line = self.template.clone();
             for (p, v) in &values {
                 let quoted = self.quote(v.as_deref().unwrap_or(""))?;

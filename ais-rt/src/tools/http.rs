@@ -9,6 +9,9 @@ fn client() -> Result<&'static reqwest::Client, ToolError> {
     static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
     CLIENT
         .get_or_init(|| {
+            // reqwest is built without a default crypto provider: use ring (installing it is
+            // idempotent; an error only says one is installed already).
+            let _ = rustls::crypto::ring::default_provider().install_default();
             reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::limited(10))
                 .user_agent(concat!("ais/", env!("CARGO_PKG_VERSION")))

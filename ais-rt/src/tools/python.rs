@@ -1,6 +1,8 @@
 //! Python `body` tools (rung 1 of the embodiment ladder) from foreign `.agir` files.
 //!
-//! Each call runs `python3 -X utf8 -u -c DRIVER` as a subprocess (see the [module
+//! Each call runs `python3 -X utf8 -u -c DRIVER` as a subprocess (`python3` is resolved once
+//! per process to the interpreter it names, its `sys.executable`, so a version manager's shim
+//! is not paid per call) (see the [module
 //! docs](super) for its environment, working directory, timeout and output cap). The driver
 //! (`driver.py`, beside this file) reads `{name, params, body, args}` as JSON on standard input,
 //! lowers the body exactly as the reference implementation does, calls it with the arguments
@@ -31,6 +33,7 @@ use super::process::{self, ProcessSpec};
 use super::{Tool, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolFuture};
 use ais_core::Value;
 use serde::Deserialize;
+use std::ffi::OsString;
 
 /// The driver script run by `python3 -c`.
 const DRIVER: &str = include_str!("driver.py");
@@ -41,7 +44,45 @@ pub struct PythonTool {
     name: String,
     body: String,
     params: Option<Vec<String>>,
-    interpreter: String,
+    interpreter: Option<String>,
+}
+
+/// The interpreter `python3` resolves to (its `sys.executable`), found once per process so that
+/// a version-manager shim (pyenv, asdf) is not paid on every call; `python3` itself when that
+/// cannot be found.
+async fn default_interpreter(cwd: &std::path::Path) -> OsString {
+    static RESOLVED: tokio::sync::OnceCell<OsString> = tokio::sync::OnceCell::const_new();
+    RESOLVED
+        .get_or_init(|| async {
+            let limits = super::ToolLimits {
+                timeout: std::time::Duration::from_secs(30),
+                max_output_bytes: 64 * 1024,
+            };
+            let probe = process::run(
+                ProcessSpec {
+                    tool: "python3",
+                    program: "python3".into(),
+                    args: vec![
+                        "-c".into(),
+                        "import sys; sys.stdout.write(sys.executable)".into(),
+                    ],
+                    cwd,
+                    stdin: None,
+                    env: &[],
+                },
+                &limits,
+            )
+            .await;
+            match probe {
+                Ok(done) if done.status.success() && !done.stdout.is_empty() => {
+                    use std::os::unix::ffi::OsStringExt;
+                    OsString::from_vec(done.stdout)
+                }
+                _ => OsString::from("python3"),
+            }
+        })
+        .await
+        .clone()
 }
 
 /// What the driver writes on its result channel.
@@ -69,14 +110,14 @@ impl PythonTool {
             name: name.into(),
             body: body.into(),
             params,
-            interpreter: "python3".to_owned(),
+            interpreter: None,
         }
     }
 
     /// Runs the body under `interpreter` (a program name looked up on `PATH`, or a path)
     /// instead of `python3`.
     pub fn with_interpreter(mut self, interpreter: impl Into<String>) -> Self {
-        self.interpreter = interpreter.into();
+        self.interpreter = Some(interpreter.into());
         self
     }
 
@@ -89,10 +130,14 @@ impl PythonTool {
                 .collect::<serde_json::Map<_, _>>(),
         });
         let cwd = ctx.work_dir_created(&self.name)?;
+        let program = match &self.interpreter {
+            Some(chosen) => OsString::from(chosen),
+            None => default_interpreter(&cwd).await,
+        };
         let finished = process::run(
             ProcessSpec {
                 tool: &self.name,
-                program: self.interpreter.clone().into(),
+                program: program.clone(),
                 args: vec![
                     "-X".into(),
                     "utf8".into(),
@@ -136,7 +181,7 @@ impl PythonTool {
                      interpreter, or `{}` is not a working Python 3)",
                     self.name,
                     process::describe_status(&finished.status),
-                    self.interpreter
+                    program.to_string_lossy()
                 ),
                 output: process::combine(&finished.stdout, &finished.stderr),
             }),

@@ -1,0 +1,197 @@
+//! CALL (§4.4.3): a target program run as a sub-run, or, with no target, a nested slot over the
+//! CALL's operands (with `task` bound when none binds). A produced program carry (`script`) is
+//! executed, as §4.1's author-then-run pattern requires.
+//!
+//! A target is a program registered with the runtime by name, else a `.agir` path relative to
+//! the runtime's program directory. The sub-run's `role: input` carries bind from the CALL's
+//! reads by name, its `task` is the caller's; it spends the caller's remaining step budget; its
+//! report's first TERMINAL read (or the whole report) lands in `writes[0]`.
+
+use super::plan::{Prepared, Step, Work};
+use super::{Run, Stop};
+use crate::report::{FaultKind, RunOutcome, Status};
+use ais_core::Value;
+use ais_core::bind::SlotOperand;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// How deep CALLs may nest.
+const MAX_DEPTH: usize = 8;
+
+impl Run {
+    pub(crate) async fn call(&mut self, step: &Step, target: Option<&str>) -> Result<(), Stop> {
+        match target {
+            None => {
+                let mut ops: Vec<SlotOperand> = step
+                    .reads
+                    .iter()
+                    .map(|&c| SlotOperand::Carry(self.prep.names.list[c].clone()))
+                    .collect();
+                if ops.is_empty() {
+                    ops.push(SlotOperand::Carry("task".into()));
+                }
+                self.slot(step, &ops).await?;
+                self.run_produced(step).await
+            }
+            Some(t) => self.sub_run(step, t).await,
+        }
+    }
+
+    /// Executes the program carry a CALL produced (`writes[0]` named `script` or `*_script`);
+    /// its `{ok, error, output}` lands in `writes[1]` when there is one.
+    async fn run_produced(&mut self, step: &Step) -> Result<(), Stop> {
+        let Some((&c, name)) = step.writes.first().zip(step.write_names.first()) else {
+            return Ok(());
+        };
+        if name == "script" || name.ends_with("_script") {
+            let dest = step.writes.get(1).copied();
+            self.exec_program(step, c, dest).await?;
+        }
+        Ok(())
+    }
+
+    /// Boxed, so the recursion run → CALL → run has a nameable, `Send` future.
+    fn sub_run<'a>(
+        &'a mut self,
+        step: &'a Step,
+        target: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Result<(), Stop>> + Send + 'a>> {
+        Box::pin(self.sub_run_inner(step, target))
+    }
+
+    async fn sub_run_inner(&mut self, step: &Step, target: &str) -> Result<(), Stop> {
+        if self.depth >= MAX_DEPTH {
+            return Err(Stop::Fault(
+                FaultKind::Unsupported,
+                format!(
+                    "CALL `{}` nests deeper than {MAX_DEPTH} programs; a program that calls itself needs a base case",
+                    step.id
+                ),
+            ));
+        }
+        let prep = self.load_target(step, target)?;
+        if prep.not_runnable.is_some() {
+            let why = prep.not_runnable.clone().unwrap_or_default();
+            return Err(Stop::Fault(
+                FaultKind::NotRunnable,
+                format!(
+                    "CALL `{}`: the target `{target}` cannot run: {why}",
+                    step.id
+                ),
+            ));
+        }
+        let values: Vec<(usize, Value)> = step
+            .reads
+            .iter()
+            .filter_map(|&c| {
+                let name = &self.prep.names.list[c];
+                let sub = prep.names.index(name)?;
+                (name != "task").then(|| (sub, self.carries.get(c).clone()))
+            })
+            .collect();
+        let mut sub = Run::new(
+            self.settings.clone(),
+            prep.clone(),
+            Some(self.task.clone()),
+            &values,
+            self.depth + 1,
+        );
+        sub.max_steps = self.max_steps.saturating_sub(self.steps);
+        let out: RunOutcome = sub.drive(0).await;
+        self.steps += out.steps;
+        self.usage.prompt_tokens += out.usage.prompt_tokens;
+        self.usage.completion_tokens += out.usage.completion_tokens;
+        self.usage.cached_tokens += out.usage.cached_tokens;
+        self.usage.slots += out.usage.slots;
+        self.deviations
+            .extend(out.deviations.iter().skip(prep.deviations.len()).cloned());
+        match out.status {
+            Status::Ok | Status::Error => {
+                let first = prep
+                    .steps
+                    .iter()
+                    .find(|s| matches!(s.work, Work::Terminal))
+                    .and_then(|t| t.reads.first())
+                    .map(|&c| prep.names.list[c].clone());
+                let value = match first.and_then(|f| out.report.get(&f)) {
+                    Some(v) => Value::from_json(v),
+                    None => Value::from_json(&serde_json::Value::Object(out.report.clone())),
+                };
+                self.write_back(step, value, &ais_core::sig::Return::None);
+                if out.status == Status::Error {
+                    self.fail(
+                        step,
+                        format!(
+                            "the program `{target}` called by `{}` ended with an unrouted failure",
+                            step.id
+                        ),
+                        String::new(),
+                    );
+                }
+                self.run_produced(step).await
+            }
+            Status::Fault => {
+                let f = out.fault.unwrap_or_else(|| crate::report::Fault {
+                    kind: FaultKind::Unsupported,
+                    instruction: String::new(),
+                    line: None,
+                    message: String::new(),
+                });
+                Err(Stop::Fault(
+                    f.kind,
+                    format!(
+                        "in `{target}` called by `{}`, at `{}`: {}",
+                        step.id, f.instruction, f.message
+                    ),
+                ))
+            }
+            Status::InputRequired => {
+                let carry = out.pause.map(|p| p.carry).unwrap_or_default();
+                Err(Stop::Fault(
+                    FaultKind::Unsupported,
+                    format!(
+                        "the program `{target}` called by `{}` needs the human input `{carry}`; pass it as a read of the CALL",
+                        step.id
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// The prepared target: a registered program, else a `.agir` file under the program
+    /// directory (never outside it).
+    fn load_target(&self, step: &Step, target: &str) -> Result<Arc<Prepared>, Stop> {
+        if let Some(p) = self.settings.programs.get(target) {
+            return Ok(Arc::new(Prepared::new(p, None, &self.settings.tools)));
+        }
+        let rel = std::path::Path::new(target);
+        let escapes = rel.is_absolute()
+            || rel
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir));
+        let not_found = |why: String| {
+            Stop::Fault(
+                FaultKind::Unsupported,
+                format!(
+                    "CALL `{}` names the target `{target}`, which {why}; register the program with the runtime, or put `{target}` under {}",
+                    step.id,
+                    self.settings.program_dir.display()
+                ),
+            )
+        };
+        if escapes {
+            return Err(not_found("leaves the program directory".into()));
+        }
+        let path = self.settings.program_dir.join(rel);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| not_found(format!("cannot be read ({e})")))?;
+        let doc = ais_core::agir::read(&text)
+            .map_err(|e| not_found(format!("does not read as AG-IR ({e})")))?;
+        Ok(Arc::new(Prepared::new(
+            &doc.program,
+            Some(&doc.source_map),
+            &self.settings.tools,
+        )))
+    }
+}

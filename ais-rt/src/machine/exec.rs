@@ -1,0 +1,382 @@
+//! The Deterministic Unit's work: tool pipelines (§5.4), inline CODE bodies (§4.3), the
+//! write-out of a tool-less ACT and the execution of a produced program (§4.2.2, §4.1).
+
+use super::carries::{self, CarryFile};
+use super::plan::{Arg, ArgSource, Step, ToolStep};
+use super::{Run, Stop};
+use crate::report::FaultKind;
+use crate::tools::{ToolArgs, ToolContext, ToolError};
+use ais_core::Value;
+use ais_core::bind::{Access, invocation_filename};
+use ais_core::expr::Compiled;
+use ais_core::model::Type;
+use ais_core::sig::Return;
+use indexmap::IndexMap;
+
+/// The value of one bound argument (§7.1–§7.3). A path parameter that resolves empty gets a
+/// program-controlled destination inside the output root on the write side, and is the fault
+/// "unresolvable operand" on the read side (§10.1).
+pub(crate) fn arg_value(
+    step: &Step,
+    arg: &Arg,
+    carries: &CarryFile,
+    task: &str,
+) -> Result<Value, Stop> {
+    let v = match &arg.source {
+        ArgSource::Carry(c) => carries.get(*c).clone(),
+        ArgSource::Field(c, f) => match carries.get(*c) {
+            Value::Map(m) => m.get(f).cloned().unwrap_or(Value::Null),
+            _ => Value::Null,
+        },
+        ArgSource::Invocation(side) => {
+            invocation_filename(task, *side).map_or(Value::Null, Value::Str)
+        }
+        ArgSource::Null => Value::Null,
+    };
+    let empty = matches!(&v, Value::Null) || matches!(&v, Value::Str(s) if s.trim().is_empty());
+    if !(arg.is_path && empty) {
+        return Ok(v);
+    }
+    match step.access {
+        Access::Write => Ok(Value::Str(derived_destination(&step.id, None))),
+        Access::Read => Err(Stop::Fault(
+            FaultKind::UnresolvableOperand,
+            format!(
+                "unresolvable operand: the path parameter `{}` of `{}` resolved empty (no carry binds it and the task names no file to read); name the file in the task, or read a path-shaped carry such as `input_path`",
+                arg.param, step.id
+            ),
+        )),
+    }
+}
+
+/// A program-controlled destination inside the output root (§7.3): named after the
+/// instruction (and the carry written out, when there is one), never a model's value.
+pub(crate) fn derived_destination(id: &str, carry: Option<&str>) -> String {
+    let base = carry.unwrap_or(id);
+    let ext = [
+        ("_md", "md"),
+        ("_html", "html"),
+        ("_json", "json"),
+        ("_csv", "csv"),
+        ("_py", "py"),
+        ("_yaml", "yaml"),
+    ]
+    .iter()
+    .find(|(suffix, _)| base.ends_with(suffix))
+    .map_or("txt", |(_, e)| e);
+    let stem: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{stem}.{ext}")
+}
+
+/// Binds a tool's arguments by name, in signature order.
+pub(crate) fn bind_args(
+    step: &Step,
+    call: &ToolStep,
+    carries: &CarryFile,
+    task: &str,
+) -> Result<ToolArgs, Stop> {
+    let mut params = IndexMap::with_capacity(call.args.len());
+    for arg in &call.args {
+        params.insert(arg.param.clone(), arg_value(step, arg, carries, task)?);
+    }
+    Ok(ToolArgs { params })
+}
+
+/// Runs a pipeline (§5.4): each tool in order over the shared workspace; the last result is
+/// the step's. A failure stops the pipeline.
+pub(crate) async fn run_pipeline<'a>(
+    step: &Step,
+    calls: &'a [ToolStep],
+    carries: &CarryFile,
+    task: &str,
+    ctx: &ToolContext,
+    mut trace: Option<&mut super::StepNotes>,
+    answer: &mut Option<Value>,
+) -> Result<Result<(Value, &'a Return), ToolError>, Stop> {
+    let mut last = Ok((Value::Null, &Return::None));
+    for call in calls {
+        let args = bind_args(step, call, carries, task)?;
+        if call.ask_user {
+            if let Some(a) = answer.take() {
+                last = Ok((a, &call.ret));
+                continue;
+            }
+            let prompt = args
+                .params
+                .values()
+                .next()
+                .map(|v| match v {
+                    Value::Str(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .unwrap_or_default();
+            let carry = step
+                .write_names
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "answer".to_owned());
+            return Err(Stop::Pause {
+                carry,
+                prompt,
+                ask: true,
+            });
+        }
+        let Some(imp) = &call.imp else {
+            return Err(Stop::Fault(
+                FaultKind::Unsupported,
+                format!(
+                    "`{}` calls tool `{}`, which nothing implements here: register a native tool named `{}`, or give it a `body` or a `command`",
+                    step.id, call.name, call.name
+                ),
+            ));
+        };
+        if let Some(notes) = trace.as_deref_mut() {
+            notes.tool = Some(call.name.clone());
+            notes.operands = args
+                .params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect();
+        }
+        match imp.call(args, ctx).await {
+            Ok(v) => last = Ok((v, &call.ret)),
+            Err(e) => return Ok(Err(e)),
+        }
+    }
+    Ok(last)
+}
+
+impl Run {
+    /// A DU step's tool pipeline, written back; a failure becomes an error value.
+    pub(crate) async fn run_tools(&mut self, step: &Step, calls: &[ToolStep]) -> Result<(), Stop> {
+        let ctx = self.ctx();
+        let notes = if self.tracing {
+            Some(&mut self.notes)
+        } else {
+            None
+        };
+        let mut answer = self.answer.take();
+        match run_pipeline(
+            step,
+            calls,
+            &self.carries,
+            &self.task,
+            &ctx,
+            notes,
+            &mut answer,
+        )
+        .await?
+        {
+            Ok((v, ret)) => {
+                let v = self.wrap_outcome(step, v);
+                self.write_back(step, v, ret);
+            }
+            Err(e) => {
+                let name = calls.last().map_or("", |c| c.name.as_str());
+                let message = format!("tool `{name}` of `{}` failed: {}", step.id, e.message);
+                self.fail(step, message, e.output);
+            }
+        }
+        Ok(())
+    }
+
+    /// A successful result bound for an `outcome` carry becomes `{ok: true, …, value}`.
+    fn wrap_outcome(&self, step: &Step, v: Value) -> Value {
+        let outcome_typed = step.writes.first().is_some_and(|&c| {
+            matches!(self.carries.names.types.get(c).and_then(Option::as_ref), Some(Type::Named(n)) if n == "outcome")
+        });
+        if outcome_typed && step.writes.len() == 1 && !carries::is_outcome(&v) {
+            let output = match &v {
+                Value::Str(s) => s.clone(),
+                other => other.to_string(),
+            };
+            carries::outcome(true, "", &output, v)
+        } else {
+            v
+        }
+    }
+
+    /// A CODE body (§4.3), evaluated over the carry file; an evaluation error is an error value.
+    pub(crate) fn inline(&mut self, step: &Step, body: &Compiled) {
+        if self.tracing {
+            self.notes.operands = step
+                .reads
+                .iter()
+                .map(|&c| {
+                    (
+                        self.carries.names.list[c].clone(),
+                        self.carries.get(c).to_json(),
+                    )
+                })
+                .collect();
+        }
+        match body.eval(&self.carries) {
+            Ok(v) => self.write_back(step, v, &Return::None),
+            Err(e) => {
+                let message = format!(
+                    "the body of CODE `{}` failed ({} at {}:{}): {}",
+                    step.id, e.category, e.line, e.column, e.message
+                );
+                self.fail(step, message, String::new());
+            }
+        }
+    }
+
+    /// A tool-less ACT that reads a text carry (§4.2.2, third rung): its contents are written
+    /// to a program-controlled path — the file the task names for a write, else one named after
+    /// the carry — through the registry's `write_file` (atomic, confined to the output root).
+    pub(crate) async fn write_out(&mut self, step: &Step, c: usize) -> Result<(), Stop> {
+        let content = text_of(self.carries.get(c));
+        let name = self.carries.names.list[c].clone();
+        let path = invocation_filename(&self.task, Access::Write)
+            .unwrap_or_else(|| derived_destination(&step.id, Some(&name)));
+        let result = self
+            .builtin(
+                step,
+                "write_file",
+                [("path", Value::Str(path)), ("content", Value::Str(content))],
+            )
+            .await?;
+        match result {
+            Ok(v) => {
+                let v = self.wrap_outcome(step, v);
+                self.write_back(step, v, &Return::None);
+            }
+            Err(e) => {
+                let message = format!(
+                    "writing `{name}` out for `{}` failed: {}",
+                    step.id, e.message
+                );
+                self.fail(step, message, e.output);
+            }
+        }
+        Ok(())
+    }
+
+    /// Executes a produced program (§4.1 author-then-run): the program carry's text is written
+    /// under `.ais/scripts/` in the output root and run (`sh` for a shell shebang, else
+    /// `python3`); its result is the value `{ok, error, output}` the program can route on.
+    pub(crate) async fn run_program(&mut self, step: &Step, c: usize) -> Result<(), Stop> {
+        self.exec_program(step, c, step.writes.first().copied())
+            .await
+    }
+
+    /// Runs the program held in carry `c`; its result lands in `dest`.
+    pub(crate) async fn exec_program(
+        &mut self,
+        step: &Step,
+        c: usize,
+        dest: Option<usize>,
+    ) -> Result<(), Stop> {
+        let script = text_of(self.carries.get(c));
+        let name = self.carries.names.list[c].clone();
+        if script.trim().is_empty() {
+            let message = format!(
+                "the program carry `{name}` of `{}` is empty, so there is nothing to run",
+                step.id
+            );
+            self.fail_into(step, dest, message, String::new());
+            return Ok(());
+        }
+        let shell =
+            script.starts_with("#!") && script.lines().next().is_some_and(|l| l.contains("sh"));
+        let (file, runner) = if shell {
+            (format!(".ais/scripts/{}.sh", step.id), "sh")
+        } else {
+            (format!(".ais/scripts/{}.py", step.id), "python3")
+        };
+        let saved = self
+            .builtin(
+                step,
+                "write_file",
+                [
+                    ("path", Value::Str(file.clone())),
+                    ("content", Value::Str(script)),
+                ],
+            )
+            .await?;
+        if let Err(e) = saved {
+            self.fail_into(
+                step,
+                dest,
+                format!("saving `{name}` to run it failed: {}", e.message),
+                e.output,
+            );
+            return Ok(());
+        }
+        let command = format!("{runner} {file}");
+        let result = self
+            .builtin(step, "run_command", [("command", Value::Str(command))])
+            .await?;
+        let target_type = dest.and_then(|w| self.carries.names.types.get(w).cloned().flatten());
+        match result {
+            Ok(v) => {
+                let output = text_of(&v);
+                let value = match target_type {
+                    Some(Type::Str | Type::Path) => Value::Str(output),
+                    _ => carries::outcome(true, "", &output, v),
+                };
+                if let Some(d) = dest {
+                    let value = self.conform(d, value);
+                    self.set(d, value);
+                }
+            }
+            Err(e) => {
+                let message = format!(
+                    "the program in `{name}` run by `{}` failed: {}",
+                    step.id, e.message
+                );
+                self.fail_into(step, dest, message, e.output);
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls a registered tool by name (`write_file`, `run_command`); a missing one is the fault
+    /// "unsupported" (the runtime was built without the built-in library).
+    async fn builtin<const N: usize>(
+        &mut self,
+        step: &Step,
+        name: &str,
+        args: [(&str, Value); N],
+    ) -> Result<Result<Value, ToolError>, Stop> {
+        let Some(tool) = self.settings.tools.get(name).cloned() else {
+            return Err(Stop::Fault(
+                FaultKind::Unsupported,
+                format!(
+                    "`{}` needs the built-in tool `{name}`, which this runtime's tool registry lacks; build the runtime with the built-in library",
+                    step.id
+                ),
+            ));
+        };
+        let params: IndexMap<String, Value> =
+            args.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        if self.tracing {
+            self.notes.tool = Some(name.to_owned());
+            self.notes.operands = params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect();
+        }
+        let ctx = self.ctx();
+        Ok(tool.call(ToolArgs { params }, &ctx).await)
+    }
+}
+
+/// A value as text: a string as it is, anything else as compact JSON.
+pub(crate) fn text_of(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}

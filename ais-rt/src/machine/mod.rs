@@ -1,0 +1,640 @@
+//! The machine: the execution cycle of spec §2.3 over a [`Prepared`] program.
+//!
+//! Visit → bind → execute → write back → transition, one step at a time, with a step budget
+//! (§10.4), the faults of §10.1, deviation records (§10.3), error values that must be routed
+//! (§10.2), a trace event per step (§10.5) and the human-input pause (§7.5).
+//!
+//! - [`plan`]: the program checked, lowered and resolved once.
+//! - `carries`: the carry file, zero values, typed invocation values.
+//! - `exec`: the Deterministic Unit's work (tools, CODE bodies, write-out, produced programs).
+//! - `slot`: the Stochastic Unit's work (slots, SU ROUTE choices, the slot's tool surface).
+//! - `spawn`: SPAWN's fan-out, isolation and join; `call`: CALL's sub-runs.
+//! - `pause`: the resumable handle.
+
+mod call;
+pub(crate) mod carries;
+mod exec;
+pub(crate) mod pause;
+pub mod plan;
+mod slot;
+mod spawn;
+
+use crate::model::Model;
+use crate::report::{Fault, FaultKind, RunOutcome, RunUsage, Status};
+use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
+use crate::trace::{SlotTrace, StepEvent, TraceSink};
+use ais_core::plan::Next;
+use ais_core::{Deviation, Program, Value};
+use carries::CarryFile;
+use plan::{Control, Prepared, Step, Work};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The runtime's settings, shared by every run (and every SPAWN sibling and CALL sub-run).
+pub(crate) struct Settings {
+    pub model: Option<Arc<dyn Model>>,
+    pub tools: ToolRegistry,
+    pub out_dir: PathBuf,
+    pub max_steps: u64,
+    pub max_parallel: usize,
+    pub trace: Option<Arc<dyn TraceSink>>,
+    pub limits: ToolLimits,
+    /// Where CALL targets given as paths resolve.
+    pub program_dir: PathBuf,
+    /// Programs registered by name for CALL.
+    pub programs: HashMap<String, Arc<Program>>,
+}
+
+/// How a step ended.
+pub(crate) enum Flow {
+    /// Go to this step.
+    Goto(usize),
+    /// No outgoing edge: the run halts here.
+    End,
+    /// The TERMINAL ran.
+    Terminal,
+}
+
+/// Why a run stops before a TERMINAL.
+pub(crate) enum Stop {
+    Fault(FaultKind, String),
+    Pause {
+        carry: String,
+        prompt: String,
+        /// An `ask_user` call: the answer is the step's result.
+        ask: bool,
+    },
+}
+
+/// A failure value produced and not yet tested by a guard (§10.2).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Unrouted {
+    pub carry: Option<usize>,
+    pub instruction: String,
+    pub message: String,
+}
+
+/// What a step recorded for the trace (only when tracing is on).
+#[derive(Default)]
+pub(crate) struct StepNotes {
+    pub operands: Vec<(String, serde_json::Value)>,
+    pub written: Vec<(String, serde_json::Value)>,
+    pub tool: Option<String>,
+    pub slot: Option<SlotTrace>,
+    pub error: Option<String>,
+}
+
+/// One run's mutable state.
+pub(crate) struct Run {
+    pub settings: Arc<Settings>,
+    pub prep: Arc<Prepared>,
+    pub carries: CarryFile,
+    pub supplied: Vec<bool>,
+    /// Per carry: the step that last wrote it (0: never written).
+    pub written: Vec<u64>,
+    pub steps: u64,
+    pub max_steps: u64,
+    pub deviations: Vec<Deviation>,
+    pub unrouted: Vec<Unrouted>,
+    pub usage: RunUsage,
+    /// LOOP iterations of loops with no counter carry, by step.
+    pub loop_counts: Vec<i64>,
+    /// Pending branches of a structural fan-out: (branch start, join step).
+    pub branches: Vec<(usize, usize)>,
+    pub task: String,
+    pub depth: usize,
+    pub tracing: bool,
+    pub notes: StepNotes,
+    /// A human's answer to the `ask_user` call the run resumes at.
+    pub answer: Option<Value>,
+    /// The context of the run's own tool calls (built once).
+    pub tool_ctx: ToolContext,
+}
+
+impl Run {
+    /// A fresh run: the carry file seeded from `inputs` (§7.5).
+    pub(crate) fn new(
+        settings: Arc<Settings>,
+        prep: Arc<Prepared>,
+        task: Option<String>,
+        values: &[(usize, Value)],
+        depth: usize,
+    ) -> Run {
+        let n = prep.names.list.len();
+        let mut carries = CarryFile {
+            names: prep.names.clone(),
+            values: prep.initial.clone(),
+        };
+        let mut supplied = vec![false; n];
+        let task_text = task.unwrap_or_default();
+        carries.set(prep.task, Value::Str(task_text.clone()));
+        supplied[prep.task] = true;
+        for (c, v) in values {
+            carries.set(*c, v.clone());
+            if let Some(s) = supplied.get_mut(*c) {
+                *s = true;
+            }
+        }
+        // Inputs with a declared default are supplied by it.
+        for &c in &prep.inputs {
+            let name = &prep.names.list[c];
+            if prep
+                .program
+                .carry(name)
+                .is_some_and(|(_, k)| k.default.is_some())
+            {
+                supplied[c] = true;
+            }
+        }
+        // §7.5: the task text is the fallback for a `str` input the entry instruction reads,
+        // unless that input gates a human decision (a guard, a ROUTE or a LOOP verdict tests it).
+        if !task_text.is_empty()
+            && let Some(entry) = prep.steps.first()
+        {
+            for &c in &prep.inputs {
+                let gates = prep.steps.iter().any(|s| {
+                    s.tests.contains(&c)
+                        || (s.opcode == ais_core::model::Opcode::Route && s.reads.contains(&c))
+                });
+                let is_str = matches!(
+                    prep.names.types.get(c).and_then(Option::as_ref),
+                    Some(ais_core::model::Type::Str)
+                );
+                if !supplied[c] && is_str && !gates && entry.reads.contains(&c) {
+                    carries.set(c, Value::Str(task_text.clone()));
+                    supplied[c] = true;
+                }
+            }
+        }
+        let tracing = settings.trace.is_some();
+        let tool_ctx = ToolContext {
+            root: settings.out_dir.clone(),
+            scratch: None,
+            limits: settings.limits.clone(),
+        };
+        Run {
+            tool_ctx,
+            max_steps: settings.max_steps,
+            loop_counts: vec![0; prep.steps.len()],
+            written: vec![0; n],
+            supplied,
+            carries,
+            settings,
+            prep,
+            steps: 0,
+            deviations: Vec::new(),
+            unrouted: Vec::new(),
+            usage: RunUsage::default(),
+            branches: Vec::new(),
+            task: task_text,
+            depth,
+            tracing,
+            notes: StepNotes::default(),
+            answer: None,
+        }
+    }
+
+    /// The tool context of a call made by the run itself (not a sibling).
+    pub(crate) fn ctx(&self) -> ToolContext {
+        self.tool_ctx.clone()
+    }
+
+    /// A fault outcome at step `at`.
+    fn fault(&self, kind: FaultKind, at: Option<usize>, message: String) -> RunOutcome {
+        let step = at.and_then(|i| self.prep.steps.get(i));
+        let mut out = self.outcome(Status::Fault);
+        out.fault = Some(Fault {
+            kind,
+            instruction: step.map(|s| s.id.clone()).unwrap_or_default(),
+            line: step.and_then(|s| s.line),
+            message,
+        });
+        out
+    }
+
+    /// The outcome skeleton with this run's counters.
+    pub(crate) fn outcome(&self, status: Status) -> RunOutcome {
+        let mut deviations = self.prep.deviations.clone();
+        deviations.extend(self.deviations.iter().cloned());
+        RunOutcome {
+            status,
+            report: serde_json::Map::new(),
+            deviations,
+            findings: self.prep.findings.clone(),
+            fault: None,
+            pause: None,
+            steps: self.steps,
+            usage: self.usage,
+            scripted: self
+                .settings
+                .model
+                .as_ref()
+                .is_some_and(|m| m.is_scripted()),
+        }
+    }
+
+    /// Records a deviation once (a LOOP's cap may be reached on many visits).
+    pub(crate) fn deviate(&mut self, subject: &str, intended: String, substituted: String) {
+        let d = Deviation {
+            check: None,
+            subject: subject.to_owned(),
+            intended,
+            substituted,
+        };
+        if !self.deviations.contains(&d) {
+            self.deviations.push(d);
+        }
+    }
+
+    /// Runs from step `cursor` until a TERMINAL, a fault, a pause or the end of the graph.
+    pub(crate) async fn drive(mut self, mut cursor: usize) -> RunOutcome {
+        if let Some(why) = &self.prep.not_runnable {
+            return self.fault(FaultKind::NotRunnable, None, why.clone());
+        }
+        if self.prep.steps.is_empty() {
+            return self.fault(
+                FaultKind::NotRunnable,
+                None,
+                "the program has no instructions, so there is nothing to run; add `nodes`".into(),
+            );
+        }
+        loop {
+            // A structural fan-out's join waits for its other branches first.
+            if let Some(pos) = self.branches.iter().rposition(|&(_, j)| j == cursor) {
+                let (start, _) = self.branches.remove(pos);
+                cursor = start;
+                continue;
+            }
+            if self.steps >= self.max_steps {
+                let limit = self.max_steps;
+                return self.fault(
+                    FaultKind::BudgetExhausted,
+                    Some(cursor),
+                    format!("step budget exhausted: {limit} steps ran before a TERMINAL executed; raise it with `--max-steps`, or make the loop through here converge"),
+                );
+            }
+            self.steps += 1;
+            let started = self.tracing.then(Instant::now);
+            let prep = self.prep.clone();
+            let step = &prep.steps[cursor];
+            if let Some(&c) = step.human.iter().find(|&&c| !self.supplied[c]) {
+                let name = prep.names.list[c].clone();
+                let prompt = prep
+                    .program
+                    .carry(&name)
+                    .and_then(|(_, k)| k.doc.clone())
+                    .unwrap_or_else(|| format!("a value for `{name}`"));
+                self.steps -= 1;
+                return self.pause(cursor, name, prompt, false).await;
+            }
+            let result = self.step(cursor, step).await;
+            if let Some(started) = started {
+                self.emit(step, started);
+            }
+            match result {
+                Ok(Flow::Goto(next)) => cursor = next,
+                Ok(Flow::End) => {
+                    self.deviate(
+                        &step.id,
+                        "a run that ends at a TERMINAL".into(),
+                        format!("halted at `{}`, which has no outgoing edge", step.id),
+                    );
+                    return self.finish(None);
+                }
+                Ok(Flow::Terminal) => return self.finish(Some(step)),
+                Err(Stop::Fault(kind, message)) => return self.fault(kind, Some(cursor), message),
+                Err(Stop::Pause { carry, prompt, ask }) => {
+                    self.steps -= 1;
+                    return self.pause(cursor, carry, prompt, ask).await;
+                }
+            }
+        }
+    }
+
+    fn emit(&mut self, step: &Step, started: Instant) {
+        let notes = std::mem::take(&mut self.notes);
+        let Some(sink) = &self.settings.trace else {
+            return;
+        };
+        let started_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64)
+            .saturating_sub(started.elapsed().as_millis() as u64);
+        sink.event(&StepEvent {
+            step: self.steps,
+            instruction: step.id.clone(),
+            opcode: step.mnemonic.clone(),
+            unit: if step.model { "model" } else { "code" },
+            sibling: None,
+            operands: notes.operands,
+            written: notes.written,
+            tool: notes.tool,
+            slot: notes.slot,
+            error: notes.error,
+            started_ms,
+            elapsed_us: started.elapsed().as_micros() as u64,
+        });
+    }
+
+    /// Executes one step: its work, its write-back, its transition.
+    async fn step(&mut self, at: usize, step: &Step) -> Result<Flow, Stop> {
+        if let Control::Loop(ctl) = &step.control {
+            return self.run_loop(at, step, ctl).await;
+        }
+        if step.spawn.is_some() {
+            return self.spawn(at, step).await;
+        }
+        self.work(step).await?;
+        self.transition(step).await
+    }
+
+    /// The work of a step and its write-back.
+    pub(crate) async fn work(&mut self, step: &Step) -> Result<(), Stop> {
+        match &step.work {
+            Work::Tools(calls) => self.run_tools(step, calls).await,
+            Work::Inline(body) => {
+                self.inline(step, body);
+                Ok(())
+            }
+            Work::Slot(ops) => {
+                // §4.2.1: an SU SENSE with no tool and no writes performs no computation.
+                let silent = step.writes.is_empty()
+                    && matches!(
+                        step.opcode,
+                        ais_core::model::Opcode::Sense | ais_core::model::Opcode::Route
+                    );
+                if silent {
+                    return Ok(());
+                }
+                self.slot(step, ops).await
+            }
+            Work::WriteOut(c) => self.write_out(step, *c).await,
+            Work::RunProgram(c) => self.run_program(step, *c).await,
+            Work::None | Work::Terminal => Ok(()),
+            Work::Call(target) => self.call(step, target.as_deref()).await,
+            Work::Hollow(reason) => Err(Stop::Fault(
+                FaultKind::Unsupported,
+                format!(
+                    "`{}` is a hollow {} instruction ({reason}): the Deterministic Unit has nothing to execute; bind a tool, or give it a `doc` and `owner: model`",
+                    step.id, step.mnemonic
+                ),
+            )),
+            Work::Unsupported(op) => Err(Stop::Fault(
+                FaultKind::Unsupported,
+                format!(
+                    "`{}` has opcode `{op}`, which is not one of the twelve AIS opcodes; this runtime cannot execute it",
+                    step.id
+                ),
+            )),
+        }
+    }
+
+    /// Leaves a step by its guards (§4.4.1; for any instruction, an unguarded edge is taken
+    /// unconditionally) or, for an SU ROUTE, by the model's choice.
+    async fn transition(&mut self, step: &Step) -> Result<Flow, Stop> {
+        if step.work_is_terminal() {
+            return Ok(Flow::Terminal);
+        }
+        match &step.control {
+            Control::Edges => {
+                // Testing a carry routes any error value it holds (§10.2).
+                if !step.tests.is_empty() {
+                    self.unrouted
+                        .retain(|u| u.carry.is_none_or(|c| !step.tests.contains(&c)));
+                }
+                self.edges(step)
+            }
+            Control::Choose(targets) => self.choose(step, targets).await,
+            Control::Loop(_) => Ok(Flow::End),
+        }
+    }
+
+    /// The transition of §4.4.1 over the step's compiled guards.
+    pub(crate) fn edges(&self, step: &Step) -> Result<Flow, Stop> {
+        match step.core.next(&self.carries) {
+            Ok(Next::Take(t)) => Ok(Flow::Goto(t.to)),
+            Ok(Next::Halt) => Ok(Flow::End),
+            Ok(Next::DeadEnd) => {
+                let values: Vec<String> = step
+                    .tests
+                    .iter()
+                    .map(|&c| format!("{} = {}", self.carries.names.list[c], self.carries.get(c)))
+                    .collect();
+                Err(Stop::Fault(
+                    FaultKind::RouteDeadEnd,
+                    format!(
+                        "route dead-end at `{}`: the discriminator fell outside the guard set ({}) and no default edge is declared; add an edge from `{}` with no guard",
+                        step.id,
+                        values.join(", "),
+                        step.id
+                    ),
+                ))
+            }
+            Err((edge, e)) => {
+                let to = step
+                    .core
+                    .guarded
+                    .iter()
+                    .find(|t| t.edge == edge)
+                    .map_or("?", |t| self.prep.steps[t.to].id.as_str());
+                Err(Stop::Fault(
+                    FaultKind::RouteDeadEnd,
+                    format!(
+                        "the guard on the edge from `{}` to `{to}` could not be evaluated ({} at {}:{}: {}), so no transition can be chosen",
+                        step.id, e.category, e.line, e.column, e.message
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// LOOP (§4.4.2): verdict passes → advance; counter at cap → advance with a deviation;
+    /// else count, do the work, take the back edge.
+    async fn run_loop(
+        &mut self,
+        at: usize,
+        step: &Step,
+        ctl: &plan::LoopCtl,
+    ) -> Result<Flow, Stop> {
+        if ctl.cap_imposed {
+            self.deviate(
+                &step.id,
+                "a LOOP bounded by its declared cap".into(),
+                format!("no cap was declared; a cap of {} was imposed", ctl.cap),
+            );
+        }
+        if let Some(v) = ctl.verdict {
+            self.unrouted.retain(|u| u.carry != Some(v));
+        }
+        let advance = ctl.advance.map_or(Flow::End, Flow::Goto);
+        if ctl
+            .verdict
+            .is_some_and(|v| matches!(self.carries.get(v), Value::Bool(true)))
+        {
+            return Ok(advance);
+        }
+        let count = match ctl.counter {
+            Some(c) => match self.carries.get(c) {
+                Value::Int(i) => *i,
+                _ => 0,
+            },
+            None => self.loop_counts[at],
+        };
+        if count >= ctl.cap {
+            self.deviate(
+                &step.id,
+                "a LOOP that advances when its verdict passes".into(),
+                format!(
+                    "advanced at its cap of {} iterations without the verdict passing",
+                    ctl.cap
+                ),
+            );
+            return Ok(advance);
+        }
+        match ctl.counter {
+            Some(c) => {
+                self.carries.set(c, Value::Int(count + 1));
+                self.written[c] = self.steps;
+            }
+            None => self.loop_counts[at] = count + 1,
+        }
+        self.work(step).await?;
+        Ok(ctl.back.map_or(advance, Flow::Goto))
+    }
+
+    /// Ends the run: the report of the produced carries (§4.5), `ok` unless an error value
+    /// went unrouted.
+    fn finish(&self, terminal: Option<&Step>) -> RunOutcome {
+        let status = if self.unrouted.is_empty() {
+            Status::Ok
+        } else {
+            Status::Error
+        };
+        let mut out = self.outcome(status);
+        out.report = self.report(terminal);
+        if !self.unrouted.is_empty() {
+            out.deviations
+                .extend(self.unrouted.iter().map(|u| Deviation {
+                    check: None,
+                    subject: u.instruction.clone(),
+                    intended: "a failure routed by a ROUTE that tests it (§10.2)".into(),
+                    substituted: format!("unrouted failure: {}", u.message),
+                }));
+        }
+        out
+    }
+
+    /// The report (§4.5): the TERMINAL's reads first (its hint of what matters most), then the
+    /// sink carries the run wrote (written and read by no instruction: the deliverables), then
+    /// every other carry it wrote, latest-produced first.
+    pub(crate) fn report(
+        &self,
+        terminal: Option<&Step>,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let mut report = serde_json::Map::new();
+        let names = &self.carries.names.list;
+        if let Some(t) = terminal {
+            for &c in &t.reads {
+                report.insert(names[c].clone(), self.carries.get(c).to_json());
+            }
+        }
+        let mut rest: Vec<usize> = (0..names.len()).filter(|&c| self.written[c] > 0).collect();
+        rest.sort_by_key(|&c| {
+            (
+                !self.prep.sinks.get(c).copied().unwrap_or(false),
+                std::cmp::Reverse(self.written[c]),
+            )
+        });
+        for c in rest {
+            if !report.contains_key(&names[c]) {
+                report.insert(names[c].clone(), self.carries.get(c).to_json());
+            }
+        }
+        report
+    }
+
+    /// Writes a step's result back (§2.3 step 4): one write takes the whole result; several
+    /// are recovered by field name, then position (`bind::recover_writes`).
+    pub(crate) fn write_back(&mut self, step: &Step, result: Value, ret: &ais_core::sig::Return) {
+        match step.writes.len() {
+            0 => {}
+            1 if !ret.is_multi() => {
+                let c = step.writes[0];
+                let v = self.conform(c, result);
+                self.set(c, v);
+            }
+            _ => {
+                let recovered = ais_core::bind::recover_writes(&step.write_names, &result, ret);
+                for (k, v) in recovered.into_iter().enumerate() {
+                    if let (Some(v), Some(&c)) = (v, step.writes.get(k)) {
+                        let v = self.conform(c, v);
+                        self.set(c, v);
+                    }
+                }
+            }
+        }
+    }
+
+    fn conform(&self, c: usize, v: Value) -> Value {
+        match self.carries.names.types.get(c).and_then(Option::as_ref) {
+            Some(t) => carries::conform(&self.prep.program, v, t),
+            None => v,
+        }
+    }
+
+    /// Sets a carry, marking it written (and noting it for the trace).
+    pub(crate) fn set(&mut self, c: usize, v: Value) {
+        if self.tracing {
+            self.notes
+                .written
+                .push((self.carries.names.list[c].clone(), v.to_json()));
+        }
+        self.carries.set(c, v);
+        if let Some(w) = self.written.get_mut(c) {
+            *w = self.steps.max(1);
+        }
+    }
+
+    /// Lands a failure (§10.1, §10.2): the error value `{ok: false, error, output}` goes to
+    /// `writes[0]` when that carry can hold it (an `outcome`, a dict, an untyped carry); the
+    /// failure stays unrouted until a guard tests that carry.
+    pub(crate) fn fail(&mut self, step: &Step, message: String, output: String) {
+        self.fail_into(step, step.writes.first().copied(), message, output);
+    }
+
+    /// [`Run::fail`] into a given carry.
+    pub(crate) fn fail_into(
+        &mut self,
+        step: &Step,
+        target: Option<usize>,
+        message: String,
+        output: String,
+    ) {
+        let value = carries::outcome(false, &message, &output, Value::Null);
+        let holds = target.is_some_and(|c| {
+            matches!(
+                self.carries.names.types.get(c).and_then(Option::as_ref),
+                None | Some(ais_core::model::Type::Any | ais_core::model::Type::Dict(_))
+            ) || matches!(self.carries.names.types.get(c).and_then(Option::as_ref), Some(ais_core::model::Type::Named(n)) if n == "outcome")
+        });
+        if let (true, Some(c)) = (holds, target) {
+            self.set(c, value);
+        }
+        if self.tracing {
+            self.notes.error = Some(message.clone());
+        }
+        self.unrouted.push(Unrouted {
+            carry: target,
+            instruction: step.id.clone(),
+            message,
+        });
+    }
+}
+
+impl Step {
+    fn work_is_terminal(&self) -> bool {
+        matches!(self.work, Work::Terminal)
+    }
+}

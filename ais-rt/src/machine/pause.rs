@@ -1,0 +1,332 @@
+//! The human-input pause and its resumable handle.
+//!
+//! A run that needs an answer it was not given stops *before* the instruction that needs it
+//! (an unsupplied `role: input` carry) or at it (an `ask_user` call), and writes a handle under
+//! the output root: `.ais/resume/<instruction>-<time>-<pid>.json`, written atomically (a temp
+//! file in the same directory, then a rename). The handle holds the run's whole state — the
+//! carry file, what was supplied and written, the step count, the deviations and unrouted
+//! failures, loop counters — and the SHA-256 of the program's canonical AG-IR.
+//!
+//! Resuming reads the handle and fails closed: a handle that does not parse, that names
+//! another format, another program (or this program changed), an instruction that is not at
+//! its index, or a carry the program does not declare is refused with status `fault`
+//! ([`FaultKind::InvalidHandle`]) and nothing runs. Otherwise the answer fills the carry
+//! (typed by its declaration) or becomes the `ask_user` step's result, and the run continues
+//! at that instruction: nothing before it runs again.
+
+use super::carries::{self, CarryFile};
+use super::plan::Prepared;
+use super::{Run, Settings, Unrouted};
+use crate::report::{FaultKind, Pause, RunOutcome, RunUsage, Status};
+use ais_core::{Deviation, Value};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+const FORMAT: &str = "ais-resume/1";
+/// The largest handle read back.
+const MAX_HANDLE_BYTES: u64 = 256 * 1024 * 1024;
+
+#[derive(Serialize, Deserialize)]
+struct Handle {
+    format: String,
+    program: String,
+    instruction: String,
+    cursor: usize,
+    carry: String,
+    prompt: String,
+    ask: bool,
+    task: String,
+    carries: IndexMap<String, serde_json::Value>,
+    supplied: Vec<String>,
+    written: Vec<(String, u64)>,
+    steps: u64,
+    deviations: Vec<(String, String, String)>,
+    unrouted: Vec<Unrouted>,
+    usage: (u64, u64, u64, u64),
+    loop_counts: Vec<i64>,
+    branches: Vec<(usize, usize)>,
+}
+
+impl Run {
+    /// Pauses at step `at` for `carry`: writes the handle and returns `input_required`.
+    pub(crate) async fn pause(
+        mut self,
+        at: usize,
+        carry: String,
+        prompt: String,
+        ask: bool,
+    ) -> RunOutcome {
+        let prep = self.prep.clone();
+        let step = &prep.steps[at];
+        let names = &self.carries.names.list;
+        let flagged = |v: &[bool]| -> Vec<String> {
+            v.iter()
+                .zip(names)
+                .filter(|(b, _)| **b)
+                .map(|(_, n)| n.clone())
+                .collect()
+        };
+        let handle = Handle {
+            format: FORMAT.to_owned(),
+            program: self.prep.digest.clone(),
+            instruction: step.id.clone(),
+            cursor: at,
+            carry: carry.clone(),
+            prompt: prompt.clone(),
+            ask,
+            task: self.task.clone(),
+            carries: self
+                .carries
+                .to_map()
+                .into_iter()
+                .map(|(k, v)| (k, v.to_json()))
+                .collect(),
+            supplied: flagged(&self.supplied),
+            written: self
+                .written
+                .iter()
+                .zip(names)
+                .filter(|(w, _)| **w > 0)
+                .map(|(w, n)| (n.clone(), *w))
+                .collect(),
+            steps: self.steps,
+            deviations: self
+                .deviations
+                .iter()
+                .map(|d| (d.subject.clone(), d.intended.clone(), d.substituted.clone()))
+                .collect(),
+            unrouted: self.unrouted.clone(),
+            usage: (
+                self.usage.prompt_tokens,
+                self.usage.completion_tokens,
+                self.usage.cached_tokens,
+                self.usage.slots,
+            ),
+            loop_counts: self.loop_counts.clone(),
+            branches: self.branches.clone(),
+        };
+        let written = write_handle(&self.settings.out_dir, &step.id, &handle);
+        let handle_path = match written {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.deviate(
+                    &step.id,
+                    "a resumable handle under the output root".into(),
+                    format!("the handle could not be written ({e}); the run must start again"),
+                );
+                None
+            }
+        };
+        let mut out = self.outcome(Status::InputRequired);
+        out.pause = Some(Pause {
+            carry,
+            prompt,
+            instruction: step.id.clone(),
+            line: step.line,
+            handle: handle_path,
+        });
+        out
+    }
+}
+
+/// Writes a handle atomically under `root/.ais/resume/`.
+fn write_handle(root: &Path, id: &str, handle: &Handle) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    let dir = root.join(".ais").join("resume");
+    std::fs::create_dir_all(&dir)?;
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let safe: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let path = dir.join(format!("{safe}-{stamp}-{}.json", std::process::id()));
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
+    serde_json::to_writer_pretty(&mut tmp, handle).map_err(std::io::Error::other)?;
+    tmp.write_all(b"\n")?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(&path).map_err(|e| e.error)?;
+    Ok(path)
+}
+
+/// Resumes a paused run of `prep` from the handle at `path` with `answer`.
+pub(crate) async fn resume(
+    settings: Arc<Settings>,
+    prep: Arc<Prepared>,
+    path: &Path,
+    answer: String,
+) -> RunOutcome {
+    let invalid = |message: String| RunOutcome {
+        status: Status::Fault,
+        report: serde_json::Map::new(),
+        deviations: prep.deviations.clone(),
+        findings: prep.findings.clone(),
+        fault: Some(crate::report::Fault {
+            kind: FaultKind::InvalidHandle,
+            instruction: String::new(),
+            line: None,
+            message,
+        }),
+        pause: None,
+        steps: 0,
+        usage: RunUsage::default(),
+        scripted: settings.model.as_ref().is_some_and(|m| m.is_scripted()),
+    };
+    if let Some(why) = &prep.not_runnable {
+        return invalid(format!(
+            "the program cannot run, so nothing can resume: {why}"
+        ));
+    }
+    let handle = match read_handle(path) {
+        Ok(h) => h,
+        Err(e) => {
+            return invalid(format!(
+                "the resume handle {} is unusable: {e}",
+                path.display()
+            ));
+        }
+    };
+    let (mut run, (cursor, ask)) = match restore(settings.clone(), prep.clone(), handle, &answer) {
+        Ok(x) => x,
+        Err(e) => {
+            return invalid(format!(
+                "the resume handle {} does not fit this run: {e}",
+                path.display()
+            ));
+        }
+    };
+    if ask {
+        // The `ask_user` call at the cursor yields the answer instead of pausing again.
+        run.answer = Some(Value::Str(answer));
+    }
+    run.drive(cursor).await
+}
+
+fn read_handle(path: &Path) -> Result<Handle, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if meta.len() > MAX_HANDLE_BYTES {
+        return Err(format!(
+            "it is {} bytes, more than a handle can be",
+            meta.len()
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let handle: Handle =
+        serde_json::from_str(&text).map_err(|e| format!("it is not a resume handle ({e})"))?;
+    if handle.format != FORMAT {
+        return Err(format!("its format is `{}`, not `{FORMAT}`", handle.format));
+    }
+    Ok(handle)
+}
+
+/// Rebuilds the run a handle describes and applies the answer; returns the run and (cursor,
+/// whether the answer is an `ask_user` result).
+fn restore(
+    settings: Arc<Settings>,
+    prep: Arc<Prepared>,
+    h: Handle,
+    answer: &str,
+) -> Result<(Run, (usize, bool)), String> {
+    if h.program != prep.digest {
+        return Err(
+            "it belongs to another program, or the program changed since the run paused".into(),
+        );
+    }
+    let step = prep
+        .steps
+        .get(h.cursor)
+        .filter(|s| s.id == h.instruction)
+        .ok_or_else(|| {
+            format!(
+                "instruction `{}` is not step {} of this program",
+                h.instruction, h.cursor
+            )
+        })?;
+    let names = prep.names.clone();
+    let mut values = prep.initial.clone();
+    for (name, v) in &h.carries {
+        let c = names.index(name).ok_or_else(|| {
+            format!("it holds carry `{name}`, which this program does not declare")
+        })?;
+        values[c] = Value::from_json(v);
+    }
+    let flags = |list: &[String]| -> Result<Vec<bool>, String> {
+        let mut out = vec![false; names.list.len()];
+        for n in list {
+            let c = names.index(n).ok_or_else(|| {
+                format!("it names carry `{n}`, which this program does not declare")
+            })?;
+            out[c] = true;
+        }
+        Ok(out)
+    };
+    if h.loop_counts.len() != prep.steps.len()
+        || h.branches
+            .iter()
+            .any(|&(a, b)| a >= prep.steps.len() || b >= prep.steps.len())
+    {
+        return Err("its loop and branch state does not match this program's steps".into());
+    }
+    let mut run = Run::new(settings, prep.clone(), Some(h.task.clone()), &[], 0);
+    run.carries = CarryFile {
+        names: names.clone(),
+        values,
+    };
+    run.supplied = flags(&h.supplied)?;
+    let mut written = vec![0; names.list.len()];
+    for (n, at) in &h.written {
+        let c = names
+            .index(n)
+            .ok_or_else(|| format!("it names carry `{n}`, which this program does not declare"))?;
+        written[c] = *at;
+    }
+    run.written = written;
+    run.steps = h.steps;
+    run.deviations = h
+        .deviations
+        .into_iter()
+        .map(|(subject, intended, substituted)| Deviation {
+            check: None,
+            subject,
+            intended,
+            substituted,
+        })
+        .collect();
+    run.unrouted = h.unrouted;
+    run.usage = RunUsage {
+        prompt_tokens: h.usage.0,
+        completion_tokens: h.usage.1,
+        cached_tokens: h.usage.2,
+        slots: h.usage.3,
+    };
+    run.loop_counts = h.loop_counts;
+    run.branches = h.branches;
+    if !h.ask {
+        let c = names.index(&h.carry).ok_or_else(|| {
+            format!(
+                "it pauses for carry `{}`, which this program does not declare",
+                h.carry
+            )
+        })?;
+        let ty = names.types.get(c).cloned().flatten();
+        let v = carries::parse_input(&prep.program, &h.carry, ty.as_ref(), answer)
+            .map_err(|e| e.message)?;
+        run.carries.set(c, v);
+        run.supplied[c] = true;
+    } else if !matches!(step.work, super::plan::Work::Tools(_)) {
+        return Err(format!(
+            "it says `{}` asked the user, and that step calls no tool",
+            step.id
+        ));
+    }
+    Ok((run, (h.cursor, h.ask)))
+}

@@ -1,0 +1,657 @@
+//! The runtime plan: the checked program lowered once by [`ais_core::plan::lower`] (guards and
+//! CODE bodies compiled, bindings resolved, LOOP and SPAWN control found) and then resolved for
+//! interpretation — carries to indices of the run's carry file, tools to runnable
+//! implementations, human inputs and tested carries per step, source lines looked up. Nothing
+//! here is redone per step.
+
+use super::carries::{self, Names};
+use crate::tools::{Tool, ToolRegistry};
+use ais_core::bind::{self, Access, BindSource, ProgramIndex, SlotOperand};
+use ais_core::expr::Compiled;
+use ais_core::model::{Isolation, Opcode, Program, Type};
+use ais_core::plan::{self as lower, Executor, FanOut, ToolKind};
+use ais_core::sig::{self, Return};
+use ais_core::{Element, Locus, SourceMap};
+use std::sync::Arc;
+
+/// Where a tool parameter's value comes from at run time.
+#[derive(Clone, Debug)]
+pub(crate) enum ArgSource {
+    /// A carry, by index.
+    Carry(usize),
+    /// A field of an object-typed carry.
+    Field(usize, String),
+    /// A filename recovered from the task text (§7.3), on this side.
+    Invocation(Access),
+    /// Nothing bound.
+    Null,
+}
+
+/// One parameter of a resolved tool call.
+#[derive(Clone, Debug)]
+pub(crate) struct Arg {
+    pub param: String,
+    pub source: ArgSource,
+    /// A path parameter (§7.2): an empty value is derived (write) or a fault (read).
+    pub is_path: bool,
+}
+
+/// One resolved tool call of a pipeline.
+#[derive(Clone)]
+pub(crate) struct ToolStep {
+    pub name: String,
+    pub args: Vec<Arg>,
+    /// The implementation; `None` when nothing implements it (a fault when reached).
+    pub imp: Option<Arc<dyn Tool>>,
+    /// The signature's result (resolved), for write-back.
+    pub ret: Return,
+    /// The built-in `ask_user`: the machine pauses for a human instead of calling a tool.
+    pub ask_user: bool,
+}
+
+/// What a step runs.
+#[derive(Clone)]
+pub(crate) enum Work {
+    Tools(Vec<ToolStep>),
+    Inline(Box<Compiled>),
+    Slot(Vec<SlotOperand>),
+    WriteOut(usize),
+    RunProgram(usize),
+    None,
+    Call(Option<String>),
+    Terminal,
+    Hollow(String),
+    Unsupported(String),
+}
+
+/// How control leaves a step.
+#[derive(Clone)]
+pub(crate) enum Control {
+    /// The first guarded edge whose guard holds, else the default (§4.4.1, via the core
+    /// step's `next`).
+    Edges,
+    /// An SU ROUTE: the model chooses among these targets.
+    Choose(Vec<usize>),
+    /// A LOOP (§4.4.2).
+    Loop(LoopCtl),
+}
+
+/// A LOOP's operands, resolved.
+#[derive(Clone, Debug)]
+pub(crate) struct LoopCtl {
+    pub verdict: Option<usize>,
+    pub cap: i64,
+    /// True when the program declared no cap and the runtime imposed one (a deviation).
+    pub cap_imposed: bool,
+    pub counter: Option<usize>,
+    pub back: Option<usize>,
+    pub advance: Option<usize>,
+}
+
+/// A SPAWN's operands, resolved.
+#[derive(Clone, Debug)]
+pub(crate) struct SpawnCtl {
+    pub isolation: Isolation,
+    /// The list-typed read carry that is the fan-out source, when there is one.
+    pub list: Option<usize>,
+    /// Else the literal sub-tasks.
+    pub literal: Option<Vec<String>>,
+    pub max_parallel: Option<usize>,
+    /// For a structural fan-out (no work of its own, several unguarded edges): the first step
+    /// every branch reaches.
+    pub join: Option<usize>,
+}
+
+/// One step of the plan.
+#[derive(Clone)]
+pub(crate) struct Step {
+    pub id: String,
+    pub opcode: Opcode,
+    pub mnemonic: String,
+    pub model: bool,
+    pub line: Option<usize>,
+    pub work: Work,
+    pub control: Control,
+    pub spawn: Option<SpawnCtl>,
+    /// `writes`, as carry indices (an undeclared write has no slot and is skipped).
+    pub writes: Vec<usize>,
+    pub write_names: Vec<String>,
+    /// The result type (§6.4) of `writes[0]`.
+    pub result: Option<Type>,
+    /// The `reads` that are carries, as indices.
+    pub reads: Vec<usize>,
+    /// Carries whose value this step tests (guards, the LOOP verdict): reading an error value
+    /// here routes it (§10.2).
+    pub tests: Vec<usize>,
+    /// Human-input carries this step needs (§7.5): unsupplied, the run pauses here.
+    pub human: Vec<usize>,
+    /// The `doc`.
+    pub doc: String,
+    /// Knowledge folded into a slot: (name, content).
+    pub knowledge: Vec<(String, String)>,
+    /// `autonomy.tools`.
+    pub autonomy: Vec<String>,
+    pub access: Access,
+    /// The core plan's step (its compiled guards and transitions).
+    pub core: lower::Step,
+}
+
+/// A prepared program: checked, lowered and resolved.
+pub struct Prepared {
+    pub(crate) program: Arc<Program>,
+    pub(crate) names: Arc<Names>,
+    pub(crate) steps: Vec<Step>,
+    pub(crate) initial: Vec<ais_core::Value>,
+    pub(crate) findings: Vec<ais_core::Finding>,
+    pub(crate) deviations: Vec<ais_core::Deviation>,
+    /// Why it cannot run, when it cannot.
+    pub(crate) not_runnable: Option<String>,
+    pub(crate) has_slots: bool,
+    /// The SHA-256 of the program's canonical AG-IR, binding resume handles to it.
+    pub(crate) digest: String,
+    /// The carries declared `role: input` (task excluded), by index.
+    pub(crate) inputs: Vec<usize>,
+    pub(crate) task: usize,
+    /// Per carry: written by some step and read by none but the TERMINAL (a deliverable).
+    pub(crate) sinks: Vec<bool>,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("name", &self.program.name)
+            .field("steps", &self.steps.len())
+            .field("runnable", &self.not_runnable.is_none())
+            .finish()
+    }
+}
+
+/// The cap imposed on a LOOP that declares none (§10.3: recorded as a deviation).
+pub(crate) const IMPOSED_CAP: i64 = 10;
+
+impl Prepared {
+    /// Checks (with the mechanical repairs of ladder step 1, each a deviation), lowers and
+    /// resolves `program`.
+    pub(crate) fn new(
+        program: &Program,
+        map: Option<&SourceMap>,
+        registry: &ToolRegistry,
+    ) -> Prepared {
+        let empty = SourceMap::new();
+        let map = map.unwrap_or(&empty);
+        let native = mark_native(program, registry);
+        let input = native.as_ref().unwrap_or(program);
+        let mut checked = ais_core::check::check(input, map, ais_core::check::Repairs::Mechanical);
+        let program = checked.repaired.take().unwrap_or_else(|| input.clone());
+        let digest = digest(&program);
+        let names = carries::names(&program);
+        let initial = carries::initial_values(&program, &names);
+        let mut prepared = Prepared {
+            names: Arc::new(names),
+            steps: Vec::new(),
+            initial,
+            findings: checked.findings,
+            deviations: checked.deviations,
+            not_runnable: None,
+            has_slots: false,
+            digest,
+            inputs: Vec::new(),
+            task: 0,
+            sinks: Vec::new(),
+            program: Arc::new(program),
+        };
+        prepared.task = prepared.names.index("task").unwrap_or(0);
+        prepared.inputs = prepared
+            .program
+            .carries()
+            .iter()
+            .filter(|c| c.is_input() && c.name != "task")
+            .filter_map(|c| prepared.names.index(&c.name))
+            .collect();
+        if checked.outcome == ais_core::Outcome::Failed {
+            let fatal: Vec<String> = prepared
+                .findings
+                .iter()
+                .filter(|f| {
+                    f.severity == ais_core::Severity::Fatal
+                        || f.severity == ais_core::Severity::Error
+                })
+                .take(3)
+                .map(|f| format!("{}: {}", f.id, f.message))
+                .collect();
+            prepared.not_runnable = Some(format!(
+                "the program's check outcome is `failed`, so it has no runnable form ({}); run `ais check` on it and resolve the fatal findings",
+                fatal.join("; ")
+            ));
+            return prepared;
+        }
+        let plan = match lower::lower(&prepared.program) {
+            Ok(plan) => plan,
+            Err(findings) => {
+                prepared.not_runnable = Some(format!(
+                    "the program does not lower: {}",
+                    findings
+                        .first()
+                        .map_or(String::new(), |f| f.message.clone())
+                ));
+                return prepared;
+            }
+        };
+        // A carry a step reads or writes without declaring it is kept by name, untyped (W8/W9
+        // report it; its value is never dropped).
+        let mut names = carries::names(&prepared.program);
+        for r in plan
+            .steps
+            .iter()
+            .flat_map(|s| s.reads.iter().chain(&s.writes))
+        {
+            if names.index(&r.name).is_none() {
+                names.map.insert(r.name.clone(), names.list.len());
+                names.list.push(r.name.clone());
+                names.types.push(None);
+            }
+        }
+        prepared.initial = carries::initial_values(&prepared.program, &names);
+        prepared.names = Arc::new(names);
+        match resolve(&prepared.program, &prepared.names, &plan, map, registry) {
+            Ok(steps) => {
+                let n = prepared.names.list.len();
+                let mut written = vec![false; n];
+                let mut read = vec![false; n];
+                for s in &steps {
+                    for &w in &s.writes {
+                        written[w] = true;
+                    }
+                    if !matches!(s.work, Work::Terminal) {
+                        for &r in s.reads.iter().chain(&s.tests) {
+                            read[r] = true;
+                        }
+                    }
+                }
+                prepared.sinks = (0..n).map(|c| written[c] && !read[c]).collect();
+                prepared.has_slots = steps.iter().any(|s| {
+                    matches!(s.work, Work::Slot(_) | Work::Call(None))
+                        || matches!(s.control, Control::Choose(ref t) if t.len() > 1)
+                });
+                prepared.steps = steps;
+            }
+            Err(e) => prepared.not_runnable = Some(e),
+        }
+        prepared
+    }
+}
+
+/// A declared tool with neither `body` nor `command` that the registry implements is a live
+/// tool (rung 0 of §5.4's ladder): it is marked as natively embodied (`lang: rust`, as the
+/// `ais!` macro marks its tools) so the validator does not call its instructions hollow, and
+/// no repair re-owns them to a model. `None` when no tool needs marking.
+fn mark_native(program: &Program, registry: &ToolRegistry) -> Option<Program> {
+    let needs = |t: &ais_core::model::Tool| {
+        let empty = |s: &Option<String>| s.as_deref().is_none_or(|b| b.trim().is_empty());
+        empty(&t.body)
+            && empty(&t.command)
+            && registry.get(&t.name).is_some()
+            && !registry.is_builtin(&t.name)
+    };
+    if !program.tool_list().iter().any(needs) {
+        return None;
+    }
+    let mut p = program.clone();
+    for t in p.tools.iter_mut().flatten() {
+        if needs(t) {
+            t.lang = Some("rust".to_owned());
+            t.body = Some(format!(
+                "// `{}` runs natively: the runtime's tool registry implements it.",
+                t.name
+            ));
+        }
+    }
+    Some(p)
+}
+
+/// SHA-256 of the canonical AG-IR text, hex.
+pub(crate) fn digest(program: &Program) -> String {
+    use sha2::Digest;
+    let text = ais_core::agir::write(program);
+    let hash = sha2::Sha256::digest(text.as_bytes());
+    hash.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn resolve(
+    program: &Program,
+    names: &Names,
+    plan: &lower::Plan,
+    map: &SourceMap,
+    registry: &ToolRegistry,
+) -> Result<Vec<Step>, String> {
+    let ix = ProgramIndex::new(program);
+    let reach = reachability(plan);
+    let human = human_inputs(program);
+    let index = |c: &lower::CarryRef| names.index(&c.name);
+    let mut steps = Vec::with_capacity(plan.steps.len());
+    for (i, ls) in plan.steps.iter().enumerate() {
+        let Some(n) = program.instructions().get(i) else {
+            return Err(format!("the plan has a step {i} with no instruction"));
+        };
+        let line = map
+            .lookup(&Locus::field(Element::Instruction(i), "id"))
+            .map(|p| p.line as usize);
+        let access = ls.access;
+        let work = match &ls.executor {
+            Executor::Tools(calls) => Work::Tools(
+                calls
+                    .iter()
+                    .map(|c| tool_step(program, names, c, access, registry))
+                    .collect(),
+            ),
+            Executor::Inline(body) => Work::Inline(Box::new(body.compiled.clone())),
+            Executor::Slot(slot) => Work::Slot(slot.operands.operands.clone()),
+            Executor::WriteOut(c) => Work::WriteOut(index(c).unwrap_or(0)),
+            Executor::RunProgram(c) => Work::RunProgram(index(c).unwrap_or(0)),
+            Executor::Branch => Work::None,
+            Executor::Spawn(sp) => spawn_work(program, &ix, n, names, access, registry, sp),
+            Executor::Call(c) => Work::Call(c.target.clone()),
+            Executor::Terminal => Work::Terminal,
+            Executor::Hollow(r) => Work::Hollow(r.clone()),
+            Executor::Unsupported(op) => Work::Unsupported(op.clone()),
+        };
+        let model = ls.unit == lower::Unit::Model;
+        let mut tests = Vec::new();
+        let control = if let Some(lc) = &ls.looping {
+            let ctl = loop_ctl(lc, ls, names, program, i, &reach);
+            tests.extend(ctl.verdict);
+            Control::Loop(ctl)
+        } else if n.opcode == Opcode::Route && model {
+            let mut t: Vec<usize> = ls.guarded.iter().chain(&ls.default).map(|t| t.to).collect();
+            t.sort_unstable();
+            t.dedup();
+            Control::Choose(t)
+        } else {
+            for t in &ls.guarded {
+                if let Some(g) = &t.guard {
+                    tests.extend(
+                        g.compiled
+                            .carries_read()
+                            .iter()
+                            .filter_map(|r| names.index(r)),
+                    );
+                }
+            }
+            Control::Edges
+        };
+        tests.sort_unstable();
+        tests.dedup();
+        let reads: Vec<usize> = ls.reads.iter().filter_map(index).collect();
+        let mut needs: Vec<usize> = reads
+            .iter()
+            .chain(&tests)
+            .copied()
+            .filter(|c| human.contains(c))
+            .collect();
+        if let Work::Tools(ts) = &work {
+            for t in ts {
+                for a in &t.args {
+                    if let ArgSource::Carry(c) | ArgSource::Field(c, _) = a.source
+                        && human.contains(&c)
+                    {
+                        needs.push(c);
+                    }
+                }
+            }
+        }
+        needs.sort_unstable();
+        needs.dedup();
+        let folded = match &ls.executor {
+            Executor::Slot(slot) => slot.operands.knowledge.clone(),
+            Executor::Spawn(sp) => sp.worker.knowledge.clone(),
+            Executor::Call(c) => c.operands.knowledge.clone(),
+            _ => ix
+                .resident_on(&n.id)
+                .iter()
+                .filter_map(|&k| program.knowledge_list().get(k))
+                .map(|k| k.name.clone())
+                .collect(),
+        };
+        let knowledge = folded
+            .iter()
+            .filter_map(|k| program.knowledge_item(k))
+            .map(|(_, k)| (k.name.clone(), k.text().unwrap_or_default()))
+            .collect();
+        let writes: Vec<(usize, String)> = ls
+            .writes
+            .iter()
+            .filter_map(|w| index(w).map(|c| (c, w.name.clone())))
+            .collect();
+        steps.push(Step {
+            id: n.id.clone(),
+            opcode: n.opcode.clone(),
+            mnemonic: n.opcode.mnemonic().to_owned(),
+            model,
+            line,
+            spawn: match &ls.executor {
+                Executor::Spawn(sp) => Some(spawn_ctl(sp, names, ls, plan)),
+                _ => None,
+            },
+            work,
+            control,
+            writes: writes.iter().map(|(c, _)| *c).collect(),
+            write_names: writes.into_iter().map(|(_, n)| n).collect(),
+            result: ls.result.clone(),
+            reads,
+            tests,
+            human: needs,
+            doc: n.doc.clone().unwrap_or_default(),
+            knowledge,
+            autonomy: n
+                .autonomy
+                .as_ref()
+                .map(|a| a.tools.clone())
+                .unwrap_or_default(),
+            access,
+            core: ls.clone(),
+        });
+    }
+    Ok(steps)
+}
+
+/// The carries that hold a human's answer (§7.5, DESIGN "Human input"): `role: input`
+/// carries other than `task`.
+fn human_inputs(program: &Program) -> Vec<usize> {
+    let names = carries::names(program);
+    program
+        .carries()
+        .iter()
+        .filter(|c| c.is_input() && c.name != "task")
+        .filter_map(|c| names.index(&c.name))
+        .collect()
+}
+
+/// Resolves one bound tool of a pipeline: its arguments, its implementation (a registered
+/// native or built-in tool first, else the program's declared `command` / `body`), its result.
+pub(crate) fn tool_step(
+    program: &Program,
+    names: &Names,
+    call: &lower::ToolCall,
+    access: Access,
+    registry: &ToolRegistry,
+) -> ToolStep {
+    let declared = call.index.and_then(|t| program.tool_list().get(t));
+    let args = call
+        .bindings
+        .iter()
+        .map(|b| {
+            let is_path = call
+                .signature
+                .param(&b.param)
+                .map_or_else(|| bind::is_path_name(&b.param), bind::is_path_param);
+            let source = match &b.source {
+                BindSource::Carry(c) => names.index(c).map_or(ArgSource::Null, ArgSource::Carry),
+                BindSource::Field { carry, field } => names
+                    .index(carry)
+                    .map_or(ArgSource::Null, |c| ArgSource::Field(c, field.clone())),
+                BindSource::Invocation(_) => ArgSource::Invocation(access),
+                BindSource::Null => ArgSource::Null,
+            };
+            Arg {
+                param: b.param.clone(),
+                source,
+                is_path,
+            }
+        })
+        .collect();
+    let imp = registry.lookup(&call.tool, declared);
+    let ask_user = call.tool == lower::builtins::ASK_USER && imp.is_none();
+    ToolStep {
+        name: call.tool.clone(),
+        args,
+        imp,
+        ret: call.signature.ret.resolved(program),
+        ask_user,
+    }
+}
+
+/// A SPAWN's work: its bound tools (DU siblings), else a worker slot per sibling; with
+/// neither tools nor writes it is a structural fan-out over its unguarded edges.
+fn spawn_work(
+    program: &Program,
+    ix: &ProgramIndex,
+    n: &ais_core::model::Instruction,
+    names: &Names,
+    access: Access,
+    registry: &ToolRegistry,
+    sp: &lower::Spawn,
+) -> Work {
+    let tools = ix.bound_tools(n);
+    if tools.is_empty() {
+        if n.writes.is_empty() {
+            return Work::None;
+        }
+        return Work::Slot(sp.worker.operands.clone());
+    }
+    let mut steps = Vec::new();
+    for t in tools {
+        let text = t.sig.clone().unwrap_or_else(|| "() -> str".to_owned());
+        let Ok(signature) = sig::parse(&text) else {
+            continue;
+        };
+        let bindings = ix.bind_tool(n, &signature, None);
+        let kind = if t.body.as_deref().is_some_and(|b| !b.trim().is_empty()) {
+            ToolKind::Body(t.lang.clone().unwrap_or_else(|| "python".into()))
+        } else if t.command.as_deref().is_some_and(|b| !b.trim().is_empty()) {
+            ToolKind::Command
+        } else {
+            ToolKind::Builtin
+        };
+        let call = lower::ToolCall {
+            tool: t.name.clone(),
+            index: program.tool(&t.name).map(|(i, _)| i),
+            kind,
+            bindings,
+            returns: match &signature.ret {
+                Return::Type(t) => Some(t.clone()),
+                _ => None,
+            },
+            signature,
+            surface: t.surface.clone(),
+        };
+        steps.push(tool_step(program, names, &call, access, registry));
+    }
+    Work::Tools(steps)
+}
+
+fn spawn_ctl(sp: &lower::Spawn, names: &Names, ls: &lower::Step, plan: &lower::Plan) -> SpawnCtl {
+    let branches: Vec<usize> = ls.default.iter().map(|t| t.to).collect();
+    let reach = reachability(plan);
+    let join = (branches.len() >= 2)
+        .then(|| {
+            // The first step, in breadth-first order from the first branch, that every branch
+            // reaches and that is no branch itself.
+            let mut seen = vec![false; reach.len()];
+            let mut queue = std::collections::VecDeque::from([branches[0]]);
+            while let Some(v) = queue.pop_front() {
+                if v >= reach.len() || seen[v] {
+                    continue;
+                }
+                seen[v] = true;
+                if !branches.contains(&v) && branches.iter().all(|&b| reach[b][v]) {
+                    return Some(v);
+                }
+                if let Some(s) = plan.steps.get(v) {
+                    queue.extend(s.guarded.iter().chain(&s.default).map(|t| t.to));
+                }
+            }
+            None
+        })
+        .flatten();
+    let (list, literal) = match &sp.source {
+        FanOut::Carry(c) => (names.index(&c.name), None),
+        FanOut::List(items) => (None, Some(items.clone())),
+        FanOut::Task => (None, None),
+    };
+    SpawnCtl {
+        isolation: sp.isolation.clone(),
+        list,
+        literal,
+        max_parallel: sp.max_parallel,
+        join,
+    }
+}
+
+fn loop_ctl(
+    lc: &lower::LoopControl,
+    ls: &lower::Step,
+    names: &Names,
+    program: &Program,
+    i: usize,
+    reach: &[Vec<bool>],
+) -> LoopCtl {
+    let target = |e: usize| -> Option<usize> {
+        program
+            .edge_list()
+            .get(e)
+            .and_then(|edge| program.instruction(&edge.to))
+            .map(|(t, _)| t)
+    };
+    let _ = ls;
+    let back = lc.back.iter().filter_map(|&e| target(e)).find(|&t| t != i);
+    let advance = lc
+        .advance
+        .iter()
+        .filter_map(|&e| target(e))
+        .find(|&t| !reach.get(t).is_some_and(|r| r[i]) || back.is_none());
+    let cap = lc
+        .cap
+        .and_then(|c| i64::try_from(c).ok())
+        .filter(|&c| c >= 1);
+    LoopCtl {
+        verdict: lc.verdict.as_ref().and_then(|v| names.index(&v.name)),
+        cap: cap.unwrap_or(IMPOSED_CAP),
+        cap_imposed: cap.is_none(),
+        counter: lc.counter.as_ref().and_then(|c| names.index(&c.name)),
+        back,
+        advance,
+    }
+}
+
+/// `reach[a][b]`: step `b` is reachable from step `a` (through at least zero edges).
+fn reachability(plan: &lower::Plan) -> Vec<Vec<bool>> {
+    let n = plan.steps.len();
+    let succ: Vec<Vec<usize>> = plan
+        .steps
+        .iter()
+        .map(|s| s.guarded.iter().chain(&s.default).map(|t| t.to).collect())
+        .collect();
+    (0..n)
+        .map(|start| {
+            let mut seen = vec![false; n];
+            let mut stack = vec![start];
+            while let Some(v) = stack.pop() {
+                if v < n && !seen[v] {
+                    seen[v] = true;
+                    stack.extend(succ[v].iter().copied());
+                }
+            }
+            seen
+        })
+        .collect()
+}

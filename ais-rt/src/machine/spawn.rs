@@ -1,0 +1,432 @@
+//! SPAWN (§4.4.4): fork one sibling per sub-task, run them concurrently on tokio under a
+//! parallelism limit, wait for all of them, join their results into `writes[0]`.
+//!
+//! - **Fan-out source**: a list-typed read carry (one sibling per element), else the literal
+//!   `concurrency.spawn` list, else the task (a fan-out of one).
+//! - **Work**: the SPAWN's bound tools (a DU sibling: the element replaces the list carry, a
+//!   literal sub-task replaces `task`), else one worker slot per sibling (`sibling: Some(i)`).
+//! - **Isolation**: every sibling reads a frozen snapshot of the carry file taken at the fork
+//!   and writes no carry (`shared_read`); `private_write` siblings get their own scratch
+//!   directory (`.ais/spawn/<id>/<i>/` under the output root) for relative writes;
+//!   `orchestrator_owned` siblings stage their writes (`.ais/stage/<id>/<i>/`) and the
+//!   orchestrator applies them to the output root once, after the barrier, in sibling order.
+//! - **Join**: a list carry receives the results in sibling order; a text carry their
+//!   concatenation, one result per line. A failed sibling is an error value in a list join and an
+//!   unrouted failure of the SPAWN either way.
+//!
+//! A SPAWN with no work of its own (no tool, no writes) and several unguarded outgoing edges is
+//! a structural fan-out (the reference implementation's form): each branch runs to the first
+//! step all branches reach (the join), one after the other, then the run continues there.
+
+use super::carries::CarryFile;
+use super::exec::{run_pipeline, text_of};
+use super::plan::{Prepared, SpawnCtl, Step, Work};
+use super::slot::request;
+use super::{Flow, Run, Settings, Stop};
+use crate::model::slot::{self, SlotOptions};
+use crate::model::{Operand, Usage};
+use crate::report::FaultKind;
+use crate::tools::ToolContext;
+use ais_core::Value;
+use ais_core::model::{Isolation, Type};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::sync::Semaphore;
+
+/// What one sibling produced.
+struct SiblingResult {
+    value: Result<Value, String>,
+    usage: Option<Usage>,
+}
+
+impl Run {
+    pub(crate) async fn spawn(&mut self, at: usize, step: &Step) -> Result<Flow, Stop> {
+        let Some(ctl) = &step.spawn else {
+            return Ok(Flow::End);
+        };
+        if matches!(step.work, Work::None) {
+            return self.structural(step, ctl);
+        }
+        let subtasks: Vec<Value> = match (ctl.list, &ctl.literal) {
+            (Some(c), _) => match self.carries.get(c) {
+                Value::List(items) => items.clone(),
+                Value::Null => Vec::new(),
+                other => vec![other.clone()],
+            },
+            (None, Some(items)) => items.iter().cloned().map(Value::Str).collect(),
+            (None, None) => vec![Value::Str(self.task.clone())],
+        };
+        let limit = ctl
+            .max_parallel
+            .unwrap_or(self.settings.max_parallel)
+            .min(self.settings.max_parallel)
+            .max(1);
+        let semaphore = Arc::new(Semaphore::new(limit));
+        let snapshot = Arc::new(self.carries.clone());
+        let mut set = tokio::task::JoinSet::new();
+        for (i, sub) in subtasks.into_iter().enumerate() {
+            let sib = Sibling {
+                settings: self.settings.clone(),
+                prep: self.prep.clone(),
+                at,
+                index: i,
+                subtask: sub,
+                snapshot: snapshot.clone(),
+                task: self.task.clone(),
+                ctx: self.sibling_ctx(step, &ctl.isolation, i).await?,
+                list: ctl.list,
+            };
+            let semaphore = semaphore.clone();
+            set.spawn(async move {
+                let _permit = semaphore.acquire_owned().await;
+                (i, sib.run().await)
+            });
+        }
+        let mut results: Vec<Option<SiblingResult>> = Vec::new();
+        while let Some(joined) = set.join_next().await {
+            match joined {
+                Ok((i, r)) => {
+                    if results.len() <= i {
+                        results.resize_with(i + 1, || None);
+                    }
+                    results[i] = Some(r?);
+                }
+                Err(e) => {
+                    return Err(Stop::Fault(
+                        FaultKind::Unsupported,
+                        format!("a sibling of SPAWN `{}` stopped abnormally: {e}", step.id),
+                    ));
+                }
+            }
+        }
+        if ctl.isolation == Isolation::OrchestratorOwned
+            && let Err(e) = apply_staged(&self.settings.out_dir, &step.id)
+        {
+            self.fail(
+                step,
+                format!(
+                    "applying the staged effects of SPAWN `{}` failed: {e}",
+                    step.id
+                ),
+                String::new(),
+            );
+        }
+        self.join(step, results);
+        self.transition_after_spawn(step)
+    }
+
+    /// The tool context of sibling `i` under the SPAWN's isolation.
+    async fn sibling_ctx(
+        &self,
+        step: &Step,
+        isolation: &Isolation,
+        i: usize,
+    ) -> Result<ToolContext, Stop> {
+        let mut ctx = self.ctx();
+        let dir = match isolation {
+            Isolation::PrivateWrite => {
+                Some(spawn_dir(&self.settings.out_dir, "spawn", &step.id, i))
+            }
+            Isolation::SharedRead => None,
+            _ => Some(spawn_dir(&self.settings.out_dir, "stage", &step.id, i)),
+        };
+        if let Some(d) = &dir {
+            tokio::fs::create_dir_all(d).await.map_err(|e| {
+                Stop::Fault(
+                    FaultKind::Unsupported,
+                    format!(
+                        "cannot create the scratch directory {} of SPAWN `{}`: {e}",
+                        d.display(),
+                        step.id
+                    ),
+                )
+            })?;
+        }
+        ctx.scratch = dir;
+        Ok(ctx)
+    }
+
+    /// Joins the siblings' results into `writes[0]` (§4.4.4).
+    fn join(&mut self, step: &Step, results: Vec<Option<SiblingResult>>) {
+        let mut values = Vec::with_capacity(results.len());
+        let mut failures = Vec::new();
+        for (i, r) in results.into_iter().enumerate() {
+            let Some(r) = r else { continue };
+            if let Some(u) = r.usage {
+                self.usage.prompt_tokens += u.prompt_tokens;
+                self.usage.completion_tokens += u.completion_tokens;
+                self.usage.cached_tokens += u.cached_tokens.unwrap_or(0);
+                self.usage.slots += 1;
+            }
+            match r.value {
+                Ok(v) => values.push(v),
+                Err(e) => {
+                    values.push(super::carries::outcome(false, &e, "", Value::Null));
+                    failures.push(format!("sibling {i}: {e}"));
+                }
+            }
+        }
+        if let Some(&c) = step.writes.first() {
+            let ty = self.carries.names.types.get(c).cloned().flatten();
+            let joined = match ty {
+                Some(Type::Str | Type::Path) => Value::Str(
+                    values
+                        .iter()
+                        .filter(|v| !super::carries::is_outcome(v) || failures.is_empty())
+                        .map(text_of)
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+                _ => Value::List(values),
+            };
+            self.set(c, joined);
+        }
+        if !failures.is_empty() {
+            let message = format!("SPAWN `{}`: {}", step.id, failures.join("; "));
+            let target = step.writes.first().copied();
+            self.unrouted.push(super::Unrouted {
+                carry: target,
+                instruction: step.id.clone(),
+                message: message.clone(),
+            });
+            if self.tracing {
+                self.notes.error = Some(message);
+            }
+        }
+    }
+
+    fn transition_after_spawn(&mut self, step: &Step) -> Result<Flow, Stop> {
+        if !step.tests.is_empty() {
+            self.unrouted
+                .retain(|u| u.carry.is_none_or(|c| !step.tests.contains(&c)));
+        }
+        self.edges(step)
+    }
+
+    /// A structural fan-out: run each unguarded branch up to the join, then continue there.
+    fn structural(&mut self, step: &Step, ctl: &SpawnCtl) -> Result<Flow, Stop> {
+        let branches: Vec<usize> = step.core.default.iter().map(|t| t.to).collect();
+        match (branches.as_slice(), ctl.join) {
+            ([], _) => self.transition_after_spawn(step),
+            ([first], _) => Ok(Flow::Goto(*first)),
+            ([first, rest @ ..], Some(join)) => {
+                for &b in rest.iter().rev() {
+                    self.branches.push((b, join));
+                }
+                Ok(Flow::Goto(*first))
+            }
+            ([first, ..], None) => {
+                self.deviate(
+                    &step.id,
+                    "a fan-out whose branches meet at a join".into(),
+                    format!(
+                        "its branches never meet, so only the first (`{}`) runs",
+                        self.prep.steps[*first].id
+                    ),
+                );
+                Ok(Flow::Goto(*first))
+            }
+        }
+    }
+}
+
+fn spawn_dir(root: &Path, kind: &str, id: &str, i: usize) -> PathBuf {
+    let id: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    root.join(".ais").join(kind).join(id).join(i.to_string())
+}
+
+/// Moves every file the siblings staged into the output root, sibling by sibling, never through
+/// a symlink (a staged symlink is skipped, and a destination whose parent is a symlink is
+/// refused).
+fn apply_staged(root: &Path, id: &str) -> std::io::Result<()> {
+    let base = spawn_dir(root, "stage", id, 0);
+    let Some(stage) = base.parent() else {
+        return Ok(());
+    };
+    let mut siblings: Vec<(usize, PathBuf)> = match std::fs::read_dir(stage) {
+        Ok(rd) => rd
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()
+                    .and_then(|n| n.parse().ok())
+                    .map(|i: usize| (i, e.path()))
+            })
+            .collect(),
+        Err(_) => return Ok(()),
+    };
+    siblings.sort();
+    for (_, dir) in siblings {
+        let mut todo = vec![dir.clone()];
+        while let Some(d) = todo.pop() {
+            for entry in std::fs::read_dir(&d)? {
+                let entry = entry?;
+                let meta = std::fs::symlink_metadata(entry.path())?;
+                if meta.file_type().is_symlink() {
+                    continue;
+                }
+                if meta.is_dir() {
+                    todo.push(entry.path());
+                    continue;
+                }
+                let rel = entry
+                    .path()
+                    .strip_prefix(&dir)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                let dest = root.join(&rel);
+                if let Some(parent) = dest.parent() {
+                    std::fs::create_dir_all(parent)?;
+                    let mut p = root.to_path_buf();
+                    for comp in rel.parent().into_iter().flat_map(|r| r.components()) {
+                        p.push(comp);
+                        if std::fs::symlink_metadata(&p)?.file_type().is_symlink() {
+                            return Err(std::io::Error::other(format!(
+                                "{} is a symlink; a staged file is never moved through one",
+                                p.display()
+                            )));
+                        }
+                    }
+                }
+                std::fs::rename(entry.path(), &dest)?;
+            }
+        }
+        std::fs::remove_dir_all(&dir)?;
+    }
+    Ok(())
+}
+
+/// One sibling of a data fan-out, owning everything it needs to run on its own task.
+struct Sibling {
+    settings: Arc<Settings>,
+    prep: Arc<Prepared>,
+    at: usize,
+    index: usize,
+    subtask: Value,
+    snapshot: Arc<CarryFile>,
+    task: String,
+    ctx: ToolContext,
+    list: Option<usize>,
+}
+
+impl Sibling {
+    async fn run(self) -> Result<SiblingResult, Stop> {
+        let step = &self.prep.steps[self.at];
+        // The sibling's view: the frozen snapshot with its own sub-task in place.
+        let mut view: CarryFile = (*self.snapshot).clone();
+        let mut task = self.task.clone();
+        match self.list {
+            Some(c) => view.set(c, self.subtask.clone()),
+            None => {
+                task = text_of(&self.subtask);
+                view.set(self.prep.task, Value::Str(task.clone()));
+            }
+        }
+        let started = std::time::Instant::now();
+        let result = match &step.work {
+            Work::Tools(calls) => {
+                match run_pipeline(step, calls, &view, &task, &self.ctx, None, &mut None).await? {
+                    Ok((v, _)) => SiblingResult {
+                        value: Ok(v),
+                        usage: None,
+                    },
+                    Err(e) => SiblingResult {
+                        value: Err(format!(
+                            "{} ({})",
+                            e.message,
+                            e.output.chars().take(200).collect::<String>()
+                        )),
+                        usage: None,
+                    },
+                }
+            }
+            Work::Slot(ops) => {
+                let Some(model) = self.settings.model.clone() else {
+                    return Err(Stop::Fault(
+                        FaultKind::NotRunnable,
+                        format!(
+                            "SPAWN `{}` runs a worker slot per sibling and this run has no model; name one with `--model SPEC`",
+                            step.id
+                        ),
+                    ));
+                };
+                let mut req = request(&self.prep, step, ops, &view);
+                // A sibling answers one element of the join: an item of a list carry, else text.
+                let element = match &step.result {
+                    Some(Type::List(Some(t))) => (**t).clone(),
+                    Some(Type::List(None)) => Type::Any,
+                    _ => Type::Str,
+                };
+                req.schema = slot::schema_for(&self.prep.program, &element);
+                req.choices = super::slot::enum_members(&self.prep, &element);
+                req.sibling = Some(self.index);
+                req.operands.insert(
+                    0,
+                    Operand {
+                        name: "subtask".into(),
+                        ty: "str".into(),
+                        doc: Some("this sibling's own sub-task".into()),
+                        value: self.subtask.to_json(),
+                    },
+                );
+                let reach = super::slot::SlotReach {
+                    settings: self.settings.clone(),
+                    prep: self.prep.clone(),
+                    allowed: step.autonomy.clone(),
+                    ctx: self.ctx.clone(),
+                };
+                let out = slot::fill(model.as_ref(), req, &reach, &SlotOptions::default()).await;
+                self.trace(step, started, &out);
+                SiblingResult {
+                    value: out
+                        .value
+                        .map(|j| Value::from_json(&j))
+                        .map_err(|e| e.message),
+                    usage: Some(out.usage),
+                }
+            }
+            _ => SiblingResult {
+                value: Ok(Value::Null),
+                usage: None,
+            },
+        };
+        Ok(result)
+    }
+
+    fn trace(&self, step: &Step, started: std::time::Instant, out: &slot::SlotOutcome) {
+        let (Some(sink), Some(model)) = (&self.settings.trace, &self.settings.model) else {
+            return;
+        };
+        sink.event(&crate::trace::StepEvent {
+            step: 0,
+            instruction: step.id.clone(),
+            opcode: step.mnemonic.clone(),
+            unit: "model",
+            sibling: Some(self.index),
+            operands: vec![("subtask".into(), self.subtask.to_json())],
+            written: Vec::new(),
+            tool: None,
+            slot: Some(crate::trace::SlotTrace {
+                model: model.name().to_owned(),
+                scripted: model.is_scripted(),
+                exchanges: out.exchanges.clone(),
+                parsed: out.value.as_ref().ok().cloned(),
+                repairs: out.repairs,
+                tool_rounds: out.tool_rounds,
+                usage: out.usage,
+            }),
+            error: out.value.as_ref().err().map(|e| e.message.clone()),
+            started_ms: 0,
+            elapsed_us: started.elapsed().as_micros() as u64,
+        });
+    }
+}

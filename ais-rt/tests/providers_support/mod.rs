@@ -1,0 +1,367 @@
+//! What the provider tests share: a scripted HTTP server on 127.0.0.1 that speaks each
+//! protocol, a log capture, and the slot request the tests send.
+#![allow(dead_code)] // each test binary uses a different part
+
+use ais_rt::model::providers::{ProviderOptions, from_spec_with};
+use ais_rt::model::{Completion, Model, Operand, SlotRequest};
+use axum::Router;
+use axum::body::Bytes;
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use std::collections::{HashMap, VecDeque};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub const KEY: &str = "sk-test-SECRET-4242";
+
+/// One scripted answer of the server.
+#[derive(Clone)]
+pub enum Answer {
+    /// A status, extra headers and a body (sent as is).
+    Raw(u16, Vec<(&'static str, &'static str)>, String),
+    /// Wait, then answer.
+    Slow(Duration, Box<Answer>),
+}
+
+pub fn ok(body: Value) -> Answer {
+    Answer::Raw(200, vec![], body.to_string())
+}
+
+/// A request the server received.
+#[derive(Debug)]
+pub struct Received {
+    pub path: String,
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+#[derive(Default)]
+pub struct Server {
+    script: Mutex<VecDeque<Answer>>,
+    received: Mutex<Vec<Received>>,
+}
+
+pub async fn handle(server: Arc<Server>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    server.received.lock().unwrap().push(Received {
+        path: uri.path().to_string(),
+        headers,
+        body,
+    });
+    let next = server.script.lock().unwrap().pop_front();
+    respond(next.unwrap_or(Answer::Raw(599, vec![], "script exhausted".into()))).await
+}
+
+/// Sends `answer`, after its wait when it has one.
+pub async fn respond(mut answer: Answer) -> Response {
+    loop {
+        match answer {
+            Answer::Slow(wait, then) => {
+                tokio::time::sleep(wait).await;
+                answer = *then;
+            }
+            Answer::Raw(status, extra, body) => {
+                let status = StatusCode::from_u16(status).unwrap();
+                let mut response = (status, body).into_response();
+                response
+                    .headers_mut()
+                    .insert("content-type", "application/json".parse().unwrap());
+                for (name, value) in extra {
+                    response.headers_mut().insert(name, value.parse().unwrap());
+                }
+                return response;
+            }
+        }
+    }
+}
+
+/// Starts a server on 127.0.0.1 that answers each request body with `answer(body)`.
+pub async fn serve_fn(
+    answer: impl Fn(&Value) -> Answer + Send + Sync + 'static,
+) -> (Arc<Server>, String) {
+    let server = Arc::new(Server::default());
+    let state = server.clone();
+    let answer = Arc::new(answer);
+    let app = Router::new().fallback(move |uri: Uri, headers: HeaderMap, body: Bytes| {
+        let (state, answer) = (state.clone(), answer.clone());
+        async move {
+            let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let reply = answer(&body);
+            state.received.lock().unwrap().push(Received {
+                path: uri.path().to_string(),
+                headers,
+                body,
+            });
+            respond(reply).await
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (server, format!("http://{addr}"))
+}
+
+/// Starts a server on 127.0.0.1 that answers from `script`.
+pub async fn serve(script: Vec<Answer>) -> (Arc<Server>, String) {
+    let server = Arc::new(Server {
+        script: Mutex::new(script.into()),
+        received: Mutex::default(),
+    });
+    let state = server.clone();
+    let app = Router::new().fallback(move |uri: Uri, headers: HeaderMap, body: Bytes| {
+        handle(state.clone(), uri, headers, body)
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (server, format!("http://{addr}"))
+}
+
+/// Captures every log line (all levels) while the guard lives.
+pub struct Logs {
+    buffer: Arc<Mutex<Vec<u8>>>,
+    _guard: tracing::subscriber::DefaultGuard,
+}
+
+#[derive(Clone)]
+pub struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+pub fn capture_logs() -> Logs {
+    let buffer = Arc::new(Mutex::new(Vec::new()));
+    let sink = Sink(buffer.clone());
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || sink.clone())
+        .finish();
+    Logs {
+        buffer,
+        _guard: tracing::subscriber::set_default(subscriber),
+    }
+}
+
+impl Logs {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.buffer.lock().unwrap()).into_owned()
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Proto {
+    OpenAi,
+    Ollama,
+    Anthropic,
+}
+
+pub const ALL: [Proto; 3] = [Proto::OpenAi, Proto::Ollama, Proto::Anthropic];
+
+impl Proto {
+    pub fn spec(self) -> &'static str {
+        match self {
+            Proto::OpenAi => "openai:gpt-test",
+            Proto::Ollama => "ollama:llama-test",
+            Proto::Anthropic => "anthropic:claude-test",
+        }
+    }
+
+    pub fn path(self) -> &'static str {
+        match self {
+            Proto::OpenAi => "/v1/chat/completions",
+            Proto::Ollama => "/api/chat",
+            Proto::Anthropic => "/v1/messages",
+        }
+    }
+
+    pub fn env(self, base: &str) -> HashMap<String, String> {
+        let pairs: Vec<(&str, String)> = match self {
+            Proto::OpenAi => vec![
+                ("OPENAI_API_KEY", KEY.into()),
+                ("OPENAI_BASE_URL", format!("{base}/v1")),
+            ],
+            Proto::Ollama => vec![("OLLAMA_HOST", base.into())],
+            Proto::Anthropic => vec![
+                ("ANTHROPIC_API_KEY", KEY.into()),
+                ("ANTHROPIC_BASE_URL", base.into()),
+            ],
+        };
+        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    }
+
+    /// A successful answer carrying `value` as the protocol carries a result (wrapped).
+    pub fn answer(self, wrapped: Value) -> Answer {
+        ok(match self {
+            Proto::OpenAi => json!({
+                "id": "chatcmpl-1",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": wrapped.to_string()}}],
+                "usage": {"prompt_tokens": 42, "completion_tokens": 7,
+                    "prompt_tokens_details": {"cached_tokens": 16}},
+            }),
+            Proto::Ollama => json!({
+                "model": "llama-test", "done": true, "done_reason": "stop",
+                "message": {"role": "assistant", "content": wrapped.to_string()},
+                "prompt_eval_count": 42, "eval_count": 7,
+            }),
+            Proto::Anthropic => json!({
+                "id": "msg_1", "type": "message", "role": "assistant", "stop_reason": "tool_use",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "answer", "input": wrapped}],
+                "usage": {"input_tokens": 26, "output_tokens": 7, "cache_read_input_tokens": 16},
+            }),
+        })
+    }
+
+    /// An answer asking for one call of `tool`.
+    pub fn tool_call(self, tool: &str, arguments: Value) -> Answer {
+        ok(match self {
+            Proto::OpenAi => json!({
+                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": null,
+                    "tool_calls": [{"id": "call_abc", "type": "function",
+                        "function": {"name": tool, "arguments": arguments.to_string()}}]}}],
+                "usage": {"prompt_tokens": 30, "completion_tokens": 5},
+            }),
+            Proto::Ollama => json!({
+                "done": true,
+                "message": {"role": "assistant", "content": "",
+                    "tool_calls": [{"function": {"name": tool, "arguments": arguments}}]},
+                "prompt_eval_count": 30, "eval_count": 5,
+            }),
+            Proto::Anthropic => json!({
+                "stop_reason": "tool_use",
+                "content": [{"type": "tool_use", "id": "call_abc", "name": tool, "input": arguments}],
+                "usage": {"input_tokens": 30, "output_tokens": 5},
+            }),
+        })
+    }
+
+    /// The call id the provider reports for [`Proto::tool_call`].
+    pub fn call_id(self) -> &'static str {
+        match self {
+            Proto::Ollama => "call_0",
+            _ => "call_abc",
+        }
+    }
+
+    /// The schema the request carried.
+    pub fn schema_sent(self, body: &Value) -> Value {
+        match self {
+            Proto::OpenAi => {
+                assert_eq!(body["response_format"]["type"], "json_schema");
+                assert_eq!(body["response_format"]["json_schema"]["strict"], true);
+                body["response_format"]["json_schema"]["schema"].clone()
+            }
+            Proto::Ollama => {
+                assert_eq!(body["stream"], false);
+                body["format"].clone()
+            }
+            Proto::Anthropic => {
+                let tools = body["tools"].as_array().unwrap();
+                let answer = tools.iter().find(|t| t["name"] == "answer").unwrap();
+                if tools.len() == 1 {
+                    assert_eq!(
+                        body["tool_choice"],
+                        json!({"type": "tool", "name": "answer"})
+                    );
+                } else {
+                    assert_eq!(body["tool_choice"], json!({"type": "any"}));
+                }
+                answer["input_schema"].clone()
+            }
+        }
+    }
+
+    /// Every message text of a request body, joined.
+    pub fn texts(self, body: &Value) -> String {
+        let mut out = body["system"].as_str().unwrap_or("").to_string();
+        for message in body["messages"].as_array().unwrap() {
+            match &message["content"] {
+                Value::String(s) => out.push_str(s),
+                Value::Array(blocks) => {
+                    for block in blocks {
+                        for key in ["text", "content"] {
+                            if let Some(s) = block[key].as_str() {
+                                out.push_str(s);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+pub fn fast_options() -> ProviderOptions {
+    ProviderOptions {
+        request_timeout: Duration::from_secs(5),
+        connect_timeout: Duration::from_secs(2),
+        slot_deadline: Duration::from_secs(20),
+        max_retries: 2,
+        min_backoff: Duration::from_millis(10),
+        max_backoff: Duration::from_millis(50),
+        max_tokens: 512,
+        max_response_bytes: 1 << 20,
+    }
+}
+
+pub fn model(proto: Proto, base: &str, options: ProviderOptions) -> Arc<dyn Model> {
+    let env = proto.env(base);
+    let lookup = move |name: &str| env.get(name).cloned();
+    from_spec_with(proto.spec(), &lookup, options).unwrap()
+}
+
+pub fn request(schema: Value) -> SlotRequest {
+    SlotRequest {
+        instruction: "triage".into(),
+        opcode: "GEN-ENUM".into(),
+        doc: "Classify the ticket by urgency.".into(),
+        knowledge: vec![("policy".into(), "Outages are always high.".into())],
+        operands: vec![Operand {
+            name: "ticket".into(),
+            ty: "str".into(),
+            doc: Some("The ticket text".into()),
+            value: json!("The site is down"),
+        }],
+        schema,
+        choices: Some(vec!["low".into(), "high".into()]),
+        tools: vec![],
+        sibling: None,
+        history: vec![],
+    }
+}
+
+pub fn enum_schema() -> Value {
+    json!({"type": "string", "enum": ["low", "high"]})
+}
+
+pub fn assert_no_key(what: &str, text: &str) {
+    assert!(!text.contains(KEY), "the key leaked into {what}: {text}");
+    assert!(
+        !text.contains("SECRET"),
+        "part of the key leaked into {what}"
+    );
+}
+
+pub fn assert_clean(completion: &Completion) {
+    assert_no_key("the exchange", &serde_json::to_string(completion).unwrap());
+    let text = serde_json::to_string(&completion.exchange).unwrap();
+    assert!(!text.to_ascii_lowercase().contains("authorization"));
+    assert!(!text.to_ascii_lowercase().contains("x-api-key"));
+}
+
+pub fn received(server: &Server) -> Vec<Received> {
+    std::mem::take(&mut *server.received.lock().unwrap())
+}

@@ -1,0 +1,353 @@
+//! The syntax tree of the DSL: what was written, with the span of every token that a finding
+//! may need to point at. Lowering ([`crate::lower`]) turns it into the core's
+//! [`Program`](ais_core::Program).
+
+use ais_core::Value;
+use proc_macro2::{Span, TokenStream};
+use syn::{Block, Ident, LitStr, Path, Type as RustType, Visibility};
+
+/// A span range: the first and the last token of a construct. On stable Rust a proc macro
+/// cannot join spans, so a diagnostic over several tokens is emitted from both ends.
+#[derive(Clone, Copy, Debug)]
+pub struct Site {
+    /// The first token.
+    pub start: Span,
+    /// The last token.
+    pub end: Span,
+}
+
+impl Site {
+    /// A site of one token.
+    pub fn one(span: Span) -> Site {
+        Site {
+            start: span,
+            end: span,
+        }
+    }
+
+    /// A site from the first to the last token.
+    pub fn range(start: Span, end: Span) -> Site {
+        Site { start, end }
+    }
+}
+
+/// A doc comment (`///` lines), joined into one text.
+#[derive(Clone, Debug)]
+pub struct Doc {
+    /// The text: consecutive lines joined by a space, a blank line kept as a paragraph break.
+    pub text: String,
+    /// From the first `///` line to the last.
+    pub site: Site,
+}
+
+/// A name as written, with its span.
+#[derive(Clone, Debug)]
+pub struct Name {
+    /// The name.
+    pub text: String,
+    /// Where it was written.
+    pub span: Span,
+}
+
+impl Name {
+    /// The name of an identifier.
+    pub fn from_ident(ident: &Ident) -> Name {
+        Name {
+            text: ident.to_string(),
+            span: ident.span(),
+        }
+    }
+}
+
+/// A literal value (a default, a knowledge item's content).
+#[derive(Clone, Debug)]
+pub struct ValueLit {
+    /// The value.
+    pub value: Value,
+    /// Where it was written.
+    pub site: Site,
+}
+
+/// Everything inside one `ais! { ... }`: one or more programs.
+#[derive(Clone, Debug)]
+pub struct File {
+    /// The programs, in the order written.
+    pub programs: Vec<ProgramDef>,
+}
+
+/// `/// doc  #[attrs]  pub program Name (header) { items }`.
+#[derive(Clone, Debug)]
+pub struct ProgramDef {
+    /// The doc comment: the frontmatter `description`.
+    pub doc: Option<Doc>,
+    /// The visibility of the generated type.
+    pub vis: Visibility,
+    /// The `program` keyword.
+    pub program_span: Span,
+    /// The program's Rust type name (also `walker.name`).
+    pub ident: Ident,
+    /// `name = "..."`: the frontmatter `name` (default: the type name in snake_case).
+    pub name: Option<(String, Site)>,
+    /// `shape = pipeline`.
+    pub shape: Option<(String, Site)>,
+    /// `standalone` / `standalone = false`.
+    pub standalone: Option<(bool, Site)>,
+    /// `agir_version = "0.1"`.
+    pub agir_version: Option<(String, Site)>,
+    /// `#[concurrency(spawn = none, reason = "...")]` on the program.
+    pub concurrency: Option<ConcurrencyDef>,
+    /// `carries { ... }`, in order (several blocks are concatenated).
+    pub carries: Vec<CarryDef>,
+    /// `enum` and `struct` declarations.
+    pub types: Vec<TypeDef>,
+    /// `knowledge` items.
+    pub knowledge: Vec<KnowledgeDef>,
+    /// `tool` declarations.
+    pub tools: Vec<ToolDef>,
+    /// Instructions, in program order (the first is the entry).
+    pub instructions: Vec<InstrDef>,
+    /// Edges, in the order written (a chain `a -> b -> c` gives two).
+    pub edges: Vec<EdgeDef>,
+}
+
+/// A carry type as the DSL spells it: the AIS type expression (`str`, `list[str]`, `Verdict`).
+#[derive(Clone, Debug)]
+pub struct TypeExpr {
+    /// The type's text, as [`ais_core::model::Type::parse`] reads it.
+    pub text: String,
+    /// Where it was written.
+    pub site: Site,
+}
+
+/// `/// doc  #[traces_to(..)]  name: type [= input | = default]`.
+#[derive(Clone, Debug)]
+pub struct CarryDef {
+    /// The doc comment.
+    pub doc: Option<Doc>,
+    /// The carry's name.
+    pub name: Name,
+    /// Its type.
+    pub ty: TypeExpr,
+    /// `= input`: the `input` keyword's span.
+    pub input: Option<Span>,
+    /// `= value`: the default.
+    pub default: Option<ValueLit>,
+    /// `#[traces_to("...")]`.
+    pub traces_to: Option<Vec<Name>>,
+}
+
+/// `enum Name { members }` or `struct Name { fields }`.
+#[derive(Clone, Debug)]
+pub struct TypeDef {
+    /// The doc comment.
+    pub doc: Option<Doc>,
+    /// The type's name.
+    pub name: Name,
+    /// The `enum` or `struct` keyword.
+    pub keyword: Span,
+    /// Members or fields.
+    pub body: TypeBody,
+}
+
+/// What a declared type holds.
+#[derive(Clone, Debug)]
+pub enum TypeBody {
+    /// An enum's members, each with its doc.
+    Enum(Vec<(Option<Doc>, Name)>),
+    /// An object's fields.
+    Object(Vec<FieldDef>),
+}
+
+/// `/// doc  name: type [= default]` inside a `struct`.
+#[derive(Clone, Debug)]
+pub struct FieldDef {
+    /// The doc comment (normative for slots: it becomes the schema description).
+    pub doc: Option<Doc>,
+    /// The field's name.
+    pub name: Name,
+    /// Its type.
+    pub ty: TypeExpr,
+    /// Its default.
+    pub default: Option<ValueLit>,
+}
+
+/// `#[resident_on(a, b)]  knowledge name [: kind] = value;`.
+#[derive(Clone, Debug)]
+pub struct KnowledgeDef {
+    /// The item's name.
+    pub name: Name,
+    /// The `knowledge` keyword.
+    pub keyword: Span,
+    /// `#[resident_on(...)]`: the attribute's span and its entries.
+    pub resident_on: Option<(Span, Vec<Name>)>,
+    /// The content field (`template` unless written).
+    pub kind: Option<Name>,
+    /// The content.
+    pub content: ValueLit,
+    /// `#[traces_to("...")]`.
+    pub traces_to: Option<Vec<Name>>,
+}
+
+/// A tool parameter: `name: RustType` (the type may be left out for a `command` tool).
+#[derive(Clone, Debug)]
+pub struct ParamDef {
+    /// The parameter's name.
+    pub name: Ident,
+    /// Its Rust type.
+    pub ty: Option<RustType>,
+}
+
+/// How a tool is implemented.
+#[derive(Clone, Debug)]
+pub enum ToolImpl {
+    /// An inline Rust body: `tool f(x: &str) -> String { ... }`.
+    Inline(Box<Block>),
+    /// A Rust function defined elsewhere: `tool f(x: &str) -> String = crate::tools::f;`.
+    Path(Path),
+    /// A shell command: `tool f(x) = command "cmd {x}";`.
+    Command(LitStr),
+    /// A built-in library tool by name: `tool read_file;`.
+    Builtin,
+}
+
+/// `/// doc  #[surface(..)] #[serves(..)]  tool name(params) -> Ret impl`.
+#[derive(Clone, Debug)]
+pub struct ToolDef {
+    /// The doc comment.
+    pub doc: Option<Doc>,
+    /// The `tool` keyword.
+    pub keyword: Span,
+    /// The tool's name.
+    pub ident: Ident,
+    /// `#[surface(ACT)]` / `#[surface(ACT, artifact)]` / `#[surface(SENSE)]`: text and site.
+    pub surface: Option<(String, Site)>,
+    /// `#[serves(a, b)]`.
+    pub serves: Option<Vec<Name>>,
+    /// `#[traces_to("...")]`.
+    pub traces_to: Option<Vec<Name>>,
+    /// The parameters (none for a built-in written without them).
+    pub params: Vec<ParamDef>,
+    /// The parenthesized parameter list's span.
+    pub params_span: Span,
+    /// The Rust return type, if written.
+    pub ret: Option<RustType>,
+    /// The implementation.
+    pub imp: ToolImpl,
+    /// The tool's text from its name to its end, for embedding a Rust body (`fn ...`).
+    pub tokens: TokenStream,
+}
+
+/// The opcode as written: `GEN-RAW` is three tokens.
+#[derive(Clone, Debug)]
+pub struct OpcodeTok {
+    /// The mnemonic (`GEN-RAW`, `ROUTE`, or whatever was written).
+    pub text: String,
+    /// From its first token to its last.
+    pub site: Site,
+}
+
+/// What follows an instruction's opcode in parentheses before its operands: `ACT(artifact)`,
+/// `ROUTE(code)`.
+#[derive(Clone, Debug)]
+pub struct Modifier {
+    /// The word.
+    pub name: Name,
+}
+
+/// The target of a `CALL`: another program's type, or an `.agir` path.
+#[derive(Clone, Debug)]
+pub enum CallTarget {
+    /// Another `ais!` program, by its Rust path.
+    Program(Path),
+    /// An `.agir` file, relative to the caller.
+    File(LitStr),
+}
+
+/// `#[concurrency(isolation = private_write, spawn = ["a", "b"] | none, max_parallel = 4,
+/// reason = "...")]`.
+#[derive(Clone, Debug)]
+pub struct ConcurrencyDef {
+    /// The attribute's span.
+    pub span: Span,
+    /// `isolation = ...`.
+    pub isolation: Option<Name>,
+    /// `spawn = none`.
+    pub spawn_none: Option<Span>,
+    /// `spawn = ["a", "b"]`.
+    pub spawn_list: Option<(Vec<String>, Site)>,
+    /// `max_parallel = N`.
+    pub max_parallel: Option<(i64, Span)>,
+    /// `reason = "..."`.
+    pub reason: Option<(String, Span)>,
+}
+
+/// `/// doc  #[attrs]  id: OPCODE[(mods)] [tool] (reads) [-> writes] [= body];`.
+#[derive(Clone, Debug)]
+pub struct InstrDef {
+    /// The doc comment: the semantic operand.
+    pub doc: Option<Doc>,
+    /// The instruction's id.
+    pub id: Name,
+    /// The opcode.
+    pub opcode: OpcodeTok,
+    /// Modifiers: `code`/`model` (owner), `artifact`/`workspace` (ACT surface).
+    pub modifiers: Vec<Modifier>,
+    /// The tool it runs (DU), or nothing.
+    pub tool: Option<Name>,
+    /// A CALL's target.
+    pub target: Option<(CallTarget, Site)>,
+    /// The reads, in order.
+    pub reads: Vec<Name>,
+    /// The span of the reads' parentheses, when written.
+    pub reads_span: Option<Span>,
+    /// The writes, in order.
+    pub writes: Vec<Name>,
+    /// A CODE body in the expression language: `= expr`.
+    pub body: Option<(TokenStream, Site)>,
+    /// `#[output(Type)]`.
+    pub output: Option<TypeExpr>,
+    /// `#[autonomy(tool, ...)]`.
+    pub autonomy: Option<(Span, Vec<Name>)>,
+    /// `#[verdict(carry)]`.
+    pub verdict: Option<Name>,
+    /// `#[cap(N)]`.
+    pub cap: Option<(i64, Span)>,
+    /// `#[counter(carry)]`.
+    pub counter: Option<Name>,
+    /// `#[concurrency(...)]`.
+    pub concurrency: Option<ConcurrencyDef>,
+    /// `#[op(name)]`.
+    pub op: Option<Name>,
+    /// `#[traces_to("...")]`.
+    pub traces_to: Option<Vec<Name>>,
+    /// The terminating `;`.
+    pub end: Span,
+}
+
+/// How an edge was written.
+#[derive(Clone, Debug)]
+pub enum EdgeKind {
+    /// `a -> b;`: mandatory.
+    Plain,
+    /// `a -> b if guard;`: discretionary, guarded (the guard's tokens and the `if`).
+    Guarded(TokenStream, Span),
+    /// `a -> b else;`: the default edge of a branch (the `else`).
+    Default(Span),
+    /// `forbid a -> b;`: recorded, never taken (the `forbid`).
+    Forbidden(Span),
+}
+
+/// One edge: `from -> to`, with its kind.
+#[derive(Clone, Debug)]
+pub struct EdgeDef {
+    /// The source instruction.
+    pub from: Name,
+    /// The `->` token.
+    pub arrow: Span,
+    /// The target instruction.
+    pub to: Name,
+    /// Its modality and guard.
+    pub kind: EdgeKind,
+    /// `#[traces_to("...")]`.
+    pub traces_to: Option<Vec<Name>>,
+}

@@ -1,0 +1,283 @@
+//! The validator's findings, placed at the DSL's tokens and worded in the DSL's terms.
+//!
+//! Both drivers use this: the macro turns each [`Diagnostic`] into a compile error (or, for a
+//! warn finding, a compiler warning), `build.rs` export prints it with file, line and column.
+//! A repair is never applied to Rust source; it is shown as the diagnostic's `help`, written as
+//! the line to change in the DSL ([`help`] is the one place the wording lives).
+
+use crate::ast::Site;
+use crate::lower::Lowered;
+use ais_core::check::{Repairs, check};
+use ais_core::diag::{CheckId, Code, Finding, Severity};
+use ais_core::edit::{Edit, Wording};
+use ais_core::model::Program;
+use ais_core::source::{Element, Locus, SourceMap};
+
+/// One finding of the validator, where and how the DSL user should read it.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    /// The check (or, for a finding the validator did not make, what kind it is).
+    pub id: Code,
+    /// Its severity: `Warn` is a compiler warning, the others are errors.
+    pub severity: Severity,
+    /// The message, led by the check id: "W8: `draft` reads `taks`, …; did you mean `task`?".
+    pub message: String,
+    /// The change that resolves it, in the DSL's terms.
+    pub help: Option<String>,
+    /// The tokens it is about.
+    pub site: Site,
+}
+
+impl Diagnostic {
+    /// True for an error or fatal finding (a compile error); false for a warning.
+    pub fn is_error(&self) -> bool {
+        self.severity != Severity::Warn
+    }
+
+    /// The message with its help on a second line, as a compile error shows it.
+    pub fn full_message(&self) -> String {
+        match &self.help {
+            Some(h) => format!("{}\n  = help: {h}", self.message),
+            None => self.message.clone(),
+        }
+    }
+}
+
+/// Validates a lowered program and places every finding at its token. `fallback` is where a
+/// finding with no recorded place points (the program's name).
+pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
+    let checked = check(&lowered.program, &SourceMap::new(), Repairs::Off);
+    let findings = without_consequences(checked.findings);
+    // (instruction, mergeable, diagnostic)
+    let mut out: Vec<(Option<String>, bool, Diagnostic)> = Vec::new();
+    for f in &findings {
+        let d = Diagnostic {
+            id: f.id,
+            severity: f.severity,
+            message: message(f),
+            help: help(f, &lowered.program),
+            site: site(lowered, &f.locus, f).unwrap_or(fallback),
+        };
+        // Two findings of one check about one instruction are one mistake (a LOOP with neither
+        // cap nor counter): one error that says both.
+        let mergeable = f.instruction.is_some() && f.locus.index.is_none();
+        if let Some((_, _, prev)) = out
+            .iter_mut()
+            .find(|(instr, m, prev)| *m && mergeable && prev.id == d.id && *instr == f.instruction)
+        {
+            let extra = d
+                .message
+                .trim_start_matches(&format!("{}: ", d.id))
+                .to_owned();
+            prev.message = format!("{}; and {extra}", prev.message);
+            continue;
+        }
+        out.push((f.instruction.clone(), mergeable, d));
+    }
+    out.into_iter().map(|(_, _, d)| d).collect()
+}
+
+/// Drops the findings that only restate another one's consequence, so one mistake shows as
+/// one error: an unreachable instruction or TERMINAL when an edge names no instruction (W4),
+/// and a carry with no producer (W10) when a write was misspelled for it (W9's suggestion).
+fn without_consequences(findings: Vec<Finding>) -> Vec<Finding> {
+    let dangling_edge = findings.iter().any(|f| f.id == CheckId::W4);
+    let meant: Vec<String> = findings
+        .iter()
+        .filter(|f| f.id == CheckId::W9)
+        .filter_map(|f| f.did_you_mean.first().cloned())
+        .collect();
+    findings
+        .into_iter()
+        .filter(|f| {
+            let unreachable = (f.id == CheckId::W6 || f.id == CheckId::W7)
+                && f.message.contains("cannot be reached");
+            let orphan =
+                f.id == CheckId::W10 && meant.iter().any(|m| f.message.contains(&format!("`{m}`")));
+            !(orphan || dangling_edge && unreachable)
+        })
+        .collect()
+}
+
+fn site(lowered: &Lowered, locus: &Locus, f: &Finding) -> Option<Site> {
+    // A finding inside a guard points at the offending name: the core's sub-range when it
+    // gives one, else the first name the message quotes.
+    if let (Element::Edge(e), Some("guard")) = (locus.element, locus.field_str())
+        && let Some(guard) = lowered
+            .program
+            .edge_list()
+            .get(e)
+            .and_then(|edge| edge.guard.as_deref())
+        && let Some(offset) = inner_offset(guard, f).or_else(|| offending_offset(guard, f))
+        && let Some(span) = lowered.spans.guard_token(e, offset)
+    {
+        return Some(Site::one(span));
+    }
+    // A finding about a carry as one instruction uses it (a type the call cannot take) points
+    // at the operand where that instruction reads it.
+    if let (Element::Carry(c), Some(id)) = (locus.element, f.instruction.as_deref())
+        && let Some(carry) = lowered.program.carries().get(c)
+        && let Some((i, instr)) = lowered.program.instruction(id)
+        && let Some(j) = instr.reads.iter().position(|r| *r == carry.name)
+        && let Some(site) = lowered
+            .spans
+            .lookup(&Locus::entry(Element::Instruction(i), "reads", j))
+    {
+        return Some(site);
+    }
+    lowered.spans.lookup(locus)
+}
+
+/// The byte offset in a (one-line) guard of the finding's sub-range.
+fn inner_offset(guard: &str, f: &Finding) -> Option<usize> {
+    let inner = f.inner?;
+    if inner.line != 1 {
+        return None;
+    }
+    let column = usize::try_from(inner.column).ok()?.checked_sub(1)?;
+    guard
+        .char_indices()
+        .nth(column)
+        .map(|(i, _)| i)
+        .or((column == guard.chars().count()).then_some(guard.len()))
+}
+
+/// The offset in a guard of the first name quoted in the finding's message (`plan_okk`).
+fn offending_offset(guard: &str, f: &Finding) -> Option<usize> {
+    let mut parts = f.message.split('`').skip(1).step_by(2);
+    parts.find_map(|name| {
+        if name.is_empty() || name == guard {
+            return None;
+        }
+        guard.match_indices(name).map(|(i, _)| i).find(|&i| {
+            let before = guard[..i].chars().last();
+            let after = guard[i + name.len()..].chars().next();
+            let boundary = |c: Option<char>| !c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            boundary(before) && boundary(after)
+        })
+    })
+}
+
+fn message(f: &Finding) -> String {
+    let mut m = format!("{}: {}", f.id, f.message);
+    if let Some(first) = f.did_you_mean.first()
+        && !f.message.to_lowercase().contains("did you mean")
+    {
+        m.push_str(&format!("; did you mean `{first}`?"));
+    }
+    m
+}
+
+/// The repair, worded for the DSL: the line to write, not the YAML to edit.
+pub fn help(f: &Finding, program: &Program) -> Option<String> {
+    let instr = f
+        .instruction
+        .as_deref()
+        .and_then(|id| program.instruction(id))
+        .map(|(_, i)| i);
+    if let Some(edit) = f.repair.as_ref().and_then(|r| r.edit.as_ref()) {
+        return Some(match edit {
+            // A misspelling is likelier than a missing carry: offer the close name first.
+            Edit::MintCarry { name, ty, .. } if !f.did_you_mean.is_empty() => format!(
+                "write `{}`, or declare `{name}: {},` in `carries {{ .. }}`",
+                f.did_you_mean[0],
+                ty.as_ref().map_or("str".to_owned(), ToString::to_string)
+            ),
+            // The DSL says who runs a dual opcode in the parentheses after it.
+            Edit::ReownToModel { instruction } => {
+                let op = instr.map_or("SENSE".to_owned(), |i| i.opcode.to_string());
+                format!(
+                    "let a model do it: write `{instruction}: {op}(model)(..)`, its doc comment \
+                     saying what it must do"
+                )
+            }
+            other => other.describe(Wording::RustDsl),
+        });
+    }
+    if let Some(first) = f.did_you_mean.first() {
+        return Some(format!("write `{first}`"));
+    }
+    let id = instr.map(|i| i.id.clone()).unwrap_or_default();
+    let op = instr.map(|i| i.opcode.to_string()).unwrap_or_default();
+    let check = f.id.check()?;
+    let text = match check {
+        CheckId::W3 => match instr.and_then(|i| i.opcode.fixed_owner()) {
+            Some(owner) => format!(
+                "remove the owner: {op} always runs on the {} (`{id}: {op}(..)`)",
+                if owner == ais_core::model::Owner::Model {
+                    "model"
+                } else {
+                    "code"
+                }
+            ),
+            None => format!("say who runs it: `{id}: {op}(code) ..` or `{id}: {op}(model) ..`"),
+        },
+        CheckId::W5 => {
+            let ids: Vec<&str> = program
+                .instructions()
+                .iter()
+                .map(|i| i.id.as_str())
+                .collect();
+            format!("add the transitions: `{};`", ids.join(" -> "))
+        }
+        CheckId::W12 if f.message.contains("resident") => {
+            let name = f.message.split('`').nth(1).unwrap_or("item");
+            format!(
+                "say which slots receive it: `#[resident_on(instruction)] knowledge {name} = ..;`"
+            )
+        }
+        CheckId::W6 => {
+            "end the program with an instruction such as `done: TERMINAL(result);`".into()
+        }
+        CheckId::W12 => "give the knowledge item its content: `knowledge name = \"...\";`".into(),
+        CheckId::X1 => format!(
+            "give `{id}` a tool (`{id}: {op} my_tool(..)`), or let a model do it with a doc comment and `{op}(model)`"
+        ),
+        CheckId::X2 => {
+            format!("bound the loop: `#[verdict(ok)] #[cap(3)] #[counter(round)]` on `{id}`")
+        }
+        CheckId::X4 => format!("add a default edge: `{id} -> fallback else;`"),
+        CheckId::G6 => format!(
+            "decide in code: `{id}: ROUTE(code)(..)` with guards over a carry a DU step parses from the answer"
+        ),
+        CheckId::G8 if f.message.contains("sequential") => {
+            "chain the dependent steps (`a -> b;`) instead of fanning them out".to_owned()
+        }
+        CheckId::G8 if f.message.contains("isolation") => {
+            format!("declare the isolation: `#[concurrency(isolation = private_write)]` on `{id}`")
+        }
+        CheckId::G1 if f.message.contains("prose pointer") => {
+            "put the text itself in the knowledge item, not a reference to it".to_owned()
+        }
+        CheckId::X5 if f.message.contains("in its content parameter") => {
+            let carry = f.message.split('`').nth(5).unwrap_or("the path");
+            format!("read the carry that holds the text itself ahead of `{carry}` in `{id}`")
+        }
+        CheckId::X5 if f.message.contains("in its path parameter") => {
+            let carry = f.message.split('`').nth(5).unwrap_or("it");
+            format!(
+                "if `{carry}` holds a path, name it like one (`{carry}_path`); else drop it from \
+                 `{id}`'s reads so the path comes from the task"
+            )
+        }
+        _ => return None,
+    };
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_offending_name_is_found_inside_a_guard() {
+        let f = Finding::new(
+            CheckId::X5,
+            Severity::Fatal,
+            Locus::field(Element::Edge(0), "guard"),
+            "guard: `plan_okk` is not a carry",
+        );
+        assert_eq!(offending_offset("ok and plan_okk == true", &f), Some(7));
+        assert_eq!(offending_offset("plan_okkk", &f), None);
+    }
+}

@@ -1,0 +1,68 @@
+//! # ais-syntax — the `ais!` DSL front end
+//!
+//! One front end, two drivers: the `ais!` proc macro (`ais-macros`) and `build.rs` export
+//! ([`export`]) both parse with [`parse`], lower with [`lower::lower`] into the core's
+//! [`Program`](ais_core::Program) and a [`spans::SpanMap`], and place the validator's findings
+//! with [`diagnose::diagnose`] — as cxx shares its bridge parser between its macro and
+//! cxx-build.
+//!
+//! It is a crate of its own rather than a feature of `ais-core` so that the core never sees
+//! `syn`: a core built for the runtime or the CLI compiles no parser for Rust, and the DSL's
+//! grammar can change without touching the language core's feature set.
+//!
+//! # The language
+//!
+//! ```text
+//! ais! {
+//!     /// Description (the frontmatter `description`).
+//!     pub program Name (name = "snake_name", shape = pipeline, standalone) {
+//!         carries { task: str = input, /** doc */ note: str, round: int = 0 }
+//!         /// An enum's doc.           enum Verdict { /** member doc */ approve, reject }
+//!         /// An object's doc.         struct Args { /** field doc */ width: int = 80 }
+//!         #[resident_on(draft)]        knowledge style = "Plain words.";
+//!         /// Tool doc.  #[surface(ACT, artifact)]
+//!         tool save(text: &str, path: &ais::ArtifactPath) -> std::io::Result<String> { .. }
+//!         tool fetch(url: &str) -> String = crate::web::fetch;   // defined elsewhere
+//!         tool test(target) = command "cargo test {target}";      // a subprocess
+//!         tool read_file;                                          // a built-in
+//!
+//!         /// Doc: the semantic operand of a slot.
+//!         draft: GEN-RAW(task) -> note;
+//!         save_it: ACT(artifact) save(note) -> saved;
+//!         total: CODE(a, b) -> sum = a + b;
+//!         #[verdict(ok)] #[cap(3)] #[counter(round)]   fix: LOOP(code) repair(note) -> note;
+//!         #[concurrency(isolation = private_write, max_parallel = 4)]  fan: SPAWN(items) -> out;
+//!         sub: CALL Other(task) -> report;
+//!         gate: ROUTE(ok);
+//!         done: TERMINAL(note);
+//!
+//!         draft -> save_it -> gate;
+//!         gate -> done if ok;
+//!         gate -> draft else;
+//!         forbid draft -> done;
+//!     }
+//! }
+//! ```
+//!
+//! Lowering decisions are listed in [`lower`].
+#![deny(missing_docs)]
+
+pub mod ast;
+pub mod diagnose;
+pub mod lower;
+pub mod parse;
+pub mod rust_types;
+pub mod spans;
+pub mod text;
+
+use proc_macro2::TokenStream;
+
+/// Parses the body of one `ais! { ... }`.
+pub fn parse(tokens: TokenStream) -> syn::Result<ast::File> {
+    syn::parse2(tokens)
+}
+
+/// Parses the body of one `ais! { ... }` given as text (tests and tools).
+pub fn parse_str(text: &str) -> syn::Result<ast::File> {
+    syn::parse_str(text)
+}

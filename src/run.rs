@@ -1,0 +1,96 @@
+//! Running an `ais!` program with its typed `Input` and `Report`.
+
+use ais_core::Program;
+use ais_rt::{Fault, Inputs, Pause, RunOutcome, Runtime, Status};
+use std::fmt;
+
+/// Why a run of an `ais!` program did not produce its report.
+#[derive(Debug)]
+pub enum RunError {
+    /// An input value did not fit its carry's type.
+    Input(ais_rt::InputError),
+    /// The run faulted (spec §10.1): a route dead-end, an unresolvable operand, the step
+    /// budget, or a program that has no runnable form.
+    Fault(Fault),
+    /// The run reached its TERMINAL, but a tool, script or slot failed and no route tested it
+    /// (spec §10.2); the whole outcome is kept.
+    Failed(Box<RunOutcome>),
+    /// The run needs a human answer it was not given; resume it with the handle.
+    Paused(Pause),
+    /// The report does not fit the program's `Report` type.
+    Report(serde_json::Error),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Input(e) => write!(f, "input `{}`: {}", e.name, e.message),
+            RunError::Fault(fault) => write!(
+                f,
+                "the run faulted at `{}`: {}",
+                fault.instruction, fault.message
+            ),
+            RunError::Failed(outcome) => write!(
+                f,
+                "the run finished after {} steps, but a step failed and no route tested it",
+                outcome.steps
+            ),
+            RunError::Paused(p) => write!(
+                f,
+                "the run waits for `{}` at `{}`: {}",
+                p.carry, p.instruction, p.prompt
+            ),
+            RunError::Report(e) => write!(f, "the report does not fit its type: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// The invocation of a program from its typed input: `task` is the task text, every other
+/// field an `input` carry (a string as written, anything else as JSON); `None` is not given.
+fn inputs<I: serde::Serialize>(program: &Program, input: &I) -> Result<Inputs, RunError> {
+    let json = serde_json::to_value(input).map_err(RunError::Report)?;
+    let mut task = None;
+    let mut pairs = Vec::new();
+    if let serde_json::Value::Object(fields) = json {
+        for (name, value) in fields {
+            let text = match value {
+                serde_json::Value::Null => continue,
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            if name == "task" {
+                task = Some(text);
+            } else {
+                pairs.push((name, text));
+            }
+        }
+    }
+    Inputs::parse(program, task, &pairs).map_err(RunError::Input)
+}
+
+/// Runs `program` with a typed input and reads its report into the typed `Report`.
+pub async fn run<I, R>(program: &Program, input: &I, runtime: &Runtime) -> Result<R, RunError>
+where
+    I: serde::Serialize,
+    R: serde::de::DeserializeOwned,
+{
+    let inputs = inputs(program, input)?;
+    let outcome = runtime.run(program, None, inputs).await;
+    match outcome.status {
+        Status::Ok => serde_json::from_value(serde_json::Value::Object(outcome.report))
+            .map_err(RunError::Report),
+        Status::Error => Err(RunError::Failed(Box::new(outcome))),
+        Status::Fault => Err(RunError::Fault(outcome.fault.unwrap_or(Fault {
+            kind: ais_rt::FaultKind::NotRunnable,
+            instruction: String::new(),
+            line: None,
+            message: "the run faulted without saying where".into(),
+        }))),
+        Status::InputRequired => match outcome.pause {
+            Some(p) => Err(RunError::Paused(p)),
+            None => Err(RunError::Failed(Box::new(outcome))),
+        },
+    }
+}
