@@ -502,3 +502,30 @@ fn eval_takes_an_expression_starting_with_a_minus_and_carries_from_a_file_or_std
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stderr(&o).matches("column 2").count(), 1, "{}", stderr(&o));
 }
+
+#[test]
+fn invisible_differences_and_control_characters_in_names_are_shown_visibly() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let canonical = stdout(&ais(&["fmt", EXAMPLE]));
+    fs::write(
+        dir.path().join("crlf.agir"),
+        canonical.replace('\n', "\r\n"),
+    )
+    .expect("write");
+    let o = ais_in(dir.path(), &["fmt", "--check", "crlf.agir"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("CRLF line ending"), "{}", stderr(&o));
+    fs::write(dir.path().join("bom.agir"), format!("\u{FEFF}{canonical}")).expect("write");
+    let o = ais_in(dir.path(), &["fmt", "--check", "bom.agir"]);
+    assert!(stderr(&o).contains("byte-order mark"), "{}", stderr(&o));
+    #[cfg(unix)]
+    {
+        let name = "evil\x1b[31mred\n.agir";
+        fs::write(dir.path().join(name), "nodes: [").expect("write");
+        let o = ais_in(dir.path(), &["check", name]);
+        assert_eq!(o.status.code(), Some(2));
+        let out = stdout(&o);
+        assert!(!out.contains('\x1b'), "{out:?}");
+        assert!(out.contains("evil\\u{1b}[31mred\\n.agir"), "{out}");
+    }
+}

@@ -257,7 +257,25 @@ impl From<io::Error> for Failure {
 /// The result of a command.
 pub type CmdResult = Result<Status, Failure>;
 
-/// A path as shown in messages.
+/// A path as shown in messages: control characters (an escape sequence, a newline in a file
+/// name) are escaped, so a file name can never drive the terminal.
 pub fn shown(path: &std::path::Path) -> String {
-    path.display().to_string()
+    escape_controls(&path.display().to_string())
+}
+
+/// Text with its control characters escaped (`\u{1b}`, `\n`); everything else, Unicode
+/// included, as itself.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
