@@ -502,6 +502,24 @@ fn a_paused_run_resumes_with_the_other_answer_and_a_named_program() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
     assert_eq!(json(&o)["report"]["draft"], "first draft");
+    // The handle is used up: resuming it again cannot start.
+    let o = ais_in(
+        dir.path(),
+        &[
+            "resume",
+            path(&handle),
+            "--answer",
+            "false",
+            "--program",
+            "approval.agir",
+            "--model",
+            "scripted:s.json",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", both(&o));
+    assert_eq!(json(&o)["fault"]["kind"], "invalid_handle");
 }
 
 #[test]

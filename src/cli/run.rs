@@ -4,7 +4,8 @@
 //! Exit status: 0 when the run ends `ok`; 1 when it ends `error` (a failure no ROUTE tested)
 //! or `fault`; 3 when it pauses for human input (`input_required`); 2 when the program cannot
 //! be read, has no runnable form (check outcome `failed`), or the command itself cannot start
-//! (a bad argument, no model for a program with slots, an unreadable scripted file).
+//! (a bad argument, no model for a program with slots, an unreadable scripted file, a resume
+//! handle that is missing, malformed or for another program).
 //!
 //! A paused run leaves a resume handle under the output root (written by the runtime) and,
 //! beside it, `<handle>.cli.json`: what `ais resume` needs to continue the same run — the
@@ -404,6 +405,7 @@ fn conclude(
         .fault
         .as_ref()
         .is_some_and(|f| f.kind == FaultKind::NotRunnable);
+    let cannot_start = not_runnable || invalid_handle(&outcome);
     if not_runnable && !outcome.findings.is_empty() {
         let text = render::render_findings(
             &outcome.findings,
@@ -424,7 +426,7 @@ fn conclude(
     }
     Ok(match outcome.status {
         Status::Ok => 0,
-        Status::Fault if not_runnable => 2,
+        Status::Fault if cannot_start => 2,
         Status::Error | Status::Fault => 1,
         Status::InputRequired => 3,
     })

@@ -28,7 +28,9 @@ use ais_core::{Deviation, Program, Value};
 use carries::CarryFile;
 use plan::{Control, Prepared, Step, Work};
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -260,6 +262,8 @@ impl Run {
                 "the program has no instructions, so there is nothing to run; add `nodes`".into(),
             );
         }
+        // The plan never changes during a drive: borrow its steps from one handle.
+        let prep = self.prep.clone();
         loop {
             // A structural fan-out's join waits for its other branches first.
             if let Some(pos) = self.branches.iter().rposition(|&(_, j)| j == cursor) {
@@ -277,7 +281,6 @@ impl Run {
             }
             self.steps += 1;
             let started = self.tracing.then(Instant::now);
-            let prep = self.prep.clone();
             let step = &prep.steps[cursor];
             if let Some(&c) = step.human.iter().find(|&&c| !self.supplied[c]) {
                 let name = prep.names.list[c].clone();
@@ -338,13 +341,16 @@ impl Run {
         });
     }
 
-    /// Executes one step: its work, its write-back, its transition.
+    /// Executes one step: its work, its write-back, its transition. The rare, heavy paths
+    /// (SPAWN, slots, CALL, write-outs) are boxed so the common DU step's future stays small.
     async fn step(&mut self, at: usize, step: &Step) -> Result<Flow, Stop> {
         if let Control::Loop(ctl) = &step.control {
             return self.run_loop(at, step, ctl).await;
         }
         if step.spawn.is_some() {
-            return self.spawn(at, step).await;
+            let fut: Pin<Box<dyn Future<Output = Result<Flow, Stop>> + Send + '_>> =
+                Box::pin(self.spawn(at, step));
+            return fut.await;
         }
         self.work(step).await?;
         self.transition(step).await
@@ -368,12 +374,12 @@ impl Run {
                 if silent {
                     return Ok(());
                 }
-                self.slot(step, ops).await
+                boxed(self.slot(step, ops)).await
             }
-            Work::WriteOut(c) => self.write_out(step, *c).await,
-            Work::RunProgram(c) => self.run_program(step, *c).await,
+            Work::WriteOut(c) => boxed(self.write_out(step, *c)).await,
+            Work::RunProgram(c) => boxed(self.run_program(step, *c)).await,
             Work::None | Work::Terminal => Ok(()),
-            Work::Call(target) => self.call(step, target.as_deref()).await,
+            Work::Call(target) => boxed(self.call(step, target.as_deref())).await,
             Work::Hollow(reason) => Err(Stop::Fault(
                 FaultKind::Unsupported,
                 format!(
@@ -406,7 +412,11 @@ impl Run {
                 }
                 self.edges(step)
             }
-            Control::Choose(targets) => self.choose(step, targets).await,
+            Control::Choose(targets) => {
+                let fut: Pin<Box<dyn Future<Output = Result<Flow, Stop>> + Send + '_>> =
+                    Box::pin(self.choose(step, targets));
+                fut.await
+            }
             Control::Loop(_) => Ok(Flow::End),
         }
     }
@@ -631,6 +641,13 @@ impl Run {
             message,
         });
     }
+}
+
+/// A rare step's future, boxed.
+fn boxed<'a>(
+    fut: impl Future<Output = Result<(), Stop>> + Send + 'a,
+) -> Pin<Box<dyn Future<Output = Result<(), Stop>> + Send + 'a>> {
+    Box::pin(fut)
 }
 
 impl Step {
