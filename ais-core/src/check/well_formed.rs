@@ -388,20 +388,8 @@ fn w8_reads_resolve(cx: &mut Ctx) {
             Locus::entry(Element::Instruction(i), FieldKey::Reads, j),
             format!("`{id}` reads `{r}`, which is no carry or knowledge item; the operand would be empty"),
         );
-        // A rename the only candidate a single typo away: structured, so a front end can offer
-        // it as a quick fix, but not applied by ladder step 1 (the program runs without it).
-        let rename = super::x5::unambiguous(Some(&r), &suggestions).map(|to| Edit::RenameRead {
-            instruction: i,
-            id: id.clone(),
-            index: j,
-            name: r.clone(),
-            to: to.to_owned(),
-        });
         f.did_you_mean = suggestions;
-        f.repair = Some(match rename {
-            Some(edit) => Repair::suggested(edit, repair),
-            None => Repair::manual(repair),
-        });
+        f.repair = Some(Repair::manual(repair));
     }
 }
 
