@@ -162,7 +162,7 @@ fn color_is_used_only_when_asked_or_on_a_terminal() {
 }
 
 #[test]
-fn bad_arguments_exit_2_without_a_panic() {
+fn bad_arguments_exit_64_without_a_panic() {
     for args in [
         &[][..],
         &["check"][..],
@@ -170,7 +170,7 @@ fn bad_arguments_exit_2_without_a_panic() {
         &["check", "--format", "xml", EXAMPLE][..],
     ] {
         let o = ais(args);
-        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(o.status.code(), Some(64), "{args:?}");
         assert!(!stderr(&o).contains("panicked"), "{args:?}");
     }
 }

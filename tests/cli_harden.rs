@@ -423,3 +423,109 @@ fn fmt_never_writes_a_file_the_reader_would_refuse() {
         text
     );
 }
+
+#[test]
+fn usage_errors_have_their_own_exit_code_and_help_succeeds() {
+    for args in [
+        &[][..],
+        &["check"][..],
+        &["frobnicate"][..],
+        &["check", "--format", "xml", EXAMPLE][..],
+        &["eval"][..],
+        &["eval", "1", "--carries", "{}", "--carries-file", "x.json"][..],
+    ] {
+        let o = ais(args);
+        assert_eq!(o.status.code(), Some(64), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("error:") || stderr(&o).contains("Usage"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    for args in [
+        &["--help"][..],
+        &["check", "--help"][..],
+        &["--version"][..],
+    ] {
+        assert_eq!(ais(args).status.code(), Some(0), "{args:?}");
+    }
+    // A file that cannot be read is not a usage error: still 2.
+    assert_eq!(ais(&["check", "no/such/file.agir"]).status.code(), Some(2));
+}
+
+#[test]
+fn eval_takes_an_expression_starting_with_a_minus_and_carries_from_a_file_or_stdin() {
+    let o = ais(&["eval", "-1"]);
+    assert_eq!(
+        (o.status.code(), stdout(&o).trim()),
+        (Some(0), "-1"),
+        "{}",
+        stderr(&o)
+    );
+    let o = ais(&["eval", "-x", "--carries", r#"{"x": 2}"#]);
+    assert_eq!(
+        (o.status.code(), stdout(&o).trim()),
+        (Some(0), "-2"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    fs::write(dir.path().join("c.json"), r#"{"x": 4}"#).expect("write");
+    let o = ais_in(dir.path(), &["eval", "x * 2", "--carries-file", "c.json"]);
+    assert_eq!(
+        (o.status.code(), stdout(&o).trim()),
+        (Some(0), "8"),
+        "{}",
+        stderr(&o)
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(["eval", "x + 1", "--carries-file", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(br#"{"x": 41}"#).expect("write");
+    }
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(
+        (o.status.code(), stdout(&o).trim()),
+        (Some(0), "42"),
+        "{}",
+        stderr(&o)
+    );
+    // A bad value names its place once.
+    let o = ais(&["eval", "1", "--carries", "{oops"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).matches("column 2").count(), 1, "{}", stderr(&o));
+}
+
+#[test]
+fn invisible_differences_and_control_characters_in_names_are_shown_visibly() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let canonical = stdout(&ais(&["fmt", EXAMPLE]));
+    fs::write(
+        dir.path().join("crlf.agir"),
+        canonical.replace('\n', "\r\n"),
+    )
+    .expect("write");
+    let o = ais_in(dir.path(), &["fmt", "--check", "crlf.agir"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("CRLF line ending"), "{}", stderr(&o));
+    fs::write(dir.path().join("bom.agir"), format!("\u{FEFF}{canonical}")).expect("write");
+    let o = ais_in(dir.path(), &["fmt", "--check", "bom.agir"]);
+    assert!(stderr(&o).contains("byte-order mark"), "{}", stderr(&o));
+    #[cfg(unix)]
+    {
+        let name = "evil\x1b[31mred\n.agir";
+        fs::write(dir.path().join(name), "nodes: [").expect("write");
+        let o = ais_in(dir.path(), &["check", name]);
+        assert_eq!(o.status.code(), Some(2));
+        let out = stdout(&o);
+        assert!(!out.contains('\x1b'), "{out:?}");
+        assert!(out.contains("evil\\u{1b}[31mred\\n.agir"), "{out}");
+    }
+}

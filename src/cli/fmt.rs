@@ -94,12 +94,37 @@ pub fn first_difference<'a>(
     }
 }
 
-/// A line as shown in a message.
+/// A line as shown in a message, with the invisible differences named: a carriage return
+/// (CRLF line endings), a byte-order mark, trailing spaces, tabs.
 fn describe(line: Option<&str>) -> String {
-    match line.map(|l| l.trim_end_matches('\r')) {
-        None => "the end of the file".to_owned(),
-        Some("") => "an empty line".to_owned(),
-        Some(l) => format!("`{l}`"),
+    let Some(raw) = line else {
+        return "the end of the file".to_owned();
+    };
+    let mut notes = Vec::new();
+    let mut l = raw;
+    if let Some(rest) = l.strip_prefix('\u{FEFF}') {
+        notes.push("a byte-order mark (U+FEFF) before it");
+        l = rest;
+    }
+    if let Some(rest) = l.strip_suffix('\r') {
+        notes.push("a carriage return at its end (CRLF line ending)");
+        l = rest;
+    }
+    if l.ends_with([' ', '\t']) {
+        notes.push("trailing whitespace");
+    }
+    if l.contains('\t') {
+        notes.push("a tab");
+    }
+    let shown = if l.is_empty() {
+        "an empty line".to_owned()
+    } else {
+        format!("`{}`", super::escape_controls(l))
+    };
+    if notes.is_empty() {
+        shown
+    } else {
+        format!("{shown} with {}", notes.join(" and "))
     }
 }
 
@@ -141,6 +166,23 @@ pub fn run(args: &FmtArgs, o: &mut Output) -> CmdResult {
 #[cfg(test)]
 mod tests {
     use super::first_difference;
+
+    #[test]
+    fn invisible_differences_are_named() {
+        assert_eq!(
+            super::describe(Some("---\r")),
+            "`---` with a carriage return at its end (CRLF line ending)"
+        );
+        assert_eq!(
+            super::describe(Some("\u{FEFF}---")),
+            "`---` with a byte-order mark (U+FEFF) before it"
+        );
+        assert_eq!(
+            super::describe(Some("a: 1 ")),
+            "`a: 1 ` with trailing whitespace"
+        );
+        assert_eq!(super::describe(Some("")), "an empty line");
+    }
 
     #[test]
     fn first_difference_names_the_line() {

@@ -12,6 +12,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
+/// The exit code of a usage error (an unknown command or option, a missing or malformed
+/// argument): `EX_USAGE` of sysexits(3), kept apart from 2, which means a file has no runnable
+/// program or could not be read or written.
+pub const USAGE_EXIT: u8 = 64;
+
 /// The exit status of a run, from best to worst; a run over several files exits with the worst.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
@@ -20,7 +25,8 @@ pub enum Status {
     /// 1: an error-severity finding remains, a file is not canonical, an expression failed.
     Findings,
     /// 2: a file could not be read as a program (outcome `failed`), or the command itself failed
-    /// (missing file, bad arguments).
+    /// (a missing file, an unwritable destination, a bad `--carries` value). A usage error exits
+    /// with [`USAGE_EXIT`] instead.
     Failed,
 }
 
@@ -182,7 +188,15 @@ pub struct Output {
 
 /// Parses the command line, runs the command, and maps the result to an exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help` and `--version` print on stdout and succeed; a usage error has its own
+            // exit code, apart from 2 (`failed`).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { USAGE_EXIT } else { 0 });
+        }
+    };
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut output = Output {
@@ -243,7 +257,25 @@ impl From<io::Error> for Failure {
 /// The result of a command.
 pub type CmdResult = Result<Status, Failure>;
 
-/// A path as shown in messages.
+/// A path as shown in messages: control characters (an escape sequence, a newline in a file
+/// name) are escaped, so a file name can never drive the terminal.
 pub fn shown(path: &std::path::Path) -> String {
-    path.display().to_string()
+    escape_controls(&path.display().to_string())
+}
+
+/// Text with its control characters escaped (`\u{1b}`, `\n`); everything else, Unicode
+/// included, as itself.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
