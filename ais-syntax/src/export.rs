@@ -3,14 +3,13 @@
 //! parse, lowering and checks as the macro, and writes one `.agir` per program — byte for byte
 //! the program's `AGIR` constant.
 //!
+//! In `build.rs`:
+//!
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("agir");
-//!     if let Err(e) = ais_syntax::export::export(&["src/agents.rs"], &out) {
-//!         eprintln!("{e}");
-//!         std::process::exit(1);
-//!     }
+//! let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("agir");
+//! if let Err(e) = ais_syntax::export::export(&["src/agents.rs"], &out) {
+//!     eprintln!("{e}");
+//!     std::process::exit(1);
 //! }
 //! ```
 
