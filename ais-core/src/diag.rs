@@ -502,22 +502,7 @@ impl fmt::Display for Outcome {
 
 /// Names from `candidates` close to `name`, best first (for did-you-mean).
 pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut scored: Vec<(f64, &str)> = candidates
-        .into_iter()
-        .filter(|c| *c != name && !c.is_empty())
-        .map(|c| {
-            let score = strsim::jaro_winkler(&name.to_lowercase(), &c.to_lowercase());
-            (score, c)
-        })
-        .filter(|(s, _)| *s >= 0.8)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored
-        .into_iter()
-        .take(3)
-        .map(|(_, c)| c.to_owned())
-        .collect()
+    crate::suggest::did_you_mean(name, candidates)
 }
 
 #[cfg(test)]

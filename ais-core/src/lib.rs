@@ -10,8 +10,15 @@
 //! - [`expr`]: guards and CODE bodies — a closed, bounded expression language.
 //! - [`check`]: the validator (spec §9) with its findings, repairs and outcome.
 //! - [`plan`]: a checked program lowered to the runnable form the runtime interprets.
-//! - [`diag`], [`source`], [`value`]: findings, source positions, plain values.
+//! - [`diag`], [`edit`], [`source`], [`value`]: the one diagnostic shape, structured repairs
+//!   worded per front end, source locations (the [`Locator`] a front end implements), plain
+//!   values.
+//! - [`builder`]: a [`Program`] assembled in Rust (what the `ais!` macro lowers into).
 //! - [`render`]: findings as rustc-style text and as JSON.
+//!
+//! Cargo features (both default): `agir` (the reader and writer) and `render` (the renderer);
+//! without them the crate builds with no YAML parser and no renderer, as a proc macro wants.
+//! The types most callers need are re-exported here.
 //!
 //! A misspelled read is found, located and given a did-you-mean and a repair; a guard is
 //! type-checked against the program's carries and evaluated:
@@ -57,20 +64,26 @@
 #[cfg(feature = "agir")]
 pub mod agir;
 pub mod bind;
+pub mod builder;
 pub mod check;
 pub mod diag;
 pub mod edit;
 pub mod expr;
+mod long_line;
 pub mod model;
 pub mod plan;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod sig;
 pub mod source;
+pub mod suggest;
 pub mod value;
 
-pub use diag::{CheckId, Deviation, Finding, Outcome, Repair, Severity};
+pub use builder::ProgramBuilder;
+pub use check::{Checked, Repairs, check};
+pub use diag::{CheckId, Code, Deviation, Finding, Outcome, Repair, Severity};
+pub use edit::{Edit, Wording};
 pub use model::Program;
 pub use plan::{Plan, lower};
-pub use source::{Element, Locus, Pos, SourceMap};
+pub use source::{Element, FieldKey, Locator, Locus, Pos, SourceMap, SubRange};
 pub use value::Value;

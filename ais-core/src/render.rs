@@ -24,13 +24,13 @@
 //! ```
 //! use ais_core::diag::{CheckId, Finding, Severity};
 //! use ais_core::render::{finding_json, render_finding};
-//! use ais_core::source::{Element, Field, Locus, Pos};
+//! use ais_core::source::{Element, FieldKey, Locus, Pos};
 //!
 //! let source = "nodes:\n  - id: verify\n    reads: [plan_mdd]\n";
 //! let mut finding = Finding::new(
 //!     CheckId::W8,
 //!     Severity::Error,
-//!     Locus::entry(Element::Instruction(0), Field::Reads, 0),
+//!     Locus::entry(Element::Instruction(0), FieldKey::Reads, 0),
 //!     "`plan_mdd` is not a carry",
 //! )
 //! .with_suggestions(vec!["plan_md".into()]);
@@ -139,6 +139,22 @@ fn located<'a>(
         return group.element(Origin::path(file_name));
     };
     match lines.line(pos.line) {
+        Some(text) if text.len() > crate::long_line::LONG_LINE => {
+            // Rendering shows only a window of a long line (the renderer's cost grows with
+            // the line, once per finding); `long_line::true_column` puts the true column back
+            // into the ` --> file:line:col` header.
+            let line_start = usize::try_from(pos.line).unwrap_or(usize::MAX);
+            let at = crate::long_line::byte_of_column(text, pos.column);
+            let span = span_at(&text[at..], 1);
+            let (window, span) = crate::long_line::window(text, at + span.start..at + span.end);
+            let annotation = AnnotationKind::Primary.span(span).label(label);
+            group.element(
+                Snippet::source(window)
+                    .line_start(line_start)
+                    .path(file_name)
+                    .annotation(annotation),
+            )
+        }
         Some(text) => {
             let line_start = usize::try_from(pos.line).unwrap_or(usize::MAX);
             let span = span_at(text, pos.column);
@@ -234,7 +250,8 @@ pub fn render_finding_in(
     file_name: &str,
     color: bool,
 ) -> String {
-    renderer(color).render(&[finding_group(finding, lines, file_name)])
+    let text = renderer(color).render(&[finding_group(finding, lines, file_name)]);
+    crate::long_line::true_column(text, finding.pos, lines, file_name)
 }
 
 /// Renders every finding of a file, each followed by a blank line.
@@ -408,13 +425,13 @@ mod tests {
     use crate::diag::CheckId;
     use crate::edit::Edit;
     use crate::expr::Category;
-    use crate::source::{Element, Field, Locus};
+    use crate::source::{Element, FieldKey, Locus};
 
     fn w8() -> Finding {
         let mut f = Finding::new(
             CheckId::W8,
             Severity::Error,
-            Locus::entry(Element::Instruction(1), Field::Reads, 0),
+            Locus::entry(Element::Instruction(1), FieldKey::Reads, 0),
             "`plan_mdd` is not a carry",
         )
         .with_instruction("verify")

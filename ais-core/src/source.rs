@@ -93,36 +93,36 @@ pub enum Element {
     Faithfulness,
 }
 
-/// Declares [`Field`] with its spelling, once: the variant list, `as_str` and `parse` are
+/// Declares [`FieldKey`] with its spelling, once: the variant list, `as_str` and `parse` are
 /// generated from one table so they cannot disagree.
 macro_rules! fields {
     ($($variant:ident => $text:literal,)*) => {
         /// A field of a program element, as a [`Locus`] names it: one variant per field of
         /// the model (the nested ones, such as `autonomy.tools`, included), and
-        /// [`Field::Other`] for a field the model does not know (kept as written by the
+        /// [`FieldKey::Other`] for a field the model does not know (kept as written by the
         /// reader). Checks name fields by variant, so a misspelled field does not compile.
         #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[allow(missing_docs)]
-        pub enum Field {
+        pub enum FieldKey {
             $($variant,)*
             /// A field the model does not know, as written.
             Other(String),
         }
 
-        impl Field {
+        impl FieldKey {
             /// The field as spelled in AG-IR (`reads`, `autonomy.tools`).
             pub fn as_str(&self) -> &str {
                 match self {
-                    $(Field::$variant => $text,)*
-                    Field::Other(s) => s,
+                    $(FieldKey::$variant => $text,)*
+                    FieldKey::Other(s) => s,
                 }
             }
 
-            /// The field for its AG-IR spelling ([`Field::Other`] when the model has none).
-            pub fn parse(text: &str) -> Field {
+            /// The field for its AG-IR spelling ([`FieldKey::Other`] when the model has none).
+            pub fn parse(text: &str) -> FieldKey {
                 match text {
-                    $($text => Field::$variant,)*
-                    other => Field::Other(other.to_owned()),
+                    $($text => FieldKey::$variant,)*
+                    other => FieldKey::Other(other.to_owned()),
                 }
             }
         }
@@ -190,27 +190,27 @@ fields! {
     Writes => "writes",
 }
 
-impl From<&str> for Field {
+impl From<&str> for FieldKey {
     /// A field named as written: for a reader recording the keys it meets. Checks use the
     /// variants themselves.
-    fn from(text: &str) -> Field {
-        Field::parse(text)
+    fn from(text: &str) -> FieldKey {
+        FieldKey::parse(text)
     }
 }
 
-impl From<&String> for Field {
-    fn from(text: &String) -> Field {
-        Field::parse(text)
+impl From<&String> for FieldKey {
+    fn from(text: &String) -> FieldKey {
+        FieldKey::parse(text)
     }
 }
 
-impl fmt::Display for Field {
+impl fmt::Display for FieldKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-impl Serialize for Field {
+impl Serialize for FieldKey {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
     }
@@ -223,7 +223,7 @@ pub struct Locus {
     /// The element.
     pub element: Element,
     /// The field within the element, if any.
-    pub field: Option<Field>,
+    pub field: Option<FieldKey>,
     /// The entry within a list-valued field, if any.
     pub index: Option<usize>,
 }
@@ -239,7 +239,7 @@ impl Locus {
     }
 
     /// One field of an element.
-    pub fn field(element: Element, field: impl Into<Field>) -> Self {
+    pub fn field(element: Element, field: impl Into<FieldKey>) -> Self {
         Locus {
             element,
             field: Some(field.into()),
@@ -248,7 +248,7 @@ impl Locus {
     }
 
     /// One entry of a list-valued field of an element.
-    pub fn entry(element: Element, field: impl Into<Field>, index: usize) -> Self {
+    pub fn entry(element: Element, field: impl Into<FieldKey>, index: usize) -> Self {
         Locus {
             element,
             field: Some(field.into()),
@@ -258,7 +258,7 @@ impl Locus {
 
     /// The field's AG-IR spelling, if the locus names a field.
     pub fn field_str(&self) -> Option<&str> {
-        self.field.as_ref().map(Field::as_str)
+        self.field.as_ref().map(FieldKey::as_str)
     }
 
     /// This locus without its list index, then without its field: the fallbacks a lookup tries.
@@ -474,15 +474,18 @@ mod tests {
 
     #[test]
     fn fields_spell_and_parse_both_ways() {
-        assert_eq!(Field::parse("reads"), Field::Reads);
-        assert_eq!(Field::AutonomyTools.as_str(), "autonomy.tools");
-        assert_eq!(Field::parse("x-custom"), Field::Other("x-custom".into()));
+        assert_eq!(FieldKey::parse("reads"), FieldKey::Reads);
+        assert_eq!(FieldKey::AutonomyTools.as_str(), "autonomy.tools");
         assert_eq!(
-            Locus::field(Element::Edge(0), Field::Guard),
-            Locus::field(Element::Edge(0), Field::Guard)
+            FieldKey::parse("x-custom"),
+            FieldKey::Other("x-custom".into())
         );
         assert_eq!(
-            Locus::field(Element::Edge(0), Field::Guard).field_str(),
+            Locus::field(Element::Edge(0), FieldKey::Guard),
+            Locus::field(Element::Edge(0), FieldKey::Guard)
+        );
+        assert_eq!(
+            Locus::field(Element::Edge(0), FieldKey::Guard).field_str(),
             Some("guard")
         );
     }
@@ -490,11 +493,11 @@ mod tests {
     #[test]
     fn the_first_record_wins_before_and_after_a_lookup() {
         let mut map = SourceMap::new();
-        let at = Locus::field(Element::Edge(1), Field::Guard);
+        let at = Locus::field(Element::Edge(1), FieldKey::Guard);
         map.insert(at.clone(), Pos::new(3, 4));
         map.insert(at.clone(), Pos::new(9, 9));
         assert_eq!(map.lookup(&at), Some(Pos::new(3, 4)));
-        let late = Locus::field(Element::Edge(2), Field::Guard);
+        let late = Locus::field(Element::Edge(2), FieldKey::Guard);
         map.insert(late.clone(), Pos::new(5, 6));
         map.insert(late.clone(), Pos::new(7, 8));
         assert_eq!(map.lookup(&late), Some(Pos::new(5, 6)));
@@ -506,15 +509,15 @@ mod tests {
         let mut map = SourceMap::new();
         map.insert(Locus::element(Element::Instruction(2)), Pos::new(10, 5));
         map.insert(
-            Locus::field(Element::Instruction(2), Field::Reads),
+            Locus::field(Element::Instruction(2), FieldKey::Reads),
             Pos::new(13, 5),
         );
         assert_eq!(
-            map.lookup(&Locus::entry(Element::Instruction(2), Field::Reads, 1)),
+            map.lookup(&Locus::entry(Element::Instruction(2), FieldKey::Reads, 1)),
             Some(Pos::new(13, 5))
         );
         assert_eq!(
-            map.lookup(&Locus::field(Element::Instruction(2), Field::Doc)),
+            map.lookup(&Locus::field(Element::Instruction(2), FieldKey::Doc)),
             Some(Pos::new(10, 5))
         );
         assert_eq!(map.lookup(&Locus::element(Element::Instruction(3))), None);

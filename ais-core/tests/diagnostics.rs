@@ -6,7 +6,7 @@ use ais_core::diag::{CheckId, Code, Finding, Severity, sig_range};
 use ais_core::expr::{Category, Limits, TypeEnv};
 use ais_core::model::Type;
 use ais_core::render::finding_json;
-use ais_core::source::{Element, Field, Locator, Locus, SubRange};
+use ais_core::source::{Element, FieldKey, Locator, Locus, SubRange};
 
 /// A stand-in for the macro's span map: a "span" is the index of the token a locus names.
 struct Spans;
@@ -91,6 +91,17 @@ fn the_validator_is_written_once_and_located_by_any_front_end() {
         .expect("W8");
     assert_eq!(w8.pos.as_ref().unwrap().token, "Instruction(0).reads");
     assert_eq!(w8.did_you_mean, ["task"]);
+    // The read's rename is structured (a front end may offer it) but not applied by check.
+    let repair = w8.repair.as_ref().expect("a repair");
+    assert!(!repair.mechanical);
+    let edit = repair.edit.as_ref().expect("a structured rename");
+    assert_eq!(
+        edit.describe(ais_core::edit::Wording::RustDsl),
+        "change `taks` to `task` in the operands of `draft: …(task) …;`"
+    );
+    let mut renamed = doc.program.clone();
+    edit.apply(&mut renamed).expect("applies");
+    assert_eq!(renamed.instructions()[0].reads, ["task"]);
 
     // Inside the guard: the span front end is told the range of `lod`.
     let x5 = by_span
@@ -136,7 +147,7 @@ fn read_expression_and_signature_errors_are_findings_too() {
     let text = "(a b) -> str";
     let err = ais_core::sig::parse(text).unwrap_err();
     let f: Finding =
-        Finding::from_sig_error(&err, text, Locus::field(Element::Tool(0), Field::Sig));
+        Finding::from_sig_error(&err, text, Locus::field(Element::Tool(0), FieldKey::Sig));
     assert_eq!(f.id, Code::Signature);
     assert_eq!(
         sig_range(&err, text),
@@ -159,7 +170,7 @@ fn a_bad_signature_is_pointed_into() {
     let x5 = checked
         .findings
         .iter()
-        .find(|f| f.id == CheckId::X5 && f.locus.field == Some(Field::Sig))
+        .find(|f| f.id == CheckId::X5 && f.locus.field == Some(FieldKey::Sig))
         .expect("the signature does not parse");
     let pos = x5.pos.expect("located");
     let row = text.lines().nth(pos.line as usize - 1).unwrap();

@@ -6,11 +6,25 @@
 //! corpus's own shapes (carries with their types, edge guards, `CODE` bodies), so that the
 //! two readings of what the corpus contains check each other.
 
-use ais_core::expr::{Category, check_body, check_guard, is_sentinel};
+use ais_core::expr::{Category, is_sentinel};
 use ais_core::model::{Carry, Program, Type, Walker};
 
 mod support;
 use support::{agir_files, corpus};
+
+/// Parses and type-checks a guard against a program (the guard must be a `bool` reading a carry).
+fn check_guard(p: &Program, guard: &str) -> Result<(), ais_core::expr::ExprError> {
+    ais_core::expr::compile_guard(p, guard, &ais_core::expr::Limits::default()).map(|_| ())
+}
+
+/// Parses and type-checks a CODE body against a program; its type.
+fn check_body(p: &Program, body: &str) -> Result<Type, ais_core::expr::ExprError> {
+    Ok(
+        ais_core::expr::compile_body(p, body, &ais_core::expr::Limits::default())?
+            .ty()
+            .clone(),
+    )
+}
 
 fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()

@@ -3,11 +3,24 @@
 
 use ais_core::Value;
 use ais_core::expr::{
-    self, Category, ExprError, Guard, Limits, TypeEnv, check_body, check_body_for, check_guard,
-    eval_str, is_sentinel,
+    self, Category, ExprError, Guard, Limits, TypeEnv, check_body_for, eval_str, is_sentinel,
 };
 use ais_core::model::{Carry, EnumMember, Field, Program, Type, TypeDecl, TypeKind, Walker};
 use indexmap::IndexMap;
+
+/// Parses and type-checks a guard against a program (the guard must be a `bool` reading a carry).
+fn check_guard(p: &Program, guard: &str) -> Result<(), ais_core::expr::ExprError> {
+    ais_core::expr::compile_guard(p, guard, &ais_core::expr::Limits::default()).map(|_| ())
+}
+
+/// Parses and type-checks a CODE body against a program; its type.
+fn check_body(p: &Program, body: &str) -> Result<Type, ais_core::expr::ExprError> {
+    Ok(
+        ais_core::expr::compile_body(p, body, &ais_core::expr::Limits::default())?
+            .ty()
+            .clone(),
+    )
+}
 
 fn carry(name: &str, ty: Option<&str>) -> Carry {
     Carry {

@@ -533,3 +533,48 @@ async fn live_provider_answers_an_enum_slot() {
     assert!(value == "high" || value == "low", "{spec} answered {value}");
     assert!(completion.usage.prompt_tokens > 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_siblings_share_one_provider_and_each_gets_its_own_answer() {
+    const SIBLINGS: usize = 64;
+    for proto in ALL {
+        let (server, base) = serve_fn(move |body| {
+            // Answer each sibling with its own index, read back from its prompt.
+            let text = body.to_string();
+            let index = text
+                .split("You are sibling ")
+                .nth(1)
+                .and_then(|rest| rest.split(' ').next())
+                .unwrap_or("none")
+                .to_string();
+            proto.answer(json!({ "value": index }))
+        })
+        .await;
+        let provider = model(proto, &base, fast_options());
+        let mut schema = request(json!({"type": "string"}));
+        schema.choices = None;
+        let started = Instant::now();
+        let calls = (0..SIBLINGS).map(|i| {
+            let provider = provider.clone();
+            let mut slot = schema.clone();
+            slot.sibling = Some(i);
+            tokio::spawn(async move { provider.complete(&slot).await })
+        });
+        let mut answers = Vec::new();
+        for call in calls.collect::<Vec<_>>() {
+            answers.push(call.await.unwrap().unwrap().reply);
+        }
+        let elapsed = started.elapsed();
+        for (i, reply) in answers.into_iter().enumerate() {
+            assert_eq!(
+                reply,
+                Reply::Value {
+                    value: json!(i.to_string())
+                },
+                "{proto:?}"
+            );
+        }
+        assert_eq!(received(&server).len(), SIBLINGS);
+        eprintln!("{proto:?}: {SIBLINGS} concurrent exchanges on loopback in {elapsed:?}");
+    }
+}

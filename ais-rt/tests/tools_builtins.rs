@@ -370,3 +370,19 @@ async fn http_get_refuses_what_is_not_an_http_url() {
         assert_eq!(err.kind, ToolErrorKind::BadArguments, "{url}");
     }
 }
+
+#[tokio::test]
+async fn a_siblings_reads_see_its_scratch_first_then_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("root")).unwrap();
+    std::fs::create_dir_all(dir.path().join("scratch")).unwrap();
+    std::fs::write(dir.path().join("root/shared.txt"), "from the root").unwrap();
+    std::fs::write(dir.path().join("root/mine.txt"), "stale").unwrap();
+    std::fs::write(dir.path().join("scratch/mine.txt"), "my own write").unwrap();
+    let mut ctx = ToolContext::new(dir.path().join("root"));
+    ctx.scratch = Some(dir.path().join("scratch"));
+    let got = text(call("read_file", args(&[("path", "mine.txt".into())]), &ctx).await);
+    assert_eq!(got, "my own write");
+    let got = text(call("read_file", args(&[("path", "shared.txt".into())]), &ctx).await);
+    assert_eq!(got, "from the root");
+}

@@ -204,3 +204,54 @@ nodes: []
     assert_eq!(v, Value::from("$HOME"));
     assert!(ais_rt::tools::declared_tool(&tools[2]).is_none());
 }
+
+#[tokio::test]
+async fn a_dropped_call_takes_its_process_group_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let t = tool("sleep 1000 & echo $! > bg.pid; sleep 1000", &[]);
+    let call = t.call(args(&[]), &ctx);
+    // Abandon the call once the background process is up.
+    let pid_file = dir.path().join("bg.pid");
+    let abandoned = tokio::time::timeout(Duration::from_secs(10), async {
+        tokio::select! {
+            _ = call => panic!("the command finished"),
+            _ = async {
+                while !std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            } => {}
+        }
+    })
+    .await;
+    assert!(abandoned.is_ok(), "the background process never started");
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let status = format!("/proc/{}/status", pid.trim());
+    let gone = (0..50).any(|_| {
+        let s = std::fs::read_to_string(&status).unwrap_or_default();
+        let dead = s.is_empty() || s.contains("State:\tZ");
+        if !dead {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        dead
+    });
+    assert!(gone, "the background sleep outlived the dropped call");
+}
+
+#[tokio::test]
+async fn a_background_process_holding_the_pipes_does_not_make_a_finished_call_time_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ctx = ToolContext::new(dir.path());
+    ctx.limits.timeout = Duration::from_secs(20);
+    let start = Instant::now();
+    let v = tool("sleep 1000 & echo started", &[])
+        .call(args(&[]), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(v, Value::from("started"));
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+}

@@ -300,3 +300,30 @@ async fn a_sync_tool_answers_in_place_and_others_hand_the_arguments_back() {
     let later = reg.get("later").unwrap().call(back, &ctx).await.unwrap();
     assert_eq!(later, Value::Int(2));
 }
+
+#[tokio::test]
+async fn a_dict_argument_converts_entry_by_entry() {
+    let mut reg = ToolRegistry::new();
+    reg.register_fn("total", &["scores"], |scores: IndexMap<String, i64>| {
+        scores.values().sum::<i64>()
+    });
+    let got = call(
+        &reg,
+        "total",
+        args(&[("scores", json(r#"{"a": 2, "b": 3}"#))]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(got, Value::Int(5));
+    let err = call(
+        &reg,
+        "total",
+        args(&[("scores", json(r#"{"a": 2, "b": "x"}"#))]),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.message,
+        "tool `total`: parameter `scores` needs dict of int (i64), got str at key `b`"
+    );
+}

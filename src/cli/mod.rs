@@ -5,6 +5,7 @@ mod eval;
 mod files;
 mod fix;
 mod fmt;
+mod run;
 
 use ais_core::render;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -112,6 +113,12 @@ pub enum Command {
     /// Exit status: 0 with the value on stdout; 1 with the diagnostic (category, line, column,
     /// message, a caret under the expression) on stderr.
     Eval(eval::EvalArgs),
+    /// Run a program to its report: slots filled by `--model`, tools by the runtime.
+    ///
+    /// Exit status: 0 ok; 1 error or fault; 3 paused for human input; 2 not runnable.
+    Run(run::RunArgs),
+    /// Continue a run paused for human input, with the answer.
+    Resume(run::ResumeArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -189,6 +196,8 @@ pub fn main() -> ExitCode {
         Command::Fmt(args) => fmt::run(&args, &mut output),
         Command::Fix(args) => fix::run(&args, &mut output),
         Command::Eval(args) => eval::run(&args, &mut output),
+        Command::Run(args) => return run::run(args, &mut output),
+        Command::Resume(args) => return run::resume(args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

@@ -9,7 +9,7 @@ use crate::bind::is_artifact_surface;
 use crate::diag::{CheckId, Repair, Severity};
 use crate::model::{Isolation, Opcode, Owner, ToolSurface};
 use crate::plan::builtins::{ASK_USER, builtin};
-use crate::source::{Element, Field, Locus};
+use crate::source::{Element, FieldKey, Locus};
 use std::collections::HashSet;
 
 /// Runs G1, G3, G5, G6, G7 and G8.
@@ -114,7 +114,7 @@ fn g1_tools_embodied(cx: &mut Ctx) {
         } else if body_only_opens_a_document(body) {
             cx.report(
                 CheckId::G1,
-                Locus::field(Element::Tool(t), Field::Body),
+                Locus::field(Element::Tool(t), FieldKey::Body),
                 format!(
                     "tool `{}` only opens a sibling document and returns it; the know-how stays outside the program",
                     tool.name
@@ -147,7 +147,7 @@ fn g3_surfaces_known(cx: &mut Ctx) {
             cx.report_instr(
                 CheckId::G3,
                 i,
-                Locus::field(Element::Instruction(i), Field::Surface),
+                Locus::field(Element::Instruction(i), FieldKey::Surface),
                 format!(
                     "`{}` has `surface: {s}`, which is not a surface; it is read as `artifact`",
                     n.id
@@ -163,7 +163,7 @@ fn g3_surfaces_known(cx: &mut Ctx) {
         if let Some(ToolSurface::Unknown(s)) = &tool.surface {
             cx.report(
                 CheckId::G3,
-                Locus::field(Element::Tool(t), Field::Surface),
+                Locus::field(Element::Tool(t), FieldKey::Surface),
                 format!("tool `{}` has `surface: {s}`, which is not a surface; it is read as `ACT·artifact`", tool.name),
             )
             .repair = Some(Repair::manual(format!(
@@ -207,7 +207,7 @@ fn g3_artifact_acts_write(cx: &mut Ctx) {
         cx.report_instr(
             CheckId::G3,
             i,
-            Locus::field(Element::Instruction(i), Field::Surface),
+            Locus::field(Element::Instruction(i), FieldKey::Surface),
             format!(
                 "`{}` is the artifact step, but its tool `{name}` has surface `{shown}`, not `ACT·artifact`: the deliverable is never written where the user gets it",
                 n.id
@@ -246,7 +246,7 @@ fn g3_programs_run(cx: &mut Ctx) {
             cx.report_instr(
                 CheckId::G3,
                 i,
-                Locus::entry(Element::Instruction(i), Field::Writes, j),
+                Locus::entry(Element::Instruction(i), FieldKey::Writes, j),
                 format!(
                     "`{}` authors a program into `{w}` that nothing runs; the program's purpose is never served",
                     n.id
@@ -308,7 +308,7 @@ fn g5_slots_state_one_obligation(cx: &mut Ctx) {
             cx.report_instr(
                 CheckId::G5,
                 i,
-                Locus::field(Element::Instruction(i), Field::TracesTo),
+                Locus::field(Element::Instruction(i), FieldKey::TracesTo),
                 format!(
                     "`{}` realizes {own} obligations ({}) in one model slot: a monolithic realization, observable only as prose",
                     n.id,
@@ -379,7 +379,7 @@ fn g6_human_routes_are_code(cx: &mut Ctx) {
         cx.report_instr(
             CheckId::G6,
             i,
-            Locus::field(Element::Instruction(i), Field::Owner),
+            Locus::field(Element::Instruction(i), FieldKey::Owner),
             message,
         )
         .repair = Some(Repair::manual(format!(
@@ -474,7 +474,7 @@ fn g7_imports_resolve(cx: &mut Ctx) {
         if lang != "python" {
             cx.report(
                 CheckId::G7,
-                Locus::field(Element::Tool(t), Field::Lang),
+                Locus::field(Element::Tool(t), FieldKey::Lang),
                 format!(
                     "tool `{}` is written in `{lang}`, which the runtime does not run",
                     tool.name
@@ -513,7 +513,7 @@ fn g7_imports_resolve(cx: &mut Ctx) {
         }
         cx.report(
             CheckId::G7,
-            Locus::field(Element::Tool(t), Field::Body),
+            Locus::field(Element::Tool(t), FieldKey::Body),
             format!(
                 "tool `{}` imports {}, outside the Python standard library; the import fails where it is not installed",
                 tool.name,

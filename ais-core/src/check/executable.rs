@@ -7,7 +7,7 @@ use super::index::{Index, ToolRef, quote_list};
 use crate::diag::{CheckId, Repair, did_you_mean};
 use crate::edit::Edit;
 use crate::model::{Instruction, Isolation, Opcode, Owner, Type};
-use crate::source::{Element, Field, Locus};
+use crate::source::{Element, FieldKey, Locus};
 
 /// Runs X1–X4.
 pub(super) fn run(cx: &mut Ctx) {
@@ -162,7 +162,7 @@ fn x1_no_hollow_du(cx: &mut Ctx) {
             ))
         };
         let locus = if unknown.is_some() {
-            Locus::field(Element::Instruction(i), Field::Tool)
+            Locus::field(Element::Instruction(i), FieldKey::Tool)
         } else {
             Locus::element(Element::Instruction(i))
         };
@@ -199,14 +199,14 @@ fn x2_loop_bounded(cx: &mut Ctx) {
                 ),
             )),
             Some(v) if !cx.ix.is_carry(v) => problems.push((
-                Locus::field(el, Field::Verdict),
+                Locus::field(el, FieldKey::Verdict),
                 format!("LOOP `{}` has `verdict: {v}`, which is no carry", n.id),
                 format!("declare `{v}: {{type: bool, produced_by: <DU check>}}` in walker.carries"),
             )),
             Some(v) => {
                 if cx.ix.carry_type(v) != Some(&Type::Bool) {
                     problems.push((
-                        Locus::field(el, Field::Verdict),
+                        Locus::field(el, FieldKey::Verdict),
                         format!("the verdict `{v}` of LOOP `{}` is not typed `bool`", n.id),
                         format!("declare carry `{v}` with `type: bool`"),
                     ));
@@ -218,7 +218,7 @@ fn x2_loop_bounded(cx: &mut Ctx) {
                         .all(|&w| cx.ix.node(w).is_some_and(|w| w.is_du()));
                 if !du {
                     problems.push((
-                        Locus::field(el, Field::Verdict),
+                        Locus::field(el, FieldKey::Verdict),
                         format!(
                             "the verdict `{v}` of LOOP `{}` is not produced by a DU instruction, so the loop's exit is a model's opinion",
                             n.id
@@ -238,7 +238,7 @@ fn x2_loop_bounded(cx: &mut Ctx) {
                 format!("add `cap: 3` (or another bound) to `{}`", n.id),
             )),
             Some(c) if c < 1 => problems.push((
-                Locus::field(el, Field::Cap),
+                Locus::field(el, FieldKey::Cap),
                 format!("LOOP `{}` has `cap: {c}`; the cap must be at least 1", n.id),
                 format!("set `cap` on `{}` to a positive bound", n.id),
             )),
@@ -251,12 +251,12 @@ fn x2_loop_bounded(cx: &mut Ctx) {
                 format!("add `counter: {}_round` to `{}` and declare it `{{type: int, produced_by: {}}}`", n.id, n.id, n.id),
             )),
             Some(c) if !cx.ix.is_carry(c) => problems.push((
-                Locus::field(el, Field::Counter),
+                Locus::field(el, FieldKey::Counter),
                 format!("LOOP `{}` has `counter: {c}`, which is no carry", n.id),
                 format!("declare `{c}: {{type: int, produced_by: {}}}` in walker.carries", n.id),
             )),
             Some(c) if cx.ix.carry_type(c) != Some(&Type::Int) => problems.push((
-                Locus::field(el, Field::Counter),
+                Locus::field(el, FieldKey::Counter),
                 format!("the counter `{c}` of LOOP `{}` is not typed `int`", n.id),
                 format!("declare carry `{c}` with `type: int`"),
             )),
@@ -325,7 +325,7 @@ fn x3_spawn_isolation(cx: &mut Ctx) {
                 ),
             ),
             Some(Isolation::Unknown(m)) => (
-                Locus::field(Element::Instruction(i), Field::Concurrency),
+                Locus::field(Element::Instruction(i), FieldKey::Concurrency),
                 format!(
                     "SPAWN `{}` has isolation `{m}`, which is not a mode; it is treated as `orchestrator_owned`",
                     n.id

@@ -93,7 +93,7 @@ pub(crate) mod x5;
 
 use crate::diag::{CheckId, Deviation, Finding, Outcome, Severity};
 use crate::model::Program;
-use crate::source::{Element, Field, Locator, Locus, Pos, SubRange};
+use crate::source::{Element, FieldKey, Locator, Locus, Pos, SubRange};
 use index::Index;
 
 /// Whether [`check`] applies mechanical repairs (ladder step 1, §9.1).
@@ -200,7 +200,7 @@ fn finish<M: Locator>(
                     element: e @ Element::Instruction(_),
                     field: None,
                     ..
-                } => map.locate(&Locus::field(*e, Field::Id)),
+                } => map.locate(&Locus::field(*e, FieldKey::Id)),
                 locus => map.locate(locus),
             });
             let mut f = f.map_location(|_: Pos| None);
@@ -225,9 +225,11 @@ fn finish<M: Locator>(
 /// confirm a position found inside the field's source.
 fn inner_text(program: &Program, locus: &Locus, range: SubRange) -> Option<String> {
     let field = match (locus.element, locus.field.as_ref()?) {
-        (Element::Edge(e), Field::Guard) => program.edge_list().get(e)?.guard.as_deref()?,
-        (Element::Instruction(i), Field::Body) => program.instructions().get(i)?.body.as_deref()?,
-        (Element::Tool(t), Field::Sig) => program.tool_list().get(t)?.sig.as_deref()?,
+        (Element::Edge(e), FieldKey::Guard) => program.edge_list().get(e)?.guard.as_deref()?,
+        (Element::Instruction(i), FieldKey::Body) => {
+            program.instructions().get(i)?.body.as_deref()?
+        }
+        (Element::Tool(t), FieldKey::Sig) => program.tool_list().get(t)?.sig.as_deref()?,
         _ => return None,
     };
     if range.len == 0 {

@@ -136,7 +136,7 @@ fn w1_reports_a_duplicate_id() {
     let c = only(&p, CheckId::W1);
     assert_eq!(
         c.findings[0].locus,
-        Locus::field(Element::Instruction(2), Field::Id)
+        Locus::field(Element::Instruction(2), FieldKey::Id)
     );
 }
 
@@ -164,7 +164,7 @@ fn w4_reports_a_dangling_edge_with_a_suggestion() {
     assert_eq!(c.findings[0].did_you_mean, ["done"]);
     assert_eq!(
         c.findings[0].locus,
-        Locus::field(Element::Edge(1), Field::To)
+        Locus::field(Element::Edge(1), FieldKey::To)
     );
 }
 
@@ -204,7 +204,7 @@ fn w8_reports_a_dangling_read_at_its_entry() {
     let f = &c.findings[0];
     assert_eq!(
         f.locus,
-        Locus::entry(Element::Instruction(1), Field::Reads, 1)
+        Locus::entry(Element::Instruction(1), FieldKey::Reads, 1)
     );
     assert_eq!(f.did_you_mean, ["note"]);
 }
@@ -638,7 +638,7 @@ fn an_autonomy_tool_that_does_not_exist_does_not_lower() {
     assert_eq!(c.findings[0].did_you_mean, ["read_file"]);
     assert_eq!(
         c.findings[0].locus,
-        Locus::entry(Element::Instruction(0), Field::Autonomy, 0)
+        Locus::entry(Element::Instruction(0), FieldKey::Autonomy, 0)
     );
 }
 

@@ -9,7 +9,7 @@ use crate::diag::{CheckId, Repair};
 use crate::edit::Edit;
 use crate::model::{Opcode, Type};
 use crate::sig::Return;
-use crate::source::{Element, Field, Locus};
+use crate::source::{Element, FieldKey, Locus};
 
 /// Runs G9.
 pub(super) fn run(cx: &mut Ctx) {
@@ -219,7 +219,7 @@ fn g9_consumers_agree(cx: &mut Ctx, demands: &HashMap<String, Vec<Demand>>) {
                 cx.report_instr(
                     CheckId::G9,
                     bad.instr,
-                    Locus::field(Element::Carry(c), Field::Type),
+                    Locus::field(Element::Carry(c), FieldKey::Type),
                     format!(
                         "carry `{}` is `{d}` but `{consumer}` passes it to `{}`, whose `{}` parameter demands `{want}`; the call crashes or misbehaves at run time",
                         carry.name, bad.tool, bad.param
@@ -339,7 +339,7 @@ fn g9_code_reads_produced(cx: &mut Ctx) {
         cx.report_instr(
             CheckId::G9,
             i,
-            Locus::entry(Element::Instruction(i), Field::Reads, j),
+            Locus::entry(Element::Instruction(i), FieldKey::Reads, j),
             format!(
                 "`{id}` runs its tool on carry `{r}`, which no instruction writes and the caller does not supply; the tool only ever sees its default"
             ),
@@ -373,7 +373,7 @@ fn g9_results_fit(cx: &mut Ctx) {
         cx.report_instr(
             CheckId::G9,
             i,
-            Locus::entry(Element::Instruction(i), Field::Writes, 0),
+            Locus::entry(Element::Instruction(i), FieldKey::Writes, 0),
             format!(
                 "`{id}` produces `{produced}` but writes it into carry `{w}`, declared `{declared}`; readers of `{w}` get a value of the wrong type"
             ),
@@ -486,7 +486,7 @@ fn g9_program_failures_routed(cx: &mut Ctx) {
     for (i, id, w) in found {
         let (locus, message, repair) = match w {
             Some(w) => (
-                Locus::entry(Element::Instruction(i), Field::Writes, 0),
+                Locus::entry(Element::Instruction(i), FieldKey::Writes, 0),
                 format!(
                     "`{id}` runs a program whose failure arrives as an error value, but it lands in `{w}`, which is not `outcome`-typed and no ROUTE tests: a failed run would look like success"
                 ),

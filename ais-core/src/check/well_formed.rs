@@ -6,7 +6,8 @@ use crate::bind::is_bare_param_name;
 use crate::diag::{CheckId, Finding, Repair, did_you_mean};
 use crate::edit::Edit;
 use crate::model::{Modality, Opcode, Owner, Program, Role, TypeKind};
-use crate::source::{Element, Field, Locus};
+use crate::source::{Element, FieldKey, Locus};
+use crate::suggest::Suggester;
 use std::collections::HashSet;
 
 /// Runs W1–W14.
@@ -36,7 +37,7 @@ fn instruction_ids(p: &Program) -> Vec<&str> {
 fn w1_unique_ids(cx: &mut Ctx) {
     let mut seen = HashSet::new();
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
-        let locus = Locus::field(Element::Instruction(i), Field::Id);
+        let locus = Locus::field(Element::Instruction(i), FieldKey::Id);
         if n.id.trim().is_empty() {
             cx.report(
                 CheckId::W1,
@@ -77,7 +78,7 @@ fn w2_defined_opcodes(cx: &mut Ctx) {
         let Opcode::Unknown(text) = &n.opcode else {
             continue;
         };
-        let locus = Locus::field(Element::Instruction(i), Field::Type);
+        let locus = Locus::field(Element::Instruction(i), FieldKey::Type);
         let mnemonics = Opcode::ALL.iter().map(|o| o.mnemonic());
         let suggestions = did_you_mean(text, mnemonics);
         let message = if text.is_empty() {
@@ -111,7 +112,7 @@ fn w3_owner_permitted(cx: &mut Ctx) {
         if matches!(n.opcode, Opcode::Unknown(_)) {
             continue;
         }
-        let locus = Locus::field(Element::Instruction(i), Field::Owner);
+        let locus = Locus::field(Element::Instruction(i), FieldKey::Owner);
         let fixed = n.opcode.fixed_owner();
         let (message, repair) = match (&n.owner, &fixed) {
             (Some(Owner::Unknown(o)), _) => (
@@ -164,7 +165,7 @@ fn w4_edge_endpoints(cx: &mut Ctx) {
             let suggestions = did_you_mean(m, ["mandatory", "discretionary", "forbidden"]);
             let f = cx.report(
                 CheckId::W4,
-                Locus::field(Element::Edge(e), Field::Modality),
+                Locus::field(Element::Edge(e), FieldKey::Modality),
                 format!(
                     "edge `{}` -> `{}` has modality `{m}`, which is not a modality; it is read as `mandatory`",
                     edge.from, edge.to
@@ -211,7 +212,7 @@ fn w5_edges_present(cx: &mut Ctx) {
             .collect();
         cx.report(
             CheckId::W5,
-            Locus::field(Element::Program, Field::Edges),
+            Locus::field(Element::Program, FieldKey::Edges),
             format!(
                 "the module has {} instructions and no edges, so a run executes `{}` and halts",
                 nodes.len(),
@@ -242,7 +243,7 @@ fn w6_one_reachable_terminal(cx: &mut Ctx) {
             .map(|n| n.id.clone());
         cx.report(
             CheckId::W6,
-            Locus::field(Element::Program, Field::Nodes),
+            Locus::field(Element::Program, FieldKey::Nodes),
             "the module has no TERMINAL, so a run never reports its result",
         )
         .repair = Some(Repair::manual(match last {
@@ -258,7 +259,7 @@ fn w6_one_reachable_terminal(cx: &mut Ctx) {
         cx.report_instr(
             CheckId::W6,
             t,
-            Locus::field(Element::Instruction(t), Field::Type),
+            Locus::field(Element::Instruction(t), FieldKey::Type),
             format!(
                 "`{}` is a second TERMINAL (the first is `{first}`); a module has exactly one",
                 nodes[t].id
@@ -325,28 +326,40 @@ fn w7_all_reachable(cx: &mut Ctx) {
 /// (`task`), or an object field of another read carry.
 fn w8_reads_resolve(cx: &mut Ctx) {
     let mut findings = Vec::new();
+    // One index of the names in scope for every unknown read (built on the first).
+    let p = cx.ix.p;
+    let mut scope: Option<Suggester> = None;
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        // The object fields of the carries this instruction reads, gathered once (not once per
+        // unknown read: an instruction with 20,000 reads would cost 4·10⁸ steps).
+        let mut fields: Option<HashSet<String>> = None;
         for (j, r) in n.reads.iter().enumerate() {
             if cx.ix.is_carry(r) || cx.ix.bind.knowledge_item(r).is_some() || r == "task" {
                 continue;
             }
-            let is_field = n.reads.iter().any(|other| {
-                cx.ix
-                    .carry_type(other)
-                    .and_then(|t| cx.ix.object_fields(t))
-                    .is_some_and(|fs| fs.iter().any(|(f, _)| f == r))
-            });
+            let is_field = fields
+                .get_or_insert_with(|| {
+                    n.reads
+                        .iter()
+                        .filter_map(|other| cx.ix.carry_type(other))
+                        .filter_map(|t| cx.ix.object_fields(t))
+                        .flat_map(|fs| fs.iter().map(|(f, _)| f.to_string()).collect::<Vec<_>>())
+                        .collect()
+                })
+                .contains(r.as_str());
             if is_field {
                 continue;
             }
-            let names = cx
-                .ix
-                .p
-                .carries()
-                .iter()
-                .map(|c| c.name.as_str())
-                .chain(cx.ix.p.knowledge_list().iter().map(|k| k.name.as_str()));
-            let suggestions = did_you_mean(r, names);
+            let suggestions = scope
+                .get_or_insert_with(|| {
+                    Suggester::new(
+                        p.carries()
+                            .iter()
+                            .map(|c| c.name.as_str())
+                            .chain(p.knowledge_list().iter().map(|k| k.name.as_str())),
+                    )
+                })
+                .suggest(r);
             let written = cx
                 .ix
                 .writers
@@ -372,11 +385,23 @@ fn w8_reads_resolve(cx: &mut Ctx) {
         let f = cx.report_instr(
             CheckId::W8,
             i,
-            Locus::entry(Element::Instruction(i), Field::Reads, j),
+            Locus::entry(Element::Instruction(i), FieldKey::Reads, j),
             format!("`{id}` reads `{r}`, which is no carry or knowledge item; the operand would be empty"),
         );
+        // A rename the only candidate a single typo away: structured, so a front end can offer
+        // it as a quick fix, but not applied by ladder step 1 (the program runs without it).
+        let rename = super::x5::unambiguous(Some(&r), &suggestions).map(|to| Edit::RenameRead {
+            instruction: i,
+            id: id.clone(),
+            index: j,
+            name: r.clone(),
+            to: to.to_owned(),
+        });
         f.did_you_mean = suggestions;
-        f.repair = Some(Repair::manual(repair));
+        f.repair = Some(match rename {
+            Some(edit) => Repair::suggested(edit, repair),
+            None => Repair::manual(repair),
+        });
     }
 }
 
@@ -384,6 +409,8 @@ fn w8_reads_resolve(cx: &mut Ctx) {
 /// by its first writer, typed from that writer's result where it can be inferred.
 fn w9_writes_declared(cx: &mut Ctx) {
     let mut found = Vec::new();
+    let p = cx.ix.p;
+    let mut carries: Option<Suggester> = None;
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
         for (j, w) in n.writes.iter().enumerate() {
             if cx.ix.is_carry(w) {
@@ -400,7 +427,9 @@ fn w9_writes_declared(cx: &mut Ctx) {
             } else {
                 None
             };
-            let suggestions = did_you_mean(w, cx.ix.p.carries().iter().map(|c| c.name.as_str()));
+            let suggestions = carries
+                .get_or_insert_with(|| Suggester::new(p.carries().iter().map(|c| c.name.as_str())))
+                .suggest(w);
             found.push((i, j, w.clone(), first_writer == Some(i), ty, suggestions));
         }
     }
@@ -418,7 +447,7 @@ fn w9_writes_declared(cx: &mut Ctx) {
         let f = cx.report_instr(
             CheckId::W9,
             i,
-            Locus::entry(Element::Instruction(i), Field::Writes, j),
+            Locus::entry(Element::Instruction(i), FieldKey::Writes, j),
             format!("`{id}` writes `{w}`, which is not a declared carry; the value has no slot to land in"),
         );
         f.did_you_mean = suggestions;
@@ -460,7 +489,7 @@ fn w10_carry_origin(cx: &mut Ctx) {
         if let Some(Role::Unknown(r)) = &carry.role {
             cx.report(
                 CheckId::W10,
-                Locus::field(Element::Carry(c), Field::Role),
+                Locus::field(Element::Carry(c), FieldKey::Role),
                 format!(
                     "carry `{}` has `role: {r}`; the only role is `input`",
                     carry.name
@@ -487,7 +516,7 @@ fn w10_carry_origin(cx: &mut Ctx) {
                 };
                 let f = cx.report(
                     CheckId::W10,
-                    Locus::field(Element::Carry(c), Field::ProducedBy),
+                    Locus::field(Element::Carry(c), FieldKey::ProducedBy),
                     format!(
                         "carry `{}` is produced by `{p}`, which is no instruction",
                         carry.name
@@ -547,7 +576,7 @@ fn w11_tools_bound(cx: &mut Ctx) {
             }
             let f = cx.report(
                 CheckId::W11,
-                Locus::entry(Element::Tool(t), Field::Serves, k),
+                Locus::entry(Element::Tool(t), FieldKey::Serves, k),
                 format!("tool `{}` serves `{s}`, which is no instruction", tool.name),
             );
             change_or_remove_entry(f, s, &tool.name, "serves", &ids);
@@ -609,7 +638,7 @@ fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
             }
             let f = cx.report(
                 CheckId::W12,
-                Locus::entry(Element::Knowledge(k), Field::ResidentOn, j),
+                Locus::entry(Element::Knowledge(k), FieldKey::ResidentOn, j),
                 format!(
                     "knowledge `{}` is resident on `{r}`, which is no instruction",
                     item.name

@@ -16,7 +16,7 @@ use crate::bind::{BindSource, ParamBinding, Rule, is_content_param, is_path_para
 use crate::diag::{CheckId, Finding, Repair, Severity, did_you_mean};
 use crate::edit::{Edit, Wording};
 use crate::model::{Opcode, Type, TypeKind};
-use crate::source::{Element, Field, Locus};
+use crate::source::{Element, FieldKey, Locus};
 
 /// Every X5 finding of a program, in check order.
 pub(crate) fn x5_findings(ix: &Index) -> Vec<Finding> {
@@ -69,7 +69,7 @@ fn types_resolve(ix: &Index, errs: &mut Vec<Finding>) {
         if let Some(t) = &carry.ty {
             unresolved(
                 t,
-                Locus::field(Element::Carry(c), Field::Type),
+                Locus::field(Element::Carry(c), FieldKey::Type),
                 format!("carry `{}`", carry.name),
                 None,
             );
@@ -79,7 +79,7 @@ fn types_resolve(ix: &Index, errs: &mut Vec<Finding>) {
         if let Some(t) = &n.output {
             unresolved(
                 t,
-                Locus::field(Element::Instruction(i), Field::Output),
+                Locus::field(Element::Instruction(i), FieldKey::Output),
                 format!("the `output` of `{}`", n.id),
                 Some(n.id.clone()),
             );
@@ -108,7 +108,7 @@ fn signatures_parse(ix: &Index, errs: &mut Vec<Finding>) {
         match ix.sigs.get(t) {
             Some(Some(Err(e))) => {
                 let f = x5(
-                    Locus::field(Element::Tool(t), Field::Sig),
+                    Locus::field(Element::Tool(t), FieldKey::Sig),
                     format!("the signature of tool `{}` does not parse: {e}", tool.name),
                     format!("write `sig` of `{}` as `\"(param, …) -> type\"`", tool.name),
                 );
@@ -171,7 +171,7 @@ fn guards_check(ix: &Index, errs: &mut Vec<Finding>) {
         let mut f = Finding::new(
             CheckId::X5,
             Severity::Fatal,
-            Locus::field(Element::Edge(e), Field::Guard),
+            Locus::field(Element::Edge(e), FieldKey::Guard),
             format!(
                 "the guard `{g}` on edge `{}` -> `{}` does not check ({}): {}",
                 edge.from, edge.to, err.category, err.message
@@ -213,7 +213,7 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
     if let Some(c) = &binding.conflict {
         fail(
             errs,
-            Locus::field(el, Field::Tool),
+            Locus::field(el, FieldKey::Tool),
             format!("the tool binding of `{}` is ambiguous: {c}", n.id),
             format!(
                 "bind `{}` one way only: drop its `tool` field, or make that tool the one that `serves` it",
@@ -231,8 +231,8 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
                     _ => None,
                 };
                 let locus = match j {
-                    Some(j) => Locus::entry(el, Field::Reads, j),
-                    None => Locus::field(el, Field::Reads),
+                    Some(j) => Locus::entry(el, FieldKey::Reads, j),
+                    None => Locus::field(el, FieldKey::Reads),
                 };
                 fail(
                     errs,
@@ -263,7 +263,7 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
             };
             fail(
                 errs,
-                Locus::entry(el, Field::Autonomy, k),
+                Locus::entry(el, FieldKey::Autonomy, k),
                 format!(
                     "`{}` may reach for tool `{t}`, which is neither declared nor built in",
                     n.id
@@ -275,6 +275,38 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
             }
         }
     }
+    gen_enum_lowers(ix, i, errs);
+    if n.opcode == Opcode::Code
+        && binding.pipeline.is_empty()
+        && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
+        && let Err(err) = ix.check_body(body)
+    {
+        let mut f = x5(
+            Locus::field(el, FieldKey::Body),
+            format!(
+                "the body of CODE `{}` does not check ({}): {}",
+                n.id, err.category, err.message
+            ),
+            format!("fix the expression in `{}`.body, or bind a tool", n.id),
+        )
+        .with_inner(err.range())
+        .with_suggestions(err.did_you_mean.clone());
+        f.instruction = Some(n.id.clone());
+        errs.push(f);
+    }
+}
+
+/// A GEN-ENUM has an enum to produce, and no tool loop (`autonomy.tools`) to compose with it.
+fn gen_enum_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
+    let Some(n) = ix.node(i) else {
+        return;
+    };
+    let el = Element::Instruction(i);
+    let fail = |errs: &mut Vec<Finding>, locus: Locus, message: String, repair: String| {
+        let mut f = x5(locus, message, repair);
+        f.instruction = Some(n.id.clone());
+        errs.push(f);
+    };
     if n.opcode == Opcode::GenEnum {
         let ty = n
             .output
@@ -303,7 +335,7 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
         if n.autonomy.as_ref().is_some_and(|a| !a.tools.is_empty()) {
             fail(
                 errs,
-                Locus::field(el, Field::Autonomy),
+                Locus::field(el, FieldKey::Autonomy),
                 format!(
                     "GEN-ENUM `{}` declares `autonomy.tools`; enum decoding and a tool loop do not compose",
                     n.id
@@ -314,24 +346,6 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
                 ),
             );
         }
-    }
-    if n.opcode == Opcode::Code
-        && binding.pipeline.is_empty()
-        && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
-        && let Err(err) = ix.check_body(body)
-    {
-        let mut f = x5(
-            Locus::field(el, Field::Body),
-            format!(
-                "the body of CODE `{}` does not check ({}): {}",
-                n.id, err.category, err.message
-            ),
-            format!("fix the expression in `{}`.body, or bind a tool", n.id),
-        )
-        .with_inner(err.range())
-        .with_suggestions(err.did_you_mean.clone());
-        f.instruction = Some(n.id.clone());
-        errs.push(f);
     }
 }
 

@@ -32,12 +32,14 @@
 //!
 //! # Use
 //!
-//! - The validator: [`check_guard`] for each non-sentinel edge guard, [`check_body`] (or
-//!   [`check_body_for`] with the `writes[0]` carry's type) for each `CODE` body; each returns
-//!   an [`ExprError`] whose line and column are within the expression text.
-//! - The runtime: [`compile_guard`] and [`compile_body`] once when a program loads, then
-//!   [`Compiled::eval_bool`] / [`Compiled::eval`] against the carry file (any [`Carries`]),
-//!   and [`choose_edge`] for the edge an instruction takes (spec §4.4.1).
+//! - The validator: [`compile_guard_in`] for each non-sentinel edge guard and [`compile_str`]
+//!   for each `CODE` body, in one [`TypeEnv`] built per program; each error is an
+//!   [`ExprError`] whose line, column and token length are within the expression text (the
+//!   finding points inside the guard or body).
+//! - The runtime: the [`Plan`](crate::plan::Plan) holds every guard and body compiled; it
+//!   evaluates them with [`Compiled::eval_bool`] / [`Compiled::eval`] against the carry file
+//!   (any [`Carries`]). [`compile_guard`], [`compile_body`] and [`choose_edge`] serve a caller
+//!   without a plan.
 //! - The macro: [`parse`] (one grammar for `.agir` files and Rust programs), then
 //!   [`compile`] against a [`TypeEnv`].
 //! - The CLI: [`eval_str`].
@@ -312,11 +314,6 @@ pub fn is_sentinel(guard: &str) -> bool {
     SENTINELS.contains(&g.as_str())
 }
 
-/// Checks an expression in an environment; returns its type.
-pub fn typecheck(expr: &Expr, env: &TypeEnv, limits: &Limits) -> Result<Type, ExprError> {
-    Ok(compile(expr, env, limits)?.ty().clone())
-}
-
 /// Checks an expression and lowers it to its compiled form.
 pub fn compile(expr: &Expr, env: &TypeEnv, limits: &Limits) -> Result<Compiled, ExprError> {
     let (node, ty) = check::Checker::new(env, limits).check(expr, None)?;
@@ -428,17 +425,6 @@ pub fn compile_guard_in(env: &TypeEnv, guard: &str, limits: &Limits) -> Result<G
 /// Compiles a `CODE` body against a program's carries and types.
 pub fn compile_body(program: &Program, body: &str, limits: &Limits) -> Result<Compiled, ExprError> {
     compile_str(body, &TypeEnv::from_program(program), limits)
-}
-
-/// Parses and type-checks a guard against a program's carries and types; the guard must be a
-/// `bool` and read a carry. A sentinel is a default edge and checks trivially.
-pub fn check_guard(program: &Program, guard: &str) -> Result<(), ExprError> {
-    compile_guard(program, guard, &Limits::default()).map(|_| ())
-}
-
-/// Parses and type-checks a CODE body; returns its type, for comparison with `writes[0]`.
-pub fn check_body(program: &Program, body: &str) -> Result<Type, ExprError> {
-    Ok(compile_body(program, body, &Limits::default())?.ty)
 }
 
 /// Parses and type-checks a CODE body and checks that its type is [`assignable`] to

@@ -11,7 +11,7 @@ use crate::diag::{CheckId, Finding, Severity};
 use crate::expr::{Guard, Limits};
 use crate::model::{Isolation, Opcode, Owner, SpawnSource, Type};
 use crate::sig::{Return, Signature};
-use crate::source::{Element, Field, Locus};
+use crate::source::{Element, FieldKey, Locus};
 
 type Demands = HashMap<String, Vec<Demand>>;
 
@@ -65,7 +65,7 @@ fn compile_guards(ix: &Index, errs: &mut Vec<Finding>) -> Vec<Option<CompiledExp
                 Ok(Guard::Default) => None,
                 Err(err) => {
                     errs.push(fatal(
-                        Locus::field(Element::Edge(e), Field::Guard),
+                        Locus::field(Element::Edge(e), FieldKey::Guard),
                         format!("the guard `{text}` does not compile: {err}"),
                     ));
                     None
@@ -261,7 +261,7 @@ fn inline(ix: &Index, i: usize, errs: &mut Vec<Finding>) -> Executor {
         Err(err) => {
             errs.push(
                 fatal(
-                    Locus::field(Element::Instruction(i), Field::Body),
+                    Locus::field(Element::Instruction(i), FieldKey::Body),
                     format!("the body of CODE `{}` does not compile: {err}", n.id),
                 )
                 .with_instruction(n.id.clone()),

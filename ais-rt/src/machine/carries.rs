@@ -67,6 +67,36 @@ impl CarryFile {
     }
 }
 
+/// Read access to carry values by index: the run's carry file, or a SPAWN sibling's view of
+/// its frozen snapshot with one carry replaced (no copy of the rest).
+pub(crate) trait Lookup: Sync {
+    /// The value at an index.
+    fn value(&self, i: usize) -> &Value;
+}
+
+impl Lookup for CarryFile {
+    fn value(&self, i: usize) -> &Value {
+        self.get(i)
+    }
+}
+
+/// A frozen carry file with one carry overlaid.
+pub(crate) struct Overlay<'a> {
+    pub base: &'a CarryFile,
+    pub at: usize,
+    pub value: &'a Value,
+}
+
+impl Lookup for Overlay<'_> {
+    fn value(&self, i: usize) -> &Value {
+        if i == self.at {
+            self.value
+        } else {
+            self.base.get(i)
+        }
+    }
+}
+
 /// Indexes a program's carries; `task` gets a slot (typed `str`) even when undeclared, since it
 /// always resolves to the invocation input (§5.1).
 pub(crate) fn names(program: &Program) -> Names {

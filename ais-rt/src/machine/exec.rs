@@ -1,7 +1,7 @@
 //! The Deterministic Unit's work: tool pipelines (§5.4), inline CODE bodies (§4.3), the
 //! write-out of a tool-less ACT and the execution of a produced program (§4.2.2, §4.1).
 
-use super::carries::{self, CarryFile};
+use super::carries::{self, Lookup};
 use super::plan::{Arg, ArgSource, Step, ToolStep};
 use super::{Run, Stop};
 use crate::report::FaultKind;
@@ -16,15 +16,15 @@ use indexmap::IndexMap;
 /// The value of one bound argument (§7.1–§7.3). A path parameter that resolves empty gets a
 /// program-controlled destination inside the output root on the write side, and is the fault
 /// "unresolvable operand" on the read side (§10.1).
-pub(crate) fn arg_value(
+pub(crate) fn arg_value<C: Lookup + ?Sized>(
     step: &Step,
     arg: &Arg,
-    carries: &CarryFile,
+    carries: &C,
     task: &str,
 ) -> Result<Value, Stop> {
     let v = match &arg.source {
-        ArgSource::Carry(c) => carries.get(*c).clone(),
-        ArgSource::Field(c, f) => match carries.get(*c) {
+        ArgSource::Carry(c) => carries.value(*c).clone(),
+        ArgSource::Field(c, f) => match carries.value(*c) {
             Value::Map(m) => m.get(f).cloned().unwrap_or(Value::Null),
             _ => Value::Null,
         },
@@ -78,10 +78,10 @@ pub(crate) fn derived_destination(id: &str, carry: Option<&str>) -> String {
 }
 
 /// Binds a tool's arguments by name, in signature order.
-pub(crate) fn bind_args(
+pub(crate) fn bind_args<C: Lookup + ?Sized>(
     step: &Step,
     call: &ToolStep,
-    carries: &CarryFile,
+    carries: &C,
     task: &str,
 ) -> Result<ToolArgs, Stop> {
     let mut params = IndexMap::with_capacity(call.args.len());
@@ -93,10 +93,10 @@ pub(crate) fn bind_args(
 
 /// Runs a pipeline (§5.4): each tool in order over the shared workspace; the last result is
 /// the step's. A failure stops the pipeline.
-pub(crate) async fn run_pipeline<'a>(
+pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
     step: &Step,
     calls: &'a [ToolStep],
-    carries: &CarryFile,
+    carries: &C,
     task: &str,
     ctx: &ToolContext,
     mut trace: Option<&mut super::StepNotes>,

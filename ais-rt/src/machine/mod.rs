@@ -28,7 +28,9 @@ use ais_core::{Deviation, Program, Value};
 use carries::CarryFile;
 use plan::{Control, Prepared, Step, Work};
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -92,7 +94,8 @@ pub(crate) struct Run {
     pub prep: Arc<Prepared>,
     pub carries: CarryFile,
     pub supplied: Vec<bool>,
-    pub written: Vec<bool>,
+    /// Per carry: the step that last wrote it (0: never written).
+    pub written: Vec<u64>,
     pub steps: u64,
     pub max_steps: u64,
     pub deviations: Vec<Deviation>,
@@ -177,7 +180,7 @@ impl Run {
             tool_ctx,
             max_steps: settings.max_steps,
             loop_counts: vec![0; prep.steps.len()],
-            written: vec![false; n],
+            written: vec![0; n],
             supplied,
             carries,
             settings,
@@ -259,6 +262,8 @@ impl Run {
                 "the program has no instructions, so there is nothing to run; add `nodes`".into(),
             );
         }
+        // The plan never changes during a drive: borrow its steps from one handle.
+        let prep = self.prep.clone();
         loop {
             // A structural fan-out's join waits for its other branches first.
             if let Some(pos) = self.branches.iter().rposition(|&(_, j)| j == cursor) {
@@ -276,7 +281,6 @@ impl Run {
             }
             self.steps += 1;
             let started = self.tracing.then(Instant::now);
-            let prep = self.prep.clone();
             let step = &prep.steps[cursor];
             if let Some(&c) = step.human.iter().find(|&&c| !self.supplied[c]) {
                 let name = prep.names.list[c].clone();
@@ -337,13 +341,16 @@ impl Run {
         });
     }
 
-    /// Executes one step: its work, its write-back, its transition.
+    /// Executes one step: its work, its write-back, its transition. The rare, heavy paths
+    /// (SPAWN, slots, CALL, write-outs) are boxed so the common DU step's future stays small.
     async fn step(&mut self, at: usize, step: &Step) -> Result<Flow, Stop> {
         if let Control::Loop(ctl) = &step.control {
             return self.run_loop(at, step, ctl).await;
         }
         if step.spawn.is_some() {
-            return self.spawn(at, step).await;
+            let fut: Pin<Box<dyn Future<Output = Result<Flow, Stop>> + Send + '_>> =
+                Box::pin(self.spawn(at, step));
+            return fut.await;
         }
         self.work(step).await?;
         self.transition(step).await
@@ -367,12 +374,12 @@ impl Run {
                 if silent {
                     return Ok(());
                 }
-                self.slot(step, ops).await
+                boxed(self.slot(step, ops)).await
             }
-            Work::WriteOut(c) => self.write_out(step, *c).await,
-            Work::RunProgram(c) => self.run_program(step, *c).await,
+            Work::WriteOut(c) => boxed(self.write_out(step, *c)).await,
+            Work::RunProgram(c) => boxed(self.run_program(step, *c)).await,
             Work::None | Work::Terminal => Ok(()),
-            Work::Call(target) => self.call(step, target.as_deref()).await,
+            Work::Call(target) => boxed(self.call(step, target.as_deref())).await,
             Work::Hollow(reason) => Err(Stop::Fault(
                 FaultKind::Unsupported,
                 format!(
@@ -405,7 +412,11 @@ impl Run {
                 }
                 self.edges(step)
             }
-            Control::Choose(targets) => self.choose(step, targets).await,
+            Control::Choose(targets) => {
+                let fut: Pin<Box<dyn Future<Output = Result<Flow, Stop>> + Send + '_>> =
+                    Box::pin(self.choose(step, targets));
+                fut.await
+            }
             Control::Loop(_) => Ok(Flow::End),
         }
     }
@@ -495,7 +506,7 @@ impl Run {
         match ctl.counter {
             Some(c) => {
                 self.carries.set(c, Value::Int(count + 1));
-                self.written[c] = true;
+                self.written[c] = self.steps;
             }
             None => self.loop_counts[at] = count + 1,
         }
@@ -525,8 +536,9 @@ impl Run {
         out
     }
 
-    /// The report: the TERMINAL's reads first (its hint of what matters most), then every other
-    /// carry the run wrote, in declaration order.
+    /// The report (§4.5): the TERMINAL's reads first (its hint of what matters most), then the
+    /// sink carries the run wrote (written and read by no instruction: the deliverables), then
+    /// every other carry it wrote, latest-produced first.
     pub(crate) fn report(
         &self,
         terminal: Option<&Step>,
@@ -538,9 +550,16 @@ impl Run {
                 report.insert(names[c].clone(), self.carries.get(c).to_json());
             }
         }
-        for (c, name) in names.iter().enumerate() {
-            if self.written[c] && !report.contains_key(name) {
-                report.insert(name.clone(), self.carries.get(c).to_json());
+        let mut rest: Vec<usize> = (0..names.len()).filter(|&c| self.written[c] > 0).collect();
+        rest.sort_by_key(|&c| {
+            (
+                !self.prep.sinks.get(c).copied().unwrap_or(false),
+                std::cmp::Reverse(self.written[c]),
+            )
+        });
+        for c in rest {
+            if !report.contains_key(&names[c]) {
+                report.insert(names[c].clone(), self.carries.get(c).to_json());
             }
         }
         report
@@ -584,7 +603,7 @@ impl Run {
         }
         self.carries.set(c, v);
         if let Some(w) = self.written.get_mut(c) {
-            *w = true;
+            *w = self.steps.max(1);
         }
     }
 
@@ -622,6 +641,13 @@ impl Run {
             message,
         });
     }
+}
+
+/// A rare step's future, boxed.
+fn boxed<'a>(
+    fut: impl Future<Output = Result<(), Stop>> + Send + 'a,
+) -> Pin<Box<dyn Future<Output = Result<(), Stop>> + Send + 'a>> {
+    Box::pin(fut)
 }
 
 impl Step {

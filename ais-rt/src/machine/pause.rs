@@ -40,7 +40,7 @@ struct Handle {
     task: String,
     carries: IndexMap<String, serde_json::Value>,
     supplied: Vec<String>,
-    written: Vec<String>,
+    written: Vec<(String, u64)>,
     steps: u64,
     deviations: Vec<(String, String, String)>,
     unrouted: Vec<Unrouted>,
@@ -84,7 +84,13 @@ impl Run {
                 .map(|(k, v)| (k, v.to_json()))
                 .collect(),
             supplied: flagged(&self.supplied),
-            written: flagged(&self.written),
+            written: self
+                .written
+                .iter()
+                .zip(names)
+                .filter(|(w, _)| **w > 0)
+                .map(|(w, n)| (n.clone(), *w))
+                .collect(),
             steps: self.steps,
             deviations: self
                 .deviations
@@ -276,7 +282,14 @@ fn restore(
         values,
     };
     run.supplied = flags(&h.supplied)?;
-    run.written = flags(&h.written)?;
+    let mut written = vec![0; names.list.len()];
+    for (n, at) in &h.written {
+        let c = names
+            .index(n)
+            .ok_or_else(|| format!("it names carry `{n}`, which this program does not declare"))?;
+        written[c] = *at;
+    }
+    run.written = written;
     run.steps = h.steps;
     run.deviations = h
         .deviations

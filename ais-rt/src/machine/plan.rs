@@ -152,6 +152,8 @@ pub struct Prepared {
     /// The carries declared `role: input` (task excluded), by index.
     pub(crate) inputs: Vec<usize>,
     pub(crate) task: usize,
+    /// Per carry: written by some step and read by none but the TERMINAL (a deliverable).
+    pub(crate) sinks: Vec<bool>,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -195,6 +197,7 @@ impl Prepared {
             digest,
             inputs: Vec::new(),
             task: 0,
+            sinks: Vec::new(),
             program: Arc::new(program),
         };
         prepared.task = prepared.names.index("task").unwrap_or(0);
@@ -234,8 +237,38 @@ impl Prepared {
                 return prepared;
             }
         };
+        // A carry a step reads or writes without declaring it is kept by name, untyped (W8/W9
+        // report it; its value is never dropped).
+        let mut names = carries::names(&prepared.program);
+        for r in plan
+            .steps
+            .iter()
+            .flat_map(|s| s.reads.iter().chain(&s.writes))
+        {
+            if names.index(&r.name).is_none() {
+                names.map.insert(r.name.clone(), names.list.len());
+                names.list.push(r.name.clone());
+                names.types.push(None);
+            }
+        }
+        prepared.initial = carries::initial_values(&prepared.program, &names);
+        prepared.names = Arc::new(names);
         match resolve(&prepared.program, &prepared.names, &plan, map, registry) {
             Ok(steps) => {
+                let n = prepared.names.list.len();
+                let mut written = vec![false; n];
+                let mut read = vec![false; n];
+                for s in &steps {
+                    for &w in &s.writes {
+                        written[w] = true;
+                    }
+                    if !matches!(s.work, Work::Terminal) {
+                        for &r in s.reads.iter().chain(&s.tests) {
+                            read[r] = true;
+                        }
+                    }
+                }
+                prepared.sinks = (0..n).map(|c| written[c] && !read[c]).collect();
                 prepared.has_slots = steps.iter().any(|s| {
                     matches!(s.work, Work::Slot(_) | Work::Call(None))
                         || matches!(s.control, Control::Choose(ref t) if t.len() > 1)

@@ -2,7 +2,7 @@
 //! resident knowledge item in full, the operands capped per §7.6, the result's JSON Schema, the
 //! tool surface), filled through `model::slot::fill`; an SU ROUTE's choice among its edges.
 
-use super::carries::CarryFile;
+use super::carries::{CarryFile, Lookup};
 use super::exec::text_of;
 use super::plan::{Prepared, Step};
 use super::{Flow, Run, Settings, Stop};
@@ -20,7 +20,11 @@ use std::sync::Arc;
 
 /// The operands of a slot: each read carry (its type, its doc, its value), the folded
 /// context operand as a map.
-pub(crate) fn operands(prep: &Prepared, ops: &[SlotOperand], carries: &CarryFile) -> Vec<Operand> {
+pub(crate) fn operands<C: Lookup + ?Sized>(
+    prep: &Prepared,
+    ops: &[SlotOperand],
+    carries: &C,
+) -> Vec<Operand> {
     ops.iter()
         .map(|op| match op {
             SlotOperand::Carry(name) => {
@@ -31,7 +35,7 @@ pub(crate) fn operands(prep: &Prepared, ops: &[SlotOperand], carries: &CarryFile
                         .and_then(|c| prep.names.types.get(c).cloned().flatten())
                         .map_or_else(|| "any".to_owned(), |t| t.to_string()),
                     doc: prep.program.carry(name).and_then(|(_, k)| k.doc.clone()),
-                    value: c.map_or(serde_json::Value::Null, |c| carries.get(c).to_json()),
+                    value: c.map_or(serde_json::Value::Null, |c| carries.value(c).to_json()),
                 }
             }
             SlotOperand::Context {
@@ -44,7 +48,7 @@ pub(crate) fn operands(prep: &Prepared, ops: &[SlotOperand], carries: &CarryFile
                         let v = prep
                             .names
                             .index(h)
-                            .map_or(serde_json::Value::Null, |c| carries.get(c).to_json());
+                            .map_or(serde_json::Value::Null, |c| carries.value(c).to_json());
                         (h.clone(), v)
                     })
                     .collect();
@@ -60,11 +64,11 @@ pub(crate) fn operands(prep: &Prepared, ops: &[SlotOperand], carries: &CarryFile
 }
 
 /// The slot request of a step.
-pub(crate) fn request(
+pub(crate) fn request<C: Lookup + ?Sized>(
     prep: &Prepared,
     step: &Step,
     ops: &[SlotOperand],
-    carries: &CarryFile,
+    carries: &C,
 ) -> SlotRequest {
     let ty = step.result.clone().unwrap_or(Type::Str);
     SlotRequest {

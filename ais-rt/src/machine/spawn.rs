@@ -18,7 +18,7 @@
 //! a structural fan-out (the reference implementation's form): each branch runs to the first
 //! step all branches reach (the join), one after the other, then the run continues there.
 
-use super::carries::CarryFile;
+use super::carries::{CarryFile, Overlay};
 use super::exec::{run_pipeline, text_of};
 use super::plan::{Prepared, SpawnCtl, Step, Work};
 use super::slot::request;
@@ -321,16 +321,19 @@ struct Sibling {
 impl Sibling {
     async fn run(self) -> Result<SiblingResult, Stop> {
         let step = &self.prep.steps[self.at];
-        // The sibling's view: the frozen snapshot with its own sub-task in place.
-        let mut view: CarryFile = (*self.snapshot).clone();
-        let mut task = self.task.clone();
-        match self.list {
-            Some(c) => view.set(c, self.subtask.clone()),
+        // The sibling's view: the frozen snapshot with its own sub-task in place (no copy).
+        let (task, as_task) = match self.list {
+            Some(_) => (self.task.clone(), None),
             None => {
-                task = text_of(&self.subtask);
-                view.set(self.prep.task, Value::Str(task.clone()));
+                let t = text_of(&self.subtask);
+                (t.clone(), Some(Value::Str(t)))
             }
-        }
+        };
+        let view = Overlay {
+            base: &self.snapshot,
+            at: self.list.unwrap_or(self.prep.task),
+            value: as_task.as_ref().unwrap_or(&self.subtask),
+        };
         let started = std::time::Instant::now();
         let result = match &step.work {
             Work::Tools(calls) => {

@@ -5,7 +5,9 @@
 //! folded into one context operand), the result's JSON Schema and the tools the slot may call —
 //! and asks a [`Model`] for one [`Completion`]: either a value or tool calls. The tool loop and
 //! the repair rounds (a schema-invalid value sent back with the exact validation error) are run
-//! by the machine, the same for every provider; a provider does one exchange.
+//! by [`slot::fill`], the same for every provider; a provider does one exchange.
+//! [`slot::schema_for`] gives the schema of an AIS type; [`ScriptedModel`] answers from a file;
+//! [`from_spec`] turns a `--model` spec into a model.
 
 pub mod providers;
 mod schema;

@@ -3,7 +3,7 @@
 //!
 //! Each takes its arguments by the canonical parameter names of
 //! [`ais_core::plan::BUILTINS`] (falling back to position), runs under the call's
-//! [`ToolLimits`](super::ToolLimits), and fails with a routable [`ToolError`] — never a message
+//! [`ToolLimits`], and fails with a routable [`ToolError`] — never a message
 //! dressed up as data:
 //!
 //! | tool | value | limits |

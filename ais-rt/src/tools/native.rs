@@ -27,8 +27,9 @@
 //! - **Arguments** are taken by parameter name (positionally first, so a call whose arguments
 //!   come in signature order costs one string comparison per argument, no hashing), converted
 //!   by [`FromArg`]: every [`FromValue`] type — `String`, the integer types, `f64`/`f32`,
-//!   `bool`, `Vec<T>`, `Option<T>`, [`ais_core::Value`], `serde_json::Value`, and any
-//!   `serde::Deserialize` type through [`Json`] — plus [`ArtifactPath`], a destination already
+//!   `bool`, `Vec<T>`, `Option<T>`, `IndexMap<String, T>`, [`ais_core::Value`],
+//!   `serde_json::Value`, and any `serde::Deserialize` type through [`Json`] — plus
+//!   [`ArtifactPath`], a destination already
 //!   checked under the output root. (For `&str`, take a `String` and borrow it.) A missing or
 //!   `null` argument is unbound: an `Option` gets `None`, a `Value` gets `null`, anything else is
 //!   a [`ToolErrorKind::BadArguments`] error naming the tool, the parameter and the value's
@@ -222,6 +223,32 @@ impl<T: FromValue> FromValue for Option<T> {
     }
     fn expected() -> Cow<'static, str> {
         format!("{} or null", T::expected()).into()
+    }
+}
+
+impl<T: FromValue> FromValue for IndexMap<String, T> {
+    fn from_value(value: Value) -> Result<Self, ValueMismatch> {
+        match value {
+            Value::Map(entries) => entries
+                .into_iter()
+                .map(|(k, v)| {
+                    let converted = match v {
+                        Value::Null => T::unbound().ok_or_else(|| "null".into()),
+                        v => T::from_value(v).map_err(|m| m.found),
+                    };
+                    converted
+                        .map(|v| (k.clone(), v))
+                        .map_err(|found| ValueMismatch {
+                            expected: Self::expected(),
+                            found: format!("{found} at key `{k}`").into(),
+                        })
+                })
+                .collect(),
+            other => Err(ValueMismatch::new(Self::expected(), &other)),
+        }
+    }
+    fn expected() -> Cow<'static, str> {
+        format!("dict of {}", T::expected()).into()
     }
 }
 

@@ -124,6 +124,8 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
         )
     })?;
     let pgid = child.id();
+    // Should the caller drop this call mid-way (a cancelled run), the group dies with it.
+    let _group = GroupGuard(pgid);
     if let (Some(input), Some(mut pipe)) = (spec.stdin, child.stdin.take()) {
         // A process that never reads its input must not block the run: write from a task and
         // ignore a broken pipe (the process exited or closed its input).
@@ -189,6 +191,15 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
     }
 }
 
+/// Kills the process group when dropped.
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.0);
+    }
+}
+
 /// Sends `SIGKILL` to the process group led by `pgid` (a no-op when it is already gone).
 fn kill_group(pgid: Option<u32>) {
     let Some(pid) = pgid.and_then(|p| i32::try_from(p).ok()) else {
@@ -234,8 +245,13 @@ impl Capture {
     }
 }
 
-/// Reads both pipes to their end and waits for the process. `Ok(None)` when the output passed
-/// the cap (reading stops there).
+/// How long the pipes are still read after the process itself exited: a background process
+/// it left behind may hold them open, and must not turn a finished call into a timeout.
+const DRAIN_AFTER_EXIT: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Reads both pipes and waits for the process: until both pipes close, or
+/// [`DRAIN_AFTER_EXIT`] after the process exited, whichever comes first. `Ok(None)` when the
+/// output passed the cap (reading stops there).
 async fn capture_and_wait(
     child: &mut Child,
     mut stdout: ChildStdout,
@@ -245,6 +261,9 @@ async fn capture_and_wait(
     let mut out_buf = vec![0u8; 16 * 1024];
     let mut err_buf = vec![0u8; 16 * 1024];
     let (mut out_open, mut err_open) = (true, true);
+    let mut status = None;
+    let drained = tokio::time::sleep(std::time::Duration::from_secs(0));
+    tokio::pin!(drained);
     while out_open || err_open {
         tokio::select! {
             read = stdout.read(&mut out_buf), if out_open => {
@@ -263,7 +282,15 @@ async fn capture_and_wait(
                     return Ok(None);
                 }
             }
+            exited = child.wait(), if status.is_none() => {
+                status = Some(exited?);
+                drained.as_mut().reset(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
+            }
+            () = &mut drained, if status.is_some() => break,
         }
     }
-    child.wait().await.map(Some)
+    match status {
+        Some(status) => Ok(Some(status)),
+        None => child.wait().await.map(Some),
+    }
 }

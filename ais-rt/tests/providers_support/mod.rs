@@ -51,7 +51,11 @@ pub async fn handle(server: Arc<Server>, uri: Uri, headers: HeaderMap, body: Byt
         body,
     });
     let next = server.script.lock().unwrap().pop_front();
-    let mut answer = next.unwrap_or(Answer::Raw(599, vec![], "script exhausted".into()));
+    respond(next.unwrap_or(Answer::Raw(599, vec![], "script exhausted".into()))).await
+}
+
+/// Sends `answer`, after its wait when it has one.
+pub async fn respond(mut answer: Answer) -> Response {
     loop {
         match answer {
             Answer::Slow(wait, then) => {
@@ -71,6 +75,32 @@ pub async fn handle(server: Arc<Server>, uri: Uri, headers: HeaderMap, body: Byt
             }
         }
     }
+}
+
+/// Starts a server on 127.0.0.1 that answers each request body with `answer(body)`.
+pub async fn serve_fn(
+    answer: impl Fn(&Value) -> Answer + Send + Sync + 'static,
+) -> (Arc<Server>, String) {
+    let server = Arc::new(Server::default());
+    let state = server.clone();
+    let answer = Arc::new(answer);
+    let app = Router::new().fallback(move |uri: Uri, headers: HeaderMap, body: Bytes| {
+        let (state, answer) = (state.clone(), answer.clone());
+        async move {
+            let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let reply = answer(&body);
+            state.received.lock().unwrap().push(Received {
+                path: uri.path().to_string(),
+                headers,
+                body,
+            });
+            respond(reply).await
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (server, format!("http://{addr}"))
 }
 
 /// Starts a server on 127.0.0.1 that answers from `script`.
