@@ -34,6 +34,19 @@ fn writing_plans_agir_is_checked_in_and_canonical() {
 }
 
 #[test]
+fn build_rs_export_writes_the_same_agir_as_the_macro() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/writing_plans.rs");
+    let written = ais_syntax::export::export(&[source], dir.path()).expect("exports");
+    assert_eq!(written, [dir.path().join("writing_plans.agir")]);
+    let exported = std::fs::read_to_string(&written[0]).unwrap();
+    assert!(
+        exported == WritingPlans::AGIR,
+        "build.rs export and the macro disagree:\n{exported}"
+    );
+}
+
+#[test]
 fn writing_plans_is_appendix_c_up_to_its_tool_bodies() {
     let appendix_c = agir::read(include_str!("../examples/writing_plans.agir"))
         .expect("Appendix C reads")

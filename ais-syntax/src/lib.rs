@@ -49,6 +49,7 @@
 
 pub mod ast;
 pub mod diagnose;
+pub mod export;
 pub mod lower;
 pub mod parse;
 pub mod rust_types;

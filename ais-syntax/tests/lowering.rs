@@ -147,7 +147,11 @@ fn a_misspelled_read_is_placed_at_its_token_with_a_suggestion() {
         "{}",
         w8.message
     );
-    assert_eq!(w8.help.as_deref(), Some("write `task`"));
+    assert!(
+        w8.help.as_deref().is_some_and(|h| h.contains("`task`")),
+        "{:?}",
+        w8.help
+    );
     let at = w8.site.start.start();
     assert_eq!((at.line, at.column), (4, 23));
 }
