@@ -69,6 +69,7 @@ pub mod check;
 pub mod diag;
 pub mod edit;
 pub mod expr;
+#[cfg(feature = "render")]
 mod long_line;
 pub mod model;
 pub mod plan;
