@@ -185,7 +185,7 @@ mod tests {
             err.errors[0]
         );
         assert!(
-            err.errors[0].contains("= help: change `taks` to `task`"),
+            err.errors[0].contains("= help: write `task`"),
             "{}",
             err.errors[0]
         );
