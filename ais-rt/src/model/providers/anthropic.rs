@@ -3,12 +3,11 @@
 //! an object), with `tool_choice` forcing it — or, when the slot may call tools, forcing *some*
 //! tool call, so that the model either gathers with a real tool or answers.
 
-use super::http::{Secret, Transport, excerpt};
+use super::http::{Secret, Transport, completion, excerpt};
 use super::schema::{StrictSchema, strict_schema, unwrap_value, wrap_value};
 use super::{Env, ProviderOptions, base_url, endpoint, prompt, required};
 use crate::model::{
-    Completion, Exchange, Model, ModelError, ModelErrorKind, ModelFuture, Reply, SlotRequest,
-    ToolCall, Turn, Usage,
+    Completion, Model, ModelError, ModelFuture, Reply, SlotRequest, ToolCall, Turn, Usage,
 };
 use reqwest::Url;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -59,31 +58,12 @@ impl Anthropic {
         let schema = strict_schema(&request.schema);
         let answer = answer_tool(request);
         let body = body(&self.model, self.max_tokens, request, &schema, &answer);
-        let body = self.transport.scrub_value(body);
-        let deadline = self.transport.slot_deadline(
-            &request.instruction,
-            request.sibling,
-            request.history.is_empty(),
-        );
-        let response = self
+        let (body, response) = self
             .transport
-            .post(&self.url, &self.headers, &body, deadline)
+            .send(request, &self.url, &self.headers, body)
             .await?;
-        let response = self.transport.scrub_value(response);
-        let (reply, usage) = parse(&response, &schema, &answer).map_err(|message| {
-            ModelError::new(
-                ModelErrorKind::Protocol,
-                format!("{}: {message}", self.name),
-            )
-        })?;
-        Ok(Completion {
-            reply,
-            usage,
-            exchange: Exchange {
-                request: body,
-                response,
-            },
-        })
+        let parsed = parse(&response, &schema, &answer);
+        completion(&self.name, body, response, parsed)
     }
 }
 

@@ -3,7 +3,7 @@
 //! `Retry-After`; never on any other 4xx), all inside the slot's total deadline.
 
 use super::ProviderOptions;
-use crate::model::{ModelError, ModelErrorKind};
+use crate::model::{Completion, Exchange, ModelError, ModelErrorKind, Reply, SlotRequest, Usage};
 use backon::{ExponentialBuilder, Retryable};
 use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
@@ -148,6 +148,26 @@ impl Transport {
             *slots.entry(key).or_insert(now)
         };
         start + self.options.slot_deadline
+    }
+
+    /// Sends one exchange of `request`'s slot: `body` with the secret scrubbed out, POSTed to
+    /// `url` under the slot's deadline. Returns the scrubbed body and the scrubbed response, as
+    /// the trace keeps them.
+    pub(crate) async fn send(
+        &self,
+        request: &SlotRequest,
+        url: &Url,
+        headers: &HeaderMap,
+        body: Value,
+    ) -> Result<(Value, Value), ModelError> {
+        let body = self.scrub_value(body);
+        let deadline = self.slot_deadline(
+            &request.instruction,
+            request.sibling,
+            request.history.is_empty(),
+        );
+        let response = self.post(url, headers, &body, deadline).await?;
+        Ok((body, self.scrub_value(response)))
     }
 
     /// POSTs `body` to `url` and returns the response body as JSON.
@@ -383,6 +403,24 @@ pub(crate) fn excerpt(text: &str) -> String {
         Some((cut, _)) => format!("{}…", &flat[..cut]),
         None => flat.to_string(),
     }
+}
+
+/// The completion of one exchange: the provider's parse of the response (a `Protocol` error
+/// named after the provider when it does not parse), with the raw exchange kept.
+pub(crate) fn completion(
+    name: &str,
+    request: Value,
+    response: Value,
+    parsed: Result<(Reply, Usage), String>,
+) -> Result<Completion, ModelError> {
+    let (reply, usage) = parsed.map_err(|message| {
+        ModelError::new(ModelErrorKind::Protocol, format!("{name}: {message}"))
+    })?;
+    Ok(Completion {
+        reply,
+        usage,
+        exchange: Exchange { request, response },
+    })
 }
 
 #[cfg(test)]

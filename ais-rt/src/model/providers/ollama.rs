@@ -1,12 +1,12 @@
 //! `ollama:MODEL`: Ollama's native `/api/chat`, with the slot's schema as its JSON Schema
 //! `format` (the grammar-constrained mode; the OpenAI-compatible endpoint takes no schema).
 
-use super::http::{Transport, excerpt};
+use super::http::{Transport, completion, excerpt};
 use super::schema::{StrictSchema, strict_schema, unwrap_value, wrap_value};
 use super::{Env, ProviderOptions, base_url, endpoint, prompt};
 use crate::model::{
-    Completion, Exchange, Model, ModelError, ModelErrorKind, ModelFuture, Reply, SlotRequest,
-    ToolCall, Turn, Usage,
+    Completion, Model, ModelError, ModelErrorKind, ModelFuture, Reply, SlotRequest, ToolCall, Turn,
+    Usage,
 };
 use reqwest::Url;
 use reqwest::header::HeaderMap;
@@ -43,31 +43,13 @@ impl Ollama {
     async fn exchange(&self, request: &SlotRequest) -> Result<Completion, ModelError> {
         let schema = strict_schema(&request.schema);
         let body = body(&self.model, request, &schema);
-        let deadline = self.transport.slot_deadline(
-            &request.instruction,
-            request.sibling,
-            request.history.is_empty(),
-        );
-        let response = self
+        let (body, response) = self
             .transport
-            .post(&self.url, &HeaderMap::new(), &body, deadline)
+            .send(request, &self.url, &HeaderMap::new(), body)
             .await
             .map_err(|err| self.hint(err))?;
-        let offset = calls_in_history(request);
-        let (reply, usage) = parse(&response, &schema, offset).map_err(|message| {
-            ModelError::new(
-                ModelErrorKind::Protocol,
-                format!("{}: {message}", self.name),
-            )
-        })?;
-        Ok(Completion {
-            reply,
-            usage,
-            exchange: Exchange {
-                request: body,
-                response,
-            },
-        })
+        let parsed = parse(&response, &schema, calls_in_history(request));
+        completion(&self.name, body, response, parsed)
     }
 
     /// The next step for the two usual failures: no server, no such model.

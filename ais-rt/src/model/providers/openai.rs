@@ -1,12 +1,11 @@
 //! `openai:MODEL`: the OpenAI chat completions API, and every server that speaks it (vLLM,
 //! llama.cpp's server, LM Studio) through `OPENAI_BASE_URL`.
 
-use super::http::{Secret, Transport, excerpt};
+use super::http::{Secret, Transport, completion, excerpt};
 use super::schema::{StrictSchema, strict_schema, unwrap_value, wrap_value};
 use super::{Env, ProviderOptions, base_url, endpoint, prompt, required};
 use crate::model::{
-    Completion, Exchange, Model, ModelError, ModelErrorKind, ModelFuture, Reply, SlotRequest,
-    ToolCall, Turn, Usage,
+    Completion, Model, ModelError, ModelFuture, Reply, SlotRequest, ToolCall, Turn, Usage,
 };
 use reqwest::Url;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
@@ -57,33 +56,17 @@ impl OpenAi {
 
     async fn exchange(&self, request: &SlotRequest) -> Result<Completion, ModelError> {
         let schema = strict_schema(&request.schema);
-        let body = self
+        let (body, response) = self
             .transport
-            .scrub_value(body(&self.model, request, &schema));
-        let deadline = self.transport.slot_deadline(
-            &request.instruction,
-            request.sibling,
-            request.history.is_empty(),
-        );
-        let response = self
-            .transport
-            .post(&self.url, &self.headers, &body, deadline)
-            .await?;
-        let response = self.transport.scrub_value(response);
-        let (reply, usage) = parse(&response, &schema).map_err(|message| {
-            ModelError::new(
-                ModelErrorKind::Protocol,
-                format!("{}: {message}", self.name),
+            .send(
+                request,
+                &self.url,
+                &self.headers,
+                body(&self.model, request, &schema),
             )
-        })?;
-        Ok(Completion {
-            reply,
-            usage,
-            exchange: Exchange {
-                request: body,
-                response,
-            },
-        })
+            .await?;
+        let parsed = parse(&response, &schema);
+        completion(&self.name, body, response, parsed)
     }
 }
 
