@@ -12,25 +12,16 @@
 
 mod common;
 
+/// The corpus locator shared with ais-core's corpus tests.
+#[path = "../../ais-core/tests/support/mod.rs"]
+mod support;
+
 use ais_rt::model::scripted::ScriptedModel;
 use ais_rt::{Inputs, Runtime};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/sigil-fixtures");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "the corpus is missing at {} (CI=true requires it)",
-        dir.display()
-    );
-    eprintln!("notice: corpus not found at {}; skipping", dir.display());
-    None
-}
+use support::corpus;
 
 fn spec_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

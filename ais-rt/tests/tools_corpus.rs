@@ -2,24 +2,14 @@
 //! read in place) run here unchanged: each declared tool is resolved through the registry the
 //! machine uses and called with arguments as the machine would bind them.
 
+/// The corpus locator shared with ais-core's corpus tests.
+#[path = "../../ais-core/tests/support/mod.rs"]
+mod support;
+
 use ais_core::Value;
 use ais_rt::tools::{ToolArgs, ToolContext, ToolErrorKind, ToolRegistry};
-use std::path::{Path, PathBuf};
-
-/// The corpus directory, or `None` (after a notice) when it is absent outside CI.
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/sigil-fixtures");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "the corpus is missing at {} (CI=true requires it)",
-        dir.display()
-    );
-    eprintln!("notice: corpus not found at {}; skipping", dir.display());
-    None
-}
+use std::path::Path;
+use support::corpus;
 
 fn declared(file: &str, tool: &str) -> Option<ais_core::model::Tool> {
     let path = corpus()?.join(file);
