@@ -1,6 +1,7 @@
 //! The validator over its own AG-IR fixtures (`tests/fixtures/check/`): one fixture per check,
 //! named `<ID>_<what>.agir`, produces that finding and no other error; the `clean_*` fixtures
-//! (one per opcode family) check clean; the `repair_*` fixtures exercise ladder step 1.
+//! (one per opcode family, and a routed failure) check clean; the `repair_*` fixtures exercise
+//! ladder step 1.
 
 use ais_core::check::{Checked, Repairs, check};
 use ais_core::diag::{CheckId, Outcome, Severity};
@@ -95,7 +96,7 @@ fn every_check_has_a_fixture_that_produces_exactly_it() {
 #[test]
 fn the_clean_fixtures_check_clean_and_lower() {
     let names = fixtures("clean_");
-    assert_eq!(names.len(), 4);
+    assert_eq!(names.len(), 5);
     for name in names {
         for repair in [false, true] {
             let c = run(&name, repair);

@@ -351,7 +351,8 @@ fn g9_code_reads_produced(cx: &mut Ctx) {
 }
 
 /// G9: what an instruction produces fits the carry it lands in: a DU tool's declared return
-/// type, or a CODE body's type, is compatible with `writes[0]`'s type.
+/// type, or a CODE body's type, is compatible with `writes[0]`'s type (any result fits an
+/// `outcome` carry).
 fn g9_results_fit(cx: &mut Ctx) {
     let mut found = Vec::new();
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
@@ -362,6 +363,11 @@ fn g9_results_fit(cx: &mut Ctx) {
         let Some(declared) = cx.ix.carry_type(w) else {
             continue;
         };
+        // Any result fits the built-in `outcome`: a success lands as `{ok: true, value}`, a
+        // failure as the error value a ROUTE tests (§10.2).
+        if matches!(declared, Type::Named(n) if n == "outcome") {
+            continue;
+        }
         let Some(produced) = du_result_type(&cx.ix, i) else {
             continue;
         };
