@@ -5,7 +5,8 @@
 //!
 //! The CALL names the callee's Rust type; `ReleaseNotes::runtime()` registers the callee with
 //! the runtime (through `add_programs`) and its tools with the registry, so the sub-run finds
-//! it by that name.
+//! it by that name. From `.agir`, the runtime finds `draft_changelog.agir` in its program
+//! directory by that same name (its `walker.name`).
 //!
 //! Run it on the SCRIPTED model shipped beside it (canned answers, no API key, no network):
 //! `cargo run --example release_notes [OUT_DIR]`; print its AG-IR: `cargo run --example

@@ -422,3 +422,41 @@ async fn a_failing_script_is_routed_to_an_explanation() {
     assert!(result.output.contains("FileNotFoundError"), "{result:?}");
     assert!(report.answer.unwrap().contains("sales.csv is missing"));
 }
+
+#[tokio::test]
+async fn the_checked_in_release_notes_find_their_callee_agir_by_name() {
+    // The `.agir` pair as `build.rs` export writes it, with only the Rust tools registered:
+    // the CALL finds `DraftChangelog` as `draft_changelog.agir` in the program directory.
+    let agir_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agir");
+    let text = std::fs::read_to_string(agir_dir.join("release_notes.agir")).unwrap();
+    let doc = ais::agir::read(&text).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let runtime = ais::rt::Runtime::builder()
+        .tools(ReleaseNotes::tools())
+        .model(shipped("release_notes"))
+        .out_dir(out.path().into())
+        .program_dir(agir_dir)
+        .build();
+    let inputs = ais::rt::Inputs::parse(
+        &doc.program,
+        Some("Release 2.4.0 to CHANGELOG.md".into()),
+        &[
+            ("version".into(), "2.4.0".into()),
+            ("log".into(), LOG.into()),
+        ],
+    )
+    .unwrap();
+    let outcome = runtime
+        .run(&doc.program, Some(&doc.source_map), inputs)
+        .await;
+    assert_eq!(outcome.status, ais::rt::Status::Ok, "{outcome:?}");
+    let notes = outcome.report["notes"].as_str().unwrap();
+    assert!(
+        notes.starts_with("## 2.4.0\n\n### Added\n- Download your order history"),
+        "{notes}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.path().join("CHANGELOG.md")).unwrap(),
+        notes
+    );
+}
