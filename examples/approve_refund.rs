@@ -1,8 +1,9 @@
 //! A human-approval gate written with `ais!`: before a refund goes out, a person says yes or
-//! no. The question goes to the built-in `ask_user` tool, which pauses the run (spec §10: the
-//! runtime writes a resume handle under the output root and the run reports `Paused`); the
-//! answer comes back through `Runtime::resume`, a Rust tool parses it, and a code-owned ROUTE
-//! branches on the parsed answer — never the model (spec §4.4.1, G6).
+//! no. The question goes to the built-in `ask_user` tool, which pauses the run: the runtime
+//! writes a resume handle under the output root and `run` returns `RunError::Paused`. The
+//! answer comes back through `ApproveRefund::resume` (the runtime's `Runtime::resume`, typed), a
+//! Rust tool parses it, and a code-owned ROUTE branches on the parsed answer — never the model
+//! (spec §4.4.1, G6).
 //!
 //! The example answers for the human from its command line (default `yes`), so it runs
 //! non-interactively: `cargo run --example approve_refund [ANSWER]`. Print its AG-IR:
@@ -86,17 +87,7 @@ pub async fn run_with_answer(
     let handle = pause
         .handle
         .ok_or("the runtime could not write the resume handle")?;
-    let outcome = runtime
-        .resume(ApproveRefund::program(), None, &handle, answer.to_owned())
-        .await;
-    if outcome.status != ais::rt::Status::Ok {
-        return Err(format!(
-            "the resumed run ended {:?}: {:?}",
-            outcome.status, outcome.fault
-        )
-        .into());
-    }
-    let report = serde_json::from_value(serde_json::Value::Object(outcome.report))?;
+    let report = ApproveRefund::resume(&handle, answer.to_owned(), runtime).await?;
     Ok((pause.prompt, report))
 }
 

@@ -460,3 +460,21 @@ async fn the_checked_in_release_notes_find_their_callee_agir_by_name() {
         notes
     );
 }
+
+#[tokio::test]
+async fn resuming_from_a_handle_that_is_not_one_is_a_fault_and_runs_nothing() {
+    let out = tempfile::tempdir().unwrap();
+    let bogus = out.path().join("handle.json");
+    std::fs::write(&bogus, "{\"format\": \"something else\"}").unwrap();
+    let runtime = ApproveRefund::runtime()
+        .model(shipped("approve_refund"))
+        .out_dir(out.path().into())
+        .build();
+    match ApproveRefund::resume(&bogus, "yes".into(), &runtime).await {
+        Err(RunError::Fault(f)) => {
+            assert_eq!(f.kind, ais::rt::FaultKind::InvalidHandle);
+            assert!(f.message.contains("handle.json"), "{}", f.message);
+        }
+        other => panic!("expected an invalid-handle fault, got {other:?}"),
+    }
+}
