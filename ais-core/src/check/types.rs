@@ -365,7 +365,7 @@ fn g9_results_fit(cx: &mut Ctx) {
         };
         // Any result fits the built-in `outcome`: a success lands as `{ok: true, value}`, a
         // failure as the error value a ROUTE tests (§10.2).
-        if matches!(declared, Type::Named(n) if n == "outcome") {
+        if matches!(declared, Type::Named(n) if n == crate::model::OUTCOME) {
             continue;
         }
         let Some(produced) = du_result_type(&cx.ix, i) else {
