@@ -3,7 +3,9 @@
 //!
 //! The verdict (`passing`) comes from a Rust tool that really runs the tests under `python3`;
 //! the LOOP advances when the verdict passes or its cap is reached, counting its rounds in
-//! `attempts`. The run needs `python3` on the `PATH`.
+//! `attempts`. The test runner is fallible: when the tests cannot run at all, its error lands
+//! in the `outcome` carry `test_run` and a ROUTE ends the run there, rather than a missing
+//! result reading as "no failures". The run needs `python3` on the `PATH`.
 //!
 //! Run it on the SCRIPTED model shipped beside it (canned answers, no API key, no network):
 //! `cargo run --example fix_failing_test [OUT_DIR]`; print its AG-IR: `cargo run --example
@@ -22,6 +24,9 @@ ais! {
             tests: str = input,
             /// The module's source, as read and then as repaired.
             source: str,
+            /// The last test run: its `value` is the failing tests, one per line (empty when all
+            /// pass); not `ok` when the tests could not run at all.
+            test_run: outcome,
             /// True when every test passed on the last run.
             passing: bool,
             /// The failing tests of the last run, one per line.
@@ -61,7 +66,9 @@ ais! {
         }
 
         read: SENSE read_file(task) -> source;
-        test: SENSE run_tests(source, tests) -> failures;
+        test: SENSE run_tests(source, tests) -> test_run;
+        ran: ROUTE(test_run);
+        collect: CODE(test_run) -> failures = test_run.value;
         judge: CODE(failures) -> passing = failures == "";
         /// Repair the module so the failing tests pass. Change only what the failures call
         /// for, keep every function's name and signature, and return the whole module as
@@ -71,9 +78,12 @@ ais! {
         #[counter(attempts)]
         repair: LOOP(model)(task, source, failures) -> source;
         save: ACT(artifact) save_source(source) -> saved_to;
-        done: TERMINAL(passing, attempts, saved_to, failures, source);
+        done: TERMINAL(passing, attempts, saved_to, failures, source, test_run);
 
-        read -> test -> judge -> repair;
+        read -> test -> ran;
+        ran -> collect if test_run.ok;
+        ran -> done else;
+        collect -> judge -> repair;
         repair -> test;
         repair -> save;
         save -> done;

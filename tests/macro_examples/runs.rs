@@ -169,6 +169,31 @@ async fn the_repair_loop_stops_at_its_cap() {
 }
 
 #[tokio::test]
+async fn tests_that_cannot_run_end_the_repair_run_instead_of_passing() {
+    let out = tempfile::tempdir().unwrap();
+    // The module kills the test runner's interpreter as it loads.
+    let module = "import os\nos._exit(3)\n";
+    std::fs::write(out.path().join("text_utils.py"), module).unwrap();
+    let runtime = FixFailingTest::runtime()
+        .model(shipped("fix_failing_test"))
+        .out_dir(out.path().into())
+        .build();
+    let input = FixFailingTestInput {
+        task: TASK.into(),
+        tests: TESTS.into(),
+    };
+    let report = FixFailingTest::run(input, &runtime).await.expect("reports");
+    let run = report.test_run.unwrap();
+    assert!(!run.ok);
+    assert!(run.error.contains("the test runner failed"), "{run:?}");
+    assert_ne!(report.passing, Some(true), "no pass without a test run");
+    assert_eq!(report.attempts.unwrap_or_default(), 0, "no repair");
+    assert_eq!(report.saved_to.unwrap_or_default(), "");
+    let on_disk = std::fs::read_to_string(out.path().join("text_utils.py")).unwrap();
+    assert_eq!(on_disk, module, "nothing saved");
+}
+
+#[tokio::test]
 async fn reviews_fan_out_one_per_file_and_join_in_file_order() {
     let work = tempfile::tempdir().unwrap();
     let paths = write_change(work.path()).unwrap();
