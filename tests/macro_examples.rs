@@ -135,7 +135,7 @@ fn every_example_agir_is_checked_in_canonical_and_clean() {
             ex.file
         );
         assert_eq!(*(ex.program)(), doc.program, "{}", ex.file);
-        let checked = ais::check::check(&doc.program, &doc.source_map, ais::check::Repairs::Off);
+        let checked = ais::check(&doc.program, &doc.source_map, ais::Repairs::Off);
         assert_eq!(
             checked.outcome,
             ais::Outcome::Clean,
@@ -184,7 +184,7 @@ fn the_examples_use_every_opcode() {
                 .collect::<Vec<_>>()
         })
         .collect();
-    let missing: Vec<&str> = ais::model::Opcode::ALL
+    let missing: Vec<&str> = ais::Opcode::ALL
         .iter()
         .map(|o| o.mnemonic())
         .filter(|m| !used.contains(*m))
