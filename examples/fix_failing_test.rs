@@ -1,11 +1,10 @@
 //! A repair loop written with `ais!`: run a Python module's tests, and while they fail, have
-//! the model repair the module — at most three times — then save it.
+//! the model repair the module — at most three times — then save it if its tests pass.
 //!
-//! The verdict (`passing`) comes from a Rust tool that really runs the tests under `python3`;
-//! the LOOP advances when the verdict passes or its cap is reached, counting its rounds in
-//! `attempts`. The test runner is fallible: when the tests cannot run at all, its error lands
-//! in the `outcome` carry `test_run` and a ROUTE ends the run there, rather than a missing
-//! result reading as "no failures". The run needs `python3` on the `PATH`.
+//! The verdict (`passing`) comes from a Rust tool that really runs the tests under `python3`
+//! and returns a `TestRun` object whose fields land in the carries of their names; the LOOP
+//! advances when the verdict passes or its cap is reached, counting its rounds in `attempts`,
+//! and a ROUTE saves the module only if its tests pass. The run needs `python3` on the `PATH`.
 //!
 //! Run it on the SCRIPTED model shipped beside it (canned answers, no API key, no network):
 //! `cargo run --example fix_failing_test [OUT_DIR]`; print its AG-IR: `cargo run --example
@@ -15,7 +14,7 @@ use ais::ais;
 
 ais! {
     /// Make a module's failing tests pass: run them, and while they fail, repair the module
-    /// (at most three times), then save it.
+    /// (at most three times); save it only if its tests pass.
     pub program FixFailingTest (name = "fix_failing_test", shape = "repair-loop") {
         carries {
             /// What to fix, naming the module's file (`Fix slugify in text_utils.py`).
@@ -24,9 +23,6 @@ ais! {
             tests: str = input,
             /// The module's source, as read and then as repaired.
             source: str,
-            /// The last test run: its `value` is the failing tests, one per line (empty when all
-            /// pass); not `ok` when the tests could not run at all.
-            test_run: outcome,
             /// True when every test passed on the last run.
             passing: bool,
             /// The failing tests of the last run, one per line.
@@ -37,26 +33,43 @@ ais! {
             saved_to: str,
         }
 
+        /// One run of the tests.
+        struct TestRun {
+            /// True when every test ran and passed.
+            passing: bool,
+            /// One line per failing test — its name, the error and the failing line — or why
+            /// the tests could not run at all.
+            failures: str,
+        }
+
         #[surface(SENSE)]
         tool read_file;
 
         /// Run every `test_*` function of the tests against the source under `python3`, each
-        /// in the module's namespace, with a ten-second alarm; one line per failing test, empty
-        /// when all pass.
+        /// in the module's namespace, with a ten-second alarm. Tests that cannot run at all
+        /// (no `python3`, a module that kills the interpreter) fail, with the reason.
         #[surface(SENSE)]
-        tool run_tests(source: &str, tests: &str) -> std::io::Result<String> {
-            let dir = tempfile::tempdir()?;
-            std::fs::write(dir.path().join("module_source.py"), source)?;
-            std::fs::write(dir.path().join("module_tests.py"), tests)?;
-            let out = std::process::Command::new("python3")
-                .args(["-c", PY_TEST_RUNNER])
-                .current_dir(dir.path())
-                .output()?;
-            if !out.status.success() {
-                let err = String::from_utf8_lossy(&out.stderr);
-                return Err(std::io::Error::other(format!("the test runner failed: {err}")));
-            }
-            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        tool run_tests(source: &str, tests: &str) -> TestRun {
+            let ran = tempfile::tempdir().and_then(|dir| {
+                std::fs::write(dir.path().join("module_source.py"), source)?;
+                std::fs::write(dir.path().join("module_tests.py"), tests)?;
+                std::process::Command::new("python3")
+                    .args(["-c", PY_TEST_RUNNER])
+                    .current_dir(dir.path())
+                    .output()
+            });
+            let failures = match ran {
+                Ok(out) if out.status.success() => {
+                    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+                }
+                Ok(out) => format!(
+                    "the tests could not run ({}): {}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+                Err(e) => format!("the tests could not run: {e}"),
+            };
+            TestRun { passing: failures.is_empty(), failures }
         }
 
         /// Write the repaired module over the file the task names.
@@ -66,10 +79,7 @@ ais! {
         }
 
         read: SENSE read_file(task) -> source;
-        test: SENSE run_tests(source, tests) -> test_run;
-        ran: ROUTE(test_run);
-        collect: CODE(test_run) -> failures = test_run.value;
-        judge: CODE(failures) -> passing = failures == "";
+        test: SENSE run_tests(source, tests) -> (passing, failures);
         /// Repair the module so the failing tests pass. Change only what the failures call
         /// for, keep every function's name and signature, and return the whole module as
         /// plain Python source, without Markdown fences.
@@ -77,15 +87,15 @@ ais! {
         #[cap(3)]
         #[counter(attempts)]
         repair: LOOP(model)(task, source, failures) -> source;
+        keep: ROUTE(passing);
         save: ACT(artifact) save_source(source) -> saved_to;
-        done: TERMINAL(passing, attempts, saved_to, failures, source, test_run);
+        done: TERMINAL(passing, attempts, saved_to, failures, source);
 
-        read -> test -> ran;
-        ran -> collect if test_run.ok;
-        ran -> done else;
-        collect -> judge -> repair;
+        read -> test -> repair;
         repair -> test;
-        repair -> save;
+        repair -> keep;
+        keep -> save if passing;
+        keep -> done else;
         save -> done;
     }
 }

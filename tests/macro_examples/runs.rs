@@ -95,11 +95,20 @@ async fn the_test_runner_tool_runs_the_tests_under_python() {
             .map(|(k, v)| (k.to_owned(), ais::Value::from(v)))
             .collect(),
     };
-    let failures = run_tests
+    // The tool's `TestRun`, as the runtime receives it: an object.
+    let run = |v: ais::Value| -> (bool, String) {
+        let json = v.to_json();
+        let passing = json["passing"].as_bool().expect("a passing flag");
+        (
+            passing,
+            json["failures"].as_str().unwrap_or_default().to_owned(),
+        )
+    };
+    let (passing, failures) = run(run_tests
         .call(args(BUGGY_MODULE), &ctx(dir.path()))
         .await
-        .expect("the runner runs");
-    let failures = failures.as_str().unwrap_or_default().to_owned();
+        .expect("the runner runs"));
+    assert!(!passing);
     let names: Vec<&str> = failures
         .lines()
         .map(|l| l.split(':').next().unwrap())
@@ -113,14 +122,27 @@ async fn the_test_runner_tool_runs_the_tests_under_python() {
         failures.contains("at `assert slugify(\"Rust, Python & Go!\") == \"rust-python-go\"`"),
         "{failures}"
     );
-    let broken = run_tests
+    let fixed =
+        "import re\ndef slugify(t):\n    return '-'.join(re.findall('[a-z0-9]+', t.lower()))\n";
+    let (passing, failures) = run(run_tests.call(args(fixed), &ctx(dir.path())).await.unwrap());
+    assert!(passing && failures.is_empty(), "{failures}");
+    let (passing, broken) = run(run_tests
         .call(args("def slugify(:\n"), &ctx(dir.path()))
         .await
-        .expect("a module that does not load is a failure line, not an error");
-    let broken = broken.as_str().unwrap_or_default();
+        .unwrap());
+    assert!(!passing);
     assert!(
         broken.starts_with("module_source.py does not load: SyntaxError"),
         "{broken}"
+    );
+    let (passing, dead) = run(run_tests
+        .call(args("import os\nos._exit(3)\n"), &ctx(dir.path()))
+        .await
+        .unwrap());
+    assert!(!passing);
+    assert!(
+        dead.starts_with("the tests could not run (exit status: 3)"),
+        "{dead}"
     );
 }
 
@@ -147,50 +169,34 @@ async fn the_repair_loop_goes_round_until_the_tests_pass() {
 }
 
 #[tokio::test]
-async fn the_repair_loop_stops_at_its_cap() {
-    let out = tempfile::tempdir().unwrap();
-    std::fs::write(out.path().join("text_utils.py"), BUGGY_MODULE).unwrap();
-    let model = scripted(
-        out.path(),
-        serde_json::json!({"repair": [BUGGY_MODULE, BUGGY_MODULE, BUGGY_MODULE, BUGGY_MODULE]}),
-    );
-    let runtime = FixFailingTest::runtime()
-        .model(model)
-        .out_dir(out.path().into())
-        .build();
-    let input = FixFailingTestInput {
-        task: TASK.into(),
-        tests: TESTS.into(),
-    };
-    let report = FixFailingTest::run(input, &runtime).await.expect("reports");
-    assert_eq!(report.passing, Some(false));
-    assert_eq!(report.attempts, Some(3), "the cap is 3");
-    assert_eq!(report.failures.unwrap().lines().count(), 2);
-}
-
-#[tokio::test]
-async fn tests_that_cannot_run_end_the_repair_run_instead_of_passing() {
-    let out = tempfile::tempdir().unwrap();
-    // The module kills the test runner's interpreter as it loads.
-    let module = "import os\nos._exit(3)\n";
-    std::fs::write(out.path().join("text_utils.py"), module).unwrap();
-    let runtime = FixFailingTest::runtime()
-        .model(shipped("fix_failing_test"))
-        .out_dir(out.path().into())
-        .build();
-    let input = FixFailingTestInput {
-        task: TASK.into(),
-        tests: TESTS.into(),
-    };
-    let report = FixFailingTest::run(input, &runtime).await.expect("reports");
-    let run = report.test_run.unwrap();
-    assert!(!run.ok);
-    assert!(run.error.contains("the test runner failed"), "{run:?}");
-    assert_ne!(report.passing, Some(true), "no pass without a test run");
-    assert_eq!(report.attempts.unwrap_or_default(), 0, "no repair");
-    assert_eq!(report.saved_to.unwrap_or_default(), "");
-    let on_disk = std::fs::read_to_string(out.path().join("text_utils.py")).unwrap();
-    assert_eq!(on_disk, module, "nothing saved");
+async fn the_repair_loop_stops_at_its_cap_and_saves_nothing() {
+    for (module, why) in [
+        (BUGGY_MODULE, "test_drops_punctuation"),
+        // A module that kills the test runner: the tests cannot run, which is no pass.
+        ("import os\nos._exit(3)\n", "could not run"),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        std::fs::write(out.path().join("text_utils.py"), module).unwrap();
+        let model = scripted(
+            out.path(),
+            serde_json::json!({"repair": [module, module, module, module]}),
+        );
+        let runtime = FixFailingTest::runtime()
+            .model(model)
+            .out_dir(out.path().into())
+            .build();
+        let input = FixFailingTestInput {
+            task: TASK.into(),
+            tests: TESTS.into(),
+        };
+        let report = FixFailingTest::run(input, &runtime).await.expect("reports");
+        assert_eq!(report.passing, Some(false), "{why}");
+        assert_eq!(report.attempts, Some(3), "the cap is 3");
+        assert!(report.failures.unwrap().contains(why));
+        assert_eq!(report.saved_to.unwrap_or_default(), "", "{why}");
+        let on_disk = std::fs::read_to_string(out.path().join("text_utils.py")).unwrap();
+        assert_eq!(on_disk, module, "a failing module is not saved");
+    }
 }
 
 #[tokio::test]
