@@ -234,7 +234,7 @@ impl<'p> Index<'p> {
     /// Parses and type-checks a guard in the program's environment (the guard must be a `bool`
     /// reading a carry).
     pub fn check_guard(&self, guard: &str) -> Result<(), crate::expr::ExprError> {
-        crate::expr::compile_guard_in(&self.env, guard, &crate::expr::Limits::default()).map(|_| ())
+        crate::expr::compile_guard(&self.env, guard, &crate::expr::Limits::default()).map(|_| ())
     }
 
     /// Parses and type-checks a CODE body in the program's environment; returns its type.
