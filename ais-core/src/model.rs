@@ -171,29 +171,15 @@ impl Carry {
     }
 }
 
-/// A carry's `role`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Role {
-    /// `input`: seeded from the invocation (§7.5).
-    Input,
-    /// Anything else, kept as written and reported.
-    Unknown(String),
-}
-
-impl Role {
-    /// Reads a role as written in a document.
-    pub fn parse(text: &str) -> Role {
-        match text {
-            "input" => Role::Input,
-            other => Role::Unknown(other.to_owned()),
-        }
-    }
-    /// The role as written.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Role::Input => "input",
-            Role::Unknown(s) => s,
-        }
+spelled! {
+    /// A carry's `role`.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum Role {
+        /// `input`: seeded from the invocation (§7.5).
+        Input => "input",
+    } else {
+        /// Anything else, kept as written and reported.
+        Unknown(String)
     }
 }
 
@@ -261,36 +247,39 @@ impl Instruction {
     }
 }
 
-/// The twelve opcodes of §4, and anything else as written.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Opcode {
-    /// `GEN-ENUM`: one member of an enum (SU).
-    GenEnum,
-    /// `GEN-FILL`: an instance of an object type (SU).
-    GenFill,
-    /// `GEN-EDIT`: a revision of an existing value (SU).
-    GenEdit,
-    /// `GEN-RAW`: free-form text (SU).
-    GenRaw,
-    /// `SENSE`: world state, read in (DU or SU).
-    Sense,
-    /// `ACT`: an effect, pushed out (DU or SU).
-    Act,
-    /// `CODE`: a pure function of its operands (DU).
-    Code,
-    /// `ROUTE`: branch (DU or SU).
-    Route,
-    /// `LOOP`: bounded repetition (DU or SU).
-    Loop,
-    /// `SPAWN`: fan out and join (DU).
-    Spawn,
-    /// `CALL`: expand a sub-program (SU).
-    Call,
-    /// `TERMINAL`: serialize the report and halt (DU).
-    Terminal,
-    /// Not an opcode of this version, kept as written and reported (W2, §11.2). Empty when the
-    /// instruction has no `type`.
-    Unknown(String),
+spelled! {
+    /// The twelve opcodes of §4, and anything else as written.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum Opcode {
+        /// `GEN-ENUM`: one member of an enum (SU).
+        GenEnum => "GEN-ENUM",
+        /// `GEN-FILL`: an instance of an object type (SU).
+        GenFill => "GEN-FILL",
+        /// `GEN-EDIT`: a revision of an existing value (SU).
+        GenEdit => "GEN-EDIT",
+        /// `GEN-RAW`: free-form text (SU).
+        GenRaw => "GEN-RAW",
+        /// `SENSE`: world state, read in (DU or SU).
+        Sense => "SENSE",
+        /// `ACT`: an effect, pushed out (DU or SU).
+        Act => "ACT",
+        /// `CODE`: a pure function of its operands (DU).
+        Code => "CODE",
+        /// `ROUTE`: branch (DU or SU).
+        Route => "ROUTE",
+        /// `LOOP`: bounded repetition (DU or SU).
+        Loop => "LOOP",
+        /// `SPAWN`: fan out and join (DU).
+        Spawn => "SPAWN",
+        /// `CALL`: expand a sub-program (SU).
+        Call => "CALL",
+        /// `TERMINAL`: serialize the report and halt (DU).
+        Terminal => "TERMINAL",
+    } else {
+        /// Not an opcode of this version, kept as written and reported (W2, §11.2). Empty when
+        /// the instruction has no `type`.
+        Unknown(String)
+    }
 }
 
 impl Default for Opcode {
@@ -300,51 +289,6 @@ impl Default for Opcode {
 }
 
 impl Opcode {
-    /// All twelve opcodes, in the order of §4.
-    pub const ALL: [Opcode; 12] = [
-        Opcode::GenEnum,
-        Opcode::GenFill,
-        Opcode::GenEdit,
-        Opcode::GenRaw,
-        Opcode::Sense,
-        Opcode::Act,
-        Opcode::Code,
-        Opcode::Route,
-        Opcode::Loop,
-        Opcode::Spawn,
-        Opcode::Call,
-        Opcode::Terminal,
-    ];
-
-    /// Reads a mnemonic. Only the exact spelling is an opcode (W2); anything else is
-    /// [`Opcode::Unknown`].
-    pub fn parse(text: &str) -> Opcode {
-        Opcode::ALL
-            .iter()
-            .find(|o| o.mnemonic() == text)
-            .cloned()
-            .unwrap_or_else(|| Opcode::Unknown(text.to_owned()))
-    }
-
-    /// The mnemonic as spelled in AG-IR.
-    pub fn mnemonic(&self) -> &str {
-        match self {
-            Opcode::GenEnum => "GEN-ENUM",
-            Opcode::GenFill => "GEN-FILL",
-            Opcode::GenEdit => "GEN-EDIT",
-            Opcode::GenRaw => "GEN-RAW",
-            Opcode::Sense => "SENSE",
-            Opcode::Act => "ACT",
-            Opcode::Code => "CODE",
-            Opcode::Route => "ROUTE",
-            Opcode::Loop => "LOOP",
-            Opcode::Spawn => "SPAWN",
-            Opcode::Call => "CALL",
-            Opcode::Terminal => "TERMINAL",
-            Opcode::Unknown(s) => s,
-        }
-    }
-
     /// True for the Mind class (`GEN-*`), which is always SU (§4.1).
     pub fn is_mind(&self) -> bool {
         matches!(
@@ -368,67 +312,35 @@ impl Opcode {
 
 impl fmt::Display for Opcode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.mnemonic())
+        f.write_str(self.as_str())
     }
 }
 
-/// The execution unit (§2.2).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Owner {
-    /// `code`: the Deterministic Unit.
-    Code,
-    /// `model`: the Stochastic Unit.
-    Model,
-    /// Anything else, kept as written and reported (W3).
-    Unknown(String),
-}
-
-impl Owner {
-    /// Reads an owner as written.
-    pub fn parse(text: &str) -> Owner {
-        match text {
-            "code" => Owner::Code,
-            "model" => Owner::Model,
-            other => Owner::Unknown(other.to_owned()),
-        }
-    }
-    /// The owner as written.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Owner::Code => "code",
-            Owner::Model => "model",
-            Owner::Unknown(s) => s,
-        }
+spelled! {
+    /// The execution unit (§2.2).
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum Owner {
+        /// `code`: the Deterministic Unit.
+        Code => "code",
+        /// `model`: the Stochastic Unit.
+        Model => "model",
+    } else {
+        /// Anything else, kept as written and reported (W3).
+        Unknown(String)
     }
 }
 
-/// An `ACT` instruction's `surface` (§4.2.2).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Surface {
-    /// `artifact`: a deliverable the user interacts with.
-    Artifact,
-    /// `workspace`: scratch.
-    Workspace,
-    /// Anything else: reported, and treated as `artifact` (§12.2).
-    Unknown(String),
-}
-
-impl Surface {
-    /// Reads a surface as written.
-    pub fn parse(text: &str) -> Surface {
-        match text {
-            "artifact" => Surface::Artifact,
-            "workspace" => Surface::Workspace,
-            other => Surface::Unknown(other.to_owned()),
-        }
-    }
-    /// The surface as written.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Surface::Artifact => "artifact",
-            Surface::Workspace => "workspace",
-            Surface::Unknown(s) => s,
-        }
+spelled! {
+    /// An `ACT` instruction's `surface` (§4.2.2).
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum Surface {
+        /// `artifact`: a deliverable the user interacts with.
+        Artifact => "artifact",
+        /// `workspace`: scratch.
+        Workspace => "workspace",
+    } else {
+        /// Anything else: reported, and treated as `artifact` (§12.2).
+        Unknown(String)
     }
 }
 
@@ -468,37 +380,19 @@ pub enum SpawnSource {
     Other(Value),
 }
 
-/// A `SPAWN`'s isolation mode (§4.4.4).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Isolation {
-    /// `private_write`.
-    PrivateWrite,
-    /// `shared_read`.
-    SharedRead,
-    /// `orchestrator_owned`.
-    OrchestratorOwned,
-    /// Anything else: reported, treated as `orchestrator_owned` (§12.2).
-    Unknown(String),
-}
-
-impl Isolation {
-    /// Reads an isolation mode as written.
-    pub fn parse(text: &str) -> Isolation {
-        match text {
-            "private_write" => Isolation::PrivateWrite,
-            "shared_read" => Isolation::SharedRead,
-            "orchestrator_owned" => Isolation::OrchestratorOwned,
-            other => Isolation::Unknown(other.to_owned()),
-        }
-    }
-    /// The mode as written.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Isolation::PrivateWrite => "private_write",
-            Isolation::SharedRead => "shared_read",
-            Isolation::OrchestratorOwned => "orchestrator_owned",
-            Isolation::Unknown(s) => s,
-        }
+spelled! {
+    /// A `SPAWN`'s isolation mode (§4.4.4).
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum Isolation {
+        /// `private_write`.
+        PrivateWrite => "private_write",
+        /// `shared_read`.
+        SharedRead => "shared_read",
+        /// `orchestrator_owned`.
+        OrchestratorOwned => "orchestrator_owned",
+    } else {
+        /// Anything else: reported, treated as `orchestrator_owned` (§12.2).
+        Unknown(String)
     }
 }
 
@@ -519,37 +413,19 @@ pub struct Edge {
     pub extra: Extras,
 }
 
-/// An edge's modality (§5.3).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Modality {
-    /// `mandatory`: fires by construction.
-    Mandatory,
-    /// `discretionary`: a guarded transition.
-    Discretionary,
-    /// `forbidden`: no transition may exist.
-    Forbidden,
-    /// Anything else: reported, treated as `mandatory` (§12.2).
-    Unknown(String),
-}
-
-impl Modality {
-    /// Reads a modality as written.
-    pub fn parse(text: &str) -> Modality {
-        match text {
-            "mandatory" => Modality::Mandatory,
-            "discretionary" => Modality::Discretionary,
-            "forbidden" => Modality::Forbidden,
-            other => Modality::Unknown(other.to_owned()),
-        }
-    }
-    /// The modality as written.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Modality::Mandatory => "mandatory",
-            Modality::Discretionary => "discretionary",
-            Modality::Forbidden => "forbidden",
-            Modality::Unknown(s) => s,
-        }
+spelled! {
+    /// An edge's modality (§5.3).
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum Modality {
+        /// `mandatory`: fires by construction.
+        Mandatory => "mandatory",
+        /// `discretionary`: a guarded transition.
+        Discretionary => "discretionary",
+        /// `forbidden`: no transition may exist.
+        Forbidden => "forbidden",
+    } else {
+        /// Anything else: reported, treated as `mandatory` (§12.2).
+        Unknown(String)
     }
 }
 
@@ -580,41 +456,18 @@ impl Knowledge {
     }
 }
 
-/// Which field holds a knowledge item's content.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ContentKind {
-    /// `template`.
-    Template,
-    /// `pattern`.
-    Pattern,
-    /// `body`.
-    Body,
-    /// `value`.
-    Value,
-}
-
-impl ContentKind {
-    /// All content fields, in the order they are written.
-    pub const ALL: [ContentKind; 4] = [
-        ContentKind::Template,
-        ContentKind::Pattern,
-        ContentKind::Body,
-        ContentKind::Value,
-    ];
-
-    /// The field name.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            ContentKind::Template => "template",
-            ContentKind::Pattern => "pattern",
-            ContentKind::Body => "body",
-            ContentKind::Value => "value",
-        }
-    }
-
-    /// The kind for a field name.
-    pub fn parse(text: &str) -> Option<ContentKind> {
-        ContentKind::ALL.into_iter().find(|k| k.as_str() == text)
+spelled! {
+    /// Which field holds a knowledge item's content (`ALL` is the order they are written in).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum ContentKind {
+        /// `template`.
+        Template => "template",
+        /// `pattern`.
+        Pattern => "pattern",
+        /// `body`.
+        Body => "body",
+        /// `value`.
+        Value => "value",
     }
 }
 
@@ -643,17 +496,20 @@ pub struct Tool {
     pub extra: Extras,
 }
 
-/// A tool's `surface` (§5.4).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum ToolSurface {
-    /// `SENSE`: reads.
-    Sense,
-    /// `ACT`: effects that stay in the workspace.
-    Act,
-    /// `ACT·artifact`: writes that cross the user line.
-    ActArtifact,
-    /// Anything else: reported, treated as `ACT·artifact` (§12.2).
-    Unknown(String),
+spelled! {
+    /// A tool's `surface` (§5.4).
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum ToolSurface {
+        /// `SENSE`: reads.
+        Sense => "SENSE",
+        /// `ACT`: effects that stay in the workspace.
+        Act => "ACT",
+        /// `ACT·artifact`: writes that cross the user line.
+        ActArtifact => "ACT·artifact",
+    } else lenient {
+        /// Anything else: reported, treated as `ACT·artifact` (§12.2).
+        Unknown(String)
+    }
 }
 
 impl ToolSurface {
@@ -676,16 +532,6 @@ impl ToolSurface {
                     ToolSurface::Unknown(t.to_owned())
                 }
             }
-        }
-    }
-
-    /// The canonical spelling: `SENSE`, `ACT`, `ACT·artifact`.
-    pub fn as_str(&self) -> &str {
-        match self {
-            ToolSurface::Sense => "SENSE",
-            ToolSurface::Act => "ACT",
-            ToolSurface::ActArtifact => "ACT·artifact",
-            ToolSurface::Unknown(s) => s,
         }
     }
 }
@@ -926,7 +772,7 @@ mod tests {
     #[test]
     fn opcodes_are_spelled_exactly() {
         for op in Opcode::ALL {
-            assert_eq!(Opcode::parse(op.mnemonic()), op);
+            assert_eq!(Opcode::parse(op.as_str()), op);
         }
         assert_eq!(Opcode::parse("gen-raw"), Opcode::Unknown("gen-raw".into()));
         assert_eq!(Opcode::GenRaw.fixed_owner(), Some(Owner::Model));

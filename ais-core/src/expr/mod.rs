@@ -191,32 +191,21 @@ use crate::value::Value;
 use indexmap::IndexMap;
 use std::fmt;
 
-/// An error category (after the Aegis seed).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Category {
-    /// The text is not an expression.
-    SyntaxError,
-    /// A name that is no carry, enum, function or field.
-    NameError,
-    /// An operation on values of the wrong type.
-    TypeError,
-    /// A right type with a wrong value (division by zero, index out of range, missing key).
-    ValueError,
-    /// A host-set limit was exceeded.
-    LimitError,
-}
-
-impl Category {
-    /// The category as printed: `syntax_error`, `name_error`, `type_error`, `value_error`,
-    /// `limit_error`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Category::SyntaxError => "syntax_error",
-            Category::NameError => "name_error",
-            Category::TypeError => "type_error",
-            Category::ValueError => "value_error",
-            Category::LimitError => "limit_error",
-        }
+spelled! {
+    /// An error category (after the Aegis seed), printed `syntax_error`, `name_error`,
+    /// `type_error`, `value_error`, `limit_error`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Category {
+        /// The text is not an expression.
+        SyntaxError => "syntax_error",
+        /// A name that is no carry, enum, function or field.
+        NameError => "name_error",
+        /// An operation on values of the wrong type.
+        TypeError => "type_error",
+        /// A right type with a wrong value (division by zero, index out of range, missing key).
+        ValueError => "value_error",
+        /// A host-set limit was exceeded.
+        LimitError => "limit_error",
     }
 }
 
