@@ -180,13 +180,13 @@ fn the_examples_use_every_opcode() {
             doc.program
                 .instructions()
                 .iter()
-                .map(|i| i.opcode.mnemonic().to_owned())
+                .map(|i| i.opcode.as_str().to_owned())
                 .collect::<Vec<_>>()
         })
         .collect();
     let missing: Vec<&str> = ais::Opcode::ALL
         .iter()
-        .map(|o| o.mnemonic())
+        .map(|o| o.as_str())
         .filter(|m| !used.contains(*m))
         .collect();
     assert!(missing.is_empty(), "no example uses {missing:?}");
@@ -201,9 +201,9 @@ fn the_examples_use_every_opcode() {
             .unwrap_or_else(|| panic!("examples/README.md has no row for `{name}`"));
         for i in doc.program.instructions() {
             assert!(
-                row.contains(&format!("`{}`", i.opcode.mnemonic())),
+                row.contains(&format!("`{}`", i.opcode.as_str())),
                 "examples/README.md's row for `{name}` does not name `{}`",
-                i.opcode.mnemonic()
+                i.opcode.as_str()
             );
         }
     }
