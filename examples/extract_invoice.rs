@@ -142,5 +142,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let report = ExtractInvoice::run(input, &runtime).await?;
     println!("{}", serde_json::to_string_pretty(&report)?);
+    let ledger = report.ledger_file.unwrap_or_default();
+    println!("ledger row written to {}", out_dir.join(ledger).display());
     Ok(())
 }

@@ -133,5 +133,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let report = ReleaseNotes::run(input, &runtime).await?;
     println!("{}", serde_json::to_string_pretty(&report)?);
+    let notes_file = report.notes_file.unwrap_or_default();
+    println!("notes written to {}", out_dir.join(notes_file).display());
     Ok(())
 }

@@ -92,5 +92,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let report = SalesQuestion::run(input, &runtime).await?;
     println!("{}", serde_json::to_string_pretty(&report)?);
+    println!(
+        "script saved and run in {}",
+        out_dir.join(".ais/scripts/run.py").display()
+    );
     Ok(())
 }
