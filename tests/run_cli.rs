@@ -320,6 +320,45 @@ fn a_fault_exits_1_naming_the_instruction_and_line() {
     assert_eq!(json(&o)["fault"]["kind"], "budget_exhausted");
 }
 
+/// A program whose short-task path skips the step that writes `label`.
+const SKIPS_A_WRITE: &str = r#"
+walker:
+  carries:
+    task: {type: str, role: input}
+    n: {type: int, produced_by: count}
+    label: {type: str, produced_by: name_it}
+nodes:
+  - {id: count, type: CODE, owner: code, reads: [task], writes: [n], body: "len(task)"}
+  - {id: gate, type: ROUTE, owner: code, reads: [n]}
+  - {id: name_it, type: CODE, owner: code, reads: [n], writes: [label], body: "'long'"}
+  - {id: done, type: TERMINAL, reads: [label, n]}
+edges:
+  - {from: count, to: gate}
+  - {from: gate, to: name_it, guard: "n > 3"}
+  - {from: gate, to: done, guard: otherwise}
+  - {from: name_it, to: done}
+"#;
+
+#[test]
+fn a_terminal_read_the_run_did_not_produce_is_named_not_reported_as_empty() {
+    let dir = project(&[("skip.agir", SKIPS_A_WRITE)]);
+    let o = ais_in(dir.path(), &["run", "skip.agir", "--task", "hi"]);
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    let out = stdout(&o);
+    assert!(!out.contains("label:"), "{out}");
+    assert!(
+        out.contains("not produced: `label` (no step on the path this run took wrote it"),
+        "{out}"
+    );
+    let o = ais_in(
+        dir.path(),
+        &["run", "skip.agir", "--task", "hi", "--format", "json"],
+    );
+    let v = json(&o);
+    assert_eq!(v["report"], serde_json::json!({"n": 2}));
+    assert_eq!(v["unproduced"], serde_json::json!(["label"]));
+}
+
 #[test]
 fn bad_inputs_are_usage_errors() {
     let dir = project(&[

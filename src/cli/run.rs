@@ -432,8 +432,8 @@ fn conclude(
     })
 }
 
-/// The `--format json` object: `status`, `report`, `deviations`, `fault`, `steps`, then
-/// `pause`, `usage`, `scripted` and `model`.
+/// The `--format json` object: `status`, `report`, `deviations`, `fault`, `steps` (the
+/// issue's pinned order), then `unproduced`, `pause`, `usage` and `scripted`.
 fn report_json(outcome: &RunOutcome) -> serde_json::Value {
     let deviations: Vec<serde_json::Value> = outcome
         .deviations
@@ -446,6 +446,7 @@ fn report_json(outcome: &RunOutcome) -> serde_json::Value {
         "deviations": deviations,
         "fault": outcome.fault,
         "steps": outcome.steps,
+        "unproduced": outcome.unproduced,
         "pause": outcome.pause,
         "usage": outcome.usage,
         "scripted": outcome.scripted,
@@ -532,6 +533,20 @@ fn print_human(setup: &Setup, outcome: &RunOutcome, output: &mut Output) -> io::
         for (name, value) in &outcome.report {
             writeln!(out, "  {name}: {}", shown_value(value))?;
         }
+    }
+    if !outcome.unproduced.is_empty() {
+        let names: Vec<String> = outcome
+            .unproduced
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect();
+        writeln!(
+            out,
+            "not produced: {} (no step on the path this run took wrote {}, so the report leaves {} out)",
+            names.join(", "),
+            if names.len() == 1 { "it" } else { "them" },
+            if names.len() == 1 { "it" } else { "them" },
+        )?;
     }
     if !outcome.deviations.is_empty() {
         writeln!(out, "deviations:")?;

@@ -223,6 +223,7 @@ impl Run {
         RunOutcome {
             status,
             report: serde_json::Map::new(),
+            unproduced: Vec::new(),
             deviations,
             findings: self.prep.findings.clone(),
             fault: None,
@@ -523,7 +524,7 @@ impl Run {
             Status::Error
         };
         let mut out = self.outcome(status);
-        out.report = self.report(terminal);
+        (out.report, out.unproduced) = self.report(terminal);
         if !self.unrouted.is_empty() {
             out.deviations
                 .extend(self.unrouted.iter().map(|u| Deviation {
@@ -536,17 +537,25 @@ impl Run {
         out
     }
 
-    /// The report (§4.5): the TERMINAL's reads first (its hint of what matters most), then
-    /// every other carry the run wrote, in declaration order.
+    /// The report (§4.5): the produced carries — the TERMINAL's reads first (its hint of what
+    /// matters most), then every other carry the run wrote, in declaration order — and the
+    /// TERMINAL's reads the run did not produce, which the report leaves out (§4.5: the report
+    /// is a function of the *produced* carries, so a starting value is never reported as if a
+    /// step had computed it).
     pub(crate) fn report(
         &self,
         terminal: Option<&Step>,
-    ) -> serde_json::Map<String, serde_json::Value> {
+    ) -> (serde_json::Map<String, serde_json::Value>, Vec<String>) {
         let mut report = serde_json::Map::new();
+        let mut unproduced = Vec::new();
         let names = &self.carries.names.list;
         if let Some(t) = terminal {
             for &c in &t.reads {
-                report.insert(names[c].clone(), self.carries.get(c).to_json());
+                if self.produced(c) {
+                    report.insert(names[c].clone(), self.carries.get(c).to_json());
+                } else if !unproduced.contains(&names[c]) {
+                    unproduced.push(names[c].clone());
+                }
             }
         }
         for c in (0..names.len()).filter(|&c| self.written[c] > 0) {
@@ -554,7 +563,14 @@ impl Run {
                 report.insert(names[c].clone(), self.carries.get(c).to_json());
             }
         }
-        report
+        (report, unproduced)
+    }
+
+    /// Whether the run produced carry `c`: a step wrote it, or the invocation supplied it (an
+    /// input given by the caller, filled from the task text, or by its declared default; the
+    /// `task` itself).
+    pub(crate) fn produced(&self, c: usize) -> bool {
+        self.written.get(c).is_some_and(|&w| w > 0) || self.supplied.get(c).is_some_and(|&s| s)
     }
 
     /// Writes a step's result back (§2.3 step 4): one write takes the whole result; several

@@ -168,6 +168,7 @@ pub(crate) async fn resume(
     let invalid = |message: String| RunOutcome {
         status: Status::Fault,
         report: serde_json::Map::new(),
+        unproduced: Vec::new(),
         deviations: prep.deviations.clone(),
         findings: prep.findings.clone(),
         fault: Some(crate::report::Fault {
