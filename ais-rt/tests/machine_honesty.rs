@@ -160,3 +160,109 @@ edges:
         }
     }
 }
+
+/// A step whose pipeline logs the visit to a file (a real side effect), then asks a human.
+const LOG_THEN_ASK: &str = r#"---
+name: log_then_ask
+description: Log a visit, then ask who is visiting.
+---
+walker:
+  name: LogThenAsk
+  carries:
+    task: {type: str, role: input}
+    question: {type: str, produced_by: frame}
+    visitor: {type: str, produced_by: ask}
+    line: {type: str, produced_by: greet}
+tools:
+  log_visit: {sig: "(question) -> str", surface: ACT, serves: [ask]}
+  ask_user: {sig: "(prompt) -> str", surface: SENSE, serves: [ask]}
+nodes:
+  - {id: frame, type: CODE, owner: code, reads: [task], writes: [question], body: "'Who is ' + task + '?'"}
+  - {id: ask, type: SENSE, owner: code, reads: [question], writes: [visitor]}
+  - {id: greet, type: CODE, owner: code, reads: [visitor], writes: [line], body: "'hello ' + visitor"}
+  - {id: done, type: TERMINAL, reads: [line]}
+edges:
+  - {from: frame, to: ask}
+  - {from: ask, to: greet}
+  - {from: greet, to: done}
+"#;
+
+/// Appends one line to `visits.log` under the output root.
+fn visit_logger() -> std::sync::Arc<common::FnTool> {
+    tool(|a, ctx| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(ctx.root.join("visits.log"))
+            .map_err(|e| common::failed(&e.to_string(), ""))?;
+        writeln!(f, "{}", arg(a, "question")).map_err(|e| common::failed(&e.to_string(), ""))?;
+        Ok(Value::from("logged"))
+    })
+}
+
+#[test]
+fn resuming_at_ask_user_does_not_repeat_the_pipelines_earlier_tools() {
+    let log = visit_logger();
+    let bench = Bench::new().with("log_visit", log.clone());
+    let out = bench.run(LOG_THEN_ASK, "the reviewer", &[]);
+    assert_eq!(out.status, Status::InputRequired, "{out:?}");
+    let pause = out.pause.expect("a pause");
+    assert_eq!(
+        (pause.instruction.as_str(), pause.prompt.as_str()),
+        ("ask", "Who is the reviewer?")
+    );
+    let logged = bench.out.path().join("visits.log");
+    assert_eq!(
+        std::fs::read_to_string(&logged).unwrap(),
+        "Who is the reviewer?\n"
+    );
+
+    let doc = program(LOG_THEN_ASK);
+    let handle = pause.handle.expect("a handle");
+    let out = block_on(
+        bench
+            .runtime()
+            .resume(&doc.program, None, &handle, "Ada".into()),
+    );
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(out.report["line"], "hello Ada");
+    assert_eq!(
+        std::fs::read_to_string(&logged).unwrap(),
+        "Who is the reviewer?\n",
+        "the visit was logged once: the tool before `ask_user` does not run again on resume"
+    );
+    assert_eq!(log.calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[test]
+fn a_handle_whose_ask_position_is_no_ask_user_call_is_refused() {
+    let log = visit_logger();
+    let bench = Bench::new().with("log_visit", log.clone());
+    let out = bench.run(LOG_THEN_ASK, "the reviewer", &[]);
+    let handle = out.pause.and_then(|p| p.handle).expect("a handle");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&handle).unwrap()).unwrap();
+    assert_eq!(json["tool"], 1, "`ask_user` is the pipeline's second tool");
+    json["tool"] = 0.into();
+    std::fs::write(&handle, json.to_string()).unwrap();
+    let doc = program(LOG_THEN_ASK);
+    let out = block_on(
+        bench
+            .runtime()
+            .resume(&doc.program, None, &handle, "Ada".into()),
+    );
+    assert_eq!(out.status, Status::Fault);
+    let fault = out.fault.unwrap();
+    assert_eq!(fault.kind, ais_rt::FaultKind::InvalidHandle);
+    assert!(
+        fault.message.contains("no `ask_user` call"),
+        "{}",
+        fault.message
+    );
+    assert_eq!(
+        log.calls.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "nothing ran"
+    );
+}

@@ -91,7 +91,10 @@ pub(crate) fn bind_args<C: Lookup + ?Sized>(
 }
 
 /// Runs a pipeline (§5.4): each tool in order over the shared workspace; the last result is
-/// the step's. A failure stops the pipeline.
+/// the step's. A failure stops the pipeline. An `ask_user` call with no answer pauses the run
+/// (its position in the pipeline goes with the pause); resumed with the `answer`, the pipeline
+/// starts at that call — the tools before it ran before the pause, and their effects are not
+/// repeated (their results are not the step's: only the last one is).
 pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
     step: &Step,
     calls: &'a [ToolStep],
@@ -99,14 +102,15 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
     task: &str,
     ctx: &ToolContext,
     mut trace: Option<&mut super::StepNotes>,
-    answer: &mut Option<Value>,
+    answer: &mut Option<super::Answer>,
 ) -> Result<Result<(Value, &'a Return), ToolError>, Stop> {
     let mut last = Ok((Value::Null, &Return::None));
-    for call in calls {
+    let start = answer.as_ref().map_or(0, |a| a.tool);
+    for (k, call) in calls.iter().enumerate().skip(start) {
         let args = bind_args(step, call, carries, task)?;
         if call.ask_user {
             if let Some(a) = answer.take() {
-                last = Ok((a, &call.ret));
+                last = Ok((a.value, &call.ret));
                 continue;
             }
             let prompt = args
@@ -127,6 +131,7 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
                 carry,
                 prompt,
                 ask: true,
+                tool: k,
             });
         }
         let Some(imp) = &call.imp else {

@@ -67,7 +67,19 @@ pub(crate) enum Stop {
         prompt: String,
         /// An `ask_user` call: the answer is the step's result.
         ask: bool,
+        /// The `ask_user` call's position in the step's pipeline: the tools before it ran and
+        /// are not run again on resume.
+        tool: usize,
     },
+}
+
+/// A human's answer to the `ask_user` call a resumed step paused at.
+#[derive(Clone, Debug)]
+pub(crate) struct Answer {
+    /// The answer, as the call's result.
+    pub value: Value,
+    /// The call's position in the pipeline: the tools before it already ran.
+    pub tool: usize,
 }
 
 /// A failure value produced and not yet tested by a guard (§10.2).
@@ -110,7 +122,7 @@ pub(crate) struct Run {
     pub tracing: bool,
     pub notes: StepNotes,
     /// A human's answer to the `ask_user` call the run resumes at.
-    pub answer: Option<Value>,
+    pub answer: Option<Answer>,
     /// The context of the run's own tool calls (built once).
     pub tool_ctx: ToolContext,
 }
@@ -291,7 +303,7 @@ impl Run {
                     .and_then(|(_, k)| k.doc.clone())
                     .unwrap_or_else(|| format!("a value for `{name}`"));
                 self.steps -= 1;
-                return self.pause(cursor, name, prompt, false).await;
+                return self.pause(cursor, name, prompt, None).await;
             }
             let result = self.step(cursor, step).await;
             if let Some(started) = started {
@@ -309,9 +321,14 @@ impl Run {
                 }
                 Ok(Flow::Terminal) => return self.finish(Some(step)),
                 Err(Stop::Fault(kind, message)) => return self.fault(kind, Some(cursor), message),
-                Err(Stop::Pause { carry, prompt, ask }) => {
+                Err(Stop::Pause {
+                    carry,
+                    prompt,
+                    ask,
+                    tool,
+                }) => {
                     self.steps -= 1;
-                    return self.pause(cursor, carry, prompt, ask).await;
+                    return self.pause(cursor, carry, prompt, ask.then_some(tool)).await;
                 }
             }
         }
