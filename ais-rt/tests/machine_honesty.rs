@@ -266,3 +266,52 @@ fn a_handle_whose_ask_position_is_no_ask_user_call_is_refused() {
         "nothing ran"
     );
 }
+
+/// A SPAWN that claims two writes: the join fills `results`; `count` has no source.
+const FAN_TWO_WRITES: &str = r#"---
+name: fan_two
+description: Shout each item.
+---
+walker:
+  name: FanTwo
+  carries:
+    task: {type: str, role: input}
+    items: {type: "list[str]", produced_by: make}
+    results: {type: "list[str]", produced_by: fan}
+    count: {type: int, produced_by: fan}
+tools:
+  shout: {sig: "(items) -> str", surface: SENSE, serves: [fan]}
+nodes:
+  - {id: make, type: CODE, owner: code, reads: [task], writes: [items], body: "task.split(',')"}
+  - {id: fan, type: SPAWN, owner: code, reads: [items], writes: [results, count], concurrency: {isolation: shared_read}}
+  - {id: done, type: TERMINAL, reads: [results, count]}
+edges:
+  - {from: make, to: fan}
+  - {from: fan, to: done}
+"#;
+
+#[test]
+fn a_spawn_joins_into_writes_0_only_and_the_check_says_so() {
+    let bench = Bench::new().with(
+        "shout",
+        tool(|a, _| Ok(Value::from(arg(a, "items").to_uppercase()))),
+    );
+    let out = bench.run(FAN_TWO_WRITES, "a,b", &[]);
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(out.report["results"], serde_json::json!(["A", "B"]));
+    assert!(!out.report.contains_key("count"), "{:?}", out.report);
+    assert_eq!(out.unproduced, ["count"]);
+    let g8 = out
+        .findings
+        .iter()
+        .find(|f| f.id == ais_core::CheckId::G8)
+        .expect("the check names the writes the join cannot fill");
+    assert_eq!(g8.severity, ais_core::Severity::Warn);
+    assert!(
+        g8.message
+            .contains("into `writes[0]` (`results`) only (spec §4.4.4)")
+            && g8.message.contains("never writes `count`"),
+        "{}",
+        g8.message
+    );
+}
