@@ -315,3 +315,70 @@ fn a_spawn_joins_into_writes_0_only_and_the_check_says_so() {
         g8.message
     );
 }
+
+/// A SPAWN whose siblings each log their item (a real side effect), then ask a human.
+const FAN_ASKS: &str = r#"---
+name: fan_asks
+description: Ask a human about each item.
+---
+walker:
+  name: FanAsks
+  carries:
+    task: {type: str, role: input}
+    items: {type: "list[str]", produced_by: make}
+    answers: {type: "list[str]", produced_by: fan}
+tools:
+  log_visit: {sig: "(items) -> str", surface: ACT, serves: [fan]}
+  ask_user: {sig: "(prompt) -> str", surface: SENSE, serves: [fan]}
+nodes:
+  - {id: make, type: CODE, owner: code, reads: [task], writes: [items], body: "task.split(',')"}
+  - {id: fan, type: SPAWN, owner: code, reads: [items], writes: [answers], concurrency: {isolation: orchestrator_owned}}
+  - {id: done, type: TERMINAL, reads: [answers]}
+edges:
+  - {from: make, to: fan}
+  - {from: fan, to: done}
+"#;
+
+#[test]
+fn a_sibling_that_asks_pauses_the_spawn_and_resumes_only_that_sibling() {
+    let logged = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = logged.clone();
+    let log = tool(move |a, _| {
+        seen.lock().unwrap().push(arg(a, "items").to_owned());
+        Ok(Value::from("logged"))
+    });
+    let bench = Bench::new().with("log_visit", log.clone());
+    let doc = program(FAN_ASKS);
+    let mut out = bench.run(FAN_ASKS, "a,b,c", &[]);
+    let mut asked = Vec::new();
+    while out.status == Status::InputRequired {
+        let pause = out.pause.clone().expect("a pause");
+        assert_eq!(pause.instruction, "fan");
+        asked.push((pause.carry.clone(), pause.prompt.clone()));
+        assert!(
+            asked.len() <= 3,
+            "one question per sibling, never again: {asked:?}"
+        );
+        let answer = format!("{}!", pause.prompt.to_uppercase());
+        let handle = pause.handle.expect("a handle");
+        out = block_on(bench.runtime().resume(&doc.program, None, &handle, answer));
+    }
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(
+        asked,
+        [
+            ("answers[0]".to_owned(), "a".to_owned()),
+            ("answers[1]".to_owned(), "b".to_owned()),
+            ("answers[2]".to_owned(), "c".to_owned()),
+        ]
+    );
+    assert_eq!(out.report["answers"], serde_json::json!(["A!", "B!", "C!"]));
+    let mut visits = logged.lock().unwrap().clone();
+    visits.sort();
+    assert_eq!(
+        visits,
+        ["a", "b", "c"],
+        "each sibling's tools before its question ran once, across three resumes"
+    );
+    assert_eq!(out.steps, 3, "make, fan and done, each counted once");
+}

@@ -123,6 +123,8 @@ pub(crate) struct Run {
     pub notes: StepNotes,
     /// A human's answer to the `ask_user` call the run resumes at.
     pub answer: Option<Answer>,
+    /// A SPAWN paused for a sibling's human input: what its siblings did before the pause.
+    pub spawn_pending: Option<spawn::Pending>,
     /// The context of the run's own tool calls (built once).
     pub tool_ctx: ToolContext,
 }
@@ -207,6 +209,7 @@ impl Run {
             tracing,
             notes: StepNotes::default(),
             answer: None,
+            spawn_pending: None,
         }
     }
 

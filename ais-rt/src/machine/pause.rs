@@ -51,6 +51,9 @@ struct Handle {
     usage: (u64, u64, u64, u64),
     loop_counts: Vec<i64>,
     branches: Vec<(usize, usize)>,
+    /// A SPAWN paused for a sibling: its finished and waiting siblings.
+    #[serde(default)]
+    spawn: Option<super::spawn::Pending>,
 }
 
 impl Run {
@@ -112,6 +115,7 @@ impl Run {
             ),
             loop_counts: self.loop_counts.clone(),
             branches: self.branches.clone(),
+            spawn: self.spawn_pending.take(),
         };
         let written = write_handle(&self.settings.out_dir, &step.id, &handle);
         let handle_path = match written {
@@ -321,6 +325,15 @@ fn restore(
     };
     run.loop_counts = h.loop_counts;
     run.branches = h.branches;
+    if let Some(p) = &h.spawn
+        && (p.at != h.cursor || step.spawn.is_none() || !h.ask)
+    {
+        return Err(format!(
+            "it records paused siblings of step {}, and the run paused at `{}`, which is not that SPAWN",
+            p.at, step.id
+        ));
+    }
+    run.spawn_pending = h.spawn;
     if !h.ask {
         let c = names.index(&h.carry).ok_or_else(|| {
             format!(
