@@ -52,7 +52,8 @@ fn w1_unique_ids(cx: &mut Ctx) {
                 i + 1
             )));
         } else if !seen.insert(n.id.as_str()) {
-            cx.report_instr(
+            let first = cx.ix.instr.get(n.id.as_str()).copied();
+            let f = cx.report_instr(
                 CheckId::W1,
                 i,
                 locus,
@@ -60,13 +61,19 @@ fn w1_unique_ids(cx: &mut Ctx) {
                     "the id `{}` is used by more than one instruction; edges and `produced_by` naming it are ambiguous",
                     n.id
                 ),
-            )
-            .repair = Some(Repair::manual(format!(
+            );
+            f.repair = Some(Repair::manual(format!(
                 "rename this `{}` to a unique id such as `{}_{}` (and the edges that mean it)",
                 n.id,
                 n.id,
                 i + 1
             )));
+            if let Some(first) = first {
+                f.relate(
+                    Locus::field(Element::Instruction(first), FieldKey::Id),
+                    format!("`{}` is first used here", n.id),
+                );
+            }
         }
     }
 }
@@ -187,6 +194,13 @@ fn w4_edge_endpoints(cx: &mut Ctx) {
                     "point edges[{e}].{field} at an existing instruction id, or remove the edge"
                 ),
             };
+            // The end that does exist: where the broken edge leaves from, or would lead to.
+            let (other, label) = if field == "to" {
+                (&edge.from, "the edge leaves from here")
+            } else {
+                (&edge.to, "the edge would lead here")
+            };
+            let other = cx.ix.instr.get(other.as_str()).copied();
             let f = cx.report(
                 CheckId::W4,
                 Locus::field(Element::Edge(e), field),
@@ -197,6 +211,9 @@ fn w4_edge_endpoints(cx: &mut Ctx) {
             );
             f.did_you_mean = suggestions;
             f.repair = Some(Repair::manual(repair));
+            if let Some(o) = other {
+                f.relate(Locus::field(Element::Instruction(o), FieldKey::Id), label);
+            }
         }
     }
 }
