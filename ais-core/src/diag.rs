@@ -119,7 +119,10 @@ impl Repair {
     }
 
     /// A structured repair a front end may offer (a quick fix), which the validator does not
-    /// apply itself.
+    /// apply itself: a misspelled read (W8). Ladder step 1 (§9.1) exists to reach a runnable
+    /// program, re-checked through the compile oracle; a dangling read leaves the program
+    /// runnable (degraded, the operand empty), so the validator reports the likely rename
+    /// instead of guessing it — unlike a name in a guard, which leaves no program at all.
     pub fn suggested(edit: Edit, summary: impl Into<String>) -> Self {
         Repair {
             summary: summary.into(),

@@ -279,3 +279,32 @@ fn read_and_expression_errors_render_through_the_finding_renderer() {
     // The suggestion is in the message already; it is not repeated as a help line.
     assert!(!text.contains("= help: did you mean"), "{text}");
 }
+
+#[test]
+fn a_misspelled_read_carries_a_structured_rename_worded_per_front_end() {
+    let text = DUPLICATE_AND_DANGLING.replace("    reads: [note]", "    reads: [note, taks]");
+    let doc = ais_core::agir::read(&text).expect("reads");
+    let checked = check(&doc.program, &doc.source_map, Repairs::Mechanical);
+    let w8 = checked
+        .findings
+        .iter()
+        .find(|f| f.id == CheckId::W8)
+        .expect("W8 stays: the rename is offered, not applied");
+    let repair = w8.repair.as_ref().expect("a repair");
+    assert!(!repair.mechanical);
+    assert_eq!(
+        repair.edit,
+        Some(ais_core::Edit::RenameRead {
+            instruction: 2,
+            id: "done".into(),
+            index: 1,
+            name: "taks".into(),
+            to: "task".into(),
+        })
+    );
+    assert_eq!(repair.summary, "change `taks` to `task` in `done`.reads");
+    assert_eq!(
+        repair.words(ais_core::Wording::RustDsl),
+        "write `task` instead of `taks` in the operands of `done`"
+    );
+}

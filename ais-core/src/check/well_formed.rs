@@ -4,7 +4,7 @@ use super::Ctx;
 use super::index::quote_list;
 use crate::bind::is_bare_param_name;
 use crate::diag::{CheckId, Finding, Repair, did_you_mean};
-use crate::edit::Edit;
+use crate::edit::{Edit, Wording};
 use crate::model::{Modality, Opcode, Owner, Program, Role, TypeKind};
 use crate::source::{Element, FieldKey, Locus};
 use crate::suggest::Suggester;
@@ -384,15 +384,27 @@ fn w8_reads_resolve(cx: &mut Ctx) {
                 .and_then(|w| w.first())
                 .copied();
             let repair = match (suggestions.first(), written) {
-                (Some(s), _) => format!("change `{r}` to `{s}` in `{}`.reads", n.id),
-                (None, Some(w)) => format!(
+                // A structured rename a front end can offer and word; the validator does not
+                // apply it (see `Repair::suggested` on why a read stays as written).
+                (Some(s), _) => {
+                    let edit = Edit::RenameRead {
+                        instruction: i,
+                        id: n.id.clone(),
+                        index: j,
+                        name: r.clone(),
+                        to: s.clone(),
+                    };
+                    let summary = edit.describe(Wording::Agir);
+                    Repair::suggested(edit, summary)
+                }
+                (None, Some(w)) => Repair::manual(format!(
                     "add `{r}: {{type: <type>, produced_by: {}}}` to walker.carries",
                     cx.ix.p.instructions()[w].id
-                ),
-                (None, None) => format!(
+                )),
+                (None, None) => Repair::manual(format!(
                     "declare `{r}` in walker.carries (with `role: input` or the `produced_by` that writes it), or remove it from `{}`.reads",
                     n.id
-                ),
+                )),
             };
             findings.push((i, j, r.clone(), suggestions, repair));
         }
@@ -406,7 +418,7 @@ fn w8_reads_resolve(cx: &mut Ctx) {
             format!("`{id}` reads `{r}`, which is no carry or knowledge item; the operand would be empty"),
         );
         f.did_you_mean = suggestions;
-        f.repair = Some(Repair::manual(repair));
+        f.repair = Some(repair);
     }
 }
 
