@@ -166,7 +166,6 @@ fn w3_owner_permitted(cx: &mut Ctx) {
 /// `mandatory`, `discretionary`, `forbidden` (an unknown one is reported and read as
 /// `mandatory`, §12.2).
 fn w4_edge_endpoints(cx: &mut Ctx) {
-    let ids = instruction_ids(cx.ix.p);
     for (e, edge) in cx.ix.p.edge_list().iter().enumerate() {
         if let Some(Modality::Unknown(m)) = &edge.modality {
             let suggestions = did_you_mean(m, ["mandatory", "discretionary", "forbidden"]);
@@ -187,7 +186,7 @@ fn w4_edge_endpoints(cx: &mut Ctx) {
             if cx.ix.instr.contains_key(name.as_str()) {
                 continue;
             }
-            let suggestions = did_you_mean(name, ids.iter().copied());
+            let suggestions = cx.ix.suggest_id(name);
             let repair = match suggestions.first() {
                 Some(s) => format!("change `{field}: {name}` to `{field}: {s}` in edges[{e}]"),
                 None => format!(
@@ -522,7 +521,7 @@ fn w10_carry_origin(cx: &mut Ctx) {
             (Some(Role::Input), _) => {}
             (_, Some(p)) if cx.ix.instr.contains_key(p.as_str()) => {}
             (_, Some(p)) => {
-                let suggestions = did_you_mean(p, ids.iter().copied());
+                let suggestions = cx.ix.suggest_id(p);
                 let summary = match (&sole_writer, suggestions.first()) {
                     (Some(w), _) => format!("set `produced_by: {w}` on carry `{}`", carry.name),
                     (None, Some(s)) => format!("set `produced_by: {s}` on carry `{}`", carry.name),
@@ -577,7 +576,6 @@ fn w10_carry_origin(cx: &mut Ctx) {
 /// W11: every tool binds to at least one instruction (by an instruction's `tool`, its own
 /// `serves`, a matching id, or an `autonomy.tools` entry), and every id it `serves` exists.
 fn w11_tools_bound(cx: &mut Ctx) {
-    let ids = instruction_ids(cx.ix.p);
     let autonomy: HashSet<&str> = cx
         .ix
         .p
@@ -591,17 +589,18 @@ fn w11_tools_bound(cx: &mut Ctx) {
             if cx.ix.instr.contains_key(s.as_str()) {
                 continue;
             }
+            let suggestions = cx.ix.suggest_id(s);
             let f = cx.report(
                 CheckId::W11,
                 Locus::entry(Element::Tool(t), FieldKey::Serves, k),
                 format!("tool `{}` serves `{s}`, which is no instruction", tool.name),
             );
-            change_or_remove_entry(f, s, &tool.name, "serves", &ids);
+            change_or_remove_entry(f, s, &tool.name, "serves", suggestions);
         }
         let used = cx.ix.tool_users.get(t).is_some_and(|u| !u.is_empty())
             || autonomy.contains(tool.name.as_str());
         if !used {
-            let suggestions = did_you_mean(&tool.name, ids.iter().copied());
+            let suggestions = cx.ix.suggest_id(&tool.name);
             let f = cx.report(
                 CheckId::W11,
                 Locus::element(Element::Tool(t)),
@@ -622,8 +621,14 @@ fn w11_tools_bound(cx: &mut Ctx) {
 /// Completes finding `f` about `entry` of `owner`'s list `list`, an entry that names no
 /// instruction: suggests the ids closest to it, and repairs by changing it to the closest one
 /// or, when none is close, removing it.
-fn change_or_remove_entry(f: &mut Finding, entry: &str, owner: &str, list: &str, ids: &[&str]) {
-    f.did_you_mean = did_you_mean(entry, ids.iter().copied());
+fn change_or_remove_entry(
+    f: &mut Finding,
+    entry: &str,
+    owner: &str,
+    list: &str,
+    suggestions: Vec<String>,
+) {
+    f.did_you_mean = suggestions;
     f.repair = Some(Repair::manual(match f.did_you_mean.first() {
         Some(s) => format!("change `{entry}` to `{s}` in `{owner}`.{list}"),
         None => format!("remove `{entry}` from `{owner}`.{list}"),
@@ -633,7 +638,6 @@ fn change_or_remove_entry(f: &mut Finding, entry: &str, owner: &str, list: &str,
 /// W12: every knowledge item's `resident_on` names existing instructions (at least one), and
 /// the item carries content in exactly one of `template`, `pattern`, `body`, `value`.
 fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
-    let ids = instruction_ids(cx.ix.p);
     for (k, item) in cx.ix.p.knowledge_list().iter().enumerate() {
         if item.resident_on.is_empty() {
             cx.report(
@@ -653,6 +657,7 @@ fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
             if cx.ix.instr.contains_key(r.as_str()) {
                 continue;
             }
+            let suggestions = cx.ix.suggest_id(r);
             let f = cx.report(
                 CheckId::W12,
                 Locus::entry(Element::Knowledge(k), FieldKey::ResidentOn, j),
@@ -661,7 +666,7 @@ fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
                     item.name
                 ),
             );
-            change_or_remove_entry(f, r, &item.name, "resident_on", &ids);
+            change_or_remove_entry(f, r, &item.name, "resident_on", suggestions);
         }
         match item.content.len() {
             1 => {}
