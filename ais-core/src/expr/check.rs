@@ -13,12 +13,18 @@ use super::ops::Ctx;
 use super::types::{Ty, TypeEnv, comparable, join, join_all, orderable};
 use super::{Category, ExprError};
 use crate::source::Pos;
+use crate::suggest::Suggester;
 use crate::value::Value;
 use indexmap::IndexMap;
+use std::cell::OnceCell;
 
 pub(crate) struct Checker<'e> {
     pub(crate) env: &'e TypeEnv,
     pub(crate) limits: &'e Limits,
+    /// The did-you-mean index of the carry names: the caller's, shared by every expression of
+    /// a program, else one built on the first unknown name of this expression.
+    carry_names: Option<&'e Suggester<'e>>,
+    own_names: OnceCell<Suggester<'e>>,
     depth: usize,
     /// One budget for all constant folding of an expression, so that many folded constants
     /// cannot together exceed the allocation bound.
@@ -62,13 +68,32 @@ fn is_const(n: &Node) -> bool {
 }
 
 impl<'e> Checker<'e> {
-    pub(crate) fn new(env: &'e TypeEnv, limits: &'e Limits) -> Self {
+    /// A checker in `env`; `carry_names`, when given, indexes `env`'s carry names for
+    /// did-you-mean (built once per program by the caller).
+    pub(crate) fn new(
+        env: &'e TypeEnv,
+        limits: &'e Limits,
+        carry_names: Option<&'e Suggester<'e>>,
+    ) -> Self {
         Checker {
             env,
             limits,
+            carry_names,
+            own_names: OnceCell::new(),
             depth: 0,
             cx: Ctx::new(limits),
         }
+    }
+
+    /// The carries whose names are close to `name`, best first.
+    fn close_carries(&self, name: &str) -> Vec<String> {
+        let names = match self.carry_names {
+            Some(names) => names,
+            None => self
+                .own_names
+                .get_or_init(|| Suggester::new(self.env.carry_names())),
+        };
+        names.suggest(name)
     }
 
     /// Checks `e`; `hint` is the type an enclosing comparison expects (it lets a bare name or
@@ -468,6 +493,7 @@ impl<'e> Checker<'e> {
                 Ty::Enum(e.clone()),
             ));
         }
+        let close = self.close_carries(name);
         let why = if self.env.enum_members(name).is_some() {
             format!(" `{name}` is an enum: name one of its members, `{name}.member`.")
         } else if self.env.object_fields(name).is_some() {
@@ -475,19 +501,20 @@ impl<'e> Checker<'e> {
         } else if library::function(name).is_some() {
             format!(" `{name}` is a function: call it, `{name}(x)`.")
         } else {
-            let close = did_you_mean(name, self.env.carry_names());
-            if close.is_empty() {
-                let names: Vec<String> = self.env.carry_names().map(str::to_owned).collect();
-                if names.is_empty() {
-                    " There are no carries.".to_owned()
-                } else {
-                    format!(" The carries are: {}.", list_names(&names))
+            match close.first() {
+                Some(first) => format!(" Did you mean `{first}`?"),
+                None => {
+                    // Twelve are shown (and an ellipsis for more): take no more than that.
+                    let names: Vec<String> =
+                        self.env.carry_names().take(13).map(str::to_owned).collect();
+                    if names.is_empty() {
+                        " There are no carries.".to_owned()
+                    } else {
+                        format!(" The carries are: {}.", list_names(&names))
+                    }
                 }
-            } else {
-                close
             }
         };
-        let close = crate::diag::did_you_mean(name, self.env.carry_names());
         Err(err(
             Category::NameError,
             pos,
