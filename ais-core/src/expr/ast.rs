@@ -4,6 +4,7 @@
 //! same tree (positions aside): minimal parentheses by precedence, strings in double quotes with
 //! JSON escapes, `true`/`false`/`null`, floats in their shortest round-trip form.
 
+use super::limits::deeper;
 use crate::source::Pos;
 use std::fmt;
 
@@ -441,9 +442,9 @@ impl fmt::Display for Expr {
                 let p = op.prec();
                 // Comparisons do not chain: both operands must bind tighter.
                 let left_min = if op.is_comparison() { p + 1 } else { p };
-                operand(f, l, left_min)?;
+                deeper(|| operand(f, l, left_min))?;
                 write!(f, " {} ", op.text())?;
-                operand(f, r, p + 1)
+                deeper(|| operand(f, r, p + 1))
             }
             ExprKind::Logic(op, l, r) => {
                 let p = if *op == LogicOp::And {
@@ -451,9 +452,11 @@ impl fmt::Display for Expr {
                 } else {
                     PREC_OR
                 };
-                operand(f, l, p)?;
+                // A chain `a and b and …` recurses along it: `deeper` keeps that off the
+                // thread's stack.
+                deeper(|| operand(f, l, p))?;
                 write!(f, " {} ", op.text())?;
-                operand(f, r, p + 1)
+                deeper(|| operand(f, r, p + 1))
             }
             ExprKind::IfElse {
                 cond,
