@@ -529,3 +529,29 @@ fn invisible_differences_and_control_characters_in_names_are_shown_visibly() {
         assert!(out.contains("evil\\u{1b}[31mred\\n.agir"), "{out}");
     }
 }
+
+#[test]
+fn a_bad_escape_deep_in_a_scalar_is_shown_at_the_escape() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 5 MB into one double-quoted scalar, on its third line.
+    let far = "word ".repeat(1_000_000);
+    let text =
+        format!("walker:\n  name: w\n  description: \"start\n    {far}\n    then \\q here\"\n");
+    fs::write(dir.path().join("esc.agir"), text).expect("write");
+    let o = ais_in(dir.path(), &["check", "esc.agir"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("esc.agir:5:10"),
+        "{}",
+        &out[..out.len().min(600)]
+    );
+    assert!(out.contains("unknown escape character `\\q`"), "{out:.600}");
+    let o = ais_in(dir.path(), &["check", "--format", "json", "esc.agir"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let f = &v["findings"][0];
+    assert_eq!(
+        (f["line"].as_u64(), f["column"].as_u64()),
+        (Some(5), Some(10))
+    );
+}
