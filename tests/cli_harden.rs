@@ -555,3 +555,30 @@ fn a_bad_escape_deep_in_a_scalar_is_shown_at_the_escape() {
         (Some(5), Some(10))
     );
 }
+
+#[test]
+fn a_unicode_name_is_shown_as_written_in_messages() {
+    let o = ais(&["eval", "len(π_md) > 0"]);
+    assert_eq!(o.status.code(), Some(1), "an expression error");
+    let err = stderr(&o);
+    assert!(err.contains("`π` cannot be part of a name"), "{err}");
+    assert!(!err.contains("\\u{3c0}"), "{err}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = fs::read_to_string(root().join(EXAMPLE))
+        .expect("example")
+        .replace("header_md", "π_md")
+        .replace(
+            "{from: verify,       to: save,        modality: mandatory}",
+            "{from: verify, to: save, modality: mandatory, guard: \"len(π_md) > 0\"}",
+        );
+    fs::write(dir.path().join("uni.agir"), text).expect("write");
+    for format in ["human", "json"] {
+        let o = ais_in(dir.path(), &["check", "--format", format, "uni.agir"]);
+        let out = stdout(&o);
+        assert!(out.contains("`π` cannot be part of a name"), "{out}");
+        assert!(
+            !out.contains("\\u{3c0}") && !out.contains("\\u03c0"),
+            "{out}"
+        );
+    }
+}
