@@ -582,3 +582,21 @@ fn a_unicode_name_is_shown_as_written_in_messages() {
         );
     }
 }
+
+#[test]
+fn fmt_w_keeps_unknown_fields_inside_elements_as_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = "walker:\n  name: m\n  carries:\n    task: {type: str, role: input}\nnodes:\n    - id: done\n      type: TERMINAL\n      reads: [task]\n      # sign-off\n      x_review: &r   # by legal\n          limit: .inf\n          id: 123456789012345678901234\n      x_copy: *r\nedges: []\n";
+    fs::write(dir.path().join("p.agir"), text).expect("write");
+    let o = ais_in(dir.path(), &["fmt", "-w", "p.agir"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = fs::read_to_string(dir.path().join("p.agir")).expect("read");
+    assert!(
+        out.contains(
+            "    # sign-off\n    x_review: &r   # by legal\n        limit: .inf\n        id: 123456789012345678901234\n    x_copy: *r\n"
+        ),
+        "{out}"
+    );
+    let o = ais_in(dir.path(), &["fmt", "--check", "p.agir"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

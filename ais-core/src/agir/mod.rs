@@ -242,8 +242,10 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
         current.is_none(),
         stream.comments,
         &stream.top,
+        &stream.entries,
         read::body_index(&stream.docs),
         &program,
+        &source_map,
     );
     Ok(Document {
         program,
