@@ -31,7 +31,7 @@
 //! point at it.
 //!
 //! ```
-//! # use ais_core::model::*; use ais_core::bind::*; use ais_core::sig::parse;
+//! # use ais_core::*; use ais_core::bind::*; use ais_core::sig::parse;
 //! # fn carry(n: &str) -> Carry { Carry { name: n.into(), ty: Some(Type::Str), ..Default::default() } }
 //! # fn one(op: Opcode, carries: Vec<Carry>, reads: &[&str]) -> (Program, Instruction) {
 //! #     let i = Instruction { id: "x".into(), opcode: op, reads: reads.iter().map(|s| s.to_string()).collect(), ..Default::default() };
@@ -52,7 +52,7 @@
 //! itself.
 //!
 //! ```
-//! # use ais_core::model::*; use ais_core::bind::*; use ais_core::sig::parse;
+//! # use ais_core::*; use ais_core::bind::*; use ais_core::sig::parse;
 //! # fn one(op: Opcode, carries: Vec<Carry>, reads: &[&str]) -> (Program, Instruction) {
 //! #     let i = Instruction { id: "x".into(), opcode: op, reads: reads.iter().map(|s| s.to_string()).collect(), ..Default::default() };
 //! #     (Program { walker: Some(Walker { carries: Some(carries), ..Default::default() }), nodes: Some(vec![i.clone()]), ..Default::default() }, i)
@@ -75,7 +75,7 @@
 //! ([`is_path_shaped`]) or by its declared type `path`; `task` never is.
 //!
 //! ```
-//! # use ais_core::model::*; use ais_core::bind::*; use ais_core::sig::parse;
+//! # use ais_core::*; use ais_core::bind::*; use ais_core::sig::parse;
 //! # fn carry(n: &str) -> Carry { Carry { name: n.into(), ty: Some(Type::Str), ..Default::default() } }
 //! # fn one(op: Opcode, carries: Vec<Carry>, reads: &[&str]) -> (Program, Instruction) {
 //! #     let i = Instruction { id: "x".into(), opcode: op, reads: reads.iter().map(|s| s.to_string()).collect(), ..Default::default() };
@@ -93,7 +93,7 @@
 //! document (§7.1).
 //!
 //! ```
-//! # use ais_core::model::*; use ais_core::bind::*; use ais_core::sig::parse;
+//! # use ais_core::*; use ais_core::bind::*; use ais_core::sig::parse;
 //! # fn carry(n: &str) -> Carry { Carry { name: n.into(), ty: Some(Type::Str), ..Default::default() } }
 //! # fn one(op: Opcode, carries: Vec<Carry>, reads: &[&str]) -> (Program, Instruction) {
 //! #     let i = Instruction { id: "x".into(), opcode: op, reads: reads.iter().map(|s| s.to_string()).collect(), ..Default::default() };
@@ -111,7 +111,7 @@
 //! the binding is `Invocation(None)`: resolved from the task at run time.
 //!
 //! ```
-//! # use ais_core::model::*; use ais_core::bind::*; use ais_core::sig::parse;
+//! # use ais_core::*; use ais_core::bind::*; use ais_core::sig::parse;
 //! # fn carry(n: &str) -> Carry { Carry { name: n.into(), ty: Some(Type::Str), ..Default::default() } }
 //! # fn one(op: Opcode, carries: Vec<Carry>, reads: &[&str]) -> (Program, Instruction) {
 //! #     let i = Instruction { id: "x".into(), opcode: op, reads: reads.iter().map(|s| s.to_string()).collect(), ..Default::default() };
@@ -130,7 +130,7 @@
 //! destination inside the run directory (§7.3), never an empty path.
 //!
 //! ```
-//! # use ais_core::model::*; use ais_core::bind::*; use ais_core::sig::parse;
+//! # use ais_core::*; use ais_core::bind::*; use ais_core::sig::parse;
 //! # fn one(op: Opcode, carries: Vec<Carry>, reads: &[&str]) -> (Program, Instruction) {
 //! #     let i = Instruction { id: "x".into(), opcode: op, reads: reads.iter().map(|s| s.to_string()).collect(), ..Default::default() };
 //! #     (Program { walker: Some(Walker { carries: Some(carries), ..Default::default() }), nodes: Some(vec![i.clone()]), ..Default::default() }, i)
@@ -292,7 +292,7 @@ pub fn is_path_shaped_carry(program: &Program, name: &str) -> bool {
 /// serves a write ([`access`]).
 ///
 /// ```
-/// use ais_core::{bind::is_artifact_surface, model::ToolSurface};
+/// use ais_core::{ToolSurface, bind::is_artifact_surface};
 /// assert!(is_artifact_surface(&ToolSurface::ActArtifact));
 /// assert!(is_artifact_surface(&ToolSurface::Unknown("write".into())));
 /// assert!(!is_artifact_surface(&ToolSurface::Act) && !is_artifact_surface(&ToolSurface::Sense));
@@ -400,7 +400,7 @@ pub enum Access {
 /// model could not read counts as `ACT·artifact`, §12.2); a read otherwise.
 ///
 /// ```
-/// # use ais_core::model::*; use ais_core::bind::{access, Access};
+/// # use ais_core::*; use ais_core::bind::{access, Access};
 /// let code = Instruction { id: "export".into(), opcode: Opcode::Code, ..Default::default() };
 /// let tool = Tool { name: "export".into(), surface: Some(ToolSurface::ActArtifact), ..Default::default() };
 /// let program = Program { tools: Some(vec![tool]), nodes: Some(vec![code.clone()]), ..Default::default() };
@@ -598,7 +598,7 @@ impl SlotOperands {
 /// and every call site, so the two cannot disagree (§7.6).
 ///
 /// ```
-/// # use ais_core::model::*; use ais_core::bind::*;
+/// # use ais_core::*; use ais_core::bind::*;
 /// let reads: Vec<String> = (1..=14).map(|i| format!("c{i}")).collect();
 /// let carries = reads.iter().map(|n| Carry { name: n.clone(), ..Default::default() }).collect();
 /// let fill = Instruction { id: "fill".into(), opcode: Opcode::GenFill, reads, ..Default::default() };

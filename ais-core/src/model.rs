@@ -5,15 +5,7 @@
 //! The model is plain data. It is what the AG-IR reader produces, what the writer prints, what
 //! the `ais!` macro lowers to, and what the validator, the binder and the runtime consume.
 //! Source positions are kept beside it in a [`SourceMap`](crate::source::SourceMap).
-//!
-//! Conventions:
-//! - Every enum that a document spells as text has an `Unknown(String)` arm: reading never loses
-//!   what the author wrote, and the validator reports it (an unknown opcode is never skipped).
-//! - Unknown fields are kept in `extra` (in document order) and written back out.
-//! - Sections that may be absent are `Option`s, so a document that says `types: {}` and one
-//!   that says nothing are told apart and both written back as they were.
-//! - Name-keyed sections (`types`, `tools`, `knowledge`, `walker.carries`, a type's `fields`)
-//!   are `Vec`s in document order, so duplicate names survive reading and can be reported.
+//! The conventions are documented on [`Program`].
 
 use crate::value::Value;
 use std::fmt;
@@ -22,6 +14,15 @@ use std::fmt;
 pub type Extras = Vec<(String, Value)>;
 
 /// One AIS module.
+///
+/// Conventions:
+/// - Every enum that a document spells as text has an `Unknown(String)` arm: reading never loses
+///   what the author wrote, and the validator reports it (an unknown opcode is never skipped).
+/// - Unknown fields are kept in `extra` (in document order) and written back out.
+/// - Sections that may be absent are `Option`s, so a document that says `types: {}` and one
+///   that says nothing are told apart and both written back as they were.
+/// - Name-keyed sections (`types`, `tools`, `knowledge`, `walker.carries`, a type's `fields`)
+///   are `Vec`s in document order, so duplicate names survive reading and can be reported.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Program {
     /// Frontmatter `name`: the module's identifier (REQUIRED, §8.2).

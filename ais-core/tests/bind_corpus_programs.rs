@@ -7,10 +7,9 @@
 
 mod bind_common;
 
-use ais_core::Value;
 use ais_core::bind::*;
-use ais_core::model::Opcode;
 use ais_core::sig::{Return, parse};
+use ais_core::{Opcode, Value};
 use bind_common::*;
 
 fn strings(v: &[&str]) -> Vec<String> {

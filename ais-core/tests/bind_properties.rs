@@ -2,10 +2,9 @@
 
 mod bind_common;
 
-use ais_core::Value;
 use ais_core::bind::*;
-use ais_core::model::{Opcode, Program};
 use ais_core::sig::{Param, Return, Signature};
+use ais_core::{Opcode, Program, Value};
 use bind_common::*;
 use proptest::prelude::*;
 
@@ -80,7 +79,7 @@ fn case() -> impl Strategy<Value = Case> {
             let mut params_unique: Vec<Param> = Vec::new();
             for (n, ty) in params {
                 if params_unique.iter().all(|p| p.name != n) {
-                    params_unique.push(Param::new(n, ty.map(ais_core::model::Type::parse)));
+                    params_unique.push(Param::new(n, ty.map(ais_core::Type::parse)));
                 }
             }
             let mut p = program(
@@ -89,9 +88,9 @@ fn case() -> impl Strategy<Value = Case> {
                 vec![serving(tool("t", "()", surface), &["x"])],
             );
             p.knowledge = Some(vec![knowledge("k_rules", &["x"])]);
-            p.types = Some(vec![ais_core::model::TypeDecl {
+            p.types = Some(vec![ais_core::TypeDecl {
                 name: "Args".into(),
-                kind: ais_core::model::TypeKind::Object(vec![ais_core::model::Field {
+                kind: ais_core::TypeKind::Object(vec![ais_core::Field {
                     name: "width".into(),
                     ..Default::default()
                 }]),
@@ -203,7 +202,7 @@ proptest! {
         ret in prop_oneof![
             Just(Return::None),
             Just(Return::Tuple(vec!["a".into(), "b".into()])),
-            Just(Return::Type(ais_core::model::Type::List(None))),
+            Just(Return::Type(ais_core::Type::List(None))),
         ],
     ) {
         let got = recover_writes(&writes, &result, &ret);

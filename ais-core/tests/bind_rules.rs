@@ -3,7 +3,7 @@
 mod bind_common;
 
 use ais_core::bind::*;
-use ais_core::model::{Field, OUTCOME_FIELDS, Opcode, Type, TypeDecl, TypeKind};
+use ais_core::{Field, OUTCOME_FIELDS, Opcode, Type, TypeDecl, TypeKind};
 use bind_common::*;
 
 // ---------------------------------------------------------------------------------------------

@@ -4,9 +4,8 @@
 //! that the nameless entry is reported as such; and that every readable document round-trips
 //! through the canonical writer.
 
-use ais_core::Program;
 use ais_core::agir::{read, write};
-use ais_core::model::{Opcode, Owner, ToolSurface, Type};
+use ais_core::{Opcode, Owner, Program, ToolSurface, Type};
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -7,7 +7,7 @@
 //! two readings of what the corpus contains check each other.
 
 use ais_core::expr::{Category, is_sentinel};
-use ais_core::model::{Carry, Program, Type, Walker};
+use ais_core::{Carry, Program, Type, Walker};
 
 mod support;
 use support::{agir_files, corpus};

@@ -1,11 +1,10 @@
 //! The expression language end to end: guards and bodies against a program's carries,
 //! evaluation results, and the category and position of every kind of error.
 
-use ais_core::Value;
 use ais_core::expr::{
     self, Category, ExprError, Guard, Limits, TypeEnv, check_body_for, eval_str, is_sentinel,
 };
-use ais_core::model::{Carry, EnumMember, Field, Program, Type, TypeDecl, TypeKind, Walker};
+use ais_core::{Carry, EnumMember, Field, Program, Type, TypeDecl, TypeKind, Value, Walker};
 use indexmap::IndexMap;
 
 /// Parses and type-checks a guard against a program (the guard must be a `bool` reading a carry).

@@ -6,7 +6,7 @@
 
 use crate::rtypes::{ident, rust_type};
 use ais_core::bind::{self, BindSource};
-use ais_core::model::{Program, Type};
+use ais_core::{Program, Type};
 use ais_syntax::ast::{InstrDef, ProgramDef, ToolDef, ToolImpl};
 use ais_syntax::lower::Errors;
 use proc_macro2::{Span, TokenStream};
@@ -66,7 +66,7 @@ fn carry_type(program: &Program, carry: &str, field: Option<&str>) -> Option<Typ
     match (field, ty) {
         (None, ty) => ty,
         (Some(f), Some(Type::Named(n))) => match &program.type_decl(&n)?.1.kind {
-            ais_core::model::TypeKind::Object(fields) => fields
+            ais_core::TypeKind::Object(fields) => fields
                 .iter()
                 .find(|x| x.name == f)
                 .and_then(|x| x.ty.clone()),

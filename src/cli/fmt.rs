@@ -3,8 +3,7 @@
 use super::files::{display_name, is_stdin, read_input, write_atomically};
 use super::{CliError, CmdResult, Output, Status};
 use ais_core::agir::{self, Document, Limits};
-use ais_core::model::Program;
-use ais_core::render;
+use ais_core::{Program, render};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

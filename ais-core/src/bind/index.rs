@@ -23,7 +23,7 @@ pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::Rand
 /// Lookups by name return the *first* declaration, as [`Program::carry`] and its siblings do.
 ///
 /// ```
-/// # use ais_core::model::*; use ais_core::bind::*; use ais_core::sig::parse;
+/// # use ais_core::*; use ais_core::bind::*; use ais_core::sig::parse;
 /// let save = Instruction { id: "save".into(), opcode: Opcode::Act, reads: vec!["report_md".into()], ..Default::default() };
 /// let carry = Carry { name: "report_md".into(), ty: Some(Type::Str), ..Default::default() };
 /// let program = Program {
@@ -167,7 +167,7 @@ impl<'p> ProgramIndex<'p> {
     }
 
     /// The fields of `ty`, with their declared types, when it is an object type (a declared
-    /// `kind: object`, or the built-in `outcome`): [`crate::model::object_fields`].
+    /// `kind: object`, or the built-in [`OUTCOME`](crate::OUTCOME)).
     pub fn object_field_types(&self, ty: &Type) -> Option<Vec<(&'p str, Option<&'p Type>)>> {
         let Type::Named(name) = ty else {
             return None;

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use ais_core::expr::{self, Limits, TypeEnv};
-//! use ais_core::model::Type;
+//! use ais_core::Type;
 //! use ais_core::Value;
 //! use indexmap::IndexMap;
 //!

@@ -2,10 +2,10 @@
 #![allow(dead_code)]
 
 use ais_core::bind::{BindSource, ParamBinding, Rule, bind_tool, bound_tools};
-use ais_core::model::{
+use ais_core::sig::parse;
+use ais_core::{
     Carry, Instruction, Knowledge, Opcode, Owner, Program, Role, Tool, ToolSurface, Type, Walker,
 };
-use ais_core::sig::parse;
 
 /// A carry; `ty` is a type expression, or "" for untyped.
 pub fn carry(name: &str, ty: &str) -> Carry {
@@ -65,7 +65,7 @@ pub fn knowledge(name: &str, resident_on: &[&str]) -> Knowledge {
         name: name.into(),
         resident_on: resident_on.iter().map(|s| s.to_string()).collect(),
         content: vec![(
-            ais_core::model::ContentKind::Template,
+            ais_core::ContentKind::Template,
             ais_core::Value::from("text"),
         )],
         ..Default::default()
