@@ -112,8 +112,9 @@ fn nesting_depth_in_the_parser_and_the_checker() {
 #[test]
 fn the_longest_chains_check_print_and_evaluate_on_a_small_stack() {
     // A test thread has a 2 MiB stack; a chain as tall as the limit allows is checked,
-    // printed and evaluated in a quarter of that (a debug build's checker frame alone is
-    // several KB, so this fails if any pass recurses along the chain on the thread's stack).
+    // printed, evaluated, copied and compared in a quarter of that (a debug build's checker
+    // frame alone is several KB, so this fails if any pass recurses along the chain on the
+    // thread's stack).
     let run_small = |f: fn()| {
         std::thread::Builder::new()
             .stack_size(512 * 1024)
@@ -134,6 +135,16 @@ fn the_longest_chains_check_print_and_evaluate_on_a_small_stack() {
         assert_eq!(run(&all, &limits, &values), Ok(Value::Bool(true)));
         let parsed = expr::parse(&all, &limits).unwrap();
         assert_eq!(parsed.to_string(), all);
+        // Copying, comparing, printing for debugging and dropping the tree are safe too.
+        assert_eq!(parsed.names(), ["s"]);
+        assert_eq!(
+            parsed.without_positions(),
+            parsed.clone().without_positions()
+        );
+        assert!(format!("{parsed:?}").contains("Logic(And"));
+        let compiled = expr::compile(&parsed, &env(), &limits).unwrap();
+        assert_eq!(compiled.clone(), compiled);
+        assert!(format!("{compiled:?}").contains("And("));
     });
 }
 

@@ -4,18 +4,19 @@
 //! same tree (positions aside): minimal parentheses by precedence, strings in double quotes with
 //! JSON escapes, `true`/`false`/`null`, floats in their shortest round-trip form.
 
-use super::limits::deeper;
+use super::limits::{deeper, tall_tree_node};
 use crate::source::Pos;
 use std::fmt;
 
 /// An expression node with the position of its first token (1-based, within the expression).
-#[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
     /// What the node is.
     pub kind: ExprKind,
     /// Where it starts.
     pub pos: Pos,
 }
+
+tall_tree_node!(Expr);
 
 /// The kinds of expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -183,6 +184,10 @@ impl Expr {
 
     /// A copy with every position set to 1:1, for comparing trees by shape alone.
     pub fn without_positions(&self) -> Expr {
+        deeper(|| self.without_positions_here())
+    }
+
+    fn without_positions_here(&self) -> Expr {
         let b = |e: &Expr| Box::new(e.without_positions());
         let v = |es: &[Expr]| es.iter().map(Expr::without_positions).collect();
         let kind = match &self.kind {

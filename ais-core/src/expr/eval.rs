@@ -7,7 +7,7 @@
 
 use super::ast::BinOp;
 use super::library::{self, Builtin};
-use super::limits::{Limits, deeper};
+use super::limits::{Limits, deeper, tall_tree_node};
 use super::ops::{self, Ctx, rt_err};
 use super::types::Ty;
 use super::{Category, ExprError};
@@ -50,11 +50,12 @@ impl<T: Carries + ?Sized> Carries for &T {
 }
 
 /// A lowered node.
-#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Node {
     pub(crate) kind: NodeKind,
     pub(crate) pos: Pos,
 }
+
+tall_tree_node!(Node);
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum NodeKind {

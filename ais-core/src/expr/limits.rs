@@ -80,3 +80,37 @@ pub(crate) fn deeper<R>(f: impl FnOnce() -> R) -> R {
     // of non-chain levels, each a few KB in a debug build).
     stacker::maybe_grow(512 * 1024, 4 * 1024 * 1024, f)
 }
+
+/// Implements `Clone`, `PartialEq` and `Debug` for a tree node with `kind` and `pos` fields one
+/// level at a time through [`deeper`], so that copying, comparing or printing a tree as tall as
+/// [`Limits::max_height`] cannot overflow a small stack, as the derived ones would.
+macro_rules! tall_tree_node {
+    ($node:ident) => {
+        impl Clone for $node {
+            fn clone(&self) -> Self {
+                $crate::expr::limits::deeper(|| $node {
+                    kind: self.kind.clone(),
+                    pos: self.pos,
+                })
+            }
+        }
+
+        impl PartialEq for $node {
+            fn eq(&self, other: &Self) -> bool {
+                $crate::expr::limits::deeper(|| self.pos == other.pos && self.kind == other.kind)
+            }
+        }
+
+        impl std::fmt::Debug for $node {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                $crate::expr::limits::deeper(|| {
+                    f.debug_struct(stringify!($node))
+                        .field("kind", &self.kind)
+                        .field("pos", &self.pos)
+                        .finish()
+                })
+            }
+        }
+    };
+}
+pub(crate) use tall_tree_node;
