@@ -320,6 +320,9 @@ pub struct InstrDef {
     pub op: Option<Name>,
     /// `#[traces_to("...")]`.
     pub traces_to: Option<Vec<Name>>,
+    /// `#[allow(unrouted_failure)]`: the DSL's warnings this instruction accepts (the
+    /// attribute's span and the names it lists).
+    pub allow: Option<(Span, Vec<Name>)>,
     /// The terminating `;`.
     pub end: Span,
 }

@@ -43,8 +43,9 @@ impl Diagnostic {
     }
 }
 
-/// Validates a lowered program and places every finding at its token. `fallback` is where a
-/// finding with no recorded place points (the program's name).
+/// Validates a lowered program and places every finding at its token, followed by the DSL's
+/// own warnings ([`crate::routing`]: fallible Rust tools whose failure is not routed).
+/// `fallback` is where a finding with no recorded place points (the program's name).
 pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
     let checked = check(&lowered.program, &SourceMap::new(), Repairs::Off);
     let findings = without_consequences(checked.findings);
@@ -74,7 +75,9 @@ pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
         }
         out.push((f.instruction.clone(), mergeable, d));
     }
-    out.into_iter().map(|(_, _, d)| d).collect()
+    let mut out: Vec<Diagnostic> = out.into_iter().map(|(_, _, d)| d).collect();
+    out.extend(crate::routing::unrouted_failures(lowered, fallback));
+    out
 }
 
 /// Drops the findings that only restate another one's consequence, so one mistake shows as

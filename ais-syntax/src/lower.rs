@@ -36,6 +36,12 @@ pub struct Lowered {
     pub program: Program,
     /// Where each of its parts was written.
     pub spans: SpanMap,
+    /// The Rust tools whose result is a `Result` (their `Err` is a routable error value, spec
+    /// §10.2) — a fact of the Rust types the AG-IR does not record.
+    pub fallible_tools: Vec<String>,
+    /// The instructions marked `#[allow(unrouted_failure)]`, by index: their unrouted failure
+    /// is meant to end the run as an error, and is not warned about.
+    pub unrouted_allowed: Vec<usize>,
 }
 
 /// Errors collected across a phase, reported together.
@@ -79,11 +85,15 @@ pub fn lower_all(def: &ProgramDef) -> (Lowered, syn::Result<()>) {
         spans: SpanMap::new(),
         errors: Errors::default(),
         declared: def.types.iter().map(|t| t.name.text.clone()).collect(),
+        fallible_tools: Vec::new(),
+        unrouted_allowed: Vec::new(),
     };
     let program = cx.program(def);
     let lowered = Lowered {
         program,
         spans: cx.spans,
+        fallible_tools: cx.fallible_tools,
+        unrouted_allowed: cx.unrouted_allowed,
     };
     (lowered, cx.errors.finish())
 }
@@ -92,7 +102,12 @@ struct Cx {
     spans: SpanMap,
     errors: Errors,
     declared: Vec<String>,
+    fallible_tools: Vec<String>,
+    unrouted_allowed: Vec<usize>,
 }
+
+/// The warnings an instruction's `#[allow(..)]` may name.
+pub const ALLOWABLE: &[&str] = &["unrouted_failure"];
 
 fn names(list: &[Name]) -> Vec<String> {
     list.iter().map(|n| n.text.clone()).collect()
@@ -322,7 +337,12 @@ impl Cx {
             }
         }
         let ret = match ais_return(t.ret.as_ref(), &self.declared) {
-            Ok(r) => r.ty,
+            Ok(r) => {
+                if r.fallible && matches!(t.imp, ToolImpl::Inline(_) | ToolImpl::Path(_)) {
+                    self.fallible_tools.push(t.ident.to_string());
+                }
+                r.ty
+            }
             Err(msg) => {
                 let span = t
                     .ret
@@ -467,6 +487,28 @@ impl Cx {
         code.then_some(Owner::Code)
     }
 
+    /// Records an instruction's `#[allow(unrouted_failure)]`; any other name is an error at it.
+    fn allow(&mut self, i: usize, d: &InstrDef) {
+        for name in d.allow.iter().flat_map(|(_, names)| names) {
+            if name.text == "unrouted_failure" {
+                self.unrouted_allowed.push(i);
+            } else {
+                self.errors.push(
+                    name.span,
+                    format!(
+                        "`{}` is not a warning of `ais!`; an instruction may allow {}",
+                        name.text,
+                        ALLOWABLE
+                            .iter()
+                            .map(|a| format!("`{a}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
     fn instruction(&mut self, i: usize, d: &InstrDef, def: &ProgramDef) -> Instruction {
         let el = Element::Instruction(i);
         self.at(el, None, Site::one(d.id.span));
@@ -498,6 +540,7 @@ impl Cx {
             self.at(el, Some("owner"), d.opcode.site);
         }
         let owner = self.owner(d, &opcode, def);
+        self.allow(i, d);
         if let Some(span) = d.reads_span {
             self.at(el, Some("reads"), Site::one(span));
         }

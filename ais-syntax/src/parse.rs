@@ -673,6 +673,7 @@ fn parse_instruction(input: ParseStream, attrs: Attrs) -> syn::Result<InstrDef> 
             "concurrency",
             "op",
             "traces_to",
+            "allow",
         ],
         "an instruction",
     )?;
@@ -790,6 +791,7 @@ fn parse_instruction(input: ParseStream, attrs: Attrs) -> syn::Result<InstrDef> 
         concurrency: attrs.concurrency()?,
         op: attrs.one_name("op")?,
         traces_to: attrs.traces_to()?,
+        allow: attrs.names("allow")?,
         end,
     })
 }

@@ -351,7 +351,8 @@ fn g9_code_reads_produced(cx: &mut Ctx) {
 }
 
 /// G9: what an instruction produces fits the carry it lands in: a DU tool's declared return
-/// type, or a CODE body's type, is compatible with `writes[0]`'s type.
+/// type, or a CODE body's type, is compatible with `writes[0]`'s type (a lone `outcome` write
+/// takes any result).
 fn g9_results_fit(cx: &mut Ctx) {
     let mut found = Vec::new();
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
@@ -362,6 +363,11 @@ fn g9_results_fit(cx: &mut Ctx) {
         let Some(declared) = cx.ix.carry_type(w) else {
             continue;
         };
+        // An `outcome` carry holds any result: the runtime wraps a success as `{ok: true,
+        // output, value}` and lands a failure there as the error value (§10.2).
+        if matches!(declared, Type::Named(t) if t == crate::model::OUTCOME) && n.writes.len() == 1 {
+            continue;
+        }
         let Some(produced) = du_result_type(&cx.ix, i) else {
             continue;
         };
