@@ -1,5 +1,9 @@
 //! The two drivers of the front end agree: `build.rs` export writes, byte for byte, the
-//! program's `AGIR` constant — pinned by an insta snapshot of the exported text.
+//! program's `AGIR` constant — pinned by an insta snapshot of the exported text — and the
+//! README's program, `main` and `build.rs` build as written, with the export equal to `AGIR`.
+
+#[path = "support/cargo_case.rs"]
+mod cargo_case;
 
 /// Found by the export inside a module, as it would be in a crate's `src/agents.rs`.
 mod agents {
@@ -56,4 +60,57 @@ fn build_rs_export_writes_the_macros_agir_and_its_snapshot() {
         "build.rs export and the macro disagree:\n{exported}"
     );
     insta::assert_snapshot!("triage_agir", exported);
+}
+
+/// The README code block that starts with `start`, without its fences.
+fn readme_block<'a>(readme: &'a str, start: &str) -> &'a str {
+    let fenced = format!("```rust\n{start}");
+    let at = readme
+        .find(&fenced)
+        .unwrap_or_else(|| panic!("the README has a Rust block starting `{start}`"));
+    let body = &readme[at + "```rust\n".len()..];
+    &body[..body.find("\n```").expect("the block is closed") + 1]
+}
+
+#[test]
+fn the_readmes_program_and_build_rs_build_and_export_its_agir() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the README reads");
+    let program = readme_block(&readme, "use ais::ais;");
+    let main = readme_block(&readme, "#[tokio::main");
+    let build_rs = readme_block(&readme, "// build.rs");
+    // The exported file must be the macro's `AGIR`, or the crate does not compile.
+    let agreement = r#"
+const EXPORTED: &str = include_str!(concat!(env!("OUT_DIR"), "/agir/release_note.agir"));
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const _: () = assert!(same(EXPORTED, ReleaseNote::AGIR), "build.rs export differs from AGIR");
+"#;
+    let source = format!("{program}\n{main}{agreement}");
+    let checked = cargo_case::check(&cargo_case::Case {
+        main: &source,
+        build_rs: Some(build_rs),
+    });
+    assert!(checked.success, "{}", checked.rendered_errors());
+    let warnings: Vec<&str> = checked
+        .messages
+        .iter()
+        .filter(|m| m["level"] == "warning")
+        .filter_map(|m| m["rendered"].as_str())
+        .collect();
+    assert!(warnings.is_empty(), "{}", warnings.join("\n"));
 }
