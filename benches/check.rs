@@ -7,7 +7,7 @@
 //! `yaml-events` drains the YAML parser the reader is built on, with no tree or model built:
 //! the floor under `read`.
 
-use ais::core::{agir, check};
+use ais::core::{Repairs, agir, check};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("read+check", n), &text, |b, text| {
             b.iter(|| {
                 agir::read(black_box(text)).map(|doc| {
-                    check::check(&doc.program, &doc.source_map, check::Repairs::Off)
+                    check(&doc.program, &doc.source_map, Repairs::Off)
                         .findings
                         .len()
                 })

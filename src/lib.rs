@@ -11,7 +11,7 @@
 //! let doc = ais::agir::read(text)?;
 //! assert_eq!(doc.program.instructions().len(), 6);
 //!
-//! let checked = ais::check::check(&doc.program, &doc.source_map, ais::check::Repairs::Off);
+//! let checked = ais::check(&doc.program, &doc.source_map, ais::Repairs::Off);
 //! for finding in &checked.findings {
 //!     println!("{}", ais::render::render_finding(finding, text, "writing_plans.agir", false));
 //! }

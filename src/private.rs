@@ -2,9 +2,9 @@
 //! which is why the facade pins `ais-macros` with an `=` version.
 
 pub use crate::run::run;
+pub use ais_core::Program;
 pub use ais_core::Value;
 pub use ais_core::agir;
-pub use ais_core::model::Program;
 pub use ais_rt::tools::{Json, ToolRegistry};
 pub use ais_rt::{Runtime, RuntimeBuilder};
 pub use indexmap::IndexMap;

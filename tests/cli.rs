@@ -244,11 +244,7 @@ fn fix_prints_the_repaired_program_and_records_deviations_on_stderr() {
         repaired.program.carry("plan_ok").is_some(),
         "the carry is minted"
     );
-    let checked = ais::check::check(
-        &repaired.program,
-        &repaired.source_map,
-        ais::check::Repairs::Off,
-    );
+    let checked = ais::check(&repaired.program, &repaired.source_map, ais::Repairs::Off);
     assert!(
         checked.findings.iter().all(|f| f.id != ais::CheckId::W9),
         "{:?}",

@@ -1,7 +1,7 @@
 //! The benchmark's program generator makes what it promises: valid programs of exactly N
 //! instructions, with the advertised mix, that check without errors.
 
-use ais::core::{agir, check, diag::Severity, model::Opcode};
+use ais::core::{Opcode, Repairs, Severity, agir, check};
 
 #[path = "../benches/support/synth.rs"]
 mod synth;
@@ -19,7 +19,7 @@ fn generated_programs_have_exactly_n_instructions_and_check_without_errors() {
             .filter(|i| i.opcode == Opcode::Terminal)
             .count();
         assert_eq!(terminals, 1, "n = {n}");
-        let checked = check::check(program, &doc.source_map, check::Repairs::Off);
+        let checked = check(program, &doc.source_map, Repairs::Off);
         let errors: Vec<_> = checked
             .findings
             .iter()

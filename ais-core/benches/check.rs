@@ -4,13 +4,10 @@
 //! instruction should stay flat (linear checking); 10,000 instructions should check in well
 //! under 100 ms in release.
 
-use ais_core::check::{Repairs, check};
-use ais_core::model::{
-    Carry, ContentKind, Edge, Field, Instruction, Knowledge, Opcode, Owner, Program, Role, Tool,
-    ToolSurface, Type, TypeDecl, TypeKind, Walker,
+use ais_core::{
+    Carry, ContentKind, Edge, Field, Instruction, Knowledge, Opcode, Owner, Program, Repairs, Role,
+    SourceMap, Tool, ToolSurface, Type, TypeDecl, TypeKind, Value, Walker, check,
 };
-use ais_core::source::SourceMap;
-use ais_core::value::Value;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 

@@ -1,9 +1,8 @@
 //! Evaluating typical guards and CODE bodies against a carry file (goal: well under a
 //! microsecond per guard evaluation), and the one-time cost of parsing and checking one.
 
-use ais_core::Value;
 use ais_core::expr::{self, Limits, TypeEnv};
-use ais_core::model::Type;
+use ais_core::{Type, Value};
 use criterion::{Criterion, criterion_group, criterion_main};
 use indexmap::IndexMap;
 use std::hint::black_box;

@@ -1,44 +1,44 @@
-//! Building a [`Program`] in Rust: what the `ais!` macro's front end lowers into, and what a
-//! test or a tool writes instead of AG-IR text.
-//!
-//! The builder only assembles the model; it judges nothing. Check the result with
-//! [`check`](crate::check::check) (a builder's program has no source positions: pass an empty
-//! [`SourceMap`](crate::source::SourceMap), or the macro's own
-//! [`Locator`](crate::source::Locator)).
-//!
-//! ```
-//! use ais_core::builder::ProgramBuilder;
-//! use ais_core::check::{Repairs, check};
-//! use ais_core::model::{Opcode, Owner, Type};
-//! use ais_core::{Outcome, SourceMap};
-//!
-//! let program = ProgramBuilder::new("shout")
-//!     .description("Upper-case the task.")
-//!     .input("task", Type::Str)
-//!     .carry("loud", Type::Str)
-//!     .carry("ok", Type::Bool)
-//!     .step("draft", Opcode::GenRaw, |s| s.reads(["task"]).writes(["loud"]).doc("Say it loudly."))
-//!     .step("judge", Opcode::Code, |s| s.reads(["loud"]).writes(["ok"]).body("loud == loud.upper()"))
-//!     .step("gate", Opcode::Route, |s| s.owner(Owner::Code).reads(["ok"]))
-//!     .step("done", Opcode::Terminal, |s| s.reads(["loud"]))
-//!     .edge("draft", "judge")
-//!     .edge("judge", "gate")
-//!     .edge_if("gate", "done", "ok == true")
-//!     .edge_else("gate", "draft")
-//!     .build();
-//!
-//! // `produced_by` was inferred from each carry's only writer.
-//! assert_eq!(program.carry("loud").unwrap().1.produced_by.as_deref(), Some("draft"));
-//! let checked = check(&program, &SourceMap::new(), Repairs::Off);
-//! assert_eq!(checked.outcome, Outcome::Clean, "{:#?}", checked.findings);
-//! ```
+//! Building a [`Program`] in Rust (documented on [`ProgramBuilder`]).
 
 use crate::model::{
     Autonomy, Carry, Concurrency, Edge, EnumMember, Field, Instruction, Knowledge, Opcode, Owner,
     Program, Role, Tool, Type, TypeDecl, TypeKind, Walker,
 };
 
-/// Assembles a [`Program`]; see the [module documentation](self).
+/// Building a [`Program`] in Rust: what the `ais!` macro's front end lowers into, and what a
+/// test or a tool writes instead of AG-IR text.
+///
+/// The builder only assembles the model; it judges nothing. Check the result with
+/// [`check`](crate::check::check) (a builder's program has no source positions: pass an empty
+/// [`SourceMap`](crate::source::SourceMap), or the macro's own
+/// [`Locator`](crate::source::Locator)).
+///
+/// ```
+/// use ais_core::ProgramBuilder;
+/// use ais_core::{Repairs, check};
+/// use ais_core::{Opcode, Owner, Type};
+/// use ais_core::{Outcome, SourceMap};
+///
+/// let program = ProgramBuilder::new("shout")
+///     .description("Upper-case the task.")
+///     .input("task", Type::Str)
+///     .carry("loud", Type::Str)
+///     .carry("ok", Type::Bool)
+///     .step("draft", Opcode::GenRaw, |s| s.reads(["task"]).writes(["loud"]).doc("Say it loudly."))
+///     .step("judge", Opcode::Code, |s| s.reads(["loud"]).writes(["ok"]).body("loud == loud.upper()"))
+///     .step("gate", Opcode::Route, |s| s.owner(Owner::Code).reads(["ok"]))
+///     .step("done", Opcode::Terminal, |s| s.reads(["loud"]))
+///     .edge("draft", "judge")
+///     .edge("judge", "gate")
+///     .edge_if("gate", "done", "ok == true")
+///     .edge_else("gate", "draft")
+///     .build();
+///
+/// // `produced_by` was inferred from each carry's only writer.
+/// assert_eq!(program.carry("loud").unwrap().1.produced_by.as_deref(), Some("draft"));
+/// let checked = check(&program, &SourceMap::new(), Repairs::Off);
+/// assert_eq!(checked.outcome, Outcome::Clean, "{:#?}", checked.findings);
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct ProgramBuilder {
     program: Program,

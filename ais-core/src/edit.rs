@@ -1,33 +1,4 @@
-//! Structured repairs: edits on the program model, applied mechanically where they are
-//! mechanical and worded by each front end.
-//!
-//! A [`Repair`](crate::diag::Repair) may carry an [`Edit`]: the change itself, on the model
-//! (add a carry, rename a read, rename a name inside a guard, re-own an instruction, set a
-//! producer, adopt a type). The validator applies the mechanical ones itself (ladder step 1,
-//! §9.1) through [`Edit::apply`]; a front end words any of them for its users with
-//! [`Edit::describe`] — AG-IR words for the CLI ([`Wording::Agir`]), Rust DSL words for the
-//! `ais!` macro ([`Wording::RustDsl`]) — so a Rust user is never told to edit YAML.
-//!
-//! ```
-//! use ais_core::edit::{Edit, Wording};
-//!
-//! let edit = Edit::RenameInGuard {
-//!     edge: 7,
-//!     from_step: "gate".into(),
-//!     to_step: "save".into(),
-//!     name: "plan_okk".into(),
-//!     to: "plan_ok".into(),
-//!     column: 1,
-//! };
-//! assert_eq!(
-//!     edit.describe(Wording::Agir),
-//!     "change `plan_okk` to `plan_ok` in the guard of edge `gate` -> `save`"
-//! );
-//! assert_eq!(
-//!     edit.describe(Wording::RustDsl),
-//!     "change `plan_okk` to `plan_ok` in the condition of `gate -> save if …;`"
-//! );
-//! ```
+//! Structured repairs: edits on the program model (documented on [`Edit`]).
 
 use crate::model::{Carry, Owner, Program, Type, Walker};
 
@@ -41,7 +12,36 @@ pub enum Wording {
     RustDsl,
 }
 
-/// One edit on the program model.
+/// One edit on the program model: a structured repair, applied mechanically where it is
+/// mechanical and worded by each front end.
+///
+/// A [`Repair`](crate::diag::Repair) may carry an `Edit`: the change itself, on the model
+/// (add a carry, rename a read, rename a name inside a guard, re-own an instruction, set a
+/// producer, adopt a type). The validator applies the mechanical ones itself (ladder step 1,
+/// §9.1) through [`Edit::apply`]; a front end words any of them for its users with
+/// [`Edit::describe`] — AG-IR words for the CLI ([`Wording::Agir`]), Rust DSL words for the
+/// `ais!` macro ([`Wording::RustDsl`]) — so a Rust user is never told to edit YAML.
+///
+/// ```
+/// use ais_core::{Edit, Wording};
+///
+/// let edit = Edit::RenameInGuard {
+///     edge: 7,
+///     from_step: "gate".into(),
+///     to_step: "save".into(),
+///     name: "plan_okk".into(),
+///     to: "plan_ok".into(),
+///     column: 1,
+/// };
+/// assert_eq!(
+///     edit.describe(Wording::Agir),
+///     "change `plan_okk` to `plan_ok` in the guard of edge `gate` -> `save`"
+/// );
+/// assert_eq!(
+///     edit.describe(Wording::RustDsl),
+///     "change `plan_okk` to `plan_ok` in the condition of `gate -> save if …;`"
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Edit {
     /// Declare a carry that is written or read but not declared.

@@ -22,9 +22,9 @@
 //! it. Its keys and their order do not change within a major version.
 //!
 //! ```
-//! use ais_core::diag::{CheckId, Finding, Severity};
+//! use ais_core::{CheckId, Finding, Severity};
 //! use ais_core::render::{finding_json, render_finding};
-//! use ais_core::source::{Element, FieldKey, Locus, Pos};
+//! use ais_core::{Element, FieldKey, Locus, Pos};
 //!
 //! let source = "nodes:\n  - id: verify\n    reads: [plan_mdd]\n";
 //! let mut finding = Finding::new(

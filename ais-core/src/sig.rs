@@ -19,7 +19,7 @@
 //!
 //! ```
 //! use ais_core::sig::{parse, Return};
-//! use ais_core::model::Type;
+//! use ais_core::Type;
 //!
 //! let sig = parse("(header_md, tasks_md) -> str").unwrap();
 //! assert_eq!(sig.param_names(), ["header_md", "tasks_md"]);
@@ -111,7 +111,7 @@ impl Return {
     /// report.
     ///
     /// ```
-    /// use ais_core::model::{Carry, Program, Type, Walker};
+    /// use ais_core::{Carry, Program, Type, Walker};
     /// use ais_core::sig::{parse, Return};
     ///
     /// let program = Program {

@@ -2,7 +2,7 @@
 //! every other byte of the file stays as it was.
 
 use ais_core::agir::{edit_minimally, read};
-use ais_core::model::{Carry, Owner, Type};
+use ais_core::{Carry, Owner, Type};
 
 const SOURCE: &str = "---
 name: m   # odd  spacing kept

@@ -3,8 +3,8 @@
 
 mod support;
 
+use ais_core::Pos;
 use ais_core::agir::{Limits, read, write, write_keeping};
-use ais_core::source::Pos;
 use std::collections::BTreeSet;
 
 const COMMENTED: &str = "---
@@ -103,7 +103,7 @@ fn a_repaired_program_keeps_the_comments_of_the_original() {
     let doc = read(COMMENTED).unwrap();
     let mut repaired = doc.program.clone();
     let carries = repaired.walker.as_mut().unwrap().carries.as_mut().unwrap();
-    carries[1].ty = Some(ais_core::model::Type::parse("list[str]"));
+    carries[1].ty = Some(ais_core::Type::parse("list[str]"));
     let out = write_keeping(&repaired, &doc, &Limits::default()).unwrap();
     assert!(out.contains("# reviewed by legal"), "{out}");
     assert!(out.contains("type: list[str]"), "{out}");

@@ -3,14 +3,12 @@
 //! canonical writer produces strict YAML that reads back as the same program, and writing that
 //! again gives the same bytes.
 
-use ais_core::Program;
 use ais_core::agir::{read, write};
-use ais_core::model::{
+use ais_core::{
     Autonomy, Carry, Concurrency, ContentKind, Edge, EnumMember, Field, Instruction, Isolation,
-    Knowledge, Modality, Opcode, Owner, Role, SpawnSource, Surface, Tool, ToolSurface, Type,
-    TypeDecl, TypeKind, Walker,
+    Knowledge, Modality, Opcode, Owner, Program, Role, SpawnSource, Surface, Tool, ToolSurface,
+    Type, TypeDecl, TypeKind, Value, Walker,
 };
-use ais_core::value::Value;
 use indexmap::IndexMap;
 use proptest::collection::vec;
 use proptest::option::of;

@@ -2,10 +2,9 @@
 
 mod bind_common;
 
-use ais_core::Value;
 use ais_core::bind::*;
-use ais_core::model::{Opcode, Program};
 use ais_core::sig::{Param, Return, Signature};
+use ais_core::{Opcode, Program, Value};
 use bind_common::*;
 use proptest::prelude::*;
 
@@ -80,7 +79,7 @@ fn case() -> impl Strategy<Value = Case> {
             let mut params_unique: Vec<Param> = Vec::new();
             for (n, ty) in params {
                 if params_unique.iter().all(|p| p.name != n) {
-                    params_unique.push(Param::new(n, ty.map(ais_core::model::Type::parse)));
+                    params_unique.push(Param::new(n, ty.map(ais_core::Type::parse)));
                 }
             }
             let mut p = program(
@@ -89,9 +88,9 @@ fn case() -> impl Strategy<Value = Case> {
                 vec![serving(tool("t", "()", surface), &["x"])],
             );
             p.knowledge = Some(vec![knowledge("k_rules", &["x"])]);
-            p.types = Some(vec![ais_core::model::TypeDecl {
+            p.types = Some(vec![ais_core::TypeDecl {
                 name: "Args".into(),
-                kind: ais_core::model::TypeKind::Object(vec![ais_core::model::Field {
+                kind: ais_core::TypeKind::Object(vec![ais_core::Field {
                     name: "width".into(),
                     ..Default::default()
                 }]),
@@ -112,8 +111,8 @@ proptest! {
     #[test]
     fn bindings_keep_the_conventions_invariants(c in case()) {
         let (_, i) = c.program.instruction("x").unwrap();
-        let reads = read_carries(&c.program, i);
-        let b = bind_tool(&c.program, i, &c.sig, c.invocation.as_deref());
+        let reads = ProgramIndex::new(&c.program).read_carries(i);
+        let b = ProgramIndex::new(&c.program).bind_tool(i, &c.sig, c.invocation.as_deref());
 
         // One binding per parameter, in signature order.
         prop_assert_eq!(b.len(), c.sig.params.len());
@@ -131,12 +130,12 @@ proptest! {
                 (Rule::Role, BindSource::Carry(carry)) => {
                     prop_assert!(reads.contains(&carry.as_str()));
                     prop_assert!(is_content_param(p) || is_path_param(p));
-                    prop_assert_eq!(is_path_param(p), is_path_shaped_carry(&c.program, carry));
+                    prop_assert_eq!(is_path_param(p), ProgramIndex::new(&c.program).is_path_shaped_carry(carry));
                     taken.push(carry);
                 }
                 (Rule::Position, BindSource::Carry(carry)) => {
                     prop_assert_eq!(reads.get(idx).copied(), Some(carry.as_str()));
-                    prop_assert!(!is_path_param(p) || is_path_shaped_carry(&c.program, carry));
+                    prop_assert!(!is_path_param(p) || ProgramIndex::new(&c.program).is_path_shaped_carry(carry));
                     taken.push(carry);
                 }
                 (Rule::InvocationFallback, BindSource::Invocation(f)) => {
@@ -173,7 +172,7 @@ proptest! {
             carries.extend((0..extra).map(|n| carry(&format!("e{n}"), "str")));
         }
         let (_, i) = p.instruction("x").unwrap();
-        let slot = bind_slot(&p, i);
+        let slot = ProgramIndex::new(&p).bind_slot(i);
         prop_assert!(slot.operands.len() <= SLOT_ARITY_CAP);
         let mut flat: Vec<String> = Vec::new();
         for o in &slot.operands {
@@ -182,7 +181,7 @@ proptest! {
                 SlotOperand::Context { carries, .. } => flat.extend(carries.iter().cloned()),
             }
         }
-        let reads: Vec<String> = read_carries(&p, i).into_iter().map(str::to_owned).collect();
+        let reads: Vec<String> = ProgramIndex::new(&p).read_carries(i).into_iter().map(str::to_owned).collect();
         prop_assert_eq!(flat, reads);
         let mut names = slot.names();
         names.sort_unstable();
@@ -203,7 +202,7 @@ proptest! {
         ret in prop_oneof![
             Just(Return::None),
             Just(Return::Tuple(vec!["a".into(), "b".into()])),
-            Just(Return::Type(ais_core::model::Type::List(None))),
+            Just(Return::Type(ais_core::Type::List(None))),
         ],
     ) {
         let got = recover_writes(&writes, &result, &ret);

@@ -2,10 +2,8 @@
 //! named `<ID>_<what>.agir`, produces that finding and no other error; the `clean_*` fixtures
 //! (one per opcode family) check clean; the `repair_*` fixtures exercise ladder step 1.
 
-use ais_core::check::{Checked, Repairs, check};
-use ais_core::diag::{CheckId, Outcome, Severity};
-use ais_core::model::{Owner, Program, Type};
 use ais_core::plan::lower;
+use ais_core::{CheckId, Checked, Outcome, Owner, Program, Repairs, Severity, Type, check};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {

@@ -2,12 +2,11 @@
 //! §8.2 that is missing is reported with its id and a repair; a module with no instructions
 //! has no runnable program (X5, `failed`) and no TERMINAL (W6).
 
-use ais_core::check::{Repairs, check};
-use ais_core::diag::{CheckId, Outcome, Severity};
 use ais_core::plan::lower;
+use ais_core::{CheckId, Outcome, Repairs, Severity, check};
 
 /// Checks with repairs; `repaired` holds the program the findings are about, repaired or not.
-fn checked(text: &str) -> ais_core::check::Checked {
+fn checked(text: &str) -> ais_core::Checked {
     let doc = ais_core::agir::read(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
     let mut c = check(&doc.program, &doc.source_map, Repairs::Mechanical);
     c.repaired.get_or_insert(doc.program);

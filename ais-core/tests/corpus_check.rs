@@ -5,8 +5,7 @@
 //! out without error findings. Where the README and the spec disagree the spec wins; each such
 //! place is commented below.
 
-use ais_core::check::{Checked, Repairs, check};
-use ais_core::diag::{CheckId, Outcome, Severity};
+use ais_core::{CheckId, Checked, Outcome, Repairs, Severity, check};
 use std::path::Path;
 
 mod support;

@@ -1,9 +1,7 @@
 //! Every host-set limit is hit, and each is a `limit_error` (never a hang or an OOM).
 
-use ais_core::Value;
 use ais_core::expr::{self, Category, Expr, ExprError, ExprKind, Limits, TypeEnv};
-use ais_core::model::Type;
-use ais_core::source::Pos;
+use ais_core::{Pos, Type, Value};
 use indexmap::IndexMap;
 
 fn env() -> TypeEnv {

@@ -2,10 +2,8 @@
 //! printing then parsing gives the same tree; checking and evaluating never panic; and what
 //! type-checks evaluates (when it succeeds) to a value of its static type.
 
-use ais_core::Value;
 use ais_core::expr::{self, BinOp, Category, Expr, ExprKind, Limits, LogicOp, Ty, TypeEnv, UnOp};
-use ais_core::model::Type;
-use ais_core::source::Pos;
+use ais_core::{Pos, Type, Value};
 use indexmap::IndexMap;
 use proptest::prelude::*;
 

@@ -2,10 +2,8 @@
 //! did-you-mean — and carries a structured rename that the validator applies when it is
 //! unambiguous, worded for AG-IR and for the Rust DSL.
 
-use ais_core::check::{Repairs, check};
-use ais_core::diag::{CheckId, Outcome};
-use ais_core::edit::{Edit, Wording};
 use ais_core::render::{finding_json, render_finding};
+use ais_core::{CheckId, Edit, Outcome, Repairs, Wording, check};
 
 /// The writing-plans program with a gate whose guard is `guard` (as written, quotes included).
 fn program(guard: &str) -> String {

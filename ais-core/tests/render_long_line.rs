@@ -1,8 +1,8 @@
 //! Issue 7, weakness 1: rendering many findings on one long line stays near-linear. A long
 //! line is shown as a window around the finding, and the header keeps the true column.
 
-use ais_core::check::{Repairs, check};
 use ais_core::render::{SourceLines, render_finding_in};
+use ais_core::{Repairs, check};
 use std::time::Instant;
 
 #[test]

@@ -4,7 +4,7 @@
 
 use crate::calls::Checks;
 use crate::rtypes::{ident, is_enum, rust_type, rust_value};
-use ais_core::model::{Program, Type, TypeKind};
+use ais_core::{Program, Type, TypeKind};
 use ais_syntax::ast::{ParamDef, ProgramDef, ToolImpl, TypeBody};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};

@@ -1,7 +1,6 @@
 //! AIS types as Rust types, and literal values as typed Rust expressions.
 
-use ais_core::Value;
-use ais_core::model::{Program, Type, TypeKind};
+use ais_core::{Program, Type, TypeKind, Value};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 

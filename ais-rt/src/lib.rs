@@ -114,7 +114,7 @@ impl Inputs {
                     .filter(|c| c.is_input() && c.name != "task")
                     .map(|c| c.name.as_str())
                     .collect();
-                let hint = ais_core::diag::did_you_mean(name, inputs.iter().copied());
+                let hint = ais_core::did_you_mean(name, inputs.iter().copied());
                 let message = if name == "task" {
                     "the task is given with `--task TEXT`, not `--input task=…`".to_owned()
                 } else {

@@ -11,7 +11,7 @@ use ais_rt::tools::{ToolArgs, ToolContext, ToolErrorKind, ToolRegistry};
 use std::path::Path;
 use support::corpus;
 
-fn declared(file: &str, tool: &str) -> Option<ais_core::model::Tool> {
+fn declared(file: &str, tool: &str) -> Option<ais_core::Tool> {
     let path = corpus()?.join(file);
     let text = std::fs::read_to_string(&path).unwrap();
     let doc = ais_core::agir::read(&text).unwrap_or_else(|e| panic!("{file}: {e}"));

@@ -240,7 +240,7 @@ fn registering_with_the_wrong_number_of_names_is_caught_at_once() {
     ToolRegistry::new().register_fn("bad", &["a", "b"], |a: String| a);
 }
 
-fn declared(name: &str, body: Option<&str>) -> ais_core::model::Tool {
+fn declared(name: &str, body: Option<&str>) -> ais_core::Tool {
     let text = format!(
         "agir_version: 0.1\ntools:\n  {name}:\n    sig: \"(path, content) -> str\"\n    surface: SENSE\n{}nodes: []\n",
         body.map(|b| format!("    body: |\n      {b}\n"))

@@ -113,7 +113,7 @@ pub struct ProgramDef {
 /// A carry type as the DSL spells it: the AIS type expression (`str`, `list[str]`, `Verdict`).
 #[derive(Clone, Debug)]
 pub struct TypeExpr {
-    /// The type's text, as [`ais_core::model::Type::parse`] reads it.
+    /// The type's text, as [`ais_core::Type::parse`] reads it.
     pub text: String,
     /// Where it was written.
     pub site: Site,

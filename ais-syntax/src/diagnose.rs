@@ -7,11 +7,10 @@
 
 use crate::ast::Site;
 use crate::lower::Lowered;
-use ais_core::check::{Repairs, check};
-use ais_core::diag::{CheckId, Code, Finding, Severity};
-use ais_core::edit::{Edit, Wording};
-use ais_core::model::Program;
-use ais_core::source::{Element, Locus, SourceMap};
+use ais_core::{
+    CheckId, Code, Edit, Element, Finding, Locus, Program, Repairs, Severity, SourceMap, Wording,
+    check,
+};
 
 /// One finding of the validator, where and how the DSL user should read it.
 #[derive(Clone, Debug)]
@@ -207,7 +206,7 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
         CheckId::W3 => match instr.and_then(|i| i.opcode.fixed_owner()) {
             Some(owner) => format!(
                 "remove the owner: {op} always runs on the {} (`{id}: {op}(..)`)",
-                if owner == ais_core::model::Owner::Model {
+                if owner == ais_core::Owner::Model {
                     "model"
                 } else {
                     "code"

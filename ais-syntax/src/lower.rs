@@ -24,9 +24,11 @@ use crate::ast::*;
 use crate::rust_types::{ais_return, ais_type};
 use crate::spans::SpanMap;
 use crate::text::{layout, source_text};
-use ais_core::Value;
-use ais_core::model::*;
-use ais_core::source::{Element, Locus};
+use ais_core::{
+    Autonomy, Carry, Concurrency, ContentKind, Edge, Element, EnumMember, Field, Instruction,
+    Isolation, Knowledge, Locus, Modality, Opcode, Owner, Program, Role, SpawnSource, Surface,
+    Tool, ToolSurface, Type, TypeDecl, TypeKind, Value, Walker,
+};
 use proc_macro2::Span;
 
 /// A program lowered from the DSL, with the span of each of its parts.
@@ -395,7 +397,7 @@ impl Cx {
                 None => {
                     let known: Vec<&str> =
                         ais_core::plan::BUILTINS.iter().map(|b| b.name).collect();
-                    let dym = ais_core::diag::did_you_mean(&name, known.iter().copied());
+                    let dym = ais_core::did_you_mean(&name, known.iter().copied());
                     let hint = match dym.first() {
                         Some(s) => format!("did you mean `{s}`?"),
                         None => format!(

@@ -18,7 +18,7 @@
 //! A tool's result may be `Result<T, E>`: `T` is the result and the tool is *fallible* (its
 //! `Err` becomes a routable error value, spec §10.2). `()` or no result is no result.
 
-use ais_core::model::Type;
+use ais_core::Type;
 use syn::{GenericArgument, PathArguments, Type as RustType};
 
 /// A tool result read from its Rust return type.

@@ -2,7 +2,7 @@
 //! validator finding be placed at its token.
 
 use crate::ast::Site;
-use ais_core::source::{Element, Locus};
+use ais_core::{Element, Locus};
 use proc_macro2::Span;
 
 /// A map from the core's [`Locus`] keys to the DSL's token spans — the macro's counterpart of

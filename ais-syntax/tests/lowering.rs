@@ -1,7 +1,7 @@
 //! The front end end to end: the DSL's programs parse, lower to the program the AG-IR reader
 //! gives for the same program, and place the validator's findings at their tokens.
 
-use ais_core::model::Program;
+use ais_core::Program;
 use ais_syntax::diagnose::diagnose;
 use ais_syntax::lower::lower;
 
@@ -108,7 +108,7 @@ fn the_design_example_parses_lowers_and_checks_clean() {
     let p = &l.program;
     assert_eq!(p.instructions().len(), 7);
     let gate = p.instruction("gate").unwrap().1;
-    assert_eq!(gate.owner, Some(ais_core::model::Owner::Code));
+    assert_eq!(gate.owner, Some(ais_core::Owner::Code));
     assert_eq!(p.edge_list()[4].guard.as_deref(), Some("plan_ok"));
     assert_eq!(p.edge_list()[5].guard.as_deref(), Some("else"));
     let found = diagnose(
@@ -227,7 +227,7 @@ fn every_opcode_and_operand_lowers() {
         (repair.cap, repair.counter.as_deref()),
         (Some(3), Some("round"))
     );
-    assert_eq!(repair.owner, Some(ais_core::model::Owner::Code));
+    assert_eq!(repair.owner, Some(ais_core::Owner::Code));
     assert_eq!(
         p.instruction("total").unwrap().1.body.as_deref(),
         Some("round + 1")
@@ -242,7 +242,7 @@ fn every_opcode_and_operand_lowers() {
     );
     assert_eq!(
         p.edge_list().last().unwrap().modality,
-        Some(ais_core::model::Modality::Forbidden)
+        Some(ais_core::Modality::Forbidden)
     );
     let tools = p.tool_list();
     assert_eq!(

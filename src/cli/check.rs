@@ -3,9 +3,8 @@
 use super::files::read_source;
 use super::{CliError, CmdResult, Output, Status, shown};
 use ais_core::agir::{self, Limits, ReadError};
-use ais_core::check::{Checked, Repairs, check};
-use ais_core::diag::{Finding, Outcome, Severity};
 use ais_core::render::{self, SourceLines};
+use ais_core::{Checked, Finding, Outcome, Repairs, Severity, check};
 use clap::ValueEnum;
 use std::io::Write;
 use std::path::{Path, PathBuf};

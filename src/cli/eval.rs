@@ -3,10 +3,7 @@
 use super::files::read_source;
 use super::{CliError, CmdResult, Output, Status, shown};
 use ais_core::agir::{self, Limits};
-use ais_core::expr;
-use ais_core::model::Program;
-use ais_core::render;
-use ais_core::value::Value;
+use ais_core::{Program, Value, expr, render};
 use indexmap::IndexMap;
 use std::io::Write;
 use std::path::PathBuf;

@@ -4,10 +4,8 @@ use super::check::status_of;
 use super::files::write_atomically;
 use super::fmt::{canonical, read_document, within_limit};
 use super::{CmdResult, Output, shown};
-use ais_core::agir;
-use ais_core::check::{Repairs, check};
-use ais_core::diag::Outcome;
 use ais_core::render::{self, SourceLines};
+use ais_core::{Outcome, Repairs, agir, check};
 use std::io::Write;
 use std::path::PathBuf;
 

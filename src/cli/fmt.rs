@@ -3,8 +3,7 @@
 use super::files::{read_source, write_atomically};
 use super::{CliError, CmdResult, Output, Status, shown};
 use ais_core::agir::{self, Document, Limits};
-use ais_core::model::Program;
-use ais_core::render;
+use ais_core::{Program, render};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -2,9 +2,8 @@
 //! same tree, and must check, compile and evaluate (typed and untyped) without panicking.
 #![no_main]
 
-use ais_core::Value;
+use ais_core::{Type, Value};
 use ais_core::expr::{self, Limits, TypeEnv};
-use ais_core::model::Type;
 use indexmap::IndexMap;
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;

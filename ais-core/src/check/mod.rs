@@ -1,86 +1,9 @@
-//! The validator (spec §9): well-formedness (W1–W14), executability (X1–X5), the validation
-//! battery (G1, G3–G9) and mechanical repair (ladder step 1, §9.1).
-//!
-//! # Use
-//!
-//! - [`check`]`(program, source_map, repairs)` runs every check and, with
-//!   [`Repairs::Mechanical`], applies mechanical repairs; it returns [`Checked`]: the
-//!   [`Outcome`], the residual findings (ordered by source position, then id), the deviations
-//!   recorded for the repairs that landed, and the repaired program when one landed.
-//! - The runnable form of a program that passes is built by [`crate::plan::lower`]; the X5
-//!   checks here are exactly the conditions under which it refuses.
-//!
-//! ```
-//! use ais_core::check::{Repairs, check};
-//! use ais_core::diag::{CheckId, Outcome};
-//! use ais_core::model::{Edge, Instruction, Opcode, Program, Walker};
-//! use ais_core::source::SourceMap;
-//!
-//! let draft = Instruction {
-//!     id: "draft".into(),
-//!     opcode: Opcode::GenRaw,
-//!     reads: vec!["task".into()],
-//!     writes: vec!["note".into()],
-//!     doc: Some("Write the note.".into()),
-//!     ..Instruction::default()
-//! };
-//! let done = Instruction { id: "done".into(), opcode: Opcode::Terminal, ..Instruction::default() };
-//! let program = Program {
-//!     name: Some("note".into()),
-//!     description: Some("Write a note.".into()),
-//!     walker: Some(Walker { name: Some("note".into()), ..Walker::default() }),
-//!     nodes: Some(vec![draft, done]),
-//!     edges: Some(vec![Edge { from: "draft".into(), to: "done".into(), ..Edge::default() }]),
-//!     ..Program::default()
-//! };
-//! let checked = check(&program, &SourceMap::new(), Repairs::Off);
-//! assert_eq!(checked.outcome, Outcome::Degraded); // `note` is written but not declared (W9)
-//! assert_eq!(checked.findings[0].id, CheckId::W9);
-//!
-//! let repaired = check(&program, &SourceMap::new(), Repairs::Mechanical);
-//! assert_eq!(repaired.outcome, Outcome::Fixed); // the carry was minted, and recorded
-//! assert_eq!(repaired.deviations[0].subject, "note");
-//! ```
-//!
-//! # Decisions where the spec leaves room
-//!
-//! - **G4 is X5.** The compile oracle is reported as `X5` (fatal): it is the failure of
-//!   [`crate::plan::lower`] — a tool signature that does not parse or is missing, bindings that transpose a
-//!   path and its content, a type that does not resolve, a guard or CODE body that does not
-//!   parse or type-check, binding mechanisms that disagree, an `autonomy` tool that does not
-//!   exist, a GEN-ENUM with no enum to produce (or with a tool loop). A hollow DU instruction is
-//!   reported as `X1` — the condition it violates, after §9.2's preference for naming the
-//!   condition over its consequence — and not again as X5: the plan lowers it to
-//!   [`Executor::Hollow`](crate::plan::Executor::Hollow), which yields an error value at run time.
-//!   An unknown opcode is W2 and lowers to [`Executor::Unsupported`](crate::plan::Executor::Unsupported).
-//! - **Severities** follow §9.4: W and X1–X4 are errors, X5 is fatal, G1/G5/G7 warn, G3/G6/G9
-//!   error, G8 error for false parallelism and warn for a missed opportunity.
-//! - **Outcome** (§9.1): any fatal finding → `failed`; else any residual finding (of any
-//!   severity) → `degraded`; else repairs applied → `fixed`; else `clean`.
-//! - **Encodings** (the design's choices): LOOP carries `verdict` (a bool carry produced by a
-//!   DU instruction), `cap` (≥ 1) and `counter` (an int carry), and needs a back edge (an edge
-//!   into its own strongly connected component) and an advance edge; SPAWN carries
-//!   `concurrency.isolation`; a `role: input` carry other than `task`, or one written by the
-//!   built-in `ask_user`, is human input, and a ROUTE deciding on it must be `owner: code` with
-//!   explicit guards (G6); `outcome` is a built-in object type (`ok`, `error`, `output`,
-//!   `value`), and a step that runs a program (a `command`, `run_command`, a produced script)
-//!   must land in an `outcome` carry or be tested by a ROUTE (G9, §10.2).
-//! - **X4** accepts guards that are exhaustive over one bool or enum carry (`ok == true` /
-//!   `ok == false`) in place of a default edge; it applies to code-owned branching, not to a
-//!   model-owned ROUTE (which chooses itself) nor to LOOP and SPAWN (their own control).
-//! - **G9 demands** come from a tool's signature annotations, then its body's `def` line, then
-//!   an `isinstance` test that raises (a test that coerces is not a demand).
-//! - **Repairs** (ladder step 1): mint an undeclared written carry (typed from its writer's
-//!   result where known), name a carry's only writer as its producer, re-own a hollow SENSE /
-//!   ACT / ROUTE / LOOP to a model slot when it has a `doc` (none is synthesized: a doc-less
-//!   one keeps its X1, whose repair says to write one), and adopt the type every consumer
-//!   agrees on. Each is tried on a copy and kept only when its finding is gone and no new error
-//!   appeared; passes and attempts are bounded.
+//! The validator (spec §9), documented on [`check`]: well-formedness (W1–W14), executability
+//! (X1–X5), the validation battery (G1, G3–G9) and mechanical repair (ladder step 1, §9.1).
 //!
 //! Each check is a small named function whose doc comment states the rule it enforces; they
 //! are grouped by phase in `well_formed`, `executable`, `types` and `battery`, with the shared
 //! index in `index`, repairs in `repair` and the compile oracle in `x5`.
-
 mod battery;
 pub(crate) mod executable;
 mod guards;
@@ -131,8 +54,87 @@ impl<L> Checked<L> {
 /// Validates a program: every check, then mechanical repair when `repairs` says so.
 ///
 /// Findings are ordered by source position, then id; positions come from `locator`: a
-/// [`SourceMap`](crate::source::SourceMap) (an empty one for a program built in code), or a front end's own
-/// [`Locator`]. The program is copied only when a repair lands.
+/// [`SourceMap`](crate::source::SourceMap) (an empty one for a program built in code), or a
+/// front end's own [`Locator`]. The program is copied only when a repair lands.
+///
+/// The validator (spec §9): well-formedness (W1–W14), executability (X1–X5), the validation
+/// battery (G1, G3–G9) and mechanical repair (ladder step 1, §9.1).
+///
+/// # Use
+///
+/// - `check(program, locator, repairs)` runs every check and, with
+///   [`Repairs::Mechanical`], applies mechanical repairs; it returns [`Checked`]: the
+///   [`Outcome`], the residual findings (ordered by source position, then id), the deviations
+///   recorded for the repairs that landed, and the repaired program when one landed.
+/// - The runnable form of a program that passes is built by [`crate::plan::lower`]; the X5
+///   checks here are exactly the conditions under which it refuses.
+///
+/// ```
+/// use ais_core::{Repairs, check};
+/// use ais_core::{CheckId, Outcome};
+/// use ais_core::{Edge, Instruction, Opcode, Program, Walker};
+/// use ais_core::SourceMap;
+///
+/// let draft = Instruction {
+///     id: "draft".into(),
+///     opcode: Opcode::GenRaw,
+///     reads: vec!["task".into()],
+///     writes: vec!["note".into()],
+///     doc: Some("Write the note.".into()),
+///     ..Instruction::default()
+/// };
+/// let done = Instruction { id: "done".into(), opcode: Opcode::Terminal, ..Instruction::default() };
+/// let program = Program {
+///     name: Some("note".into()),
+///     description: Some("Write a note.".into()),
+///     walker: Some(Walker { name: Some("note".into()), ..Walker::default() }),
+///     nodes: Some(vec![draft, done]),
+///     edges: Some(vec![Edge { from: "draft".into(), to: "done".into(), ..Edge::default() }]),
+///     ..Program::default()
+/// };
+/// let checked = check(&program, &SourceMap::new(), Repairs::Off);
+/// assert_eq!(checked.outcome, Outcome::Degraded); // `note` is written but not declared (W9)
+/// assert_eq!(checked.findings[0].id, CheckId::W9);
+///
+/// let repaired = check(&program, &SourceMap::new(), Repairs::Mechanical);
+/// assert_eq!(repaired.outcome, Outcome::Fixed); // the carry was minted, and recorded
+/// assert_eq!(repaired.deviations[0].subject, "note");
+/// ```
+///
+/// # Decisions where the spec leaves room
+///
+/// - **G4 is X5.** The compile oracle is reported as `X5` (fatal): it is the failure of
+///   [`crate::plan::lower`] — a tool signature that does not parse or is missing, bindings that transpose a
+///   path and its content, a type that does not resolve, a guard or CODE body that does not
+///   parse or type-check, binding mechanisms that disagree, an `autonomy` tool that does not
+///   exist, a GEN-ENUM with no enum to produce (or with a tool loop). A hollow DU instruction is
+///   reported as `X1` — the condition it violates, after §9.2's preference for naming the
+///   condition over its consequence — and not again as X5: the plan lowers it to
+///   [`Executor::Hollow`](crate::plan::Executor::Hollow), which yields an error value at run time.
+///   An unknown opcode is W2 and lowers to [`Executor::Unsupported`](crate::plan::Executor::Unsupported).
+/// - **Severities** follow §9.4: W and X1–X4 are errors, X5 is fatal, G1/G5/G7 warn, G3/G6/G9
+///   error, G8 error for false parallelism and warn for a missed opportunity.
+/// - **Outcome** (§9.1): any fatal finding → `failed`; else any residual finding (of any
+///   severity) → `degraded`; else repairs applied → `fixed`; else `clean`.
+/// - **Encodings** (the design's choices): LOOP carries `verdict` (a bool carry produced by a
+///   DU instruction), `cap` (≥ 1) and `counter` (an int carry), and needs a back edge (an edge
+///   into its own strongly connected component) and an advance edge; SPAWN carries
+///   `concurrency.isolation`; a `role: input` carry other than `task`, or one written by the
+///   built-in `ask_user`, is human input, and a ROUTE deciding on it must be `owner: code` with
+///   explicit guards (G6); `outcome` is a built-in object type (`ok`, `error`, `output`,
+///   `value`), and a step that runs a program (a `command`, `run_command`, a produced script)
+///   must land in an `outcome` carry or be tested by a ROUTE (G9, §10.2).
+/// - **X4** accepts guards that are exhaustive over one bool or enum carry (`ok == true` /
+///   `ok == false`) in place of a default edge; it applies to code-owned branching, not to a
+///   model-owned ROUTE (which chooses itself) nor to LOOP and SPAWN (their own control).
+/// - **G9 demands** come from a tool's signature annotations, then its body's `def` line, then
+///   an `isinstance` test that raises (a test that coerces is not a demand).
+/// - **Repairs** (ladder step 1): mint an undeclared written carry (typed from its writer's
+///   result where known), name a carry's only writer as its producer, re-own a hollow SENSE /
+///   ACT / ROUTE / LOOP to a model slot when it has a `doc` (none is synthesized: a doc-less
+///   one keeps its X1, whose repair says to write one), and adopt the type every consumer
+///   agrees on. Each is tried on a copy and kept only when its finding is gone and no new error
+///   appeared; passes and attempts are bounded.
 pub fn check<M: Locator>(program: &Program, locator: &M, repairs: Repairs) -> Checked<M::Location> {
     let (repaired, findings, deviations) = match repairs {
         Repairs::Mechanical => repair::repair(program),

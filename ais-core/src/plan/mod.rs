@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use ais_core::plan::{self, Executor, Next};
-//! use ais_core::model::{Carry, Edge, Instruction, Opcode, Owner, Program, Type, Walker};
+//! use ais_core::{Carry, Edge, Instruction, Opcode, Owner, Program, Type, Walker};
 //! use ais_core::Value;
 //!
 //! let carry = |name: &str, ty| Carry { name: name.into(), ty: Some(ty), ..Carry::default() };

@@ -4,9 +4,8 @@
 //! map built when the program is prepared, so a step touches no map but that one (and only
 //! for guards, which read carries by name through [`ais_core::expr::Carries`]).
 
-use ais_core::Value;
 use ais_core::expr::Carries;
-use ais_core::model::{Program, Type, TypeKind};
+use ais_core::{Program, Type, TypeKind, Value};
 use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -6,11 +6,10 @@ use super::plan::{Arg, ArgSource, Step, ToolStep};
 use super::{Run, Stop};
 use crate::report::FaultKind;
 use crate::tools::{ToolArgs, ToolContext, ToolError};
-use ais_core::Value;
 use ais_core::bind::{Access, invocation_filename};
 use ais_core::expr::Compiled;
-use ais_core::model::Type;
 use ais_core::sig::Return;
+use ais_core::{Type, Value};
 use indexmap::IndexMap;
 
 /// The value of one bound argument (§7.1–§7.3). A path parameter that resolves empty gets a

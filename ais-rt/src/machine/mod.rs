@@ -158,11 +158,11 @@ impl Run {
             for &c in &prep.inputs {
                 let gates = prep.steps.iter().any(|s| {
                     s.tests.contains(&c)
-                        || (s.opcode == ais_core::model::Opcode::Route && s.reads.contains(&c))
+                        || (s.opcode == ais_core::Opcode::Route && s.reads.contains(&c))
                 });
                 let is_str = matches!(
                     prep.names.types.get(c).and_then(Option::as_ref),
-                    Some(ais_core::model::Type::Str)
+                    Some(ais_core::Type::Str)
                 );
                 if !supplied[c] && is_str && !gates && entry.reads.contains(&c) {
                     carries.set(c, Value::Str(task_text.clone()));
@@ -369,7 +369,7 @@ impl Run {
                 let silent = step.writes.is_empty()
                     && matches!(
                         step.opcode,
-                        ais_core::model::Opcode::Sense | ais_core::model::Opcode::Route
+                        ais_core::Opcode::Sense | ais_core::Opcode::Route
                     );
                 if silent {
                     return Ok(());
@@ -618,8 +618,8 @@ impl Run {
         let holds = target.is_some_and(|c| {
             matches!(
                 self.carries.names.types.get(c).and_then(Option::as_ref),
-                None | Some(ais_core::model::Type::Any | ais_core::model::Type::Dict(_))
-            ) || matches!(self.carries.names.types.get(c).and_then(Option::as_ref), Some(ais_core::model::Type::Named(n)) if n == "outcome")
+                None | Some(ais_core::Type::Any | ais_core::Type::Dict(_))
+            ) || matches!(self.carries.names.types.get(c).and_then(Option::as_ref), Some(ais_core::Type::Named(n)) if n == "outcome")
         });
         if let (true, Some(c)) = (holds, target) {
             self.set(c, value);

@@ -8,10 +8,9 @@ use super::carries::{self, Names};
 use crate::tools::{Tool, ToolRegistry};
 use ais_core::bind::{self, Access, BindSource, ProgramIndex, SlotOperand};
 use ais_core::expr::Compiled;
-use ais_core::model::{Isolation, Opcode, Program, Type};
 use ais_core::plan::{self as lower, Executor, FanOut, ToolKind};
 use ais_core::sig::{self, Return};
-use ais_core::{Element, Locus, SourceMap};
+use ais_core::{Element, Isolation, Locus, Opcode, Program, SourceMap, Type};
 use std::sync::Arc;
 
 /// Where a tool parameter's value comes from at run time.
@@ -179,7 +178,7 @@ impl Prepared {
         let map = map.unwrap_or(&empty);
         let native = mark_native(program, registry);
         let input = native.as_ref().unwrap_or(program);
-        let mut checked = ais_core::check::check(input, map, ais_core::check::Repairs::Mechanical);
+        let mut checked = ais_core::check(input, map, ais_core::Repairs::Mechanical);
         let program = checked.repaired.take().unwrap_or_else(|| input.clone());
         let digest = digest(&program);
         let names = carries::names(&program);
@@ -269,7 +268,7 @@ impl Prepared {
 /// `ais!` macro marks its tools) so the validator does not call its instructions hollow, and
 /// no repair re-owns them to a model. `None` when no tool needs marking.
 fn mark_native(program: &Program, registry: &ToolRegistry) -> Option<Program> {
-    let needs = |t: &ais_core::model::Tool| {
+    let needs = |t: &ais_core::Tool| {
         let empty = |s: &Option<String>| s.as_deref().is_none_or(|b| b.trim().is_empty());
         empty(&t.body)
             && empty(&t.command)
@@ -408,7 +407,7 @@ fn resolve(
         steps.push(Step {
             id: n.id.clone(),
             opcode: n.opcode.clone(),
-            mnemonic: n.opcode.mnemonic().to_owned(),
+            mnemonic: n.opcode.as_str().to_owned(),
             model,
             line,
             spawn: match &ls.executor {
@@ -498,7 +497,7 @@ pub(crate) fn tool_step(
 fn spawn_work(
     program: &Program,
     ix: &ProgramIndex,
-    n: &ais_core::model::Instruction,
+    n: &ais_core::Instruction,
     names: &Names,
     access: Access,
     registry: &ToolRegistry,

@@ -11,10 +11,9 @@ use crate::model::{Model, Operand, SlotRequest, ToolSpec};
 use crate::report::FaultKind;
 use crate::tools::{ToolArgs, ToolContext};
 use crate::trace::SlotTrace;
-use ais_core::Value;
 use ais_core::bind::SlotOperand;
-use ais_core::model::{Opcode, Type, TypeKind};
 use ais_core::sig::Return;
+use ais_core::{Opcode, Type, TypeKind, Value};
 use indexmap::IndexMap;
 use std::sync::Arc;
 

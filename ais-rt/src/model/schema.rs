@@ -23,8 +23,7 @@
 //! it recurs, so every schema is finite. A name that resolves to no type (the validator
 //! reports it as X5, so a checked program never has one) accepts any value.
 
-use ais_core::Program;
-use ais_core::model::{Type, TypeKind};
+use ais_core::{Program, Type, TypeKind};
 use serde_json::{Map, Value, json};
 
 /// The dialect every slot schema declares.
@@ -287,8 +286,7 @@ pub(crate) fn apply_defaults(schema: &Value, value: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ais_core::model::{EnumMember, Field, TypeDecl};
-    use ais_core::{Program, Value as CoreValue};
+    use ais_core::{EnumMember, Field, Program, TypeDecl, Value as CoreValue};
 
     fn program(types: Vec<TypeDecl>) -> Program {
         Program {

@@ -281,7 +281,7 @@ fn add_usage(total: &mut Usage, one: Usage) {
 /// to objects, a declared enum to a string `enum` (the member descriptions kept in the
 /// `description`), a declared object to a closed object whose fields keep their `doc` as
 /// `description` and their `default`, fields without a default required.
-pub fn schema_for(program: &ais_core::Program, ty: &ais_core::model::Type) -> serde_json::Value {
+pub fn schema_for(program: &ais_core::Program, ty: &ais_core::Type) -> serde_json::Value {
     schema::schema_for(program, ty)
 }
 

@@ -272,11 +272,7 @@ impl ToolRegistry {
     /// The tool a call of `name` runs: [`resolve`](Self::resolve) when the program declares
     /// it (`declared`), else whatever is registered under `name` (a built-in the program uses
     /// without declaring it). This is the one lookup the machine needs.
-    pub fn lookup(
-        &self,
-        name: &str,
-        declared: Option<&ais_core::model::Tool>,
-    ) -> Option<Arc<dyn Tool>> {
+    pub fn lookup(&self, name: &str, declared: Option<&ais_core::Tool>) -> Option<Arc<dyn Tool>> {
         match declared {
             Some(decl) => self.resolve(decl),
             None => self.get(name).cloned(),
@@ -286,7 +282,7 @@ impl ToolRegistry {
     /// The tool a program's declared tool runs as: a native tool registered under its name,
     /// else its `body` or `command` ([`declared_tool`]), else a built-in of its name. `None`
     /// when none applies (the machine's rung-3 case).
-    pub fn resolve(&self, decl: &ais_core::model::Tool) -> Option<Arc<dyn Tool>> {
+    pub fn resolve(&self, decl: &ais_core::Tool) -> Option<Arc<dyn Tool>> {
         match self.tools.get(&decl.name) {
             Some(entry) if !entry.builtin => Some(entry.tool.clone()),
             entry => declared_tool(decl).or_else(|| entry.map(|e| e.tool.clone())),
@@ -313,7 +309,7 @@ impl std::fmt::Debug for ToolRegistry {
 ///
 /// The parameters are the signature's; a tool whose `sig` is missing or does not parse takes
 /// each call's arguments as its parameters.
-pub fn declared_tool(tool: &ais_core::model::Tool) -> Option<Arc<dyn Tool>> {
+pub fn declared_tool(tool: &ais_core::Tool) -> Option<Arc<dyn Tool>> {
     let params = tool
         .sig
         .as_deref()
