@@ -29,10 +29,8 @@ use crate::ast::Site;
 use crate::diagnose::Diagnostic;
 use crate::lower::Lowered;
 use ais_core::bind::ProgramIndex;
-use ais_core::diag::{CheckId, Code, Severity};
 use ais_core::expr::{self, Limits};
-use ais_core::model::{Opcode, Program};
-use ais_core::source::{Element, Locus};
+use ais_core::{CheckId, Code, Element, Locus, Opcode, Program, Severity};
 
 /// A warning for each DU instruction that runs a fallible Rust tool whose failure no guard or
 /// LOOP verdict tests. `fallback` is where a warning with no recorded place points.

@@ -2,7 +2,7 @@
 //! without a route, and stays quiet where a guard, a LOOP verdict or `#[allow(unrouted_failure)]`
 //! takes care of the failure.
 
-use ais_core::diag::{CheckId, Code, Severity};
+use ais_core::{CheckId, Code, Severity};
 use ais_syntax::diagnose::{Diagnostic, diagnose};
 use ais_syntax::lower::lower;
 
