@@ -571,11 +571,17 @@ impl Cx {
         instr
     }
 
-    /// An operand written on an opcode that does not take it is an error at the operand.
+    /// An operand written on an opcode that does not take it is an error at the operand (at
+    /// the attribute's name, for an operand written as an attribute).
     fn only_on(&mut self, d: &InstrDef, what: &str, span: Span, opcode: &str) {
         if d.opcode.text != opcode {
+            let attr = what
+                .strip_prefix("`#[")
+                .and_then(|w| w.split('(').next())
+                .and_then(|name| d.attr_names.iter().find(|(n, _)| n == name))
+                .map_or(span, |(_, s)| *s);
             self.errors.push(
-                span,
+                attr,
                 format!(
                     "{what} applies to a {opcode}; `{}` is a {}",
                     d.id.text, d.opcode.text

@@ -806,6 +806,11 @@ fn parse_instruction(input: ParseStream, attrs: Attrs) -> syn::Result<InstrDef> 
         op: attrs.one_name("op")?,
         traces_to: attrs.traces_to()?,
         allow: attrs.names("allow")?,
+        attr_names: attrs
+            .other
+            .iter()
+            .filter_map(|a| a.path().get_ident().map(|i| (i.to_string(), i.span())))
+            .collect(),
         end,
     })
 }
