@@ -21,6 +21,7 @@ fn ais_in(dir: &Path, args: &[&str]) -> Output {
         .env_remove("AIS_MODEL")
         .env_remove("OPENAI_API_KEY")
         .env_remove("NO_COLOR")
+        .env_remove("RUST_LOG")
         .output()
         .expect("the ais binary runs")
 }
@@ -357,6 +358,37 @@ fn a_terminal_read_the_run_did_not_produce_is_named_not_reported_as_empty() {
     let v = json(&o);
     assert_eq!(v["report"], serde_json::json!({"n": 2}));
     assert_eq!(v["unproduced"], serde_json::json!(["label"]));
+}
+
+#[test]
+fn rust_log_sends_one_tracing_line_per_step_to_stderr_and_is_off_by_default() {
+    let dir = project(&[("skip.agir", SKIPS_A_WRITE)]);
+    let run = |log: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+        cmd.args(["run", "skip.agir", "--task", "hello", "--format", "json"])
+            .current_dir(dir.path())
+            .env_remove("AIS_MODEL")
+            .env_remove("RUST_LOG");
+        if let Some(l) = log {
+            cmd.env("RUST_LOG", l);
+        }
+        cmd.output().expect("the ais binary runs")
+    };
+    let o = run(Some("ais::trace=info"));
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    let err = stderr(&o);
+    let steps: Vec<&str> = err.lines().filter(|l| l.contains("ais::trace")).collect();
+    assert_eq!(steps.len(), 4, "{err}");
+    assert!(steps[0].contains("instruction=count"), "{err}");
+    assert_eq!(json(&o)["status"], "ok", "stdout keeps its one object");
+    let o = run(None);
+    assert_eq!(stderr(&o), "", "off by default");
+    let o = run(Some("ais=["));
+    assert!(
+        stderr(&o).contains("RUST_LOG=`ais=[` does not parse"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
