@@ -496,15 +496,13 @@ impl Sibling {
                         ),
                     ));
                 };
-                let mut req = request(&self.prep, step, ops, &view);
                 // A sibling answers one element of the join: an item of a list carry, else text.
                 let element = match &step.result {
                     Some(Type::List(Some(t))) => (**t).clone(),
                     Some(Type::List(None)) => Type::Any,
                     _ => Type::Str,
                 };
-                req.schema = slot::schema_for(&self.prep.program, &element);
-                req.choices = super::slot::enum_members(&self.prep, &element);
+                let (mut req, schema) = request(&self.prep, step, ops, &view, &element);
                 req.sibling = Some(self.index);
                 req.operands.insert(
                     0,
@@ -521,7 +519,10 @@ impl Sibling {
                     allowed: step.autonomy.clone(),
                     ctx: self.ctx.clone(),
                 };
-                let out = slot::fill(model.as_ref(), req, &reach, &SlotOptions::default()).await;
+                let options = SlotOptions::default();
+                let out =
+                    slot::fill_compiled(model.as_ref(), req, &reach, &options, &schema.compiled)
+                        .await;
                 self.trace(step, started, &out);
                 SiblingResult {
                     value: out
