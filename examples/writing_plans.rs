@@ -24,7 +24,8 @@ ais! {
         }
 
         #[resident_on(write_tasks)]
-        knowledge task_format = "Break the work into bite-sized tasks. Each task is one component; each\n\
+        knowledge task_format = "Break the work into bite-sized tasks. \
+            Each task is one component; each\n\
             step inside it is one 2-5 minute action. Exact file paths always; complete\n\
             code, never \"add validation\"; exact commands with expected output.\n";
 

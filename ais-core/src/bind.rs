@@ -4,19 +4,20 @@
 //! signature, so the validator, the `ais!` macro and the runtime bind the same way and can never
 //! disagree. The pieces:
 //!
-//! - [`bind_tool`]: each parameter of a DU tool, bound by the first of the six rules of §7.1
-//!   that applies, with the [`Rule`] that bound it.
+//! - [`ProgramIndex`]: the program's names indexed once — build it once per program and bind
+//!   every instruction through it, each call costing time in the size of the instruction, not
+//!   the program:
+//!   - [`ProgramIndex::bind_tool`]: each parameter of a DU tool, bound by the first of the six
+//!     rules of §7.1 that applies, with the [`Rule`] that bound it;
+//!   - [`ProgramIndex::access`]: which side of §7.3 an instruction is on;
+//!   - [`ProgramIndex::bind_slot`]: the operands of an SU slot (§7.1 last paragraph, §7.6),
+//!     capped at [`SLOT_ARITY_CAP`];
+//!   - [`ProgramIndex::bound_tools`], [`ProgramIndex::read_carries`],
+//!     [`ProgramIndex::is_path_shaped_carry`], [`ProgramIndex::object_fields`].
 //! - [`invocation_filename`]: the invocation fallback of §7.3, write side or read side.
-//! - [`access`]: which side of §7.3 an instruction is on.
-//! - [`bind_slot`]: the operands of an SU slot (§7.1 last paragraph, §7.6), capped at
-//!   [`SLOT_ARITY_CAP`].
 //! - [`recover_writes`]: write-back of a result into `writes` (§2.3 step 4).
 //! - The vocabularies of Appendix A.4 ([`CONTENT_NAMES`], [`PATH_NAMES`],
 //!   [`is_path_shaped`]) and the carry-naming rule of §7.4 ([`is_bare_param_name`]).
-//! - [`ProgramIndex`]: the program's names indexed once, with each function above that reads
-//!   the program as a method costing time in the size of the instruction, not the program.
-//!   The functions taking a `&Program` index it for that one call and return the same; bind a
-//!   whole program (the validator, the runtime) through one index.
 //!
 //! # The six rules, one example each
 //!
@@ -39,7 +40,7 @@
 //! # }
 //! // `search_path` was (wrongly) named `path`; the save reads only `report_md`.
 //! let (p, save) = one(Opcode::Act, vec![carry("path"), carry("report_md")], &["report_md"]);
-//! let b = bind_tool(&p, &save, &parse("(content, path) -> str").unwrap(), None);
+//! let b = ProgramIndex::new(&p).bind_tool(&save, &parse("(content, path) -> str").unwrap(), None);
 //! assert_eq!(b[1].rule, Rule::Name);
 //! assert_eq!(b[1].source, BindSource::Carry("path".into())); // the hijack of §7.4
 //! ```
@@ -64,7 +65,7 @@
 //!     kind: TypeKind::Object(vec![Field { name: "width".into(), ty: Some(Type::Int), ..Default::default() }]),
 //!     ..Default::default()
 //! }]);
-//! let b = bind_tool(&p, &render, &parse("(width: int) -> str").unwrap(), None);
+//! let b = ProgramIndex::new(&p).bind_tool(&render, &parse("(width: int) -> str").unwrap(), None);
 //! assert_eq!(b[0].rule, Rule::ObjectField);
 //! assert_eq!(b[0].source, BindSource::Field { carry: "spec".into(), field: "width".into() });
 //! ```
@@ -82,7 +83,7 @@
 //! #     (Program { walker: Some(Walker { carries: Some(carries), ..Default::default() }), nodes: Some(vec![i.clone()]), ..Default::default() }, i)
 //! # }
 //! let (p, save) = one(Opcode::Act, vec![carry("out_file"), carry("document")], &["out_file", "document"]);
-//! let b = bind_tool(&p, &save, &parse("(content, path) -> str").unwrap(), None);
+//! let b = ProgramIndex::new(&p).bind_tool(&save, &parse("(content, path) -> str").unwrap(), None);
 //! assert_eq!((b[0].rule, b[0].carry()), (Rule::Role, Some("document")));
 //! assert_eq!((b[1].rule, b[1].carry()), (Rule::Role, Some("out_file")));
 //! ```
@@ -100,7 +101,7 @@
 //! #     (Program { walker: Some(Walker { carries: Some(carries), ..Default::default() }), nodes: Some(vec![i.clone()]), ..Default::default() }, i)
 //! # }
 //! let (p, join) = one(Opcode::Code, vec![carry("header_md"), carry("body_md")], &["header_md", "body_md"]);
-//! let b = bind_tool(&p, &join, &parse("(a, b) -> str").unwrap(), None);
+//! let b = ProgramIndex::new(&p).bind_tool(&join, &parse("(a, b) -> str").unwrap(), None);
 //! assert_eq!((b[0].rule, b[0].carry()), (Rule::Position, Some("header_md")));
 //! assert_eq!((b[1].rule, b[1].carry()), (Rule::Position, Some("body_md")));
 //! ```
@@ -119,9 +120,9 @@
 //! # }
 //! let (p, save) = one(Opcode::Act, vec![carry("plan_md")], &["plan_md"]);
 //! let sig = parse("(plan_md, path) -> str").unwrap();
-//! let b = bind_tool(&p, &save, &sig, None);
+//! let b = ProgramIndex::new(&p).bind_tool(&save, &sig, None);
 //! assert_eq!((b[1].rule, &b[1].source), (Rule::InvocationFallback, &BindSource::Invocation(None)));
-//! let b = bind_tool(&p, &save, &sig, Some("clean data.csv and save as out.csv"));
+//! let b = ProgramIndex::new(&p).bind_tool(&save, &sig, Some("clean data.csv and save as out.csv"));
 //! assert_eq!(b[1].source, BindSource::Invocation(Some("out.csv".into())));
 //! ```
 //!
@@ -136,7 +137,7 @@
 //! #     (Program { walker: Some(Walker { carries: Some(carries), ..Default::default() }), nodes: Some(vec![i.clone()]), ..Default::default() }, i)
 //! # }
 //! let (p, look) = one(Opcode::Sense, vec![], &[]);
-//! let b = bind_tool(&p, &look, &parse("(query, path) -> str").unwrap(), Some("say hello"));
+//! let b = ProgramIndex::new(&p).bind_tool(&look, &parse("(query, path) -> str").unwrap(), Some("say hello"));
 //! assert_eq!((b[0].rule, &b[0].source), (Rule::Unbound, &BindSource::Null));
 //! assert_eq!((b[1].rule, &b[1].source), (Rule::Unbound, &BindSource::Null));
 //! ```
@@ -165,7 +166,7 @@
 //!   `type: path` is path-shaped, whatever their names: `path` is the type of a
 //!   program-controlled file path, and a carry of that type handed to a content parameter by
 //!   rule 3 would write the path's text instead of the content.
-//! - **Which side.** Every instruction that is not a write ([`access`]) resolves its path
+//! - **Which side.** Every instruction that is not a write ([`ProgramIndex::access`]) resolves its path
 //!   parameters read side, as a `SENSE` does.
 
 pub(crate) mod index;
@@ -177,7 +178,7 @@ pub use index::ProgramIndex;
 pub use invocation::{BARE_EXTENSIONS, FileMention, filename_mentions, invocation_filename};
 pub use writeback::recover_writes;
 
-use crate::model::{Instruction, Program, Tool, ToolSurface, Type};
+use crate::model::{Instruction, ToolSurface, Type};
 use crate::sig::{Param, Signature};
 
 /// The cap on operands bound to one SU slot (Appendix A.2, §7.6).
@@ -280,16 +281,9 @@ pub fn is_content_param(param: &Param) -> bool {
     is_content_name(&param.name) && !is_path_param(param)
 }
 
-/// True when the carry `name` of `program` is path-shaped: by its name ([`is_path_shaped`]) or
-/// because it is declared `type: path`. `task` never is. For many lookups in one program use
-/// [`ProgramIndex::is_path_shaped_carry`].
-pub fn is_path_shaped_carry(program: &Program, name: &str) -> bool {
-    ProgramIndex::new(program).is_path_shaped_carry(name)
-}
-
 /// True when a tool of this surface writes across the user line: `ACT·artifact`, or a surface
 /// that is not one (§12.2 reads it as `ACT·artifact`). Such a tool makes the instruction it
-/// serves a write ([`access`]).
+/// serves a write ([`ProgramIndex::access`]).
 ///
 /// ```
 /// use ais_core::{ToolSurface, bind::is_artifact_surface};
@@ -395,60 +389,7 @@ pub enum Access {
     Write,
 }
 
-/// The access of an instruction (§7.3, §4.3): a write for an `ACT`, and for any other
-/// instruction except a `SENSE` that is served by an `ACT·artifact` tool (a tool surface the
-/// model could not read counts as `ACT·artifact`, §12.2); a read otherwise.
-///
-/// ```
-/// # use ais_core::*; use ais_core::bind::{access, Access};
-/// let code = Instruction { id: "export".into(), opcode: Opcode::Code, ..Default::default() };
-/// let tool = Tool { name: "export".into(), surface: Some(ToolSurface::ActArtifact), ..Default::default() };
-/// let program = Program { tools: Some(vec![tool]), nodes: Some(vec![code.clone()]), ..Default::default() };
-/// assert_eq!(access(&program, &code), Access::Write); // served by name match
-/// ```
-pub fn access(program: &Program, instr: &Instruction) -> Access {
-    ProgramIndex::new(program).access(instr)
-}
-
-/// The tools bound to `instr` by any of the three mechanisms of §5.4 (its `tool` field, a
-/// tool's `serves`, a tool named like its `id`), each once, in declaration order — the order a
-/// pipeline runs in. Whether the mechanisms agree is the validator's concern. For many
-/// instructions of one program use [`ProgramIndex::bound_tools`].
-pub fn bound_tools<'p>(program: &'p Program, instr: &Instruction) -> Vec<&'p Tool> {
-    ProgramIndex::new(program).bound_tools(instr)
-}
-
-/// The instruction's read carries, in `reads` order, each once: the names in `reads` that are
-/// declared carries, plus `task` (the invocation input) even when undeclared. Knowledge keys and
-/// dangling names are not carries and are left out.
-pub fn read_carries<'i>(program: &Program, instr: &'i Instruction) -> Vec<&'i str> {
-    ProgramIndex::new(program).read_carries(instr)
-}
-
-/// The field names of `ty` when it is an object type: a declared `kind: object`, or the
-/// built-in `outcome` when no type of that name is declared.
-pub fn object_fields<'p>(program: &'p Program, ty: &Type) -> Option<Vec<&'p str>> {
-    ProgramIndex::new(program).object_fields(ty)
-}
-
-/// Binds each parameter of `sig` for `instr` (§7.1–§7.3). `invocation` is the task text when
-/// known (at run time); statically it is `None`.
-///
-/// One binding per parameter, in signature order; see the module documentation for each rule
-/// and the decisions taken where §7 is silent.
-///
-/// This indexes `program` for the one call; to bind many instructions of one program, build a
-/// [`ProgramIndex`] once and call [`ProgramIndex::bind_tool`] (same result).
-pub fn bind_tool(
-    program: &Program,
-    instr: &Instruction,
-    sig: &Signature,
-    invocation: Option<&str>,
-) -> Vec<ParamBinding> {
-    ProgramIndex::new(program).bind_tool(instr, sig, invocation)
-}
-
-/// [`bind_tool`] against an index: time in the size of the instruction and the signature.
+/// [`ProgramIndex::bind_tool`]: time in the size of the instruction and the signature.
 fn bind_tool_with(
     ix: &ProgramIndex,
     instr: &Instruction,
@@ -594,33 +535,7 @@ impl SlotOperands {
     }
 }
 
-/// The operands of the SU slot for `instr`. The same function serves the slot's declaration
-/// and every call site, so the two cannot disagree (§7.6).
-///
-/// ```
-/// # use ais_core::*; use ais_core::bind::*;
-/// let reads: Vec<String> = (1..=14).map(|i| format!("c{i}")).collect();
-/// let carries = reads.iter().map(|n| Carry { name: n.clone(), ..Default::default() }).collect();
-/// let fill = Instruction { id: "fill".into(), opcode: Opcode::GenFill, reads, ..Default::default() };
-/// let program = Program {
-///     walker: Some(Walker { carries: Some(carries), ..Default::default() }),
-///     ..Default::default()
-/// };
-/// let slot = bind_slot(&program, &fill);
-/// assert_eq!(slot.operands.len(), SLOT_ARITY_CAP);
-/// assert_eq!(slot.operands[11], SlotOperand::Context {
-///     name: "context".into(),
-///     carries: vec!["c12".into(), "c13".into(), "c14".into()],
-/// });
-/// ```
-///
-/// This indexes `program` for the one call; for many instructions of one program use
-/// [`ProgramIndex::bind_slot`] (same result).
-pub fn bind_slot(program: &Program, instr: &Instruction) -> SlotOperands {
-    ProgramIndex::new(program).bind_slot(instr)
-}
-
-/// [`bind_slot`] against an index: time in the size of the instruction.
+/// [`ProgramIndex::bind_slot`]: time in the size of the instruction.
 fn bind_slot_with(ix: &ProgramIndex, instr: &Instruction) -> SlotOperands {
     let reads = ix.read_carries(instr);
     let operands = if reads.len() <= SLOT_ARITY_CAP {

@@ -13,110 +13,42 @@ use crate::source::{Locus, Pos, SubRange};
 use serde::Serialize;
 use std::fmt;
 
-/// The stable identifier of a check (spec §9.2–§9.4). `G2` is unassigned; G4 (the compile
-/// oracle) is reported as [`CheckId::X5`], which is the same condition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[allow(missing_docs)]
-pub enum CheckId {
-    W1,
-    W2,
-    W3,
-    W4,
-    W5,
-    W6,
-    W7,
-    W8,
-    W9,
-    W10,
-    W11,
-    W12,
-    W13,
-    W14,
-    X1,
-    X2,
-    X3,
-    X4,
-    X5,
-    G1,
-    G3,
-    G5,
-    G6,
-    G7,
-    G8,
-    G9,
-    /// A section or field that spec §8.2 marks REQUIRED is missing (frontmatter `name` or
-    /// `description`, `walker.name`).
-    S1,
-}
-
-impl CheckId {
-    /// Every check, in report order.
-    pub const ALL: [CheckId; 27] = [
-        CheckId::W1,
-        CheckId::W2,
-        CheckId::W3,
-        CheckId::W4,
-        CheckId::W5,
-        CheckId::W6,
-        CheckId::W7,
-        CheckId::W8,
-        CheckId::W9,
-        CheckId::W10,
-        CheckId::W11,
-        CheckId::W12,
-        CheckId::W13,
-        CheckId::W14,
-        CheckId::X1,
-        CheckId::X2,
-        CheckId::X3,
-        CheckId::X4,
-        CheckId::X5,
-        CheckId::G1,
-        CheckId::G3,
-        CheckId::G5,
-        CheckId::G6,
-        CheckId::G7,
-        CheckId::G8,
-        CheckId::G9,
-        CheckId::S1,
-    ];
-
-    /// The id as printed: `W8`, `X5`, `G9`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            CheckId::W1 => "W1",
-            CheckId::W2 => "W2",
-            CheckId::W3 => "W3",
-            CheckId::W4 => "W4",
-            CheckId::W5 => "W5",
-            CheckId::W6 => "W6",
-            CheckId::W7 => "W7",
-            CheckId::W8 => "W8",
-            CheckId::W9 => "W9",
-            CheckId::W10 => "W10",
-            CheckId::W11 => "W11",
-            CheckId::W12 => "W12",
-            CheckId::W13 => "W13",
-            CheckId::W14 => "W14",
-            CheckId::X1 => "X1",
-            CheckId::X2 => "X2",
-            CheckId::X3 => "X3",
-            CheckId::X4 => "X4",
-            CheckId::X5 => "X5",
-            CheckId::G1 => "G1",
-            CheckId::G3 => "G3",
-            CheckId::G5 => "G5",
-            CheckId::G6 => "G6",
-            CheckId::G7 => "G7",
-            CheckId::G8 => "G8",
-            CheckId::G9 => "G9",
-            CheckId::S1 => "S1",
-        }
-    }
-
-    /// The id for its printed form.
-    pub fn parse(text: &str) -> Option<CheckId> {
-        CheckId::ALL.into_iter().find(|c| c.as_str() == text)
+spelled! {
+    /// The stable identifier of a check (spec §9.2–§9.4), printed `W8`, `X5`, `G9`; `ALL` is the
+    /// report order. `G2` is unassigned; G4 (the compile oracle) is reported as
+    /// [`CheckId::X5`], which is the same condition.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[allow(missing_docs)]
+    pub enum CheckId {
+        W1 => "W1",
+        W2 => "W2",
+        W3 => "W3",
+        W4 => "W4",
+        W5 => "W5",
+        W6 => "W6",
+        W7 => "W7",
+        W8 => "W8",
+        W9 => "W9",
+        W10 => "W10",
+        W11 => "W11",
+        W12 => "W12",
+        W13 => "W13",
+        W14 => "W14",
+        X1 => "X1",
+        X2 => "X2",
+        X3 => "X3",
+        X4 => "X4",
+        X5 => "X5",
+        G1 => "G1",
+        G3 => "G3",
+        G5 => "G5",
+        G6 => "G6",
+        G7 => "G7",
+        G8 => "G8",
+        G9 => "G9",
+        /// A section or field that spec §8.2 marks REQUIRED is missing (frontmatter `name` or
+        /// `description`, `walker.name`).
+        S1 => "S1",
     }
 }
 

@@ -77,6 +77,9 @@
     allow(rustdoc::broken_intra_doc_links)
 )]
 
+#[macro_use]
+mod spelled;
+
 // The public namespaces: each is an API of its own whose items read best qualified
 // (`agir::read`, `sig::parse`, `expr::Limits` beside `agir::Limits`, `plan::Step`).
 #[cfg(feature = "agir")]

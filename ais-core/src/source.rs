@@ -93,101 +93,76 @@ pub enum Element {
     Faithfulness,
 }
 
-/// Declares [`FieldKey`] with its spelling, once: the variant list, `as_str` and `parse` are
-/// generated from one table so they cannot disagree.
-macro_rules! fields {
-    ($($variant:ident => $text:literal,)*) => {
-        /// A field of a program element, as a [`Locus`] names it: one variant per field of
-        /// the model (the nested ones, such as `autonomy.tools`, included), and
-        /// [`FieldKey::Other`] for a field the model does not know (kept as written by the
-        /// reader). Checks name fields by variant, so a misspelled field does not compile.
-        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[allow(missing_docs)]
-        pub enum FieldKey {
-            $($variant,)*
-            /// A field the model does not know, as written.
-            Other(String),
-        }
-
-        impl FieldKey {
-            /// The field as spelled in AG-IR (`reads`, `autonomy.tools`).
-            pub fn as_str(&self) -> &str {
-                match self {
-                    $(FieldKey::$variant => $text,)*
-                    FieldKey::Other(s) => s,
-                }
-            }
-
-            /// The field for its AG-IR spelling ([`FieldKey::Other`] when the model has none).
-            pub fn parse(text: &str) -> FieldKey {
-                match text {
-                    $($text => FieldKey::$variant,)*
-                    other => FieldKey::Other(other.to_owned()),
-                }
-            }
-        }
-    };
-}
-
-fields! {
-    AgirVersion => "agir_version",
-    Autonomy => "autonomy",
-    AutonomyTools => "autonomy.tools",
-    Body => "body",
-    Cap => "cap",
-    Carries => "carries",
-    Command => "command",
-    Concurrency => "concurrency",
-    ConcurrencyIsolation => "concurrency.isolation",
-    ConcurrencyMaxParallel => "concurrency.max_parallel",
-    ConcurrencyReason => "concurrency.reason",
-    ConcurrencySpawn => "concurrency.spawn",
-    Counter => "counter",
-    Default => "default",
-    Description => "description",
-    Doc => "doc",
-    Edges => "edges",
-    Faithfulness => "faithfulness",
-    Fields => "fields",
-    From => "from",
-    Guard => "guard",
-    Id => "id",
-    Isolation => "isolation",
-    Kind => "kind",
-    Knowledge => "knowledge",
-    Lang => "lang",
-    MaxParallel => "max_parallel",
-    Members => "members",
-    Modality => "modality",
-    Name => "name",
-    Nodes => "nodes",
-    Op => "op",
-    Output => "output",
-    Owner => "owner",
-    Pattern => "pattern",
-    ProducedBy => "produced_by",
-    Reads => "reads",
-    Reason => "reason",
-    ResidentOn => "resident_on",
-    Role => "role",
-    Serves => "serves",
-    Shape => "shape",
-    Sig => "sig",
-    Spawn => "spawn",
-    Standalone => "standalone",
-    Surface => "surface",
-    Target => "target",
-    Template => "template",
-    To => "to",
-    Tool => "tool",
-    Tools => "tools",
-    TracesTo => "traces_to",
-    Type => "type",
-    Types => "types",
-    Value => "value",
-    Verdict => "verdict",
-    Walker => "walker",
-    Writes => "writes",
+spelled! {
+    /// A field of a program element, as a [`Locus`] names it: one variant per field of the
+    /// model (the nested ones, such as `autonomy.tools`, included), spelled as in AG-IR, and
+    /// [`FieldKey::Other`] for a field the model does not know (kept as written by the
+    /// reader). Checks name fields by variant, so a misspelled field does not compile.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[allow(missing_docs)]
+    pub enum FieldKey {
+        AgirVersion => "agir_version",
+        Autonomy => "autonomy",
+        AutonomyTools => "autonomy.tools",
+        Body => "body",
+        Cap => "cap",
+        Carries => "carries",
+        Command => "command",
+        Concurrency => "concurrency",
+        ConcurrencyIsolation => "concurrency.isolation",
+        ConcurrencyMaxParallel => "concurrency.max_parallel",
+        ConcurrencyReason => "concurrency.reason",
+        ConcurrencySpawn => "concurrency.spawn",
+        Counter => "counter",
+        Default => "default",
+        Description => "description",
+        Doc => "doc",
+        Edges => "edges",
+        Faithfulness => "faithfulness",
+        Fields => "fields",
+        From => "from",
+        Guard => "guard",
+        Id => "id",
+        Isolation => "isolation",
+        Kind => "kind",
+        Knowledge => "knowledge",
+        Lang => "lang",
+        MaxParallel => "max_parallel",
+        Members => "members",
+        Modality => "modality",
+        Name => "name",
+        Nodes => "nodes",
+        Op => "op",
+        Output => "output",
+        Owner => "owner",
+        Pattern => "pattern",
+        ProducedBy => "produced_by",
+        Reads => "reads",
+        Reason => "reason",
+        ResidentOn => "resident_on",
+        Role => "role",
+        Serves => "serves",
+        Shape => "shape",
+        Sig => "sig",
+        Spawn => "spawn",
+        Standalone => "standalone",
+        Surface => "surface",
+        Target => "target",
+        Template => "template",
+        To => "to",
+        Tool => "tool",
+        Tools => "tools",
+        TracesTo => "traces_to",
+        Type => "type",
+        Types => "types",
+        Value => "value",
+        Verdict => "verdict",
+        Walker => "walker",
+        Writes => "writes",
+    } else {
+        /// A field the model does not know, as written.
+        Other(String)
+    }
 }
 
 impl From<&str> for FieldKey {

@@ -21,9 +21,13 @@ fn load(rel: &str) -> Option<Program> {
 /// The signature of the (first) tool bound to `id`, and the bindings for it.
 fn bind_at(p: &Program, id: &str, invocation: Option<&str>) -> (Signature, Vec<ParamBinding>) {
     let (_, i) = p.instruction(id).expect("instruction");
-    let t = bound_tools(p, i).into_iter().next().expect("a bound tool");
+    let t = ProgramIndex::new(p)
+        .bound_tools(i)
+        .into_iter()
+        .next()
+        .expect("a bound tool");
     let sig = parse(t.sig.as_deref().expect("sig")).expect("sig parses");
-    let b = bind_tool(p, i, &sig, invocation);
+    let b = ProgramIndex::new(p).bind_tool(i, &sig, invocation);
     (sig, b)
 }
 
@@ -86,7 +90,7 @@ fn sense_path_ir() {
     let (_, b) = bind_at(&p, "read_it", Some("clean data.csv and save as out.csv"));
     assert_eq!(summary(&b), [invoked("path", Some("data.csv"))]);
     let (_, i) = p.instruction("read_it").unwrap();
-    assert_eq!(access(&p, i), Access::Read);
+    assert_eq!(ProgramIndex::new(&p).access(i), Access::Read);
 }
 
 #[test]
@@ -157,7 +161,7 @@ fn repair_ir() {
     assert_eq!(got[2], Some(false.into()));
     // "a slot keeps every declared read, and its call site matches its arity"
     let (_, fixit) = p.instruction("fixit").unwrap();
-    let slot = bind_slot(&p, fixit);
+    let slot = ProgramIndex::new(&p).bind_slot(fixit);
     assert_eq!(slot.names(), fixit.reads);
 }
 
@@ -168,7 +172,7 @@ fn cmd_ir() {
     };
     let (_, b) = bind_at(&p, "look", Some("report on the site"));
     assert_eq!(summary(&b), [carry("target_dir", Rule::Name, "target_dir")]);
-    assert!(is_path_shaped_carry(&p, "target_dir"));
+    assert!(ProgramIndex::new(&p).is_path_shaped_carry("target_dir"));
 }
 
 #[test]
@@ -216,12 +220,12 @@ fn every_corpus_instruction_binds() {
         };
         let p = &doc.program;
         for i in p.instructions() {
-            for t in bound_tools(p, i) {
+            for t in ProgramIndex::new(p).bound_tools(i) {
                 let Some(Ok(sig)) = t.sig.as_deref().map(parse) else {
                     continue;
                 };
                 for invocation in [None, Some("clean data.csv and save as out.csv")] {
-                    let b = bind_tool(p, i, &sig, invocation);
+                    let b = ProgramIndex::new(p).bind_tool(i, &sig, invocation);
                     assert_eq!(b.len(), sig.params.len(), "{}: {}", f.display(), i.id);
                     let mut whole: Vec<&str> = b
                         .iter()
@@ -238,7 +242,7 @@ fn every_corpus_instruction_binds() {
                 }
             }
             if i.is_su() {
-                assert!(bind_slot(p, i).operands.len() <= SLOT_ARITY_CAP);
+                assert!(ProgramIndex::new(p).bind_slot(i).operands.len() <= SLOT_ARITY_CAP);
             }
         }
     }

@@ -294,9 +294,9 @@ fn repair_ir_binds_verdicts_and_keeps_every_slot_read() {
     assert_eq!(got[2], Some(true.into()));
     assert_eq!(got[3], Some(false.into()));
 
-    let fixit = bind_slot(&p, p.instruction("fixit").unwrap().1);
+    let fixit = ProgramIndex::new(&p).bind_slot(p.instruction("fixit").unwrap().1);
     assert_eq!(fixit.names(), fixit_reads);
-    let propose = bind_slot(&p, p.instruction("propose").unwrap().1);
+    let propose = ProgramIndex::new(&p).bind_slot(p.instruction("propose").unwrap().1);
     assert_eq!(propose.names(), ["source"]);
 }
 
@@ -320,7 +320,7 @@ fn cmd_ir_binds_the_placeholder_parameter_by_name() {
         pairs(&bind(&p, "look", Some("report on ./site"))),
         [to_carry(Rule::Name, "target_dir")]
     );
-    assert!(is_path_shaped_carry(&p, "target_dir"));
+    assert!(ProgramIndex::new(&p).is_path_shaped_carry("target_dir"));
     // CMD_IR's carry named `out` is a bare parameter name (§7.4).
     assert!(is_bare_param_name("out"));
 }
@@ -376,7 +376,9 @@ fn multiwrite_ir_resolves_the_later_writes_of_a_slot() {
         ]
     );
     assert_eq!(
-        bind_slot(&p, p.instruction("choose").unwrap().1).names(),
+        ProgramIndex::new(&p)
+            .bind_slot(p.instruction("choose").unwrap().1)
+            .names(),
         ["task"]
     );
 }

@@ -111,8 +111,8 @@ proptest! {
     #[test]
     fn bindings_keep_the_conventions_invariants(c in case()) {
         let (_, i) = c.program.instruction("x").unwrap();
-        let reads = read_carries(&c.program, i);
-        let b = bind_tool(&c.program, i, &c.sig, c.invocation.as_deref());
+        let reads = ProgramIndex::new(&c.program).read_carries(i);
+        let b = ProgramIndex::new(&c.program).bind_tool(i, &c.sig, c.invocation.as_deref());
 
         // One binding per parameter, in signature order.
         prop_assert_eq!(b.len(), c.sig.params.len());
@@ -130,12 +130,12 @@ proptest! {
                 (Rule::Role, BindSource::Carry(carry)) => {
                     prop_assert!(reads.contains(&carry.as_str()));
                     prop_assert!(is_content_param(p) || is_path_param(p));
-                    prop_assert_eq!(is_path_param(p), is_path_shaped_carry(&c.program, carry));
+                    prop_assert_eq!(is_path_param(p), ProgramIndex::new(&c.program).is_path_shaped_carry(carry));
                     taken.push(carry);
                 }
                 (Rule::Position, BindSource::Carry(carry)) => {
                     prop_assert_eq!(reads.get(idx).copied(), Some(carry.as_str()));
-                    prop_assert!(!is_path_param(p) || is_path_shaped_carry(&c.program, carry));
+                    prop_assert!(!is_path_param(p) || ProgramIndex::new(&c.program).is_path_shaped_carry(carry));
                     taken.push(carry);
                 }
                 (Rule::InvocationFallback, BindSource::Invocation(f)) => {
@@ -172,7 +172,7 @@ proptest! {
             carries.extend((0..extra).map(|n| carry(&format!("e{n}"), "str")));
         }
         let (_, i) = p.instruction("x").unwrap();
-        let slot = bind_slot(&p, i);
+        let slot = ProgramIndex::new(&p).bind_slot(i);
         prop_assert!(slot.operands.len() <= SLOT_ARITY_CAP);
         let mut flat: Vec<String> = Vec::new();
         for o in &slot.operands {
@@ -181,7 +181,7 @@ proptest! {
                 SlotOperand::Context { carries, .. } => flat.extend(carries.iter().cloned()),
             }
         }
-        let reads: Vec<String> = read_carries(&p, i).into_iter().map(str::to_owned).collect();
+        let reads: Vec<String> = ProgramIndex::new(&p).read_carries(i).into_iter().map(str::to_owned).collect();
         prop_assert_eq!(flat, reads);
         let mut names = slot.names();
         names.sort_unstable();

@@ -236,15 +236,18 @@ fn rule_2_outranks_role_and_does_not_use_up_the_carry() {
 fn object_fields_reads_declared_objects_and_outcome() {
     let p = args_program(true);
     assert_eq!(
-        object_fields(&p, &Type::Named("Args".into())),
+        ProgramIndex::new(&p).object_fields(&Type::Named("Args".into())),
         Some(vec!["out", "width"])
     );
     assert_eq!(
-        object_fields(&p, &Type::Named("outcome".into())),
+        ProgramIndex::new(&p).object_fields(&Type::Named("outcome".into())),
         Some(OUTCOME_FIELDS.iter().map(|(n, _)| *n).collect())
     );
-    assert_eq!(object_fields(&p, &Type::Named("Nope".into())), None);
-    assert_eq!(object_fields(&p, &Type::Str), None);
+    assert_eq!(
+        ProgramIndex::new(&p).object_fields(&Type::Named("Nope".into())),
+        None
+    );
+    assert_eq!(ProgramIndex::new(&p).object_fields(&Type::Str), None);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -293,7 +296,7 @@ fn rule_3_typed_paths_count_as_paths() {
         vec![instr("w", Opcode::Act, &["notes", "target_dir"], &[])],
         vec![],
     );
-    assert!(is_path_shaped_carry(&p, "target_dir"));
+    assert!(ProgramIndex::new(&p).is_path_shaped_carry("target_dir"));
     assert!(!is_path_shaped("target_dir"));
     let b = bind_sig(&p, "w", "(where: path, body)", None);
     assert_eq!(
@@ -414,7 +417,7 @@ fn rule_4_skips_knowledge_keys_and_carries_already_bound() {
     );
     p.knowledge = Some(vec![knowledge("style_guide", &["f"])]);
     let (_, f) = p.instruction("f").unwrap();
-    assert_eq!(read_carries(&p, f), ["a", "b"]);
+    assert_eq!(ProgramIndex::new(&p).read_carries(f), ["a", "b"]);
     // `x` is 0th: `a`. `b` is taken by name, so `y` (1st) finds it used and is unbound.
     let b = bind_sig(&p, "f", "(x, y, b)", None);
     assert_eq!(
@@ -542,7 +545,7 @@ fn a_code_served_by_an_act_artifact_tool_resolves_write_side() {
             )],
         );
         let (_, i) = p.instruction("export").unwrap();
-        assert_eq!(access(&p, i), Access::Write, "{surface}");
+        assert_eq!(ProgramIndex::new(&p).access(i), Access::Write, "{surface}");
         assert_eq!(
             pairs(&bind(&p, "export", task)),
             [to_carry(Rule::Role, "report"), inv(Some("out.csv"))]
@@ -559,7 +562,7 @@ fn a_code_served_by_an_act_artifact_tool_resolves_write_side() {
             )],
         );
         let (_, i) = p.instruction("export").unwrap();
-        assert_eq!(access(&p, i), Access::Read, "{surface}");
+        assert_eq!(ProgramIndex::new(&p).access(i), Access::Read, "{surface}");
         assert_eq!(
             bind(&p, "export", task)[1].source,
             BindSource::Invocation(Some("data.csv".into()))
@@ -585,7 +588,7 @@ fn access_follows_the_opcode_then_the_tool_surface() {
             tool("u", "(path)", "SOMETHING"),
         ],
     );
-    let side = |id: &str| access(&p, p.instruction(id).unwrap().1);
+    let side = |id: &str| ProgramIndex::new(&p).access(p.instruction(id).unwrap().1);
     assert_eq!(side("a"), Access::Write);
     assert_eq!(side("s"), Access::Read);
     assert_eq!(side("s2"), Access::Read); // a SENSE is a read whatever its tool says
@@ -608,7 +611,11 @@ fn bound_tools_union_the_three_mechanisms_in_declaration_order() {
         ],
     );
     let (_, i) = p.instruction("step").unwrap();
-    let names: Vec<&str> = bound_tools(&p, i).iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<&str> = ProgramIndex::new(&p)
+        .bound_tools(i)
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
     assert_eq!(names, ["a", "c", "step"]);
 }
 
@@ -686,7 +693,7 @@ fn slot_program(n: usize, extra: &[&str]) -> ais_core::Program {
 #[test]
 fn a_slot_takes_its_read_carries_in_order_without_knowledge() {
     let p = slot_program(12, &["kb_read"]);
-    let slot = bind_slot(&p, p.instruction("fill").unwrap().1);
+    let slot = ProgramIndex::new(&p).bind_slot(p.instruction("fill").unwrap().1);
     assert_eq!(slot.operands.len(), 12);
     assert!(
         slot.operands
@@ -701,7 +708,7 @@ fn a_slot_takes_its_read_carries_in_order_without_knowledge() {
 #[test]
 fn thirteen_reads_fold_the_excess_into_one_context_operand() {
     let p = slot_program(13, &[]);
-    let slot = bind_slot(&p, p.instruction("fill").unwrap().1);
+    let slot = ProgramIndex::new(&p).bind_slot(p.instruction("fill").unwrap().1);
     assert_eq!(slot.operands.len(), SLOT_ARITY_CAP);
     assert_eq!(slot.names()[10], "c11");
     assert_eq!(
@@ -712,7 +719,7 @@ fn thirteen_reads_fold_the_excess_into_one_context_operand() {
         }
     );
     let p = slot_program(30, &[]);
-    let slot = bind_slot(&p, p.instruction("fill").unwrap().1);
+    let slot = ProgramIndex::new(&p).bind_slot(p.instruction("fill").unwrap().1);
     assert_eq!(slot.operands.len(), SLOT_ARITY_CAP);
     let SlotOperand::Context { carries, .. } = &slot.operands[11] else {
         panic!("context expected")
@@ -731,7 +738,7 @@ fn the_context_operand_never_shadows_a_carry_operand() {
         }
         p
     };
-    let slot = bind_slot(&p, p.instruction("fill").unwrap().1);
+    let slot = ProgramIndex::new(&p).bind_slot(p.instruction("fill").unwrap().1);
     assert_eq!(slot.names()[0], "context");
     assert_eq!(slot.operands[11].name(), "context_2");
 }
@@ -741,7 +748,10 @@ fn a_slot_binds_the_same_operands_however_often_it_is_asked() {
     // Declaration and call site use the same function: they cannot disagree.
     let p = slot_program(20, &["kb_read"]);
     let i = p.instruction("fill").unwrap().1;
-    assert_eq!(bind_slot(&p, i), bind_slot(&p, i));
+    assert_eq!(
+        ProgramIndex::new(&p).bind_slot(i),
+        ProgramIndex::new(&p).bind_slot(i)
+    );
 }
 
 #[test]
@@ -756,7 +766,7 @@ fn duplicate_and_dangling_reads_are_not_operands() {
         )],
         vec![],
     );
-    let slot = bind_slot(&p, p.instruction("g").unwrap().1);
+    let slot = ProgramIndex::new(&p).bind_slot(p.instruction("g").unwrap().1);
     // `task` is the invocation input even when undeclared.
     assert_eq!(slot.names(), ["a", "b", "task"]);
 }
@@ -825,7 +835,7 @@ fn appendix_c_binds_every_du_instruction() {
         pairs(&bind(&p, "save", task)),
         [to_carry(Rule::Name, "plan_md"), inv(Some("plans/login.md"))]
     );
-    let slot = bind_slot(&p, p.instruction("write_tasks").unwrap().1);
+    let slot = ProgramIndex::new(&p).bind_slot(p.instruction("write_tasks").unwrap().1);
     assert_eq!(slot.names(), ["task", "header_md"]);
     assert_eq!(slot.knowledge, ["task_format"]);
 }

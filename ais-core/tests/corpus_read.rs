@@ -89,11 +89,9 @@ fn every_document_reads_as_the_readme_says() {
                 listed.insert(op.to_owned());
                 if let Some(owner) = owner {
                     assert!(
-                        doc.program
-                            .instructions()
-                            .iter()
-                            .any(|i| i.opcode.mnemonic() == op
-                                && i.owner == Some(Owner::parse(owner))),
+                        doc.program.instructions().iter().any(
+                            |i| i.opcode.as_str() == op && i.owner == Some(Owner::parse(owner))
+                        ),
                         "{}: no {op} owned by {owner}",
                         row.file
                     );
@@ -103,7 +101,7 @@ fn every_document_reads_as_the_readme_says() {
                 .program
                 .instructions()
                 .iter()
-                .map(|i| i.opcode.mnemonic().to_owned())
+                .map(|i| i.opcode.as_str().to_owned())
                 .collect();
             assert_eq!(found, listed, "{}", row.file);
         }

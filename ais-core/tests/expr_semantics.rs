@@ -1,21 +1,21 @@
 //! The expression language end to end: guards and bodies against a program's carries,
 //! evaluation results, and the category and position of every kind of error.
 
-use ais_core::expr::{
-    self, Category, ExprError, Guard, Limits, TypeEnv, check_body_for, eval_str, is_sentinel,
-};
+use ais_core::expr::{self, Category, ExprError, Guard, Limits, TypeEnv, eval_str, is_sentinel};
 use ais_core::{Carry, EnumMember, Field, Program, Type, TypeDecl, TypeKind, Value, Walker};
 use indexmap::IndexMap;
 
 /// Parses and type-checks a guard against a program (the guard must be a `bool` reading a carry).
 fn check_guard(p: &Program, guard: &str) -> Result<(), ais_core::expr::ExprError> {
-    ais_core::expr::compile_guard(p, guard, &ais_core::expr::Limits::default()).map(|_| ())
+    let env = ais_core::expr::TypeEnv::from_program(p);
+    ais_core::expr::compile_guard(&env, guard, &ais_core::expr::Limits::default()).map(|_| ())
 }
 
 /// Parses and type-checks a CODE body against a program; its type.
 fn check_body(p: &Program, body: &str) -> Result<Type, ais_core::expr::ExprError> {
+    let env = ais_core::expr::TypeEnv::from_program(p);
     Ok(
-        ais_core::expr::compile_body(p, body, &ais_core::expr::Limits::default())?
+        ais_core::expr::compile_str(body, &env, &ais_core::expr::Limits::default())?
             .ty()
             .clone(),
     )
@@ -405,14 +405,20 @@ fn unwritten_carries_read_as_null() {
     let mut carries = IndexMap::new();
     carries.insert("plan_ok".to_owned(), Value::Bool(true));
     let limits = Limits::default();
-    let Guard::Cond(g) = expr::compile_guard(&p, "round < 3", &limits).unwrap() else {
+    let Guard::Cond(g) =
+        expr::compile_guard(&TypeEnv::from_program(&p), "round < 3", &limits).unwrap()
+    else {
         panic!("not a condition")
     };
     let e = g.eval_bool(&carries).unwrap_err();
     assert_eq!(e.category, Category::TypeError);
     assert!(e.message.contains("not been written"), "{}", e.message);
-    let Guard::Cond(g) = expr::compile_guard(&p, "not result.ok or round < 1", &limits).unwrap()
-    else {
+    let Guard::Cond(g) = expr::compile_guard(
+        &TypeEnv::from_program(&p),
+        "not result.ok or round < 1",
+        &limits,
+    )
+    .unwrap() else {
         panic!("not a condition")
     };
     let e = g.eval_bool(&carries).unwrap_err();
@@ -420,7 +426,9 @@ fn unwritten_carries_read_as_null() {
     carries.insert("result".to_owned(), Value::Map(IndexMap::new()));
     let e = g.eval_bool(&carries).unwrap_err();
     assert_eq!(e.category, Category::ValueError, "{}", e.message);
-    let Guard::Cond(g) = expr::compile_guard(&p, "round == None", &limits).unwrap() else {
+    let Guard::Cond(g) =
+        expr::compile_guard(&TypeEnv::from_program(&p), "round == None", &limits).unwrap()
+    else {
         panic!("not a condition")
     };
     assert_eq!(g.eval_bool(&carries), Ok(true));
@@ -442,7 +450,7 @@ fn sentinels_are_default_edges() {
     ] {
         assert!(is_sentinel(s), "{s:?}");
         assert_eq!(
-            expr::compile_guard(&program(), s, &Limits::default()),
+            expr::compile_guard(&TypeEnv::from_program(&program()), s, &Limits::default()),
             Ok(Guard::Default)
         );
         assert_eq!(check_guard(&program(), s), Ok(()));
@@ -465,7 +473,9 @@ fn guards_must_be_bools_over_carries() {
     assert_eq!(e.category, Category::NameError);
     // An untyped carry is checked when the guard runs.
     assert_eq!(check_guard(&p, "loose"), Ok(()));
-    let Guard::Cond(g) = expr::compile_guard(&p, "loose", &Limits::default()).unwrap() else {
+    let Guard::Cond(g) =
+        expr::compile_guard(&TypeEnv::from_program(&p), "loose", &Limits::default()).unwrap()
+    else {
         panic!()
     };
     assert_eq!(
@@ -475,29 +485,25 @@ fn guards_must_be_bools_over_carries() {
 }
 
 #[test]
-fn bodies_are_checked_against_their_target() {
+fn bodies_are_typed_and_their_types_fit_their_targets() {
     let p = program();
-    assert_eq!(
-        check_body_for(&p, "len(rows)", Some(&Type::Int)),
-        Ok(Type::Int)
+    let env = TypeEnv::from_program(&p);
+    let fits =
+        |from: &Type, to: &str| env.assignable(&env.resolve(from), &env.resolve(&Type::parse(to)));
+    let ty = check_body(&p, "len(rows)").unwrap();
+    assert_eq!(ty, Type::Int);
+    assert!(fits(&ty, "int") && fits(&ty, "float"));
+    let ty = check_body(&p, "loud.lower()").unwrap();
+    assert_eq!(ty, Type::Str);
+    assert!(
+        fits(&ty, "Op"),
+        "a str may be written to an enum carry (checked at run time)"
     );
-    assert_eq!(
-        check_body_for(&p, "len(rows)", Some(&Type::Float)),
-        Ok(Type::Int)
-    );
-    assert_eq!(
-        check_body_for(&p, "loud.lower()", Some(&Type::parse("Op"))),
-        Ok(Type::Str)
-    );
-    let e = check_body_for(&p, "loud.split(\",\")", Some(&Type::Str)).unwrap_err();
-    assert_eq!(e.category, Category::TypeError);
-    assert!(e.message.contains("list[str]"), "{}", e.message);
-    assert!(expr::assignable(
-        &p,
-        &Type::parse("list[str]"),
-        &Type::parse("list")
-    ));
-    assert!(!expr::assignable(&p, &Type::Float, &Type::Int));
+    let ty = check_body(&p, "loud.split(\",\")").unwrap();
+    assert_eq!(ty, Type::parse("list[str]"));
+    assert!(!fits(&ty, "str"));
+    assert!(fits(&Type::parse("list[str]"), "list"));
+    assert!(!fits(&Type::Float, "int"));
     assert_eq!(check_body(&p, "op"), Ok(Type::parse("Op")));
     assert_eq!(check_body(&p, "result"), Ok(Type::parse("outcome")));
     assert_eq!(check_body(&p, "null"), Ok(Type::Any));
@@ -545,7 +551,8 @@ fn edges_are_chosen_in_order_with_the_spec_fallbacks() {
     use ais_core::expr::{Choice, choose_edge};
     let p = program();
     let limits = Limits::default();
-    let g = |src: &str| expr::compile_guard(&p, src, &limits).unwrap();
+    let env = TypeEnv::from_program(&p);
+    let g = |src: &str| expr::compile_guard(&env, src, &limits).unwrap();
     let mut v = values();
     // BUDGET_ROUTE's shape: first holding guard wins.
     let edges = [g("plan_ok == false"), g("round < 3"), g("loud != \"\"")];

@@ -5,7 +5,7 @@
 //! that binds nothing (rule 6) is a macro error, unless the Rust parameter is an `Option`.
 
 use crate::rtypes::{ident, rust_type};
-use ais_core::bind::{self, BindSource};
+use ais_core::bind::{BindSource, ParamBinding, ProgramIndex};
 use ais_core::{Program, Type};
 use ais_syntax::ast::{InstrDef, ProgramDef, ToolDef, ToolImpl};
 use ais_syntax::lower::Errors;
@@ -20,6 +20,7 @@ pub type Checks = HashMap<String, Vec<TokenStream>>;
 pub fn checks(def: &ProgramDef, program: &Program) -> syn::Result<Checks> {
     let mut errors = Errors::default();
     let mut out = Checks::new();
+    let index = ProgramIndex::new(program);
     for (i, instr) in program.instructions().iter().enumerate() {
         let Some(d) = def.instructions.get(i) else {
             continue;
@@ -27,7 +28,7 @@ pub fn checks(def: &ProgramDef, program: &Program) -> syn::Result<Checks> {
         if !instr.is_du() {
             continue;
         }
-        for tool in bind::bound_tools(program, instr) {
+        for tool in index.bound_tools(instr) {
             let Some(tdef) = def.tools.iter().find(|t| t.ident == tool.name) else {
                 continue;
             };
@@ -41,7 +42,7 @@ pub fn checks(def: &ProgramDef, program: &Program) -> syn::Result<Checks> {
             else {
                 continue;
             };
-            let bindings = bind::bind_tool(program, instr, &sig, None);
+            let bindings = index.bind_tool(instr, &sig, None);
             if let Some(call) = typed_call(program, d, tdef, &sig, &bindings, &mut errors) {
                 out.entry(tool.name.clone()).or_default().push(call);
             }
@@ -112,7 +113,7 @@ fn typed_call(
     d: &InstrDef,
     tdef: &ToolDef,
     sig: &ais_core::sig::Signature,
-    bindings: &[bind::ParamBinding],
+    bindings: &[ParamBinding],
     errors: &mut Errors,
 ) -> Option<TokenStream> {
     let mut lets = Vec::new();

@@ -114,6 +114,17 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
             ) -> ::std::result::Result<#report, ::ais::RunError> {
                 #p::run(Self::program(), &input, runtime).await
             }
+
+            /// Resumes a run of the program that paused for human input
+            /// ([`::ais::RunError::Paused`]) from the pause's handle, with the human's answer,
+            /// and returns its typed report (or why there is none: it may pause again).
+            pub async fn resume(
+                handle: &::std::path::Path,
+                answer: ::std::string::String,
+                runtime: &#p::Runtime,
+            ) -> ::std::result::Result<#report, ::ais::RunError> {
+                #p::resume(Self::program(), handle, answer, runtime).await
+            }
         }
     }
 }

@@ -10,7 +10,8 @@
 //!   a `LOOP` with a `#[verdict]` is `code`. Anything else stays unowned, and the validator's
 //!   W3 says so at the opcode.
 //! - **Carries' `produced_by`** is the first instruction, in program order, that writes the
-//!   carry; a carry written by none and not `= input` has none (the validator reports it).
+//!   carry, else the LOOP whose `#[counter(..)]` it is; a carry written by none and not
+//!   `= input` has none (the validator reports it).
 //! - **Edges.** `a -> b;` is mandatory, `a -> b if g;` discretionary with the guard,
 //!   `a -> b else;` discretionary with the sentinel guard `else` (Appendix A.3: the default),
 //!   `forbid a -> b;` a `forbidden` edge: recorded on its source, never taken.
@@ -430,9 +431,16 @@ impl Cx {
         if let Some(doc) = &c.doc {
             self.at(el, Some("doc"), doc.site);
         }
+        // A LOOP's counter is set by the LOOP itself (spec §4.4.2), so a counter no
+        // instruction writes is produced by its LOOP.
         let produced_by = nodes
             .iter()
             .find(|n| n.writes.contains(&c.name.text))
+            .or_else(|| {
+                nodes
+                    .iter()
+                    .find(|n| n.counter.as_deref() == Some(c.name.text.as_str()))
+            })
             .map(|n| n.id.clone());
         Carry {
             name: c.name.text.clone(),

@@ -304,7 +304,7 @@ fn concurrency(c: &Concurrency) -> Fields<'_> {
 fn instruction(i: &Instruction) -> Fields<'_> {
     let mut f = Vec::new();
     push(&mut f, "id", text(&i.id, TextStyle::Name));
-    let op = i.opcode.mnemonic();
+    let op = i.opcode.as_str();
     if !op.is_empty() {
         push(&mut f, "type", text(op, TextStyle::Name));
     }

@@ -15,10 +15,8 @@ pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::Rand
 ///
 /// Build it once with [`ProgramIndex::new`] (linear in the program's size) and bind any number
 /// of instructions against it; each call then costs time in the size of the instruction (its
-/// reads, its tools' parameters, the tools bound to it), not of the program. The free functions
-/// of [`crate::bind`] taking a `&Program` ([`super::bind_tool`], [`super::bind_slot`],
-/// [`super::access`], …) build an index for that one call and give the same results; use them
-/// for a single lookup and an index for a whole program (the validator, the runtime).
+/// reads, its tools' parameters, the tools bound to it), not of the program. The validator
+/// and the runtime each bind a whole program through one index.
 ///
 /// Lookups by name return the *first* declaration, as [`Program::carry`] and its siblings do.
 ///
@@ -34,7 +32,6 @@ pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::Rand
 /// let index = ProgramIndex::new(&program);
 /// let sig = parse("(content, path) -> str").unwrap();
 /// let b = index.bind_tool(&save, &sig, None);
-/// assert_eq!(b, bind_tool(&program, &save, &sig, None));
 /// assert_eq!(b[0].carry(), Some("report_md"));
 /// ```
 #[derive(Clone, Debug)]
@@ -145,7 +142,8 @@ impl<'p> ProgramIndex<'p> {
         self.resident.get(id).map(Vec::as_slice).unwrap_or_default()
     }
 
-    /// [`super::is_path_shaped_carry`] against this index.
+    /// True when the carry `name` is path-shaped: by its name ([`is_path_shaped`]) or because it
+    /// is declared `type: path`. `task` never is.
     pub fn is_path_shaped_carry(&self, name: &str) -> bool {
         if name == "task" {
             return false;
@@ -156,7 +154,8 @@ impl<'p> ProgramIndex<'p> {
                 .is_some_and(|(_, c)| c.ty == Some(Type::Path))
     }
 
-    /// [`super::object_fields`] against this index.
+    /// The field names of `ty` when it is an object type: a declared `kind: object`, or the
+    /// built-in `outcome` when no type of that name is declared.
     pub fn object_fields(&self, ty: &Type) -> Option<Vec<&'p str>> {
         Some(
             self.object_field_types(ty)?
@@ -175,7 +174,9 @@ impl<'p> ProgramIndex<'p> {
         crate::model::object_fields(self.type_decl(name).map(|(_, d)| d), name)
     }
 
-    /// [`super::bound_tools`] against this index.
+    /// The tools bound to `instr` by any of the three mechanisms of §5.4 (its `tool` field, a
+    /// tool's `serves`, a tool named like its `id`), each once, in declaration order — the order a
+    /// pipeline runs in. Whether the mechanisms agree is the validator's concern.
     pub fn bound_tools(&self, instr: &Instruction) -> Vec<&'p Tool> {
         let mut idx: Vec<usize> = self.serving(&instr.id).to_vec();
         if let Some(name) = instr.tool.as_deref() {
@@ -189,7 +190,17 @@ impl<'p> ProgramIndex<'p> {
             .collect()
     }
 
-    /// [`super::access`] against this index.
+    /// The access of an instruction (§7.3, §4.3): a write for an `ACT`, and for any other
+    /// instruction except a `SENSE` that is served by an `ACT·artifact` tool (a tool surface the
+    /// model could not read counts as `ACT·artifact`, §12.2); a read otherwise.
+    ///
+    /// ```
+    /// # use ais_core::*; use ais_core::bind::{Access, ProgramIndex};
+    /// let code = Instruction { id: "export".into(), opcode: Opcode::Code, ..Default::default() };
+    /// let tool = Tool { name: "export".into(), surface: Some(ToolSurface::ActArtifact), ..Default::default() };
+    /// let program = Program { tools: Some(vec![tool]), nodes: Some(vec![code.clone()]), ..Default::default() };
+    /// assert_eq!(ProgramIndex::new(&program).access(&code), Access::Write); // served by name match
+    /// ```
     pub fn access(&self, instr: &Instruction) -> Access {
         match instr.opcode {
             Opcode::Act => Access::Write,
@@ -204,7 +215,9 @@ impl<'p> ProgramIndex<'p> {
         }
     }
 
-    /// [`super::read_carries`] against this index.
+    /// The instruction's read carries, in `reads` order, each once: the names in `reads` that are
+    /// declared carries, plus `task` (the invocation input) even when undeclared. Knowledge keys and
+    /// dangling names are not carries and are left out.
     pub fn read_carries<'i>(&self, instr: &'i Instruction) -> Vec<&'i str> {
         let task_is_input = self.knowledge_item("task").is_none();
         let mut out: Vec<&'i str> = Vec::new();
@@ -238,7 +251,11 @@ impl<'p> ProgramIndex<'p> {
         })
     }
 
-    /// [`super::bind_tool`] against this index.
+    /// Binds each parameter of `sig` for `instr` (§7.1–§7.3). `invocation` is the task text when
+    /// known (at run time); statically it is `None`.
+    ///
+    /// One binding per parameter, in signature order; see the [module documentation](super) for
+    /// each rule and the decisions taken where §7 is silent.
     pub fn bind_tool(
         &self,
         instr: &Instruction,
@@ -248,7 +265,25 @@ impl<'p> ProgramIndex<'p> {
         bind_tool_with(self, instr, sig, invocation)
     }
 
-    /// [`super::bind_slot`] against this index.
+    /// The operands of the SU slot for `instr`. The same function serves the slot's declaration
+    /// and every call site, so the two cannot disagree (§7.6).
+    ///
+    /// ```
+    /// # use ais_core::*; use ais_core::bind::*;
+    /// let reads: Vec<String> = (1..=14).map(|i| format!("c{i}")).collect();
+    /// let carries = reads.iter().map(|n| Carry { name: n.clone(), ..Default::default() }).collect();
+    /// let fill = Instruction { id: "fill".into(), opcode: Opcode::GenFill, reads, ..Default::default() };
+    /// let program = Program {
+    ///     walker: Some(Walker { carries: Some(carries), ..Default::default() }),
+    ///     ..Default::default()
+    /// };
+    /// let slot = ProgramIndex::new(&program).bind_slot(&fill);
+    /// assert_eq!(slot.operands.len(), SLOT_ARITY_CAP);
+    /// assert_eq!(slot.operands[11], SlotOperand::Context {
+    ///     name: "context".into(),
+    ///     carries: vec!["c12".into(), "c13".into(), "c14".into()],
+    /// });
+    /// ```
     pub fn bind_slot(&self, instr: &Instruction) -> SlotOperands {
         bind_slot_with(self, instr)
     }

@@ -184,125 +184,160 @@ fn x2_loop_bounded(cx: &mut Ctx) {
         if n.opcode != Opcode::Loop {
             continue;
         }
-        let mut problems: Vec<(Locus, String, String)> = Vec::new();
-        let el = Element::Instruction(i);
-        match &n.verdict {
-            None => problems.push((
-                Locus::element(el),
-                format!(
-                    "LOOP `{}` declares no `verdict`, so nothing says when the work is acceptable",
-                    n.id
-                ),
-                format!(
-                    "add `verdict: <bool carry>` to `{}`, produced by a DU check",
-                    n.id
-                ),
-            )),
-            Some(v) if !cx.ix.is_carry(v) => problems.push((
-                Locus::field(el, FieldKey::Verdict),
-                format!("LOOP `{}` has `verdict: {v}`, which is no carry", n.id),
-                format!("declare `{v}: {{type: bool, produced_by: <DU check>}}` in walker.carries"),
-            )),
-            Some(v) => {
-                if cx.ix.carry_type(v) != Some(&Type::Bool) {
-                    problems.push((
-                        Locus::field(el, FieldKey::Verdict),
-                        format!("the verdict `{v}` of LOOP `{}` is not typed `bool`", n.id),
-                        format!("declare carry `{v}` with `type: bool`"),
-                    ));
-                }
-                let writers = cx.ix.writers.get(v.as_str()).cloned().unwrap_or_default();
-                let du = !writers.is_empty()
-                    && writers
-                        .iter()
-                        .all(|&w| cx.ix.node(w).is_some_and(|w| w.is_du()));
-                if !du {
-                    problems.push((
-                        Locus::field(el, FieldKey::Verdict),
-                        format!(
-                            "the verdict `{v}` of LOOP `{}` is not produced by a DU instruction, so the loop's exit is a model's opinion",
-                            n.id
-                        ),
-                        format!("produce `{v}` with an `owner: code` SENSE or CODE that checks the work"),
-                    ));
-                }
-            }
-        }
-        match n.cap {
-            None => problems.push((
-                Locus::element(el),
-                format!(
-                    "LOOP `{}` declares no `cap`; on a weak model it may never terminate",
-                    n.id
-                ),
-                format!("add `cap: 3` (or another bound) to `{}`", n.id),
-            )),
-            Some(c) if c < 1 => problems.push((
-                Locus::field(el, FieldKey::Cap),
-                format!("LOOP `{}` has `cap: {c}`; the cap must be at least 1", n.id),
-                format!("set `cap` on `{}` to a positive bound", n.id),
-            )),
-            _ => {}
-        }
-        match &n.counter {
-            None => problems.push((
-                Locus::element(el),
-                format!("LOOP `{}` declares no `counter` carry to count iterations against its cap", n.id),
-                format!("add `counter: {}_round` to `{}` and declare it `{{type: int, produced_by: {}}}`", n.id, n.id, n.id),
-            )),
-            Some(c) if !cx.ix.is_carry(c) => problems.push((
-                Locus::field(el, FieldKey::Counter),
-                format!("LOOP `{}` has `counter: {c}`, which is no carry", n.id),
-                format!("declare `{c}: {{type: int, produced_by: {}}}` in walker.carries", n.id),
-            )),
-            Some(c) if cx.ix.carry_type(c) != Some(&Type::Int) => problems.push((
-                Locus::field(el, FieldKey::Counter),
-                format!("the counter `{c}` of LOOP `{}` is not typed `int`", n.id),
-                format!("declare carry `{c}` with `type: int`"),
-            )),
-            _ => {}
-        }
-        let targets: Vec<(usize, usize)> = cx.ix.targets(i).collect();
-        if targets.iter().any(|&(_, t)| t == i) {
-            problems.push((
-                Locus::element(el),
-                format!("LOOP `{}` has an edge to itself; a LOOP must not be an unconditional self-transition", n.id),
-                format!("route the back edge of `{}` to the step that redoes the work", n.id),
-            ));
-        } else {
-            let back = targets
-                .iter()
-                .filter(|&&(_, t)| cx.ix.scc[t] == cx.ix.scc[i])
-                .count();
-            if back == 0 {
-                problems.push((
-                    Locus::element(el),
-                    format!(
-                        "LOOP `{}` has no back edge to an earlier step, so it cannot repeat",
-                        n.id
-                    ),
-                    format!(
-                        "add an edge from `{}` to the step that redoes the work",
-                        n.id
-                    ),
-                ));
-            }
-            if back == targets.len() {
-                problems.push((
-                    Locus::element(el),
-                    format!(
-                        "LOOP `{}` has no advance edge, so it can never move on",
-                        n.id
-                    ),
-                    format!(
-                        "add an edge from `{}` to the step that follows the loop",
-                        n.id
-                    ),
-                ));
-            }
-        }
+        let mut problems: Vec<Problem> = Vec::new();
+        loop_verdict(&cx.ix, i, n, &mut problems);
+        loop_cap(i, n, &mut problems);
+        loop_counter(&cx.ix, i, n, &mut problems);
+        loop_edges(&cx.ix, i, n, &mut problems);
         for (locus, message, repair) in problems {
             cx.report_instr(CheckId::X2, i, locus, message).repair = Some(Repair::manual(repair));
+        }
+    }
+}
+
+/// One X2 problem: where, what, and the manual repair.
+type Problem = (Locus, String, String);
+
+/// X2's verdict: declared, a carry, typed `bool`, produced by DU instructions only.
+fn loop_verdict(ix: &Index, i: usize, n: &Instruction, problems: &mut Vec<Problem>) {
+    let el = Element::Instruction(i);
+    match &n.verdict {
+        None => problems.push((
+            Locus::element(el),
+            format!(
+                "LOOP `{}` declares no `verdict`, so nothing says when the work is acceptable",
+                n.id
+            ),
+            format!(
+                "add `verdict: <bool carry>` to `{}`, produced by a DU check",
+                n.id
+            ),
+        )),
+        Some(v) if !ix.is_carry(v) => problems.push((
+            Locus::field(el, FieldKey::Verdict),
+            format!("LOOP `{}` has `verdict: {v}`, which is no carry", n.id),
+            format!("declare `{v}: {{type: bool, produced_by: <DU check>}}` in walker.carries"),
+        )),
+        Some(v) => {
+            if ix.carry_type(v) != Some(&Type::Bool) {
+                problems.push((
+                    Locus::field(el, FieldKey::Verdict),
+                    format!("the verdict `{v}` of LOOP `{}` is not typed `bool`", n.id),
+                    format!("declare carry `{v}` with `type: bool`"),
+                ));
+            }
+            let writers = ix.writers.get(v.as_str()).cloned().unwrap_or_default();
+            let du = !writers.is_empty()
+                && writers
+                    .iter()
+                    .all(|&w| ix.node(w).is_some_and(|w| w.is_du()));
+            if !du {
+                problems.push((
+                    Locus::field(el, FieldKey::Verdict),
+                    format!(
+                        "the verdict `{v}` of LOOP `{}` is not produced by a DU instruction, so the loop's exit is a model's opinion",
+                        n.id
+                    ),
+                    format!("produce `{v}` with an `owner: code` SENSE or CODE that checks the work"),
+                ));
+            }
+        }
+    }
+}
+
+/// X2's cap: declared and at least one.
+fn loop_cap(i: usize, n: &Instruction, problems: &mut Vec<Problem>) {
+    let el = Element::Instruction(i);
+    match n.cap {
+        None => problems.push((
+            Locus::element(el),
+            format!(
+                "LOOP `{}` declares no `cap`; on a weak model it may never terminate",
+                n.id
+            ),
+            format!("add `cap: 3` (or another bound) to `{}`", n.id),
+        )),
+        Some(c) if c < 1 => problems.push((
+            Locus::field(el, FieldKey::Cap),
+            format!("LOOP `{}` has `cap: {c}`; the cap must be at least 1", n.id),
+            format!("set `cap` on `{}` to a positive bound", n.id),
+        )),
+        _ => {}
+    }
+}
+
+/// X2's counter: declared, a carry, typed `int`.
+fn loop_counter(ix: &Index, i: usize, n: &Instruction, problems: &mut Vec<Problem>) {
+    let el = Element::Instruction(i);
+    match &n.counter {
+        None => problems.push((
+            Locus::element(el),
+            format!(
+                "LOOP `{}` declares no `counter` carry to count iterations against its cap",
+                n.id
+            ),
+            format!(
+                "add `counter: {}_round` to `{}` and declare it `{{type: int, produced_by: {}}}`",
+                n.id, n.id, n.id
+            ),
+        )),
+        Some(c) if !ix.is_carry(c) => problems.push((
+            Locus::field(el, FieldKey::Counter),
+            format!("LOOP `{}` has `counter: {c}`, which is no carry", n.id),
+            format!(
+                "declare `{c}: {{type: int, produced_by: {}}}` in walker.carries",
+                n.id
+            ),
+        )),
+        Some(c) if ix.carry_type(c) != Some(&Type::Int) => problems.push((
+            Locus::field(el, FieldKey::Counter),
+            format!("the counter `{c}` of LOOP `{}` is not typed `int`", n.id),
+            format!("declare carry `{c}` with `type: int`"),
+        )),
+        _ => {}
+    }
+}
+
+/// X2's edges: no edge to itself, a back edge and an advance edge.
+fn loop_edges(ix: &Index, i: usize, n: &Instruction, problems: &mut Vec<Problem>) {
+    let el = Element::Instruction(i);
+    let targets: Vec<(usize, usize)> = ix.targets(i).collect();
+    if targets.iter().any(|&(_, t)| t == i) {
+        problems.push((
+            Locus::element(el),
+            format!("LOOP `{}` has an edge to itself; a LOOP must not be an unconditional self-transition", n.id),
+            format!("route the back edge of `{}` to the step that redoes the work", n.id),
+        ));
+    } else {
+        let back = targets
+            .iter()
+            .filter(|&&(_, t)| ix.scc[t] == ix.scc[i])
+            .count();
+        if back == 0 {
+            problems.push((
+                Locus::element(el),
+                format!(
+                    "LOOP `{}` has no back edge to an earlier step, so it cannot repeat",
+                    n.id
+                ),
+                format!(
+                    "add an edge from `{}` to the step that redoes the work",
+                    n.id
+                ),
+            ));
+        }
+        if back == targets.len() {
+            problems.push((
+                Locus::element(el),
+                format!(
+                    "LOOP `{}` has no advance edge, so it can never move on",
+                    n.id
+                ),
+                format!(
+                    "add an edge from `{}` to the step that follows the loop",
+                    n.id
+                ),
+            ));
         }
     }
 }

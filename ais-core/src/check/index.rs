@@ -92,122 +92,17 @@ impl<'p> Index<'p> {
             instr.entry(n.id.as_str()).or_insert(i);
         }
         let bind = ProgramIndex::new(p);
-
-        let mut out = vec![Vec::new(); nodes.len()];
-        let mut ends = Vec::with_capacity(p.edge_list().len());
-        let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(nodes.len(), p.edge_list().len());
-        let ids: Vec<NodeIndex> = (0..nodes.len()).map(|_| graph.add_node(())).collect();
-        for (e, edge) in p.edge_list().iter().enumerate() {
-            let pair = match (instr.get(edge.from.as_str()), instr.get(edge.to.as_str())) {
-                (Some(&f), Some(&t)) => Some((f, t)),
-                _ => None,
-            };
-            ends.push(pair);
-            if let Some((f, t)) = pair
-                && edge.modality != Some(Modality::Forbidden)
-            {
-                out[f].push(e);
-                graph.add_edge(ids[f], ids[t], ());
-            }
-        }
-        let mut reachable = vec![false; nodes.len()];
-        if !nodes.is_empty() {
-            let mut stack = vec![0usize];
-            reachable[0] = true;
-            while let Some(n) = stack.pop() {
-                for &e in &out[n] {
-                    if let Some((_, t)) = ends[e]
-                        && !reachable[t]
-                    {
-                        reachable[t] = true;
-                        stack.push(t);
-                    }
-                }
-            }
-        }
-        let mut scc = vec![0usize; nodes.len()];
-        for (c, comp) in tarjan_scc(&graph).into_iter().enumerate() {
-            for n in comp {
-                scc[n.index()] = c;
-            }
-        }
-
-        let mut writers: HashMap<&str, Vec<usize>> = HashMap::default();
-        let mut readers: HashMap<&str, Vec<usize>> = HashMap::default();
-        for (i, n) in nodes.iter().enumerate() {
-            for w in &n.writes {
-                push_unique(writers.entry(w.as_str()).or_default(), i);
-            }
-            for r in &n.reads {
-                push_unique(readers.entry(r.as_str()).or_default(), i);
-            }
-        }
-
-        // The tools serving each instruction. A `serves` entry names an id, and an id names its
-        // first declaration (a repeated id is reported by W1), so a later instruction with the
-        // same id is served by none.
-        let served_by: Vec<&[usize]> = nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                if instr.get(n.id.as_str()) == Some(&i) {
-                    bind.serving(&n.id)
-                } else {
-                    &[]
-                }
-            })
-            .collect();
-        let mut tool_users = vec![Vec::new(); p.tool_list().len()];
-        let binding: Vec<ToolBinding> = nodes
-            .iter()
-            .zip(&served_by)
-            .map(|(n, served)| resolve_binding(&bind, n, served))
-            .collect();
-        for (i, b) in binding.iter().enumerate() {
-            for r in &b.pipeline {
-                if let ToolRef::Declared(t) = r
-                    && let Some(users) = tool_users.get_mut(*t)
-                {
-                    push_unique(users, i);
-                }
-            }
-        }
-        // A tool that lists an instruction in `serves` is used by it even when a binding
-        // conflict dropped it from the pipeline.
-        for (i, tools_serving) in served_by.iter().enumerate() {
-            for &t in *tools_serving {
-                if let Some(users) = tool_users.get_mut(t)
-                    && !users.contains(&i)
-                {
-                    users.push(i);
-                }
-            }
-        }
-
+        let Graph {
+            out,
+            ends,
+            reachable,
+            scc,
+        } = graph(p, &instr);
+        let (writers, readers) = data_flow(nodes);
+        let (binding, tool_users) = tool_bindings(p, &instr, &bind);
         let sigs: Vec<Option<Result<Signature, SigError>>> =
             p.tool_list().iter().map(tool_signature).collect();
-        let calls = nodes
-            .iter()
-            .zip(&binding)
-            .map(|(n, b)| {
-                b.pipeline
-                    .iter()
-                    .filter_map(|&tool| {
-                        let sig = match tool {
-                            ToolRef::Declared(t) => sigs.get(t)?.clone()?.ok()?,
-                            ToolRef::Builtin(b) => builtin_signature(b),
-                        };
-                        let bindings = bind.bind_tool(n, &sig, None);
-                        Some(Call {
-                            tool,
-                            sig,
-                            bindings,
-                        })
-                    })
-                    .collect()
-            })
-            .collect();
-
+        let calls = bound_calls(nodes, &binding, &sigs, &bind);
         Index {
             p,
             instr,
@@ -234,7 +129,7 @@ impl<'p> Index<'p> {
     /// Parses and type-checks a guard in the program's environment (the guard must be a `bool`
     /// reading a carry).
     pub fn check_guard(&self, guard: &str) -> Result<(), crate::expr::ExprError> {
-        crate::expr::compile_guard_in(&self.env, guard, &crate::expr::Limits::default()).map(|_| ())
+        crate::expr::compile_guard(&self.env, guard, &crate::expr::Limits::default()).map(|_| ())
     }
 
     /// Parses and type-checks a CODE body in the program's environment; returns its type.
@@ -302,6 +197,162 @@ impl<'p> Index<'p> {
             .flatten()
             .filter_map(|&e| self.ends.get(e).copied().flatten().map(|(_, t)| (e, t)))
     }
+}
+
+/// The control plane: outgoing edges, edge ends, reachability from the entry, and strongly
+/// connected components.
+struct Graph {
+    out: Vec<Vec<usize>>,
+    ends: Vec<Option<(usize, usize)>>,
+    reachable: Vec<bool>,
+    scc: Vec<usize>,
+}
+
+/// The control plane of `p`, its instructions indexed by id (`instr`).
+fn graph(p: &Program, instr: &HashMap<&str, usize>) -> Graph {
+    let nodes = p.instructions();
+    let mut out = vec![Vec::new(); nodes.len()];
+    let mut ends = Vec::with_capacity(p.edge_list().len());
+    let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(nodes.len(), p.edge_list().len());
+    let ids: Vec<NodeIndex> = (0..nodes.len()).map(|_| graph.add_node(())).collect();
+    for (e, edge) in p.edge_list().iter().enumerate() {
+        let pair = match (instr.get(edge.from.as_str()), instr.get(edge.to.as_str())) {
+            (Some(&f), Some(&t)) => Some((f, t)),
+            _ => None,
+        };
+        ends.push(pair);
+        if let Some((f, t)) = pair
+            && edge.modality != Some(Modality::Forbidden)
+        {
+            out[f].push(e);
+            graph.add_edge(ids[f], ids[t], ());
+        }
+    }
+    let mut reachable = vec![false; nodes.len()];
+    if !nodes.is_empty() {
+        let mut stack = vec![0usize];
+        reachable[0] = true;
+        while let Some(n) = stack.pop() {
+            for &e in &out[n] {
+                if let Some((_, t)) = ends[e]
+                    && !reachable[t]
+                {
+                    reachable[t] = true;
+                    stack.push(t);
+                }
+            }
+        }
+    }
+    let mut scc = vec![0usize; nodes.len()];
+    for (c, comp) in tarjan_scc(&graph).into_iter().enumerate() {
+        for n in comp {
+            scc[n.index()] = c;
+        }
+    }
+    Graph {
+        out,
+        ends,
+        reachable,
+        scc,
+    }
+}
+
+/// Per carry name, instruction indices in program order.
+type ByCarry<'p> = HashMap<&'p str, Vec<usize>>;
+
+/// Per carry name: the instructions that write it and those that read it.
+fn data_flow(nodes: &[Instruction]) -> (ByCarry<'_>, ByCarry<'_>) {
+    let mut writers: HashMap<&str, Vec<usize>> = HashMap::default();
+    let mut readers: HashMap<&str, Vec<usize>> = HashMap::default();
+    for (i, n) in nodes.iter().enumerate() {
+        for w in &n.writes {
+            push_unique(writers.entry(w.as_str()).or_default(), i);
+        }
+        for r in &n.reads {
+            push_unique(readers.entry(r.as_str()).or_default(), i);
+        }
+    }
+    (writers, readers)
+}
+
+/// Per instruction its tool binding, and per declared tool the instructions it serves.
+fn tool_bindings(
+    p: &Program,
+    instr: &HashMap<&str, usize>,
+    bind: &ProgramIndex<'_>,
+) -> (Vec<ToolBinding>, Vec<Vec<usize>>) {
+    let nodes = p.instructions();
+    // The tools serving each instruction. A `serves` entry names an id, and an id names its
+    // first declaration (a repeated id is reported by W1), so a later instruction with the
+    // same id is served by none.
+    let served_by: Vec<&[usize]> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if instr.get(n.id.as_str()) == Some(&i) {
+                bind.serving(&n.id)
+            } else {
+                &[]
+            }
+        })
+        .collect();
+    let mut tool_users = vec![Vec::new(); p.tool_list().len()];
+    let binding: Vec<ToolBinding> = nodes
+        .iter()
+        .zip(&served_by)
+        .map(|(n, served)| resolve_binding(bind, n, served))
+        .collect();
+    for (i, b) in binding.iter().enumerate() {
+        for r in &b.pipeline {
+            if let ToolRef::Declared(t) = r
+                && let Some(users) = tool_users.get_mut(*t)
+            {
+                push_unique(users, i);
+            }
+        }
+    }
+    // A tool that lists an instruction in `serves` is used by it even when a binding
+    // conflict dropped it from the pipeline.
+    for (i, tools_serving) in served_by.iter().enumerate() {
+        for &t in *tools_serving {
+            if let Some(users) = tool_users.get_mut(t)
+                && !users.contains(&i)
+            {
+                users.push(i);
+            }
+        }
+    }
+    (binding, tool_users)
+}
+
+/// Per instruction: each tool of its pipeline that has a signature, with its bindings (§7).
+fn bound_calls(
+    nodes: &[Instruction],
+    binding: &[ToolBinding],
+    sigs: &[Option<Result<Signature, SigError>>],
+    bind: &ProgramIndex<'_>,
+) -> Vec<Vec<Call>> {
+    nodes
+        .iter()
+        .zip(binding)
+        .map(|(n, b)| {
+            b.pipeline
+                .iter()
+                .filter_map(|&tool| {
+                    let sig = match tool {
+                        ToolRef::Declared(t) => sigs.get(t)?.clone()?.ok()?,
+                        ToolRef::Builtin(b) => builtin_signature(b),
+                    };
+                    let bindings = bind.bind_tool(n, &sig, None);
+                    Some(Call {
+                        tool,
+                        sig,
+                        bindings,
+                    })
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The signature of a declared tool: its `sig`; else, for a built-in name, the canonical one

@@ -79,7 +79,7 @@ fn w2_defined_opcodes(cx: &mut Ctx) {
             continue;
         };
         let locus = Locus::field(Element::Instruction(i), FieldKey::Type);
-        let mnemonics = Opcode::ALL.iter().map(|o| o.mnemonic());
+        let mnemonics = Opcode::ALL.iter().map(|o| o.as_str());
         let suggestions = did_you_mean(text, mnemonics);
         let message = if text.is_empty() {
             format!(

@@ -193,8 +193,45 @@ pub(crate) fn call(
 ) -> Result<Value, ExprError> {
     let null = Value::Null;
     let arg = |i: usize| args.get(i).copied().unwrap_or(&null);
-    let a0 = arg(0);
     cx.tick(1, pos)?;
+    match b {
+        Builtin::Len
+        | Builtin::Str
+        | Builtin::Int
+        | Builtin::Float
+        | Builtin::Bool
+        | Builtin::Abs
+        | Builtin::Round => convert(b, arg(0), pos, cx),
+        Builtin::Min
+        | Builtin::Max
+        | Builtin::Sum
+        | Builtin::Sorted
+        | Builtin::Reversed
+        | Builtin::Any
+        | Builtin::All => aggregate(b, args, pos, cx),
+        Builtin::Lower
+        | Builtin::Upper
+        | Builtin::Strip
+        | Builtin::Lstrip
+        | Builtin::Rstrip
+        | Builtin::Split
+        | Builtin::Splitlines
+        | Builtin::Join
+        | Builtin::Replace
+        | Builtin::Startswith
+        | Builtin::Endswith
+        | Builtin::Isdigit
+        | Builtin::Isalpha
+        | Builtin::Isspace => text(b, args, pos, cx),
+        Builtin::Contains | Builtin::Count | Builtin::Find | Builtin::Index => {
+            search(b, arg(0), arg(1), pos, cx)
+        }
+        Builtin::Keys | Builtin::Values | Builtin::Items | Builtin::Get => dict(b, args, pos, cx),
+    }
+}
+
+/// `len`, the conversions (`str`, `int`, `float`, `bool`) and the numeric `abs`, `round`.
+fn convert(b: Builtin, a0: &Value, pos: Pos, cx: &mut Ctx) -> Result<Value, ExprError> {
     Ok(match b {
         Builtin::Len => Value::Int(match a0 {
             Value::Str(s) => {
@@ -269,7 +306,8 @@ pub(crate) fn call(
                 ));
             }
         },
-        Builtin::Round => match a0 {
+        // The last builtins `call` routes here: Builtin::Round.
+        _ => match a0 {
             Value::Int(i) => Value::Int(*i),
             Value::Float(f) => round_int(*f, pos)?,
             other => {
@@ -279,6 +317,14 @@ pub(crate) fn call(
                 ));
             }
         },
+    })
+}
+
+/// The list builtins: `min`, `max`, `sum`, `sorted`, `reversed`, `any`, `all`.
+fn aggregate(b: Builtin, args: &[&Value], pos: Pos, cx: &mut Ctx) -> Result<Value, ExprError> {
+    let null = Value::Null;
+    let a0 = args.first().copied().unwrap_or(&null);
+    Ok(match b {
         Builtin::Min | Builtin::Max => {
             if args.len() == 1 {
                 extreme(b, want_list(b, a0, pos)?.iter(), pos, cx)?
@@ -306,7 +352,8 @@ pub(crate) fn call(
             cx.charge_value(a0, pos)?;
             Value::List(l.iter().rev().cloned().collect())
         }
-        Builtin::Any | Builtin::All => {
+        // The last builtins `call` routes here: Builtin::Any | Builtin::All.
+        _ => {
             let want = b == Builtin::Any;
             for v in want_list(b, a0, pos)? {
                 cx.tick(1, pos)?;
@@ -323,6 +370,15 @@ pub(crate) fn call(
             }
             Value::Bool(!want)
         }
+    })
+}
+
+/// The string methods.
+fn text(b: Builtin, args: &[&Value], pos: Pos, cx: &mut Ctx) -> Result<Value, ExprError> {
+    let null = Value::Null;
+    let arg = |i: usize| args.get(i).copied().unwrap_or(&null);
+    let a0 = arg(0);
+    Ok(match b {
         Builtin::Lower | Builtin::Upper => {
             let s = want_str(b, a0, pos)?;
             // Case mapping can grow a string (at most threefold); charge what it produced.
@@ -420,7 +476,8 @@ pub(crate) fn call(
                 s.ends_with(affix)
             })
         }
-        Builtin::Isdigit | Builtin::Isalpha | Builtin::Isspace => {
+        // The last builtins `call` routes here: `isdigit`, `isalpha`, `isspace`.
+        _ => {
             let s = want_str(b, a0, pos)?;
             cx.tick_bytes(s.len(), pos)?;
             let test: fn(char) -> bool = match b {
@@ -430,9 +487,15 @@ pub(crate) fn call(
             };
             Value::Bool(!s.is_empty() && s.chars().all(test))
         }
-        Builtin::Contains | Builtin::Count | Builtin::Find | Builtin::Index => {
-            search(b, a0, arg(1), pos, cx)?
-        }
+    })
+}
+
+/// The dict methods: `.keys()`, `.values()`, `.items()`, `.get()`.
+fn dict(b: Builtin, args: &[&Value], pos: Pos, cx: &mut Ctx) -> Result<Value, ExprError> {
+    let null = Value::Null;
+    let arg = |i: usize| args.get(i).copied().unwrap_or(&null);
+    let a0 = arg(0);
+    Ok(match b {
         Builtin::Keys | Builtin::Values | Builtin::Items => {
             let Value::Map(map) = a0 else {
                 return Err(type_err(
@@ -453,7 +516,8 @@ pub(crate) fn call(
                     .collect(),
             })
         }
-        Builtin::Get => {
+        // The last builtins `call` routes here: Builtin::Get.
+        _ => {
             let Value::Map(map) = a0 else {
                 return Err(type_err(
                     pos,

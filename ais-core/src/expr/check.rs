@@ -159,156 +159,15 @@ impl<'e> Checker<'e> {
                 }
                 (konst(Value::Float(*f)), Ty::Float)
             }
-            ExprKind::Str(s) => {
-                if s.len() > self.limits.max_string_bytes {
-                    return Err(err(
-                        Category::LimitError,
-                        pos,
-                        format!(
-                            "string literal is longer than {} bytes",
-                            self.limits.max_string_bytes
-                        ),
-                    ));
-                }
-                let ty = match hint {
-                    Some(Ty::Enum(name)) => {
-                        self.member(name, s, pos, Category::TypeError)?;
-                        Ty::Enum(name.clone())
-                    }
-                    _ => Ty::Str,
-                };
-                (konst(Value::Str(s.clone())), ty)
-            }
-            ExprKind::List(items) | ExprKind::Set(items) => {
-                self.check_len(items.len(), pos)?;
-                let item_hint = match hint {
-                    Some(Ty::List(t)) => Some(&**t),
-                    _ => None,
-                };
-                let mut nodes = Vec::with_capacity(items.len());
-                let mut tys = Vec::with_capacity(items.len());
-                for item in items {
-                    let (n, t) = self.check(item, item_hint)?;
-                    nodes.push(n);
-                    tys.push(t);
-                }
-                let ty = Ty::list(join_all(&tys));
-                let kind = if matches!(e.kind, ExprKind::Set(_)) {
-                    NodeKind::Set(nodes)
-                } else {
-                    NodeKind::List(nodes)
-                };
-                (node(kind), ty)
-            }
-            ExprKind::Dict(pairs) => {
-                self.check_len(pairs.len(), pos)?;
-                let mut nodes = Vec::with_capacity(pairs.len());
-                let mut tys = Vec::with_capacity(pairs.len());
-                for (k, v) in pairs {
-                    let (kn, kt) = self.check(k, None)?;
-                    if !matches!(kt, Ty::Str | Ty::Enum(_) | Ty::Any) {
-                        return Err(err(
-                            Category::TypeError,
-                            k.pos,
-                            format!("dict keys are strings, and `{}` is a {kt}", shown(k)),
-                        ));
-                    }
-                    let (vn, vt) = self.check(v, None)?;
-                    nodes.push((kn, vn));
-                    tys.push(vt);
-                }
-                (
-                    node(NodeKind::Dict(nodes)),
-                    Ty::Dict(Box::new(join_all(&tys))),
-                )
-            }
+            ExprKind::Str(s) => self.str_literal(s, pos, hint)?,
+            ExprKind::List(items) | ExprKind::Set(items) => self.collection(e, items, hint)?,
+            ExprKind::Dict(pairs) => self.dict(pairs, pos)?,
             ExprKind::Name(name) => self.name(name, pos, hint)?,
             ExprKind::Attr(x, field) => self.attr(x, field, pos)?,
             ExprKind::Index(x, i) => self.index(x, i, pos)?,
-            ExprKind::Slice(x, parts) => {
-                let (xn, xt) = self.check(x, None)?;
-                if !matches!(xt, Ty::Str | Ty::Enum(_) | Ty::List(_) | Ty::Any) {
-                    return Err(err(
-                        Category::TypeError,
-                        pos,
-                        format!(
-                            "`{}` is a {xt}, and only strings and lists can be sliced",
-                            shown(x)
-                        ),
-                    ));
-                }
-                let mut out: [Option<Box<Node>>; 3] = [None, None, None];
-                for (slot, part) in out.iter_mut().zip(parts) {
-                    if let Some(p) = part {
-                        let (pn, pt) = self.check(p, None)?;
-                        if !matches!(pt, Ty::Int | Ty::Null | Ty::Any) {
-                            return Err(err(
-                                Category::TypeError,
-                                p.pos,
-                                format!("slice bounds are ints, and `{}` is a {pt}", shown(p)),
-                            ));
-                        }
-                        *slot = Some(Box::new(pn));
-                    }
-                }
-                let ty = if let Ty::Enum(_) = xt { Ty::Str } else { xt };
-                (node(NodeKind::Slice(Box::new(xn), out)), ty)
-            }
-            ExprKind::Call(name, args) => {
-                let Some(b) = library::function(name) else {
-                    let why = if library::method(name).is_some() {
-                        format!(" `{name}` is a method: call it on a value, `x.{name}()`.")
-                    } else if self.env.carry(name).is_some() {
-                        format!(" `{name}` is a carry, and carries cannot be called.")
-                    } else {
-                        did_you_mean(name, library::FUNCTIONS.iter().map(|(n, _)| *n))
-                    };
-                    return Err(err(
-                        Category::NameError,
-                        pos,
-                        format!("`{name}` is no library function.{why}"),
-                    ));
-                };
-                let mut nodes = Vec::with_capacity(args.len());
-                let mut tys = Vec::with_capacity(args.len());
-                for a in args {
-                    let (n, t) = self.check(a, None)?;
-                    nodes.push(n);
-                    tys.push(t);
-                }
-                let ty = library::check(b, &tys, pos)?;
-                (node(NodeKind::Call(b, nodes)), ty)
-            }
-            ExprKind::Method(x, name, args) => {
-                let Some(b) = library::method(name) else {
-                    let why = if library::function(name).is_some() {
-                        format!(" `{name}` is a function: `{name}(x)`.")
-                    } else {
-                        did_you_mean(name, library::METHODS.iter().map(|(n, _)| *n))
-                    };
-                    return Err(err(
-                        Category::NameError,
-                        pos,
-                        format!("`.{name}()` is no library method.{why}"),
-                    ));
-                };
-                let (xn, xt) = self.check(x, None)?;
-                let item_hint = match (&xt, b) {
-                    (Ty::List(t), Builtin::Contains | Builtin::Count | Builtin::Index) => {
-                        Some((**t).clone())
-                    }
-                    _ => None,
-                };
-                let mut nodes = vec![xn];
-                let mut tys = vec![xt];
-                for a in args {
-                    let (n, t) = self.check(a, item_hint.as_ref())?;
-                    nodes.push(n);
-                    tys.push(t);
-                }
-                let ty = library::check(b, &tys, pos)?;
-                (node(NodeKind::Call(b, nodes)), ty)
-            }
+            ExprKind::Slice(x, parts) => self.slice(x, parts, pos)?,
+            ExprKind::Call(name, args) => self.function(name, args, pos)?,
+            ExprKind::Method(x, name, args) => self.method(x, name, args, pos)?,
             ExprKind::Unary(UnOp::Neg, x) => {
                 let (xn, xt) = self.check(x, None)?;
                 if !matches!(xt, Ty::Int | Ty::Float | Ty::Any) {
@@ -341,27 +200,225 @@ impl<'e> Checker<'e> {
                 cond,
                 then,
                 otherwise,
-            } => {
-                let (cn, ct) = self.check_flat(cond, None)?;
-                self.want_bool(&ct, cond, "a conditional expression")?;
-                let (tn, tt) = self.check_flat(then, hint)?;
-                let (on, ot) = self.check(otherwise, hint)?;
-                let Some(ty) = join(&tt, &ot) else {
-                    return Err(err(
-                        Category::TypeError,
-                        pos,
-                        format!(
-                            "the two branches of a conditional have different types ({tt} and {ot})"
-                        ),
-                    ));
-                };
-                (
-                    node(NodeKind::If(Box::new(cn), Box::new(tn), Box::new(on))),
-                    ty,
-                )
-            }
+            } => self.if_else(cond, then, otherwise, pos, hint)?,
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, pos)?,
         })
+    }
+
+    /// A string literal: a member when an enum is expected.
+    fn str_literal(
+        &mut self,
+        s: &str,
+        pos: Pos,
+        hint: Option<&Ty>,
+    ) -> Result<(Node, Ty), ExprError> {
+        let konst = |v: Value| Node::new(NodeKind::Const(v), pos);
+        if s.len() > self.limits.max_string_bytes {
+            return Err(err(
+                Category::LimitError,
+                pos,
+                format!(
+                    "string literal is longer than {} bytes",
+                    self.limits.max_string_bytes
+                ),
+            ));
+        }
+        let ty = match hint {
+            Some(Ty::Enum(name)) => {
+                self.member(name, s, pos, Category::TypeError)?;
+                Ty::Enum(name.clone())
+            }
+            _ => Ty::Str,
+        };
+        Ok((konst(Value::Str(s.to_owned())), ty))
+    }
+
+    /// A list or set display.
+    fn collection(
+        &mut self,
+        e: &Expr,
+        items: &[Expr],
+        hint: Option<&Ty>,
+    ) -> Result<(Node, Ty), ExprError> {
+        let pos = e.pos;
+        let node = |kind| Node::new(kind, pos);
+        self.check_len(items.len(), pos)?;
+        let item_hint = match hint {
+            Some(Ty::List(t)) => Some(&**t),
+            _ => None,
+        };
+        let mut nodes = Vec::with_capacity(items.len());
+        let mut tys = Vec::with_capacity(items.len());
+        for item in items {
+            let (n, t) = self.check(item, item_hint)?;
+            nodes.push(n);
+            tys.push(t);
+        }
+        let ty = Ty::list(join_all(&tys));
+        let kind = if matches!(e.kind, ExprKind::Set(_)) {
+            NodeKind::Set(nodes)
+        } else {
+            NodeKind::List(nodes)
+        };
+        Ok((node(kind), ty))
+    }
+
+    /// A dict display: string keys.
+    fn dict(&mut self, pairs: &[(Expr, Expr)], pos: Pos) -> Result<(Node, Ty), ExprError> {
+        let node = |kind| Node::new(kind, pos);
+        self.check_len(pairs.len(), pos)?;
+        let mut nodes = Vec::with_capacity(pairs.len());
+        let mut tys = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            let (kn, kt) = self.check(k, None)?;
+            if !matches!(kt, Ty::Str | Ty::Enum(_) | Ty::Any) {
+                return Err(err(
+                    Category::TypeError,
+                    k.pos,
+                    format!("dict keys are strings, and `{}` is a {kt}", shown(k)),
+                ));
+            }
+            let (vn, vt) = self.check(v, None)?;
+            nodes.push((kn, vn));
+            tys.push(vt);
+        }
+        Ok((
+            node(NodeKind::Dict(nodes)),
+            Ty::Dict(Box::new(join_all(&tys))),
+        ))
+    }
+
+    /// `x[start:stop:step]`: a string or a list, int bounds.
+    fn slice(
+        &mut self,
+        x: &Expr,
+        parts: &[Option<Box<Expr>>; 3],
+        pos: Pos,
+    ) -> Result<(Node, Ty), ExprError> {
+        let node = |kind| Node::new(kind, pos);
+        let (xn, xt) = self.check(x, None)?;
+        if !matches!(xt, Ty::Str | Ty::Enum(_) | Ty::List(_) | Ty::Any) {
+            return Err(err(
+                Category::TypeError,
+                pos,
+                format!(
+                    "`{}` is a {xt}, and only strings and lists can be sliced",
+                    shown(x)
+                ),
+            ));
+        }
+        let mut out: [Option<Box<Node>>; 3] = [None, None, None];
+        for (slot, part) in out.iter_mut().zip(parts) {
+            if let Some(p) = part {
+                let (pn, pt) = self.check(p, None)?;
+                if !matches!(pt, Ty::Int | Ty::Null | Ty::Any) {
+                    return Err(err(
+                        Category::TypeError,
+                        p.pos,
+                        format!("slice bounds are ints, and `{}` is a {pt}", shown(p)),
+                    ));
+                }
+                *slot = Some(Box::new(pn));
+            }
+        }
+        let ty = if let Ty::Enum(_) = xt { Ty::Str } else { xt };
+        Ok((node(NodeKind::Slice(Box::new(xn), out)), ty))
+    }
+
+    /// A call of a library function.
+    fn function(&mut self, name: &str, args: &[Expr], pos: Pos) -> Result<(Node, Ty), ExprError> {
+        let node = |kind| Node::new(kind, pos);
+        let Some(b) = library::function(name) else {
+            let why = if library::method(name).is_some() {
+                format!(" `{name}` is a method: call it on a value, `x.{name}()`.")
+            } else if self.env.carry(name).is_some() {
+                format!(" `{name}` is a carry, and carries cannot be called.")
+            } else {
+                did_you_mean(name, library::FUNCTIONS.iter().map(|(n, _)| *n))
+            };
+            return Err(err(
+                Category::NameError,
+                pos,
+                format!("`{name}` is no library function.{why}"),
+            ));
+        };
+        let mut nodes = Vec::with_capacity(args.len());
+        let mut tys = Vec::with_capacity(args.len());
+        for a in args {
+            let (n, t) = self.check(a, None)?;
+            nodes.push(n);
+            tys.push(t);
+        }
+        let ty = library::check(b, &tys, pos)?;
+        Ok((node(NodeKind::Call(b, nodes)), ty))
+    }
+
+    /// A call of a library method on a receiver.
+    fn method(
+        &mut self,
+        x: &Expr,
+        name: &str,
+        args: &[Expr],
+        pos: Pos,
+    ) -> Result<(Node, Ty), ExprError> {
+        let node = |kind| Node::new(kind, pos);
+        let Some(b) = library::method(name) else {
+            let why = if library::function(name).is_some() {
+                format!(" `{name}` is a function: `{name}(x)`.")
+            } else {
+                did_you_mean(name, library::METHODS.iter().map(|(n, _)| *n))
+            };
+            return Err(err(
+                Category::NameError,
+                pos,
+                format!("`.{name}()` is no library method.{why}"),
+            ));
+        };
+        let (xn, xt) = self.check(x, None)?;
+        let item_hint = match (&xt, b) {
+            (Ty::List(t), Builtin::Contains | Builtin::Count | Builtin::Index) => {
+                Some((**t).clone())
+            }
+            _ => None,
+        };
+        let mut nodes = vec![xn];
+        let mut tys = vec![xt];
+        for a in args {
+            let (n, t) = self.check(a, item_hint.as_ref())?;
+            nodes.push(n);
+            tys.push(t);
+        }
+        let ty = library::check(b, &tys, pos)?;
+        Ok((node(NodeKind::Call(b, nodes)), ty))
+    }
+
+    /// `then if cond else otherwise`: a bool condition, branches of one type.
+    fn if_else(
+        &mut self,
+        cond: &Expr,
+        then: &Expr,
+        otherwise: &Expr,
+        pos: Pos,
+        hint: Option<&Ty>,
+    ) -> Result<(Node, Ty), ExprError> {
+        let node = |kind| Node::new(kind, pos);
+        // The parser reads the condition and the first branch at the conditional's own
+        // nesting, and the `else` branch one level deeper; count them the same way.
+        let (cn, ct) = self.check_flat(cond, None)?;
+        self.want_bool(&ct, cond, "a conditional expression")?;
+        let (tn, tt) = self.check_flat(then, hint)?;
+        let (on, ot) = self.check(otherwise, hint)?;
+        let Some(ty) = join(&tt, &ot) else {
+            return Err(err(
+                Category::TypeError,
+                pos,
+                format!("the two branches of a conditional have different types ({tt} and {ot})"),
+            ));
+        };
+        Ok((
+            node(NodeKind::If(Box::new(cn), Box::new(tn), Box::new(on))),
+            ty,
+        ))
     }
 
     fn check_len(&self, n: usize, pos: Pos) -> Result<(), ExprError> {

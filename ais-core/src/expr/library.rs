@@ -179,33 +179,90 @@ pub(crate) fn check(b: Builtin, args: &[Ty], pos: Pos) -> Result<Ty, ExprError> 
             ),
         ));
     }
-    let arg = |i: usize| args.get(i).unwrap_or(&Ty::Any);
-    let need = |i: usize, want: &[&Ty], what: &str| -> Result<(), ExprError> {
-        let t = arg(i);
+    let a = Args { b, tys: args, pos };
+    match b {
+        Builtin::Len
+        | Builtin::Str
+        | Builtin::Int
+        | Builtin::Float
+        | Builtin::Bool
+        | Builtin::Abs
+        | Builtin::Round => check_convert(&a),
+        Builtin::Min
+        | Builtin::Max
+        | Builtin::Sum
+        | Builtin::Sorted
+        | Builtin::Reversed
+        | Builtin::Any
+        | Builtin::All => check_aggregate(&a),
+        Builtin::Lower
+        | Builtin::Upper
+        | Builtin::Strip
+        | Builtin::Lstrip
+        | Builtin::Rstrip
+        | Builtin::Split
+        | Builtin::Splitlines
+        | Builtin::Join
+        | Builtin::Replace
+        | Builtin::Startswith
+        | Builtin::Endswith
+        | Builtin::Find
+        | Builtin::Isdigit
+        | Builtin::Isalpha
+        | Builtin::Isspace => check_text(&a),
+        Builtin::Contains
+        | Builtin::Count
+        | Builtin::Index
+        | Builtin::Keys
+        | Builtin::Values
+        | Builtin::Items
+        | Builtin::Get => check_lookup(&a),
+    }
+}
+
+/// A call's argument types (the receiver first, for a method), being checked.
+struct Args<'a> {
+    b: Builtin,
+    tys: &'a [Ty],
+    pos: Pos,
+}
+
+impl Args<'_> {
+    /// The type of argument `i` (`any` past the end: arity was checked).
+    fn arg(&self, i: usize) -> &Ty {
+        self.tys.get(i).unwrap_or(&Ty::Any)
+    }
+
+    /// Argument `i` must fit one of `want`, described as `what` in the error.
+    fn need(&self, i: usize, want: &[&Ty], what: &str) -> Result<(), ExprError> {
+        let t = self.arg(i);
         if fits(t, want) {
-            Ok(())
-        } else {
-            let which = if b.is_method() && i == 0 {
-                "its receiver".to_owned()
-            } else {
-                format!("argument {}", i + 1 - shift)
-            };
-            Err(type_err(
-                pos,
-                format!("{} needs {what} as {which}, not a {t}", b.spelled()),
-            ))
+            return Ok(());
         }
-    };
+        let which = if self.b.is_method() && i == 0 {
+            "its receiver".to_owned()
+        } else {
+            format!("argument {}", i + 1 - usize::from(self.b.is_method()))
+        };
+        Err(type_err(
+            self.pos,
+            format!("{} needs {what} as {which}, not a {t}", self.b.spelled()),
+        ))
+    }
+}
+
+/// `len`, the conversions and `abs`, `round`.
+fn check_convert(a: &Args<'_>) -> Result<Ty, ExprError> {
     let list = Ty::list(Ty::Any);
     let dict = Ty::Dict(Box::new(Ty::Any));
-    Ok(match b {
+    Ok(match a.b {
         Builtin::Len => {
-            need(0, &[&Ty::Str, &list, &dict], "a str, list or dict")?;
+            a.need(0, &[&Ty::Str, &list, &dict], "a str, list or dict")?;
             Ty::Int
         }
         Builtin::Str => Ty::Str,
         Builtin::Int => {
-            need(
+            a.need(
                 0,
                 &[&Ty::Int, &Ty::Float, &Ty::Bool, &Ty::Str],
                 "a number, bool or str",
@@ -213,7 +270,7 @@ pub(crate) fn check(b: Builtin, args: &[Ty], pos: Pos) -> Result<Ty, ExprError> 
             Ty::Int
         }
         Builtin::Float => {
-            need(
+            a.need(
                 0,
                 &[&Ty::Int, &Ty::Float, &Ty::Bool, &Ty::Str],
                 "a number, bool or str",
@@ -222,17 +279,26 @@ pub(crate) fn check(b: Builtin, args: &[Ty], pos: Pos) -> Result<Ty, ExprError> 
         }
         Builtin::Bool => Ty::Bool,
         Builtin::Abs => {
-            need(0, &[&Ty::Int, &Ty::Float], "a number")?;
-            arg(0).clone()
+            a.need(0, &[&Ty::Int, &Ty::Float], "a number")?;
+            a.arg(0).clone()
         }
-        Builtin::Round => {
-            need(0, &[&Ty::Int, &Ty::Float], "a number")?;
+        // The last builtins `check` routes here: `round`.
+        _ => {
+            a.need(0, &[&Ty::Int, &Ty::Float], "a number")?;
             Ty::Int
         }
+    })
+}
+
+/// The list builtins: `min`, `max`, `sum`, `sorted`, `reversed`, `any`, `all`.
+fn check_aggregate(a: &Args<'_>) -> Result<Ty, ExprError> {
+    let (b, pos) = (a.b, a.pos);
+    let list = Ty::list(Ty::Any);
+    Ok(match b {
         Builtin::Min | Builtin::Max => {
-            if n == 1 {
-                need(0, &[&list], "a list (or two or more values)")?;
-                let e = elem(arg(0));
+            if a.tys.len() == 1 {
+                a.need(0, &[&list], "a list (or two or more values)")?;
+                let e = elem(a.arg(0));
                 if !matches!(e, Ty::Any | Ty::Int | Ty::Float | Ty::Str | Ty::Bool) {
                     return Err(type_err(
                         pos,
@@ -241,7 +307,7 @@ pub(crate) fn check(b: Builtin, args: &[Ty], pos: Pos) -> Result<Ty, ExprError> 
                 }
                 e
             } else {
-                let joined = super::types::join_all(args);
+                let joined = super::types::join_all(a.tys);
                 if !matches!(joined, Ty::Any | Ty::Int | Ty::Float | Ty::Str | Ty::Bool) {
                     return Err(type_err(
                         pos,
@@ -252,8 +318,8 @@ pub(crate) fn check(b: Builtin, args: &[Ty], pos: Pos) -> Result<Ty, ExprError> 
             }
         }
         Builtin::Sum => {
-            need(0, &[&list], "a list of numbers")?;
-            match elem(arg(0)) {
+            a.need(0, &[&list], "a list of numbers")?;
+            match elem(a.arg(0)) {
                 Ty::Int => Ty::Int,
                 Ty::Float => Ty::Float,
                 Ty::Any => Ty::Any,
@@ -266,12 +332,13 @@ pub(crate) fn check(b: Builtin, args: &[Ty], pos: Pos) -> Result<Ty, ExprError> 
             }
         }
         Builtin::Sorted | Builtin::Reversed => {
-            need(0, &[&list], "a list")?;
-            arg(0).clone()
+            a.need(0, &[&list], "a list")?;
+            a.arg(0).clone()
         }
-        Builtin::Any | Builtin::All => {
-            need(0, &[&list], "a list of bools")?;
-            if !matches!(elem(arg(0)), Ty::Any | Ty::Bool) {
+        // The last builtins `check` routes here: `any`, `all`.
+        _ => {
+            a.need(0, &[&list], "a list of bools")?;
+            if !matches!(elem(a.arg(0)), Ty::Any | Ty::Bool) {
                 return Err(type_err(
                     pos,
                     format!("{} needs a list of bools", b.spelled()),
@@ -279,100 +346,119 @@ pub(crate) fn check(b: Builtin, args: &[Ty], pos: Pos) -> Result<Ty, ExprError> 
             }
             Ty::Bool
         }
+    })
+}
+
+/// The string methods.
+fn check_text(a: &Args<'_>) -> Result<Ty, ExprError> {
+    let (b, pos) = (a.b, a.pos);
+    let list = Ty::list(Ty::Any);
+    Ok(match b {
         Builtin::Lower | Builtin::Upper => {
-            need(0, &[&Ty::Str], "a str")?;
+            a.need(0, &[&Ty::Str], "a str")?;
             Ty::Str
         }
         Builtin::Strip | Builtin::Lstrip | Builtin::Rstrip => {
-            need(0, &[&Ty::Str], "a str")?;
-            if n == 2 {
-                need(1, &[&Ty::Str, &Ty::Null], "a str of characters")?;
+            a.need(0, &[&Ty::Str], "a str")?;
+            if a.tys.len() == 2 {
+                a.need(1, &[&Ty::Str, &Ty::Null], "a str of characters")?;
             }
             Ty::Str
         }
         Builtin::Split => {
-            need(0, &[&Ty::Str], "a str")?;
-            if n == 2 {
-                need(1, &[&Ty::Str, &Ty::Null], "a separator str")?;
+            a.need(0, &[&Ty::Str], "a str")?;
+            if a.tys.len() == 2 {
+                a.need(1, &[&Ty::Str, &Ty::Null], "a separator str")?;
             }
             Ty::list(Ty::Str)
         }
         Builtin::Splitlines => {
-            need(0, &[&Ty::Str], "a str")?;
+            a.need(0, &[&Ty::Str], "a str")?;
             Ty::list(Ty::Str)
         }
         Builtin::Join => {
-            need(0, &[&Ty::Str], "a separator str")?;
-            need(1, &[&list], "a list of str")?;
-            if !matches!(elem(arg(1)), Ty::Any | Ty::Str | Ty::Enum(_)) {
+            a.need(0, &[&Ty::Str], "a separator str")?;
+            a.need(1, &[&list], "a list of str")?;
+            if !matches!(elem(a.arg(1)), Ty::Any | Ty::Str | Ty::Enum(_)) {
                 return Err(type_err(
                     pos,
                     format!(
                         "`.join()` needs a list of str, not {}: convert the items with `str()` first",
-                        arg(1)
+                        a.arg(1)
                     ),
                 ));
             }
             Ty::Str
         }
         Builtin::Replace => {
-            need(0, &[&Ty::Str], "a str")?;
-            need(1, &[&Ty::Str], "a str")?;
-            need(2, &[&Ty::Str], "a str")?;
+            a.need(0, &[&Ty::Str], "a str")?;
+            a.need(1, &[&Ty::Str], "a str")?;
+            a.need(2, &[&Ty::Str], "a str")?;
             Ty::Str
         }
         Builtin::Startswith | Builtin::Endswith => {
-            need(0, &[&Ty::Str], "a str")?;
-            need(1, &[&Ty::Str], "a str")?;
+            a.need(0, &[&Ty::Str], "a str")?;
+            a.need(1, &[&Ty::Str], "a str")?;
             Ty::Bool
         }
         Builtin::Find => {
-            need(0, &[&Ty::Str], "a str")?;
-            need(1, &[&Ty::Str], "a str")?;
+            a.need(0, &[&Ty::Str], "a str")?;
+            a.need(1, &[&Ty::Str], "a str")?;
             Ty::Int
         }
-        Builtin::Isdigit | Builtin::Isalpha | Builtin::Isspace => {
-            need(0, &[&Ty::Str], "a str")?;
+        // The last builtins `check` routes here: `isdigit`, `isalpha`, `isspace`.
+        _ => {
+            a.need(0, &[&Ty::Str], "a str")?;
             Ty::Bool
         }
+    })
+}
+
+/// Searching (`.contains()`, `.count()`, `.index()`) and the dict methods.
+fn check_lookup(a: &Args<'_>) -> Result<Ty, ExprError> {
+    let (b, pos) = (a.b, a.pos);
+    let list = Ty::list(Ty::Any);
+    let dict = Ty::Dict(Box::new(Ty::Any));
+    Ok(match b {
         Builtin::Contains => {
-            need(0, &[&Ty::Str, &list, &dict], "a str, list or dict")?;
-            member_check(arg(0), arg(1), pos, b)?;
+            a.need(0, &[&Ty::Str, &list, &dict], "a str, list or dict")?;
+            member_check(a.arg(0), a.arg(1), pos, b)?;
             Ty::Bool
         }
         Builtin::Count => {
-            need(0, &[&Ty::Str, &list], "a str or list")?;
-            member_check(arg(0), arg(1), pos, b)?;
+            a.need(0, &[&Ty::Str, &list], "a str or list")?;
+            member_check(a.arg(0), a.arg(1), pos, b)?;
             Ty::Int
         }
         Builtin::Index => {
-            need(0, &[&list], "a list")?;
-            member_check(arg(0), arg(1), pos, b)?;
+            a.need(0, &[&list], "a list")?;
+            member_check(a.arg(0), a.arg(1), pos, b)?;
             Ty::Int
         }
         Builtin::Keys => {
-            need(0, &[&dict], "a dict")?;
+            a.need(0, &[&dict], "a dict")?;
             Ty::list(Ty::Str)
         }
         Builtin::Values => {
-            need(0, &[&dict], "a dict")?;
-            Ty::list(match arg(0) {
+            a.need(0, &[&dict], "a dict")?;
+            Ty::list(match a.arg(0) {
                 Ty::Dict(v) => (**v).clone(),
                 _ => Ty::Any,
             })
         }
         Builtin::Items => {
-            need(0, &[&dict], "a dict")?;
+            a.need(0, &[&dict], "a dict")?;
             Ty::list(Ty::list(Ty::Any))
         }
-        Builtin::Get => {
-            need(0, &[&dict], "a dict")?;
-            need(1, &[&Ty::Str], "a str key")?;
-            let v = match arg(0) {
+        // The last builtins `check` routes here: `get`.
+        _ => {
+            a.need(0, &[&dict], "a dict")?;
+            a.need(1, &[&Ty::Str], "a str key")?;
+            let v = match a.arg(0) {
                 Ty::Dict(v) => (**v).clone(),
                 _ => Ty::Any,
             };
-            match args.get(2) {
+            match a.tys.get(2) {
                 Some(d) => super::types::join(&v, d).unwrap_or(Ty::Any),
                 None => v,
             }

@@ -32,13 +32,13 @@
 //!
 //! # Use
 //!
-//! - The validator: [`compile_guard_in`] for each non-sentinel edge guard and [`compile_str`]
-//!   for each `CODE` body, in one [`TypeEnv`] built per program; each error is an
+//! - The validator: [`compile_guard`] for each non-sentinel edge guard and [`compile_str`]
+//!   for each `CODE` body, in one [`TypeEnv`] built per program ([`TypeEnv::from_program`]); each error is an
 //!   [`ExprError`] whose line, column and token length are within the expression text (the
 //!   finding points inside the guard or body).
 //! - The runtime: the [`Plan`](crate::plan::Plan) holds every guard and body compiled; it
 //!   evaluates them with [`Compiled::eval_bool`] / [`Compiled::eval`] against the carry file
-//!   (any [`Carries`]). [`compile_guard`], [`compile_body`] and [`choose_edge`] serve a caller
+//!   (any [`Carries`]). [`compile_guard`], [`compile_str`] and [`choose_edge`] serve a caller
 //!   without a plan.
 //! - The macro: [`parse`] (one grammar for `.agir` files and Rust programs), then
 //!   [`compile`] against a [`TypeEnv`].
@@ -95,7 +95,7 @@
 //!
 //! Carries are typed by their declarations (`path` is a `str`; an untyped carry is `any` and
 //! checked at run time). A guard must be a `bool` and must read at least one carry; a body's
-//! type must be assignable to its `writes[0]` carry ([`assignable`]).
+//! type must be assignable to its `writes[0]` carry ([`TypeEnv::assignable`]).
 //!
 //! - `==`/`!=`: operands of compatible types — numbers with numbers (`1 == 1.0`), strings
 //!   with strings and enum members, lists and dicts element-wise, anything with `null`
@@ -185,38 +185,27 @@ pub use limits::Limits;
 pub use parser::parse;
 pub use types::{Ty, TypeEnv};
 
-use crate::model::{Program, Type};
+use crate::model::Program;
 use crate::source::Pos;
 use crate::value::Value;
 use indexmap::IndexMap;
 use std::fmt;
 
-/// An error category (after the Aegis seed).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Category {
-    /// The text is not an expression.
-    SyntaxError,
-    /// A name that is no carry, enum, function or field.
-    NameError,
-    /// An operation on values of the wrong type.
-    TypeError,
-    /// A right type with a wrong value (division by zero, index out of range, missing key).
-    ValueError,
-    /// A host-set limit was exceeded.
-    LimitError,
-}
-
-impl Category {
-    /// The category as printed: `syntax_error`, `name_error`, `type_error`, `value_error`,
-    /// `limit_error`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Category::SyntaxError => "syntax_error",
-            Category::NameError => "name_error",
-            Category::TypeError => "type_error",
-            Category::ValueError => "value_error",
-            Category::LimitError => "limit_error",
-        }
+spelled! {
+    /// An error category (after the Aegis seed), printed `syntax_error`, `name_error`,
+    /// `type_error`, `value_error`, `limit_error`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Category {
+        /// The text is not an expression.
+        SyntaxError => "syntax_error",
+        /// A name that is no carry, enum, function or field.
+        NameError => "name_error",
+        /// An operation on values of the wrong type.
+        TypeError => "type_error",
+        /// A right type with a wrong value (division by zero, index out of range, missing key).
+        ValueError => "value_error",
+        /// A host-set limit was exceeded.
+        LimitError => "limit_error",
     }
 }
 
@@ -380,15 +369,10 @@ pub fn choose_edge<C: Carries + ?Sized>(
     Ok(default.map_or(Choice::DeadEnd, Choice::Edge))
 }
 
-/// Compiles an edge's guard against a program: a sentinel is [`Guard::Default`]; anything
-/// else must type-check as a `bool` and read at least one carry.
-pub fn compile_guard(program: &Program, guard: &str, limits: &Limits) -> Result<Guard, ExprError> {
-    compile_guard_in(&TypeEnv::from_program(program), guard, limits)
-}
-
-/// [`compile_guard`] in an environment built once ([`TypeEnv::from_program`]) for all of a
-/// program's guards.
-pub fn compile_guard_in(env: &TypeEnv, guard: &str, limits: &Limits) -> Result<Guard, ExprError> {
+/// Compiles an edge's guard in a program's environment ([`TypeEnv::from_program`], built once
+/// for all of its guards and bodies): a sentinel is [`Guard::Default`]; anything else must
+/// type-check as a `bool` and read at least one carry.
+pub fn compile_guard(env: &TypeEnv, guard: &str, limits: &Limits) -> Result<Guard, ExprError> {
     if is_sentinel(guard) {
         return Ok(Guard::Default);
     }
@@ -420,42 +404,6 @@ pub fn compile_guard_in(env: &TypeEnv, guard: &str, limits: &Limits) -> Result<G
         ));
     }
     Ok(Guard::Cond(Box::new(compiled)))
-}
-
-/// Compiles a `CODE` body against a program's carries and types.
-pub fn compile_body(program: &Program, body: &str, limits: &Limits) -> Result<Compiled, ExprError> {
-    compile_str(body, &TypeEnv::from_program(program), limits)
-}
-
-/// Parses and type-checks a CODE body and checks that its type is [`assignable`] to
-/// `target` (the type of its `writes[0]` carry; `None` for an untyped carry).
-pub fn check_body_for(
-    program: &Program,
-    body: &str,
-    target: Option<&Type>,
-) -> Result<Type, ExprError> {
-    let compiled = compile_body(program, body, &Limits::default())?;
-    if let Some(target) = target
-        && !assignable(program, &compiled.ty, target)
-    {
-        let pos = compiled.node.pos;
-        return Err(ExprError::new(
-            Category::TypeError,
-            pos,
-            format!(
-                "the body gives a {}, which cannot be written to a carry of type {target}",
-                compiled.ty
-            ),
-        ));
-    }
-    Ok(compiled.ty)
-}
-
-/// True when a value of type `from` may be written to a carry of type `to` in `program`
-/// (see [`TypeEnv::assignable`]).
-pub fn assignable(program: &Program, from: &Type, to: &Type) -> bool {
-    let env = TypeEnv::from_program(program);
-    env.assignable(&env.resolve(from), &env.resolve(to))
 }
 
 /// Type-checks and evaluates expression text against carry values, for `ais eval`: against

@@ -57,7 +57,7 @@ fn compile_guards(ix: &Index, errs: &mut Vec<Finding>) -> Vec<Option<CompiledExp
         .enumerate()
         .map(|(e, edge)| {
             let text = real_guard(edge.guard.as_deref())?;
-            match crate::expr::compile_guard_in(&ix.env, text, &limits) {
+            match crate::expr::compile_guard(&ix.env, text, &limits) {
                 Ok(Guard::Cond(c)) => Some(CompiledExpr {
                     text: text.to_owned(),
                     compiled: *c,

@@ -1,7 +1,7 @@
 //! Small builders for the binding tests: programs written in a few lines.
 #![allow(dead_code)]
 
-use ais_core::bind::{BindSource, ParamBinding, Rule, bind_tool, bound_tools};
+use ais_core::bind::{BindSource, ParamBinding, ProgramIndex, Rule};
 use ais_core::sig::parse;
 use ais_core::{
     Carry, Instruction, Knowledge, Opcode, Owner, Program, Role, Tool, ToolSurface, Type, Walker,
@@ -90,16 +90,16 @@ pub fn program(carries: Vec<Carry>, nodes: Vec<Instruction>, tools: Vec<Tool>) -
 /// Binds instruction `id` against its (first) bound tool's signature.
 pub fn bind(p: &Program, id: &str, invocation: Option<&str>) -> Vec<ParamBinding> {
     let (_, i) = p.instruction(id).expect("instruction exists");
-    let tools = bound_tools(p, i);
+    let tools = ProgramIndex::new(p).bound_tools(i);
     let t = tools.first().expect("a bound tool");
     let sig = parse(t.sig.as_deref().expect("a sig")).expect("sig parses");
-    bind_tool(p, i, &sig, invocation)
+    ProgramIndex::new(p).bind_tool(i, &sig, invocation)
 }
 
 /// Binds `sig` for instruction `id`.
 pub fn bind_sig(p: &Program, id: &str, sig: &str, invocation: Option<&str>) -> Vec<ParamBinding> {
     let (_, i) = p.instruction(id).expect("instruction exists");
-    bind_tool(p, i, &parse(sig).expect("sig parses"), invocation)
+    ProgramIndex::new(p).bind_tool(i, &parse(sig).expect("sig parses"), invocation)
 }
 
 /// `(rule, carry)` of a binding to a carry.

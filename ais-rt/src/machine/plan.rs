@@ -407,7 +407,7 @@ fn resolve(
         steps.push(Step {
             id: n.id.clone(),
             opcode: n.opcode.clone(),
-            mnemonic: n.opcode.mnemonic().to_owned(),
+            mnemonic: n.opcode.as_str().to_owned(),
             model,
             line,
             spawn: match &ls.executor {

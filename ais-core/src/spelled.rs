@@ -1,0 +1,157 @@
+//! `spelled!`: an enum whose variants are spelled as text, declared from one table, so that
+//! its variant list, `ALL`, `as_str` and `parse` cannot disagree.
+//!
+//! Two shapes:
+//!
+//! - **Closed** (`enum E { A => "a", … }`): `as_str(&self) -> &'static str` and
+//!   `parse(&str) -> Option<E>`.
+//! - **Open** (`enum E { A => "a", … } else { Unknown(String) }`): the extra variant keeps any
+//!   other spelling as written, so reading never loses what the author wrote;
+//!   `as_str(&self) -> &str` and `parse(&str) -> E`. Written `else lenient { … }`, no `parse`
+//!   is generated: the enum reads more spellings than it writes and says how itself.
+//!
+//! Both get `ALL`, the spelled variants in declaration order.
+
+/// Declares a spelled enum; see the [module documentation](self).
+macro_rules! spelled {
+    // Open, with `parse` generated.
+    (
+        $(#[$m:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vm:meta])* $v:ident => $text:literal, )*
+        } else {
+            $(#[$um:meta])* $unknown:ident(String) $(,)?
+        }
+    ) => {
+        spelled!(@open $(#[$m])* $vis enum $name { $( $(#[$vm])* $v => $text, )* }
+            $(#[$um])* $unknown);
+
+        impl $name {
+            /// Reads the spelling; any other text is kept as written in the catch-all variant.
+            pub fn parse(text: &str) -> $name {
+                match text {
+                    $( $text => $name::$v, )*
+                    other => $name::$unknown(other.to_owned()),
+                }
+            }
+        }
+    };
+    // Open, reading its own (more lenient) spellings.
+    (
+        $(#[$m:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vm:meta])* $v:ident => $text:literal, )*
+        } else lenient {
+            $(#[$um:meta])* $unknown:ident(String) $(,)?
+        }
+    ) => {
+        spelled!(@open $(#[$m])* $vis enum $name { $( $(#[$vm])* $v => $text, )* }
+            $(#[$um])* $unknown);
+    };
+    (@open
+        $(#[$m:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vm:meta])* $v:ident => $text:literal, )*
+        }
+        $(#[$um:meta])* $unknown:ident
+    ) => {
+        $(#[$m])*
+        $vis enum $name {
+            $( $(#[$vm])* $v, )*
+            $(#[$um])*
+            $unknown(String),
+        }
+
+        impl $name {
+            /// Every spelled variant, in declaration order.
+            pub const ALL: [$name; [$($text),*].len()] = [$($name::$v),*];
+
+            /// The spelling, as written in AG-IR (the catch-all as it was written).
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( $name::$v => $text, )*
+                    $name::$unknown(s) => s,
+                }
+            }
+        }
+    };
+    // Closed.
+    (
+        $(#[$m:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vm:meta])* $v:ident => $text:literal, )*
+        }
+    ) => {
+        $(#[$m])*
+        $vis enum $name {
+            $( $(#[$vm])* $v, )*
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: [$name; [$($text),*].len()] = [$($name::$v),*];
+
+            /// The spelling.
+            pub fn as_str(&self) -> &'static str {
+                match self {
+                    $( $name::$v => $text, )*
+                }
+            }
+
+            /// The variant for its spelling; `None` for any other text.
+            pub fn parse(text: &str) -> Option<$name> {
+                match text {
+                    $( $text => Some($name::$v), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diag::CheckId;
+    use crate::expr::Category;
+    use crate::model::{
+        ContentKind, Isolation, Modality, Opcode, Owner, Role, Surface, ToolSurface,
+    };
+    use crate::source::FieldKey;
+
+    /// Every spelling reads back to its variant (no two variants share a spelling), and any
+    /// other text is kept as written.
+    #[test]
+    fn every_spelling_reads_back_and_unknown_text_is_kept() {
+        macro_rules! open {
+            ($($e:ident :: $unknown:ident),*) => {$(
+                for v in $e::ALL {
+                    assert_eq!($e::parse(v.as_str()), v, "{}", stringify!($e));
+                }
+                assert_eq!($e::parse("no such"), $e::$unknown("no such".into()));
+                assert_eq!($e::$unknown("as written".into()).as_str(), "as written");
+            )*};
+        }
+        open!(
+            Role::Unknown,
+            Opcode::Unknown,
+            Owner::Unknown,
+            Surface::Unknown
+        );
+        open!(Isolation::Unknown, Modality::Unknown, FieldKey::Other);
+        macro_rules! closed {
+            ($($e:ident),*) => {$(
+                for v in $e::ALL {
+                    assert_eq!($e::parse(v.as_str()), Some(v), "{}", stringify!($e));
+                }
+                assert_eq!($e::parse("no such"), None);
+            )*};
+        }
+        closed!(CheckId, Category, ContentKind);
+        assert_eq!(Opcode::ALL.len(), 12);
+        assert_eq!(CheckId::ALL.len(), 27);
+        // The lenient surface writes its canonical spellings and reads them back.
+        for v in ToolSurface::ALL {
+            assert_eq!(ToolSurface::parse(v.as_str()), v);
+        }
+    }
+}
