@@ -32,7 +32,7 @@ impl Cursor<'_> {
     }
 }
 
-/// The first bad escape (YAML 1.2 §5.7, with `\\u` surrogate pairs as the scanner reads them)
+/// The first bad escape (YAML 1.2 §5.7, with `\u` surrogate pairs as the scanner reads them)
 /// of the double-quoted scalar whose opening quote is at a 1-based line and a 0-based character
 /// column of `text`; `None` when there is no quote there or every escape is good.
 pub(crate) fn bad_escape(text: &str, line: usize, col0: usize) -> Option<BadEscape> {
