@@ -88,6 +88,7 @@ ais! {
         #[counter(attempts)]
         repair: LOOP(model)(task, source, failures) -> source;
         keep: ROUTE(passing);
+        #[allow(unrouted_failure)] // a failed write ends the run as an error
         save: ACT(artifact) save_source(source) -> saved_to;
         done: TERMINAL(passing, attempts, saved_to, failures, source);
 

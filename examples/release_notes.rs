@@ -83,6 +83,7 @@ ais! {
         /// Draft the release's changelog entries from the user-facing commits.
         changelog: CALL DraftChangelog(task, commits) -> entries;
         render: CODE(version, entries) -> notes = "## " + version + "\n\n" + entries + "\n";
+        #[allow(unrouted_failure)] // a failed write ends the run as an error
         save: ACT(artifact) save_notes(notes) -> notes_file;
         done: TERMINAL(notes_file, notes);
 

@@ -56,6 +56,8 @@ ais! {
         write_tasks: GEN-RAW(task, header_md) -> tasks_md;
         assemble: ACT assemble_plan(header_md, tasks_md) -> plan_md;
         verify: SENSE verify_has_tasks(plan_md) -> plan_ok;
+        // Appendix C routes nothing after the save: a failed write ends the run as an error.
+        #[allow(unrouted_failure)]
         save: ACT(artifact) save_plan(plan_md) -> plan_file;
         done: TERMINAL(plan_file);
 

@@ -11,6 +11,27 @@ pub use indexmap::IndexMap;
 pub use schemars;
 pub use serde;
 pub use serde_json;
+use std::any::TypeId;
+
+/// What every `ais!` program type implements: it registers its CALL targets' programs and
+/// tools, and theirs, each program once — so programs that CALL each other (A calls B calls
+/// A) register in finite time. `seen` holds the programs already visited.
+pub trait Linked: 'static {
+    /// Registers this program's CALL targets (and theirs) with `builder`.
+    fn link_programs(builder: RuntimeBuilder, seen: &mut Vec<TypeId>) -> RuntimeBuilder;
+    /// Registers this program's Rust tools and its CALL targets' tools in `registry`.
+    fn link_tools(registry: &mut ToolRegistry, seen: &mut Vec<TypeId>);
+}
+
+/// True the first time `T` is visited in `seen` (and records it).
+pub fn first_visit<T: 'static>(seen: &mut Vec<TypeId>) -> bool {
+    let id = TypeId::of::<T>();
+    if seen.contains(&id) {
+        return false;
+    }
+    seen.push(id);
+    true
+}
 
 /// A typed stand-in for a carry in the compile-time call checks the macro emits. Those checks
 /// live in closures that are type-checked and never called.

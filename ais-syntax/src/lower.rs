@@ -39,6 +39,12 @@ pub struct Lowered {
     pub program: Program,
     /// Where each of its parts was written.
     pub spans: SpanMap,
+    /// The Rust tools whose result is a `Result` (their `Err` is a routable error value, spec
+    /// §10.2) — a fact of the Rust types the AG-IR does not record.
+    pub fallible_tools: Vec<String>,
+    /// The instructions marked `#[allow(unrouted_failure)]`, by index: their unrouted failure
+    /// is meant to end the run as an error, and is not warned about.
+    pub unrouted_allowed: Vec<usize>,
 }
 
 /// Errors collected across a phase, reported together.
@@ -82,11 +88,15 @@ pub fn lower_all(def: &ProgramDef) -> (Lowered, syn::Result<()>) {
         spans: SpanMap::new(),
         errors: Errors::default(),
         declared: def.types.iter().map(|t| t.name.text.clone()).collect(),
+        fallible_tools: Vec::new(),
+        unrouted_allowed: Vec::new(),
     };
     let program = cx.program(def);
     let lowered = Lowered {
         program,
         spans: cx.spans,
+        fallible_tools: cx.fallible_tools,
+        unrouted_allowed: cx.unrouted_allowed,
     };
     (lowered, cx.errors.finish())
 }
@@ -95,7 +105,12 @@ struct Cx {
     spans: SpanMap,
     errors: Errors,
     declared: Vec<String>,
+    fallible_tools: Vec<String>,
+    unrouted_allowed: Vec<usize>,
 }
+
+/// The warnings an instruction's `#[allow(..)]` may name.
+pub const ALLOWABLE: &[&str] = &["unrouted_failure"];
 
 fn names(list: &[Name]) -> Vec<String> {
     list.iter().map(|n| n.text.clone()).collect()
@@ -325,7 +340,12 @@ impl Cx {
             }
         }
         let ret = match ais_return(t.ret.as_ref(), &self.declared) {
-            Ok(r) => r.ty,
+            Ok(r) => {
+                if r.fallible && matches!(t.imp, ToolImpl::Inline(_) | ToolImpl::Path(_)) {
+                    self.fallible_tools.push(t.ident.to_string());
+                }
+                r.ty
+            }
             Err(msg) => {
                 let span = t
                     .ret
@@ -477,6 +497,28 @@ impl Cx {
         code.then_some(Owner::Code)
     }
 
+    /// Records an instruction's `#[allow(unrouted_failure)]`; any other name is an error at it.
+    fn allow(&mut self, i: usize, d: &InstrDef) {
+        for name in d.allow.iter().flat_map(|(_, names)| names) {
+            if name.text == "unrouted_failure" {
+                self.unrouted_allowed.push(i);
+            } else {
+                self.errors.push(
+                    name.span,
+                    format!(
+                        "`{}` is not a warning of `ais!`; an instruction may allow {}",
+                        name.text,
+                        ALLOWABLE
+                            .iter()
+                            .map(|a| format!("`{a}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
     fn instruction(&mut self, i: usize, d: &InstrDef, def: &ProgramDef) -> Instruction {
         let el = Element::Instruction(i);
         self.at(el, None, Site::one(d.id.span));
@@ -508,6 +550,7 @@ impl Cx {
             self.at(el, Some("owner"), d.opcode.site);
         }
         let owner = self.owner(d, &opcode, def);
+        self.allow(i, d);
         if let Some(span) = d.reads_span {
             self.at(el, Some("reads"), Site::one(span));
         }
@@ -536,11 +579,17 @@ impl Cx {
         instr
     }
 
-    /// An operand written on an opcode that does not take it is an error at the operand.
+    /// An operand written on an opcode that does not take it is an error at the operand (at
+    /// the attribute's name, for an operand written as an attribute).
     fn only_on(&mut self, d: &InstrDef, what: &str, span: Span, opcode: &str) {
         if d.opcode.text != opcode {
+            let attr = what
+                .strip_prefix("`#[")
+                .and_then(|w| w.split('(').next())
+                .and_then(|name| d.attr_names.iter().find(|(n, _)| n == name))
+                .map_or(span, |(_, s)| *s);
             self.errors.push(
-                span,
+                attr,
                 format!(
                     "{what} applies to a {opcode}; `{}` is a {}",
                     d.id.text, d.opcode.text

@@ -314,7 +314,7 @@ fn parse_errors_name_what_was_expected() {
     let err = ais_syntax::parse_str("program P { a: ACT f(x) }").unwrap_err();
     assert!(
         err.to_string()
-            .contains("expected `;` after the instruction"),
+            .contains("expected `;` after the operands to end the instruction `a`"),
         "{err}"
     );
     let err = ais_syntax::parse_str("program P { #[cap(3)] tool f; }").unwrap_err();

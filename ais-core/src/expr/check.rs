@@ -14,12 +14,18 @@ use super::parser::{too_deep, too_tall};
 use super::types::{Ty, TypeEnv, comparable, join, join_all, orderable};
 use super::{Category, ExprError};
 use crate::source::Pos;
+use crate::suggest::Suggester;
 use crate::value::Value;
 use indexmap::IndexMap;
+use std::cell::OnceCell;
 
 pub(crate) struct Checker<'e> {
     pub(crate) env: &'e TypeEnv,
     pub(crate) limits: &'e Limits,
+    /// The did-you-mean index of the carry names: the caller's, shared by every expression of
+    /// a program, else one built on the first unknown name of this expression.
+    carry_names: Option<&'e Suggester<'e>>,
+    own_names: OnceCell<Suggester<'e>>,
     /// Real nesting, counted as the parser counts it (an operator chain is flat).
     depth: usize,
     /// The height of the tree above the node being checked.
@@ -66,14 +72,33 @@ fn is_const(n: &Node) -> bool {
 }
 
 impl<'e> Checker<'e> {
-    pub(crate) fn new(env: &'e TypeEnv, limits: &'e Limits) -> Self {
+    /// A checker in `env`; `carry_names`, when given, indexes `env`'s carry names for
+    /// did-you-mean (built once per program by the caller).
+    pub(crate) fn new(
+        env: &'e TypeEnv,
+        limits: &'e Limits,
+        carry_names: Option<&'e Suggester<'e>>,
+    ) -> Self {
         Checker {
             env,
             limits,
+            carry_names,
+            own_names: OnceCell::new(),
             depth: 0,
             height: 0,
             cx: Ctx::new(limits),
         }
+    }
+
+    /// The carries whose names are close to `name`, best first.
+    fn close_carries(&self, name: &str) -> Vec<String> {
+        let names = match self.carry_names {
+            Some(names) => names,
+            None => self
+                .own_names
+                .get_or_init(|| Suggester::new(self.env.carry_names())),
+        };
+        names.suggest(name)
     }
 
     /// Checks `e`, one level of nesting deeper; `hint` is the type an enclosing comparison
@@ -488,6 +513,7 @@ impl<'e> Checker<'e> {
                 Ty::Enum(e.clone()),
             ));
         }
+        let close = self.close_carries(name);
         let why = if self.env.enum_members(name).is_some() {
             format!(" `{name}` is an enum: name one of its members, `{name}.member`.")
         } else if self.env.object_fields(name).is_some() {
@@ -495,19 +521,20 @@ impl<'e> Checker<'e> {
         } else if library::function(name).is_some() {
             format!(" `{name}` is a function: call it, `{name}(x)`.")
         } else {
-            let close = did_you_mean(name, self.env.carry_names());
-            if close.is_empty() {
-                let names: Vec<String> = self.env.carry_names().map(str::to_owned).collect();
-                if names.is_empty() {
-                    " There are no carries.".to_owned()
-                } else {
-                    format!(" The carries are: {}.", list_names(&names))
+            match close.first() {
+                Some(first) => format!(" Did you mean `{first}`?"),
+                None => {
+                    // Twelve are shown (and an ellipsis for more): take no more than that.
+                    let names: Vec<String> =
+                        self.env.carry_names().take(13).map(str::to_owned).collect();
+                    if names.is_empty() {
+                        " There are no carries.".to_owned()
+                    } else {
+                        format!(" The carries are: {}.", list_names(&names))
+                    }
                 }
-            } else {
-                close
             }
         };
-        let close = crate::diag::did_you_mean(name, self.env.carry_names());
         Err(err(
             Category::NameError,
             pos,
