@@ -6,14 +6,21 @@
 //!
 //! `yaml-events` drains the YAML parser the reader is built on, with no tree or model built:
 //! the floor under `read`.
+//!
+//! `many_findings` is the scale of did-you-mean and rendering (`support/many.rs`): 10,000
+//! misspelled reads against 10,000 carries, 10,000 guards each misspelling one of 10,000
+//! carries, and 20,000 findings on one long line rendered as text and as JSON.
 
-use ais::core::{Repairs, agir, check};
+use ais::core::{Repairs, agir, check, render};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
 
 #[path = "support/synth.rs"]
 mod synth;
+
+#[path = "support/many.rs"]
+mod many;
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("check");
@@ -46,5 +53,59 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn many_findings(c: &mut Criterion) {
+    let mut group = c.benchmark_group("many_findings");
+    group.sample_size(10);
+    let n = 10_000;
+    for (name, text) in [
+        ("unknown_reads", many::unknown_reads(n)),
+        ("unknown_guard_names", many::unknown_guard_names(n)),
+    ] {
+        let doc = agir::read(&text).expect("the benchmark program reads");
+        let found = check(&doc.program, &doc.source_map, Repairs::Off);
+        assert!(
+            found.findings.len() >= n,
+            "{name}: {}",
+            found.findings.len()
+        );
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::new(name, n), &doc, |b, doc| {
+            b.iter(|| {
+                check(black_box(&doc.program), &doc.source_map, Repairs::Off)
+                    .findings
+                    .len()
+            })
+        });
+    }
+    let text = many::one_long_line(20_000);
+    let doc = agir::read(&text).expect("the benchmark program reads");
+    let checked = check(&doc.program, &doc.source_map, Repairs::Off);
+    assert!(checked.findings.len() >= 20_000);
+    group.throughput(Throughput::Elements(checked.findings.len() as u64));
+    group.bench_function("render_one_line_human/20000", |b| {
+        b.iter(|| {
+            let lines = render::SourceLines::new(&text);
+            checked
+                .findings
+                .iter()
+                .map(|f| render::render_finding_in(f, &lines, "p.agir", false).len())
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("render_one_line_json/20000", |b| {
+        b.iter(|| {
+            render::report_json(
+                "p.agir",
+                checked.outcome,
+                &checked.findings,
+                &checked.deviations,
+            )
+            .to_string()
+            .len()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, many_findings);
 criterion_main!(benches);

@@ -119,7 +119,10 @@ impl Repair {
     }
 
     /// A structured repair a front end may offer (a quick fix), which the validator does not
-    /// apply itself.
+    /// apply itself: a misspelled read (W8). Ladder step 1 (§9.1) exists to reach a runnable
+    /// program, re-checked through the compile oracle; a dangling read leaves the program
+    /// runnable (degraded, the operand empty), so the validator reports the likely rename
+    /// instead of guessing it — unlike a name in a guard, which leaves no program at all.
     pub fn suggested(edit: Edit, summary: impl Into<String>) -> Self {
         Repair {
             summary: summary.into(),
@@ -220,12 +223,24 @@ pub struct Finding<L = Pos> {
     /// Where it is in the source, when known: at [`Finding::inner`] when the front end can
     /// place it, else at the locus.
     pub pos: Option<L>,
-    /// Secondary places, each with a label ("first declared here").
-    pub related: Vec<(L, String)>,
+    /// Secondary places, each with a label ("first used here").
+    pub related: Vec<Related<L>>,
     /// Names close to a misspelled one.
     pub did_you_mean: Vec<String>,
     /// The change that resolves it.
     pub repair: Option<Repair>,
+}
+
+/// A secondary place a finding points at, with a label: the first definition of a duplicated
+/// id, the instruction an edge leaves from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Related<L = Pos> {
+    /// The element (and field) it is.
+    pub locus: Locus,
+    /// Where it is in the source, when the front end can place it.
+    pub pos: Option<L>,
+    /// What it is, in a few words ("first used here").
+    pub label: String,
 }
 
 impl Serialize for Finding<Pos> {
@@ -301,6 +316,21 @@ impl<L> Finding<L> {
         self
     }
 
+    /// Adds a secondary place, with its label (located later, as the finding is).
+    pub fn with_related(mut self, locus: Locus, label: impl Into<String>) -> Self {
+        self.relate(locus, label);
+        self
+    }
+
+    /// Adds a secondary place to a finding already recorded.
+    pub fn relate(&mut self, locus: Locus, label: impl Into<String>) {
+        self.related.push(Related {
+            locus,
+            pos: None,
+            label: label.into(),
+        });
+    }
+
     /// The same finding located by another front end: `locate` maps the position, if any,
     /// and each secondary place.
     pub fn map_location<M>(self, mut locate: impl FnMut(L) -> Option<M>) -> Finding<M> {
@@ -315,7 +345,11 @@ impl<L> Finding<L> {
             related: self
                 .related
                 .into_iter()
-                .filter_map(|(at, label)| Some((locate(at)?, label)))
+                .map(|r| Related {
+                    locus: r.locus,
+                    pos: r.pos.and_then(&mut locate),
+                    label: r.label,
+                })
                 .collect(),
             did_you_mean: self.did_you_mean,
             repair: self.repair,

@@ -1,6 +1,6 @@
 //! Structured repairs: edits on the program model (documented on [`Edit`]).
 
-use crate::model::{Carry, Owner, Program, Type, Walker};
+use crate::model::{Carry, Opcode, Owner, Program, Type, Walker};
 
 /// Whose words a repair is given in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,6 +57,8 @@ pub enum Edit {
     ReownToModel {
         /// The instruction's id.
         instruction: String,
+        /// Its opcode (for the wording: the DSL writes the owner after it).
+        opcode: Opcode,
     },
     /// Name the one instruction that writes a carry as its `produced_by`.
     SetProducer {
@@ -135,10 +137,14 @@ impl Edit {
                     (false, None) => format!("add `{name}: {{type: {ty}}}` to walker.carries"),
                 }
             }
-            Edit::ReownToModel { instruction } if rust => format!(
-                "make `{instruction}` a model step: give it `#[owner(model)]`, its doc comment stating what it must do"
+            Edit::ReownToModel {
+                instruction,
+                opcode,
+            } if rust => format!(
+                "let a model do it: write `{instruction}: {opcode}(model)(..)`, its doc comment \
+                 saying what it must do"
             ),
-            Edit::ReownToModel { instruction } => {
+            Edit::ReownToModel { instruction, .. } => {
                 format!("set `owner: model` on `{instruction}`, so its `doc` is filled by a model")
             }
             Edit::SetProducer { carry, instruction } if rust => format!(
@@ -152,7 +158,7 @@ impl Edit {
             }
             Edit::AdoptType { carry, ty } => format!("change carry `{carry}` to `type: {ty}`"),
             Edit::RenameRead { id, name, to, .. } if rust => {
-                format!("change `{name}` to `{to}` in the operands of `{id}: …({to}) …;`")
+                format!("write `{to}` instead of `{name}` in the operands of `{id}`")
             }
             Edit::RenameRead { id, name, to, .. } => {
                 format!("change `{name}` to `{to}` in `{id}`.reads")
@@ -211,7 +217,7 @@ impl Edit {
                     ),
                 })
             }
-            Edit::ReownToModel { instruction } => {
+            Edit::ReownToModel { instruction, .. } => {
                 let n = program
                     .nodes
                     .as_mut()?
@@ -393,7 +399,7 @@ mod tests {
         );
         assert_eq!(
             edit.describe(Wording::RustDsl),
-            "change `plan_mdd` to `plan_md` in the operands of `verify: …(plan_md) …;`"
+            "write `plan_md` instead of `plan_mdd` in the operands of `verify`"
         );
         let mint = Edit::MintCarry {
             name: "plan_ok".into(),
@@ -407,6 +413,20 @@ mod tests {
         assert_eq!(
             mint.describe(Wording::RustDsl),
             "declare `plan_ok: bool,` in `carries { … }`"
+        );
+        let reown = Edit::ReownToModel {
+            instruction: "look".into(),
+            opcode: Opcode::Sense,
+        };
+        assert_eq!(
+            reown.describe(Wording::Agir),
+            "set `owner: model` on `look`, so its `doc` is filled by a model"
+        );
+        // The DSL writes the owner after the opcode, not as an attribute.
+        assert_eq!(
+            reown.describe(Wording::RustDsl),
+            "let a model do it: write `look: SENSE(model)(..)`, its doc comment saying what it \
+             must do"
         );
         for w in [Wording::Agir, Wording::RustDsl] {
             let text = edit.describe(w);

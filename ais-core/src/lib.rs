@@ -105,7 +105,7 @@ mod value;
 
 pub use builder::{ProgramBuilder, StepBuilder};
 pub use check::{Checked, Repairs, check};
-pub use diag::{CheckId, Code, Deviation, Finding, Outcome, Repair, Severity};
+pub use diag::{CheckId, Code, Deviation, Finding, Outcome, Related, Repair, Severity};
 pub use edit::{Change, Edit, Wording};
 pub use model::{
     Autonomy, Carry, Concurrency, ContentKind, Edge, EnumMember, Extras, Field, Instruction,

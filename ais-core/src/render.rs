@@ -49,7 +49,7 @@
 
 #[cfg(feature = "agir")]
 use crate::agir::{ReadError, Relaxation};
-use crate::diag::{Deviation, Finding, Outcome, Repair, Severity};
+use crate::diag::{Code, Deviation, Finding, Outcome, Repair, Severity};
 use crate::expr::ExprError;
 use crate::source::Pos;
 use annotate_snippets::{
@@ -67,7 +67,21 @@ pub struct SourceLines<'a> {
     text: &'a str,
     /// Byte offset of the start of each line.
     starts: Vec<usize>,
+    /// The lines longer than [`crate::long_line::LONG_LINE`] bytes (by 0-based index), where
+    /// finding a column by counting characters would cost a pass over the line per finding.
+    long: std::collections::HashMap<usize, LongLine>,
 }
+
+/// What finds a column on a long line without counting from its start.
+#[derive(Clone, Debug)]
+struct LongLine {
+    /// Every character is one byte: a column is a byte offset.
+    ascii: bool,
+    /// Otherwise the byte offset of every [`MARK_EVERY`]th character, made on first use.
+    marks: std::sync::OnceLock<Vec<usize>>,
+}
+
+const MARK_EVERY: usize = 64;
 
 impl<'a> SourceLines<'a> {
     /// Indexes a text by line.
@@ -79,7 +93,25 @@ impl<'a> SourceLines<'a> {
                 .filter(|(_, b)| *b == b'\n')
                 .map(|(i, _)| i + 1),
         );
-        SourceLines { text, starts }
+        let mut lines = SourceLines {
+            text,
+            starts,
+            long: std::collections::HashMap::new(),
+        };
+        for index in 0..lines.starts.len() {
+            let line = u32::try_from(index + 1).ok().and_then(|n| lines.line(n));
+            if let Some(line) = line.filter(|l| l.len() > crate::long_line::LONG_LINE) {
+                let ascii = line.is_ascii();
+                lines.long.insert(
+                    index,
+                    LongLine {
+                        ascii,
+                        marks: std::sync::OnceLock::new(),
+                    },
+                );
+            }
+        }
+        lines
     }
 
     /// The text of a 1-based line, without its line break; `None` past the end.
@@ -92,6 +124,35 @@ impl<'a> SourceLines<'a> {
             .map_or(self.text.len(), |next| next - 1);
         let raw = self.text.get(start..end)?;
         Some(raw.strip_suffix('\r').unwrap_or(raw))
+    }
+
+    /// A 1-based line's text and the byte offset in it of a 1-based character column (its
+    /// end, past the last character): without counting from the line's start on a long line,
+    /// so that many findings on one long line cost time in proportion to their number.
+    pub(crate) fn column_at(&self, line: u32, column: u32) -> Option<(&'a str, usize)> {
+        let text = self.line(line)?;
+        let index = usize::try_from(line).ok()?.checked_sub(1)?;
+        let skip = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
+        let at = match self.long.get(&index) {
+            None => crate::long_line::byte_of_column(text, column),
+            Some(long) if long.ascii => skip.min(text.len()),
+            Some(long) => {
+                let marks = long.marks.get_or_init(|| {
+                    text.char_indices()
+                        .step_by(MARK_EVERY)
+                        .map(|(i, _)| i)
+                        .collect()
+                });
+                match marks.get(skip / MARK_EVERY) {
+                    Some(&base) => text[base..]
+                        .char_indices()
+                        .nth(skip % MARK_EVERY)
+                        .map_or(text.len(), |(i, _)| base + i),
+                    None => text.len(),
+                }
+            }
+        };
+        Some((text, at))
     }
 }
 
@@ -126,13 +187,14 @@ fn clean(text: &str) -> String {
     normalize_untrusted_str(text)
 }
 
-/// A snippet showing one line of the source, underlined at `pos`; or, when the line is not in
-/// the source, just the origin `file:line:col`.
+/// A snippet showing one line of the source, underlined at `pos` (as the primary place, or a
+/// secondary one); or, when the line is not in the source, just the origin `file:line:col`.
 fn located<'a>(
     group: Group<'a>,
     lines: &SourceLines<'a>,
     file_name: &'a str,
     pos: Option<Pos>,
+    kind: AnnotationKind,
     label: Option<String>,
 ) -> Group<'a> {
     let Some(pos) = pos else {
@@ -144,10 +206,12 @@ fn located<'a>(
             // the line, once per finding); `long_line::true_column` puts the true column back
             // into the ` --> file:line:col` header.
             let line_start = usize::try_from(pos.line).unwrap_or(usize::MAX);
-            let at = crate::long_line::byte_of_column(text, pos.column);
+            let at = lines
+                .column_at(pos.line, pos.column)
+                .map_or(text.len(), |(_, at)| at);
             let span = span_at(&text[at..], 1);
             let (window, span) = crate::long_line::window(text, at + span.start..at + span.end);
-            let annotation = AnnotationKind::Primary.span(span).label(label);
+            let annotation = kind.span(span).label(label);
             group.element(
                 Snippet::source(window)
                     .line_start(line_start)
@@ -158,7 +222,7 @@ fn located<'a>(
         Some(text) => {
             let line_start = usize::try_from(pos.line).unwrap_or(usize::MAX);
             let span = span_at(text, pos.column);
-            let annotation = AnnotationKind::Primary.span(span).label(label);
+            let annotation = kind.span(span).label(label);
             group.element(
                 Snippet::source(text)
                     .line_start(line_start)
@@ -204,31 +268,64 @@ fn level_of(severity: Severity) -> Level<'static> {
 }
 
 fn finding_group<'a>(finding: &Finding, lines: &SourceLines<'a>, file_name: &'a str) -> Group<'a> {
+    // A read error has no program behind it: its title says so, and its repair is the next
+    // step to take with the text.
+    let read = finding.id == Code::Read;
+    let message = clean(&finding.message);
     let title = level_of(finding.severity)
-        .primary_title(clean(&finding.message))
+        .primary_title(if read {
+            format!("cannot read AG-IR: {message}")
+        } else {
+            message
+        })
         .id(finding.id.as_str());
     let mut group = located(
         Group::with_title(title),
         lines,
         file_name,
         finding.pos,
+        AnnotationKind::Primary,
         None,
     );
+    for related in &finding.related {
+        if let Some(pos) = related.pos {
+            let label = Some(clean(&related.label));
+            group = located(
+                group,
+                lines,
+                file_name,
+                Some(pos),
+                AnnotationKind::Context,
+                label,
+            );
+        }
+    }
     if finding.severity == Severity::Fatal {
-        group = group.element(
-            Level::NOTE.message("fatal: no runnable program exists until this is resolved"),
-        );
+        group = group.element(Level::NOTE.message(if read {
+            "fatal: there is no program to check"
+        } else {
+            "fatal: no runnable program exists until this is resolved"
+        }));
     }
     if finding.pos.is_none()
         && let Some(id) = &finding.instruction
     {
         group = group.element(Level::NOTE.message(format!("in instruction `{}`", clean(id))));
     }
-    if let Some(text) = did_you_mean_text(&finding.did_you_mean) {
+    // An expression error already words its suggestion in its message.
+    if let Some(text) = did_you_mean_text(&finding.did_you_mean)
+        && !finding.did_you_mean.first().is_some_and(|first| {
+            finding
+                .message
+                .contains(&format!("Did you mean `{first}`?"))
+        })
+    {
         group = group.element(Level::HELP.message(text));
     }
-    if let Some(repair) = &finding.repair {
-        group = group.element(Level::HELP.message(repair_text(repair)));
+    match &finding.repair {
+        Some(repair) if read => group = group.element(Level::HELP.message(clean(&repair.summary))),
+        Some(repair) => group = group.element(Level::HELP.message(repair_text(repair))),
+        None => {}
     }
     group
 }
@@ -266,19 +363,11 @@ pub fn render_findings(findings: &[Finding], source: &str, file_name: &str, colo
 }
 
 #[cfg(feature = "agir")]
-/// Renders why a text could not be read as AG-IR: `error: message`, where, and `= help:` with
-/// the next step. A read error means there is no program, so it is reported as fatal.
+/// Renders why a text could not be read as AG-IR — the finding of id `read` that
+/// `Finding::from(&ReadError)` makes, through the one renderer: `error[read]: cannot read
+/// AG-IR: message`, where, a note that there is no program, and `= help:` with the next step.
 pub fn render_read_error(err: &ReadError, source: &str, file_name: &str, color: bool) -> String {
-    let lines = SourceLines::new(source);
-    let title = Level::ERROR
-        .primary_title(format!("cannot read AG-IR: {}", clean(&err.message)))
-        .id("read");
-    let mut group = located(Group::with_title(title), &lines, file_name, err.pos, None);
-    group = group.element(Level::NOTE.message("fatal: there is no program to check"));
-    if let Some(help) = &err.help {
-        group = group.element(Level::HELP.message(clean(help)));
-    }
-    renderer(color).render(&[group])
+    render_finding(&Finding::from(err), source, file_name, color)
 }
 
 #[cfg(feature = "agir")]
@@ -299,23 +388,23 @@ pub fn render_relaxation(
         &lines,
         file_name,
         Some(relaxation.pos),
+        AnnotationKind::Primary,
         None,
     )
     .element(Level::HELP.message("`ais fmt -w` rewrites the file as strictly valid YAML"));
     renderer(color).render(&[group])
 }
 
-/// Renders an expression error with a caret under the expression:
-/// `error[type_error]: message`, ` --> <expression>:1:5`, the expression line, the caret.
-/// `origin` names where the expression came from ([`EXPRESSION_ORIGIN`] when given alone).
+/// Renders an expression error — as the finding `Finding::from(&ExprError)` makes, through
+/// the one renderer — with a caret under the expression: `error[type_error]: message`,
+/// ` --> <expression>:1:5`, the expression line, the caret. `origin` names where the
+/// expression came from ([`EXPRESSION_ORIGIN`] when given alone).
 pub fn render_expr_error(err: &ExprError, expr: &str, origin: &str, color: bool) -> String {
-    let lines = SourceLines::new(expr);
-    let title = Level::ERROR
-        .primary_title(clean(&err.message))
-        .id(err.category.as_str());
-    let pos = Pos::new(err.line.max(1), err.column.max(1));
-    let group = located(Group::with_title(title), &lines, origin, Some(pos), None);
-    renderer(color).render(&[group])
+    let mut finding = Finding::from(err);
+    finding.pos = finding
+        .pos
+        .map(|p| Pos::new(p.line.max(1), p.column.max(1)));
+    render_finding(&finding, expr, origin, color)
 }
 
 /// Renders an error that is not about a place in a program — a missing file, bad command-line

@@ -166,3 +166,145 @@ fn a_bad_signature_is_pointed_into() {
     let at: String = row.chars().skip(pos.column as usize - 1).take(5).collect();
     assert_eq!(at, "task2", "{x5:#?}");
 }
+
+/// A program whose second `verify` repeats the first's id and whose last edge leads nowhere.
+const DUPLICATE_AND_DANGLING: &str = r#"---
+name: twice
+description: Two steps share an id, and an edge leads nowhere.
+---
+walker:
+  name: Twice
+  carries:
+    task: {type: str, role: input}
+    note: {type: str, produced_by: verify}
+nodes:
+  - id: verify
+    type: GEN-RAW
+    reads: [task]
+    writes: [note]
+    doc: "Write a note."
+  - id: verify
+    type: GEN-RAW
+    reads: [task]
+    doc: "Again."
+  - id: done
+    type: TERMINAL
+    reads: [note]
+edges:
+  - {from: verify, to: done}
+  - {from: done, to: nowhere}
+"#;
+
+#[test]
+fn a_duplicate_id_points_at_the_first_and_a_dangling_edge_at_its_source() {
+    let doc = ais_core::agir::read(DUPLICATE_AND_DANGLING).expect("reads");
+    let checked = check(&doc.program, &doc.source_map, Repairs::Off);
+    let w1 = checked
+        .findings
+        .iter()
+        .find(|f| f.id == CheckId::W1)
+        .expect("W1");
+    assert_eq!(w1.pos.map(|p| p.line), Some(16), "{w1:#?}");
+    let [first] = w1.related.as_slice() else {
+        panic!("one related place: {w1:#?}")
+    };
+    assert_eq!(
+        first.locus,
+        Locus::field(Element::Instruction(0), FieldKey::Id)
+    );
+    assert_eq!(first.pos.map(|p| (p.line, p.column)), Some((11, 9)));
+    assert_eq!(first.label, "`verify` is first used here");
+
+    let w4 = checked
+        .findings
+        .iter()
+        .find(|f| f.id == CheckId::W4)
+        .expect("W4");
+    let [source] = w4.related.as_slice() else {
+        panic!("one related place: {w4:#?}")
+    };
+    assert_eq!(
+        source.locus,
+        Locus::field(Element::Instruction(2), FieldKey::Id)
+    );
+    assert_eq!(source.pos.map(|p| p.line), Some(20));
+
+    // Rendered as rustc's secondary labels; the JSON contract keeps its keys.
+    let text = ais_core::render::render_finding(w1, DUPLICATE_AND_DANGLING, "twice.agir", false);
+    assert!(text.contains("::: twice.agir:11:9"), "{text}");
+    assert!(text.contains("- `verify` is first used here"), "{text}");
+    let json = finding_json(w1);
+    assert!(json.get("related").is_none(), "{json}");
+
+    // Another front end locates the related places with its own locator.
+    let spanned = check(&doc.program, &Spans, Repairs::Off);
+    let w1 = spanned
+        .findings
+        .iter()
+        .find(|f| f.id == CheckId::W1)
+        .expect("W1");
+    assert_eq!(
+        w1.related[0].pos.as_ref().map(|s| s.token.as_str()),
+        Some("Instruction(0).id")
+    );
+}
+
+#[test]
+fn read_and_expression_errors_render_through_the_finding_renderer() {
+    let err = ais_core::agir::read("nodes: [\n").unwrap_err();
+    let text = ais_core::render::render_read_error(&err, "nodes: [\n", "bad.agir", false);
+    assert_eq!(
+        text,
+        ais_core::render::render_finding(&Finding::from(&err), "nodes: [\n", "bad.agir", false)
+    );
+    assert!(
+        text.starts_with("error[read]: cannot read AG-IR: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("= note: fatal: there is no program to check"),
+        "{text}"
+    );
+
+    let mut env = TypeEnv::new();
+    env.add_carry("plan_ok", &Type::Bool);
+    let src = "plan_okk == true";
+    let err = ais_core::expr::compile_str(src, &env, &Limits::default()).unwrap_err();
+    let text = ais_core::render::render_expr_error(&err, src, "<expression>", false);
+    assert!(
+        text.starts_with("error[name_error]: `plan_okk` names no carry. Did you mean `plan_ok`?"),
+        "{text}"
+    );
+    assert!(text.contains("^^^^^^^^"), "{text}");
+    // The suggestion is in the message already; it is not repeated as a help line.
+    assert!(!text.contains("= help: did you mean"), "{text}");
+}
+
+#[test]
+fn a_misspelled_read_carries_a_structured_rename_worded_per_front_end() {
+    let text = DUPLICATE_AND_DANGLING.replace("    reads: [note]", "    reads: [note, taks]");
+    let doc = ais_core::agir::read(&text).expect("reads");
+    let checked = check(&doc.program, &doc.source_map, Repairs::Mechanical);
+    let w8 = checked
+        .findings
+        .iter()
+        .find(|f| f.id == CheckId::W8)
+        .expect("W8 stays: the rename is offered, not applied");
+    let repair = w8.repair.as_ref().expect("a repair");
+    assert!(!repair.mechanical);
+    assert_eq!(
+        repair.edit,
+        Some(ais_core::Edit::RenameRead {
+            instruction: 2,
+            id: "done".into(),
+            index: 1,
+            name: "taks".into(),
+            to: "task".into(),
+        })
+    );
+    assert_eq!(repair.summary, "change `taks` to `task` in `done`.reads");
+    assert_eq!(
+        repair.words(ais_core::Wording::RustDsl),
+        "write `task` instead of `taks` in the operands of `done`"
+    );
+}

@@ -185,14 +185,6 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
                 f.did_you_mean[0],
                 ty.as_ref().map_or("str".to_owned(), ToString::to_string)
             ),
-            // The DSL says who runs a dual opcode in the parentheses after it.
-            Edit::ReownToModel { instruction } => {
-                let op = instr.map_or("SENSE".to_owned(), |i| i.opcode.to_string());
-                format!(
-                    "let a model do it: write `{instruction}: {op}(model)(..)`, its doc comment \
-                     saying what it must do"
-                )
-            }
             // The consumer's demand may be the thing to change, not the carry: its writer
             // may well produce what the carry says.
             Edit::AdoptType { carry, ty } => match instr {

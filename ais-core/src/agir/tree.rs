@@ -200,7 +200,24 @@ pub(crate) struct Stream<'a> {
     pub comments: Vec<RawComment>,
     /// Where each entry of a document's top-level mapping stands in the parsed text.
     pub top: Vec<TopEntry>,
+    /// Where each mapping entry of the outer levels (those that hold the program's elements
+    /// and their fields) stands in the parsed text, found by its value's position.
+    pub entries: Vec<EntrySpan>,
 }
+
+/// A mapping entry's place in the parsed text: its value's position, and the byte range from
+/// its key's start to the end of its value's last token (when known).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EntrySpan {
+    /// Where the value starts.
+    pub value_pos: Pos,
+    /// Byte offsets: the key's start and the value's end.
+    pub bytes: Option<(usize, usize)>,
+}
+
+/// The deepest collection nesting whose mapping entries are recorded as [`EntrySpan`]s: deep
+/// enough for every element field (a type's object field's fields sit at five).
+const ENTRY_DEPTH: usize = 5;
 
 /// A comment as the parser reported it.
 #[derive(Clone, Debug)]
@@ -262,6 +279,8 @@ impl Stream<'_> {
 /// A collection being built.
 struct Frame<'a> {
     pos: Pos,
+    /// In a mapping: the byte start of the key whose value is being read.
+    key_start: Option<usize>,
     anchor: usize,
     /// True for a flow collection (`[…]`, `{…}`), whose end token ends its content.
     flow: bool,
@@ -281,21 +300,142 @@ pub(crate) fn is_syntax(err: &ScanError) -> bool {
     )
 }
 
-/// Where an error happened, as a read error.
-pub(crate) fn scan_error(err: &ScanError, map: &ColumnMap, limits: &Limits) -> ReadError {
+/// Where an error happened, as a read error. `text` is the text that was scanned.
+pub(crate) fn scan_error(
+    err: &ScanError,
+    text: &str,
+    map: &ColumnMap,
+    limits: &Limits,
+) -> ReadError {
     let m = err.marker();
-    let pos = map.pos(m.line(), m.col());
+    let mut pos = map.pos(m.line(), m.col());
     if matches!(err.kind(), ErrorKind::RecursionLimitExceeded) {
         return too_deep(pos, limits);
     }
+    let mut info = err.info();
+    // The scanner places a bad escape at the scalar's opening quote, which in a long scalar
+    // is far from the mistake: find the escape itself.
+    let escape_error = matches!(
+        err.kind(),
+        ErrorKind::UnknownQuotedScalarEscape
+            | ErrorKind::InvalidQuotedScalarHexEscape
+            | ErrorKind::InvalidLowSurrogateHexEscape
+            | ErrorKind::InvalidLowSurrogate
+            | ErrorKind::MissingLowSurrogate
+            | ErrorKind::UnpairedLowSurrogate
+            | ErrorKind::InvalidUnicodeEscape
+    );
+    if escape_error && let Some(bad) = bad_escape(text, m.line(), m.col()) {
+        pos = map.pos(bad.line, bad.col0);
+        info = format!("{info} `{}`", bad.written);
+    }
     ReadError {
-        message: format!("not valid YAML: {}", err.info()),
+        message: format!("not valid YAML: {info}"),
         pos: Some(pos),
         help: Some(
             "fix the YAML syntax at this place (quote text that holds `: `, `#`, `[` or `{`, \
              and close every bracket and quote)"
                 .to_owned(),
         ),
+    }
+}
+
+/// A bad escape in a double-quoted scalar: where its `\\` is and what is written there.
+#[derive(Debug, PartialEq)]
+struct BadEscape {
+    /// 1-based line.
+    line: usize,
+    /// 0-based character column.
+    col0: usize,
+    /// The escape as written, up to where it goes wrong (at most ten characters).
+    written: String,
+}
+
+/// Characters of a text with their 1-based line and 0-based character column.
+struct Cursor<'t> {
+    chars: std::str::Chars<'t>,
+    line: usize,
+    col0: usize,
+}
+
+impl Cursor<'_> {
+    fn next(&mut self) -> Option<char> {
+        let c = self.chars.next()?;
+        if c == '\n' {
+            self.line += 1;
+            self.col0 = 0;
+        } else {
+            self.col0 += 1;
+        }
+        Some(c)
+    }
+}
+
+/// The first bad escape (YAML 1.2 §5.7, with `\\u` surrogate pairs as the scanner reads them)
+/// of the double-quoted scalar whose opening quote is at a 1-based line and a 0-based character
+/// column of `text`; `None` when there is no quote there or every escape is good.
+fn bad_escape(text: &str, line: usize, col0: usize) -> Option<BadEscape> {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let mut at = Cursor {
+        chars: text.get(start..)?.chars(),
+        line,
+        col0: 0,
+    };
+    for _ in 0..col0 {
+        at.next()?;
+    }
+    if at.next()? != '"' {
+        return None;
+    }
+    // A high surrogate escape waiting for its low half.
+    let mut high: Option<BadEscape> = None;
+    loop {
+        let (line, col0) = (at.line, at.col0);
+        let rest = at.chars.as_str();
+        let c = at.next()?;
+        if c != '\\' {
+            if c == '"' || high.is_some() {
+                return high;
+            }
+            continue;
+        }
+        // The escape as consumed up to `now`.
+        let bad = |now: &str| BadEscape {
+            line,
+            col0,
+            written: rest[..rest.len() - now.len()].chars().take(10).collect(),
+        };
+        let digits = match at.next()? {
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            '0' | 'a' | 'b' | 't' | '\t' | 'n' | 'v' | 'f' | 'r' | 'e' | ' ' | '"' | '/' | '\\'
+            | 'N' | '_' | 'L' | 'P' | '\n' | '\r' => 0,
+            _ => return Some(bad(at.chars.as_str())),
+        };
+        let mut value = 0u32;
+        for _ in 0..digits {
+            match at.next().and_then(|d| d.to_digit(16)) {
+                Some(d) => value = value * 16 + d,
+                None => return Some(bad(at.chars.as_str())),
+            }
+        }
+        let surrogate_pair = digits == 4 && high.is_some();
+        match high.take() {
+            Some(_) if surrogate_pair && (0xDC00..=0xDFFF).contains(&value) => {}
+            Some(h) => return Some(h),
+            None if digits == 4 && (0xD800..=0xDBFF).contains(&value) => {
+                high = Some(bad(at.chars.as_str()));
+            }
+            None if digits > 0 && char::from_u32(value).is_none() => {
+                return Some(bad(at.chars.as_str()));
+            }
+            None => {}
+        }
     }
 }
 
@@ -321,7 +461,7 @@ pub(crate) fn parse<'a>(
         nodes: 0,
         comments: Vec::new(),
         top: Vec::new(),
-        key_start: None,
+        entries: Vec::new(),
         last_end: None,
     };
     for event in parser {
@@ -336,6 +476,7 @@ pub(crate) fn parse<'a>(
         nodes: b.nodes,
         comments: b.comments,
         top: b.top,
+        entries: b.entries,
     }))
 }
 
@@ -351,8 +492,7 @@ struct Builder<'a, 'l> {
     nodes: usize,
     comments: Vec<RawComment>,
     top: Vec<TopEntry>,
-    /// The byte start of the top-level key whose value is being read.
-    key_start: Option<usize>,
+    entries: Vec<EntrySpan>,
     /// The byte end of the last token that ends content (a scalar, an alias, a flow end).
     last_end: Option<usize>,
 }
@@ -366,17 +506,18 @@ impl<'a> Builder<'a, '_> {
             }
             _ => {}
         }
-        // A scalar or collection starting as a key of a document's top-level mapping.
+        // A scalar or collection starting as a key of a mapping: remember where.
         if matches!(
             event,
             Event::Scalar(..)
                 | Event::Alias(_)
                 | Event::SequenceStart(..)
                 | Event::MappingStart(..)
-        ) && self.stack.len() == 1
-            && matches!(&self.stack[0].kind, FrameKind::Map(_, None))
+        ) && self.stack.len() <= ENTRY_DEPTH
+            && let Some(frame) = self.stack.last_mut()
+            && matches!(&frame.kind, FrameKind::Map(_, None))
         {
-            self.key_start = span.start.byte_offset();
+            frame.key_start = span.start.byte_offset();
         }
         match event {
             Event::Comment(text, placement) => {
@@ -428,6 +569,7 @@ impl<'a> Builder<'a, '_> {
                 );
                 self.stack.push(Frame {
                     pos,
+                    key_start: None,
                     anchor,
                     flow,
                     kind: if is_seq {
@@ -509,17 +651,25 @@ impl<'a> Builder<'a, '_> {
             let m = measure(&node);
             self.anchors.insert(anchor, (node.clone(), m));
         }
-        // A value of a document's top-level mapping: record where its entry stands.
-        if self.stack.len() == 1
-            && let FrameKind::Map(_, Some(key)) = &self.stack[0].kind
-            && let Kind::Scalar(text, _) = &key.kind
+        // A value of a mapping of the outer levels: record where its entry stands.
+        if self.stack.len() <= ENTRY_DEPTH
+            && let Some(frame) = self.stack.last()
+            && let FrameKind::Map(_, Some(key)) = &frame.kind
         {
-            let bytes = self.key_start.zip(self.last_end);
-            self.top.push(TopEntry {
-                doc: self.docs.len(),
-                key: text.to_string(),
+            let bytes = frame.key_start.zip(self.last_end);
+            self.entries.push(EntrySpan {
+                value_pos: node.pos,
                 bytes,
             });
+            if self.stack.len() == 1
+                && let Kind::Scalar(text, _) = &key.kind
+            {
+                self.top.push(TopEntry {
+                    doc: self.docs.len(),
+                    key: text.to_string(),
+                    bytes,
+                });
+            }
         }
         match self.stack.last_mut() {
             None => self.docs.push(node),

@@ -139,6 +139,7 @@ fn x1_no_hollow_du(cx: &mut Ctx) {
             Repair::mechanical(
                 Edit::ReownToModel {
                     instruction: n.id.clone(),
+                    opcode: n.opcode.clone(),
                 },
                 format!(
                     "bind a tool with a body to `{}` (`tool: <name>`), or re-own it to a model slot with `owner: model`",

@@ -11,9 +11,11 @@ use crate::expr::TypeEnv;
 use crate::model::{Instruction, Modality, Program, Tool, Type, TypeKind};
 use crate::plan::builtins::{Builtin, builtin};
 use crate::sig::{Param, Return, SigError, Signature};
+use crate::suggest::Suggester;
 use Map as HashMap;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
+use std::cell::OnceCell;
 
 /// A tool an instruction runs: a declared tool (by index) or a built-in.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,6 +72,11 @@ pub(crate) struct Index<'p> {
     pub calls: Vec<Vec<Call>>,
     /// The expression environment (carries and types), built once for every guard and body.
     pub env: TypeEnv,
+    /// Did-you-mean over the carry names (the names of `env`), built on the first unknown
+    /// name and shared by every check and expression of the program.
+    carry_names: OnceCell<Suggester<'p>>,
+    /// Did-you-mean over the instruction ids, likewise.
+    ids: OnceCell<Suggester<'p>>,
 }
 
 /// One tool call of an instruction's pipeline, bound.
@@ -118,7 +125,22 @@ impl<'p> Index<'p> {
             sigs,
             calls,
             env: TypeEnv::from_program(p),
+            carry_names: OnceCell::new(),
+            ids: OnceCell::new(),
         }
+    }
+
+    /// The did-you-mean index of the carry names.
+    pub fn carry_suggester(&self) -> &Suggester<'p> {
+        self.carry_names
+            .get_or_init(|| Suggester::new(self.p.carries().iter().map(|c| c.name.as_str())))
+    }
+
+    /// The instruction ids closest to `name`, best first.
+    pub fn suggest_id(&self, name: &str) -> Vec<String> {
+        self.ids
+            .get_or_init(|| Suggester::new(self.p.instructions().iter().map(|n| n.id.as_str())))
+            .suggest(name)
     }
 
     /// The instruction at an index.
@@ -129,12 +151,15 @@ impl<'p> Index<'p> {
     /// Parses and type-checks a guard in the program's environment (the guard must be a `bool`
     /// reading a carry).
     pub fn check_guard(&self, guard: &str) -> Result<(), crate::expr::ExprError> {
-        crate::expr::compile_guard(&self.env, guard, &crate::expr::Limits::default()).map(|_| ())
+        let limits = crate::expr::Limits::default();
+        crate::expr::compile_guard_with(&self.env, guard, &limits, Some(self.carry_suggester()))
+            .map(|_| ())
     }
 
     /// Parses and type-checks a CODE body in the program's environment; returns its type.
     pub fn check_body(&self, body: &str) -> Result<Type, crate::expr::ExprError> {
-        crate::expr::compile_str(body, &self.env, &crate::expr::Limits::default())
+        let limits = crate::expr::Limits::default();
+        crate::expr::compile_str_with(body, &self.env, &limits, Some(self.carry_suggester()))
             .map(|c| c.ty().clone())
     }
 

@@ -197,16 +197,14 @@ fn finish<M: Locator>(
                 let token = inner_text(program, &f.locus, inner);
                 map.locate_inner(&f.locus, inner, token.as_deref())
             });
-            let at = inner.or_else(|| match &f.locus {
-                Locus {
-                    element: e @ Element::Instruction(_),
-                    field: None,
-                    ..
-                } => map.locate(&Locus::field(*e, FieldKey::Id)),
-                locus => map.locate(locus),
-            });
+            let at = inner.or_else(|| locate(map, &f.locus));
+            let related: Vec<Option<M::Location>> =
+                f.related.iter().map(|r| locate(map, &r.locus)).collect();
             let mut f = f.map_location(|_: Pos| None);
             f.pos = at;
+            for (r, at) in f.related.iter_mut().zip(related) {
+                r.pos = at;
+            }
             f
         })
         .collect();
@@ -221,6 +219,18 @@ fn finish<M: Locator>(
     });
     located.dedup();
     located
+}
+
+/// Where `locus` is: a whole instruction at its `id`.
+fn locate<M: Locator>(map: &M, locus: &Locus) -> Option<M::Location> {
+    match locus {
+        Locus {
+            element: e @ Element::Instruction(_),
+            field: None,
+            ..
+        } => map.locate(&Locus::field(*e, FieldKey::Id)),
+        locus => map.locate(locus),
+    }
 }
 
 /// The text of `range` inside the field at `locus` (a guard, a CODE body, a tool's `sig`), to

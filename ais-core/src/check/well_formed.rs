@@ -4,7 +4,7 @@ use super::Ctx;
 use super::index::quote_list;
 use crate::bind::is_bare_param_name;
 use crate::diag::{CheckId, Finding, Repair, did_you_mean};
-use crate::edit::Edit;
+use crate::edit::{Edit, Wording};
 use crate::model::{Modality, Opcode, Owner, Program, Role, TypeKind};
 use crate::source::{Element, FieldKey, Locus};
 use crate::suggest::Suggester;
@@ -52,7 +52,8 @@ fn w1_unique_ids(cx: &mut Ctx) {
                 i + 1
             )));
         } else if !seen.insert(n.id.as_str()) {
-            cx.report_instr(
+            let first = cx.ix.instr.get(n.id.as_str()).copied();
+            let f = cx.report_instr(
                 CheckId::W1,
                 i,
                 locus,
@@ -60,13 +61,19 @@ fn w1_unique_ids(cx: &mut Ctx) {
                     "the id `{}` is used by more than one instruction; edges and `produced_by` naming it are ambiguous",
                     n.id
                 ),
-            )
-            .repair = Some(Repair::manual(format!(
+            );
+            f.repair = Some(Repair::manual(format!(
                 "rename this `{}` to a unique id such as `{}_{}` (and the edges that mean it)",
                 n.id,
                 n.id,
                 i + 1
             )));
+            if let Some(first) = first {
+                f.relate(
+                    Locus::field(Element::Instruction(first), FieldKey::Id),
+                    format!("`{}` is first used here", n.id),
+                );
+            }
         }
     }
 }
@@ -159,7 +166,6 @@ fn w3_owner_permitted(cx: &mut Ctx) {
 /// `mandatory`, `discretionary`, `forbidden` (an unknown one is reported and read as
 /// `mandatory`, §12.2).
 fn w4_edge_endpoints(cx: &mut Ctx) {
-    let ids = instruction_ids(cx.ix.p);
     for (e, edge) in cx.ix.p.edge_list().iter().enumerate() {
         if let Some(Modality::Unknown(m)) = &edge.modality {
             let suggestions = did_you_mean(m, ["mandatory", "discretionary", "forbidden"]);
@@ -180,13 +186,20 @@ fn w4_edge_endpoints(cx: &mut Ctx) {
             if cx.ix.instr.contains_key(name.as_str()) {
                 continue;
             }
-            let suggestions = did_you_mean(name, ids.iter().copied());
+            let suggestions = cx.ix.suggest_id(name);
             let repair = match suggestions.first() {
                 Some(s) => format!("change `{field}: {name}` to `{field}: {s}` in edges[{e}]"),
                 None => format!(
                     "point edges[{e}].{field} at an existing instruction id, or remove the edge"
                 ),
             };
+            // The end that does exist: where the broken edge leaves from, or would lead to.
+            let (other, label) = if field == "to" {
+                (&edge.from, "the edge leaves from here")
+            } else {
+                (&edge.to, "the edge would lead here")
+            };
+            let other = cx.ix.instr.get(other.as_str()).copied();
             let f = cx.report(
                 CheckId::W4,
                 Locus::field(Element::Edge(e), field),
@@ -197,6 +210,9 @@ fn w4_edge_endpoints(cx: &mut Ctx) {
             );
             f.did_you_mean = suggestions;
             f.repair = Some(Repair::manual(repair));
+            if let Some(o) = other {
+                f.relate(Locus::field(Element::Instruction(o), FieldKey::Id), label);
+            }
         }
     }
 }
@@ -367,15 +383,27 @@ fn w8_reads_resolve(cx: &mut Ctx) {
                 .and_then(|w| w.first())
                 .copied();
             let repair = match (suggestions.first(), written) {
-                (Some(s), _) => format!("change `{r}` to `{s}` in `{}`.reads", n.id),
-                (None, Some(w)) => format!(
+                // A structured rename a front end can offer and word; the validator does not
+                // apply it (see `Repair::suggested` on why a read stays as written).
+                (Some(s), _) => {
+                    let edit = Edit::RenameRead {
+                        instruction: i,
+                        id: n.id.clone(),
+                        index: j,
+                        name: r.clone(),
+                        to: s.clone(),
+                    };
+                    let summary = edit.describe(Wording::Agir);
+                    Repair::suggested(edit, summary)
+                }
+                (None, Some(w)) => Repair::manual(format!(
                     "add `{r}: {{type: <type>, produced_by: {}}}` to walker.carries",
                     cx.ix.p.instructions()[w].id
-                ),
-                (None, None) => format!(
+                )),
+                (None, None) => Repair::manual(format!(
                     "declare `{r}` in walker.carries (with `role: input` or the `produced_by` that writes it), or remove it from `{}`.reads",
                     n.id
-                ),
+                )),
             };
             findings.push((i, j, r.clone(), suggestions, repair));
         }
@@ -389,7 +417,7 @@ fn w8_reads_resolve(cx: &mut Ctx) {
             format!("`{id}` reads `{r}`, which is no carry or knowledge item; the operand would be empty"),
         );
         f.did_you_mean = suggestions;
-        f.repair = Some(Repair::manual(repair));
+        f.repair = Some(repair);
     }
 }
 
@@ -493,7 +521,7 @@ fn w10_carry_origin(cx: &mut Ctx) {
             (Some(Role::Input), _) => {}
             (_, Some(p)) if cx.ix.instr.contains_key(p.as_str()) => {}
             (_, Some(p)) => {
-                let suggestions = did_you_mean(p, ids.iter().copied());
+                let suggestions = cx.ix.suggest_id(p);
                 let summary = match (&sole_writer, suggestions.first()) {
                     (Some(w), _) => format!("set `produced_by: {w}` on carry `{}`", carry.name),
                     (None, Some(s)) => format!("set `produced_by: {s}` on carry `{}`", carry.name),
@@ -548,7 +576,6 @@ fn w10_carry_origin(cx: &mut Ctx) {
 /// W11: every tool binds to at least one instruction (by an instruction's `tool`, its own
 /// `serves`, a matching id, or an `autonomy.tools` entry), and every id it `serves` exists.
 fn w11_tools_bound(cx: &mut Ctx) {
-    let ids = instruction_ids(cx.ix.p);
     let autonomy: HashSet<&str> = cx
         .ix
         .p
@@ -562,17 +589,18 @@ fn w11_tools_bound(cx: &mut Ctx) {
             if cx.ix.instr.contains_key(s.as_str()) {
                 continue;
             }
+            let suggestions = cx.ix.suggest_id(s);
             let f = cx.report(
                 CheckId::W11,
                 Locus::entry(Element::Tool(t), FieldKey::Serves, k),
                 format!("tool `{}` serves `{s}`, which is no instruction", tool.name),
             );
-            change_or_remove_entry(f, s, &tool.name, "serves", &ids);
+            change_or_remove_entry(f, s, &tool.name, "serves", suggestions);
         }
         let used = cx.ix.tool_users.get(t).is_some_and(|u| !u.is_empty())
             || autonomy.contains(tool.name.as_str());
         if !used {
-            let suggestions = did_you_mean(&tool.name, ids.iter().copied());
+            let suggestions = cx.ix.suggest_id(&tool.name);
             let f = cx.report(
                 CheckId::W11,
                 Locus::element(Element::Tool(t)),
@@ -593,8 +621,14 @@ fn w11_tools_bound(cx: &mut Ctx) {
 /// Completes finding `f` about `entry` of `owner`'s list `list`, an entry that names no
 /// instruction: suggests the ids closest to it, and repairs by changing it to the closest one
 /// or, when none is close, removing it.
-fn change_or_remove_entry(f: &mut Finding, entry: &str, owner: &str, list: &str, ids: &[&str]) {
-    f.did_you_mean = did_you_mean(entry, ids.iter().copied());
+fn change_or_remove_entry(
+    f: &mut Finding,
+    entry: &str,
+    owner: &str,
+    list: &str,
+    suggestions: Vec<String>,
+) {
+    f.did_you_mean = suggestions;
     f.repair = Some(Repair::manual(match f.did_you_mean.first() {
         Some(s) => format!("change `{entry}` to `{s}` in `{owner}`.{list}"),
         None => format!("remove `{entry}` from `{owner}`.{list}"),
@@ -604,7 +638,6 @@ fn change_or_remove_entry(f: &mut Finding, entry: &str, owner: &str, list: &str,
 /// W12: every knowledge item's `resident_on` names existing instructions (at least one), and
 /// the item carries content in exactly one of `template`, `pattern`, `body`, `value`.
 fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
-    let ids = instruction_ids(cx.ix.p);
     for (k, item) in cx.ix.p.knowledge_list().iter().enumerate() {
         if item.resident_on.is_empty() {
             cx.report(
@@ -624,6 +657,7 @@ fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
             if cx.ix.instr.contains_key(r.as_str()) {
                 continue;
             }
+            let suggestions = cx.ix.suggest_id(r);
             let f = cx.report(
                 CheckId::W12,
                 Locus::entry(Element::Knowledge(k), FieldKey::ResidentOn, j),
@@ -632,7 +666,7 @@ fn w12_knowledge_resident_and_embodied(cx: &mut Ctx) {
                     item.name
                 ),
             );
-            change_or_remove_entry(f, r, &item.name, "resident_on", &ids);
+            change_or_remove_entry(f, r, &item.name, "resident_on", suggestions);
         }
         match item.content.len() {
             1 => {}

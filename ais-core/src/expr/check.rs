@@ -8,18 +8,28 @@
 use super::ast::{BinOp, Expr, ExprKind, LogicOp, UnOp};
 use super::eval::{Node, NodeKind, eval};
 use super::library::{self, Builtin};
-use super::limits::Limits;
+use super::limits::{Limits, deeper};
 use super::ops::Ctx;
+use super::parser::{too_deep, too_tall};
 use super::types::{Ty, TypeEnv, comparable, join, join_all, orderable};
 use super::{Category, ExprError};
 use crate::source::Pos;
+use crate::suggest::Suggester;
 use crate::value::Value;
 use indexmap::IndexMap;
+use std::cell::OnceCell;
 
 pub(crate) struct Checker<'e> {
     pub(crate) env: &'e TypeEnv,
     pub(crate) limits: &'e Limits,
+    /// The did-you-mean index of the carry names: the caller's, shared by every expression of
+    /// a program, else one built on the first unknown name of this expression.
+    carry_names: Option<&'e Suggester<'e>>,
+    own_names: OnceCell<Suggester<'e>>,
+    /// Real nesting, counted as the parser counts it (an operator chain is flat).
     depth: usize,
+    /// The height of the tree above the node being checked.
+    height: usize,
     /// One budget for all constant folding of an expression, so that many folded constants
     /// cannot together exceed the allocation bound.
     cx: Ctx<'e>,
@@ -62,32 +72,65 @@ fn is_const(n: &Node) -> bool {
 }
 
 impl<'e> Checker<'e> {
-    pub(crate) fn new(env: &'e TypeEnv, limits: &'e Limits) -> Self {
+    /// A checker in `env`; `carry_names`, when given, indexes `env`'s carry names for
+    /// did-you-mean (built once per program by the caller).
+    pub(crate) fn new(
+        env: &'e TypeEnv,
+        limits: &'e Limits,
+        carry_names: Option<&'e Suggester<'e>>,
+    ) -> Self {
         Checker {
             env,
             limits,
+            carry_names,
+            own_names: OnceCell::new(),
             depth: 0,
+            height: 0,
             cx: Ctx::new(limits),
         }
     }
 
-    /// Checks `e`; `hint` is the type an enclosing comparison expects (it lets a bare name or
-    /// a string literal stand for a member of an enum).
-    pub(crate) fn check(&mut self, e: &Expr, hint: Option<&Ty>) -> Result<(Node, Ty), ExprError> {
-        self.depth += 1;
-        let r = if self.depth > self.limits.max_depth {
-            Err(err(
-                Category::LimitError,
-                e.pos,
-                format!(
-                    "expression nests deeper than {} levels",
-                    self.limits.max_depth
-                ),
-            ))
-        } else {
-            self.check_kind(e, hint)
+    /// The carries whose names are close to `name`, best first.
+    fn close_carries(&self, name: &str) -> Vec<String> {
+        let names = match self.carry_names {
+            Some(names) => names,
+            None => self
+                .own_names
+                .get_or_init(|| Suggester::new(self.env.carry_names())),
         };
-        self.depth -= 1;
+        names.suggest(name)
+    }
+
+    /// Checks `e`, one level of nesting deeper; `hint` is the type an enclosing comparison
+    /// expects (it lets a bare name or a string literal stand for a member of an enum).
+    pub(crate) fn check(&mut self, e: &Expr, hint: Option<&Ty>) -> Result<(Node, Ty), ExprError> {
+        self.check_at(e, hint, 1)
+    }
+
+    /// Checks an operand of a binary operator, `and` or `or`, or the condition or first
+    /// branch of a conditional: no deeper nesting (the parser reads these in a loop, so a
+    /// chain `a + b + c` is flat), only one level taller.
+    fn check_flat(&mut self, e: &Expr, hint: Option<&Ty>) -> Result<(Node, Ty), ExprError> {
+        self.check_at(e, hint, 0)
+    }
+
+    fn check_at(
+        &mut self,
+        e: &Expr,
+        hint: Option<&Ty>,
+        nests: usize,
+    ) -> Result<(Node, Ty), ExprError> {
+        self.depth += nests;
+        self.height += 1;
+        let r = if self.depth > self.limits.max_depth {
+            Err(too_deep(e.pos, self.limits.max_depth))
+        } else if self.height > self.limits.max_height {
+            Err(too_tall(e.pos, self.limits.max_height))
+        } else {
+            deeper(|| self.check_kind(e, hint))
+        };
+        self.depth -= nests;
+        self.height -= 1;
         let (node, ty) = r?;
         Ok((self.fold(node)?, ty))
     }
@@ -168,9 +211,9 @@ impl<'e> Checker<'e> {
             }
             ExprKind::Logic(op, l, r) => {
                 let what = format!("`{}`", op.text());
-                let (ln, lt) = self.check(l, None)?;
+                let (ln, lt) = self.check_flat(l, None)?;
                 self.want_bool(&lt, l, &what)?;
-                let (rn, rt) = self.check(r, None)?;
+                let (rn, rt) = self.check_flat(r, None)?;
                 self.want_bool(&rt, r, &what)?;
                 let kind = match op {
                     LogicOp::And => NodeKind::And(Box::new(ln), Box::new(rn)),
@@ -384,9 +427,9 @@ impl<'e> Checker<'e> {
         hint: Option<&Ty>,
     ) -> Result<(Node, Ty), ExprError> {
         let node = |kind| Node::new(kind, pos);
-        let (cn, ct) = self.check(cond, None)?;
+        let (cn, ct) = self.check_flat(cond, None)?;
         self.want_bool(&ct, cond, "a conditional expression")?;
-        let (tn, tt) = self.check(then, hint)?;
+        let (tn, tt) = self.check_flat(then, hint)?;
         let (on, ot) = self.check(otherwise, hint)?;
         let Some(ty) = join(&tt, &ot) else {
             return Err(err(
@@ -468,6 +511,7 @@ impl<'e> Checker<'e> {
                 Ty::Enum(e.clone()),
             ));
         }
+        let close = self.close_carries(name);
         let why = if self.env.enum_members(name).is_some() {
             format!(" `{name}` is an enum: name one of its members, `{name}.member`.")
         } else if self.env.object_fields(name).is_some() {
@@ -475,19 +519,20 @@ impl<'e> Checker<'e> {
         } else if library::function(name).is_some() {
             format!(" `{name}` is a function: call it, `{name}(x)`.")
         } else {
-            let close = did_you_mean(name, self.env.carry_names());
-            if close.is_empty() {
-                let names: Vec<String> = self.env.carry_names().map(str::to_owned).collect();
-                if names.is_empty() {
-                    " There are no carries.".to_owned()
-                } else {
-                    format!(" The carries are: {}.", list_names(&names))
+            match close.first() {
+                Some(first) => format!(" Did you mean `{first}`?"),
+                None => {
+                    // Twelve are shown (and an ellipsis for more): take no more than that.
+                    let names: Vec<String> =
+                        self.env.carry_names().take(13).map(str::to_owned).collect();
+                    if names.is_empty() {
+                        " There are no carries.".to_owned()
+                    } else {
+                        format!(" The carries are: {}.", list_names(&names))
+                    }
                 }
-            } else {
-                close
             }
         };
-        let close = crate::diag::did_you_mean(name, self.env.carry_names());
         Err(err(
             Category::NameError,
             pos,
@@ -629,11 +674,11 @@ impl<'e> Checker<'e> {
     }
 
     fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, pos: Pos) -> Result<(Node, Ty), ExprError> {
-        let (ln, lt) = self.check(l, None)?;
+        let (ln, lt) = self.check_flat(l, None)?;
         let enum_hint = matches!(lt, Ty::Enum(_)).then(|| lt.clone());
         match op {
             BinOp::Eq | BinOp::Ne => {
-                let (rn, rt) = self.check(r, enum_hint.as_ref())?;
+                let (rn, rt) = self.check_flat(r, enum_hint.as_ref())?;
                 if !comparable(&lt, &rt) {
                     return Err(self.mismatch(op, l, &lt, r, &rt, pos));
                 }
@@ -642,7 +687,7 @@ impl<'e> Checker<'e> {
                 Ok(self.bin_node(op, ln, rn, pos, Ty::Bool))
             }
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                let (rn, rt) = self.check(r, None)?;
+                let (rn, rt) = self.check_flat(r, None)?;
                 if !orderable(&lt, &rt) {
                     return Err(self.mismatch(op, l, &lt, r, &rt, pos));
                 }
@@ -650,7 +695,7 @@ impl<'e> Checker<'e> {
             }
             BinOp::In | BinOp::NotIn => {
                 let list_hint = enum_hint.map(Ty::list);
-                let (rn, rt) = self.check(r, list_hint.as_ref())?;
+                let (rn, rt) = self.check_flat(r, list_hint.as_ref())?;
                 if !matches!(
                     rt,
                     Ty::Str | Ty::Enum(_) | Ty::List(_) | Ty::Dict(_) | Ty::Object(_) | Ty::Any
@@ -673,7 +718,7 @@ impl<'e> Checker<'e> {
                 Ok(self.bin_node(op, ln, rn, pos, Ty::Bool))
             }
             _ => {
-                let (rn, rt) = self.check(r, None)?;
+                let (rn, rt) = self.check_flat(r, None)?;
                 let ty = arith_type(op, &lt, &rt)
                     .ok_or_else(|| self.mismatch(op, l, &lt, r, &rt, pos))?;
                 Ok(self.bin_node(op, ln, rn, pos, ty))

@@ -162,8 +162,8 @@
 //!
 //! # Limits and errors
 //!
-//! [`Limits`] bound source bytes, identifier length, nesting depth (parser, checker and
-//! evaluator), tokens, operations per evaluation, cumulative allocation, string bytes and
+//! [`Limits`] bound source bytes, identifier length, nesting depth (a flat operator chain is
+//! one level), tree height (nesting plus chain links), tokens, operations per evaluation, cumulative allocation, string bytes and
 //! collection items. Exceeding one is a `limit_error`. Every error is an [`ExprError`] with
 //! a [`Category`] (`syntax_error`, `name_error`, `type_error`, `value_error`, `limit_error`),
 //! the line and column within the expression, and a message that says what to do.
@@ -187,6 +187,7 @@ pub use types::{Ty, TypeEnv};
 
 use crate::model::Program;
 use crate::source::Pos;
+use crate::suggest::Suggester;
 use crate::value::Value;
 use indexmap::IndexMap;
 use std::fmt;
@@ -305,7 +306,18 @@ pub fn is_sentinel(guard: &str) -> bool {
 
 /// Checks an expression and lowers it to its compiled form.
 pub fn compile(expr: &Expr, env: &TypeEnv, limits: &Limits) -> Result<Compiled, ExprError> {
-    let (node, ty) = check::Checker::new(env, limits).check(expr, None)?;
+    compile_with(expr, env, limits, None)
+}
+
+/// [`compile`] with the did-you-mean index of `env`'s carry names, when the caller has one
+/// for a whole program (the validator): an unknown name then costs a lookup, not an index.
+pub(crate) fn compile_with(
+    expr: &Expr,
+    env: &TypeEnv,
+    limits: &Limits,
+    carry_names: Option<&Suggester<'_>>,
+) -> Result<Compiled, ExprError> {
+    let (node, ty) = check::Checker::new(env, limits, carry_names).check(expr, None)?;
     Ok(Compiled {
         node,
         ty: ty.to_type(),
@@ -317,6 +329,16 @@ pub fn compile(expr: &Expr, env: &TypeEnv, limits: &Limits) -> Result<Compiled, 
 /// Parses, checks and compiles expression text.
 pub fn compile_str(src: &str, env: &TypeEnv, limits: &Limits) -> Result<Compiled, ExprError> {
     compile(&parse(src, limits)?, env, limits)
+}
+
+/// [`compile_str`] with the program's did-you-mean index (see [`compile_with`]).
+pub(crate) fn compile_str_with(
+    src: &str,
+    env: &TypeEnv,
+    limits: &Limits,
+    carry_names: Option<&Suggester<'_>>,
+) -> Result<Compiled, ExprError> {
+    compile_with(&parse(src, limits)?, env, limits, carry_names)
 }
 
 /// A compiled edge guard.
@@ -373,11 +395,21 @@ pub fn choose_edge<C: Carries + ?Sized>(
 /// for all of its guards and bodies): a sentinel is [`Guard::Default`]; anything else must
 /// type-check as a `bool` and read at least one carry.
 pub fn compile_guard(env: &TypeEnv, guard: &str, limits: &Limits) -> Result<Guard, ExprError> {
+    compile_guard_with(env, guard, limits, None)
+}
+
+/// [`compile_guard`] with the program's did-you-mean index (see [`compile_with`]).
+pub(crate) fn compile_guard_with(
+    env: &TypeEnv,
+    guard: &str,
+    limits: &Limits,
+    carry_names: Option<&Suggester<'_>>,
+) -> Result<Guard, ExprError> {
     if is_sentinel(guard) {
         return Ok(Guard::Default);
     }
     let expr = parse(guard, limits)?;
-    let compiled = compile(&expr, env, limits)?;
+    let compiled = compile_with(&expr, env, limits, carry_names)?;
     if !matches!(compiled.checked, Ty::Bool | Ty::Any) {
         let hint = match compiled.checked {
             Ty::Str | Ty::Enum(_) => format!(": compare it, e.g. `{expr} == \"…\"`"),

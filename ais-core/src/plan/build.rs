@@ -57,7 +57,12 @@ fn compile_guards(ix: &Index, errs: &mut Vec<Finding>) -> Vec<Option<CompiledExp
         .enumerate()
         .map(|(e, edge)| {
             let text = real_guard(edge.guard.as_deref())?;
-            match crate::expr::compile_guard(&ix.env, text, &limits) {
+            match crate::expr::compile_guard_with(
+                &ix.env,
+                text,
+                &limits,
+                Some(ix.carry_suggester()),
+            ) {
                 Ok(Guard::Cond(c)) => Some(CompiledExpr {
                     text: text.to_owned(),
                     compiled: *c,
@@ -256,7 +261,12 @@ fn executor(ix: &Index, i: usize, errs: &mut Vec<Finding>) -> Executor {
 fn inline(ix: &Index, i: usize, errs: &mut Vec<Finding>) -> Executor {
     let n = &ix.p.instructions()[i];
     let text = n.body.clone().unwrap_or_default();
-    match crate::expr::compile_str(&text, &ix.env, &Limits::default()) {
+    match crate::expr::compile_str_with(
+        &text,
+        &ix.env,
+        &Limits::default(),
+        Some(ix.carry_suggester()),
+    ) {
         Ok(compiled) => Executor::Inline(CompiledExpr { text, compiled }),
         Err(err) => {
             errs.push(
