@@ -313,3 +313,13 @@ fn an_unknown_field_that_cannot_stand_as_written_is_written_canonically() {
     assert!(out.contains("x_copy: x # a copy"), "{out}");
     assert_eq!(read(&out).unwrap().program, doc.program);
 }
+
+#[test]
+fn a_field_of_a_flow_mapping_over_several_lines_is_written_canonically_and_others_kept() {
+    let text = "walker:\n  name: w\n  carries:\n    a: {\n      type: str,\n      x_flow: 1,\n      role: input\n    }\n    b:\n      type: str\n      x_kept: &k [1,   2]\n";
+    let doc = read(text).unwrap();
+    let out = write_keeping(&doc.program, &doc, &Limits::default()).unwrap();
+    assert!(out.contains("      x_flow: 1\n"), "{out}");
+    assert!(out.contains("      x_kept: &k [1,   2]\n"), "{out}");
+    assert_eq!(read(&out).unwrap().program, doc.program);
+}

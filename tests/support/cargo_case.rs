@@ -50,6 +50,15 @@ impl Checked {
     }
 }
 
+/// The workspace's target directory, as trybuild finds it: `CARGO_TARGET_DIR` when set (a
+/// relative one is under the workspace), else `target/`.
+fn target_dir(ws: &Path) -> std::path::PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => ws.join(dir),
+        None => ws.join("target"),
+    }
+}
+
 /// Writes the crate into a temporary directory and runs `cargo check` on it.
 pub fn check(case: &Case) -> Checked {
     let ws = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -76,7 +85,10 @@ pub fn check(case: &Case) -> Checked {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
         .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", ws.join("target/tests/trybuild"))
+        .env(
+            "CARGO_TARGET_DIR",
+            target_dir(ws).join("tests").join("trybuild"),
+        )
         .env_remove("RUSTFLAGS")
         .env("CARGO_INCREMENTAL", "0")
         .args(["check", "--offline", "--quiet", "--color=never"])

@@ -237,13 +237,17 @@ fn kept_fields(
         else {
             continue;
         };
-        let (start, end) = (*start, entry_end(text, *end));
+        let (start, value_end, end) = (*start, *end, entry_end(text, *end));
         let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-        let Some(raw) = text.get(start..end) else {
+        let (Some(raw), Some(after)) = (text.get(start..end), text.get(value_end.min(end)..end))
+        else {
             continue;
         };
         let indent = start - line_start;
-        let at_line_start = text[line_start..start].bytes().all(|b| b == b' ');
+        // The key starts its line, and nothing but a comment follows the value on its last
+        // line (not the `,` of a flow mapping written over several lines).
+        let at_line_start = text[line_start..start].bytes().all(|b| b == b' ')
+            && (after.trim().is_empty() || after.trim_start().starts_with('#'));
         let movable = raw
             .split_inclusive('\n')
             .skip(1)

@@ -53,6 +53,7 @@
 
 mod edit;
 mod elements;
+mod escape;
 mod layout;
 mod read;
 mod relax;

@@ -427,6 +427,8 @@ impl<'e> Checker<'e> {
         hint: Option<&Ty>,
     ) -> Result<(Node, Ty), ExprError> {
         let node = |kind| Node::new(kind, pos);
+        // The parser reads the condition and the first branch at the conditional's own
+        // nesting, and the `else` branch one level deeper; count them the same way.
         let (cn, ct) = self.check_flat(cond, None)?;
         self.want_bool(&ct, cond, "a conditional expression")?;
         let (tn, tt) = self.check_flat(then, hint)?;
