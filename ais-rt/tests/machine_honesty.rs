@@ -382,3 +382,31 @@ fn a_sibling_that_asks_pauses_the_spawn_and_resumes_only_that_sibling() {
     );
     assert_eq!(out.steps, 3, "make, fan and done, each counted once");
 }
+
+#[test]
+fn a_handle_whose_paused_siblings_do_not_fit_the_spawn_is_refused() {
+    let log = tool(|_, _| Ok(Value::from("logged")));
+    let bench = Bench::new().with("log_visit", log.clone());
+    let out = bench.run(FAN_ASKS, "a,b", &[]);
+    let handle = out.pause.and_then(|p| p.handle).expect("a handle");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&handle).unwrap()).unwrap();
+    assert_eq!(json["spawn"]["waiting"][1]["index"], 1, "{json}");
+    json["spawn"]["waiting"][1]["index"] = 0.into();
+    std::fs::write(&handle, json.to_string()).unwrap();
+    let doc = program(FAN_ASKS);
+    let out = block_on(
+        bench
+            .runtime()
+            .resume(&doc.program, None, &handle, "x".into()),
+    );
+    assert_eq!(out.status, Status::Fault, "{out:?}");
+    let fault = out.fault.unwrap();
+    assert_eq!(fault.kind, ais_rt::FaultKind::InvalidHandle);
+    assert!(fault.message.contains("do not match"), "{}", fault.message);
+    assert_eq!(
+        log.calls.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "no sibling ran again"
+    );
+}
