@@ -45,6 +45,13 @@ struct SiblingResult {
     usage: Option<Usage>,
 }
 
+/// The siblings to run now (index, sub-task, answer), the results so far, the waiting ones.
+type SiblingPlan = (
+    Vec<(usize, Value, Option<Answer>)>,
+    Vec<Option<SiblingResult>>,
+    Vec<Waiting>,
+);
+
 /// A SPAWN paused for its siblings' human input, as the resume handle keeps it.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Pending {
@@ -110,47 +117,7 @@ impl Run {
             .unwrap_or(self.settings.max_parallel)
             .min(self.settings.max_parallel)
             .max(1);
-        let n = subtasks.len();
-        let mut results: Vec<Option<SiblingResult>> = Vec::new();
-        results.resize_with(n, || None);
-        let mut waiting: Vec<Waiting> = Vec::new();
-        // Fresh: every sibling runs. Resumed: only the answered one, from its question.
-        let to_run: Vec<(usize, Value, Option<Answer>)> = match self
-            .spawn_pending
-            .take()
-            .filter(|p| p.at == at)
-        {
-            None => subtasks
-                .into_iter()
-                .enumerate()
-                .map(|(i, s)| (i, s, None))
-                .collect(),
-            Some(p) if p.fits(n) => {
-                for d in p.done {
-                    results[d.index] = Some(SiblingResult {
-                        value: d.value.map(|j| Value::from_json(&j)),
-                        usage: d.usage,
-                    });
-                }
-                let mut rest = p.waiting.into_iter();
-                let asked = rest.next();
-                waiting.extend(rest);
-                let answer = self.answer.take();
-                asked
-                    .map(|w| (w.index, subtasks[w.index].clone(), answer))
-                    .into_iter()
-                    .collect()
-            }
-            Some(_) => {
-                return Err(Stop::Fault(
-                    FaultKind::InvalidHandle,
-                    format!(
-                        "the resumed SPAWN `{}` has {n} siblings, which the paused siblings recorded in the handle do not match",
-                        step.id
-                    ),
-                ));
-            }
-        };
+        let (to_run, mut results, mut waiting) = self.siblings_to_run(at, step, subtasks)?;
         let semaphore = Arc::new(Semaphore::new(limit));
         let snapshot = Arc::new(self.carries.clone());
         let mut set = tokio::task::JoinSet::new();
@@ -207,6 +174,51 @@ impl Run {
         }
         self.join(step, results);
         self.transition_after_spawn(step)
+    }
+
+    /// The siblings to run now, the results of those that already finished and those still
+    /// waiting: fresh, every sibling runs; resumed after a sibling's question, only the
+    /// answered one runs (from its `ask_user` call), the others keep what the handle holds.
+    fn siblings_to_run(
+        &mut self,
+        at: usize,
+        step: &Step,
+        subtasks: Vec<Value>,
+    ) -> Result<SiblingPlan, Stop> {
+        let n = subtasks.len();
+        let mut results: Vec<Option<SiblingResult>> = Vec::new();
+        results.resize_with(n, || None);
+        let Some(p) = self.spawn_pending.take().filter(|p| p.at == at) else {
+            let all = subtasks
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| (i, s, None))
+                .collect();
+            return Ok((all, results, Vec::new()));
+        };
+        if !p.fits(n) {
+            return Err(Stop::Fault(
+                FaultKind::InvalidHandle,
+                format!(
+                    "the resumed SPAWN `{}` has {n} siblings, which the paused siblings recorded in the handle do not match",
+                    step.id
+                ),
+            ));
+        }
+        for d in p.done {
+            results[d.index] = Some(SiblingResult {
+                value: d.value.map(|j| Value::from_json(&j)),
+                usage: d.usage,
+            });
+        }
+        let mut waiting = p.waiting.into_iter();
+        let asked = waiting.next();
+        let answer = self.answer.take();
+        let run = asked
+            .map(|w| (w.index, subtasks[w.index].clone(), answer))
+            .into_iter()
+            .collect();
+        Ok((run, results, waiting.collect()))
     }
 
     /// Pauses the SPAWN at step `at` for the first waiting sibling, keeping what the finished
