@@ -186,7 +186,14 @@ impl Run {
             }
             Err(e) => {
                 let name = calls.last().map_or("", |c| c.name.as_str());
-                let message = format!("tool `{name}` of `{}` failed: {}", step.id, e.message);
+                // A tool's adapter may already name the tool (native adapters do, for callers
+                // of the registry): say it once.
+                let own = e.message.as_str();
+                let own = own
+                    .strip_prefix(&format!("tool `{name}` failed: "))
+                    .or_else(|| own.strip_prefix(&format!("tool `{name}`: ")))
+                    .unwrap_or(own);
+                let message = format!("tool `{name}` of `{}` failed: {own}", step.id);
                 self.fail(step, message, e.output);
             }
         }
