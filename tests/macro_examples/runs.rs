@@ -12,6 +12,7 @@ use super::triage_ticket::{Category, TICKET, TriageTicket, TriageTicketInput};
 use ais::RunError;
 use ais::rt::model::Model;
 use ais::rt::tools::{ToolArgs, ToolContext, ToolLimits};
+use ais::rt::{Runtime, RuntimeBuilder};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -24,6 +25,11 @@ fn shipped(example: &str) -> Arc<dyn Model> {
     ais::rt::model::from_spec(&format!("scripted:{file}")).expect("the shipped responses read")
 }
 
+/// The runtime `builder` with `example`'s shipped scripted model, writing under `out`.
+fn on_shipped(builder: RuntimeBuilder, example: &str, out: &Path) -> Runtime {
+    builder.model(shipped(example)).out_dir(out.into()).build()
+}
+
 /// A scripted model of `responses`, written to a file in `dir`.
 fn scripted(dir: &Path, responses: serde_json::Value) -> Arc<dyn Model> {
     let file = dir.join("responses.json");
@@ -34,10 +40,7 @@ fn scripted(dir: &Path, responses: serde_json::Value) -> Arc<dyn Model> {
 #[tokio::test]
 async fn triage_routes_a_double_charge_to_billing() {
     let out = tempfile::tempdir().unwrap();
-    let runtime = TriageTicket::runtime()
-        .model(shipped("triage_ticket"))
-        .out_dir(out.path().into())
-        .build();
+    let runtime = on_shipped(TriageTicket::runtime(), "triage_ticket", out.path());
     let input = TriageTicketInput {
         task: TICKET.into(),
     };
@@ -150,10 +153,7 @@ async fn the_test_runner_tool_runs_the_tests_under_python() {
 async fn the_repair_loop_goes_round_until_the_tests_pass() {
     let out = tempfile::tempdir().unwrap();
     std::fs::write(out.path().join("text_utils.py"), BUGGY_MODULE).unwrap();
-    let runtime = FixFailingTest::runtime()
-        .model(shipped("fix_failing_test"))
-        .out_dir(out.path().into())
-        .build();
+    let runtime = on_shipped(FixFailingTest::runtime(), "fix_failing_test", out.path());
     let input = FixFailingTestInput {
         task: TASK.into(),
         tests: TESTS.into(),
@@ -269,10 +269,7 @@ async fn a_file_that_cannot_be_read_goes_to_its_reviewer_with_the_reason() {
 #[tokio::test]
 async fn release_notes_call_the_registered_changelog_program() {
     let out = tempfile::tempdir().unwrap();
-    let runtime = ReleaseNotes::runtime()
-        .model(shipped("release_notes"))
-        .out_dir(out.path().into())
-        .build();
+    let runtime = on_shipped(ReleaseNotes::runtime(), "release_notes", out.path());
     let input = ReleaseNotesInput {
         task: "Release 2.4.0 and write its notes to CHANGELOG-2.4.0.md".into(),
         version: "2.4.0".into(),
@@ -330,10 +327,7 @@ async fn the_refund_gate_pauses_for_the_human_and_routes_on_the_parsed_answer() 
         ("why is this a refund?", false, "warranty"),
     ] {
         let out = tempfile::tempdir().unwrap();
-        let runtime = ApproveRefund::runtime()
-            .model(shipped("approve_refund"))
-            .out_dir(out.path().into())
-            .build();
+        let runtime = on_shipped(ApproveRefund::runtime(), "approve_refund", out.path());
         let (prompt, report) = approve_refund::run_with_answer(&runtime, answer)
             .await
             .unwrap_or_else(|e| panic!("{answer}: {e}"));
@@ -353,10 +347,7 @@ async fn the_refund_gate_pauses_for_the_human_and_routes_on_the_parsed_answer() 
 #[tokio::test]
 async fn the_invoice_fills_its_declared_object_with_defaults_and_files_a_row() {
     let out = tempfile::tempdir().unwrap();
-    let runtime = ExtractInvoice::runtime()
-        .model(shipped("extract_invoice"))
-        .out_dir(out.path().into())
-        .build();
+    let runtime = on_shipped(ExtractInvoice::runtime(), "extract_invoice", out.path());
     let input = ExtractInvoiceInput {
         task: "File this invoice in ledger/2026-03.csv".into(),
         invoice_text: INVOICE_TEXT.into(),
@@ -412,10 +403,7 @@ async fn an_invoice_with_impossible_figures_is_not_filed() {
 async fn the_authored_script_runs_and_its_output_is_the_answer() {
     let out = tempfile::tempdir().unwrap();
     std::fs::write(out.path().join("sales.csv"), SALES_CSV).unwrap();
-    let runtime = SalesQuestion::runtime()
-        .model(shipped("sales_question"))
-        .out_dir(out.path().into())
-        .build();
+    let runtime = on_shipped(SalesQuestion::runtime(), "sales_question", out.path());
     let input = SalesQuestionInput {
         task: QUESTION.into(),
     };
@@ -436,10 +424,7 @@ async fn the_authored_script_runs_and_its_output_is_the_answer() {
 #[tokio::test]
 async fn a_failing_script_is_routed_to_an_explanation() {
     let out = tempfile::tempdir().unwrap();
-    let runtime = SalesQuestion::runtime()
-        .model(shipped("sales_question"))
-        .out_dir(out.path().into())
-        .build();
+    let runtime = on_shipped(SalesQuestion::runtime(), "sales_question", out.path());
     let input = SalesQuestionInput {
         task: QUESTION.into(),
     };
@@ -493,10 +478,7 @@ async fn resuming_from_a_handle_that_is_not_one_is_a_fault_and_runs_nothing() {
     let out = tempfile::tempdir().unwrap();
     let bogus = out.path().join("handle.json");
     std::fs::write(&bogus, "{\"format\": \"something else\"}").unwrap();
-    let runtime = ApproveRefund::runtime()
-        .model(shipped("approve_refund"))
-        .out_dir(out.path().into())
-        .build();
+    let runtime = on_shipped(ApproveRefund::runtime(), "approve_refund", out.path());
     match ApproveRefund::resume(&bogus, "yes".into(), &runtime).await {
         Err(RunError::Fault(f)) => {
             assert_eq!(f.kind, ais::rt::FaultKind::InvalidHandle);
