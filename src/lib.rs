@@ -1,8 +1,9 @@
 //! # ais — agents as typed programs
 //!
 //! The facade of the ais toolkit for the Agent Instruction Set (AIS). It re-exports the language
-//! core ([`ais_core`]); the `ais` binary (`ais check`, `ais fmt`, `ais fix`, `ais eval`) is built
-//! from this package.
+//! core ([`ais_core`]), the runtime ([`rt`]) and the [`ais!`] macro, which writes an agent as
+//! Rust (see the README and the `ais-syntax` crate for the language); the `ais` binary (`ais
+//! check`, `ais fmt`, `ais fix`, `ais eval`, `ais run`) is built from this package.
 //!
 //! Read an AG-IR program, validate it, and show what the validator found:
 //!

@@ -77,7 +77,25 @@ where
     R: serde::de::DeserializeOwned,
 {
     let inputs = inputs(program, input)?;
-    let outcome = runtime.run(program, None, inputs).await;
+    report(runtime.run(program, None, inputs).await)
+}
+
+/// Resumes a paused run of `program` from its handle with the human's answer and reads its
+/// report into the typed `Report`.
+pub async fn resume<R>(
+    program: &Program,
+    handle: &std::path::Path,
+    answer: String,
+    runtime: &Runtime,
+) -> Result<R, RunError>
+where
+    R: serde::de::DeserializeOwned,
+{
+    report(runtime.resume(program, None, handle, answer).await)
+}
+
+/// A run's outcome as the typed report, or why there is none.
+fn report<R: serde::de::DeserializeOwned>(outcome: RunOutcome) -> Result<R, RunError> {
     match outcome.status {
         Status::Ok => serde_json::from_value(serde_json::Value::Object(outcome.report))
             .map_err(RunError::Report),

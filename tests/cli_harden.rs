@@ -529,3 +529,149 @@ fn invisible_differences_and_control_characters_in_names_are_shown_visibly() {
         assert!(out.contains("evil\\u{1b}[31mred\\n.agir"), "{out}");
     }
 }
+
+#[test]
+fn a_bad_escape_deep_in_a_scalar_is_shown_at_the_escape() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 5 MB into one double-quoted scalar, on its third line.
+    let far = "word ".repeat(1_000_000);
+    let text =
+        format!("walker:\n  name: w\n  description: \"start\n    {far}\n    then \\q here\"\n");
+    fs::write(dir.path().join("esc.agir"), text).expect("write");
+    let o = ais_in(dir.path(), &["check", "esc.agir"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("esc.agir:5:10"),
+        "{}",
+        &out[..out.len().min(600)]
+    );
+    assert!(out.contains("unknown escape character `\\q`"), "{out:.600}");
+    let o = ais_in(dir.path(), &["check", "--format", "json", "esc.agir"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let f = &v["findings"][0];
+    assert_eq!(
+        (f["line"].as_u64(), f["column"].as_u64()),
+        (Some(5), Some(10))
+    );
+}
+
+#[test]
+fn a_unicode_name_is_shown_as_written_in_messages() {
+    let o = ais(&["eval", "len(π_md) > 0"]);
+    assert_eq!(o.status.code(), Some(1), "an expression error");
+    let err = stderr(&o);
+    assert!(err.contains("`π` cannot be part of a name"), "{err}");
+    assert!(!err.contains("\\u{3c0}"), "{err}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = fs::read_to_string(root().join(EXAMPLE))
+        .expect("example")
+        .replace("header_md", "π_md")
+        .replace(
+            "{from: verify,       to: save,        modality: mandatory}",
+            "{from: verify, to: save, modality: mandatory, guard: \"len(π_md) > 0\"}",
+        );
+    fs::write(dir.path().join("uni.agir"), text).expect("write");
+    for format in ["human", "json"] {
+        let o = ais_in(dir.path(), &["check", "--format", format, "uni.agir"]);
+        let out = stdout(&o);
+        assert!(out.contains("`π` cannot be part of a name"), "{out}");
+        assert!(
+            !out.contains("\\u{3c0}") && !out.contains("\\u03c0"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn fmt_w_keeps_unknown_fields_inside_elements_as_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = "walker:\n  name: m\n  carries:\n    task: {type: str, role: input}\nnodes:\n    - id: done\n      type: TERMINAL\n      reads: [task]\n      # sign-off\n      x_review: &r   # by legal\n          limit: .inf\n          id: 123456789012345678901234\n      x_copy: *r\nedges: []\n";
+    fs::write(dir.path().join("p.agir"), text).expect("write");
+    let o = ais_in(dir.path(), &["fmt", "-w", "p.agir"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = fs::read_to_string(dir.path().join("p.agir")).expect("read");
+    assert!(
+        out.contains(
+            "    # sign-off\n    x_review: &r   # by legal\n        limit: .inf\n        id: 123456789012345678901234\n    x_copy: *r\n"
+        ),
+        "{out}"
+    );
+    let o = ais_in(dir.path(), &["fmt", "--check", "p.agir"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn many_findings_are_checked_and_rendered_in_near_linear_time() {
+    // 10,000 misspelled reads against 10,000 carries (did-you-mean over all of them), and
+    // 40,000 unknown reads on one line of one instruction. Before issue 7 they took 8 s and
+    // 6 s (release) and 66 s to render (debug); a debug build now takes a few seconds each.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let n = 10_000;
+    let carries: Vec<String> = (0..n)
+        .map(|i| format!("    carry_{i:05}: {{type: str, produced_by: a}}"))
+        .collect();
+    let names: Vec<String> = (0..n).map(|i| format!("carry_{i:05}")).collect();
+    let typos: Vec<String> = (0..n).map(|i| format!("carry_{i:05}x")).collect();
+    let against_carries = format!(
+        "---\nname: m\ndescription: d\n---\nwalker:\n  name: m\n  carries:\n    task: {{type: str, role: input}}\n{}\nnodes:\n  - id: a\n    type: GEN-RAW\n    doc: Do.\n    reads: [task]\n    writes: [{}]\n  - id: b\n    type: GEN-RAW\n    doc: Do.\n    reads: [{}]\n  - {{id: done, type: TERMINAL}}\nedges:\n  - {{from: a, to: b}}\n  - {{from: b, to: done}}\n",
+        carries.join("\n"),
+        names.join(", "),
+        typos.join(", ")
+    );
+    fs::write(dir.path().join("carries.agir"), against_carries).expect("write");
+    let unknown: Vec<String> = (0..40_000).map(|i| format!("u{i}")).collect();
+    let one_line = format!(
+        "---\nname: m\ndescription: d\n---\nwalker:\n  name: m\n  carries:\n    task: {{type: str, role: input}}\nnodes:\n  - id: a\n    type: GEN-RAW\n    doc: Do.\n    reads: [{}]\n  - {{id: done, type: TERMINAL}}\nedges:\n  - {{from: a, to: done}}\n",
+        unknown.join(", ")
+    );
+    fs::write(dir.path().join("line.agir"), one_line).expect("write");
+    for (file, findings) in [("carries.agir", n), ("line.agir", 40_000)] {
+        for format in ["json", "human"] {
+            let started = std::time::Instant::now();
+            let o = ais_in(dir.path(), &["check", "--format", format, file]);
+            let took = started.elapsed();
+            assert_eq!(o.status.code(), Some(1), "{file} {format}");
+            assert!(took.as_secs() < 40, "{file} as {format}: {took:?}");
+            if format == "human" {
+                assert_eq!(stdout(&o).matches("error[W8]").count(), findings);
+            }
+        }
+    }
+    let o = ais_in(dir.path(), &["check", "--format", "json", "carries.agir"]);
+    assert!(
+        stdout(&o).contains(r#""did_you_mean":["carry_01234","#),
+        "{:.400}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn utf16_input_is_named_as_such() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = "walker:\n  name: m\n";
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    for (name, bytes, says) in [
+        (
+            "le.agir",
+            [&[0xFF, 0xFE][..], &le].concat(),
+            "UTF-16LE text",
+        ),
+        (
+            "be.agir",
+            [&[0xFE, 0xFF][..], &be].concat(),
+            "UTF-16BE text",
+        ),
+        ("bare.agir", le.clone(), "looks like UTF-16 text"),
+    ] {
+        fs::write(dir.path().join(name), bytes).expect("write");
+        for cmd in [&["check", name][..], &["fmt", name]] {
+            let o = ais_in(dir.path(), cmd);
+            assert_eq!(o.status.code(), Some(2), "{cmd:?}");
+            let all = format!("{}{}", stdout(&o), stderr(&o));
+            assert!(all.contains(says), "{cmd:?}: {all}");
+            assert!(all.contains("iconv -f UTF-16 -t UTF-8"), "{cmd:?}: {all}");
+        }
+    }
+}

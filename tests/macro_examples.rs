@@ -1,49 +1,212 @@
-//! The `ais!` examples: each one's `AGIR` is the checked-in `.agir` under `examples/agir/`,
-//! reads back to the same program (`ais fmt` prints it unchanged), and its Rust tools run
-//! through the runtime's tool registry.
+//! The `ais!` examples: each program's `AGIR` is the checked-in `.agir` under `examples/agir/`,
+//! reads back to the same program (`ais fmt` prints it unchanged), checks clean, and is what
+//! `build.rs` export writes; between them the examples use every opcode; each runs end to end
+//! on its scripted responses through the library ([`runs`]) and, where it needs no Rust tool,
+//! as `.agir` under `ais run` ([`cli`]).
 
 #[allow(dead_code)]
 #[path = "../examples/writing_plans.rs"]
 mod writing_plans;
 
+#[allow(dead_code)]
+#[path = "../examples/triage_ticket.rs"]
+mod triage_ticket;
+
+#[allow(dead_code)]
+#[path = "../examples/fix_failing_test.rs"]
+mod fix_failing_test;
+
+#[allow(dead_code)]
+#[path = "../examples/review_files.rs"]
+mod review_files;
+
+#[allow(dead_code)]
+#[path = "../examples/release_notes.rs"]
+mod release_notes;
+
+#[allow(dead_code)]
+#[path = "../examples/approve_refund.rs"]
+mod approve_refund;
+
+#[allow(dead_code)]
+#[path = "../examples/extract_invoice.rs"]
+mod extract_invoice;
+
+#[allow(dead_code)]
+#[path = "../examples/sales_question.rs"]
+mod sales_question;
+
+#[path = "macro_examples/runs.rs"]
+mod runs;
+
+#[path = "macro_examples/cli.rs"]
+mod cli;
+
 use ais::rt::tools::{ToolArgs, ToolContext, ToolErrorKind, ToolLimits};
 use ais::{Value, agir};
+use std::collections::BTreeSet;
 use writing_plans::{WritingPlans, WritingPlansInput};
+
+/// One `ais!` program of the examples: its source file, its `.agir` file and its `AGIR`.
+struct Example {
+    source: &'static str,
+    file: &'static str,
+    agir: &'static str,
+    program: fn() -> &'static ais::Program,
+}
+
+const EXAMPLES: [Example; 9] = [
+    Example {
+        source: "writing_plans.rs",
+        file: "writing_plans.agir",
+        agir: WritingPlans::AGIR,
+        program: WritingPlans::program,
+    },
+    Example {
+        source: "triage_ticket.rs",
+        file: "triage_ticket.agir",
+        agir: triage_ticket::TriageTicket::AGIR,
+        program: triage_ticket::TriageTicket::program,
+    },
+    Example {
+        source: "fix_failing_test.rs",
+        file: "fix_failing_test.agir",
+        agir: fix_failing_test::FixFailingTest::AGIR,
+        program: fix_failing_test::FixFailingTest::program,
+    },
+    Example {
+        source: "review_files.rs",
+        file: "review_files.agir",
+        agir: review_files::ReviewFiles::AGIR,
+        program: review_files::ReviewFiles::program,
+    },
+    Example {
+        source: "release_notes.rs",
+        file: "draft_changelog.agir",
+        agir: release_notes::DraftChangelog::AGIR,
+        program: release_notes::DraftChangelog::program,
+    },
+    Example {
+        source: "release_notes.rs",
+        file: "release_notes.agir",
+        agir: release_notes::ReleaseNotes::AGIR,
+        program: release_notes::ReleaseNotes::program,
+    },
+    Example {
+        source: "approve_refund.rs",
+        file: "approve_refund.agir",
+        agir: approve_refund::ApproveRefund::AGIR,
+        program: approve_refund::ApproveRefund::program,
+    },
+    Example {
+        source: "extract_invoice.rs",
+        file: "extract_invoice.agir",
+        agir: extract_invoice::ExtractInvoice::AGIR,
+        program: extract_invoice::ExtractInvoice::program,
+    },
+    Example {
+        source: "sales_question.rs",
+        file: "sales_question.agir",
+        agir: sales_question::SalesQuestion::AGIR,
+        program: sales_question::SalesQuestion::program,
+    },
+];
 
 fn assert_checked_in(agir_text: &str, file: &str) {
     let path = format!("{}/examples/agir/{file}", env!("CARGO_MANIFEST_DIR"));
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         on_disk == agir_text,
-        "{path} is not the macro's output; regenerate it with `cargo run --example {}`",
-        file.trim_end_matches(".agir")
+        "{path} is not the macro's output; regenerate it with \
+         `cargo run --example EXAMPLE -- --agir > {path}` (see examples/README.md)"
     );
 }
 
 #[test]
-fn writing_plans_agir_is_checked_in_and_canonical() {
-    assert_checked_in(WritingPlans::AGIR, "writing_plans.agir");
-    let doc = agir::read(WritingPlans::AGIR).expect("the macro's AG-IR reads");
-    assert_eq!(
-        agir::write(&doc.program),
-        WritingPlans::AGIR,
-        "ais fmt would change it"
-    );
-    assert_eq!(*WritingPlans::program(), doc.program);
-    assert_eq!(WritingPlans::NAME, "writing_plans");
+fn every_example_agir_is_checked_in_canonical_and_clean() {
+    for ex in &EXAMPLES {
+        assert_checked_in(ex.agir, ex.file);
+        let doc = agir::read(ex.agir)
+            .unwrap_or_else(|e| panic!("{}: the macro's AG-IR reads: {e}", ex.file));
+        assert_eq!(
+            agir::write(&doc.program),
+            ex.agir,
+            "{}: ais fmt would change it",
+            ex.file
+        );
+        assert_eq!(*(ex.program)(), doc.program, "{}", ex.file);
+        let checked = ais::check(&doc.program, &doc.source_map, ais::Repairs::Off);
+        assert_eq!(
+            checked.outcome,
+            ais::Outcome::Clean,
+            "{}: ais check finds {:#?}",
+            ex.file,
+            checked.findings
+        );
+        assert_eq!(
+            doc.program.name.as_deref(),
+            Some(ex.file.trim_end_matches(".agir"))
+        );
+    }
 }
 
 #[test]
 fn build_rs_export_writes_the_same_agir_as_the_macro() {
     let dir = tempfile::tempdir().unwrap();
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/writing_plans.rs");
-    let written = ais_syntax::export::export(&[source], dir.path()).expect("exports");
-    assert_eq!(written, [dir.path().join("writing_plans.agir")]);
-    let exported = std::fs::read_to_string(&written[0]).unwrap();
-    assert!(
-        exported == WritingPlans::AGIR,
-        "build.rs export and the macro disagree:\n{exported}"
-    );
+    let sources: BTreeSet<String> = EXAMPLES
+        .iter()
+        .map(|ex| format!("{}/examples/{}", env!("CARGO_MANIFEST_DIR"), ex.source))
+        .collect();
+    let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+    let written = ais_syntax::export::export(&sources, dir.path()).expect("exports");
+    assert_eq!(written.len(), EXAMPLES.len(), "{written:?}");
+    for ex in &EXAMPLES {
+        let exported = std::fs::read_to_string(dir.path().join(ex.file))
+            .unwrap_or_else(|e| panic!("export wrote no {}: {e}", ex.file));
+        assert!(
+            exported == ex.agir,
+            "build.rs export and the macro disagree on {}:\n{exported}",
+            ex.file
+        );
+    }
+}
+
+#[test]
+fn the_examples_use_every_opcode() {
+    let used: BTreeSet<String> = EXAMPLES
+        .iter()
+        .flat_map(|ex| {
+            let doc = agir::read(ex.agir).expect("reads");
+            doc.program
+                .instructions()
+                .iter()
+                .map(|i| i.opcode.as_str().to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let missing: Vec<&str> = ais::Opcode::ALL
+        .iter()
+        .map(|o| o.as_str())
+        .filter(|m| !used.contains(*m))
+        .collect();
+    assert!(missing.is_empty(), "no example uses {missing:?}");
+    // The README's table names each example's opcodes; keep it true.
+    let readme = include_str!("../examples/README.md");
+    for ex in &EXAMPLES {
+        let doc = agir::read(ex.agir).expect("reads");
+        let name = ex.file.trim_end_matches(".agir");
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}`")))
+            .unwrap_or_else(|| panic!("examples/README.md has no row for `{name}`"));
+        for i in doc.program.instructions() {
+            assert!(
+                row.contains(&format!("`{}`", i.opcode.as_str())),
+                "examples/README.md's row for `{name}` does not name `{}`",
+                i.opcode.as_str()
+            );
+        }
+    }
 }
 
 #[test]

@@ -61,10 +61,12 @@ pub(crate) fn true_column(
     file_name: &str,
 ) -> String {
     let Some(pos) = pos else { return rendered };
-    let Some(line) = lines.line(pos.line).filter(|l| l.len() > LONG_LINE) else {
+    let Some((line, at)) = lines
+        .column_at(pos.line, pos.column)
+        .filter(|(l, _)| l.len() > LONG_LINE)
+    else {
         return rendered;
     };
-    let at = byte_of_column(line, pos.column);
     let (window, span) = window(line, at..at);
     let shown = window[..span.start].chars().count() + 1;
     let wrong = format!("{file_name}:{}:{shown}", pos.line);

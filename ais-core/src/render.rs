@@ -67,7 +67,21 @@ pub struct SourceLines<'a> {
     text: &'a str,
     /// Byte offset of the start of each line.
     starts: Vec<usize>,
+    /// The lines longer than [`crate::long_line::LONG_LINE`] bytes (by 0-based index), where
+    /// finding a column by counting characters would cost a pass over the line per finding.
+    long: std::collections::HashMap<usize, LongLine>,
 }
+
+/// What finds a column on a long line without counting from its start.
+#[derive(Clone, Debug)]
+struct LongLine {
+    /// Every character is one byte: a column is a byte offset.
+    ascii: bool,
+    /// Otherwise the byte offset of every [`MARK_EVERY`]th character, made on first use.
+    marks: std::sync::OnceLock<Vec<usize>>,
+}
+
+const MARK_EVERY: usize = 64;
 
 impl<'a> SourceLines<'a> {
     /// Indexes a text by line.
@@ -79,7 +93,25 @@ impl<'a> SourceLines<'a> {
                 .filter(|(_, b)| *b == b'\n')
                 .map(|(i, _)| i + 1),
         );
-        SourceLines { text, starts }
+        let mut lines = SourceLines {
+            text,
+            starts,
+            long: std::collections::HashMap::new(),
+        };
+        for index in 0..lines.starts.len() {
+            let line = u32::try_from(index + 1).ok().and_then(|n| lines.line(n));
+            if let Some(line) = line.filter(|l| l.len() > crate::long_line::LONG_LINE) {
+                let ascii = line.is_ascii();
+                lines.long.insert(
+                    index,
+                    LongLine {
+                        ascii,
+                        marks: std::sync::OnceLock::new(),
+                    },
+                );
+            }
+        }
+        lines
     }
 
     /// The text of a 1-based line, without its line break; `None` past the end.
@@ -92,6 +124,35 @@ impl<'a> SourceLines<'a> {
             .map_or(self.text.len(), |next| next - 1);
         let raw = self.text.get(start..end)?;
         Some(raw.strip_suffix('\r').unwrap_or(raw))
+    }
+
+    /// A 1-based line's text and the byte offset in it of a 1-based character column (its
+    /// end, past the last character): without counting from the line's start on a long line,
+    /// so that many findings on one long line cost time in proportion to their number.
+    pub(crate) fn column_at(&self, line: u32, column: u32) -> Option<(&'a str, usize)> {
+        let text = self.line(line)?;
+        let index = usize::try_from(line).ok()?.checked_sub(1)?;
+        let skip = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
+        let at = match self.long.get(&index) {
+            None => crate::long_line::byte_of_column(text, column),
+            Some(long) if long.ascii => skip.min(text.len()),
+            Some(long) => {
+                let marks = long.marks.get_or_init(|| {
+                    text.char_indices()
+                        .step_by(MARK_EVERY)
+                        .map(|(i, _)| i)
+                        .collect()
+                });
+                match marks.get(skip / MARK_EVERY) {
+                    Some(&base) => text[base..]
+                        .char_indices()
+                        .nth(skip % MARK_EVERY)
+                        .map_or(text.len(), |(i, _)| base + i),
+                    None => text.len(),
+                }
+            }
+        };
+        Some((text, at))
     }
 }
 
@@ -145,7 +206,9 @@ fn located<'a>(
             // the line, once per finding); `long_line::true_column` puts the true column back
             // into the ` --> file:line:col` header.
             let line_start = usize::try_from(pos.line).unwrap_or(usize::MAX);
-            let at = crate::long_line::byte_of_column(text, pos.column);
+            let at = lines
+                .column_at(pos.line, pos.column)
+                .map_or(text.len(), |(_, at)| at);
             let span = span_at(&text[at..], 1);
             let (window, span) = crate::long_line::window(text, at + span.start..at + span.end);
             let annotation = kind.span(span).label(label);

@@ -197,3 +197,129 @@ fn comments_on_every_element_of_the_corpus_survive_formatting() {
     }
     assert!(files > 40, "only {files} corpus files read");
 }
+
+const UNKNOWN_FIELDS: &str = "---
+name: demo
+description: Does it.
+x_owner: &team   # who owns it
+  name: core
+---
+types:
+  Verdict:
+    kind: object
+    fields:
+      - name: ok
+        type: bool
+        x_hint: !note   \"kept\"
+    x_since: &since 0.2
+knowledge:
+  style:
+    template: Be brief.
+    x_source:
+      - https://example.com/a   # the first
+      - .inf
+tools:
+  save:
+    sig: \"(text) -> str\"
+    surface: ACT
+    x_audit: {level: high,   since: *since}
+walker:
+  name: demo
+  carries:
+      task:   {type: str, role: input}
+      note:
+          type: str
+          produced_by: draft
+          # reviewed by legal
+          x_review:
+              by: legal   # who
+              on: 2024-01-01
+              big: 123456789012345678901234567890
+nodes:
+    - id: draft
+      type: GEN-RAW
+      reads: [task]
+      writes: [note]
+      x_meta: !tag
+        note: \"keep   me\"   # trailing
+        text: |
+          two
+            lines
+      autonomy:
+        tools: []
+        x_budget: 3
+    - {id: done, type: TERMINAL, reads: [note]}
+edges:
+  - from: draft
+    to: done
+    x_weight: 0.50
+  - {from: done, to: done, x_flow: 1}
+";
+
+#[test]
+fn unknown_fields_of_elements_keep_their_text_and_comments() {
+    let doc = read(UNKNOWN_FIELDS).unwrap();
+    let out = write_keeping(&doc.program, &doc, &Limits::default()).unwrap();
+    for kept in [
+        "x_owner: &team   # who owns it\n  name: core\n",
+        "        x_hint: !note   \"kept\"\n",
+        "    x_since: &since 0.2\n",
+        "    x_source:\n      - https://example.com/a   # the first\n      - .inf\n",
+        "    x_audit: {level: high,   since: *since}\n",
+        // Moved from column 10 to column 6, its own lines with it.
+        "      # reviewed by legal\n      x_review:\n          by: legal   # who\n          on: 2024-01-01\n          big: 123456789012345678901234567890\n",
+        // From column 6 to 4; the block text keeps its inner indentation.
+        "    x_meta: !tag\n      note: \"keep   me\"   # trailing\n      text: |\n        two\n          lines\n",
+        "      x_budget: 3\n",
+    ] {
+        assert!(out.contains(kept), "missing {kept:?} in\n{out}");
+    }
+    // Known fields are canonical; so is an unknown field of an edge (canonically a flow
+    // mapping, where a field cannot keep its own lines).
+    assert!(
+        out.contains("    task:\n      type: str\n      role: input\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  - {from: draft, to: done, x_weight: 0.5}\n"),
+        "{out}"
+    );
+    let back = read(&out).unwrap();
+    assert_eq!(back.program, doc.program);
+    assert_eq!(
+        write_keeping(&back.program, &back, &Limits::default()).unwrap(),
+        out,
+        "formatting twice changes nothing"
+    );
+    // A repaired program keeps them too.
+    let mut repaired = doc.program.clone();
+    let carries = repaired.walker.as_mut().unwrap().carries.as_mut().unwrap();
+    carries[1].ty = Some(ais_core::Type::parse("list[str]"));
+    let out = write_keeping(&repaired, &doc, &Limits::default()).unwrap();
+    assert!(
+        out.contains("      x_review:\n          by: legal   # who\n"),
+        "{out}"
+    );
+    assert_eq!(read(&out).unwrap().program, repaired);
+}
+
+#[test]
+fn an_unknown_field_that_cannot_stand_as_written_is_written_canonically() {
+    // The alias names an anchor in a known field, which canonical writing drops: kept as
+    // written, the field would not read back, so it is written from its value instead.
+    let text = "walker:\n  name: w\n  carries:\n    a: {type: str, role: input, doc: &d \"x\"}\n    b:\n      type: str\n      x_copy: *d   # a copy\n";
+    let doc = read(text).unwrap();
+    let out = write_keeping(&doc.program, &doc, &Limits::default()).unwrap();
+    assert!(out.contains("x_copy: x # a copy"), "{out}");
+    assert_eq!(read(&out).unwrap().program, doc.program);
+}
+
+#[test]
+fn a_field_of_a_flow_mapping_over_several_lines_is_written_canonically_and_others_kept() {
+    let text = "walker:\n  name: w\n  carries:\n    a: {\n      type: str,\n      x_flow: 1,\n      role: input\n    }\n    b:\n      type: str\n      x_kept: &k [1,   2]\n";
+    let doc = read(text).unwrap();
+    let out = write_keeping(&doc.program, &doc, &Limits::default()).unwrap();
+    assert!(out.contains("      x_flow: 1\n"), "{out}");
+    assert!(out.contains("      x_kept: &k [1,   2]\n"), "{out}");
+    assert_eq!(read(&out).unwrap().program, doc.program);
+}

@@ -172,3 +172,105 @@ fn relaxations_are_bounded() {
     let doc = read(&text[..text.find("  - id: n100\n").unwrap()]).unwrap();
     assert_eq!(doc.relaxations.len(), 100);
 }
+
+/// The README's table of the reader's limits: each row names a `Limits` field, its default and
+/// the error crossing it gives. Each row is checked against the reader: the default is the
+/// field's, and an input crossing the bound (the default one, or for the node and depth bounds
+/// a smaller one, with the number in the message replaced) gives exactly that message.
+#[test]
+fn the_readme_limits_table_is_true() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("the README");
+    let section = readme
+        .split("\n## Limits\n")
+        .nth(1)
+        .expect("a Limits section");
+    let rows: Vec<(String, String, String)> = section
+        .lines()
+        .skip_while(|l| !l.starts_with("| bound"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            let field = cells[0]
+                .split("(`")
+                .nth(1)
+                .and_then(|f| f.split('`').next());
+            let message = cells[2].split('`').nth(1);
+            (
+                field.expect("a field").to_owned(),
+                cells[1].to_owned(),
+                message.expect("a message").to_owned(),
+            )
+        })
+        .collect();
+    let d = Limits::default();
+    let mut seen = Vec::new();
+    for (field, default, message) in &rows {
+        let (value, err) = match field.as_str() {
+            "max_bytes" => {
+                let text = format!("x: \"{}\"\n", "y".repeat(d.max_bytes));
+                (d.max_bytes, read(&text).unwrap_err().message)
+            }
+            "max_alias_bytes" => {
+                let mut text = format!("x_big: &s0 \"{}\"\n", "y".repeat(100_000));
+                for (level, prev) in [(1, "s0"), (2, "l1"), (3, "l2")] {
+                    let items = vec![format!("*{prev}"); 10].join(", ");
+                    text.push_str(&format!("x_l{level}: &l{level} [{items}]\n"));
+                }
+                (d.max_alias_bytes, read(&text).unwrap_err().message)
+            }
+            "max_alias_nodes" => {
+                let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+                for i in 1..8 {
+                    let items = vec![format!("*a{}", i - 1); 10].join(", ");
+                    text.push_str(&format!("a{i}: &a{i} [{items}]\n"));
+                }
+                (d.max_alias_nodes, read(&text).unwrap_err().message)
+            }
+            "max_nodes" => {
+                let small = Limits {
+                    max_nodes: 50,
+                    ..Limits::default()
+                };
+                let text = format!("x: [{}]\n", vec!["1"; 60].join(", "));
+                let err = read_with_limits(&text, &small).unwrap_err().message;
+                (d.max_nodes, err.replace("50", &d.max_nodes.to_string()))
+            }
+            "max_depth" => {
+                let n = d.max_depth + 1;
+                let text = format!("x: {}{}\n", "[".repeat(n), "]".repeat(n));
+                (d.max_depth, read(&text).unwrap_err().message)
+            }
+            other => panic!("the README names a limit `{other}` the test does not know"),
+        };
+        let number = |s: &str| -> usize {
+            let digits: String = s.chars().filter(char::is_ascii_digit).collect();
+            digits.parse().unwrap_or_default()
+        };
+        let shown = if default.contains("MiB") {
+            number(default.split(" MiB").next().unwrap_or_default()) * 1024 * 1024
+        } else {
+            number(default)
+        };
+        assert_eq!(shown, value, "the README's default for `{field}`");
+        // The size message names the size found; compare around it.
+        let (head, tail) = message.split_once(" N ").unwrap_or((message, ""));
+        assert!(
+            err.starts_with(head) && err.ends_with(tail),
+            "`{field}`: the README says `{message}`, the reader says `{err}`"
+        );
+        seen.push(field.as_str());
+    }
+    seen.sort_unstable();
+    assert_eq!(
+        seen,
+        [
+            "max_alias_bytes",
+            "max_alias_nodes",
+            "max_bytes",
+            "max_depth",
+            "max_nodes"
+        ]
+    );
+}

@@ -1,6 +1,7 @@
 //! The validator over its own AG-IR fixtures (`tests/fixtures/check/`): one fixture per check,
 //! named `<ID>_<what>.agir`, produces that finding and no other error; the `clean_*` fixtures
-//! (one per opcode family) check clean; the `repair_*` fixtures exercise ladder step 1.
+//! (one per opcode family, a routed failure, an object into several writes) check clean; the
+//! `repair_*` fixtures exercise ladder step 1.
 
 use ais_core::plan::lower;
 use ais_core::{CheckId, Checked, Outcome, Owner, Program, Repairs, Severity, Type, check};
@@ -93,7 +94,7 @@ fn every_check_has_a_fixture_that_produces_exactly_it() {
 #[test]
 fn the_clean_fixtures_check_clean_and_lower() {
     let names = fixtures("clean_");
-    assert_eq!(names.len(), 4);
+    assert_eq!(names.len(), 6);
     for name in names {
         for repair in [false, true] {
             let c = run(&name, repair);

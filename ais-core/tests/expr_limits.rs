@@ -1,6 +1,6 @@
 //! Every host-set limit is hit, and each is a `limit_error` (never a hang or an OOM).
 
-use ais_core::expr::{self, Category, Expr, ExprError, ExprKind, Limits, TypeEnv};
+use ais_core::expr::{self, BinOp, Category, Expr, ExprError, ExprKind, Limits, TypeEnv};
 use ais_core::{Pos, Type, Value};
 use indexmap::IndexMap;
 
@@ -84,8 +84,11 @@ fn nesting_depth_in_the_parser_and_the_checker() {
         ")".repeat(limits.max_depth + 1)
     );
     limit_error(run(&parens, &limits, &values), "nests deeper");
+    // A flat chain is one level of nesting, however long; its height has its own bound.
     let chain = vec!["1"; limits.max_depth + 1].join(" + ");
-    limit_error(run(&chain, &limits, &values), "nests deeper");
+    assert_eq!(run(&chain, &limits, &values), Ok(Value::Int(33)));
+    let chain = vec!["1"; limits.max_height + 1].join(" + ");
+    limit_error(run(&chain, &limits, &values), "chains more than 1024");
     // A tree built by a host (not parsed) is bounded by the checker.
     let mut e = Expr::new(ExprKind::Int(1), Pos::new(1, 1));
     for _ in 0..(limits.max_depth + 1) {
@@ -93,6 +96,56 @@ fn nesting_depth_in_the_parser_and_the_checker() {
     }
     let err = expr::compile(&e, &env(), &limits).unwrap_err();
     assert_eq!(err.category, Category::LimitError);
+    assert!(err.message.contains("nests deeper"), "{}", err.message);
+    let one = || Box::new(Expr::new(ExprKind::Int(1), Pos::new(1, 1)));
+    let mut e = one();
+    for _ in 0..limits.max_height {
+        e = Box::new(Expr::new(
+            ExprKind::Binary(BinOp::Add, e, one()),
+            Pos::new(1, 1),
+        ));
+    }
+    let err = expr::compile(&e, &env(), &limits).unwrap_err();
+    assert!(err.message.contains("chains more than"), "{}", err.message);
+}
+
+#[test]
+fn the_longest_chains_check_print_and_evaluate_on_a_small_stack() {
+    // A test thread has a 2 MiB stack; a chain as tall as the limit allows is checked,
+    // printed, evaluated, copied and compared in a quarter of that (a debug build's checker
+    // frame alone is several KB, so this fails if any pass recurses along the chain on the
+    // thread's stack).
+    let run_small = |f: fn()| {
+        std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .unwrap()
+    };
+    run_small(|| {
+        let limits = Limits::default();
+        let n = limits.max_height - 1;
+        let sum = vec!["ns[0]"; n].join(" + ");
+        let mut values = carries(0, 1);
+        values.insert("ns".to_owned(), Value::List(vec![Value::Int(2)]));
+        assert_eq!(run(&sum, &limits, &values), Ok(Value::Int(2 * n as i64)));
+        // Each operand is three levels tall itself.
+        let all = vec!["len(s) == 0"; n - 3].join(" and ");
+        assert_eq!(run(&all, &limits, &values), Ok(Value::Bool(true)));
+        let parsed = expr::parse(&all, &limits).unwrap();
+        assert_eq!(parsed.to_string(), all);
+        // Copying, comparing, printing for debugging and dropping the tree are safe too.
+        assert_eq!(parsed.names(), ["s"]);
+        assert_eq!(
+            parsed.without_positions(),
+            parsed.clone().without_positions()
+        );
+        assert!(format!("{parsed:?}").contains("Logic(And"));
+        let compiled = expr::compile(&parsed, &env(), &limits).unwrap();
+        assert_eq!(compiled.clone(), compiled);
+        assert!(format!("{compiled:?}").contains("And("));
+    });
 }
 
 #[test]
@@ -194,6 +247,7 @@ fn the_defaults_are_the_documented_ones() {
     let d = Limits::default();
     assert_eq!(d.max_source_bytes, 65_536);
     assert_eq!(d.max_depth, 32);
+    assert_eq!(d.max_height, 1_024);
     assert_eq!(d.max_tokens, 8_192);
     assert_eq!(d.max_identifier_bytes, 128);
     assert_eq!(d.max_operations, 200_000);

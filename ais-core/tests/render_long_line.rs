@@ -41,3 +41,55 @@ fn findings_on_a_long_line_show_a_window_and_the_true_column() {
     let under: String = source_line.chars().skip(caret_at).take(5).collect();
     assert_eq!(under, "u4321", "{out}");
 }
+
+/// Checks a program whose one instruction reads `n` unknown names on one line, each starting
+/// with `prefix`, and returns the source and its findings.
+fn one_long_line(n: usize, prefix: &str) -> (String, Vec<ais_core::Finding>) {
+    let reads: Vec<String> = (0..n).map(|i| format!("{prefix}{i}")).collect();
+    let text = format!(
+        "---\nname: m\ndescription: d\n---\nwalker:\n  name: m\n  carries:\n    task: {{type: str, role: input}}\nnodes:\n  - {{id: a, type: GEN-RAW, doc: Do., reads: [{}]}}\n  - {{id: done, type: TERMINAL}}\nedges:\n  - {{from: a, to: done}}\n",
+        reads.join(", ")
+    );
+    let doc = ais_core::agir::read(&text).unwrap();
+    let findings = check(&doc.program, &doc.source_map, Repairs::Off).findings;
+    (text, findings)
+}
+
+#[test]
+fn rendering_findings_on_one_long_line_grows_linearly_with_their_number() {
+    // A finding's column used to be found by scanning its line from the start (or checking
+    // the whole line for ASCII), once per finding: four times the findings on a four times
+    // longer line took sixteen times as long.
+    for prefix in ["u", "π"] {
+        let time = |n: usize| {
+            let (text, findings) = one_long_line(n, prefix);
+            let lines = SourceLines::new(&text);
+            (0..3)
+                .map(|_| {
+                    let started = Instant::now();
+                    for f in &findings {
+                        render_finding_in(f, &lines, "p.agir", false);
+                    }
+                    started.elapsed()
+                })
+                .min()
+                .unwrap_or_default()
+        };
+        let small = time(2_000);
+        let large = time(8_000);
+        assert!(
+            large < small * 8,
+            "{prefix}: {small:?} for 2,000 findings, {large:?} for 8,000"
+        );
+    }
+    // The column is still the true one on a line of multi-byte characters.
+    let (text, findings) = one_long_line(3_000, "π");
+    let lines = SourceLines::new(&text);
+    let f = findings
+        .iter()
+        .find(|f| f.message.contains("`π2999`"))
+        .unwrap();
+    let col = text.lines().nth(9).unwrap().chars().count() - "π2999]}".chars().count() + 1;
+    let out = render_finding_in(f, &lines, "p.agir", false);
+    assert!(out.contains(&format!("--> p.agir:10:{col}\n")), "{out}");
+}

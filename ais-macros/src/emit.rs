@@ -81,8 +81,7 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
             /// Registers the program's Rust tools — and those of the programs it CALLs — in
             /// `registry`.
             pub fn register_tools(registry: &mut #p::ToolRegistry) {
-                #tools
-                #(#targets::register_tools(registry);)*
+                <Self as #p::Linked>::link_tools(registry, &mut ::std::vec::Vec::new());
             }
 
             /// The built-in tool library with the program's Rust tools (and those of the
@@ -93,11 +92,10 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
                 registry
             }
 
-            /// Registers the programs this one CALLs (and theirs) with a runtime builder.
+            /// Registers the programs this one CALLs (and theirs, each once) with a runtime
+            /// builder.
             pub fn add_programs(builder: #p::RuntimeBuilder) -> #p::RuntimeBuilder {
-                let builder = builder #(.program(#target_names, ::std::clone::Clone::clone(#targets::program())))*;
-                #(let builder = #targets::add_programs(builder);)*
-                builder
+                <Self as #p::Linked>::link_programs(builder, &mut ::std::vec::Vec::new())
             }
 
             /// A runtime builder with the program's tools and the programs it CALLs; give it
@@ -113,6 +111,42 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
                 runtime: &#p::Runtime,
             ) -> ::std::result::Result<#report, ::ais::RunError> {
                 #p::run(Self::program(), &input, runtime).await
+            }
+
+            /// Resumes a run of the program that paused for human input
+            /// ([`::ais::RunError::Paused`]) from the pause's handle, with the human's answer,
+            /// and returns its typed report (or why there is none: it may pause again).
+            pub async fn resume(
+                handle: &::std::path::Path,
+                answer: ::std::string::String,
+                runtime: &#p::Runtime,
+            ) -> ::std::result::Result<#report, ::ais::RunError> {
+                #p::resume(Self::program(), handle, answer, runtime).await
+            }
+        }
+
+        impl #p::Linked for #name {
+            fn link_programs(
+                builder: #p::RuntimeBuilder,
+                seen: &mut ::std::vec::Vec<::std::any::TypeId>,
+            ) -> #p::RuntimeBuilder {
+                if !#p::first_visit::<Self>(seen) {
+                    return builder;
+                }
+                let builder = builder #(.program(#target_names, ::std::clone::Clone::clone(#targets::program())))*;
+                #(let builder = <#targets as #p::Linked>::link_programs(builder, seen);)*
+                builder
+            }
+
+            fn link_tools(
+                registry: &mut #p::ToolRegistry,
+                seen: &mut ::std::vec::Vec<::std::any::TypeId>,
+            ) {
+                if !#p::first_visit::<Self>(seen) {
+                    return;
+                }
+                #tools
+                #(<#targets as #p::Linked>::link_tools(registry, seen);)*
             }
         }
     }
@@ -423,6 +457,24 @@ pub fn parse_stand_in(input: TokenStream) -> TokenStream {
                     }
                     /// No tools: the program did not parse.
                     pub fn register_tools(_: &mut #p::ToolRegistry) {}
+                    /// An empty program: the program did not parse.
+                    pub fn program() -> &'static #p::Program {
+                        static PROGRAM: ::std::sync::OnceLock<#p::Program> = ::std::sync::OnceLock::new();
+                        PROGRAM.get_or_init(::std::default::Default::default)
+                    }
+                }
+                impl #p::Linked for #name {
+                    fn link_programs(
+                        builder: #p::RuntimeBuilder,
+                        _: &mut ::std::vec::Vec<::std::any::TypeId>,
+                    ) -> #p::RuntimeBuilder {
+                        builder
+                    }
+                    fn link_tools(
+                        _: &mut #p::ToolRegistry,
+                        _: &mut ::std::vec::Vec<::std::any::TypeId>,
+                    ) {
+                    }
                 }
             });
         }

@@ -383,6 +383,66 @@ edges:
 }
 
 #[test]
+fn call_finds_a_target_named_by_its_walker_name_in_the_program_directory() {
+    let child = prog(
+        r#"walker:
+  name: WriteUp
+  carries:
+    task: {type: str, role: input}
+    topic: {type: str, role: input}
+    line: {type: str, produced_by: write}
+nodes:
+  - {id: write, type: CODE, owner: code, reads: [topic, task], writes: [line], body: "topic + ' for ' + task"}
+  - {id: fin, type: TERMINAL, reads: [line]}
+edges:
+  - {from: write, to: fin}
+"#,
+    )
+    .replace("name: t\n", "name: write_up\n");
+    let parent = |target: &str| {
+        prog(&format!(
+            r#"walker:
+  name: Parent
+  carries:
+    task: {{type: str, role: input}}
+    topic: {{type: str, produced_by: pick}}
+    answer: {{type: str, produced_by: delegate}}
+nodes:
+  - {{id: pick, type: CODE, owner: code, reads: [task], writes: [topic], body: "'notes'"}}
+  - {{id: delegate, type: CALL, owner: model, reads: [topic], writes: [answer], target: {target}, doc: "Delegate the write-up."}}
+  - {{id: done, type: TERMINAL, reads: [answer]}}
+edges:
+  - {{from: pick, to: delegate}}
+  - {{from: delegate, to: done}}
+"#
+        ))
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("write_up.agir"), &child).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not a program").unwrap();
+    let rt = ais_rt::Runtime::builder()
+        .out_dir(dir.path().into())
+        .build();
+    // By its walker name (as `ais!` writes a CALL of another program) and by its `name`.
+    for target in ["WriteUp", "write_up"] {
+        let p = common::program(&parent(target));
+        let out = common::block_on(rt.run(&p.program, None, ais_rt::Inputs::task("the team")));
+        assert_eq!(out.status, Status::Ok, "{target}: {out:?}");
+        assert_eq!(out.report["answer"], "notes for the team");
+    }
+    // Two files with the name: the CALL faults naming both rather than picking one.
+    std::fs::write(dir.path().join("write_up_copy.agir"), &child).unwrap();
+    let p = common::program(&parent("WriteUp"));
+    let out = common::block_on(rt.run(&p.program, None, ais_rt::Inputs::task("x")));
+    assert_eq!(out.status, Status::Fault, "{out:?}");
+    let message = out.fault.unwrap().message;
+    assert!(
+        message.contains("write_up.agir") && message.contains("write_up_copy.agir"),
+        "{message}"
+    );
+}
+
+#[test]
 fn call_of_a_missing_target_faults_naming_the_instruction() {
     let text = prog(
         r#"walker:

@@ -320,6 +320,11 @@ pub struct InstrDef {
     pub op: Option<Name>,
     /// `#[traces_to("...")]`.
     pub traces_to: Option<Vec<Name>>,
+    /// `#[allow(unrouted_failure)]`: the DSL's warnings this instruction accepts (the
+    /// attribute's span and the names it lists).
+    pub allow: Option<(Span, Vec<Name>)>,
+    /// Each attribute's name and the span of that name (`cap` in `#[cap(3)]`).
+    pub attr_names: Vec<(String, Span)>,
     /// The terminating `;`.
     pub end: Span,
 }

@@ -42,8 +42,9 @@ impl Diagnostic {
     }
 }
 
-/// Validates a lowered program and places every finding at its token. `fallback` is where a
-/// finding with no recorded place points (the program's name).
+/// Validates a lowered program and places every finding at its token, followed by the DSL's
+/// own warnings ([`crate::routing`]: fallible Rust tools whose failure is not routed).
+/// `fallback` is where a finding with no recorded place points (the program's name).
 pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
     let checked = check(&lowered.program, &SourceMap::new(), Repairs::Off);
     let findings = without_consequences(checked.findings);
@@ -73,7 +74,9 @@ pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
         }
         out.push((f.instruction.clone(), mergeable, d));
     }
-    out.into_iter().map(|(_, _, d)| d).collect()
+    let mut out: Vec<Diagnostic> = out.into_iter().map(|(_, _, d)| d).collect();
+    out.extend(crate::routing::unrouted_failures(lowered, fallback));
+    out
 }
 
 /// Drops the findings that only restate another one's consequence, so one mistake shows as
@@ -182,6 +185,16 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
                 f.did_you_mean[0],
                 ty.as_ref().map_or("str".to_owned(), ToString::to_string)
             ),
+            // The consumer's demand may be the thing to change, not the carry: its writer
+            // may well produce what the carry says.
+            Edit::AdoptType { carry, ty } => match instr {
+                Some(i) => format!(
+                    "read a `{ty}` carry in place of `{carry}` in `{}`, or declare `{carry}: \
+                     {ty},` if what writes `{carry}` produces `{ty}`",
+                    i.id
+                ),
+                None => format!("declare `{carry}: {ty},` in `carries {{ .. }}`"),
+            },
             other => other.describe(Wording::RustDsl),
         });
     }
@@ -217,8 +230,60 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
                 "say which slots receive it: `#[resident_on(instruction)] knowledge {name} = ..;`"
             )
         }
+        CheckId::W6 if f.message.contains("second TERMINAL") => {
+            let mut names = f.message.split('`').skip(1).step_by(2);
+            let second = names.next().unwrap_or("it");
+            let first = names.next().unwrap_or("the first");
+            format!(
+                "end every path at one TERMINAL: remove `{second}` and lead its edges to `{first}`"
+            )
+        }
         CheckId::W6 => {
             "end the program with an instruction such as `done: TERMINAL(result);`".into()
+        }
+        CheckId::W1 => format!(
+            "give each instruction its own id: rename this `{id}` (edges name instructions by id)"
+        ),
+        CheckId::W7 => {
+            let entry = f
+                .message
+                .split_once("from the entry `")
+                .and_then(|(_, rest)| rest.split('`').next())
+                .unwrap_or("a step");
+            format!("add an edge that leads to it (`{entry} -> {id};`), or remove `{id}`")
+        }
+        CheckId::W10 if f.message.starts_with("carry `") => {
+            let name = f.message.split('`').nth(1).unwrap_or("it");
+            let ty = program
+                .carry(name)
+                .and_then(|(_, c)| c.ty.as_ref())
+                .map_or("str".to_owned(), ToString::to_string);
+            format!(
+                "write `{name}` from an instruction (`step: .. -> {name};`), or make it an input: \
+                 `{name}: {ty} = input,`"
+            )
+        }
+        CheckId::W13 => {
+            let name = f.message.split('`').nth(1).unwrap_or("it");
+            format!(
+                "rename `{name}` after what it holds (`note_{name}`, `report_{name}`), so it binds \
+                 only where an instruction reads it"
+            )
+        }
+        CheckId::W14 => {
+            let name = f.message.split('`').nth(1).unwrap_or("Kind");
+            format!("list its members: `enum {name} {{ first, second }}`")
+        }
+        CheckId::G3 if f.message.contains("is the artifact step") => {
+            let tool = f.message.split('`').nth(3).unwrap_or("its tool");
+            format!(
+                "make `{tool}` write the deliverable: `#[surface(ACT, artifact)]` and a \
+                 `path: &ais::ArtifactPath` parameter to write through (or run the built-in \
+                 `write_file` in `{id}`)"
+            )
+        }
+        CheckId::X3 => {
+            format!("declare the isolation: `#[concurrency(isolation = private_write)]` on `{id}`")
         }
         CheckId::W12 => "give the knowledge item its content: `knowledge name = \"...\";`".into(),
         CheckId::X1 => format!(

@@ -28,6 +28,7 @@
 //!
 //!         /// Doc: the semantic operand of a slot.
 //!         draft: GEN-RAW(task) -> note;
+//!         #[allow(unrouted_failure)]   // `save` is fallible; a failure here ends the run
 //!         save_it: ACT(artifact) save(note) -> saved;
 //!         total: CODE(a, b) -> sum = a + b;
 //!         #[verdict(ok)] #[cap(3)] #[counter(round)]   fix: LOOP(code) repair(note) -> note;
@@ -44,7 +45,9 @@
 //! }
 //! ```
 //!
-//! Lowering decisions are listed in [`lower`].
+//! Lowering decisions are listed in [`lower`]. A Rust tool returning `Result` is *fallible*:
+//! its `Err` is a routable error value, and [`routing`] warns (G9, a compiler warning) where
+//! no guard or LOOP verdict tests the carry it lands in.
 #![deny(missing_docs)]
 
 pub mod ast;
@@ -52,6 +55,7 @@ pub mod diagnose;
 pub mod export;
 pub mod lower;
 pub mod parse;
+pub mod routing;
 pub mod rust_types;
 pub mod spans;
 pub mod text;

@@ -10,7 +10,8 @@
 //!   a `LOOP` with a `#[verdict]` is `code`. Anything else stays unowned, and the validator's
 //!   W3 says so at the opcode.
 //! - **Carries' `produced_by`** is the first instruction, in program order, that writes the
-//!   carry; a carry written by none and not `= input` has none (the validator reports it).
+//!   carry, else the LOOP whose `#[counter(..)]` it is; a carry written by none and not
+//!   `= input` has none (the validator reports it).
 //! - **Edges.** `a -> b;` is mandatory, `a -> b if g;` discretionary with the guard,
 //!   `a -> b else;` discretionary with the sentinel guard `else` (Appendix A.3: the default),
 //!   `forbid a -> b;` a `forbidden` edge: recorded on its source, never taken.
@@ -38,6 +39,12 @@ pub struct Lowered {
     pub program: Program,
     /// Where each of its parts was written.
     pub spans: SpanMap,
+    /// The Rust tools whose result is a `Result` (their `Err` is a routable error value, spec
+    /// §10.2) — a fact of the Rust types the AG-IR does not record.
+    pub fallible_tools: Vec<String>,
+    /// The instructions marked `#[allow(unrouted_failure)]`, by index: their unrouted failure
+    /// is meant to end the run as an error, and is not warned about.
+    pub unrouted_allowed: Vec<usize>,
 }
 
 /// Errors collected across a phase, reported together.
@@ -81,11 +88,15 @@ pub fn lower_all(def: &ProgramDef) -> (Lowered, syn::Result<()>) {
         spans: SpanMap::new(),
         errors: Errors::default(),
         declared: def.types.iter().map(|t| t.name.text.clone()).collect(),
+        fallible_tools: Vec::new(),
+        unrouted_allowed: Vec::new(),
     };
     let program = cx.program(def);
     let lowered = Lowered {
         program,
         spans: cx.spans,
+        fallible_tools: cx.fallible_tools,
+        unrouted_allowed: cx.unrouted_allowed,
     };
     (lowered, cx.errors.finish())
 }
@@ -94,7 +105,12 @@ struct Cx {
     spans: SpanMap,
     errors: Errors,
     declared: Vec<String>,
+    fallible_tools: Vec<String>,
+    unrouted_allowed: Vec<usize>,
 }
+
+/// The warnings an instruction's `#[allow(..)]` may name.
+pub const ALLOWABLE: &[&str] = &["unrouted_failure"];
 
 fn names(list: &[Name]) -> Vec<String> {
     list.iter().map(|n| n.text.clone()).collect()
@@ -324,7 +340,12 @@ impl Cx {
             }
         }
         let ret = match ais_return(t.ret.as_ref(), &self.declared) {
-            Ok(r) => r.ty,
+            Ok(r) => {
+                if r.fallible && matches!(t.imp, ToolImpl::Inline(_) | ToolImpl::Path(_)) {
+                    self.fallible_tools.push(t.ident.to_string());
+                }
+                r.ty
+            }
             Err(msg) => {
                 let span = t
                     .ret
@@ -430,9 +451,16 @@ impl Cx {
         if let Some(doc) = &c.doc {
             self.at(el, Some("doc"), doc.site);
         }
+        // A LOOP's counter is set by the LOOP itself (spec §4.4.2), so a counter no
+        // instruction writes is produced by its LOOP.
         let produced_by = nodes
             .iter()
             .find(|n| n.writes.contains(&c.name.text))
+            .or_else(|| {
+                nodes
+                    .iter()
+                    .find(|n| n.counter.as_deref() == Some(c.name.text.as_str()))
+            })
             .map(|n| n.id.clone());
         Carry {
             name: c.name.text.clone(),
@@ -469,6 +497,28 @@ impl Cx {
         code.then_some(Owner::Code)
     }
 
+    /// Records an instruction's `#[allow(unrouted_failure)]`; any other name is an error at it.
+    fn allow(&mut self, i: usize, d: &InstrDef) {
+        for name in d.allow.iter().flat_map(|(_, names)| names) {
+            if name.text == "unrouted_failure" {
+                self.unrouted_allowed.push(i);
+            } else {
+                self.errors.push(
+                    name.span,
+                    format!(
+                        "`{}` is not a warning of `ais!`; an instruction may allow {}",
+                        name.text,
+                        ALLOWABLE
+                            .iter()
+                            .map(|a| format!("`{a}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
     fn instruction(&mut self, i: usize, d: &InstrDef, def: &ProgramDef) -> Instruction {
         let el = Element::Instruction(i);
         self.at(el, None, Site::one(d.id.span));
@@ -500,6 +550,7 @@ impl Cx {
             self.at(el, Some("owner"), d.opcode.site);
         }
         let owner = self.owner(d, &opcode, def);
+        self.allow(i, d);
         if let Some(span) = d.reads_span {
             self.at(el, Some("reads"), Site::one(span));
         }
@@ -528,11 +579,17 @@ impl Cx {
         instr
     }
 
-    /// An operand written on an opcode that does not take it is an error at the operand.
+    /// An operand written on an opcode that does not take it is an error at the operand (at
+    /// the attribute's name, for an operand written as an attribute).
     fn only_on(&mut self, d: &InstrDef, what: &str, span: Span, opcode: &str) {
         if d.opcode.text != opcode {
+            let attr = what
+                .strip_prefix("`#[")
+                .and_then(|w| w.split('(').next())
+                .and_then(|name| d.attr_names.iter().find(|(n, _)| n == name))
+                .map_or(span, |(_, s)| *s);
             self.errors.push(
-                span,
+                attr,
                 format!(
                     "{what} applies to a {opcode}; `{}` is a {}",
                     d.id.text, d.opcode.text

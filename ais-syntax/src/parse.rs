@@ -673,6 +673,7 @@ fn parse_instruction(input: ParseStream, attrs: Attrs) -> syn::Result<InstrDef> 
             "concurrency",
             "op",
             "traces_to",
+            "allow",
         ],
         "an instruction",
     )?;
@@ -751,12 +752,26 @@ fn parse_instruction(input: ParseStream, attrs: Attrs) -> syn::Result<InstrDef> 
     } else {
         None
     };
+    // A missing `;` is reported at the instruction's last token, not at whatever follows it
+    // (usually the next instruction's id, a line further down).
+    let (last_span, last_text) = match (&body, writes.last()) {
+        (Some((_, site)), _) => (site.end, "the body".to_owned()),
+        (None, Some(w)) => (w.span, format!("`{}`", w.text)),
+        (None, None) => match (reads_span, &tool) {
+            (Some(span), _) => (span, "the operands".to_owned()),
+            (None, Some(t)) => (t.span, format!("`{}`", t.text)),
+            (None, None) => (opcode.site.end, format!("`{}`", opcode.text)),
+        },
+    };
     let end = input
         .parse::<Token![;]>()
-        .map_err(|e| {
+        .map_err(|_| {
             syn::Error::new(
-                e.span(),
-                "expected `;` after the instruction (`id: OPCODE tool(reads) -> writes;`)",
+                last_span,
+                format!(
+                    "expected `;` after {last_text} to end the instruction `{id}` \
+                     (`id: OPCODE tool(reads) -> writes;`)"
+                ),
             )
         })?
         .span;
@@ -790,6 +805,12 @@ fn parse_instruction(input: ParseStream, attrs: Attrs) -> syn::Result<InstrDef> 
         concurrency: attrs.concurrency()?,
         op: attrs.one_name("op")?,
         traces_to: attrs.traces_to()?,
+        allow: attrs.names("allow")?,
+        attr_names: attrs
+            .other
+            .iter()
+            .filter_map(|a| a.path().get_ident().map(|i| (i.to_string(), i.span())))
+            .collect(),
         end,
     })
 }

@@ -124,6 +124,39 @@ fn the_design_example_parses_lowers_and_checks_clean() {
 }
 
 #[test]
+fn a_loop_counter_is_produced_by_its_loop_and_checks_clean() {
+    let text = r####"
+        /// Improve the draft until it passes.
+        program Fix {
+            carries { task: str = input, draft: str, ok: bool, rounds: int }
+            #[surface(SENSE)]
+            tool passes(draft: &str) -> bool { draft.lines().count() > 3 }
+            /// Write a first draft.
+            write: GEN-RAW(task) -> draft;
+            check: SENSE passes(draft) -> ok;
+            /// Improve the draft: more detail, same structure.
+            #[verdict(ok)]
+            #[cap(3)]
+            #[counter(rounds)]
+            improve: LOOP(model)(draft) -> draft;
+            done: TERMINAL(draft, rounds);
+            write -> check -> improve;
+            improve -> check;
+            improve -> done;
+        }
+    "####;
+    let l = lowered(text);
+    let rounds = l.program.carry("rounds").unwrap().1;
+    assert_eq!(rounds.produced_by.as_deref(), Some("improve"));
+    let found = diagnose(
+        &l,
+        ais_syntax::ast::Site::one(proc_macro2::Span::call_site()),
+    );
+    let errors: Vec<_> = found.iter().map(|d| &d.message).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
 fn a_misspelled_read_is_placed_at_its_token_with_a_suggestion() {
     let text = "program P {
         carries { task: str = input, note: str }
@@ -281,7 +314,7 @@ fn parse_errors_name_what_was_expected() {
     let err = ais_syntax::parse_str("program P { a: ACT f(x) }").unwrap_err();
     assert!(
         err.to_string()
-            .contains("expected `;` after the instruction"),
+            .contains("expected `;` after the operands to end the instruction `a`"),
         "{err}"
     );
     let err = ais_syntax::parse_str("program P { #[cap(3)] tool f; }").unwrap_err();

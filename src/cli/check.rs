@@ -1,7 +1,7 @@
 //! `ais check`: validate files and report every finding.
 
-use super::files::read_source;
-use super::{CliError, CmdResult, Output, Status, shown};
+use super::files::{display_name, is_stdin, read_input};
+use super::{CliError, CmdResult, Output, Status};
 use ais_core::agir::{self, Limits, ReadError};
 use ais_core::render::{self, SourceLines};
 use ais_core::{Checked, Finding, Outcome, Repairs, Severity, check};
@@ -21,7 +21,7 @@ pub enum Format {
 /// Arguments of `ais check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The AG-IR files to check.
+    /// The AG-IR files to check; `-` reads standard input (shown as `<stdin>`).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Output format.
@@ -62,7 +62,7 @@ pub fn status_of(outcome: Outcome, findings: &[Finding]) -> Status {
 
 fn check_file(path: &Path, repair: bool) -> FileReport {
     let limits = Limits::default();
-    let source = match read_source(path, &limits) {
+    let source = match read_input(path, &limits) {
         Ok(s) => s,
         Err(e) => return FileReport::Unreadable(e),
     };
@@ -91,11 +91,11 @@ fn check_file(path: &Path, repair: bool) -> FileReport {
 pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
     let mut worst = Status::Ok;
     for path in &args.files {
-        let name = shown(path);
+        let name = display_name(path);
         let report = check_file(path, !args.no_repair);
         let status = match args.format {
             Format::Json => write_json(&name, &report, o)?,
-            Format::Human => write_human(&name, &report, o)?,
+            Format::Human => write_human(&name, is_stdin(path), &report, o)?,
         };
         worst = worst.max(status);
     }
@@ -127,8 +127,26 @@ fn write_json(name: &str, report: &FileReport, o: &mut Output) -> Result<Status,
     Ok(status)
 }
 
-fn write_human(name: &str, report: &FileReport, o: &mut Output) -> Result<Status, std::io::Error> {
+/// Writes one file's report for a human; `stdin` tells the next steps to name `-`, which
+/// `-w` cannot rewrite.
+fn write_human(
+    name: &str,
+    stdin: bool,
+    report: &FileReport,
+    o: &mut Output,
+) -> Result<Status, std::io::Error> {
     let color = o.color_out;
+    let (fmt_next, fix_next) = if stdin {
+        (
+            "`ais fmt -` prints the text".to_owned(),
+            "`ais fix -` prints the repaired program".to_owned(),
+        )
+    } else {
+        (
+            format!("`ais fmt -w {name}` rewrites the file"),
+            format!("`ais fix -w {name}` writes"),
+        )
+    };
     match report {
         FileReport::Unreadable(e) => {
             let text = render::render_error(&e.what, e.help.as_deref(), color);
@@ -156,7 +174,7 @@ fn write_human(name: &str, report: &FileReport, o: &mut Output) -> Result<Status
                 let text = render::render_note(
                     &format!(
                         "read through {relaxations} relaxation{} of strict YAML; \
-                         `ais fmt -w {name}` rewrites the file without them",
+                         {fmt_next} without them",
                         if *relaxations == 1 { "" } else { "s" }
                     ),
                     color,
@@ -167,9 +185,13 @@ fn write_human(name: &str, report: &FileReport, o: &mut Output) -> Result<Status
                 let n = checked.deviations.len();
                 let text = render::render_note(
                     &format!(
-                        "{n} mechanical repair{} applied in memory; `ais fix -w {name}` writes {}",
+                        "{n} mechanical repair{} applied in memory; {fix_next}{}",
                         if n == 1 { "" } else { "s" },
-                        if n == 1 { "it" } else { "them" }
+                        match (stdin, n) {
+                            (true, _) => "",
+                            (false, 1) => " it",
+                            (false, _) => " them",
+                        }
                     ),
                     color,
                 );

@@ -6,6 +6,53 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
+/// The path that names standard input on the command line.
+pub const STDIN: &str = "-";
+
+/// The name standard input is shown by in diagnostics.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// True when `path` is `-`, standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN
+}
+
+/// A path as shown in diagnostics: `<stdin>` for `-`, else the path with its control
+/// characters escaped.
+pub fn display_name(path: &Path) -> String {
+    if is_stdin(path) {
+        STDIN_NAME.to_owned()
+    } else {
+        shown(path)
+    }
+}
+
+/// Reads a command's input: standard input for `-`, else the file (see [`read_source`]).
+pub fn read_input(path: &Path, limits: &Limits) -> Result<String, CliError> {
+    if !is_stdin(path) {
+        return read_source(path, limits);
+    }
+    let max = limits.max_bytes;
+    let mut bytes = Vec::new();
+    io::stdin()
+        .lock()
+        .take(u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| {
+            CliError::new(
+                format!("cannot read standard input: {e}"),
+                "pipe the AG-IR text in, e.g. `cat plan.agir | ais check -`",
+            )
+        })?;
+    if bytes.len() > max {
+        return Err(CliError::new(
+            format!("`{STDIN_NAME}` is larger than the {max} bytes ais reads"),
+            "split the module into smaller programs joined by CALL",
+        ));
+    }
+    decode(STDIN_NAME, bytes)
+}
+
 /// Reads a file as UTF-8 text, refusing one larger than the reader's byte limit before reading
 /// it into memory, and anything that is not a file (a directory, a FIFO, a socket) before
 /// opening it: opening a FIFO with no writer would block forever.
@@ -39,13 +86,18 @@ pub fn read_source(path: &Path, limits: &Limits) -> Result<String, CliError> {
 /// The text of a file's bytes: UTF-8, with UTF-16 (by its byte-order mark) and other encodings
 /// named in the error.
 fn decode(name: &str, bytes: Vec<u8>) -> Result<String, CliError> {
+    let iconv = if name == STDIN_NAME {
+        "re-encode it: pipe it through `iconv -f UTF-16 -t UTF-8`".to_owned()
+    } else {
+        format!("re-encode it: `iconv -f UTF-16 -t UTF-8 {name} > converted.agir`")
+    };
     if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
         let order = if bytes[0] == 0xFF { "LE" } else { "BE" };
         return Err(CliError::new(
             format!(
                 "`{name}` is UTF-16{order} text (it starts with a UTF-16 byte-order mark); AG-IR files are UTF-8"
             ),
-            format!("re-encode it: `iconv -f UTF-16 -t UTF-8 {name} > converted.agir`"),
+            iconv,
         ));
     }
     // Text with a zero byte beside most ASCII characters is UTF-16 without a mark.
@@ -56,7 +108,7 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, CliError> {
             format!(
                 "`{name}` looks like UTF-16 text (every other byte is zero); AG-IR files are UTF-8"
             ),
-            format!("re-encode it: `iconv -f UTF-16 -t UTF-8 {name} > converted.agir`"),
+            iconv,
         ));
     }
     if let Some(at) = bytes.iter().position(|b| *b == 0) {

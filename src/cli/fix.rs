@@ -1,9 +1,9 @@
 //! `ais fix`: apply the validator's mechanical repairs.
 
 use super::check::status_of;
-use super::files::write_atomically;
+use super::files::{display_name, is_stdin, write_atomically};
 use super::fmt::{canonical, read_document, within_limit};
-use super::{CmdResult, Output, shown};
+use super::{CmdResult, Output};
 use ais_core::render::{self, SourceLines};
 use ais_core::{Outcome, Repairs, agir, check};
 use std::io::Write;
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 /// Arguments of `ais fix`.
 #[derive(Debug, clap::Args)]
 pub struct FixArgs {
-    /// The AG-IR file.
+    /// The AG-IR file; `-` reads standard input and prints to standard output.
     pub file: PathBuf,
     /// Rewrite the file in place (atomically) instead of printing the repaired program. The file
     /// is left untouched when no repair applies.
@@ -23,7 +23,7 @@ pub struct FixArgs {
 /// Runs `ais fix`: the repaired program (canonical AG-IR) on stdout or into the file; the
 /// deviation record and the summary on stderr.
 pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
-    let name = shown(&args.file);
+    let name = display_name(&args.file);
     let (source, doc) = match read_document(&args.file, o)? {
         Ok(x) => x,
         Err(status) => return Ok(status),
@@ -50,7 +50,8 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
     let remaining = if checked.findings.is_empty() {
         String::new()
     } else {
-        format!("; `ais check {name}` shows what remains")
+        let arg = if is_stdin(&args.file) { "-" } else { &name };
+        format!("; `ais check {arg}` shows what remains")
     };
     let summary = render::summary_line(&name, checked.outcome, &checked.findings);
     let n = checked.deviations.len();

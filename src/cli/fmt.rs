@@ -1,7 +1,7 @@
 //! `ais fmt`: canonical AG-IR.
 
-use super::files::{read_source, write_atomically};
-use super::{CliError, CmdResult, Output, Status, shown};
+use super::files::{display_name, is_stdin, read_input, write_atomically};
+use super::{CliError, CmdResult, Output, Status};
 use ais_core::agir::{self, Document, Limits};
 use ais_core::{Program, render};
 use std::io::Write;
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// Arguments of `ais fmt`.
 #[derive(Debug, clap::Args)]
 pub struct FmtArgs {
-    /// The AG-IR file.
+    /// The AG-IR file; `-` reads standard input and prints to standard output.
     pub file: PathBuf,
     /// Print nothing; exit 1 when the file is not canonical, naming the first line that differs.
     #[arg(long, conflicts_with = "write")]
@@ -20,15 +20,15 @@ pub struct FmtArgs {
     pub write: bool,
 }
 
-/// Reads a file as AG-IR, printing its read error (and exiting 2) when it is not, and a note on
+/// Reads a file (standard input for `-`) as AG-IR, printing its read error (and exiting 2) when it is not, and a note on
 /// stderr for each relaxation of strict YAML the reading needed.
 pub fn read_document(
     path: &Path,
     o: &mut Output,
 ) -> Result<Result<(String, Document), Status>, super::Failure> {
-    let name = shown(path);
+    let name = display_name(path);
     let limits = Limits::default();
-    let source = read_source(path, &limits)?;
+    let source = read_input(path, &limits)?;
     match agir::read_with_limits(&source, &limits) {
         Err(err) => {
             let text = render::render_read_error(&err, &source, &name, o.color_err);
@@ -129,7 +129,7 @@ fn describe(line: Option<&str>) -> String {
 
 /// Runs `ais fmt`.
 pub fn run(args: &FmtArgs, o: &mut Output) -> CmdResult {
-    let name = shown(&args.file);
+    let name = display_name(&args.file);
     let (source, doc) = match read_document(&args.file, o)? {
         Ok(x) => x,
         Err(status) => return Ok(status),
@@ -140,8 +140,13 @@ pub fn run(args: &FmtArgs, o: &mut Output) -> CmdResult {
             None => Ok(Status::Ok),
             Some((line, was, canon)) => {
                 let what = format!("`{name}` is not canonical AG-IR: line {line} differs");
+                let next = if is_stdin(&args.file) {
+                    "`ais fmt -` prints the canonical text".to_owned()
+                } else {
+                    format!("run `ais fmt -w {name}`")
+                };
                 let help = format!(
-                    "the file has {} where canonical AG-IR has {}; run `ais fmt -w {name}`",
+                    "the file has {} where canonical AG-IR has {}; {next}",
                     describe(was),
                     describe(canon)
                 );

@@ -8,7 +8,7 @@ mod fmt;
 mod run;
 
 use ais_core::render;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -188,7 +188,7 @@ pub struct Output {
 
 /// Parses the command line, runs the command, and maps the result to an exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse().and_then(|cli| usable(&cli).map(|()| cli)) {
         Ok(cli) => cli,
         Err(e) => {
             // `--help` and `--version` print on stdout and succeed; a usage error has its own
@@ -229,6 +229,47 @@ pub fn main() -> ExitCode {
             );
             let _ = writeln!(output.err, "{text}");
             ExitCode::from(Status::Failed.code())
+        }
+    }
+}
+
+/// The usage errors clap cannot see: standard input (`-`) named twice, or as the file `-w`
+/// should rewrite.
+fn usable(cli: &Cli) -> Result<(), clap::Error> {
+    let (sub, conflict) = match &cli.command {
+        Command::Check(args) => {
+            let stdin = args.files.iter().filter(|f| files::is_stdin(f)).count();
+            (
+                "check",
+                (stdin > 1).then_some("standard input (`-`) can be read only once"),
+            )
+        }
+        Command::Fmt(args) => (
+            "fmt",
+            (args.write && files::is_stdin(&args.file)).then_some(
+                "`-w` rewrites a file in place, and `-` is standard input: \
+                 `ais fmt -` prints the canonical text on standard output",
+            ),
+        ),
+        Command::Fix(args) => (
+            "fix",
+            (args.write && files::is_stdin(&args.file)).then_some(
+                "`-w` rewrites a file in place, and `-` is standard input: \
+                 `ais fix -` prints the repaired program on standard output",
+            ),
+        ),
+        _ => return Ok(()),
+    };
+    match conflict {
+        None => Ok(()),
+        Some(message) => {
+            let mut command = Cli::command();
+            let sub = command
+                .find_subcommand_mut(sub)
+                .map_or_else(Cli::command, |c| c.clone().bin_name(format!("ais {sub}")));
+            Err(sub
+                .clone()
+                .error(clap::error::ErrorKind::ArgumentConflict, message))
         }
     }
 }

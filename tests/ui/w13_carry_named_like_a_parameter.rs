@@ -8,6 +8,7 @@ ais! {
         tool save_note(content: &str, path: &ais::ArtifactPath) -> std::io::Result<String> {
             path.write(content)
         }
+        #[allow(unrouted_failure)]
         save: ACT(artifact) save_note(task) -> saved;
         done: TERMINAL(saved);
         save -> done;

@@ -53,6 +53,7 @@
 
 mod edit;
 mod elements;
+mod escape;
 mod layout;
 mod read;
 mod relax;
@@ -211,7 +212,8 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
                     None
                 };
                 let Some(changes) = changes else {
-                    let mut err = tree::scan_error(&scan, &relaxer.map, limits);
+                    let scanned = current.as_deref().unwrap_or(original);
+                    let mut err = tree::scan_error(&scan, scanned, &relaxer.map, limits);
                     if relaxations.len() >= max_relaxations {
                         err.message.push_str(&format!(
                             " (after {} relaxations, the most one document of this size may get)",
@@ -241,8 +243,10 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
         current.is_none(),
         stream.comments,
         &stream.top,
+        &stream.entries,
         read::body_index(&stream.docs),
         &program,
+        &source_map,
     );
     Ok(Document {
         program,

@@ -432,3 +432,29 @@ fn a_body_between_two_rules_is_the_body() {
     assert_eq!(write(&p), "---\nnodes: 1\n---\n{}\n");
     assert_eq!(ok(&write(&p)).program, p);
 }
+
+#[test]
+fn a_bad_escape_is_placed_at_its_backslash_not_at_the_opening_quote() {
+    let far = "x".repeat(5_000);
+    for (escape, kind) in [
+        ("\\q", "unknown escape"),
+        ("\\x4g", "hexadecimal"),
+        ("\\ud800 and more", "low surrogate"),
+        ("\\udc00", "surrogate"),
+        ("\\U00110000", "Unicode"),
+    ] {
+        // Two good escapes and a line break before the bad one.
+        let text = format!(
+            "walker:\n  name: w\n  description: \"a \\\" b \\u00e9 {far}\n    π {escape} c\"\n"
+        );
+        let e = err(&text);
+        assert!(e.message.contains(kind), "{escape}: {}", e.message);
+        let shown = escape.split(' ').next().unwrap_or(escape);
+        assert!(e.message.contains(&format!("`{shown}`")), "{}", e.message);
+        assert_eq!(e.pos, Some(Pos::new(4, 7)), "{escape}: {}", e.message);
+    }
+    // Good escapes everywhere, a surrogate pair among them, read as written.
+    let doc = ok("nodes:\n  - id: a\n    doc: \"\\ud83d\\ude00 \\x41 \\U0001F600 \\\n    end\"\n");
+    let nodes = doc.program.nodes.unwrap_or_default();
+    assert_eq!(nodes[0].doc.as_deref(), Some("😀 A 😀 end"));
+}

@@ -200,7 +200,24 @@ pub(crate) struct Stream<'a> {
     pub comments: Vec<RawComment>,
     /// Where each entry of a document's top-level mapping stands in the parsed text.
     pub top: Vec<TopEntry>,
+    /// Where each mapping entry of the outer levels (those that hold the program's elements
+    /// and their fields) stands in the parsed text, found by its value's position.
+    pub entries: Vec<EntrySpan>,
 }
+
+/// A mapping entry's place in the parsed text: its value's position, and the byte range from
+/// its key's start to the end of its value's last token (when known).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EntrySpan {
+    /// Where the value starts.
+    pub value_pos: Pos,
+    /// Byte offsets: the key's start and the value's end.
+    pub bytes: Option<(usize, usize)>,
+}
+
+/// The deepest collection nesting whose mapping entries are recorded as [`EntrySpan`]s: deep
+/// enough for every element field (a type's object field's fields sit at five).
+const ENTRY_DEPTH: usize = 5;
 
 /// A comment as the parser reported it.
 #[derive(Clone, Debug)]
@@ -262,6 +279,8 @@ impl Stream<'_> {
 /// A collection being built.
 struct Frame<'a> {
     pos: Pos,
+    /// In a mapping: the byte start of the key whose value is being read.
+    key_start: Option<usize>,
     anchor: usize,
     /// True for a flow collection (`[…]`, `{…}`), whose end token ends its content.
     flow: bool,
@@ -281,15 +300,37 @@ pub(crate) fn is_syntax(err: &ScanError) -> bool {
     )
 }
 
-/// Where an error happened, as a read error.
-pub(crate) fn scan_error(err: &ScanError, map: &ColumnMap, limits: &Limits) -> ReadError {
+/// Where an error happened, as a read error. `text` is the text that was scanned.
+pub(crate) fn scan_error(
+    err: &ScanError,
+    text: &str,
+    map: &ColumnMap,
+    limits: &Limits,
+) -> ReadError {
     let m = err.marker();
-    let pos = map.pos(m.line(), m.col());
+    let mut pos = map.pos(m.line(), m.col());
     if matches!(err.kind(), ErrorKind::RecursionLimitExceeded) {
         return too_deep(pos, limits);
     }
+    let mut info = err.info();
+    // The scanner places a bad escape at the scalar's opening quote, which in a long scalar
+    // is far from the mistake: find the escape itself.
+    let escape_error = matches!(
+        err.kind(),
+        ErrorKind::UnknownQuotedScalarEscape
+            | ErrorKind::InvalidQuotedScalarHexEscape
+            | ErrorKind::InvalidLowSurrogateHexEscape
+            | ErrorKind::InvalidLowSurrogate
+            | ErrorKind::MissingLowSurrogate
+            | ErrorKind::UnpairedLowSurrogate
+            | ErrorKind::InvalidUnicodeEscape
+    );
+    if escape_error && let Some(bad) = super::escape::bad_escape(text, m.line(), m.col()) {
+        pos = map.pos(bad.line, bad.col0);
+        info = format!("{info} `{}`", bad.written);
+    }
     ReadError {
-        message: format!("not valid YAML: {}", err.info()),
+        message: format!("not valid YAML: {info}"),
         pos: Some(pos),
         help: Some(
             "fix the YAML syntax at this place (quote text that holds `: `, `#`, `[` or `{`, \
@@ -321,7 +362,7 @@ pub(crate) fn parse<'a>(
         nodes: 0,
         comments: Vec::new(),
         top: Vec::new(),
-        key_start: None,
+        entries: Vec::new(),
         last_end: None,
     };
     for event in parser {
@@ -336,6 +377,7 @@ pub(crate) fn parse<'a>(
         nodes: b.nodes,
         comments: b.comments,
         top: b.top,
+        entries: b.entries,
     }))
 }
 
@@ -351,8 +393,7 @@ struct Builder<'a, 'l> {
     nodes: usize,
     comments: Vec<RawComment>,
     top: Vec<TopEntry>,
-    /// The byte start of the top-level key whose value is being read.
-    key_start: Option<usize>,
+    entries: Vec<EntrySpan>,
     /// The byte end of the last token that ends content (a scalar, an alias, a flow end).
     last_end: Option<usize>,
 }
@@ -366,17 +407,18 @@ impl<'a> Builder<'a, '_> {
             }
             _ => {}
         }
-        // A scalar or collection starting as a key of a document's top-level mapping.
+        // A scalar or collection starting as a key of a mapping: remember where.
         if matches!(
             event,
             Event::Scalar(..)
                 | Event::Alias(_)
                 | Event::SequenceStart(..)
                 | Event::MappingStart(..)
-        ) && self.stack.len() == 1
-            && matches!(&self.stack[0].kind, FrameKind::Map(_, None))
+        ) && self.stack.len() <= ENTRY_DEPTH
+            && let Some(frame) = self.stack.last_mut()
+            && matches!(&frame.kind, FrameKind::Map(_, None))
         {
-            self.key_start = span.start.byte_offset();
+            frame.key_start = span.start.byte_offset();
         }
         match event {
             Event::Comment(text, placement) => {
@@ -428,6 +470,7 @@ impl<'a> Builder<'a, '_> {
                 );
                 self.stack.push(Frame {
                     pos,
+                    key_start: None,
                     anchor,
                     flow,
                     kind: if is_seq {
@@ -509,17 +552,25 @@ impl<'a> Builder<'a, '_> {
             let m = measure(&node);
             self.anchors.insert(anchor, (node.clone(), m));
         }
-        // A value of a document's top-level mapping: record where its entry stands.
-        if self.stack.len() == 1
-            && let FrameKind::Map(_, Some(key)) = &self.stack[0].kind
-            && let Kind::Scalar(text, _) = &key.kind
+        // A value of a mapping of the outer levels: record where its entry stands.
+        if self.stack.len() <= ENTRY_DEPTH
+            && let Some(frame) = self.stack.last()
+            && let FrameKind::Map(_, Some(key)) = &frame.kind
         {
-            let bytes = self.key_start.zip(self.last_end);
-            self.top.push(TopEntry {
-                doc: self.docs.len(),
-                key: text.to_string(),
+            let bytes = frame.key_start.zip(self.last_end);
+            self.entries.push(EntrySpan {
+                value_pos: node.pos,
                 bytes,
             });
+            if self.stack.len() == 1
+                && let Kind::Scalar(text, _) = &key.kind
+            {
+                self.top.push(TopEntry {
+                    doc: self.docs.len(),
+                    key: text.to_string(),
+                    bytes,
+                });
+            }
         }
         match self.stack.last_mut() {
             None => self.docs.push(node),

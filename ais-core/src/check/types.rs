@@ -351,7 +351,8 @@ fn g9_code_reads_produced(cx: &mut Ctx) {
 }
 
 /// G9: what an instruction produces fits the carry it lands in: a DU tool's declared return
-/// type, or a CODE body's type, is compatible with `writes[0]`'s type.
+/// type, or a CODE body's type, is compatible with `writes[0]`'s type (any result fits an
+/// `outcome` carry; with several writes, an object result's field of `writes[0]`'s name).
 fn g9_results_fit(cx: &mut Ctx) {
     let mut found = Vec::new();
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
@@ -362,8 +363,24 @@ fn g9_results_fit(cx: &mut Ctx) {
         let Some(declared) = cx.ix.carry_type(w) else {
             continue;
         };
+        // Any result fits the built-in `outcome`: a success lands as `{ok: true, value}`, a
+        // failure as the error value a ROUTE tests (§10.2).
+        if matches!(declared, Type::Named(n) if n == crate::model::OUTCOME) {
+            continue;
+        }
         let Some(produced) = du_result_type(&cx.ix, i) else {
             continue;
+        };
+        // Several writes from an object result: each carry takes the field of its name (the
+        // write-back by name), so `writes[0]` gets that field.
+        let field = (n.writes.len() >= 2)
+            .then(|| cx.ix.object_fields(&produced))
+            .flatten()
+            .and_then(|fields| fields.into_iter().find(|(name, _)| name == w));
+        let produced = match field {
+            Some((_, Some(t))) => t,
+            Some((_, None)) => continue,
+            None => produced,
         };
         if !compatible(&cx.ix, &produced, declared) {
             found.push((i, n.id.clone(), w.clone(), produced, declared.clone()));

@@ -4,17 +4,19 @@
 //! same tree (positions aside): minimal parentheses by precedence, strings in double quotes with
 //! JSON escapes, `true`/`false`/`null`, floats in their shortest round-trip form.
 
+use super::limits::{deeper, tall_tree_node};
 use crate::source::Pos;
 use std::fmt;
 
 /// An expression node with the position of its first token (1-based, within the expression).
-#[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
     /// What the node is.
     pub kind: ExprKind,
     /// Where it starts.
     pub pos: Pos,
 }
+
+tall_tree_node!(Expr);
 
 /// The kinds of expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -182,6 +184,10 @@ impl Expr {
 
     /// A copy with every position set to 1:1, for comparing trees by shape alone.
     pub fn without_positions(&self) -> Expr {
+        deeper(|| self.without_positions_here())
+    }
+
+    fn without_positions_here(&self) -> Expr {
         let b = |e: &Expr| Box::new(e.without_positions());
         let v = |es: &[Expr]| es.iter().map(Expr::without_positions).collect();
         let kind = match &self.kind {
@@ -441,9 +447,9 @@ impl fmt::Display for Expr {
                 let p = op.prec();
                 // Comparisons do not chain: both operands must bind tighter.
                 let left_min = if op.is_comparison() { p + 1 } else { p };
-                operand(f, l, left_min)?;
+                deeper(|| operand(f, l, left_min))?;
                 write!(f, " {} ", op.text())?;
-                operand(f, r, p + 1)
+                deeper(|| operand(f, r, p + 1))
             }
             ExprKind::Logic(op, l, r) => {
                 let p = if *op == LogicOp::And {
@@ -451,9 +457,11 @@ impl fmt::Display for Expr {
                 } else {
                     PREC_OR
                 };
-                operand(f, l, p)?;
+                // A chain `a and b and …` recurses along it: `deeper` keeps that off the
+                // thread's stack.
+                deeper(|| operand(f, l, p))?;
                 write!(f, " {} ", op.text())?;
-                operand(f, r, p + 1)
+                deeper(|| operand(f, r, p + 1))
             }
             ExprKind::IfElse {
                 cond,

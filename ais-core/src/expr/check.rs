@@ -8,8 +8,9 @@
 use super::ast::{BinOp, Expr, ExprKind, LogicOp, UnOp};
 use super::eval::{Node, NodeKind, eval};
 use super::library::{self, Builtin};
-use super::limits::Limits;
+use super::limits::{Limits, deeper};
 use super::ops::Ctx;
+use super::parser::{too_deep, too_tall};
 use super::types::{Ty, TypeEnv, comparable, join, join_all, orderable};
 use super::{Category, ExprError};
 use crate::source::Pos;
@@ -25,7 +26,10 @@ pub(crate) struct Checker<'e> {
     /// a program, else one built on the first unknown name of this expression.
     carry_names: Option<&'e Suggester<'e>>,
     own_names: OnceCell<Suggester<'e>>,
+    /// Real nesting, counted as the parser counts it (an operator chain is flat).
     depth: usize,
+    /// The height of the tree above the node being checked.
+    height: usize,
     /// One budget for all constant folding of an expression, so that many folded constants
     /// cannot together exceed the allocation bound.
     cx: Ctx<'e>,
@@ -81,6 +85,7 @@ impl<'e> Checker<'e> {
             carry_names,
             own_names: OnceCell::new(),
             depth: 0,
+            height: 0,
             cx: Ctx::new(limits),
         }
     }
@@ -96,23 +101,36 @@ impl<'e> Checker<'e> {
         names.suggest(name)
     }
 
-    /// Checks `e`; `hint` is the type an enclosing comparison expects (it lets a bare name or
-    /// a string literal stand for a member of an enum).
+    /// Checks `e`, one level of nesting deeper; `hint` is the type an enclosing comparison
+    /// expects (it lets a bare name or a string literal stand for a member of an enum).
     pub(crate) fn check(&mut self, e: &Expr, hint: Option<&Ty>) -> Result<(Node, Ty), ExprError> {
-        self.depth += 1;
+        self.check_at(e, hint, 1)
+    }
+
+    /// Checks an operand of a binary operator, `and` or `or`, or the condition or first
+    /// branch of a conditional: no deeper nesting (the parser reads these in a loop, so a
+    /// chain `a + b + c` is flat), only one level taller.
+    fn check_flat(&mut self, e: &Expr, hint: Option<&Ty>) -> Result<(Node, Ty), ExprError> {
+        self.check_at(e, hint, 0)
+    }
+
+    fn check_at(
+        &mut self,
+        e: &Expr,
+        hint: Option<&Ty>,
+        nests: usize,
+    ) -> Result<(Node, Ty), ExprError> {
+        self.depth += nests;
+        self.height += 1;
         let r = if self.depth > self.limits.max_depth {
-            Err(err(
-                Category::LimitError,
-                e.pos,
-                format!(
-                    "expression nests deeper than {} levels",
-                    self.limits.max_depth
-                ),
-            ))
+            Err(too_deep(e.pos, self.limits.max_depth))
+        } else if self.height > self.limits.max_height {
+            Err(too_tall(e.pos, self.limits.max_height))
         } else {
-            self.check_kind(e, hint)
+            deeper(|| self.check_kind(e, hint))
         };
-        self.depth -= 1;
+        self.depth -= nests;
+        self.height -= 1;
         let (node, ty) = r?;
         Ok((self.fold(node)?, ty))
     }
@@ -193,9 +211,9 @@ impl<'e> Checker<'e> {
             }
             ExprKind::Logic(op, l, r) => {
                 let what = format!("`{}`", op.text());
-                let (ln, lt) = self.check(l, None)?;
+                let (ln, lt) = self.check_flat(l, None)?;
                 self.want_bool(&lt, l, &what)?;
-                let (rn, rt) = self.check(r, None)?;
+                let (rn, rt) = self.check_flat(r, None)?;
                 self.want_bool(&rt, r, &what)?;
                 let kind = match op {
                     LogicOp::And => NodeKind::And(Box::new(ln), Box::new(rn)),
@@ -409,9 +427,11 @@ impl<'e> Checker<'e> {
         hint: Option<&Ty>,
     ) -> Result<(Node, Ty), ExprError> {
         let node = |kind| Node::new(kind, pos);
-        let (cn, ct) = self.check(cond, None)?;
+        // The parser reads the condition and the first branch at the conditional's own
+        // nesting, and the `else` branch one level deeper; count them the same way.
+        let (cn, ct) = self.check_flat(cond, None)?;
         self.want_bool(&ct, cond, "a conditional expression")?;
-        let (tn, tt) = self.check(then, hint)?;
+        let (tn, tt) = self.check_flat(then, hint)?;
         let (on, ot) = self.check(otherwise, hint)?;
         let Some(ty) = join(&tt, &ot) else {
             return Err(err(
@@ -656,11 +676,11 @@ impl<'e> Checker<'e> {
     }
 
     fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, pos: Pos) -> Result<(Node, Ty), ExprError> {
-        let (ln, lt) = self.check(l, None)?;
+        let (ln, lt) = self.check_flat(l, None)?;
         let enum_hint = matches!(lt, Ty::Enum(_)).then(|| lt.clone());
         match op {
             BinOp::Eq | BinOp::Ne => {
-                let (rn, rt) = self.check(r, enum_hint.as_ref())?;
+                let (rn, rt) = self.check_flat(r, enum_hint.as_ref())?;
                 if !comparable(&lt, &rt) {
                     return Err(self.mismatch(op, l, &lt, r, &rt, pos));
                 }
@@ -669,7 +689,7 @@ impl<'e> Checker<'e> {
                 Ok(self.bin_node(op, ln, rn, pos, Ty::Bool))
             }
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                let (rn, rt) = self.check(r, None)?;
+                let (rn, rt) = self.check_flat(r, None)?;
                 if !orderable(&lt, &rt) {
                     return Err(self.mismatch(op, l, &lt, r, &rt, pos));
                 }
@@ -677,7 +697,7 @@ impl<'e> Checker<'e> {
             }
             BinOp::In | BinOp::NotIn => {
                 let list_hint = enum_hint.map(Ty::list);
-                let (rn, rt) = self.check(r, list_hint.as_ref())?;
+                let (rn, rt) = self.check_flat(r, list_hint.as_ref())?;
                 if !matches!(
                     rt,
                     Ty::Str | Ty::Enum(_) | Ty::List(_) | Ty::Dict(_) | Ty::Object(_) | Ty::Any
@@ -700,7 +720,7 @@ impl<'e> Checker<'e> {
                 Ok(self.bin_node(op, ln, rn, pos, Ty::Bool))
             }
             _ => {
-                let (rn, rt) = self.check(r, None)?;
+                let (rn, rt) = self.check_flat(r, None)?;
                 let ty = arith_type(op, &lt, &rt)
                     .ok_or_else(|| self.mismatch(op, l, &lt, r, &rt, pos))?;
                 Ok(self.bin_node(op, ln, rn, pos, ty))

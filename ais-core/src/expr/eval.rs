@@ -7,7 +7,7 @@
 
 use super::ast::BinOp;
 use super::library::{self, Builtin};
-use super::limits::Limits;
+use super::limits::{Limits, deeper, tall_tree_node};
 use super::ops::{self, Ctx, rt_err};
 use super::types::Ty;
 use super::{Category, ExprError};
@@ -50,11 +50,12 @@ impl<T: Carries + ?Sized> Carries for &T {
 }
 
 /// A lowered node.
-#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Node {
     pub(crate) kind: NodeKind,
     pub(crate) pos: Pos,
 }
+
+tall_tree_node!(Node);
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum NodeKind {
@@ -235,17 +236,19 @@ pub(crate) fn eval<'a>(node: &'a Node, carries: &'a dyn Carries, cx: &mut Ctx) -
         }
         NodeKind::Binary(op, l, r) => {
             let (lo, ro);
+            // Operands of a chain `a + b + …` recurse along it: `deeper` keeps that off the
+            // thread's stack.
             let a = match leaf(l, carries) {
                 Some(v) => v,
                 None => {
-                    lo = eval(l, carries, cx)?;
+                    lo = deeper(|| eval(l, carries, cx))?;
                     lo.as_ref()
                 }
             };
             let b = match leaf(r, carries) {
                 Some(v) => v,
                 None => {
-                    ro = eval(r, carries, cx)?;
+                    ro = deeper(|| eval(r, carries, cx))?;
                     ro.as_ref()
                 }
             };
@@ -312,17 +315,19 @@ pub(crate) fn eval_cond(
         NodeKind::Binary(op, l, r) if op.is_comparison() => {
             cx.tick(1, pos)?;
             let (lo, ro);
+            // Operands of a chain `a + b + …` recurse along it: `deeper` keeps that off the
+            // thread's stack.
             let a = match leaf(l, carries) {
                 Some(v) => v,
                 None => {
-                    lo = eval(l, carries, cx)?;
+                    lo = deeper(|| eval(l, carries, cx))?;
                     lo.as_ref()
                 }
             };
             let b = match leaf(r, carries) {
                 Some(v) => v,
                 None => {
-                    ro = eval(r, carries, cx)?;
+                    ro = deeper(|| eval(r, carries, cx))?;
                     ro.as_ref()
                 }
             };
@@ -330,11 +335,13 @@ pub(crate) fn eval_cond(
         }
         NodeKind::And(l, r) => {
             cx.tick(1, pos)?;
-            Ok(eval_cond(l, carries, cx, "`and`")? && eval_cond(r, carries, cx, "`and`")?)
+            Ok(deeper(|| eval_cond(l, carries, cx, "`and`"))?
+                && deeper(|| eval_cond(r, carries, cx, "`and`"))?)
         }
         NodeKind::Or(l, r) => {
             cx.tick(1, pos)?;
-            Ok(eval_cond(l, carries, cx, "`or`")? || eval_cond(r, carries, cx, "`or`")?)
+            Ok(deeper(|| eval_cond(l, carries, cx, "`or`"))?
+                || deeper(|| eval_cond(r, carries, cx, "`or`"))?)
         }
         NodeKind::Not(x) => {
             cx.tick(1, pos)?;

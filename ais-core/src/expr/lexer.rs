@@ -104,6 +104,17 @@ pub(crate) struct Token {
     pub(crate) pos: Pos,
 }
 
+/// A character as shown in a message: itself when it is visible (`π`, `€`), escaped when it
+/// is a control character, invisible, or a space other than the ASCII one (`\u{1b}`,
+/// `\u{200b}`, `\u{a0}`), so that a message never carries something the reader cannot see.
+fn visible(c: char) -> String {
+    if c.is_whitespace() && c != ' ' {
+        c.escape_unicode().to_string()
+    } else {
+        c.escape_debug().to_string()
+    }
+}
+
 fn err(category: Category, pos: Pos, message: impl Into<String>) -> ExprError {
     ExprError::new(category, pos, message)
 }
@@ -470,11 +481,21 @@ impl Lexer<'_> {
                     format!("`{c}` is not an operator: write `{word}`"),
                 ));
             }
+            other if other.is_alphanumeric() => {
+                return Err(err(
+                    Category::SyntaxError,
+                    start,
+                    format!(
+                        "`{other}` cannot be part of a name: names in expressions are ASCII \
+                         letters, digits and `_`; give the carry an ASCII name"
+                    ),
+                ));
+            }
             other => {
                 return Err(err(
                     Category::SyntaxError,
                     start,
-                    format!("unexpected character `{}`", other.escape_default()),
+                    format!("unexpected character `{}`", visible(other)),
                 ));
             }
         };
@@ -566,6 +587,32 @@ mod tests {
 
     fn fails(src: &str) -> ExprError {
         tokenize(src, &Limits::default()).unwrap_err()
+    }
+
+    #[test]
+    fn unexpected_characters_are_shown_as_themselves_unless_invisible() {
+        let e = fails("len(π_md) > 0");
+        assert_eq!((e.line, e.column), (1, 5));
+        assert!(
+            e.message.starts_with("`π` cannot be part of a name"),
+            "{}",
+            e.message
+        );
+        assert!(!e.message.contains("\\u"), "{}", e.message);
+        assert_eq!(fails("x € 2").message, "unexpected character `€`");
+        for (src, shown) in [
+            ("a \u{1b} b", "`\\u{1b}`"),
+            ("a\u{200b}", "`\\u{200b}`"),
+            ("a\u{a0}+ b", "`\\u{a0}`"),
+            ("a $ b", "`$`"),
+        ] {
+            let e = fails(src);
+            assert_eq!(
+                e.message,
+                format!("unexpected character {shown}"),
+                "{src:?}"
+            );
+        }
     }
 
     #[test]

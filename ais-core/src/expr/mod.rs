@@ -162,8 +162,8 @@
 //!
 //! # Limits and errors
 //!
-//! [`Limits`] bound source bytes, identifier length, nesting depth (parser, checker and
-//! evaluator), tokens, operations per evaluation, cumulative allocation, string bytes and
+//! [`Limits`] bound source bytes, identifier length, nesting depth (a flat operator chain is
+//! one level), tree height (nesting plus chain links), tokens, operations per evaluation, cumulative allocation, string bytes and
 //! collection items. Exceeding one is a `limit_error`. Every error is an [`ExprError`] with
 //! a [`Category`] (`syntax_error`, `name_error`, `type_error`, `value_error`, `limit_error`),
 //! the line and column within the expression, and a message that says what to do.

@@ -1,8 +1,10 @@
 //! The parser: tokens to an [`Expr`], by recursive descent with Python's precedence.
 //!
-//! Both the parser's own recursion and the depth of the tree it builds are bounded by
-//! [`Limits::max_depth`], so every later pass (checker, compiler, evaluator, printer, drop) is
-//! bounded too.
+//! The parser's own recursion follows real nesting only — parentheses, brackets, calls,
+//! subscripts, field access, unary operators, the `else` branch of a conditional — bounded by
+//! [`Limits::max_depth`]. A chain of binary operators (`a + b + c`) is parsed by a loop, so it
+//! is no deeper however long it is; the height of the tree it builds is bounded by
+//! [`Limits::max_height`], which bounds every later pass (checker, evaluator, printer, drop).
 
 use super::ast::{BinOp, Expr, ExprKind, LogicOp, UnOp};
 use super::lexer::{Kw, P, Tok, Token, tokenize};
@@ -45,6 +47,31 @@ pub fn parse(src: &str, limits: &Limits) -> Result<Expr, ExprError> {
 
 fn err(pos: Pos, message: impl Into<String>) -> ExprError {
     ExprError::new(Category::SyntaxError, pos, message)
+}
+
+/// The error for nesting deeper than `max_depth` (shared with the checker).
+pub(crate) fn too_deep(pos: Pos, max_depth: usize) -> ExprError {
+    ExprError::new(
+        Category::LimitError,
+        pos,
+        format!(
+            "expression nests deeper than {max_depth} levels (parentheses, brackets, calls, \
+             subscripts, field access, `-` and `not` each nest one level): \
+             compute a part in an earlier step"
+        ),
+    )
+}
+
+/// The error for a tree taller than `max_height` (shared with the checker).
+pub(crate) fn too_tall(pos: Pos, max_height: usize) -> ExprError {
+    ExprError::new(
+        Category::LimitError,
+        pos,
+        format!(
+            "expression chains more than {max_height} operations: split the chain into \
+             parenthesized parts, `(a + b) + (c + d)`, or compute a part in an earlier step"
+        ),
+    )
 }
 
 fn show(t: &Tok) -> String {
@@ -107,40 +134,20 @@ impl Parser<'_> {
         }
     }
 
-    /// Builds a node one level above its deepest child, within the depth limit.
-    fn node(&self, kind: ExprKind, pos: Pos, child_depth: usize) -> Parsed {
-        let depth = child_depth + 1;
-        if depth > self.limits.max_depth {
-            return Err(ExprError {
-                category: Category::LimitError,
-                line: pos.line,
-                column: pos.column,
-                message: format!(
-                    "expression nests deeper than {} levels",
-                    self.limits.max_depth
-                ),
-                len: 0,
-                did_you_mean: Vec::new(),
-            });
+    /// Builds a node one level above its tallest child, within the height limit.
+    fn node(&self, kind: ExprKind, pos: Pos, child_height: usize) -> Parsed {
+        let height = child_height + 1;
+        if height > self.limits.max_height {
+            return Err(too_tall(pos, self.limits.max_height));
         }
-        Ok((Expr::new(kind, pos), depth))
+        Ok((Expr::new(kind, pos), height))
     }
 
+    /// Enters one level of real nesting, within the depth limit.
     fn enter(&mut self) -> Result<(), ExprError> {
         self.nesting += 1;
         if self.nesting > self.limits.max_depth {
-            let pos = self.peek().pos;
-            return Err(ExprError {
-                category: Category::LimitError,
-                line: pos.line,
-                column: pos.column,
-                message: format!(
-                    "expression nests deeper than {} levels",
-                    self.limits.max_depth
-                ),
-                len: 0,
-                did_you_mean: Vec::new(),
-            });
+            return Err(too_deep(self.peek().pos, self.limits.max_depth));
         }
         Ok(())
     }
@@ -367,11 +374,21 @@ impl Parser<'_> {
         }
     }
 
+    /// A primary and its postfix links; each link (`.name`, `.m()`, `[i]`) nests one level, as
+    /// the checker counts it.
     fn postfix(&mut self) -> Parsed {
+        let outer = self.nesting;
+        let r = self.postfix_links();
+        self.nesting = outer;
+        r
+    }
+
+    fn postfix_links(&mut self) -> Parsed {
         let (mut x, mut d) = self.primary()?;
         loop {
             match self.peek().tok {
                 Tok::Punct(P::Dot) => {
+                    self.enter()?;
                     self.next();
                     let t = self.next();
                     let name = match t.tok {
@@ -398,9 +415,7 @@ impl Parser<'_> {
                 Tok::Punct(P::LBracket) => {
                     self.next();
                     self.enter()?;
-                    let r = self.subscript(x, d);
-                    self.leave();
-                    (x, d) = r?;
+                    (x, d) = self.subscript(x, d)?;
                 }
                 Tok::Punct(P::LParen) => {
                     return Err(err(
@@ -720,11 +735,65 @@ mod tests {
         assert_eq!(fails(&deep).category, Category::LimitError);
         let deep = format!("{}x", "not ".repeat(40));
         assert_eq!(fails(&deep).category, Category::LimitError);
-        let long = vec!["1"; 40].join(" + ");
-        assert_eq!(fails(&long).category, Category::LimitError);
-        let ok = vec!["1"; limits.max_depth].join(" + ");
-        assert!(parse(&ok, &limits).is_ok());
         let deep = format!("{}x{}", "[".repeat(40), "]".repeat(40));
         assert_eq!(fails(&deep).category, Category::LimitError);
+        let deep = format!("x{}", ".f".repeat(40));
+        assert!(fails(&deep).message.contains("nests deeper than 32"));
+        let deep = format!("x{}", "[0]".repeat(40));
+        assert!(fails(&deep).message.contains("nests deeper than 32"));
+        let deep = format!("{}x{}", "len(".repeat(40), ")".repeat(40));
+        assert!(fails(&deep).message.contains("nests deeper than 32"));
+        let ok = format!("{}x{}", "(".repeat(31), ")".repeat(31));
+        assert!(parse(&ok, &limits).is_ok());
+    }
+
+    #[test]
+    fn a_flat_operator_chain_is_not_nesting() {
+        let limits = Limits::default();
+        for op in [" + ", " - ", " * ", " // ", " and ", " or "] {
+            let chain = vec!["x"; 33].join(op);
+            assert!(parse(&chain, &limits).is_ok(), "{op}");
+            let chain = vec!["x"; limits.max_height].join(op);
+            let e = parse(&chain, &limits).unwrap();
+            assert_eq!(e.to_string(), chain);
+        }
+        // A chain inside 31 parentheses, with chains in its operands.
+        let inner = vec!["a * b"; 200].join(" + ");
+        let nested = format!("{}{inner}{}", "(".repeat(31), ")".repeat(31));
+        assert!(parse(&nested, &limits).is_ok());
+        let chain = vec!["x"; limits.max_height + 1].join(" + ");
+        let e = fails(&chain);
+        assert_eq!(e.category, Category::LimitError);
+        assert!(e.message.contains("chains more than 1024"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_100_000_operand_chain_is_rejected_in_linear_time() {
+        // Source and token limits raised, so the chain reaches the parser.
+        let limits = Limits {
+            max_source_bytes: usize::MAX,
+            max_tokens: usize::MAX,
+            ..Limits::default()
+        };
+        // The best of three runs, so that other tests running alongside do not count.
+        let time = |n: usize| {
+            let chain = vec!["1"; n].join(" + ");
+            (0..3)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    let e = parse(&chain, &limits).unwrap_err();
+                    assert!(e.message.contains("chains more than"), "{}", e.message);
+                    start.elapsed()
+                })
+                .min()
+                .unwrap_or_default()
+        };
+        let small = time(100_000);
+        let large = time(400_000);
+        // Four times the operands: well under the sixteen times a quadratic parser would take.
+        assert!(
+            large < small * 10 + std::time::Duration::from_millis(100),
+            "{small:?} for 100k operands, {large:?} for 400k"
+        );
     }
 }

@@ -3,7 +3,9 @@
 //! executed, as §4.1's author-then-run pattern requires.
 //!
 //! A target is a program registered with the runtime by name, else a `.agir` path relative to
-//! the runtime's program directory. The sub-run's `role: input` carries bind from the CALL's
+//! the runtime's program directory, else — for a target that is a bare name, as the `ais!`
+//! macro writes a CALL of another program (its Rust type name) — the one `.agir` file directly
+//! in the program directory whose `walker.name` or frontmatter `name` it is. The sub-run's `role: input` carries bind from the CALL's
 //! reads by name, its `task` is the caller's; it spends the caller's remaining step budget; its
 //! report's first TERMINAL read (or the whole report) lands in `writes[0]`.
 
@@ -184,6 +186,16 @@ impl Run {
             return Err(not_found("leaves the program directory".into()));
         }
         let path = self.settings.program_dir.join(rel);
+        if !path.is_file()
+            && let Some(found) = by_name(&self.settings.program_dir, target)
+        {
+            let doc = found.map_err(not_found)?;
+            return Ok(Arc::new(Prepared::new(
+                &doc.program,
+                Some(&doc.source_map),
+                &self.settings.tools,
+            )));
+        }
         let text = std::fs::read_to_string(&path)
             .map_err(|e| not_found(format!("cannot be read ({e})")))?;
         let doc = ais_core::agir::read(&text)
@@ -194,4 +206,55 @@ impl Run {
             &self.settings.tools,
         )))
     }
+}
+
+/// The most `.agir` files a by-name lookup reads, and the largest it reads.
+const MAX_SCANNED: usize = 1024;
+const MAX_SCANNED_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The program in a `.agir` file directly in `dir` whose `walker.name` or frontmatter `name`
+/// is `target`: `None` when `target` is not a bare name or no file names it; an error when two
+/// files do.
+fn by_name(
+    dir: &std::path::Path,
+    target: &str,
+) -> Option<Result<ais_core::agir::Document, String>> {
+    let bare = !target.is_empty()
+        && target
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    if !bare {
+        return None;
+    }
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "agir"))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() <= MAX_SCANNED_BYTES))
+        .collect();
+    files.sort();
+    files.truncate(MAX_SCANNED);
+    let mut found: Option<(std::path::PathBuf, ais_core::agir::Document)> = None;
+    for path in files {
+        let Some(doc) = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| ais_core::agir::read(&text).ok())
+        else {
+            continue;
+        };
+        let p = &doc.program;
+        let walker = p.walker.as_ref().and_then(|w| w.name.as_deref());
+        if walker != Some(target) && p.name.as_deref() != Some(target) {
+            continue;
+        }
+        if let Some((first, _)) = &found {
+            return Some(Err(format!(
+                "is the name of two programs, {} and {}",
+                first.display(),
+                path.display()
+            )));
+        }
+        found = Some((path, doc));
+    }
+    found.map(|(_, doc)| Ok(doc))
 }

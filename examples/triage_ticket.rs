@@ -1,0 +1,99 @@
+//! A support-ticket router written with `ais!`: the model sorts the ticket into a declared
+//! enum (GEN-ENUM), and a code-owned ROUTE sends it down one branch per category, with a
+//! default for whatever the guards do not name.
+//!
+//! The program has no Rust tools, so its checked-in AG-IR (`examples/agir/triage_ticket.agir`)
+//! runs the same under the CLI: `ais run examples/agir/triage_ticket.agir --task '...' --model
+//! scripted:examples/triage_ticket.responses.json`.
+//!
+//! Run it on the SCRIPTED model shipped beside it (canned answers, no API key, no network):
+//! `cargo run --example triage_ticket`; print its AG-IR: `cargo run --example triage_ticket --
+//! --agir`.
+
+use ais::ais;
+
+ais! {
+    /// Triage a customer support ticket: classify it, then draft the reply its category needs.
+    pub program TriageTicket (name = "triage_ticket", shape = "dispatch-router") {
+        carries {
+            /// The ticket as the customer wrote it.
+            task: str = input,
+            /// What kind of ticket it is.
+            category: Category,
+            /// The reply to send the customer.
+            reply: str,
+            /// The queue the ticket goes to next.
+            queue: str,
+        }
+
+        /// The kinds of ticket the support team handles differently.
+        enum Category {
+            /// A charge, a refund, an invoice or a plan change.
+            billing,
+            /// Something in the product does not work as documented.
+            bug,
+            /// Sign-in, password, two-factor or account deletion.
+            account,
+            /// Anything else: questions, praise, feature ideas.
+            other,
+        }
+
+        /// Classify the ticket by what the customer needs from us, not by their tone.
+        classify: GEN-ENUM(task) -> category;
+        route: ROUTE(category);
+        /// Reply to a billing ticket: restate the charge in question, say that billing will
+        /// review it within two business days, and never promise a refund.
+        billing_reply: GEN-RAW(task) -> reply;
+        /// Reply to a bug report: thank the customer, restate the steps to reproduce as you
+        /// understood them, and ask for the app version if the ticket does not give it.
+        bug_reply: GEN-RAW(task) -> reply;
+        /// Reply to an account ticket: point to the self-service recovery page and say that
+        /// support will never ask for a password.
+        account_reply: GEN-RAW(task) -> reply;
+        /// Reply to any other ticket: answer briefly and point to the help center.
+        general_reply: GEN-RAW(task) -> reply;
+        assign: CODE(category) -> queue = "support-" + category
+            + ("-urgent" if category in [Category.bug, Category.account] else "");
+        done: TERMINAL(category, queue, reply);
+
+        classify -> route;
+        route -> billing_reply if category == Category.billing;
+        route -> bug_reply if category == Category.bug;
+        route -> account_reply if category == Category.account;
+        route -> general_reply else;
+        billing_reply -> assign;
+        bug_reply -> assign;
+        account_reply -> assign;
+        general_reply -> assign;
+        assign -> done;
+    }
+}
+
+/// The ticket the example triages.
+pub const TICKET: &str = "Hi, I was charged twice for my Pro plan this month (two charges of \
+    $29 on March 3rd). Can you look into it? Order #88412.";
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().nth(1).as_deref() == Some("--agir") {
+        print!("{}", TriageTicket::AGIR);
+        return Ok(());
+    }
+    let responses = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/triage_ticket.responses.json"
+    );
+    let model = ais::rt::model::from_spec(&format!("scripted:{responses}"))?;
+    let out_dir = tempfile::tempdir()?;
+    let runtime = TriageTicket::runtime()
+        .model(model)
+        .out_dir(out_dir.path().to_path_buf())
+        .build();
+    println!("model: SCRIPTED ({responses}), not a live model");
+    let input = TriageTicketInput {
+        task: TICKET.into(),
+    };
+    let report = TriageTicket::run(input, &runtime).await?;
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}
