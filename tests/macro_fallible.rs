@@ -71,6 +71,11 @@ async fn a_routed_failure_takes_its_route_and_the_run_succeeds() {
     let verdict = report.verdict.unwrap_or_default();
     assert!(verdict.starts_with("not saved: "), "{verdict}");
     assert!(verdict.ends_with("there is nothing to save"), "{verdict}");
+    assert_eq!(
+        verdict.matches("save_note").count(),
+        1,
+        "the tool is named once: {verdict}"
+    );
     let saved = report.saved.expect("the error value is in the report");
     assert!(!saved.ok);
 

@@ -21,6 +21,7 @@ fn ais_in(dir: &Path, args: &[&str]) -> Output {
         .env_remove("AIS_MODEL")
         .env_remove("OPENAI_API_KEY")
         .env_remove("NO_COLOR")
+        .env_remove("RUST_LOG")
         .output()
         .expect("the ais binary runs")
 }
@@ -318,6 +319,76 @@ fn a_fault_exits_1_naming_the_instruction_and_line() {
     );
     assert_eq!(o.status.code(), Some(1), "{}", both(&o));
     assert_eq!(json(&o)["fault"]["kind"], "budget_exhausted");
+}
+
+/// A program whose short-task path skips the step that writes `label`.
+const SKIPS_A_WRITE: &str = r#"
+walker:
+  carries:
+    task: {type: str, role: input}
+    n: {type: int, produced_by: count}
+    label: {type: str, produced_by: name_it}
+nodes:
+  - {id: count, type: CODE, owner: code, reads: [task], writes: [n], body: "len(task)"}
+  - {id: gate, type: ROUTE, owner: code, reads: [n]}
+  - {id: name_it, type: CODE, owner: code, reads: [n], writes: [label], body: "'long'"}
+  - {id: done, type: TERMINAL, reads: [label, n]}
+edges:
+  - {from: count, to: gate}
+  - {from: gate, to: name_it, guard: "n > 3"}
+  - {from: gate, to: done, guard: otherwise}
+  - {from: name_it, to: done}
+"#;
+
+#[test]
+fn a_terminal_read_the_run_did_not_produce_is_named_not_reported_as_empty() {
+    let dir = project(&[("skip.agir", SKIPS_A_WRITE)]);
+    let o = ais_in(dir.path(), &["run", "skip.agir", "--task", "hi"]);
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    let out = stdout(&o);
+    assert!(!out.contains("label:"), "{out}");
+    assert!(
+        out.contains("not produced: `label` (no step on the path this run took wrote it"),
+        "{out}"
+    );
+    let o = ais_in(
+        dir.path(),
+        &["run", "skip.agir", "--task", "hi", "--format", "json"],
+    );
+    let v = json(&o);
+    assert_eq!(v["report"], serde_json::json!({"n": 2}));
+    assert_eq!(v["unproduced"], serde_json::json!(["label"]));
+}
+
+#[test]
+fn rust_log_sends_one_tracing_line_per_step_to_stderr_and_is_off_by_default() {
+    let dir = project(&[("skip.agir", SKIPS_A_WRITE)]);
+    let run = |log: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+        cmd.args(["run", "skip.agir", "--task", "hello", "--format", "json"])
+            .current_dir(dir.path())
+            .env_remove("AIS_MODEL")
+            .env_remove("RUST_LOG");
+        if let Some(l) = log {
+            cmd.env("RUST_LOG", l);
+        }
+        cmd.output().expect("the ais binary runs")
+    };
+    let o = run(Some("ais::trace=info"));
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    let err = stderr(&o);
+    let steps: Vec<&str> = err.lines().filter(|l| l.contains("ais::trace")).collect();
+    assert_eq!(steps.len(), 4, "{err}");
+    assert!(steps[0].contains("instruction=count"), "{err}");
+    assert_eq!(json(&o)["status"], "ok", "stdout keeps its one object");
+    let o = run(None);
+    assert_eq!(stderr(&o), "", "off by default");
+    let o = run(Some("ais=["));
+    assert!(
+        stderr(&o).contains("RUST_LOG=`ais=[` does not parse"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

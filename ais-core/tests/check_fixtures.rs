@@ -1,6 +1,7 @@
 //! The validator over its own AG-IR fixtures (`tests/fixtures/check/`): one fixture per check,
 //! named `<ID>_<what>.agir`, produces that finding and no other error; the `clean_*` fixtures
-//! (one per opcode family, a routed failure, an object into several writes) check clean; the
+//! (one per opcode family, a routed failure, an object into several writes, a SPAWN tool
+//! joined into a list and into text) check clean; the
 //! `repair_*` fixtures exercise ladder step 1.
 
 use ais_core::plan::lower;
@@ -94,7 +95,7 @@ fn every_check_has_a_fixture_that_produces_exactly_it() {
 #[test]
 fn the_clean_fixtures_check_clean_and_lower() {
     let names = fixtures("clean_");
-    assert_eq!(names.len(), 6);
+    assert_eq!(names.len(), 7);
     for name in names {
         for repair in [false, true] {
             let c = run(&name, repair);

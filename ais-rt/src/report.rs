@@ -83,8 +83,14 @@ pub struct RunUsage {
 pub struct RunOutcome {
     /// How it ended.
     pub status: Status,
-    /// The report: the produced carries, as JSON (empty unless the TERMINAL ran).
+    /// The report (spec §4.5): the carries the run produced, as JSON (empty unless the
+    /// TERMINAL ran). A carry is produced when a step wrote it, or, for a `role: input` carry,
+    /// when the invocation supplied it (the caller, the task text, or its declared default). A
+    /// carry nothing produced is absent — never reported with its starting value.
     pub report: serde_json::Map<String, serde_json::Value>,
+    /// The TERMINAL's reads that the run did not produce on the path it took, in the
+    /// TERMINAL's order: they are absent from `report`.
+    pub unproduced: Vec<String>,
     /// Deviations recorded while checking and running (§10.3).
     pub deviations: Vec<Deviation>,
     /// The findings of the program's check (a `degraded` program runs with them; a `failed`

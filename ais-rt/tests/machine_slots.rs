@@ -106,10 +106,10 @@ fn a_gen_enum_answer_outside_the_members_is_repaired_or_an_error_value() {
         "{:?}",
         out.deviations
     );
-    assert_eq!(
-        out.report["kind"],
-        serde_json::Value::Null,
-        "the enum keeps its None"
+    assert!(
+        !out.report.contains_key("kind"),
+        "the failed slot produced no member: {:?}",
+        out.report
     );
 }
 
@@ -133,7 +133,10 @@ fn a_gen_edit_that_silently_truncates_is_rejected() {
         "{:?}",
         out.deviations
     );
-    assert_eq!(out.report["final_reply"], "", "the truncation never landed");
+    assert!(
+        !out.report.contains_key("final_reply"),
+        "the truncation never landed"
+    );
 }
 
 #[test]

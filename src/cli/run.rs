@@ -17,7 +17,7 @@ use super::{CliError, Output, shown};
 use ais_core::agir::{self, Limits};
 use ais_core::render;
 use ais_rt::model::{self, Model, ScriptedModel};
-use ais_rt::trace::{JsonLinesSink, StepEvent, Tee, TraceSink};
+use ais_rt::trace::{JsonLinesSink, StepEvent, Tee, TraceSink, TracingSink};
 use ais_rt::{FaultKind, Inputs, RunOutcome, Runtime, Status};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -118,12 +118,68 @@ struct Setup {
 
 /// `ais run`.
 pub fn run(args: RunArgs, output: &mut Output) -> ExitCode {
+    install_tracing(output);
     finish(run_inner(args, output), output)
 }
 
 /// `ais resume`.
 pub fn resume(args: ResumeArgs, output: &mut Output) -> ExitCode {
+    install_tracing(output);
     finish(resume_inner(args, output), output)
+}
+
+/// With `RUST_LOG` set (`tracing_subscriber`'s target syntax: `info`, `ais::trace=info`,
+/// `warn,ais_rt=debug`), `tracing` events — one per step under `ais::trace`, provider retries —
+/// go to standard error as text lines. Off when it is unset or empty; a value that does not
+/// parse is a note, and logging stays off.
+fn install_tracing(output: &mut Output) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{Layer, filter::Targets};
+    let Some(spec) = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+    else {
+        return;
+    };
+    let targets: Targets = match spec.parse() {
+        Ok(t) => t,
+        Err(e) => {
+            let note = format!("RUST_LOG=`{spec}` does not parse ({e}), so logging stays off");
+            let _ = writeln!(
+                output.err,
+                "{}",
+                render::render_note(&note, output.color_err)
+            );
+            return;
+        }
+    };
+    // The command holds the lock on `std::io::stderr`; tokio's threads log through their own
+    // handle on the same file descriptor.
+    let Some(stderr) = stderr_handle() else {
+        return;
+    };
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(std::sync::Mutex::new(stderr))
+        .with_ansi(output.color_err)
+        .with_filter(targets);
+    // Already installed (a second command in one process): keep the first.
+    let _ = tracing_subscriber::registry().with(layer).try_init();
+}
+
+/// Standard error as a file of its own (a duplicate descriptor).
+#[cfg(unix)]
+fn stderr_handle() -> Option<std::fs::File> {
+    use std::os::fd::AsFd;
+    Some(std::fs::File::from(
+        io::stderr().as_fd().try_clone_to_owned().ok()?,
+    ))
+}
+
+/// No log output where standard error cannot be written without its lock.
+#[cfg(not(unix))]
+fn stderr_handle() -> Option<std::fs::File> {
+    None
 }
 
 fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
@@ -321,6 +377,9 @@ impl Setup {
         if let Some(t) = &self.trace {
             sinks.push(t.clone());
         }
+        if tracing::enabled!(target: "ais::trace", tracing::Level::INFO) {
+            sinks.push(Arc::new(TracingSink::new()));
+        }
         let mut builder = Runtime::builder()
             .tools(ais_rt::tools::ToolRegistry::with_builtins())
             .out_dir(self.out.clone())
@@ -432,8 +491,8 @@ fn conclude(
     })
 }
 
-/// The `--format json` object: `status`, `report`, `deviations`, `fault`, `steps`, then
-/// `pause`, `usage`, `scripted` and `model`.
+/// The `--format json` object: `status`, `report`, `deviations`, `fault`, `steps` (the
+/// issue's pinned order), then `unproduced`, `pause`, `usage` and `scripted`.
 fn report_json(outcome: &RunOutcome) -> serde_json::Value {
     let deviations: Vec<serde_json::Value> = outcome
         .deviations
@@ -446,6 +505,7 @@ fn report_json(outcome: &RunOutcome) -> serde_json::Value {
         "deviations": deviations,
         "fault": outcome.fault,
         "steps": outcome.steps,
+        "unproduced": outcome.unproduced,
         "pause": outcome.pause,
         "usage": outcome.usage,
         "scripted": outcome.scripted,
@@ -532,6 +592,20 @@ fn print_human(setup: &Setup, outcome: &RunOutcome, output: &mut Output) -> io::
         for (name, value) in &outcome.report {
             writeln!(out, "  {name}: {}", shown_value(value))?;
         }
+    }
+    if !outcome.unproduced.is_empty() {
+        let names: Vec<String> = outcome
+            .unproduced
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect();
+        writeln!(
+            out,
+            "not produced: {} (no step on the path this run took wrote {}, so the report leaves {} out)",
+            names.join(", "),
+            if names.len() == 1 { "it" } else { "them" },
+            if names.len() == 1 { "it" } else { "them" },
+        )?;
     }
     if !outcome.deviations.is_empty() {
         writeln!(out, "deviations:")?;

@@ -23,6 +23,7 @@ pub(super) fn run(cx: &mut Ctx) {
     g6_human_routes_are_code(cx);
     g7_imports_resolve(cx);
     g8_parallelism_is_real(cx);
+    g8_spawn_joins_one_write(cx);
     g8_missed_parallelism(cx);
 }
 
@@ -593,6 +594,33 @@ fn g8_parallelism_is_real(cx: &mut Ctx) {
                 n.id
             )));
         }
+    }
+}
+
+/// G8 (advisory): a SPAWN joins its siblings' results into `writes[0]` only (§4.4.4). The
+/// join is one list or text value, which has no fields or components to recover further
+/// writes from (§2.3 step 4), so `writes[1..]` are never written by the SPAWN and keep their
+/// defaults: say so at the first of them.
+fn g8_spawn_joins_one_write(cx: &mut Ctx) {
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if n.opcode != Opcode::Spawn || n.writes.len() < 2 {
+            continue;
+        }
+        let rest = quote_list(&n.writes[1..]);
+        let f = cx.report_instr(
+            CheckId::G8,
+            i,
+            Locus::entry(Element::Instruction(i), FieldKey::Writes, 1),
+            format!(
+                "SPAWN `{}` joins its siblings' results into `writes[0]` (`{}`) only (spec §4.4.4); the join is one list or text, with nothing to recover {rest} from (§2.3), so this SPAWN never writes {rest}",
+                n.id, n.writes[0]
+            ),
+        );
+        f.severity = Severity::Warn;
+        f.repair = Some(Repair::manual(format!(
+            "keep only `{}` in the writes of `{}`, and compute {rest} from it in a step after the SPAWN",
+            n.writes[0], n.id
+        )));
     }
 }
 

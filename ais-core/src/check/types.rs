@@ -382,6 +382,14 @@ fn g9_results_fit(cx: &mut Ctx) {
             Some((_, None)) => continue,
             None => produced,
         };
+        // A SPAWN's tool produces one sibling's result; the join (§4.4.4) collects them into a
+        // list-typed carry, or concatenates them into a text carry.
+        let produced = match declared {
+            _ if n.opcode != Opcode::Spawn => produced,
+            Type::Str => continue,
+            Type::List(_) => Type::List(Some(Box::new(produced))),
+            _ => produced,
+        };
         if !compatible(&cx.ix, &produced, declared) {
             found.push((i, n.id.clone(), w.clone(), produced, declared.clone()));
         }

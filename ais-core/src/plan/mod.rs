@@ -264,7 +264,8 @@ pub struct Slot {
     pub tools: Vec<ToolRef>,
 }
 
-/// A SPAWN's fan-out (§4.4.4).
+/// A SPAWN's fan-out (§4.4.4). The join fills the step's `writes[0]` only: a list or text
+/// join has nothing to recover further writes from (§2.3), and the check reports any (G8).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spawn {
     /// Where the sub-tasks come from.

@@ -7,7 +7,8 @@
 //! macro writes a CALL of another program (its Rust type name) — the one `.agir` file directly
 //! in the program directory whose `walker.name` or frontmatter `name` it is. The sub-run's `role: input` carries bind from the CALL's
 //! reads by name, its `task` is the caller's; it spends the caller's remaining step budget; its
-//! report's first TERMINAL read (or the whole report) lands in `writes[0]`.
+//! report's first TERMINAL read (or the whole report) lands in `writes[0]`; a first read the
+//! target did not produce leaves `writes[0]` unproduced.
 
 use super::plan::{Prepared, Step, Work};
 use super::{Run, Stop};
@@ -89,7 +90,8 @@ impl Run {
             .filter_map(|&c| {
                 let name = &self.prep.names.list[c];
                 let sub = prep.names.index(name)?;
-                (name != "task").then(|| (sub, self.carries.get(c).clone()))
+                // Only what this run produced is passed: a starting value is no argument.
+                (name != "task" && self.produced(c)).then(|| (sub, self.carries.get(c).clone()))
             })
             .collect();
         let mut sub = Run::new(
@@ -116,11 +118,17 @@ impl Run {
                     .find(|s| matches!(s.work, Work::Terminal))
                     .and_then(|t| t.reads.first())
                     .map(|&c| prep.names.list[c].clone());
-                let value = match first.and_then(|f| out.report.get(&f)) {
-                    Some(v) => Value::from_json(v),
-                    None => Value::from_json(&serde_json::Value::Object(out.report.clone())),
+                // The target's first TERMINAL read is its result; when the target did not
+                // produce it, the CALL produces nothing either (its writes keep unproduced).
+                let value = match &first {
+                    Some(f) => out.report.get(f).map(Value::from_json),
+                    None => Some(Value::from_json(&serde_json::Value::Object(
+                        out.report.clone(),
+                    ))),
                 };
-                self.write_back(step, value, &ais_core::sig::Return::None);
+                if let Some(value) = value {
+                    self.write_back(step, value, &ais_core::sig::Return::None);
+                }
                 if out.status == Status::Error {
                     self.fail(
                         step,

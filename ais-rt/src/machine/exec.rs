@@ -91,7 +91,10 @@ pub(crate) fn bind_args<C: Lookup + ?Sized>(
 }
 
 /// Runs a pipeline (§5.4): each tool in order over the shared workspace; the last result is
-/// the step's. A failure stops the pipeline.
+/// the step's. A failure stops the pipeline. An `ask_user` call with no answer pauses the run
+/// (its position in the pipeline goes with the pause); resumed with the `answer`, the pipeline
+/// starts at that call — the tools before it ran before the pause, and their effects are not
+/// repeated (their results are not the step's: only the last one is).
 pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
     step: &Step,
     calls: &'a [ToolStep],
@@ -99,14 +102,15 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
     task: &str,
     ctx: &ToolContext,
     mut trace: Option<&mut super::StepNotes>,
-    answer: &mut Option<Value>,
+    answer: &mut Option<super::Answer>,
 ) -> Result<Result<(Value, &'a Return), ToolError>, Stop> {
     let mut last = Ok((Value::Null, &Return::None));
-    for call in calls {
+    let start = answer.as_ref().map_or(0, |a| a.tool);
+    for (k, call) in calls.iter().enumerate().skip(start) {
         let args = bind_args(step, call, carries, task)?;
         if call.ask_user {
             if let Some(a) = answer.take() {
-                last = Ok((a, &call.ret));
+                last = Ok((a.value, &call.ret));
                 continue;
             }
             let prompt = args
@@ -127,6 +131,7 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
                 carry,
                 prompt,
                 ask: true,
+                tool: k,
             });
         }
         let Some(imp) = &call.imp else {
@@ -181,7 +186,14 @@ impl Run {
             }
             Err(e) => {
                 let name = calls.last().map_or("", |c| c.name.as_str());
-                let message = format!("tool `{name}` of `{}` failed: {}", step.id, e.message);
+                // A tool's adapter may already name the tool (native adapters do, for callers
+                // of the registry): say it once.
+                let own = e.message.as_str();
+                let own = own
+                    .strip_prefix(&format!("tool `{name}` failed: "))
+                    .or_else(|| own.strip_prefix(&format!("tool `{name}`: ")))
+                    .unwrap_or(own);
+                let message = format!("tool `{name}` of `{}` failed: {own}", step.id);
                 self.fail(step, message, e.output);
             }
         }

@@ -67,7 +67,19 @@ pub(crate) enum Stop {
         prompt: String,
         /// An `ask_user` call: the answer is the step's result.
         ask: bool,
+        /// The `ask_user` call's position in the step's pipeline: the tools before it ran and
+        /// are not run again on resume.
+        tool: usize,
     },
+}
+
+/// A human's answer to the `ask_user` call a resumed step paused at.
+#[derive(Clone, Debug)]
+pub(crate) struct Answer {
+    /// The answer, as the call's result.
+    pub value: Value,
+    /// The call's position in the pipeline: the tools before it already ran.
+    pub tool: usize,
 }
 
 /// A failure value produced and not yet tested by a guard (§10.2).
@@ -110,7 +122,9 @@ pub(crate) struct Run {
     pub tracing: bool,
     pub notes: StepNotes,
     /// A human's answer to the `ask_user` call the run resumes at.
-    pub answer: Option<Value>,
+    pub answer: Option<Answer>,
+    /// A SPAWN paused for a sibling's human input: what its siblings did before the pause.
+    pub spawn_pending: Option<spawn::Pending>,
     /// The context of the run's own tool calls (built once).
     pub tool_ctx: ToolContext,
 }
@@ -195,6 +209,7 @@ impl Run {
             tracing,
             notes: StepNotes::default(),
             answer: None,
+            spawn_pending: None,
         }
     }
 
@@ -223,6 +238,7 @@ impl Run {
         RunOutcome {
             status,
             report: serde_json::Map::new(),
+            unproduced: Vec::new(),
             deviations,
             findings: self.prep.findings.clone(),
             fault: None,
@@ -290,7 +306,7 @@ impl Run {
                     .and_then(|(_, k)| k.doc.clone())
                     .unwrap_or_else(|| format!("a value for `{name}`"));
                 self.steps -= 1;
-                return self.pause(cursor, name, prompt, false).await;
+                return self.pause(cursor, name, prompt, None).await;
             }
             let result = self.step(cursor, step).await;
             if let Some(started) = started {
@@ -308,9 +324,14 @@ impl Run {
                 }
                 Ok(Flow::Terminal) => return self.finish(Some(step)),
                 Err(Stop::Fault(kind, message)) => return self.fault(kind, Some(cursor), message),
-                Err(Stop::Pause { carry, prompt, ask }) => {
+                Err(Stop::Pause {
+                    carry,
+                    prompt,
+                    ask,
+                    tool,
+                }) => {
                     self.steps -= 1;
-                    return self.pause(cursor, carry, prompt, ask).await;
+                    return self.pause(cursor, carry, prompt, ask.then_some(tool)).await;
                 }
             }
         }
@@ -523,7 +544,7 @@ impl Run {
             Status::Error
         };
         let mut out = self.outcome(status);
-        out.report = self.report(terminal);
+        (out.report, out.unproduced) = self.report(terminal);
         if !self.unrouted.is_empty() {
             out.deviations
                 .extend(self.unrouted.iter().map(|u| Deviation {
@@ -536,17 +557,25 @@ impl Run {
         out
     }
 
-    /// The report (§4.5): the TERMINAL's reads first (its hint of what matters most), then
-    /// every other carry the run wrote, in declaration order.
+    /// The report (§4.5): the produced carries — the TERMINAL's reads first (its hint of what
+    /// matters most), then every other carry the run wrote, in declaration order — and the
+    /// TERMINAL's reads the run did not produce, which the report leaves out (§4.5: the report
+    /// is a function of the *produced* carries, so a starting value is never reported as if a
+    /// step had computed it).
     pub(crate) fn report(
         &self,
         terminal: Option<&Step>,
-    ) -> serde_json::Map<String, serde_json::Value> {
+    ) -> (serde_json::Map<String, serde_json::Value>, Vec<String>) {
         let mut report = serde_json::Map::new();
+        let mut unproduced = Vec::new();
         let names = &self.carries.names.list;
         if let Some(t) = terminal {
             for &c in &t.reads {
-                report.insert(names[c].clone(), self.carries.get(c).to_json());
+                if self.produced(c) {
+                    report.insert(names[c].clone(), self.carries.get(c).to_json());
+                } else if !unproduced.contains(&names[c]) {
+                    unproduced.push(names[c].clone());
+                }
             }
         }
         for c in (0..names.len()).filter(|&c| self.written[c] > 0) {
@@ -554,7 +583,14 @@ impl Run {
                 report.insert(names[c].clone(), self.carries.get(c).to_json());
             }
         }
-        report
+        (report, unproduced)
+    }
+
+    /// Whether the run produced carry `c`: a step wrote it, or the invocation supplied it (an
+    /// input given by the caller, filled from the task text, or by its declared default; the
+    /// `task` itself).
+    pub(crate) fn produced(&self, c: usize) -> bool {
+        self.written.get(c).is_some_and(|&w| w > 0) || self.supplied.get(c).is_some_and(|&s| s)
     }
 
     /// Writes a step's result back (§2.3 step 4): one write takes the whole result; several

@@ -11,8 +11,9 @@
 //! another format, another program (or this program changed), an instruction that is not at
 //! its index, or a carry the program does not declare is refused with status `fault`
 //! ([`FaultKind::InvalidHandle`]) and nothing runs. Otherwise the answer fills the carry
-//! (typed by its declaration) or becomes the `ask_user` step's result, and the run continues
-//! at that instruction: nothing before it runs again.
+//! (typed by its declaration) or becomes the `ask_user` call's result, and the run continues
+//! at that instruction: nothing before it runs again — nor, for an `ask_user` call inside a
+//! pipeline, the tools before the call (the handle records its position).
 
 use super::carries::{self, CarryFile};
 use super::plan::Prepared;
@@ -37,6 +38,9 @@ struct Handle {
     carry: String,
     prompt: String,
     ask: bool,
+    /// For an `ask_user` pause: the call's position in the step's pipeline.
+    #[serde(default)]
+    tool: usize,
     task: String,
     carries: IndexMap<String, serde_json::Value>,
     supplied: Vec<String>,
@@ -47,16 +51,20 @@ struct Handle {
     usage: (u64, u64, u64, u64),
     loop_counts: Vec<i64>,
     branches: Vec<(usize, usize)>,
+    /// A SPAWN paused for a sibling: its finished and waiting siblings.
+    #[serde(default)]
+    spawn: Option<super::spawn::Pending>,
 }
 
 impl Run {
-    /// Pauses at step `at` for `carry`: writes the handle and returns `input_required`.
+    /// Pauses at step `at` for `carry` — or, with `ask`, for the `ask_user` call at that
+    /// position of the step's pipeline: writes the handle and returns `input_required`.
     pub(crate) async fn pause(
         mut self,
         at: usize,
         carry: String,
         prompt: String,
-        ask: bool,
+        ask: Option<usize>,
     ) -> RunOutcome {
         let prep = self.prep.clone();
         let step = &prep.steps[at];
@@ -75,7 +83,8 @@ impl Run {
             cursor: at,
             carry: carry.clone(),
             prompt: prompt.clone(),
-            ask,
+            ask: ask.is_some(),
+            tool: ask.unwrap_or(0),
             task: self.task.clone(),
             carries: self
                 .carries
@@ -106,6 +115,7 @@ impl Run {
             ),
             loop_counts: self.loop_counts.clone(),
             branches: self.branches.clone(),
+            spawn: self.spawn_pending.take(),
         };
         let written = write_handle(&self.settings.out_dir, &step.id, &handle);
         let handle_path = match written {
@@ -168,6 +178,7 @@ pub(crate) async fn resume(
     let invalid = |message: String| RunOutcome {
         status: Status::Fault,
         report: serde_json::Map::new(),
+        unproduced: Vec::new(),
         deviations: prep.deviations.clone(),
         findings: prep.findings.clone(),
         fault: Some(crate::report::Fault {
@@ -204,9 +215,13 @@ pub(crate) async fn resume(
             ));
         }
     };
-    if ask {
-        // The `ask_user` call at the cursor yields the answer instead of pausing again.
-        run.answer = Some(Value::Str(answer));
+    if let Some(tool) = ask {
+        // The `ask_user` call at the cursor yields the answer instead of pausing again; the
+        // pipeline's tools before it already ran.
+        run.answer = Some(super::Answer {
+            value: Value::Str(answer),
+            tool,
+        });
     }
     run.drive(cursor).await
 }
@@ -229,13 +244,13 @@ fn read_handle(path: &Path) -> Result<Handle, String> {
 }
 
 /// Rebuilds the run a handle describes and applies the answer; returns the run and (cursor,
-/// whether the answer is an `ask_user` result).
+/// the pipeline position of the `ask_user` call the answer is the result of, if it is one).
 fn restore(
     settings: Arc<Settings>,
     prep: Arc<Prepared>,
     h: Handle,
     answer: &str,
-) -> Result<(Run, (usize, bool)), String> {
+) -> Result<(Run, (usize, Option<usize>)), String> {
     if h.program != prep.digest {
         return Err(
             "it belongs to another program, or the program changed since the run paused".into(),
@@ -310,6 +325,15 @@ fn restore(
     };
     run.loop_counts = h.loop_counts;
     run.branches = h.branches;
+    if let Some(p) = &h.spawn
+        && (p.at != h.cursor || step.spawn.is_none() || !h.ask)
+    {
+        return Err(format!(
+            "it records paused siblings of step {}, and the run paused at `{}`, which is not that SPAWN",
+            p.at, step.id
+        ));
+    }
+    run.spawn_pending = h.spawn;
     if !h.ask {
         let c = names.index(&h.carry).ok_or_else(|| {
             format!(
@@ -322,11 +346,12 @@ fn restore(
             .map_err(|e| e.message)?;
         run.carries.set(c, v);
         run.supplied[c] = true;
-    } else if !matches!(step.work, super::plan::Work::Tools(_)) {
+    } else if !matches!(&step.work, super::plan::Work::Tools(calls) if calls.get(h.tool).is_some_and(|c| c.ask_user))
+    {
         return Err(format!(
-            "it says `{}` asked the user, and that step calls no tool",
-            step.id
+            "it says `{}` asked the user with its tool {}, and that tool of the step is no `ask_user` call",
+            step.id, h.tool
         ));
     }
-    Ok((run, (h.cursor, h.ask)))
+    Ok((run, (h.cursor, h.ask.then_some(h.tool))))
 }

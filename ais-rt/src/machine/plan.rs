@@ -151,6 +151,8 @@ pub struct Prepared {
     /// The carries declared `role: input` (task excluded), by index.
     pub(crate) inputs: Vec<usize>,
     pub(crate) task: usize,
+    /// Slot schemas by result type, compiled once.
+    pub(crate) schemas: crate::model::schema::SchemaCache,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -194,6 +196,7 @@ impl Prepared {
             digest,
             inputs: Vec::new(),
             task: 0,
+            schemas: Default::default(),
             program: Arc::new(program),
         };
         prepared.task = prepared.names.index("task").unwrap_or(0);

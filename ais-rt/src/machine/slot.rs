@@ -6,6 +6,7 @@ use super::carries::{CarryFile, Lookup};
 use super::exec::text_of;
 use super::plan::{Prepared, Step};
 use super::{Flow, Run, Settings, Stop};
+use crate::model::schema::SlotSchema;
 use crate::model::slot::{self, SlotOptions, SlotOutcome, SlotToolFuture, SlotTools};
 use crate::model::{Model, Operand, SlotRequest, ToolSpec};
 use crate::report::FaultKind;
@@ -62,26 +63,29 @@ pub(crate) fn operands<C: Lookup + ?Sized>(
         .collect()
 }
 
-/// The slot request of a step.
+/// The slot request of a step answering a `ty`, with that type's schema (compiled once per
+/// run, `Prepared::schemas`).
 pub(crate) fn request<C: Lookup + ?Sized>(
     prep: &Prepared,
     step: &Step,
     ops: &[SlotOperand],
     carries: &C,
-) -> SlotRequest {
-    let ty = step.result.clone().unwrap_or(Type::Str);
-    SlotRequest {
+    ty: &Type,
+) -> (SlotRequest, Arc<SlotSchema>) {
+    let schema = prep.schemas.get(&prep.program, ty);
+    let request = SlotRequest {
         instruction: step.id.clone(),
         opcode: step.mnemonic.clone(),
         doc: step.doc.clone(),
         knowledge: step.knowledge.clone(),
         operands: operands(prep, ops, carries),
-        schema: slot::schema_for(&prep.program, &ty),
-        choices: enum_members(prep, &ty),
+        schema: schema.schema.clone(),
+        choices: enum_members(prep, ty),
         tools: tool_specs(prep, &step.autonomy),
         sibling: None,
         history: Vec::new(),
-    }
+    };
+    (request, schema)
 }
 
 pub(crate) fn enum_members(prep: &Prepared, ty: &Type) -> Option<Vec<String>> {
@@ -242,7 +246,8 @@ impl Run {
     /// error value.
     pub(crate) async fn slot(&mut self, step: &Step, ops: &[SlotOperand]) -> Result<(), Stop> {
         let model = self.model(step)?;
-        let request = request(&self.prep, step, ops, &self.carries);
+        let ty = step.result.clone().unwrap_or(Type::Str);
+        let (request, schema) = request(&self.prep, step, ops, &self.carries, &ty);
         if self.tracing {
             self.notes.operands = request
                 .operands
@@ -255,7 +260,8 @@ impl Run {
             ..SlotOptions::default()
         };
         let reach = self.reach(step, self.ctx());
-        let outcome = slot::fill(model.as_ref(), request, &reach, &options).await;
+        let outcome =
+            slot::fill_compiled(model.as_ref(), request, &reach, &options, &schema.compiled).await;
         self.account(model.as_ref(), &outcome);
         match outcome.value {
             Ok(json) => self.write_back(step, Value::from_json(&json), &Return::None),

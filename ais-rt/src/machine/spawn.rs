@@ -14,6 +14,13 @@
 //!   concatenation, one result per line. A failed sibling is an error value in a list join and an
 //!   unrouted failure of the SPAWN either way.
 //!
+//! - **Human input**: a DU sibling whose pipeline calls `ask_user` pauses, not the run's other
+//!   siblings: they finish, and then the whole SPAWN pauses before its join (a pause is no fault
+//!   of §10.1, and the join waits for every sibling, §4.4.4). The handle keeps what the finished
+//!   siblings produced and where each waiting sibling stopped; a resume runs only the answered
+//!   sibling, from its `ask_user` call, and pauses again for the next waiting one, until all are
+//!   answered and the join runs. No sibling's tools run twice.
+//!
 //! A SPAWN with no work of its own (no tool, no writes) and several unguarded outgoing edges is
 //! a structural fan-out (the reference implementation's form): each branch runs to the first
 //! step all branches reach (the join), one after the other, then the run continues there.
@@ -22,7 +29,7 @@ use super::carries::{CarryFile, Overlay};
 use super::exec::{run_pipeline, text_of};
 use super::plan::{Prepared, SpawnCtl, Step, Work};
 use super::slot::request;
-use super::{Flow, Run, Settings, Stop};
+use super::{Answer, Flow, Run, Settings, Stop};
 use crate::model::slot::{self, SlotOptions};
 use crate::model::{Operand, Usage};
 use crate::report::FaultKind;
@@ -36,6 +43,56 @@ use tokio::sync::Semaphore;
 struct SiblingResult {
     value: Result<Value, String>,
     usage: Option<Usage>,
+}
+
+/// The siblings to run now (index, sub-task, answer), the results so far, the waiting ones.
+type SiblingPlan = (
+    Vec<(usize, Value, Option<Answer>)>,
+    Vec<Option<SiblingResult>>,
+    Vec<Waiting>,
+);
+
+/// A SPAWN paused for its siblings' human input, as the resume handle keeps it.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Pending {
+    /// The SPAWN's step.
+    pub at: usize,
+    /// The siblings that finished before the pause.
+    pub done: Vec<Done>,
+    /// The siblings waiting for an answer, in sibling order; the first is the one asked.
+    pub waiting: Vec<Waiting>,
+}
+
+/// A finished sibling's result, kept across a pause.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Done {
+    pub index: usize,
+    pub value: Result<serde_json::Value, String>,
+    pub usage: Option<Usage>,
+}
+
+/// A sibling stopped at an `ask_user` call.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Waiting {
+    pub index: usize,
+    /// The `ask_user` call's position in the pipeline.
+    pub tool: usize,
+    pub prompt: String,
+}
+
+impl Pending {
+    /// Whether this state fits a SPAWN of `n` siblings: every index in range, none twice, and
+    /// at least one sibling waiting.
+    pub(crate) fn fits(&self, n: usize) -> bool {
+        let mut seen = vec![false; n];
+        !self.waiting.is_empty()
+            && self
+                .done
+                .iter()
+                .map(|d| d.index)
+                .chain(self.waiting.iter().map(|w| w.index))
+                .all(|i| i < n && !std::mem::replace(&mut seen[i], true))
+    }
 }
 
 impl Run {
@@ -60,10 +117,11 @@ impl Run {
             .unwrap_or(self.settings.max_parallel)
             .min(self.settings.max_parallel)
             .max(1);
+        let (to_run, mut results, mut waiting) = self.siblings_to_run(at, step, subtasks)?;
         let semaphore = Arc::new(Semaphore::new(limit));
         let snapshot = Arc::new(self.carries.clone());
         let mut set = tokio::task::JoinSet::new();
-        for (i, sub) in subtasks.into_iter().enumerate() {
+        for (i, sub, answer) in to_run {
             let sib = Sibling {
                 settings: self.settings.clone(),
                 prep: self.prep.clone(),
@@ -74,6 +132,7 @@ impl Run {
                 task: self.task.clone(),
                 ctx: self.sibling_ctx(step, &ctl.isolation, i).await?,
                 list: ctl.list,
+                answer,
             };
             let semaphore = semaphore.clone();
             set.spawn(async move {
@@ -81,15 +140,15 @@ impl Run {
                 (i, sib.run().await)
             });
         }
-        let mut results: Vec<Option<SiblingResult>> = Vec::new();
         while let Some(joined) = set.join_next().await {
             match joined {
-                Ok((i, r)) => {
-                    if results.len() <= i {
-                        results.resize_with(i + 1, || None);
-                    }
-                    results[i] = Some(r?);
-                }
+                Ok((i, Ok(r))) => results[i] = Some(r),
+                Ok((index, Err(Stop::Pause { prompt, tool, .. }))) => waiting.push(Waiting {
+                    index,
+                    tool,
+                    prompt,
+                }),
+                Ok((_, Err(stop))) => return Err(stop),
                 Err(e) => {
                     return Err(Stop::Fault(
                         FaultKind::Unsupported,
@@ -97,6 +156,9 @@ impl Run {
                     ));
                 }
             }
+        }
+        if !waiting.is_empty() {
+            return Err(self.pause_siblings(at, step, results, waiting));
         }
         if ctl.isolation == Isolation::OrchestratorOwned
             && let Err(e) = apply_staged(&self.settings.out_dir, &step.id)
@@ -112,6 +174,88 @@ impl Run {
         }
         self.join(step, results);
         self.transition_after_spawn(step)
+    }
+
+    /// The siblings to run now, the results of those that already finished and those still
+    /// waiting: fresh, every sibling runs; resumed after a sibling's question, only the
+    /// answered one runs (from its `ask_user` call), the others keep what the handle holds.
+    fn siblings_to_run(
+        &mut self,
+        at: usize,
+        step: &Step,
+        subtasks: Vec<Value>,
+    ) -> Result<SiblingPlan, Stop> {
+        let n = subtasks.len();
+        let mut results: Vec<Option<SiblingResult>> = Vec::new();
+        results.resize_with(n, || None);
+        let Some(p) = self.spawn_pending.take().filter(|p| p.at == at) else {
+            let all = subtasks
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| (i, s, None))
+                .collect();
+            return Ok((all, results, Vec::new()));
+        };
+        if !p.fits(n) {
+            return Err(Stop::Fault(
+                FaultKind::InvalidHandle,
+                format!(
+                    "the resumed SPAWN `{}` has {n} siblings, which the paused siblings recorded in the handle do not match",
+                    step.id
+                ),
+            ));
+        }
+        for d in p.done {
+            results[d.index] = Some(SiblingResult {
+                value: d.value.map(|j| Value::from_json(&j)),
+                usage: d.usage,
+            });
+        }
+        let mut waiting = p.waiting.into_iter();
+        let asked = waiting.next();
+        let answer = self.answer.take();
+        let run = asked
+            .map(|w| (w.index, subtasks[w.index].clone(), answer))
+            .into_iter()
+            .collect();
+        Ok((run, results, waiting.collect()))
+    }
+
+    /// Pauses the SPAWN at step `at` for the first waiting sibling, keeping what the finished
+    /// ones produced (the barrier has not passed: nothing is joined or applied yet).
+    fn pause_siblings(
+        &mut self,
+        at: usize,
+        step: &Step,
+        results: Vec<Option<SiblingResult>>,
+        mut waiting: Vec<Waiting>,
+    ) -> Stop {
+        waiting.sort_by_key(|w| w.index);
+        let done = results
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, r)| {
+                r.map(|r| Done {
+                    index,
+                    value: r.value.map(|v| v.to_json()),
+                    usage: r.usage,
+                })
+            })
+            .collect();
+        let first = &waiting[0];
+        let carry = format!(
+            "{}[{}]",
+            step.write_names.first().map_or("answer", String::as_str),
+            first.index
+        );
+        let stop = Stop::Pause {
+            carry,
+            prompt: first.prompt.clone(),
+            ask: true,
+            tool: first.tool,
+        };
+        self.spawn_pending = Some(Pending { at, done, waiting });
+        stop
     }
 
     /// The tool context of sibling `i` under the SPAWN's isolation.
@@ -315,10 +459,12 @@ struct Sibling {
     task: String,
     ctx: ToolContext,
     list: Option<usize>,
+    /// The human's answer, for a sibling resumed at its `ask_user` call.
+    answer: Option<Answer>,
 }
 
 impl Sibling {
-    async fn run(self) -> Result<SiblingResult, Stop> {
+    async fn run(mut self) -> Result<SiblingResult, Stop> {
         let step = &self.prep.steps[self.at];
         // The sibling's view: the frozen snapshot with its own sub-task in place (no copy).
         let (task, as_task) = match self.list {
@@ -336,7 +482,8 @@ impl Sibling {
         let started = std::time::Instant::now();
         let result = match &step.work {
             Work::Tools(calls) => {
-                match run_pipeline(step, calls, &view, &task, &self.ctx, None, &mut None).await? {
+                let mut answer = self.answer.take();
+                match run_pipeline(step, calls, &view, &task, &self.ctx, None, &mut answer).await? {
                     Ok((v, _)) => SiblingResult {
                         value: Ok(v),
                         usage: None,
@@ -361,15 +508,13 @@ impl Sibling {
                         ),
                     ));
                 };
-                let mut req = request(&self.prep, step, ops, &view);
                 // A sibling answers one element of the join: an item of a list carry, else text.
                 let element = match &step.result {
                     Some(Type::List(Some(t))) => (**t).clone(),
                     Some(Type::List(None)) => Type::Any,
                     _ => Type::Str,
                 };
-                req.schema = slot::schema_for(&self.prep.program, &element);
-                req.choices = super::slot::enum_members(&self.prep, &element);
+                let (mut req, schema) = request(&self.prep, step, ops, &view, &element);
                 req.sibling = Some(self.index);
                 req.operands.insert(
                     0,
@@ -386,7 +531,10 @@ impl Sibling {
                     allowed: step.autonomy.clone(),
                     ctx: self.ctx.clone(),
                 };
-                let out = slot::fill(model.as_ref(), req, &reach, &SlotOptions::default()).await;
+                let options = SlotOptions::default();
+                let out =
+                    slot::fill_compiled(model.as_ref(), req, &reach, &options, &schema.compiled)
+                        .await;
                 self.trace(step, started, &out);
                 SiblingResult {
                     value: out

@@ -10,7 +10,7 @@
 //! [`from_spec`] turns a `--model` spec into a model.
 
 pub mod providers;
-mod schema;
+pub(crate) mod schema;
 pub mod scripted;
 mod shape;
 pub mod slot;

@@ -203,6 +203,41 @@ fn outcome_schema() -> Value {
     })
 }
 
+/// A slot's schema for one result type, with its validator compiled once.
+pub(crate) struct SlotSchema {
+    /// The schema sent with the request.
+    pub schema: Value,
+    /// Its validator, or why it is not a usable schema.
+    pub compiled: Result<Compiled, String>,
+}
+
+/// The slot schemas of one prepared program, by result type: each is built and compiled the
+/// first time a slot of that type is filled, then shared by every later slot of the type
+/// (SPAWN siblings included).
+#[derive(Default)]
+pub(crate) struct SchemaCache {
+    map: std::sync::Mutex<std::collections::HashMap<ais_core::Type, std::sync::Arc<SlotSchema>>>,
+}
+
+impl SchemaCache {
+    /// The schema of `ty` in `program`, built and compiled on first use.
+    pub(crate) fn get(
+        &self,
+        program: &ais_core::Program,
+        ty: &ais_core::Type,
+    ) -> std::sync::Arc<SlotSchema> {
+        // A poisoned lock only means another slot panicked mid-insert; the map is still whole.
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(ty.clone())
+            .or_insert_with(|| {
+                let schema = schema_for(program, ty);
+                let compiled = Compiled::new(&schema);
+                std::sync::Arc::new(SlotSchema { schema, compiled })
+            })
+            .clone()
+    }
+}
+
 /// A schema compiled for validation.
 pub(crate) struct Compiled {
     validator: jsonschema::Validator,
@@ -484,5 +519,26 @@ mod tests {
             .unwrap_err();
         assert!(err.chars().count() < 700, "{}", err.len());
         assert!(Compiled::new(&json!({"type": 12})).is_err());
+    }
+
+    #[test]
+    fn the_cache_compiles_each_result_type_once() {
+        let p = program(vec![enum_decl(
+            "Mood",
+            None,
+            &[("up", None), ("down", None)],
+        )]);
+        let cache = SchemaCache::default();
+        let mood = ais_core::Type::Named("Mood".into());
+        let first = cache.get(&p, &mood);
+        let again = cache.get(&p, &mood);
+        assert!(std::sync::Arc::ptr_eq(&first, &again), "built once, shared");
+        assert_eq!(first.schema, schema_for(&p, &mood));
+        let compiled = first.compiled.as_ref().expect("a usable schema");
+        assert!(compiled.check(&json!("up")).is_ok());
+        assert!(compiled.check(&json!("sideways")).is_err());
+        let text = cache.get(&p, &ais_core::Type::Str);
+        assert!(!std::sync::Arc::ptr_eq(&first, &text), "one entry per type");
+        assert_eq!(text.schema, schema_for(&p, &ais_core::Type::Str));
     }
 }

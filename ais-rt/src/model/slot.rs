@@ -102,9 +102,22 @@ pub const MAX_CALLS_PER_ROUND: usize = 32;
 /// nothing in it can make this panic.
 pub async fn fill(
     model: &dyn Model,
+    request: SlotRequest,
+    tools: &dyn SlotTools,
+    options: &SlotOptions,
+) -> SlotOutcome {
+    let compiled = Compiled::new(&request.schema);
+    fill_compiled(model, request, tools, options, &compiled).await
+}
+
+/// [`fill`] with the request's schema already compiled (the machine compiles each result
+/// type's schema once per run: `schema::SchemaCache`).
+pub(crate) async fn fill_compiled(
+    model: &dyn Model,
     mut request: SlotRequest,
     tools: &dyn SlotTools,
     options: &SlotOptions,
+    compiled: &Result<Compiled, String>,
 ) -> SlotOutcome {
     let mut out = SlotOutcome {
         value: Ok(serde_json::Value::Null),
@@ -114,7 +127,7 @@ pub async fn fill(
         tool_rounds: 0,
     };
     let slot = format!("slot `{}` ({})", request.instruction, request.opcode);
-    let compiled = match Compiled::new(&request.schema) {
+    let compiled = match compiled {
         Ok(c) => c,
         Err(e) => {
             out.value = Err(SlotError::invalid(format!("{slot}: {e}")));
@@ -135,7 +148,7 @@ pub async fn fill(
         out.exchanges.push(completion.exchange);
         add_usage(&mut out.usage, completion.usage);
         let problem = match completion.reply {
-            Reply::Value { value } => match accept(&request, &compiled, options, value.clone()) {
+            Reply::Value { value } => match accept(&request, compiled, options, value.clone()) {
                 Ok(accepted) => {
                     out.value = Ok(accepted);
                     return out;
