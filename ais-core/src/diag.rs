@@ -466,11 +466,6 @@ impl fmt::Display for Outcome {
     }
 }
 
-/// Names from `candidates` close to `name`, best first (for did-you-mean).
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    crate::suggest::did_you_mean(name, candidates)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,6 +480,7 @@ mod tests {
 
     #[test]
     fn did_you_mean_finds_close_names_only() {
+        use crate::suggest::did_you_mean;
         assert_eq!(
             did_you_mean("plan_mdd", ["plan_md", "task", "plan_ok"]),
             ["plan_md", "plan_ok"]

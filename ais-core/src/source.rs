@@ -315,6 +315,9 @@ pub struct SourceMap {
     /// The text the positions point into, when the reader attached it: it lets a position
     /// inside a field's value ([`SubRange`]) be found in the file.
     source: Option<Arc<str>>,
+    /// Byte offset of the start of each line of `source`, built on the first lookup inside a
+    /// field: a place inside a guard costs a line lookup, not a scan of the file.
+    line_starts: OnceLock<Vec<usize>>,
 }
 
 impl PartialEq for SourceMap {
@@ -346,6 +349,7 @@ impl SourceMap {
     /// place a range inside a field's value.
     pub fn attach_source(&mut self, text: &str) {
         self.source = Some(Arc::from(text));
+        self.line_starts = OnceLock::new();
     }
 
     /// The position of a locus, falling back to its field, then to its element, when the finer
@@ -381,21 +385,15 @@ impl SourceMap {
     /// `token` is given, the text there must start with it (an escape sequence before it in a
     /// double-quoted scalar shifts columns; the answer is then `None`, not a wrong place).
     pub fn lookup_inner(&self, locus: &Locus, range: SubRange, token: Option<&str>) -> Option<Pos> {
-        let text = self.source.as_deref()?;
         let start = self.lookup_exact(locus)?;
-        let lines: Vec<&str> = text
-            .lines()
-            .skip(usize::try_from(start.line).ok()?.checked_sub(1)?)
-            .take(usize::try_from(range.line).ok()?.saturating_add(1))
-            .collect();
-        let first = *lines.first()?;
+        let first = self.source_line(start.line)?;
         let skip = usize::try_from(start.column).ok()?.checked_sub(1)?;
         let opening = first.chars().nth(skip)?;
         let (line, column) = match opening {
             '"' | '\'' if range.line == 1 => (start.line, start.column + range.column),
             '|' | '>' => {
                 // The block's indentation is that of its first content line.
-                let body = *lines.get(1)?;
+                let body = self.source_line(start.line.checked_add(1)?)?;
                 let indent = body.chars().take_while(|c| *c == ' ').count();
                 let indent = u32::try_from(indent).ok()?;
                 (start.line + range.line, indent + range.column)
@@ -409,9 +407,7 @@ impl SourceMap {
             ),
         };
         if let Some(token) = token {
-            let row = text
-                .lines()
-                .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
+            let row = self.source_line(line)?;
             let from = usize::try_from(column).ok()?.checked_sub(1)?;
             let at: String = row.chars().skip(from).take(token.chars().count()).collect();
             if at != token {
@@ -419,6 +415,22 @@ impl SourceMap {
             }
         }
         Some(Pos::new(line, column))
+    }
+
+    /// The text of a 1-based line of the attached source, without its line break.
+    fn source_line(&self, line: u32) -> Option<&str> {
+        let text = self.source.as_deref()?;
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .filter(|&i| i < text.len())
+                .collect()
+        });
+        let index = usize::try_from(line).ok()?.checked_sub(1)?;
+        let from = *starts.get(index)?;
+        let to = starts.get(index + 1).map_or(text.len(), |next| next - 1);
+        let row = text.get(from..to)?;
+        Some(row.strip_suffix('\r').unwrap_or(row))
     }
 
     /// Makes room for at least `additional` more positions (a reader that knows the size of

@@ -4,10 +4,11 @@
 use super::Ctx;
 use super::guards;
 use super::index::{Index, ToolRef, quote_list};
-use crate::diag::{CheckId, Repair, did_you_mean};
+use crate::diag::{CheckId, Repair};
 use crate::edit::Edit;
 use crate::model::{Instruction, Isolation, Opcode, Owner, Type};
 use crate::source::{Element, FieldKey, Locus};
+use crate::suggest::did_you_mean;
 
 /// Runs X1–X4.
 pub(super) fn run(cx: &mut Ctx) {

@@ -3,11 +3,12 @@
 use super::Ctx;
 use super::index::quote_list;
 use crate::bind::is_bare_param_name;
-use crate::diag::{CheckId, Finding, Repair, did_you_mean};
+use crate::diag::{CheckId, Finding, Repair};
 use crate::edit::{Edit, Wording};
 use crate::model::{Modality, Opcode, Owner, Program, Role, TypeKind};
 use crate::source::{Element, FieldKey, Locus};
 use crate::suggest::Suggester;
+use crate::suggest::did_you_mean;
 use std::collections::HashSet;
 
 /// Runs W1–W14.

@@ -13,10 +13,11 @@
 use super::executable::real_guard;
 use super::index::{Index, ToolRef};
 use crate::bind::{BindSource, ParamBinding, Rule, is_content_param, is_path_param};
-use crate::diag::{CheckId, Finding, Repair, Severity, did_you_mean};
+use crate::diag::{CheckId, Finding, Repair, Severity};
 use crate::edit::{Edit, Wording};
 use crate::model::{Opcode, Type, TypeKind};
 use crate::source::{Element, FieldKey, Locus};
+use crate::suggest::did_you_mean;
 
 /// Every X5 finding of a program, in check order.
 pub(crate) fn x5_findings(ix: &Index) -> Vec<Finding> {

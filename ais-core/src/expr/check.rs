@@ -49,13 +49,13 @@ fn shown(e: &Expr) -> String {
     }
 }
 
-/// " Did you mean `x`?" for the closest candidate, if one is close ([`crate::diag::did_you_mean`]:
+/// " Did you mean `x`?" for the closest candidate, if one is close ([`crate::suggest::did_you_mean`]:
 /// a difference of case alone, `Op.MERGE` for `merge`, scores highest).
 pub(crate) fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> String {
-    match crate::diag::did_you_mean(name, candidates).first() {
+    match crate::suggest::did_you_mean(name, candidates).first() {
         Some(c) => format!(" Did you mean `{c}`?"),
         None => String::new(),
     }
