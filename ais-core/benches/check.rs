@@ -2,7 +2,8 @@
 //! code steps with tools, guarded routes, knowledge) checked at several sizes, and one whose code
 //! steps bind fields of object-typed carries (`check_objects`). The time per
 //! instruction should stay flat (linear checking); 10,000 instructions should check in well
-//! under 100 ms in release.
+//! under 100 ms in release. Programs with many findings (did-you-mean and rendering at scale)
+//! are benchmarked by the root's `cargo bench --bench check` (`many_findings`).
 
 use ais_core::{
     Carry, ContentKind, Edge, Field, Instruction, Knowledge, Opcode, Owner, Program, Repairs, Role,
@@ -233,66 +234,6 @@ fn generate_objects(n: usize) -> Program {
     }
 }
 
-/// A program of `n` steps, each reading a misspelled carry (`value_00042x` where
-/// `value_00042` is declared): `n` W8 findings, each with a did-you-mean among `n` carries.
-fn generate_misspelled(n: usize) -> Program {
-    let mut carries = Vec::new();
-    let mut nodes = Vec::new();
-    let mut edges = Vec::new();
-    for i in 0..n {
-        let id = format!("step_{i:05}");
-        carries.push(Carry {
-            name: format!("value_{i:05}"),
-            ty: Some(Type::Str),
-            produced_by: Some(id.clone()),
-            ..Carry::default()
-        });
-        nodes.push(Instruction {
-            id: id.clone(),
-            opcode: Opcode::GenRaw,
-            reads: vec![format!("value_{i:05}x")],
-            writes: vec![format!("value_{i:05}")],
-            doc: Some("Write it.".into()),
-            ..Instruction::default()
-        });
-        let to = if i + 1 < n {
-            format!("step_{:05}", i + 1)
-        } else {
-            "done".into()
-        };
-        edges.push(Edge {
-            from: id,
-            to,
-            ..Edge::default()
-        });
-    }
-    nodes.push(Instruction {
-        id: "done".into(),
-        opcode: Opcode::Terminal,
-        ..Instruction::default()
-    });
-    Program {
-        walker: Some(Walker {
-            name: Some("misspelled".into()),
-            carries: Some(carries),
-            ..Walker::default()
-        }),
-        nodes: Some(nodes),
-        edges: Some(edges),
-        ..Program::default()
-    }
-}
-
-/// The AG-IR text of one instruction reading `n` undeclared names on one long line: `n`
-/// findings on that line, for rendering.
-fn one_long_line(n: usize) -> String {
-    let reads: Vec<String> = (0..n).map(|i| format!("u{i}")).collect();
-    format!(
-        "---\nname: m\ndescription: d\n---\nwalker:\n  name: m\n  carries:\n    task: {{type: str, role: input}}\nnodes:\n  - {{id: a, type: GEN-RAW, doc: Do., reads: [{}]}}\n  - {{id: done, type: TERMINAL}}\nedges:\n  - {{from: a, to: done}}\n",
-        reads.join(", ")
-    )
-}
-
 fn bench(c: &mut Criterion) {
     let map = SourceMap::new();
     let mut group = c.benchmark_group("check");
@@ -316,53 +257,6 @@ fn bench(c: &mut Criterion) {
             b.iter(|| check(black_box(p), &map, Repairs::Off))
         });
     }
-    group.finish();
-
-    // Many findings: each of `n` steps reads a misspelled name, suggested among `n` carries.
-    let mut group = c.benchmark_group("check_many_findings");
-    group.sample_size(10);
-    for n in [10_000, 40_000] {
-        let p = generate_misspelled(n);
-        group.throughput(Throughput::Elements(n as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &p, |b, p| {
-            b.iter(|| {
-                let c = check(black_box(p), &map, Repairs::Off);
-                assert!(c.findings.len() >= n);
-                c
-            })
-        });
-    }
-    group.finish();
-
-    // Rendering 20,000 findings that all point into one long line, as text and as JSON.
-    let mut group = c.benchmark_group("render_many_findings");
-    group.sample_size(10);
-    let text = one_long_line(20_000);
-    let doc = ais_core::agir::read(&text).expect("reads");
-    let checked = check(&doc.program, &doc.source_map, Repairs::Off);
-    assert!(checked.findings.len() >= 20_000);
-    group.bench_function("human_20000", |b| {
-        b.iter(|| {
-            let lines = ais_core::render::SourceLines::new(&text);
-            checked
-                .findings
-                .iter()
-                .map(|f| ais_core::render::render_finding_in(f, &lines, "p.agir", false).len())
-                .sum::<usize>()
-        })
-    });
-    group.bench_function("json_20000", |b| {
-        b.iter(|| {
-            ais_core::render::report_json(
-                "p.agir",
-                checked.outcome,
-                &checked.findings,
-                &checked.deviations,
-            )
-            .to_string()
-            .len()
-        })
-    });
     group.finish();
 }
 
