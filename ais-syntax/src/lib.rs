@@ -1,7 +1,7 @@
 //! # ais-syntax — the `ais!` DSL front end
 //!
 //! One front end, two drivers: the `ais!` proc macro (`ais-macros`) and `build.rs` export
-//! ([`export`]) both parse with [`parse`], lower with [`lower::lower`] into the core's
+//! ([`export`]) both parse with [`parse()`], lower with [`lower::lower`] into the core's
 //! [`Program`](ais_core::Program) and a [`spans::SpanMap`], and place the validator's findings
 //! with [`diagnose::diagnose`] — as cxx shares its bridge parser between its macro and
 //! cxx-build.
