@@ -11,22 +11,27 @@
 //! beside it, `<handle>.cli.json`: what `ais resume` needs to continue the same run — the
 //! program's path, the model spec, the output root, the step budget and, for a scripted
 //! model, how many responses were used. Both are removed once a resume has run.
-
 use super::files::read_source;
 use super::{CliError, Output, shown};
 use ais_core::agir::{self, Limits};
 use ais_core::render;
 use ais_rt::model::{self, Model, ScriptedModel};
-use ais_rt::trace::{JsonLinesSink, StepEvent, Tee, TraceSink, TracingSink};
+use ais_rt::trace::{JsonLinesSink, Tee, TraceSink, TracingSink};
 use ais_rt::{FaultKind, Inputs, RunOutcome, Runtime, Status};
 use clap::ValueEnum;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+
+mod log;
+mod record;
+mod show;
+
+use log::install_tracing;
+use record::{read_record, record_path, remove_handle, write_record};
+use show::{Progress, print_human, report_json, scripted_note};
 
 /// How `ais run` reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -88,19 +93,6 @@ pub struct Options {
     pub format: Format,
 }
 
-/// What a paused run records beside its handle for `ais resume`.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-struct Record {
-    format: String,
-    program: PathBuf,
-    model: Option<String>,
-    out: PathBuf,
-    max_steps: u64,
-    scripted_used: BTreeMap<String, usize>,
-}
-
-const RECORD_FORMAT: &str = "ais-run-cli/1";
-
 /// Everything a run needs, resolved from the arguments.
 struct Setup {
     file: PathBuf,
@@ -126,60 +118,6 @@ pub fn run(args: RunArgs, output: &mut Output) -> ExitCode {
 pub fn resume(args: ResumeArgs, output: &mut Output) -> ExitCode {
     install_tracing(output);
     finish(resume_inner(args, output), output)
-}
-
-/// With `RUST_LOG` set (`tracing_subscriber`'s target syntax: `info`, `ais::trace=info`,
-/// `warn,ais_rt=debug`), `tracing` events — one per step under `ais::trace`, provider retries —
-/// go to standard error as text lines. Off when it is unset or empty; a value that does not
-/// parse is a note, and logging stays off.
-fn install_tracing(output: &mut Output) {
-    use tracing_subscriber::layer::SubscriberExt;
-    use tracing_subscriber::util::SubscriberInitExt;
-    use tracing_subscriber::{Layer, filter::Targets};
-    let Some(spec) = std::env::var("RUST_LOG")
-        .ok()
-        .filter(|s| !s.trim().is_empty())
-    else {
-        return;
-    };
-    let targets: Targets = match spec.parse() {
-        Ok(t) => t,
-        Err(e) => {
-            let note = format!("RUST_LOG=`{spec}` does not parse ({e}), so logging stays off");
-            let _ = writeln!(
-                output.err,
-                "{}",
-                render::render_note(&note, output.color_err)
-            );
-            return;
-        }
-    };
-    // The command holds the lock on `std::io::stderr`; tokio's threads log through their own
-    // handle on the same file descriptor.
-    let Some(stderr) = stderr_handle() else {
-        return;
-    };
-    let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::sync::Mutex::new(stderr))
-        .with_ansi(output.color_err)
-        .with_filter(targets);
-    // Already installed (a second command in one process): keep the first.
-    let _ = tracing_subscriber::registry().with(layer).try_init();
-}
-
-/// Standard error as a file of its own (a duplicate descriptor).
-#[cfg(unix)]
-fn stderr_handle() -> Option<std::fs::File> {
-    use std::os::fd::AsFd;
-    Some(std::fs::File::from(
-        io::stderr().as_fd().try_clone_to_owned().ok()?,
-    ))
-}
-
-/// No log output where standard error cannot be written without its lock.
-#[cfg(not(unix))]
-fn stderr_handle() -> Option<std::fs::File> {
-    None
 }
 
 fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
@@ -491,248 +429,12 @@ fn conclude(
     })
 }
 
-/// The `--format json` object: `status`, `report`, `deviations`, `fault`, `steps` (the
-/// issue's pinned order), then `unproduced`, `pause`, `usage` and `scripted`.
-fn report_json(outcome: &RunOutcome) -> serde_json::Value {
-    let deviations: Vec<serde_json::Value> = outcome
-        .deviations
-        .iter()
-        .map(render::deviation_json)
-        .collect();
-    json!({
-        "status": outcome.status,
-        "report": outcome.report,
-        "deviations": deviations,
-        "fault": outcome.fault,
-        "steps": outcome.steps,
-        "unproduced": outcome.unproduced,
-        "pause": outcome.pause,
-        "usage": outcome.usage,
-        "scripted": outcome.scripted,
-    })
-}
-
-fn scripted_note(setup: &Setup) -> String {
-    format!(
-        "note: scripted run: the model's answers are canned responses from `{}`, not a live model",
-        setup
-            .model_spec
-            .as_deref()
-            .and_then(|s| s.strip_prefix("scripted:"))
-            .unwrap_or("?")
-    )
-}
-
-fn print_human(setup: &Setup, outcome: &RunOutcome, output: &mut Output) -> io::Result<()> {
-    let out = &mut output.out;
-    if outcome.scripted {
-        writeln!(out, "{}", scripted_note(setup))?;
-    }
-    let slots = match outcome.usage.slots {
-        0 => String::new(),
-        1 => ", 1 slot filled".to_owned(),
-        n => format!(", {n} slots filled"),
-    };
-    let tokens = outcome.usage.prompt_tokens + outcome.usage.completion_tokens;
-    let tokens = if tokens > 0 {
-        format!(
-            ", {} prompt + {} completion tokens",
-            outcome.usage.prompt_tokens, outcome.usage.completion_tokens
-        )
-    } else {
-        String::new()
-    };
-    let status = match outcome.status {
-        Status::Ok => "ok",
-        Status::Error => "error (a step failed and no ROUTE tested it)",
-        Status::Fault => "fault",
-        Status::InputRequired => "input required",
-    };
-    writeln!(
-        out,
-        "{}: {status} after {} step{}{slots}{tokens}",
-        shown(&setup.file),
-        outcome.steps,
-        if outcome.steps == 1 { "" } else { "s" }
-    )?;
-    if let Some(fault) = &outcome.fault {
-        let at = match (fault.instruction.as_str(), fault.line) {
-            ("", _) => String::new(),
-            (id, Some(line)) => format!(" at `{id}` ({}:{line})", shown(&setup.file)),
-            (id, None) => format!(" at `{id}`"),
-        };
-        let kind = serde_json::to_value(fault.kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        writeln!(out, "fault[{kind}]{at}: {}", fault.message)?;
-    }
-    if let Some(pause) = &outcome.pause {
-        let line = pause
-            .line
-            .map(|l| format!(" ({}:{l})", shown(&setup.file)))
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "`{}`{line} needs `{}`: {}",
-            pause.instruction,
-            pause.carry,
-            pause.prompt.trim()
-        )?;
-        if let Some(handle) = &pause.handle {
-            writeln!(
-                out,
-                "resume with: ais resume {} --answer TEXT",
-                shown(handle)
-            )?;
-        }
-    }
-    if !outcome.report.is_empty() {
-        writeln!(out, "report:")?;
-        for (name, value) in &outcome.report {
-            writeln!(out, "  {name}: {}", shown_value(value))?;
-        }
-    }
-    if !outcome.unproduced.is_empty() {
-        let names: Vec<String> = outcome
-            .unproduced
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect();
-        writeln!(
-            out,
-            "not produced: {} (no step on the path this run took wrote {}, so the report leaves {} out)",
-            names.join(", "),
-            if names.len() == 1 { "it" } else { "them" },
-            if names.len() == 1 { "it" } else { "them" },
-        )?;
-    }
-    if !outcome.deviations.is_empty() {
-        writeln!(out, "deviations:")?;
-        for d in &outcome.deviations {
-            writeln!(out, "  - {}", render::deviation_line(d))?;
-        }
-    }
-    Ok(())
-}
-
-/// The most characters of a value the human report shows.
-const SHOWN_CHARS: usize = 100;
-
-/// A report value for the human report, on one line: a text as it is, a multi-line text as
-/// its first non-blank line and its line count, anything else as JSON; clipped to
-/// [`SHOWN_CHARS`]. `--format json` has every value whole.
-fn shown_value(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(s) if s.is_empty() => "\"\"".to_owned(),
-        serde_json::Value::String(s) if !s.trim().contains('\n') => clip(s.trim()),
-        serde_json::Value::String(s) => {
-            let first = s.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            format!(
-                "{} … ({} lines)",
-                clip(first.trim()),
-                s.trim().lines().count()
-            )
-        }
-        other => clip(&other.to_string()),
-    }
-}
-
-fn clip(text: &str) -> String {
-    match text.char_indices().nth(SHOWN_CHARS) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
-    }
-}
-
 /// Whether a resume was refused for its handle (then the handle is kept).
 fn invalid_handle(outcome: &RunOutcome) -> bool {
     outcome
         .fault
         .as_ref()
         .is_some_and(|f| f.kind == FaultKind::InvalidHandle)
-}
-
-/// `<handle>.cli.json` for `<handle>.json`.
-fn record_path(handle: &Path) -> PathBuf {
-    handle.with_extension("cli.json")
-}
-
-fn write_record(setup: &Setup, handle: &Path) -> Result<(), Failure> {
-    let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
-    let model = setup
-        .model_spec
-        .as_ref()
-        .map(|spec| match spec.strip_prefix("scripted:") {
-            Some(file) => format!("scripted:{}", absolute(Path::new(file)).display()),
-            None => spec.clone(),
-        });
-    let record = Record {
-        format: RECORD_FORMAT.to_owned(),
-        program: absolute(&setup.file),
-        model,
-        out: absolute(&setup.out),
-        max_steps: setup.max_steps,
-        scripted_used: setup
-            .scripted
-            .as_ref()
-            .map(|s| s.used())
-            .unwrap_or_default(),
-    };
-    let text = serde_json::to_string_pretty(&record).map_err(io::Error::other)?;
-    let path = record_path(handle);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let write = || -> io::Result<()> {
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        tmp.write_all(text.as_bytes())?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&path).map_err(|e| e.error)?;
-        Ok(())
-    };
-    write().map_err(|e| {
-        CliError::new(
-            format!("cannot record the paused run in `{}`: {e}", shown(&path)),
-            "resume with `ais resume HANDLE --answer TEXT --program FILE.agir --model SPEC --out DIR`",
-        )
-    })?;
-    Ok(())
-}
-
-fn read_record(path: &Path) -> Result<Option<Record>, CliError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(CliError::new(
-                format!("cannot read the run record `{}`: {e}", shown(path)),
-                "check its permissions, or pass `--program FILE.agir` and remove it",
-            ));
-        }
-    };
-    let record: Record = serde_json::from_str(&text).map_err(|e| {
-        CliError::new(
-            format!("the run record `{}` is not readable: {e}", shown(path)),
-            "pass `--program FILE.agir` (and `--model`, `--out`) and remove the record",
-        )
-    })?;
-    if record.format != RECORD_FORMAT {
-        return Err(CliError::new(
-            format!(
-                "the run record `{}` has format `{}`, not `{RECORD_FORMAT}`",
-                shown(path),
-                record.format
-            ),
-            "resume with the version of ais that paused the run",
-        ));
-    }
-    Ok(Some(record))
-}
-
-/// Removes a used handle and its record: a handle resumes a run once.
-fn remove_handle(handle: &Path) {
-    // Best effort: a leftover handle is refused by a later resume only if the program changed.
-    let _ = std::fs::remove_file(handle);
-    let _ = std::fs::remove_file(record_path(handle));
 }
 
 fn tokio_runtime() -> Result<tokio::runtime::Runtime, CliError> {
@@ -785,95 +487,5 @@ fn finish(result: Result<u8, Failure>, output: &mut Output) -> ExitCode {
             let _ = writeln!(output.err, "{text}");
             ExitCode::from(2)
         }
-    }
-}
-
-/// The progress display: on a terminal, one line per step (number, instruction, opcode,
-/// unit, time) above a spinner; elsewhere nothing.
-struct Progress {
-    bar: ProgressBar,
-}
-
-impl Progress {
-    fn new() -> Self {
-        let bar = match terminal() {
-            Some(target) => {
-                let bar = ProgressBar::with_draw_target(None, target);
-                if let Ok(style) = ProgressStyle::with_template("{spinner} {elapsed} {msg}") {
-                    bar.set_style(style);
-                }
-                bar.enable_steady_tick(std::time::Duration::from_millis(120));
-                bar
-            }
-            None => ProgressBar::hidden(),
-        };
-        Progress { bar }
-    }
-
-    fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
-        self.bar.suspend(f)
-    }
-
-    fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
-}
-
-impl TraceSink for Progress {
-    fn event(&self, e: &StepEvent) {
-        if self.bar.is_hidden() {
-            return;
-        }
-        let sibling = e.sibling.map(|i| format!("[{i}]")).unwrap_or_default();
-        let scripted = if e.slot.as_ref().is_some_and(|s| s.scripted) {
-            " (scripted)"
-        } else {
-            ""
-        };
-        let failed = if e.error.is_some() { "  failed" } else { "" };
-        let line = format!(
-            "{:>5}  {:<28} {:<9} {:<5} {:>9}{scripted}{failed}",
-            e.step,
-            format!("{}{sibling}", e.instruction),
-            e.opcode,
-            e.unit,
-            human_time(e.elapsed_us),
-        );
-        self.bar.println(line);
-        self.bar
-            .set_message(format!("step {} {}", e.step, e.instruction));
-    }
-}
-
-/// Standard error as a draw target when it is a terminal. The bar draws through its own
-/// handle on the same file descriptor: the command holds the lock on `std::io::stderr` for
-/// its whole run, and the bar's ticker thread must not wait on it.
-#[cfg(unix)]
-fn terminal() -> Option<ProgressDrawTarget> {
-    use std::os::fd::AsFd;
-    if !io::stderr().is_terminal() {
-        return None;
-    }
-    let write = std::fs::File::from(io::stderr().as_fd().try_clone_to_owned().ok()?);
-    let read = std::fs::File::from(io::stdin().as_fd().try_clone_to_owned().ok()?);
-    Some(ProgressDrawTarget::term(
-        console::Term::read_write_pair(read, write),
-        20,
-    ))
-}
-
-/// No progress display where standard error cannot be drawn to without its lock.
-#[cfg(not(unix))]
-fn terminal() -> Option<ProgressDrawTarget> {
-    None
-}
-
-fn human_time(us: u64) -> String {
-    if us < 1_000 {
-        format!("{us} µs")
-    } else if us < 1_000_000 {
-        format!("{:.1} ms", us as f64 / 1e3)
-    } else {
-        format!("{:.2} s", us as f64 / 1e6)
     }
 }

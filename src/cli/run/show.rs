@@ -1,0 +1,258 @@
+//! How a run shows itself: the human report, the JSON report, and progress on a terminal.
+
+use super::Setup;
+use crate::cli::{Output, shown};
+use ais_core::render;
+use ais_rt::trace::{StepEvent, TraceSink};
+use ais_rt::{RunOutcome, Status};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use std::io::{self, IsTerminal, Write};
+
+/// The `--format json` object: `status`, `report`, `deviations`, `fault`, `steps` (the
+/// issue's pinned order), then `unproduced`, `pause`, `usage` and `scripted`.
+pub(super) fn report_json(outcome: &RunOutcome) -> serde_json::Value {
+    let deviations: Vec<serde_json::Value> = outcome
+        .deviations
+        .iter()
+        .map(render::deviation_json)
+        .collect();
+    json!({
+        "status": outcome.status,
+        "report": outcome.report,
+        "deviations": deviations,
+        "fault": outcome.fault,
+        "steps": outcome.steps,
+        "unproduced": outcome.unproduced,
+        "pause": outcome.pause,
+        "usage": outcome.usage,
+        "scripted": outcome.scripted,
+    })
+}
+
+pub(super) fn scripted_note(setup: &Setup) -> String {
+    format!(
+        "note: scripted run: the model's answers are canned responses from `{}`, not a live model",
+        setup
+            .model_spec
+            .as_deref()
+            .and_then(|s| s.strip_prefix("scripted:"))
+            .unwrap_or("?")
+    )
+}
+
+pub(super) fn print_human(
+    setup: &Setup,
+    outcome: &RunOutcome,
+    output: &mut Output,
+) -> io::Result<()> {
+    let out = &mut output.out;
+    if outcome.scripted {
+        writeln!(out, "{}", scripted_note(setup))?;
+    }
+    let slots = match outcome.usage.slots {
+        0 => String::new(),
+        1 => ", 1 slot filled".to_owned(),
+        n => format!(", {n} slots filled"),
+    };
+    let tokens = outcome.usage.prompt_tokens + outcome.usage.completion_tokens;
+    let tokens = if tokens > 0 {
+        format!(
+            ", {} prompt + {} completion tokens",
+            outcome.usage.prompt_tokens, outcome.usage.completion_tokens
+        )
+    } else {
+        String::new()
+    };
+    let status = match outcome.status {
+        Status::Ok => "ok",
+        Status::Error => "error (a step failed and no ROUTE tested it)",
+        Status::Fault => "fault",
+        Status::InputRequired => "input required",
+    };
+    writeln!(
+        out,
+        "{}: {status} after {} step{}{slots}{tokens}",
+        shown(&setup.file),
+        outcome.steps,
+        if outcome.steps == 1 { "" } else { "s" }
+    )?;
+    if let Some(fault) = &outcome.fault {
+        let at = match (fault.instruction.as_str(), fault.line) {
+            ("", _) => String::new(),
+            (id, Some(line)) => format!(" at `{id}` ({}:{line})", shown(&setup.file)),
+            (id, None) => format!(" at `{id}`"),
+        };
+        let kind = serde_json::to_value(fault.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        writeln!(out, "fault[{kind}]{at}: {}", fault.message)?;
+    }
+    if let Some(pause) = &outcome.pause {
+        let line = pause
+            .line
+            .map(|l| format!(" ({}:{l})", shown(&setup.file)))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "`{}`{line} needs `{}`: {}",
+            pause.instruction,
+            pause.carry,
+            pause.prompt.trim()
+        )?;
+        if let Some(handle) = &pause.handle {
+            writeln!(
+                out,
+                "resume with: ais resume {} --answer TEXT",
+                shown(handle)
+            )?;
+        }
+    }
+    if !outcome.report.is_empty() {
+        writeln!(out, "report:")?;
+        for (name, value) in &outcome.report {
+            writeln!(out, "  {name}: {}", shown_value(value))?;
+        }
+    }
+    if !outcome.unproduced.is_empty() {
+        let names: Vec<String> = outcome
+            .unproduced
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect();
+        writeln!(
+            out,
+            "not produced: {} (no step on the path this run took wrote {}, so the report leaves {} out)",
+            names.join(", "),
+            if names.len() == 1 { "it" } else { "them" },
+            if names.len() == 1 { "it" } else { "them" },
+        )?;
+    }
+    if !outcome.deviations.is_empty() {
+        writeln!(out, "deviations:")?;
+        for d in &outcome.deviations {
+            writeln!(out, "  - {}", render::deviation_line(d))?;
+        }
+    }
+    Ok(())
+}
+
+/// The most characters of a value the human report shows.
+pub(super) const SHOWN_CHARS: usize = 100;
+
+/// A report value for the human report, on one line: a text as it is, a multi-line text as
+/// its first non-blank line and its line count, anything else as JSON; clipped to
+/// [`SHOWN_CHARS`]. `--format json` has every value whole.
+pub(super) fn shown_value(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) if s.is_empty() => "\"\"".to_owned(),
+        serde_json::Value::String(s) if !s.trim().contains('\n') => clip(s.trim()),
+        serde_json::Value::String(s) => {
+            let first = s.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            format!(
+                "{} … ({} lines)",
+                clip(first.trim()),
+                s.trim().lines().count()
+            )
+        }
+        other => clip(&other.to_string()),
+    }
+}
+
+pub(super) fn clip(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// The progress display: on a terminal, one line per step (number, instruction, opcode,
+/// unit, time) above a spinner; elsewhere nothing.
+pub(super) struct Progress {
+    bar: ProgressBar,
+}
+
+impl Progress {
+    pub(super) fn new() -> Self {
+        let bar = match terminal() {
+            Some(target) => {
+                let bar = ProgressBar::with_draw_target(None, target);
+                if let Ok(style) = ProgressStyle::with_template("{spinner} {elapsed} {msg}") {
+                    bar.set_style(style);
+                }
+                bar.enable_steady_tick(std::time::Duration::from_millis(120));
+                bar
+            }
+            None => ProgressBar::hidden(),
+        };
+        Progress { bar }
+    }
+
+    pub(super) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
+    }
+
+    pub(super) fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl TraceSink for Progress {
+    fn event(&self, e: &StepEvent) {
+        if self.bar.is_hidden() {
+            return;
+        }
+        let sibling = e.sibling.map(|i| format!("[{i}]")).unwrap_or_default();
+        let scripted = if e.slot.as_ref().is_some_and(|s| s.scripted) {
+            " (scripted)"
+        } else {
+            ""
+        };
+        let failed = if e.error.is_some() { "  failed" } else { "" };
+        let line = format!(
+            "{:>5}  {:<28} {:<9} {:<5} {:>9}{scripted}{failed}",
+            e.step,
+            format!("{}{sibling}", e.instruction),
+            e.opcode,
+            e.unit,
+            human_time(e.elapsed_us),
+        );
+        self.bar.println(line);
+        self.bar
+            .set_message(format!("step {} {}", e.step, e.instruction));
+    }
+}
+
+/// Standard error as a draw target when it is a terminal. The bar draws through its own
+/// handle on the same file descriptor: the command holds the lock on `std::io::stderr` for
+/// its whole run, and the bar's ticker thread must not wait on it.
+#[cfg(unix)]
+pub(super) fn terminal() -> Option<ProgressDrawTarget> {
+    use std::os::fd::AsFd;
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    let write = std::fs::File::from(io::stderr().as_fd().try_clone_to_owned().ok()?);
+    let read = std::fs::File::from(io::stdin().as_fd().try_clone_to_owned().ok()?);
+    Some(ProgressDrawTarget::term(
+        console::Term::read_write_pair(read, write),
+        20,
+    ))
+}
+
+/// No progress display where standard error cannot be drawn to without its lock.
+#[cfg(not(unix))]
+pub(super) fn terminal() -> Option<ProgressDrawTarget> {
+    None
+}
+
+pub(super) fn human_time(us: u64) -> String {
+    if us < 1_000 {
+        format!("{us} µs")
+    } else if us < 1_000_000 {
+        format!("{:.1} ms", us as f64 / 1e3)
+    } else {
+        format!("{:.2} s", us as f64 / 1e6)
+    }
+}
