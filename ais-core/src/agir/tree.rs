@@ -12,7 +12,7 @@ use super::{Limits, ReadError};
 use crate::source::Pos;
 use crate::value::Value;
 use granit_parser::{
-    ErrorKind, Event, Options, Parser, Placement, ScalarStyle, ScanError, Span, StructureStyle,
+    ErrorKind, Event, Options, Parser, Placement, ScalarStyle, ScanError, Span, StructureStyle, Tag,
 };
 use indexmap::IndexMap;
 use std::borrow::Cow;
@@ -399,8 +399,39 @@ struct Builder<'a, 'l> {
 }
 
 impl<'a> Builder<'a, '_> {
+    /// Takes one parser event: notes where content and keys stand, then builds the tree.
     fn event(&mut self, event: Event<'a>, pos: Pos, span: Span) -> Result<(), ReadError> {
-        match &event {
+        self.note_bounds(&event, span);
+        match event {
+            Event::Comment(text, placement) => {
+                self.comments.push(RawComment {
+                    pos,
+                    text: text.into_owned(),
+                    trailing: placement == Placement::Right,
+                    bytes: span.byte_range().map(|r| (r.start, r.end)),
+                });
+                Ok(())
+            }
+            Event::DocumentStart(..) => self.document_start(pos),
+            Event::Scalar(text, style, anchor, tag) => {
+                let node = Node {
+                    pos,
+                    kind: Kind::Scalar(text, scalar_style(style, tag.as_deref())),
+                };
+                self.complete(node, anchor)
+            }
+            Event::SequenceStart(style, anchor, _) => self.open(pos, style, anchor, true),
+            Event::MappingStart(style, anchor, _) => self.open(pos, style, anchor, false),
+            Event::SequenceEnd | Event::MappingEnd => self.close(),
+            Event::Alias(id) => self.alias(id, pos),
+            _ => Ok(()),
+        }
+    }
+
+    /// Records the byte bounds an event gives: the end of content (a scalar, an alias, a flow
+    /// collection's end), and the start of a node that begins as a key of an outer mapping.
+    fn note_bounds(&mut self, event: &Event<'a>, span: Span) {
+        match event {
             Event::Scalar(..) | Event::Alias(_) => self.last_end = span.end.byte_offset(),
             Event::SequenceEnd | Event::MappingEnd if self.stack.last().is_some_and(|f| f.flow) => {
                 self.last_end = span.end.byte_offset();
@@ -420,116 +451,99 @@ impl<'a> Builder<'a, '_> {
         {
             frame.key_start = span.start.byte_offset();
         }
-        match event {
-            Event::Comment(text, placement) => {
-                self.comments.push(RawComment {
-                    pos,
-                    text: text.into_owned(),
-                    trailing: placement == Placement::Right,
-                    bytes: span.byte_range().map(|r| (r.start, r.end)),
-                });
-            }
-            Event::DocumentStart(..) => {
-                if self.docs.len() >= 2 {
-                    return Err(ReadError {
-                        message: "a third YAML document starts here; AG-IR is one frontmatter \
-                                  block and one document"
-                            .to_owned(),
-                        pos: Some(pos),
-                        help: Some(
-                            "remove this `---` line, or split the text into separate files"
-                                .to_owned(),
-                        ),
-                    });
-                }
-                self.anchors.clear();
-            }
-            Event::Scalar(text, style, anchor, tag) => {
-                let is_str_tag = tag
-                    .as_ref()
-                    .is_some_and(|t| t.is_yaml_core_schema_tag("str"));
-                let style = match style {
-                    ScalarStyle::Plain if !is_str_tag => Style::Plain,
-                    _ => Style::Text,
-                };
-                let node = Node {
-                    pos,
-                    kind: Kind::Scalar(text, style),
-                };
-                self.complete(node, anchor)?;
-            }
-            Event::SequenceStart(_, anchor, _) | Event::MappingStart(_, anchor, _) => {
-                if self.stack.len() >= self.limits.max_depth {
-                    return Err(too_deep(pos, self.limits));
-                }
-                let is_seq = matches!(event, Event::SequenceStart(..));
-                let flow = matches!(
-                    event,
-                    Event::SequenceStart(StructureStyle::Flow, ..)
-                        | Event::MappingStart(StructureStyle::Flow, ..)
-                );
-                self.stack.push(Frame {
-                    pos,
-                    key_start: None,
-                    anchor,
-                    flow,
-                    kind: if is_seq {
-                        FrameKind::Seq(Vec::new())
-                    } else {
-                        FrameKind::Map(Vec::new(), None)
-                    },
-                });
-            }
-            Event::SequenceEnd | Event::MappingEnd => {
-                if let Some(frame) = self.stack.pop() {
-                    let kind = match frame.kind {
-                        FrameKind::Seq(items) => Kind::Seq(items),
-                        FrameKind::Map(entries, _) => Kind::Map(entries),
-                    };
-                    self.complete(
-                        Node {
-                            pos: frame.pos,
-                            kind,
-                        },
-                        frame.anchor,
-                    )?;
-                }
-            }
-            Event::Alias(id) => {
-                let Some((node, m)) = self.anchors.get(&id) else {
-                    return Err(ReadError {
-                        message: "this alias names no anchor defined before it".to_owned(),
-                        pos: Some(pos),
-                        help: Some("define the anchor (`&name`) before using `*name`".to_owned()),
-                    });
-                };
-                self.alias_nodes = self.alias_nodes.saturating_add(m.size);
-                self.alias_bytes = self.alias_bytes.saturating_add(m.bytes);
-                if self.alias_nodes > self.limits.max_alias_nodes {
-                    return Err(alias_limit(
-                        pos,
-                        format!("{} nodes", self.limits.max_alias_nodes),
-                    ));
-                }
-                if self.alias_bytes > self.limits.max_alias_bytes {
-                    return Err(alias_limit(
-                        pos,
-                        format!("{} bytes of text", self.limits.max_alias_bytes),
-                    ));
-                }
-                if self.stack.len().saturating_add(m.height) > self.limits.max_depth {
-                    return Err(too_deep(pos, self.limits));
-                }
-                // The expansion's nodes count toward the document's node budget (the alias
-                // itself is counted when it completes).
-                self.nodes = self.nodes.saturating_add(m.size - 1);
-                let mut node = node.clone();
-                node.pos = pos;
-                self.complete(node, 0)?;
-            }
-            _ => {}
+    }
+
+    /// A document starts: at most two (frontmatter and body); anchors do not cross documents.
+    fn document_start(&mut self, pos: Pos) -> Result<(), ReadError> {
+        if self.docs.len() >= 2 {
+            return Err(ReadError {
+                message: "a third YAML document starts here; AG-IR is one frontmatter \
+                          block and one document"
+                    .to_owned(),
+                pos: Some(pos),
+                help: Some(
+                    "remove this `---` line, or split the text into separate files".to_owned(),
+                ),
+            });
         }
+        self.anchors.clear();
         Ok(())
+    }
+
+    /// A sequence (`seq`) or mapping starts: push its frame, within the depth limit.
+    fn open(
+        &mut self,
+        pos: Pos,
+        style: StructureStyle,
+        anchor: usize,
+        seq: bool,
+    ) -> Result<(), ReadError> {
+        if self.stack.len() >= self.limits.max_depth {
+            return Err(too_deep(pos, self.limits));
+        }
+        self.stack.push(Frame {
+            pos,
+            key_start: None,
+            anchor,
+            flow: style == StructureStyle::Flow,
+            kind: if seq {
+                FrameKind::Seq(Vec::new())
+            } else {
+                FrameKind::Map(Vec::new(), None)
+            },
+        });
+        Ok(())
+    }
+
+    /// A collection ends: pop its frame and complete it as a node.
+    fn close(&mut self) -> Result<(), ReadError> {
+        let Some(frame) = self.stack.pop() else {
+            return Ok(());
+        };
+        let kind = match frame.kind {
+            FrameKind::Seq(items) => Kind::Seq(items),
+            FrameKind::Map(entries, _) => Kind::Map(entries),
+        };
+        let node = Node {
+            pos: frame.pos,
+            kind,
+        };
+        self.complete(node, frame.anchor)
+    }
+
+    /// An alias: expand a copy of its anchored node here, within the alias budgets, the depth
+    /// limit and the node limit.
+    fn alias(&mut self, id: usize, pos: Pos) -> Result<(), ReadError> {
+        let Some((node, m)) = self.anchors.get(&id) else {
+            return Err(ReadError {
+                message: "this alias names no anchor defined before it".to_owned(),
+                pos: Some(pos),
+                help: Some("define the anchor (`&name`) before using `*name`".to_owned()),
+            });
+        };
+        self.alias_nodes = self.alias_nodes.saturating_add(m.size);
+        self.alias_bytes = self.alias_bytes.saturating_add(m.bytes);
+        if self.alias_nodes > self.limits.max_alias_nodes {
+            return Err(alias_limit(
+                pos,
+                format!("{} nodes", self.limits.max_alias_nodes),
+            ));
+        }
+        if self.alias_bytes > self.limits.max_alias_bytes {
+            return Err(alias_limit(
+                pos,
+                format!("{} bytes of text", self.limits.max_alias_bytes),
+            ));
+        }
+        if self.stack.len().saturating_add(m.height) > self.limits.max_depth {
+            return Err(too_deep(pos, self.limits));
+        }
+        // The expansion's nodes count toward the document's node budget (the alias
+        // itself is counted when it completes).
+        self.nodes = self.nodes.saturating_add(m.size - 1);
+        let mut node = node.clone();
+        node.pos = pos;
+        self.complete(node, 0)
     }
 
     fn complete(&mut self, node: Node<'a>, anchor: usize) -> Result<(), ReadError> {
@@ -590,6 +604,17 @@ impl<'a> Builder<'a, '_> {
     }
 }
 
+/// How a scalar counts: plain (resolved by the core schema) unless quoted, block or `!!str`.
+fn scalar_style(style: ScalarStyle, tag: Option<&Tag>) -> Style {
+    match style {
+        ScalarStyle::Plain if !tag.is_some_and(|t| t.is_yaml_core_schema_tag("str")) => {
+            Style::Plain
+        }
+        _ => Style::Text,
+    }
+}
+
+/// The error for collections nested past [`Limits::max_depth`].
 fn too_deep(pos: Pos, limits: &Limits) -> ReadError {
     ReadError {
         message: format!(
