@@ -302,6 +302,7 @@ pub(crate) fn digest(program: &Program) -> String {
     hash.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Resolves every step of the lowered plan for interpretation (see [`Resolver::step`]).
 fn resolve(
     program: &Program,
     names: &Names,
@@ -309,112 +310,66 @@ fn resolve(
     map: &SourceMap,
     registry: &ToolRegistry,
 ) -> Result<Vec<Step>, String> {
-    let ix = ProgramIndex::new(program);
-    let reach = reachability(plan);
-    let human = human_inputs(program);
-    let index = |c: &lower::CarryRef| names.index(&c.name);
-    let mut steps = Vec::with_capacity(plan.steps.len());
-    for (i, ls) in plan.steps.iter().enumerate() {
-        let Some(n) = program.instructions().get(i) else {
+    let r = Resolver {
+        program,
+        names,
+        plan,
+        map,
+        registry,
+        ix: ProgramIndex::new(program),
+        reach: reachability(plan),
+        human: human_inputs(program),
+    };
+    plan.steps
+        .iter()
+        .enumerate()
+        .map(|(i, ls)| r.step(i, ls))
+        .collect()
+}
+
+/// What resolving a plan's steps looks up, computed once for the whole plan.
+struct Resolver<'p> {
+    program: &'p Program,
+    names: &'p Names,
+    plan: &'p lower::Plan,
+    map: &'p SourceMap,
+    registry: &'p ToolRegistry,
+    ix: ProgramIndex<'p>,
+    /// [`reachability`] of the plan.
+    reach: Vec<Vec<bool>>,
+    /// [`human_inputs`] of the program.
+    human: Vec<usize>,
+}
+
+impl Resolver<'_> {
+    /// Resolves step `i` of the plan: its work, how control leaves it, its carries as indices,
+    /// the human inputs it needs, its folded knowledge and its source line.
+    fn step(&self, i: usize, ls: &lower::Step) -> Result<Step, String> {
+        let Some(n) = self.program.instructions().get(i) else {
             return Err(format!("the plan has a step {i} with no instruction"));
         };
-        let line = map
+        let line = self
+            .map
             .lookup(&Locus::field(Element::Instruction(i), "id"))
             .map(|p| p.line as usize);
-        let access = ls.access;
-        let work = match &ls.executor {
-            Executor::Tools(calls) => Work::Tools(
-                calls
-                    .iter()
-                    .map(|c| tool_step(program, names, c, access, registry))
-                    .collect(),
-            ),
-            Executor::Inline(body) => Work::Inline(Box::new(body.compiled.clone())),
-            Executor::Slot(slot) => Work::Slot(slot.operands.operands.clone()),
-            Executor::WriteOut(c) => Work::WriteOut(index(c).unwrap_or(0)),
-            Executor::RunProgram(c) => Work::RunProgram(index(c).unwrap_or(0)),
-            Executor::Branch => Work::None,
-            Executor::Spawn(sp) => spawn_work(program, &ix, n, names, access, registry, sp),
-            Executor::Call(c) => Work::Call(c.target.clone()),
-            Executor::Terminal => Work::Terminal,
-            Executor::Hollow(r) => Work::Hollow(r.clone()),
-            Executor::Unsupported(op) => Work::Unsupported(op.clone()),
-        };
+        let work = self.work(n, ls);
         let model = ls.unit == lower::Unit::Model;
-        let mut tests = Vec::new();
-        let control = if let Some(lc) = &ls.looping {
-            let ctl = loop_ctl(lc, ls, names, program, i, &reach);
-            tests.extend(ctl.verdict);
-            Control::Loop(ctl)
-        } else if n.opcode == Opcode::Route && model {
-            let mut t: Vec<usize> = ls.guarded.iter().chain(&ls.default).map(|t| t.to).collect();
-            t.sort_unstable();
-            t.dedup();
-            Control::Choose(t)
-        } else {
-            for t in &ls.guarded {
-                if let Some(g) = &t.guard {
-                    tests.extend(
-                        g.compiled
-                            .carries_read()
-                            .iter()
-                            .filter_map(|r| names.index(r)),
-                    );
-                }
-            }
-            Control::Edges
-        };
-        tests.sort_unstable();
-        tests.dedup();
-        let reads: Vec<usize> = ls.reads.iter().filter_map(index).collect();
-        let mut needs: Vec<usize> = reads
-            .iter()
-            .chain(&tests)
-            .copied()
-            .filter(|c| human.contains(c))
-            .collect();
-        if let Work::Tools(ts) = &work {
-            for t in ts {
-                for a in &t.args {
-                    if let ArgSource::Carry(c) | ArgSource::Field(c, _) = a.source
-                        && human.contains(&c)
-                    {
-                        needs.push(c);
-                    }
-                }
-            }
-        }
-        needs.sort_unstable();
-        needs.dedup();
-        let folded = match &ls.executor {
-            Executor::Slot(slot) => slot.operands.knowledge.clone(),
-            Executor::Spawn(sp) => sp.worker.knowledge.clone(),
-            Executor::Call(c) => c.operands.knowledge.clone(),
-            _ => ix
-                .resident_on(&n.id)
-                .iter()
-                .filter_map(|&k| program.knowledge_list().get(k))
-                .map(|k| k.name.clone())
-                .collect(),
-        };
-        let knowledge = folded
-            .iter()
-            .filter_map(|k| program.knowledge_item(k))
-            .map(|(_, k)| (k.name.clone(), k.text().unwrap_or_default()))
-            .collect();
+        let (control, tests) = self.control(i, n, ls, model);
+        let reads: Vec<usize> = ls.reads.iter().filter_map(|c| self.index(c)).collect();
+        let human = self.human_needs(&reads, &tests, &work);
         let writes: Vec<(usize, String)> = ls
             .writes
             .iter()
-            .filter_map(|w| index(w).map(|c| (c, w.name.clone())))
+            .filter_map(|w| self.index(w).map(|c| (c, w.name.clone())))
             .collect();
-        steps.push(Step {
+        Ok(Step {
             id: n.id.clone(),
             opcode: n.opcode.clone(),
             mnemonic: n.opcode.as_str().to_owned(),
             model,
             line,
             spawn: match &ls.executor {
-                Executor::Spawn(sp) => Some(spawn_ctl(sp, names, ls, plan)),
+                Executor::Spawn(sp) => Some(spawn_ctl(sp, self.names, ls, self.plan, &self.reach)),
                 _ => None,
             },
             work,
@@ -424,19 +379,124 @@ fn resolve(
             result: ls.result.clone(),
             reads,
             tests,
-            human: needs,
+            human,
             doc: n.doc.clone().unwrap_or_default(),
-            knowledge,
+            knowledge: self.knowledge(n, ls),
             autonomy: n
                 .autonomy
                 .as_ref()
                 .map(|a| a.tools.clone())
                 .unwrap_or_default(),
-            access,
+            access: ls.access,
             core: ls.clone(),
-        });
+        })
     }
-    Ok(steps)
+
+    /// A carry reference's index in the run's carry file.
+    fn index(&self, c: &lower::CarryRef) -> Option<usize> {
+        self.names.index(&c.name)
+    }
+
+    /// What the step runs, from its executor.
+    fn work(&self, n: &ais_core::Instruction, ls: &lower::Step) -> Work {
+        let (program, names, registry, access) =
+            (self.program, self.names, self.registry, ls.access);
+        match &ls.executor {
+            Executor::Tools(calls) => Work::Tools(
+                calls
+                    .iter()
+                    .map(|c| tool_step(program, names, c, access, registry))
+                    .collect(),
+            ),
+            Executor::Inline(body) => Work::Inline(Box::new(body.compiled.clone())),
+            Executor::Slot(slot) => Work::Slot(slot.operands.operands.clone()),
+            Executor::WriteOut(c) => Work::WriteOut(self.index(c).unwrap_or(0)),
+            Executor::RunProgram(c) => Work::RunProgram(self.index(c).unwrap_or(0)),
+            Executor::Branch => Work::None,
+            Executor::Spawn(sp) => spawn_work(program, &self.ix, n, names, access, registry, sp),
+            Executor::Call(c) => Work::Call(c.target.clone()),
+            Executor::Terminal => Work::Terminal,
+            Executor::Hollow(r) => Work::Hollow(r.clone()),
+            Executor::Unsupported(op) => Work::Unsupported(op.clone()),
+        }
+    }
+
+    /// How control leaves step `i` (a LOOP, a model's ROUTE choice, else its edges), and the
+    /// carries the step tests on the way (the LOOP verdict, the guards' reads), sorted.
+    fn control(
+        &self,
+        i: usize,
+        n: &ais_core::Instruction,
+        ls: &lower::Step,
+        model: bool,
+    ) -> (Control, Vec<usize>) {
+        let mut tests = Vec::new();
+        let control = if let Some(lc) = &ls.looping {
+            let ctl = loop_ctl(lc, self.names, self.program, i, &self.reach);
+            tests.extend(ctl.verdict);
+            Control::Loop(ctl)
+        } else if n.opcode == Opcode::Route && model {
+            let mut t: Vec<usize> = ls.guarded.iter().chain(&ls.default).map(|t| t.to).collect();
+            t.sort_unstable();
+            t.dedup();
+            Control::Choose(t)
+        } else {
+            for g in ls.guarded.iter().filter_map(|t| t.guard.as_ref()) {
+                let read = g.compiled.carries_read();
+                tests.extend(read.iter().filter_map(|r| self.names.index(r)));
+            }
+            Control::Edges
+        };
+        tests.sort_unstable();
+        tests.dedup();
+        (control, tests)
+    }
+
+    /// The human-input carries a step needs (§7.5): those among its reads, its tests and its
+    /// tools' arguments, sorted.
+    fn human_needs(&self, reads: &[usize], tests: &[usize], work: &Work) -> Vec<usize> {
+        let mut needs: Vec<usize> = reads
+            .iter()
+            .chain(tests)
+            .copied()
+            .filter(|c| self.human.contains(c))
+            .collect();
+        if let Work::Tools(ts) = work {
+            for a in ts.iter().flat_map(|t| &t.args) {
+                if let ArgSource::Carry(c) | ArgSource::Field(c, _) = a.source
+                    && self.human.contains(&c)
+                {
+                    needs.push(c);
+                }
+            }
+        }
+        needs.sort_unstable();
+        needs.dedup();
+        needs
+    }
+
+    /// The knowledge folded into the step, as (name, content): a slot's, a SPAWN worker's or a
+    /// CALL's own list, else the knowledge resident on the instruction.
+    fn knowledge(&self, n: &ais_core::Instruction, ls: &lower::Step) -> Vec<(String, String)> {
+        let program = self.program;
+        let folded = match &ls.executor {
+            Executor::Slot(slot) => slot.operands.knowledge.clone(),
+            Executor::Spawn(sp) => sp.worker.knowledge.clone(),
+            Executor::Call(c) => c.operands.knowledge.clone(),
+            _ => self
+                .ix
+                .resident_on(&n.id)
+                .iter()
+                .filter_map(|&k| program.knowledge_list().get(k))
+                .map(|k| k.name.clone())
+                .collect(),
+        };
+        folded
+            .iter()
+            .filter_map(|k| program.knowledge_item(k))
+            .map(|(_, k)| (k.name.clone(), k.text().unwrap_or_default()))
+            .collect()
+    }
 }
 
 /// The carries that hold a human's answer (§7.5, DESIGN "Human input"): `role: input`
@@ -544,9 +604,16 @@ fn spawn_work(
     Work::Tools(steps)
 }
 
-fn spawn_ctl(sp: &lower::Spawn, names: &Names, ls: &lower::Step, plan: &lower::Plan) -> SpawnCtl {
+/// A SPAWN's control: its fan-out source, its isolation and parallelism, and for a structural
+/// fan-out the step where its branches join. `reach` is the plan's [`reachability`].
+fn spawn_ctl(
+    sp: &lower::Spawn,
+    names: &Names,
+    ls: &lower::Step,
+    plan: &lower::Plan,
+    reach: &[Vec<bool>],
+) -> SpawnCtl {
     let branches: Vec<usize> = ls.default.iter().map(|t| t.to).collect();
-    let reach = reachability(plan);
     let join = (branches.len() >= 2)
         .then(|| {
             // The first step, in breadth-first order from the first branch, that every branch
@@ -582,9 +649,11 @@ fn spawn_ctl(sp: &lower::Spawn, names: &Names, ls: &lower::Step, plan: &lower::P
     }
 }
 
+/// A LOOP's control at step `i`: its verdict and counter carries, its cap (imposed when the
+/// program declares none), and the steps it goes back to and advances to. `reach` is the
+/// plan's [`reachability`].
 fn loop_ctl(
     lc: &lower::LoopControl,
-    ls: &lower::Step,
     names: &Names,
     program: &Program,
     i: usize,
@@ -597,7 +666,6 @@ fn loop_ctl(
             .and_then(|edge| program.instruction(&edge.to))
             .map(|(t, _)| t)
     };
-    let _ = ls;
     let back = lc.back.iter().filter_map(|&e| target(e)).find(|&t| t != i);
     let advance = lc
         .advance
