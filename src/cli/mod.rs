@@ -215,22 +215,26 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),
-        Err(Failure::Cli(err)) => {
-            let text = render::render_error(&err.what, err.help.as_deref(), output.color_err);
-            // Nothing more can be done when stderr itself is gone.
-            let _ = writeln!(output.err, "{text}");
-            ExitCode::from(Status::Failed.code())
-        }
-        Err(Failure::Io(e)) => {
-            let text = render::render_error(
-                &format!("cannot write the output: {e}"),
-                Some("check that the output stream or disk is writable"),
-                output.color_err,
-            );
-            let _ = writeln!(output.err, "{text}");
-            ExitCode::from(Status::Failed.code())
-        }
+        Err(failure) => stopped(failure, &mut output),
     }
+}
+
+/// Reports on stderr why a command stopped early, and returns its exit code: 2
+/// ([`Status::Failed`]) for an error or a failed write, the given code for a failure already
+/// reported.
+fn stopped(failure: Failure, output: &mut Output) -> ExitCode {
+    let text = match failure {
+        Failure::Exit(code) => return ExitCode::from(code),
+        Failure::Cli(err) => render::render_error(&err.what, err.help.as_deref(), output.color_err),
+        Failure::Io(e) => render::render_error(
+            &format!("cannot write the output: {e}"),
+            Some("check that the output stream or disk is writable"),
+            output.color_err,
+        ),
+    };
+    // Nothing more can be done when stderr itself is gone.
+    let _ = writeln!(output.err, "{text}");
+    ExitCode::from(Status::Failed.code())
 }
 
 /// The usage errors clap cannot see: standard input (`-`) named twice, or as the file `-w`
@@ -281,6 +285,8 @@ pub enum Failure {
     Cli(CliError),
     /// Writing our own output failed.
     Io(io::Error),
+    /// Already reported on stderr (a program that cannot be read): exit with this code.
+    Exit(u8),
 }
 
 impl From<CliError> for Failure {

@@ -12,7 +12,7 @@
 //! program's path, the model spec, the output root, the step budget and, for a scripted
 //! model, how many responses were used. Both are removed once a resume has run.
 use super::files::read_source;
-use super::{CliError, Output, shown};
+use super::{CliError, Failure, Output, shown};
 use ais_core::agir::{self, Limits};
 use ais_core::render;
 use ais_rt::model::{self, Model, ScriptedModel};
@@ -449,43 +449,12 @@ fn tokio_runtime() -> Result<tokio::runtime::Runtime, CliError> {
         })
 }
 
-/// Why a command stopped before its report.
-enum Failure {
-    Cli(CliError),
-    Io(io::Error),
-    /// Already reported; exit with this code.
-    Exit(u8),
-}
-
-impl From<CliError> for Failure {
-    fn from(e: CliError) -> Self {
-        Failure::Cli(e)
-    }
-}
-
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Self {
-        Failure::Io(e)
-    }
-}
-
+/// The exit code a run or resume ends with: the run's own, 0 when the reader of its output went
+/// away (a broken pipe), else the failure's, reported as every command reports one.
 fn finish(result: Result<u8, Failure>, output: &mut Output) -> ExitCode {
     match result {
-        Ok(code) | Err(Failure::Exit(code)) => ExitCode::from(code),
-        Err(Failure::Cli(err)) => {
-            let text = render::render_error(&err.what, err.help.as_deref(), output.color_err);
-            let _ = writeln!(output.err, "{text}");
-            ExitCode::from(2)
-        }
+        Ok(code) => ExitCode::from(code),
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(Failure::Io(e)) => {
-            let text = render::render_error(
-                &format!("cannot write the output: {e}"),
-                Some("check that the output stream or disk is writable"),
-                output.color_err,
-            );
-            let _ = writeln!(output.err, "{text}");
-            ExitCode::from(2)
-        }
+        Err(failure) => super::stopped(failure, output),
     }
 }
