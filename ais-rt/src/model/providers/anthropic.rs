@@ -244,12 +244,7 @@ fn parse(response: &Value, schema: &StrictSchema, answer: &str) -> Result<(Reply
         .iter()
         .filter_map(|block| block["text"].as_str())
         .collect();
-    let cut = response["stop_reason"] == "max_tokens";
-    let why = if cut {
-        " (cut off at the token limit)"
-    } else {
-        ""
-    };
+    let why = prompt::cut_note(response["stop_reason"] == "max_tokens");
     match prompt::json_from_text(&text) {
         Ok(value) if !text.trim().is_empty() => Ok((
             Reply::Value {

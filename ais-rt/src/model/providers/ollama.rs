@@ -2,7 +2,7 @@
 //! `format` (the grammar-constrained mode; the OpenAI-compatible endpoint takes no schema).
 
 use super::http::{Transport, completion, excerpt};
-use super::schema::{StrictSchema, strict_schema, unwrap_value, wrap_value};
+use super::schema::{StrictSchema, strict_schema, wrap_value};
 use super::{Env, ProviderOptions, base_url, endpoint, prompt};
 use crate::model::{
     Completion, Model, ModelError, ModelErrorKind, ModelFuture, Reply, SlotRequest, ToolCall, Turn,
@@ -199,24 +199,9 @@ fn parse(response: &Value, schema: &StrictSchema, offset: usize) -> Result<(Repl
         .get("content")
         .and_then(Value::as_str)
         .ok_or("the answer has neither content nor tool calls")?;
-    let value = prompt::json_from_text(content).map_err(|err| {
-        let cut = response.get("done_reason").and_then(Value::as_str) == Some("length");
-        let why = if cut {
-            " (cut off at the token limit)"
-        } else {
-            ""
-        };
-        format!(
-            "the answer is not JSON{why}: {err}; it began: {}",
-            excerpt(content)
-        )
-    })?;
-    Ok((
-        Reply::Value {
-            value: unwrap_value(schema.wrapped, value),
-        },
-        usage,
-    ))
+    let cut = response.get("done_reason").and_then(Value::as_str) == Some("length");
+    let value = prompt::text_answer(content, schema.wrapped, cut)?;
+    Ok((Reply::Value { value }, usage))
 }
 
 #[cfg(test)]

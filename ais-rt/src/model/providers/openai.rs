@@ -2,7 +2,7 @@
 //! llama.cpp's server, LM Studio) through `OPENAI_BASE_URL`.
 
 use super::http::{Secret, Transport, completion, excerpt};
-use super::schema::{StrictSchema, strict_schema, unwrap_value, wrap_value};
+use super::schema::{StrictSchema, strict_schema, wrap_value};
 use super::{Env, ProviderOptions, base_url, endpoint, prompt, required};
 use crate::model::{
     Completion, Model, ModelError, ModelFuture, Reply, SlotRequest, ToolCall, Turn, Usage,
@@ -207,24 +207,9 @@ fn parse(response: &Value, schema: &StrictSchema) -> Result<(Reply, Usage), Stri
         .get("content")
         .and_then(Value::as_str)
         .ok_or("the answer has neither content nor tool calls")?;
-    let value = prompt::json_from_text(content).map_err(|err| {
-        let cut = choice.get("finish_reason").and_then(Value::as_str) == Some("length");
-        let why = if cut {
-            " (cut off at the token limit)"
-        } else {
-            ""
-        };
-        format!(
-            "the answer is not JSON{why}: {err}; it began: {}",
-            excerpt(content)
-        )
-    })?;
-    Ok((
-        Reply::Value {
-            value: unwrap_value(schema.wrapped, value),
-        },
-        usage,
-    ))
+    let cut = choice.get("finish_reason").and_then(Value::as_str) == Some("length");
+    let value = prompt::text_answer(content, schema.wrapped, cut)?;
+    Ok((Reply::Value { value }, usage))
 }
 
 fn tool_call(index: usize, call: &Value) -> Result<ToolCall, String> {

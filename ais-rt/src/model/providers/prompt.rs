@@ -2,7 +2,8 @@
 //! knowledge) and the first user message (the operands and what to answer). The protocols
 //! differ only in how they carry these and the slot's history.
 
-use super::schema::StrictSchema;
+use super::http::excerpt;
+use super::schema::{StrictSchema, unwrap_value};
 use crate::model::{Operand, SlotRequest, ToolCall};
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -153,6 +154,29 @@ pub(crate) fn json_from_text(text: &str) -> Result<Value, serde_json::Error> {
     }
 }
 
+/// A text answer as the slot's value: the JSON in `content` ([`json_from_text`]), taken out of
+/// the strict schema's wrapper when `wrapped`. `cut` (the provider stopped at its token limit)
+/// is named in the error, with the start of the text.
+pub(crate) fn text_answer(content: &str, wrapped: bool, cut: bool) -> Result<Value, String> {
+    let value = json_from_text(content).map_err(|err| {
+        format!(
+            "the answer is not JSON{}: {err}; it began: {}",
+            cut_note(cut),
+            excerpt(content)
+        )
+    })?;
+    Ok(unwrap_value(wrapped, value))
+}
+
+/// The note an error about an answer carries when the provider cut it off at its token limit.
+pub(crate) fn cut_note(cut: bool) -> &'static str {
+    if cut {
+        " (cut off at the token limit)"
+    } else {
+        ""
+    }
+}
+
 /// A tool call with its arguments as a JSON string (OpenAI's spelling).
 pub(crate) fn arguments_text(call: &ToolCall) -> String {
     call.arguments.to_string()
@@ -222,5 +246,26 @@ mod tests {
             json!({"a": 1})
         );
         assert!(json_from_text("{\"a\": ").is_err());
+    }
+
+    #[test]
+    fn text_answers_unwrap_and_say_when_the_provider_cut_them_off() {
+        assert_eq!(
+            text_answer("```json\n{\"value\": 7}\n```", true, false),
+            Ok(json!(7))
+        );
+        assert_eq!(
+            text_answer("{\"value\": 7}", false, false),
+            Ok(json!({"value": 7}))
+        );
+        let cut = text_answer("{\"value\": [1, 2", true, true).unwrap_err();
+        assert!(
+            cut.starts_with("the answer is not JSON (cut off at the token limit): "),
+            "{cut}"
+        );
+        assert!(cut.ends_with("it began: {\"value\": [1, 2"), "{cut}");
+        let whole = text_answer("no JSON here", true, false).unwrap_err();
+        assert!(whole.starts_with("the answer is not JSON: "), "{whole}");
+        assert!(!whole.contains("cut off"), "{whole}");
     }
 }
