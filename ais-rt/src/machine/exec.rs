@@ -63,8 +63,13 @@ pub(crate) fn derived_destination(id: &str, carry: Option<&str>) -> String {
     .iter()
     .find(|(suffix, _)| base.ends_with(suffix))
     .map_or("txt", |(_, e)| e);
-    let stem: String = base
-        .chars()
+    let stem = file_safe(base);
+    format!("{stem}.{ext}")
+}
+
+/// `text` as a file name part: ASCII letters, digits, `_` and `-` kept, anything else `_`.
+pub(crate) fn file_safe(text: &str) -> String {
+    text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
                 c
@@ -72,8 +77,7 @@ pub(crate) fn derived_destination(id: &str, carry: Option<&str>) -> String {
                 '_'
             }
         })
-        .collect();
-    format!("{stem}.{ext}")
+        .collect()
 }
 
 /// Binds a tool's arguments by name, in signature order.
@@ -389,5 +393,21 @@ pub(crate) fn text_of(v: &Value) -> String {
         Value::Str(s) => s.clone(),
         Value::Null => String::new(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_keep_only_safe_characters() {
+        assert_eq!(file_safe("plan-2_b"), "plan-2_b");
+        assert_eq!(file_safe("../a b/é"), "___a_b__");
+        assert_eq!(
+            derived_destination("write", Some("notes_md")),
+            "notes_md.md"
+        );
+        assert_eq!(derived_destination("go/../x", None), "go____x.txt");
     }
 }

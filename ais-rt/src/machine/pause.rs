@@ -149,16 +149,7 @@ fn write_handle(root: &Path, id: &str, handle: &Handle) -> std::io::Result<PathB
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    let safe: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let safe = super::exec::file_safe(id);
     let path = dir.join(format!("{safe}-{stamp}-{}.json", std::process::id()));
     let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
     serde_json::to_writer_pretty(&mut tmp, handle).map_err(std::io::Error::other)?;

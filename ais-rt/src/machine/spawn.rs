@@ -373,17 +373,10 @@ impl Run {
     }
 }
 
+/// The folder of sibling `i` of SPAWN `id` under `root/.ais/<kind>/` (`kind`: `spawn` for a
+/// private-write sibling, `stage` for one whose writes are staged).
 fn spawn_dir(root: &Path, kind: &str, id: &str, i: usize) -> PathBuf {
-    let id: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let id = super::exec::file_safe(id);
     root.join(".ais").join(kind).join(id).join(i.to_string())
 }
 
