@@ -31,7 +31,6 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
     let name = &def.ident;
     let input = format_ident!("{}Input", name);
     let report = format_ident!("{}Report", name);
-    let agir = ais_core::agir::write(program);
     let program_name = program.name.clone().unwrap_or_default();
     let doc = program
         .description
@@ -39,9 +38,8 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
         .unwrap_or_else(|| format!("The `{program_name}` agent program."));
     let types = declared_types(def, program);
     let (input_fields, report_fields) = carry_fields(program);
-    let tools = checks.map(|c| tools(def, c)).unwrap_or_default();
-    let (targets, target_names) = call_targets(def);
-    let p = private();
+    let api = program_api(name, &input, &report, program);
+    let linked = linked_impl(def, checks);
     let derives = serde_derives();
     let input_doc = format!("The inputs of [`{name}`]: one field per `input` carry.");
     let report_doc = format!(
@@ -65,6 +63,24 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
 
         #types
 
+        #api
+
+        #linked
+    }
+}
+
+/// The program type's API: its `AGIR` and `NAME`, the model read back from them, its tools and
+/// runtime, and `run`/`resume` with the typed `input` and `report`.
+fn program_api(
+    name: &syn::Ident,
+    input: &syn::Ident,
+    report: &syn::Ident,
+    program: &Program,
+) -> TokenStream {
+    let agir = ais_core::agir::write(program);
+    let program_name = program.name.clone().unwrap_or_default();
+    let p = private();
+    quote! {
         impl #name {
             /// The program's canonical AG-IR text: what `ais fmt` prints for it and what
             /// `build.rs` export writes.
@@ -124,7 +140,17 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
                 #p::resume(Self::program(), handle, answer, runtime).await
             }
         }
+    }
+}
 
+/// `Linked` for the program type: how it registers the programs it CALLs and the Rust tools of
+/// each (its own only when `checks` is given), each program once.
+fn linked_impl(def: &ProgramDef, checks: Option<&Checks>) -> TokenStream {
+    let name = &def.ident;
+    let tools = checks.map(|c| tools(def, c)).unwrap_or_default();
+    let (targets, target_names) = call_targets(def);
+    let p = private();
+    quote! {
         impl #p::Linked for #name {
             fn link_programs(
                 builder: #p::RuntimeBuilder,

@@ -8,8 +8,8 @@
 use crate::ast::Site;
 use crate::lower::Lowered;
 use ais_core::{
-    CheckId, Code, Edit, Element, Finding, Locus, Program, Repairs, Severity, SourceMap, Wording,
-    check,
+    CheckId, Code, Edit, Element, Finding, Instruction, Locus, Owner, Program, Repairs, Severity,
+    SourceMap, Wording, check,
 };
 
 /// One finding of the validator, where and how the DSL user should read it.
@@ -178,110 +178,85 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
         .and_then(|id| program.instruction(id))
         .map(|(_, i)| i);
     if let Some(edit) = f.repair.as_ref().and_then(|r| r.edit.as_ref()) {
-        return Some(match edit {
-            // A misspelling is likelier than a missing carry: offer the close name first.
-            Edit::MintCarry { name, ty, .. } if !f.did_you_mean.is_empty() => format!(
-                "write `{}`, or declare `{name}: {},` in `carries {{ .. }}`",
-                f.did_you_mean[0],
-                ty.as_ref().map_or("str".to_owned(), ToString::to_string)
-            ),
-            // The consumer's demand may be the thing to change, not the carry: its writer
-            // may well produce what the carry says.
-            Edit::AdoptType { carry, ty } => match instr {
-                Some(i) => format!(
-                    "read a `{ty}` carry in place of `{carry}` in `{}`, or declare `{carry}: \
-                     {ty},` if what writes `{carry}` produces `{ty}`",
-                    i.id
-                ),
-                None => format!("declare `{carry}: {ty},` in `carries {{ .. }}`"),
-            },
-            other => other.describe(Wording::RustDsl),
-        });
+        return Some(edit_help(edit, f, instr));
     }
     if let Some(first) = f.did_you_mean.first() {
         return Some(format!("write `{first}`"));
     }
+    check_help(f.id.check()?, f, program, instr)
+}
+
+/// The help for a finding whose repair is an edit of the program.
+fn edit_help(edit: &Edit, f: &Finding, instr: Option<&Instruction>) -> String {
+    match edit {
+        // A misspelling is likelier than a missing carry: offer the close name first.
+        Edit::MintCarry { name, ty, .. } if !f.did_you_mean.is_empty() => format!(
+            "write `{}`, or declare `{name}: {},` in `carries {{ .. }}`",
+            f.did_you_mean[0],
+            ty.as_ref().map_or("str".to_owned(), ToString::to_string)
+        ),
+        // The consumer's demand may be the thing to change, not the carry: its writer
+        // may well produce what the carry says.
+        Edit::AdoptType { carry, ty } => match instr {
+            Some(i) => format!(
+                "read a `{ty}` carry in place of `{carry}` in `{}`, or declare `{carry}: \
+                 {ty},` if what writes `{carry}` produces `{ty}`",
+                i.id
+            ),
+            None => format!("declare `{carry}: {ty},` in `carries {{ .. }}`"),
+        },
+        other => other.describe(Wording::RustDsl),
+    }
+}
+
+/// The help for a finding with no edit and no close name: a dispatch from the check (and, where
+/// one check has several findings, the message's kind) to the line to write. `instr` is the
+/// instruction the finding is about, if any.
+fn check_help(
+    check: CheckId,
+    f: &Finding,
+    program: &Program,
+    instr: Option<&Instruction>,
+) -> Option<String> {
     let id = instr.map(|i| i.id.clone()).unwrap_or_default();
     let op = instr.map(|i| i.opcode.to_string()).unwrap_or_default();
-    let check = f.id.check()?;
     let text = match check {
-        CheckId::W3 => match instr.and_then(|i| i.opcode.fixed_owner()) {
-            Some(owner) => format!(
-                "remove the owner: {op} always runs on the {} (`{id}: {op}(..)`)",
-                if owner == ais_core::Owner::Model {
-                    "model"
-                } else {
-                    "code"
-                }
-            ),
-            None => format!("say who runs it: `{id}: {op}(code) ..` or `{id}: {op}(model) ..`"),
-        },
-        CheckId::W5 => {
-            let ids: Vec<&str> = program
-                .instructions()
-                .iter()
-                .map(|i| i.id.as_str())
-                .collect();
-            format!("add the transitions: `{};`", ids.join(" -> "))
-        }
-        CheckId::W12 if f.message.contains("resident") => {
-            let name = f.message.split('`').nth(1).unwrap_or("item");
-            format!(
-                "say which slots receive it: `#[resident_on(instruction)] knowledge {name} = ..;`"
-            )
-        }
-        CheckId::W6 if f.message.contains("second TERMINAL") => {
-            let mut names = f.message.split('`').skip(1).step_by(2);
-            let second = names.next().unwrap_or("it");
-            let first = names.next().unwrap_or("the first");
-            format!(
-                "end every path at one TERMINAL: remove `{second}` and lead its edges to `{first}`"
-            )
-        }
+        CheckId::W3 => owner_help(instr, &id, &op),
+        CheckId::W5 => transitions_help(program),
+        CheckId::W12 if f.message.contains("resident") => format!(
+            "say which slots receive it: `#[resident_on(instruction)] knowledge {} = ..;`",
+            quoted(f, 0).unwrap_or("item")
+        ),
+        CheckId::W6 if f.message.contains("second TERMINAL") => format!(
+            "end every path at one TERMINAL: remove `{}` and lead its edges to `{}`",
+            quoted(f, 0).unwrap_or("it"),
+            quoted(f, 1).unwrap_or("the first")
+        ),
         CheckId::W6 => {
             "end the program with an instruction such as `done: TERMINAL(result);`".into()
         }
         CheckId::W1 => format!(
             "give each instruction its own id: rename this `{id}` (edges name instructions by id)"
         ),
-        CheckId::W7 => {
-            let entry = f
-                .message
-                .split_once("from the entry `")
-                .and_then(|(_, rest)| rest.split('`').next())
-                .unwrap_or("a step");
-            format!("add an edge that leads to it (`{entry} -> {id};`), or remove `{id}`")
-        }
-        CheckId::W10 if f.message.starts_with("carry `") => {
-            let name = f.message.split('`').nth(1).unwrap_or("it");
-            let ty = program
-                .carry(name)
-                .and_then(|(_, c)| c.ty.as_ref())
-                .map_or("str".to_owned(), ToString::to_string);
-            format!(
-                "write `{name}` from an instruction (`step: .. -> {name};`), or make it an input: \
-                 `{name}: {ty} = input,`"
-            )
-        }
+        CheckId::W7 => unreached_help(f, &id),
+        CheckId::W10 if f.message.starts_with("carry `") => unwritten_carry_help(f, program),
         CheckId::W13 => {
-            let name = f.message.split('`').nth(1).unwrap_or("it");
+            let name = quoted(f, 0).unwrap_or("it");
             format!(
                 "rename `{name}` after what it holds (`note_{name}`, `report_{name}`), so it binds \
                  only where an instruction reads it"
             )
         }
-        CheckId::W14 => {
-            let name = f.message.split('`').nth(1).unwrap_or("Kind");
-            format!("list its members: `enum {name} {{ first, second }}`")
-        }
-        CheckId::G3 if f.message.contains("is the artifact step") => {
-            let tool = f.message.split('`').nth(3).unwrap_or("its tool");
-            format!(
-                "make `{tool}` write the deliverable: `#[surface(ACT, artifact)]` and a \
-                 `path: &ais::ArtifactPath` parameter to write through (or run the built-in \
-                 `write_file` in `{id}`)"
-            )
-        }
+        CheckId::W14 => format!(
+            "list its members: `enum {} {{ first, second }}`",
+            quoted(f, 0).unwrap_or("Kind")
+        ),
+        CheckId::G3 if f.message.contains("is the artifact step") => format!(
+            "make `{}` write the deliverable: `#[surface(ACT, artifact)]` and a \
+             `path: &ais::ArtifactPath` parameter to write through (or run the built-in \
+             `write_file` in `{id}`)",
+            quoted(f, 1).unwrap_or("its tool")
+        ),
         CheckId::X3 => {
             format!("declare the isolation: `#[concurrency(isolation = private_write)]` on `{id}`")
         }
@@ -305,12 +280,12 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
         CheckId::G1 if f.message.contains("prose pointer") => {
             "put the text itself in the knowledge item, not a reference to it".to_owned()
         }
-        CheckId::X5 if f.message.contains("in its content parameter") => {
-            let carry = f.message.split('`').nth(5).unwrap_or("the path");
-            format!("read the carry that holds the text itself ahead of `{carry}` in `{id}`")
-        }
+        CheckId::X5 if f.message.contains("in its content parameter") => format!(
+            "read the carry that holds the text itself ahead of `{}` in `{id}`",
+            quoted(f, 2).unwrap_or("the path")
+        ),
         CheckId::X5 if f.message.contains("in its path parameter") => {
-            let carry = f.message.split('`').nth(5).unwrap_or("it");
+            let carry = quoted(f, 2).unwrap_or("it");
             format!(
                 "if `{carry}` holds a path, name it like one (`{carry}_path`); else drop it from \
                  `{id}`'s reads so the path comes from the task"
@@ -319,6 +294,59 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
         _ => return None,
     };
     Some(text)
+}
+
+/// The `n`-th name (from 0) the finding's message quotes in backticks.
+fn quoted(f: &Finding, n: usize) -> Option<&str> {
+    f.message.split('`').nth(2 * n + 1)
+}
+
+/// W3: an owner written where the opcode fixes it, or none where the opcode needs one.
+fn owner_help(instr: Option<&Instruction>, id: &str, op: &str) -> String {
+    match instr.and_then(|i| i.opcode.fixed_owner()) {
+        Some(owner) => format!(
+            "remove the owner: {op} always runs on the {} (`{id}: {op}(..)`)",
+            if owner == Owner::Model {
+                "model"
+            } else {
+                "code"
+            }
+        ),
+        None => format!("say who runs it: `{id}: {op}(code) ..` or `{id}: {op}(model) ..`"),
+    }
+}
+
+/// W5: no transitions at all; offers the instructions chained in the order written.
+fn transitions_help(program: &Program) -> String {
+    let ids: Vec<&str> = program
+        .instructions()
+        .iter()
+        .map(|i| i.id.as_str())
+        .collect();
+    format!("add the transitions: `{};`", ids.join(" -> "))
+}
+
+/// W7: an instruction no path reaches; offers an edge from the entry the message names.
+fn unreached_help(f: &Finding, id: &str) -> String {
+    let entry = f
+        .message
+        .split_once("from the entry `")
+        .and_then(|(_, rest)| rest.split('`').next())
+        .unwrap_or("a step");
+    format!("add an edge that leads to it (`{entry} -> {id};`), or remove `{id}`")
+}
+
+/// W10: a carry nothing writes; offers a write, or making it an input of its declared type.
+fn unwritten_carry_help(f: &Finding, program: &Program) -> String {
+    let name = quoted(f, 0).unwrap_or("it");
+    let ty = program
+        .carry(name)
+        .and_then(|(_, c)| c.ty.as_ref())
+        .map_or("str".to_owned(), ToString::to_string);
+    format!(
+        "write `{name}` from an instruction (`step: .. -> {name};`), or make it an input: \
+         `{name}: {ty} = input,`"
+    )
 }
 
 #[cfg(test)]
