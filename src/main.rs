@@ -1,4 +1,4 @@
-//! The `ais` command-line tool: `ais check`, `ais fmt`, `ais fix`, `ais eval`.
+//! The `ais` command-line tool: `ais check`, `ais fmt`, `ais fix`, `ais eval`, `ais run`, `ais resume`.
 //!
 //! Run `ais --help` for the commands; the README lists them with example output, the JSON
 //! shape of `ais check --format json`, and the exit codes.
