@@ -9,6 +9,7 @@ use ais_core::bind::{BindSource, ParamBinding, ProgramIndex};
 use ais_core::{Program, Type};
 use ais_syntax::ast::{InstrDef, ProgramDef, ToolDef, ToolImpl};
 use ais_syntax::lower::Errors;
+use ais_syntax::rust_types::named_args;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use std::collections::HashMap;
@@ -80,32 +81,21 @@ fn carry_type(program: &Program, carry: &str, field: Option<&str>) -> Option<Typ
 /// How an argument of Rust type `ty` is passed a value `expr`: by reference for a `&T`
 /// parameter, wrapped in `Some` for an `Option`.
 fn pass(ty: &syn::Type, expr: TokenStream, span: Span) -> TokenStream {
-    match ty {
-        syn::Type::Reference(_) => quote_spanned!(span=> &#expr),
-        syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option") => {
-            let inner = match &p.path.segments.last().map(|s| &s.arguments) {
-                Some(syn::PathArguments::AngleBracketed(a)) => {
-                    a.args.first().and_then(|g| match g {
-                        syn::GenericArgument::Type(t) => Some(t.clone()),
-                        _ => None,
-                    })
-                }
-                _ => None,
-            };
-            match inner {
-                Some(t) => {
-                    let inner = pass(&t, expr, span);
-                    quote_spanned!(span=> ::std::option::Option::Some(#inner))
-                }
-                None => quote_spanned!(span=> ::std::option::Option::Some(#expr)),
-            }
-        }
-        _ => expr,
+    if let syn::Type::Reference(_) = ty {
+        return quote_spanned!(span=> &#expr);
     }
+    let Some(args) = named_args(ty, "Option") else {
+        return expr;
+    };
+    let inner = match args.first() {
+        Some(t) => pass(t, expr, span),
+        None => expr,
+    };
+    quote_spanned!(span=> ::std::option::Option::Some(#inner))
 }
 
 fn is_option(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+    named_args(ty, "Option").is_some()
 }
 
 fn typed_call(

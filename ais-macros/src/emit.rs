@@ -6,6 +6,7 @@ use crate::calls::Checks;
 use crate::rtypes::{ident, is_enum, rust_type, rust_value};
 use ais_core::{Program, Type, TypeKind};
 use ais_syntax::ast::{ParamDef, ProgramDef, ToolImpl, TypeBody};
+use ais_syntax::rust_types::named_args;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 
@@ -332,7 +333,7 @@ fn is_artifact(ty: &syn::Type) -> bool {
         syn::Type::Reference(r) => &*r.elem,
         other => other,
     };
-    matches!(inner, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "ArtifactPath"))
+    named_args(inner, "ArtifactPath").is_some()
 }
 
 /// The adapter's argument type for a parameter, and how the argument is passed to the tool:
@@ -383,18 +384,8 @@ fn adapter_result(ret: Option<&syn::Type>, call: TokenStream) -> TokenStream {
     let Some(ty) = ret else {
         return call;
     };
-    if let syn::Type::Path(tp) = ty
-        && let Some(last) = tp.path.segments.last()
-        && last.ident == "Result"
-    {
-        let ok = match &last.arguments {
-            syn::PathArguments::AngleBracketed(a) => a.args.first().and_then(|g| match g {
-                syn::GenericArgument::Type(t) => Some(t),
-                _ => None,
-            }),
-            _ => None,
-        };
-        return match ok {
+    if let Some(args) = named_args(ty, "Result") {
+        return match args.first() {
             Some(t) if !native_result(t) => quote!(#call.map(#p::Json)),
             _ => call,
         };

@@ -51,6 +51,18 @@ pub fn ais_type(ty: &RustType, declared: &[String]) -> Result<Type, String> {
     }
 }
 
+/// The type arguments of `ty` when it is a path type whose last segment is `name`
+/// (`Result`, `std::io::Result`, `Option`): `None` for any other type. The macro's emitter
+/// peels `Result` and `Option` with this, as [`ais_return`] reads `Result`.
+pub fn named_args<'t>(ty: &'t RustType, name: &str) -> Option<Vec<&'t RustType>> {
+    match ty {
+        RustType::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name) => {
+            Some(generic_args(p))
+        }
+        _ => None,
+    }
+}
+
 fn last_ident(p: &syn::TypePath) -> Option<String> {
     p.path.segments.last().map(|s| s.ident.to_string())
 }
@@ -121,10 +133,8 @@ pub fn ais_return(ty: Option<&RustType>, declared: &[String]) -> Result<RustRetu
             fallible: false,
         });
     }
-    if let RustType::Path(p) = ty
-        && last_ident(p).as_deref() == Some("Result")
-    {
-        let inner = generic_args(p).first().copied();
+    if let Some(args) = named_args(ty, "Result") {
+        let inner = args.first().copied();
         let unit = matches!(inner, Some(RustType::Tuple(t)) if t.elems.is_empty());
         return Ok(RustReturn {
             ty: match inner {
