@@ -249,12 +249,7 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
     }
     for (k, t) in n.autonomy.iter().flat_map(|a| a.tools.iter()).enumerate() {
         if ix.tool_index(t).is_none() && crate::plan::builtins::builtin(t).is_none() {
-            let names =
-                ix.p.tool_list()
-                    .iter()
-                    .map(|t| t.name.as_str())
-                    .chain(crate::plan::builtins::BUILTINS.iter().map(|b| b.name));
-            let sugg = did_you_mean(t, names);
+            let sugg = ix.suggest_tool(t);
             let repair = match sugg.first() {
                 Some(s) => format!("change `{t}` to `{s}` in `{}`.autonomy.tools", n.id),
                 None => format!(
