@@ -169,7 +169,7 @@ fn w3_owner_permitted(cx: &mut Ctx) {
 fn w4_edge_endpoints(cx: &mut Ctx) {
     for (e, edge) in cx.ix.p.edge_list().iter().enumerate() {
         if let Some(Modality::Unknown(m)) = &edge.modality {
-            let suggestions = did_you_mean(m, ["mandatory", "discretionary", "forbidden"]);
+            let suggestions = did_you_mean(m, Modality::ALL.iter().map(Modality::as_str));
             let f = cx.report(
                 CheckId::W4,
                 Locus::field(Element::Edge(e), FieldKey::Modality),
