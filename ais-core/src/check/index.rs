@@ -301,10 +301,10 @@ fn graph(p: &Program, instr: &HashMap<&str, usize>) -> Graph {
 }
 
 /// Per carry name, instruction indices in program order.
-type ByCarry<'p> = HashMap<&'p str, Vec<usize>>;
+pub(crate) type ByCarry<'p> = HashMap<&'p str, Vec<usize>>;
 
 /// Per carry name: the instructions that write it and those that read it.
-fn data_flow(nodes: &[Instruction]) -> (ByCarry<'_>, ByCarry<'_>) {
+pub(crate) fn data_flow(nodes: &[Instruction]) -> (ByCarry<'_>, ByCarry<'_>) {
     let mut writers: HashMap<&str, Vec<usize>> = HashMap::default();
     let mut readers: HashMap<&str, Vec<usize>> = HashMap::default();
     for (i, n) in nodes.iter().enumerate() {
