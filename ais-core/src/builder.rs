@@ -237,23 +237,18 @@ impl ProgramBuilder {
     /// writes gets that instruction as its producer.
     pub fn build(mut self) -> Program {
         let nodes = self.program.nodes.as_deref().unwrap_or_default();
-        let writers = |carry: &str| -> Vec<&str> {
-            nodes
-                .iter()
-                .filter(|n| n.writes.iter().any(|w| w == carry))
-                .map(|n| n.id.as_str())
-                .collect()
-        };
+        let (writers, _) = crate::check::index::data_flow(nodes);
         let producers: Vec<Option<String>> = self
             .program
             .carries()
             .iter()
-            .map(
-                |c| match (&c.role, &c.produced_by, writers(&c.name).as_slice()) {
-                    (None, None, [only]) => Some((*only).to_owned()),
+            .map(|c| {
+                let writers = writers.get(c.name.as_str()).map(Vec::as_slice);
+                match (&c.role, &c.produced_by, writers.unwrap_or_default()) {
+                    (None, None, [only]) => Some(nodes[*only].id.clone()),
                     _ => None,
-                },
-            )
+                }
+            })
             .collect();
         if let Some(carries) = self
             .program

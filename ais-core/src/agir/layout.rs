@@ -134,23 +134,28 @@ impl Layout {
         };
         let comments = comments
             .into_iter()
-            .map(|c| Comment {
-                before_bare_key: !c.trailing
-                    && next_content(c.pos.line).is_some_and(|(_, l)| is_bare_key(l)),
-                above_field: next_content(c.pos.line)
-                    .filter(|_| !c.trailing)
-                    .and_then(|(n, _)| fields.iter().position(|f| f.line == n)),
-                in_verbatim: c
-                    .bytes
-                    .is_some_and(|(start, _)| spans.iter().any(|(s, e)| (*s..*e).contains(&start))),
-                in_field: c.bytes.and_then(|(start, _)| {
-                    fields
-                        .iter()
-                        .position(|f| (f.bytes.0..f.bytes.1).contains(&start))
-                }),
-                pos: c.pos,
-                text: c.text,
-                trailing: c.trailing,
+            .map(|c| {
+                // What an own-line comment stands above.
+                let next = if c.trailing {
+                    None
+                } else {
+                    next_content(c.pos.line)
+                };
+                Comment {
+                    before_bare_key: next.is_some_and(|(_, l)| is_bare_key(l)),
+                    above_field: next.and_then(|(n, _)| fields.iter().position(|f| f.line == n)),
+                    in_verbatim: c.bytes.is_some_and(|(start, _)| {
+                        spans.iter().any(|(s, e)| (*s..*e).contains(&start))
+                    }),
+                    in_field: c.bytes.and_then(|(start, _)| {
+                        fields
+                            .iter()
+                            .position(|f| (f.bytes.0..f.bytes.1).contains(&start))
+                    }),
+                    pos: c.pos,
+                    text: c.text,
+                    trailing: c.trailing,
+                }
             })
             .collect();
         Layout {

@@ -8,7 +8,6 @@ use crate::diag::{CheckId, Repair};
 use crate::edit::Edit;
 use crate::model::{Instruction, Isolation, Opcode, Owner, Type};
 use crate::source::{Element, FieldKey, Locus};
-use crate::suggest::did_you_mean;
 
 /// Runs X1–X4.
 pub(super) fn run(cx: &mut Ctx) {
@@ -119,16 +118,7 @@ fn x1_no_hollow_du(cx: &mut Ctx) {
         let unknown = cx.ix.binding[i].unknown_tool.clone();
         let suggestions = unknown
             .as_deref()
-            .map(|t| {
-                let names = cx
-                    .ix
-                    .p
-                    .tool_list()
-                    .iter()
-                    .map(|t| t.name.as_str())
-                    .chain(crate::plan::builtins::BUILTINS.iter().map(|b| b.name));
-                did_you_mean(t, names)
-            })
+            .map(|t| cx.ix.suggest_tool(t))
             .unwrap_or_default();
         let repair = if let Some(s) = suggestions.first() {
             Repair::manual(format!(

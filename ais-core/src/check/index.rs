@@ -77,6 +77,8 @@ pub(crate) struct Index<'p> {
     carry_names: OnceCell<Suggester<'p>>,
     /// Did-you-mean over the instruction ids, likewise.
     ids: OnceCell<Suggester<'p>>,
+    /// Did-you-mean over the declared and built-in tool names, likewise.
+    tools: OnceCell<Suggester<'p>>,
 }
 
 /// One tool call of an instruction's pipeline, bound.
@@ -127,6 +129,7 @@ impl<'p> Index<'p> {
             env: TypeEnv::from_program(p),
             carry_names: OnceCell::new(),
             ids: OnceCell::new(),
+            tools: OnceCell::new(),
         }
     }
 
@@ -140,6 +143,21 @@ impl<'p> Index<'p> {
     pub fn suggest_id(&self, name: &str) -> Vec<String> {
         self.ids
             .get_or_init(|| Suggester::new(self.p.instructions().iter().map(|n| n.id.as_str())))
+            .suggest(name)
+    }
+
+    /// The tool names, declared or built in, closest to `name`, best first.
+    pub fn suggest_tool(&self, name: &str) -> Vec<String> {
+        self.tools
+            .get_or_init(|| {
+                Suggester::new(
+                    self.p
+                        .tool_list()
+                        .iter()
+                        .map(|t| t.name.as_str())
+                        .chain(crate::plan::builtins::BUILTINS.iter().map(|b| b.name)),
+                )
+            })
             .suggest(name)
     }
 
@@ -283,10 +301,10 @@ fn graph(p: &Program, instr: &HashMap<&str, usize>) -> Graph {
 }
 
 /// Per carry name, instruction indices in program order.
-type ByCarry<'p> = HashMap<&'p str, Vec<usize>>;
+pub(crate) type ByCarry<'p> = HashMap<&'p str, Vec<usize>>;
 
 /// Per carry name: the instructions that write it and those that read it.
-fn data_flow(nodes: &[Instruction]) -> (ByCarry<'_>, ByCarry<'_>) {
+pub(crate) fn data_flow(nodes: &[Instruction]) -> (ByCarry<'_>, ByCarry<'_>) {
     let mut writers: HashMap<&str, Vec<usize>> = HashMap::default();
     let mut readers: HashMap<&str, Vec<usize>> = HashMap::default();
     for (i, n) in nodes.iter().enumerate() {

@@ -169,7 +169,7 @@ fn w3_owner_permitted(cx: &mut Ctx) {
 fn w4_edge_endpoints(cx: &mut Ctx) {
     for (e, edge) in cx.ix.p.edge_list().iter().enumerate() {
         if let Some(Modality::Unknown(m)) = &edge.modality {
-            let suggestions = did_you_mean(m, ["mandatory", "discretionary", "forbidden"]);
+            let suggestions = did_you_mean(m, Modality::ALL.iter().map(Modality::as_str));
             let f = cx.report(
                 CheckId::W4,
                 Locus::field(Element::Edge(e), FieldKey::Modality),
@@ -426,8 +426,6 @@ fn w8_reads_resolve(cx: &mut Ctx) {
 /// by its first writer, typed from that writer's result where it can be inferred.
 fn w9_writes_declared(cx: &mut Ctx) {
     let mut found = Vec::new();
-    let p = cx.ix.p;
-    let mut carries: Option<Suggester> = None;
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
         for (j, w) in n.writes.iter().enumerate() {
             if cx.ix.is_carry(w) {
@@ -444,9 +442,7 @@ fn w9_writes_declared(cx: &mut Ctx) {
             } else {
                 None
             };
-            let suggestions = carries
-                .get_or_insert_with(|| Suggester::new(p.carries().iter().map(|c| c.name.as_str())))
-                .suggest(w);
+            let suggestions = cx.ix.carry_suggester().suggest(w);
             found.push((i, j, w.clone(), first_writer == Some(i), ty, suggestions));
         }
     }

@@ -15,7 +15,7 @@ use super::index::{Index, ToolRef};
 use crate::bind::{BindSource, ParamBinding, Rule, is_content_param, is_path_param};
 use crate::diag::{CheckId, Finding, Repair, Severity};
 use crate::edit::{Edit, Wording};
-use crate::model::{Opcode, Type, TypeKind};
+use crate::model::{Instruction, Opcode, Type, TypeKind};
 use crate::source::{Element, FieldKey, Locus};
 use crate::suggest::did_you_mean;
 
@@ -205,22 +205,16 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
         return;
     };
     let el = Element::Instruction(i);
-    let fail = |errs: &mut Vec<Finding>, locus: Locus, message: String, repair: String| {
-        let mut f = x5(locus, message, repair);
-        f.instruction = Some(n.id.clone());
-        errs.push(f);
-    };
     let binding = &ix.binding[i];
     if let Some(c) = &binding.conflict {
-        fail(
-            errs,
+        errs.push(x5(
             Locus::field(el, FieldKey::Tool),
             format!("the tool binding of `{}` is ambiguous: {c}", n.id),
             format!(
                 "bind `{}` one way only: drop its `tool` field, or make that tool the one that `serves` it",
                 n.id
             ),
-        );
+        ).with_instruction(&n.id));
     }
     let calls = ix.calls.get(i).map(Vec::as_slice).unwrap_or_default();
     for call in calls {
@@ -235,26 +229,20 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
                     Some(j) => Locus::entry(el, FieldKey::Reads, j),
                     None => Locus::field(el, FieldKey::Reads),
                 };
-                fail(
-                    errs,
+                errs.push(x5(
                     locus,
                     format!(
                         "`{}` would call `{name}` with {problem}: the call writes or reads the wrong thing",
                         n.id
                     ),
                     repair,
-                );
+                ).with_instruction(&n.id));
             }
         }
     }
     for (k, t) in n.autonomy.iter().flat_map(|a| a.tools.iter()).enumerate() {
         if ix.tool_index(t).is_none() && crate::plan::builtins::builtin(t).is_none() {
-            let names =
-                ix.p.tool_list()
-                    .iter()
-                    .map(|t| t.name.as_str())
-                    .chain(crate::plan::builtins::BUILTINS.iter().map(|b| b.name));
-            let sugg = did_you_mean(t, names);
+            let sugg = ix.suggest_tool(t);
             let repair = match sugg.first() {
                 Some(s) => format!("change `{t}` to `{s}` in `{}`.autonomy.tools", n.id),
                 None => format!(
@@ -262,60 +250,51 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
                     n.id
                 ),
             };
-            fail(
-                errs,
-                Locus::entry(el, FieldKey::Autonomy, k),
-                format!(
-                    "`{}` may reach for tool `{t}`, which is neither declared nor built in",
-                    n.id
-                ),
-                repair,
+            errs.push(
+                x5(
+                    Locus::entry(el, FieldKey::Autonomy, k),
+                    format!(
+                        "`{}` may reach for tool `{t}`, which is neither declared nor built in",
+                        n.id
+                    ),
+                    repair,
+                )
+                .with_instruction(&n.id)
+                .with_suggestions(sugg),
             );
-            if let Some(last) = errs.last_mut() {
-                last.did_you_mean = sugg;
-            }
         }
     }
-    gen_enum_lowers(ix, i, errs);
+    gen_enum_lowers(ix, n, el, errs);
     if n.opcode == Opcode::Code
         && binding.pipeline.is_empty()
         && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
         && let Err(err) = ix.check_body(body)
     {
-        let mut f = x5(
-            Locus::field(el, FieldKey::Body),
-            format!(
-                "the body of CODE `{}` does not check ({}): {}",
-                n.id, err.category, err.message
-            ),
-            format!("fix the expression in `{}`.body, or bind a tool", n.id),
-        )
-        .with_inner(err.range())
-        .with_suggestions(err.did_you_mean.clone());
-        f.instruction = Some(n.id.clone());
-        errs.push(f);
+        errs.push(
+            x5(
+                Locus::field(el, FieldKey::Body),
+                format!(
+                    "the body of CODE `{}` does not check ({}): {}",
+                    n.id, err.category, err.message
+                ),
+                format!("fix the expression in `{}`.body, or bind a tool", n.id),
+            )
+            .with_inner(err.range())
+            .with_suggestions(err.did_you_mean.clone())
+            .with_instruction(&n.id),
+        );
     }
 }
 
 /// A GEN-ENUM has an enum to produce, and no tool loop (`autonomy.tools`) to compose with it.
-fn gen_enum_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
-    let Some(n) = ix.node(i) else {
-        return;
-    };
-    let el = Element::Instruction(i);
-    let fail = |errs: &mut Vec<Finding>, locus: Locus, message: String, repair: String| {
-        let mut f = x5(locus, message, repair);
-        f.instruction = Some(n.id.clone());
-        errs.push(f);
-    };
+fn gen_enum_lowers(ix: &Index, n: &Instruction, el: Element, errs: &mut Vec<Finding>) {
     if n.opcode == Opcode::GenEnum {
         let ty = n
             .output
             .clone()
             .or_else(|| n.writes.first().and_then(|w| ix.carry_type(w).cloned()));
         if ty.as_ref().and_then(|t| ix.enum_members(t)).is_none() {
-            fail(
-                errs,
+            errs.push(x5(
                 Locus::element(el),
                 match &ty {
                     Some(t) => format!(
@@ -331,11 +310,10 @@ fn gen_enum_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
                     "declare an enum under `types` and type `{}`'s write carry (or its `output`) with it",
                     n.id
                 ),
-            );
+            ).with_instruction(&n.id));
         }
         if n.autonomy.as_ref().is_some_and(|a| !a.tools.is_empty()) {
-            fail(
-                errs,
+            errs.push(x5(
                 Locus::field(el, FieldKey::Autonomy),
                 format!(
                     "GEN-ENUM `{}` declares `autonomy.tools`; enum decoding and a tool loop do not compose",
@@ -345,7 +323,7 @@ fn gen_enum_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
                     "drop `autonomy` from `{}`, or gather the context in a SENSE first",
                     n.id
                 ),
-            );
+            ).with_instruction(&n.id));
         }
     }
 }

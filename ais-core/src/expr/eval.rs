@@ -235,27 +235,12 @@ pub(crate) fn eval<'a>(node: &'a Node, carries: &'a dyn Carries, cx: &mut Ctx) -
             eval(if cond { t } else { e }, carries, cx)?
         }
         NodeKind::Binary(op, l, r) => {
-            let (lo, ro);
-            // Operands of a chain `a + b + …` recurse along it: `deeper` keeps that off the
-            // thread's stack.
-            let a = match leaf(l, carries) {
-                Some(v) => v,
-                None => {
-                    lo = deeper(|| eval(l, carries, cx))?;
-                    lo.as_ref()
-                }
-            };
-            let b = match leaf(r, carries) {
-                Some(v) => v,
-                None => {
-                    ro = deeper(|| eval(r, carries, cx))?;
-                    ro.as_ref()
-                }
-            };
+            let a = operand(l, carries, cx)?;
+            let b = operand(r, carries, cx)?;
             Cow::Owned(if op.is_comparison() {
-                Value::Bool(compare(*op, a, b, pos, cx)?)
+                Value::Bool(compare(*op, &a, &b, pos, cx)?)
             } else {
-                ops::arith(*op, a, b, pos, cx)?
+                ops::arith(*op, &a, &b, pos, cx)?
             })
         }
     })
@@ -268,6 +253,17 @@ fn leaf<'a>(node: &'a Node, carries: &'a dyn Carries) -> Option<&'a Value> {
         NodeKind::Const(v) => Some(v),
         NodeKind::Carry(name) => Some(carries.carry(name).unwrap_or(&NULL)),
         _ => None,
+    }
+}
+
+/// The value of a binary operator's operand: a leaf by reference, anything else evaluated.
+/// Operands of a chain `a + b + …` recurse along it: `deeper` keeps that off the thread's
+/// stack.
+#[inline]
+fn operand<'a>(node: &'a Node, carries: &'a dyn Carries, cx: &mut Ctx) -> R<'a> {
+    match leaf(node, carries) {
+        Some(v) => Ok(Cow::Borrowed(v)),
+        None => deeper(|| eval(node, carries, cx)),
     }
 }
 
@@ -314,24 +310,9 @@ pub(crate) fn eval_cond(
     match &node.kind {
         NodeKind::Binary(op, l, r) if op.is_comparison() => {
             cx.tick(1, pos)?;
-            let (lo, ro);
-            // Operands of a chain `a + b + …` recurse along it: `deeper` keeps that off the
-            // thread's stack.
-            let a = match leaf(l, carries) {
-                Some(v) => v,
-                None => {
-                    lo = deeper(|| eval(l, carries, cx))?;
-                    lo.as_ref()
-                }
-            };
-            let b = match leaf(r, carries) {
-                Some(v) => v,
-                None => {
-                    ro = deeper(|| eval(r, carries, cx))?;
-                    ro.as_ref()
-                }
-            };
-            compare(*op, a, b, pos, cx)
+            let a = operand(l, carries, cx)?;
+            let b = operand(r, carries, cx)?;
+            compare(*op, &a, &b, pos, cx)
         }
         NodeKind::And(l, r) => {
             cx.tick(1, pos)?;
