@@ -42,7 +42,7 @@ mod runs;
 #[path = "macro_examples/cli.rs"]
 mod cli;
 
-use ais::rt::tools::{ToolArgs, ToolContext, ToolErrorKind, ToolLimits};
+use ais::rt::tools::{ToolArgs, ToolContext, ToolErrorKind};
 use ais::{Value, agir};
 use std::collections::BTreeSet;
 use writing_plans::{WritingPlans, WritingPlansInput};
@@ -253,14 +253,6 @@ async fn writing_plans_runs_end_to_end_on_the_scripted_model() {
     assert_eq!(Some(written), report.plan_md);
 }
 
-fn ctx(root: &std::path::Path) -> ToolContext {
-    ToolContext {
-        root: root.to_path_buf(),
-        scratch: None,
-        limits: ToolLimits::default(),
-    }
-}
-
 fn args(pairs: &[(&str, &str)]) -> ToolArgs {
     ToolArgs {
         params: pairs
@@ -278,7 +270,7 @@ async fn writing_plans_tools_run_natively() {
     let out = assemble
         .call(
             args(&[("header_md", "# Plan\n\n"), ("tasks_md", "\n### Task 1\n")]),
-            &ctx(dir.path()),
+            &ToolContext::new(dir.path()),
         )
         .await;
     assert_eq!(out, Ok(Value::from("# Plan\n\n### Task 1\n")));
@@ -287,7 +279,7 @@ async fn writing_plans_tools_run_natively() {
     let saved = save
         .call(
             args(&[("plan_md", "# Plan\n"), ("path", "docs/plan.md")]),
-            &ctx(dir.path()),
+            &ToolContext::new(dir.path()),
         )
         .await;
     assert_eq!(saved, Ok(Value::from("docs/plan.md")));
@@ -299,7 +291,7 @@ async fn writing_plans_tools_run_natively() {
     let escape = save
         .call(
             args(&[("plan_md", "x"), ("path", "../outside.md")]),
-            &ctx(dir.path()),
+            &ToolContext::new(dir.path()),
         )
         .await
         .unwrap_err();
@@ -314,7 +306,7 @@ async fn writing_plans_tools_run_natively() {
                     .into_iter()
                     .collect(),
             },
-            &ctx(dir.path()),
+            &ToolContext::new(dir.path()),
         )
         .await
         .unwrap_err();

@@ -93,6 +93,23 @@ edges:
   - {from: polish, to: done}
 "#;
 
+/// The arguments of `ais run approval.agir` on the task `x` with the responses in `s.json`,
+/// then `extra`.
+fn run_approval<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    [
+        &[
+            "run",
+            "approval.agir",
+            "--task",
+            "x",
+            "--model",
+            "scripted:s.json",
+        ],
+        extra,
+    ]
+    .concat()
+}
+
 /// Writes `files` into a fresh temporary directory.
 fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temp dir");
@@ -402,19 +419,7 @@ fn bad_inputs_are_usage_errors() {
         ("approved=maybe", "true or false"),
         ("aproved=true", "did you mean `approved`"),
     ] {
-        let o = ais_in(
-            dir.path(),
-            &[
-                "run",
-                "approval.agir",
-                "--task",
-                "x",
-                "--model",
-                "scripted:s.json",
-                "--input",
-                input,
-            ],
-        );
+        let o = ais_in(dir.path(), &run_approval(&["--input", input]));
         assert_eq!(o.status.code(), Some(2), "{input}: {}", both(&o));
         assert!(stderr(&o).contains(needle), "{input}: {}", stderr(&o));
     }
@@ -426,19 +431,7 @@ fn a_scripted_slot_with_no_response_left_makes_the_run_an_error_naming_file_and_
         ("approval.agir", APPROVAL),
         ("s.json", r#"{"write": ["d"]}"#),
     ]);
-    let o = ais_in(
-        dir.path(),
-        &[
-            "run",
-            "approval.agir",
-            "--task",
-            "x",
-            "--model",
-            "scripted:s.json",
-            "--input",
-            "approved=true",
-        ],
-    );
+    let o = ais_in(dir.path(), &run_approval(&["--input", "approved=true"]));
     assert_eq!(o.status.code(), Some(1), "{}", both(&o));
     let text = both(&o);
     assert!(text.contains("error"), "{text}");
@@ -459,18 +452,7 @@ fn a_paused_run_exits_3_and_resumes_where_it_stopped() {
     ]);
     let o = ais_in(
         dir.path(),
-        &[
-            "run",
-            "approval.agir",
-            "--task",
-            "x",
-            "--model",
-            "scripted:s.json",
-            "--out",
-            "out",
-            "--format",
-            "json",
-        ],
+        &run_approval(&["--out", "out", "--format", "json"]),
     );
     assert_eq!(o.status.code(), Some(3), "{}", both(&o));
     let v = json(&o);
@@ -527,19 +509,7 @@ fn a_paused_run_resumes_with_the_other_answer_and_a_named_program() {
         ("approval.agir", APPROVAL),
         ("s.json", r#"{"write": ["first draft"]}"#),
     ]);
-    let o = ais_in(
-        dir.path(),
-        &[
-            "run",
-            "approval.agir",
-            "--task",
-            "x",
-            "--model",
-            "scripted:s.json",
-            "--out",
-            "out",
-        ],
-    );
+    let o = ais_in(dir.path(), &run_approval(&["--out", "out"]));
     assert_eq!(o.status.code(), Some(3), "{}", both(&o));
     let out = stdout(&o);
     assert!(out.contains("input required after 1 step"), "{out}");
@@ -556,39 +526,23 @@ fn a_paused_run_resumes_with_the_other_answer_and_a_named_program() {
     // Without the record, the program must be named.
     let o = ais_in(dir.path(), &["resume", path(&handle), "--answer", "false"]);
     assert_eq!(o.status.code(), Some(2), "{}", both(&o));
-    let o = ais_in(
-        dir.path(),
-        &[
-            "resume",
-            path(&handle),
-            "--answer",
-            "false",
-            "--program",
-            "approval.agir",
-            "--model",
-            "scripted:s.json",
-            "--format",
-            "json",
-        ],
-    );
+    let resume = [
+        "resume",
+        path(&handle),
+        "--answer",
+        "false",
+        "--program",
+        "approval.agir",
+        "--model",
+        "scripted:s.json",
+        "--format",
+        "json",
+    ];
+    let o = ais_in(dir.path(), &resume);
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
     assert_eq!(json(&o)["report"]["draft"], "first draft");
     // The handle is used up: resuming it again cannot start.
-    let o = ais_in(
-        dir.path(),
-        &[
-            "resume",
-            path(&handle),
-            "--answer",
-            "false",
-            "--program",
-            "approval.agir",
-            "--model",
-            "scripted:s.json",
-            "--format",
-            "json",
-        ],
-    );
+    let o = ais_in(dir.path(), &resume);
     assert_eq!(o.status.code(), Some(2), "{}", both(&o));
     assert_eq!(json(&o)["fault"]["kind"], "invalid_handle");
 }
@@ -710,20 +664,8 @@ fn on_a_terminal_a_run_asks_on_the_spot_and_shows_progress() {
             r#"{"write": ["first draft"], "polish": ["polished draft"]}"#,
         ),
     ]);
-    let Some((screen, code)) = on_a_terminal(
-        dir.path(),
-        &[
-            "run",
-            "approval.agir",
-            "--task",
-            "x",
-            "--model",
-            "scripted:s.json",
-            "--out",
-            "out",
-        ],
-        "true",
-    ) else {
+    let Some((screen, code)) = on_a_terminal(dir.path(), &run_approval(&["--out", "out"]), "true")
+    else {
         return;
     };
     assert_eq!(code, 0, "{screen}");

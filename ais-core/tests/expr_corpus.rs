@@ -12,21 +12,8 @@ use ais_core::{Carry, Program, Type, Walker};
 mod support;
 use support::{agir_files, corpus};
 
-/// Parses and type-checks a guard against a program (the guard must be a `bool` reading a carry).
-fn check_guard(p: &Program, guard: &str) -> Result<(), ais_core::expr::ExprError> {
-    let env = ais_core::expr::TypeEnv::from_program(p);
-    ais_core::expr::compile_guard(&env, guard, &ais_core::expr::Limits::default()).map(|_| ())
-}
-
-/// Parses and type-checks a CODE body against a program; its type.
-fn check_body(p: &Program, body: &str) -> Result<Type, ais_core::expr::ExprError> {
-    let env = ais_core::expr::TypeEnv::from_program(p);
-    Ok(
-        ais_core::expr::compile_str(body, &env, &ais_core::expr::Limits::default())?
-            .ty()
-            .clone(),
-    )
-}
+mod expr_common;
+use expr_common::{check_body, check_guard};
 
 fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()

@@ -340,11 +340,10 @@ fn loop_advances_at_its_cap_and_records_a_deviation() {
     assert!(d.substituted.contains("cap of 2"), "{d:?}");
 }
 
-#[test]
-fn call_runs_a_registered_target_as_a_sub_run() {
-    let child = common::program(&prog(
-        r#"walker:
-  name: Child
+/// A program, with walker name `WALKER`, whose `write` step joins its `topic` input and the task
+/// into `line`.
+const CHILD: &str = r#"walker:
+  name: WALKER
   carries:
     task: {type: str, role: input}
     topic: {type: str, role: input}
@@ -354,10 +353,10 @@ nodes:
   - {id: fin, type: TERMINAL, reads: [line]}
 edges:
   - {from: write, to: fin}
-"#,
-    ));
-    let parent = common::program(&prog(
-        r#"walker:
+"#;
+
+/// A program that picks the topic `notes` and hands it to a CALL of `TARGET` for `answer`.
+const PARENT: &str = r#"walker:
   name: Parent
   carries:
     task: {type: str, role: input}
@@ -365,13 +364,25 @@ edges:
     answer: {type: str, produced_by: delegate}
 nodes:
   - {id: pick, type: CODE, owner: code, reads: [task], writes: [topic], body: "'notes'"}
-  - {id: delegate, type: CALL, owner: model, reads: [topic], writes: [answer], target: child, doc: "Delegate the write-up."}
+  - {id: delegate, type: CALL, owner: model, reads: [topic], writes: [answer], target: TARGET, doc: "Delegate the write-up."}
   - {id: done, type: TERMINAL, reads: [answer]}
 edges:
   - {from: pick, to: delegate}
   - {from: delegate, to: done}
-"#,
-    ));
+"#;
+
+fn child(walker: &str) -> String {
+    prog(&CHILD.replace("WALKER", walker))
+}
+
+fn parent(target: &str) -> String {
+    prog(&PARENT.replace("TARGET", target))
+}
+
+#[test]
+fn call_runs_a_registered_target_as_a_sub_run() {
+    let child = common::program(&child("Child"));
+    let parent = common::program(&parent("child"));
     let out_dir = tempfile::tempdir().unwrap();
     let rt = ais_rt::Runtime::builder()
         .out_dir(out_dir.path().into())
@@ -388,39 +399,7 @@ edges:
 
 #[test]
 fn call_finds_a_target_named_by_its_walker_name_in_the_program_directory() {
-    let child = prog(
-        r#"walker:
-  name: WriteUp
-  carries:
-    task: {type: str, role: input}
-    topic: {type: str, role: input}
-    line: {type: str, produced_by: write}
-nodes:
-  - {id: write, type: CODE, owner: code, reads: [topic, task], writes: [line], body: "topic + ' for ' + task"}
-  - {id: fin, type: TERMINAL, reads: [line]}
-edges:
-  - {from: write, to: fin}
-"#,
-    )
-    .replace("name: t\n", "name: write_up\n");
-    let parent = |target: &str| {
-        prog(&format!(
-            r#"walker:
-  name: Parent
-  carries:
-    task: {{type: str, role: input}}
-    topic: {{type: str, produced_by: pick}}
-    answer: {{type: str, produced_by: delegate}}
-nodes:
-  - {{id: pick, type: CODE, owner: code, reads: [task], writes: [topic], body: "'notes'"}}
-  - {{id: delegate, type: CALL, owner: model, reads: [topic], writes: [answer], target: {target}, doc: "Delegate the write-up."}}
-  - {{id: done, type: TERMINAL, reads: [answer]}}
-edges:
-  - {{from: pick, to: delegate}}
-  - {{from: delegate, to: done}}
-"#
-        ))
-    };
+    let child = child("WriteUp").replace("name: t\n", "name: write_up\n");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("write_up.agir"), &child).unwrap();
     std::fs::write(dir.path().join("notes.txt"), "not a program").unwrap();

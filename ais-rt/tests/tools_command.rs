@@ -128,16 +128,22 @@ async fn a_hanging_command_times_out_and_its_group_dies() {
     assert_eq!(err.output, "waiting\n");
     assert!(start.elapsed() < Duration::from_secs(10));
     let pid = std::fs::read_to_string(dir.path().join("bg.pid")).unwrap();
+    let gone = ends_within_5s(&pid);
+    assert!(gone, "the background sleep outlived the timeout");
+}
+
+/// Whether the process `pid` (as a shell's `$!` wrote it) is gone or a zombie within five
+/// seconds, looking every 100 ms.
+fn ends_within_5s(pid: &str) -> bool {
     let status = format!("/proc/{}/status", pid.trim());
-    let gone = (0..50).any(|_| {
+    (0..50).any(|_| {
         let s = std::fs::read_to_string(&status).unwrap_or_default();
         let dead = s.is_empty() || s.contains("State:\tZ");
         if !dead {
             std::thread::sleep(Duration::from_millis(100));
         }
         dead
-    });
-    assert!(gone, "the background sleep outlived the timeout");
+    })
 }
 
 #[tokio::test]
@@ -226,15 +232,7 @@ async fn a_dropped_call_takes_its_process_group_with_it() {
     .await;
     assert!(abandoned.is_ok(), "the background process never started");
     let pid = std::fs::read_to_string(&pid_file).unwrap();
-    let status = format!("/proc/{}/status", pid.trim());
-    let gone = (0..50).any(|_| {
-        let s = std::fs::read_to_string(&status).unwrap_or_default();
-        let dead = s.is_empty() || s.contains("State:\tZ");
-        if !dead {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        dead
-    });
+    let gone = ends_within_5s(&pid);
     assert!(gone, "the background sleep outlived the dropped call");
 }
 

@@ -11,7 +11,7 @@ use super::sales_question::{QUESTION, SALES_CSV, SalesQuestion, SalesQuestionInp
 use super::triage_ticket::{Category, TICKET, TriageTicket, TriageTicketInput};
 use ais::RunError;
 use ais::rt::model::Model;
-use ais::rt::tools::{ToolArgs, ToolContext, ToolLimits};
+use ais::rt::tools::{ToolArgs, ToolContext};
 use ais::rt::{Runtime, RuntimeBuilder};
 use std::path::Path;
 use std::sync::Arc;
@@ -79,14 +79,6 @@ async fn triage_takes_the_guarded_edge_for_its_category_and_the_default_otherwis
     }
 }
 
-fn ctx(root: &Path) -> ToolContext {
-    ToolContext {
-        root: root.to_path_buf(),
-        scratch: None,
-        limits: ToolLimits::default(),
-    }
-}
-
 #[tokio::test]
 async fn the_test_runner_tool_runs_the_tests_under_python() {
     let dir = tempfile::tempdir().unwrap();
@@ -108,7 +100,7 @@ async fn the_test_runner_tool_runs_the_tests_under_python() {
         )
     };
     let (passing, failures) = run(run_tests
-        .call(args(BUGGY_MODULE), &ctx(dir.path()))
+        .call(args(BUGGY_MODULE), &ToolContext::new(dir.path()))
         .await
         .expect("the runner runs"));
     assert!(!passing);
@@ -127,10 +119,13 @@ async fn the_test_runner_tool_runs_the_tests_under_python() {
     );
     let fixed =
         "import re\ndef slugify(t):\n    return '-'.join(re.findall('[a-z0-9]+', t.lower()))\n";
-    let (passing, failures) = run(run_tests.call(args(fixed), &ctx(dir.path())).await.unwrap());
+    let (passing, failures) = run(run_tests
+        .call(args(fixed), &ToolContext::new(dir.path()))
+        .await
+        .unwrap());
     assert!(passing && failures.is_empty(), "{failures}");
     let (passing, broken) = run(run_tests
-        .call(args("def slugify(:\n"), &ctx(dir.path()))
+        .call(args("def slugify(:\n"), &ToolContext::new(dir.path()))
         .await
         .unwrap());
     assert!(!passing);
@@ -139,7 +134,10 @@ async fn the_test_runner_tool_runs_the_tests_under_python() {
         "{broken}"
     );
     let (passing, dead) = run(run_tests
-        .call(args("import os\nos._exit(3)\n"), &ctx(dir.path()))
+        .call(
+            args("import os\nos._exit(3)\n"),
+            &ToolContext::new(dir.path()),
+        )
         .await
         .unwrap());
     assert!(!passing);

@@ -39,19 +39,7 @@ pub struct Received {
 
 #[derive(Default)]
 pub struct Server {
-    script: Mutex<VecDeque<Answer>>,
     received: Mutex<Vec<Received>>,
-}
-
-pub async fn handle(server: Arc<Server>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
-    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    server.received.lock().unwrap().push(Received {
-        path: uri.path().to_string(),
-        headers,
-        body,
-    });
-    let next = server.script.lock().unwrap().pop_front();
-    respond(next.unwrap_or(Answer::Raw(599, vec![], "script exhausted".into()))).await
 }
 
 /// Sends `answer`, after its wait when it has one.
@@ -105,18 +93,12 @@ pub async fn serve_fn(
 
 /// Starts a server on 127.0.0.1 that answers from `script`.
 pub async fn serve(script: Vec<Answer>) -> (Arc<Server>, String) {
-    let server = Arc::new(Server {
-        script: Mutex::new(script.into()),
-        received: Mutex::default(),
-    });
-    let state = server.clone();
-    let app = Router::new().fallback(move |uri: Uri, headers: HeaderMap, body: Bytes| {
-        handle(state.clone(), uri, headers, body)
-    });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (server, format!("http://{addr}"))
+    let script = Mutex::new(VecDeque::from(script));
+    serve_fn(move |_| {
+        let next = script.lock().unwrap().pop_front();
+        next.unwrap_or(Answer::Raw(599, vec![], "script exhausted".into()))
+    })
+    .await
 }
 
 /// Captures every log line (all levels) while the guard lives.
