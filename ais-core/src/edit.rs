@@ -7,7 +7,7 @@ use crate::model::{Carry, Opcode, Owner, Program, Type, Walker};
 pub enum Wording {
     /// The `.agir` encoding: `walker.carries`, `nodes[i].reads`, `owner: model`.
     Agir,
-    /// The `ais!` macro's Rust DSL: `carries { … }`, `step: OP(operands) -> carry;`,
+    /// The `ais!` macro's Rust DSL: `carries { .. }`, `step: OP(operands) -> carry;`,
     /// `a -> b if guard;`.
     RustDsl,
 }
@@ -130,7 +130,7 @@ impl Edit {
                     .as_ref()
                     .map_or_else(|| "str".to_owned(), Type::to_string);
                 match (rust, produced_by) {
-                    (true, _) => format!("declare `{name}: {ty},` in `carries {{ … }}`"),
+                    (true, _) => format!("declare `{name}: {ty},` in `carries {{ .. }}`"),
                     (false, Some(p)) => {
                         format!("add `{name}: {{type: {ty}, produced_by: {p}}}` to walker.carries")
                     }
@@ -148,13 +148,13 @@ impl Edit {
                 format!("set `owner: model` on `{instruction}`, so its `doc` is filled by a model")
             }
             Edit::SetProducer { carry, instruction } if rust => format!(
-                "write `{carry}` only from step `{instruction}` (`{instruction}: … -> {carry};`)"
+                "write `{carry}` only from step `{instruction}` (`{instruction}: .. -> {carry};`)"
             ),
             Edit::SetProducer { carry, instruction } => {
                 format!("set `produced_by: {instruction}` on carry `{carry}`")
             }
             Edit::AdoptType { carry, ty } if rust => {
-                format!("declare `{carry}: {ty},` in `carries {{ … }}`")
+                format!("declare `{carry}: {ty},` in `carries {{ .. }}`")
             }
             Edit::AdoptType { carry, ty } => format!("change carry `{carry}` to `type: {ty}`"),
             Edit::RenameRead { id, name, to, .. } if rust => {
@@ -412,7 +412,7 @@ mod tests {
         );
         assert_eq!(
             mint.describe(Wording::RustDsl),
-            "declare `plan_ok: bool,` in `carries { … }`"
+            "declare `plan_ok: bool,` in `carries { .. }`"
         );
         let reown = Edit::ReownToModel {
             instruction: "look".into(),

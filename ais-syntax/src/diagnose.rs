@@ -190,21 +190,18 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
 fn edit_help(edit: &Edit, f: &Finding, instr: Option<&Instruction>) -> String {
     match edit {
         // A misspelling is likelier than a missing carry: offer the close name first.
-        Edit::MintCarry { name, ty, .. } if !f.did_you_mean.is_empty() => format!(
-            "write `{}`, or declare `{name}: {},` in `carries {{ .. }}`",
+        Edit::MintCarry { .. } if !f.did_you_mean.is_empty() => format!(
+            "write `{}`, or {}",
             f.did_you_mean[0],
-            ty.as_ref().map_or("str".to_owned(), ToString::to_string)
+            edit.describe(Wording::RustDsl)
         ),
         // The consumer's demand may be the thing to change, not the carry: its writer
         // may well produce what the carry says.
-        Edit::AdoptType { carry, ty } => match instr {
-            Some(i) => format!(
-                "read a `{ty}` carry in place of `{carry}` in `{}`, or declare `{carry}: \
-                 {ty},` if what writes `{carry}` produces `{ty}`",
-                i.id
-            ),
-            None => format!("declare `{carry}: {ty},` in `carries {{ .. }}`"),
-        },
+        Edit::AdoptType { carry, ty } if let Some(i) = instr => format!(
+            "read a `{ty}` carry in place of `{carry}` in `{}`, or declare `{carry}: \
+             {ty},` if what writes `{carry}` produces `{ty}`",
+            i.id
+        ),
         other => other.describe(Wording::RustDsl),
     }
 }
