@@ -194,20 +194,20 @@ impl Run {
             return Err(not_found("leaves the program directory".into()));
         }
         let path = self.settings.program_dir.join(rel);
-        if !path.is_file()
-            && let Some(found) = by_name(&self.settings.program_dir, target)
-        {
-            let doc = found.map_err(not_found)?;
-            return Ok(Arc::new(Prepared::new(
-                &doc.program,
-                Some(&doc.source_map),
-                &self.settings.tools,
-            )));
-        }
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| not_found(format!("cannot be read ({e})")))?;
-        let doc = ais_core::agir::read(&text)
-            .map_err(|e| not_found(format!("does not read as AG-IR ({e})")))?;
+        let named = if path.is_file() {
+            None
+        } else {
+            by_name(&self.settings.program_dir, target)
+        };
+        let doc = match named {
+            Some(found) => found.map_err(not_found)?,
+            None => {
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| not_found(format!("cannot be read ({e})")))?;
+                ais_core::agir::read(&text)
+                    .map_err(|e| not_found(format!("does not read as AG-IR ({e})")))?
+            }
+        };
         Ok(Arc::new(Prepared::new(
             &doc.program,
             Some(&doc.source_map),

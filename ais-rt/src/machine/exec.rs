@@ -189,15 +189,10 @@ impl Run {
                 self.write_back(step, v, ret);
             }
             Err(e) => {
-                let name = calls.last().map_or("", |c| c.name.as_str());
-                // A tool's adapter may already name the tool (native adapters do, for callers
-                // of the registry): say it once.
-                let own = e.message.as_str();
-                let own = own
-                    .strip_prefix(&format!("tool `{name}` failed: "))
-                    .or_else(|| own.strip_prefix(&format!("tool `{name}`: ")))
-                    .unwrap_or(own);
-                let message = format!("tool `{name}` of `{}` failed: {own}", step.id);
+                // Every tool error names the tool that failed (see `ToolError::message`), so
+                // the step adds only itself: the tool is named once, and it is the one that
+                // failed, not merely the pipeline's last.
+                let message = format!("at `{}`: {}", step.id, e.message);
                 self.fail(step, message, e.output);
             }
         }
