@@ -1,5 +1,6 @@
 //! The command line: argument parsing, dispatch, exit codes and terminal handling.
 
+mod ags;
 mod check;
 mod eval;
 mod files;
@@ -98,7 +99,8 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Validate AG-IR files (spec §9) and report every finding.
+    /// Validate AG-IR files (spec §9), or AGS 1.0 graphs (`*.agraph.yaml`, `*.agraph.json`:
+    /// the AGS schema and rules AG001–AG909), and report every finding.
     ///
     /// Exit status: 0 when no error-severity finding remains, 1 when one does, 2 when a file
     /// has no runnable program (outcome `failed`) or cannot be read.
