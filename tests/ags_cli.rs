@@ -92,3 +92,34 @@ fn check_passes_a_clean_example_and_an_ags_json_document() {
         "{out}"
     );
 }
+
+#[test]
+fn import_then_export_gives_the_graph_back_and_both_check_clean() {
+    let Some(dir) = ags() else { return };
+    let graph = dir.join("examples/link-audit.agraph.yaml");
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let (code, agir) = ais(&["import", graph.to_str().unwrap()]);
+    assert_eq!(code, 0, "{agir}");
+    let agir_path = tmp.path().join("link-audit.agir");
+    std::fs::write(&agir_path, &agir).unwrap();
+    let (code, out) = ais(&["check", agir_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "the imported program checks: {out}");
+    let (code, json) = ais(&["export", "--ags", agir_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{json}");
+    let exported: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let original = ais_ags::check_text(&std::fs::read_to_string(&graph).unwrap(), None)
+        .data
+        .unwrap();
+    assert_eq!(exported, original);
+    // A graph with errors is not imported.
+    let bad = dir.join("conformance/invalid/ag111-cycle.agraph.yaml");
+    let (code, out) = ais(&["import", bad.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    // `export` without a format is refused with the next step.
+    let out = Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(["export", agir_path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--ags"));
+}

@@ -23,10 +23,12 @@ mod load;
 mod schema;
 mod scope;
 mod structure;
+mod translate;
 
 pub use codes::rule_severity;
 pub use load::{Loaded, load_path, load_text};
-pub use schema::{GRAPH_SCHEMA, RUN_SCHEMA, validate_run_record};
+pub use schema::{GRAPH_SCHEMA, RUN_SCHEMA, validate_graph_schema, validate_run_record};
+pub use translate::{ImportError, export, import};
 
 use ais_core::{Finding, Outcome};
 use serde_json::Value as Json;

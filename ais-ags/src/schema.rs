@@ -86,6 +86,19 @@ pub(crate) fn validate_graph(doc: &Json, sink: &mut Sink) {
     }
 }
 
+/// Validates a graph document against the AGS 1.0 schema alone: each error with where it is.
+pub fn validate_graph_schema(doc: &Json) -> Result<(), Vec<String>> {
+    let errors: Vec<String> = GRAPH
+        .iter_errors(doc)
+        .map(|e| format!("at `{}`: {e}", e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
 /// Validates a run record against the AGS 1.0 run record schema: each error with where it is.
 pub fn validate_run_record(record: &Json) -> Result<(), Vec<String>> {
     let errors: Vec<String> = RUN

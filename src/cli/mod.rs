@@ -127,6 +127,11 @@ pub enum Command {
     Run(run::RunArgs),
     /// Continue a run paused for human input, with the answer.
     Resume(run::ResumeArgs),
+    /// Translate an AGS 1.0 graph (`*.agraph.yaml`, `*.agraph.json`) into the equivalent AG-IR
+    /// program, printed on stdout (docs/AGS.md). Exit status: 0; 2 when the graph has errors.
+    Import(ags::ImportArgs),
+    /// Translate an AG-IR program into an AGS 1.0 graph document (`--ags`, JSON on stdout).
+    Export(ags::ExportArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -214,6 +219,8 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::run(&args, &mut output),
         Command::Run(args) => return run::run(args, &mut output),
         Command::Resume(args) => return run::resume(args, &mut output),
+        Command::Import(args) => ags::import(&args, &mut output),
+        Command::Export(args) => ags::export(&args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),
