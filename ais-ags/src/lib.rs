@@ -20,6 +20,7 @@ pub mod agx;
 mod codes;
 mod flow;
 mod load;
+pub mod run;
 mod schema;
 mod scope;
 mod structure;
@@ -28,7 +29,7 @@ mod translate;
 pub use codes::rule_severity;
 pub use load::{Loaded, load_path, load_text};
 pub use schema::{GRAPH_SCHEMA, RUN_SCHEMA, validate_graph_schema, validate_run_record};
-pub use translate::{ImportError, export, import};
+pub use translate::{ImportError, export, import, schedule};
 
 use ais_core::{Finding, Outcome};
 use serde_json::Value as Json;

@@ -1,6 +1,7 @@
 //! The command line: argument parsing, dispatch, exit codes and terminal handling.
 
 mod ags;
+mod ags_run;
 mod check;
 mod eval;
 mod files;

@@ -32,7 +32,7 @@ pub(crate) fn opcode_of(ty: &str) -> Opcode {
 
 /// The sequential schedule (§17.4 with `max_parallel_nodes: 1`): topological order over the
 /// effective edge set, ties broken by declaration order.
-fn schedule(doc: &Json) -> Vec<String> {
+pub fn schedule(doc: &Json) -> Vec<String> {
     let nodes = obj(doc.get("nodes"));
     let ids: Vec<String> = nodes.keys().cloned().collect();
     let mut preds: Vec<(String, String)> = Vec::new();
@@ -143,21 +143,41 @@ pub fn import(doc: &Json) -> Result<Program, ImportError> {
     let order = schedule(doc);
     for nid in &order {
         let node = obj(nodes.get(nid));
-        let (ins, mut cs, ty) = instruction(nid, &node);
+        let (mut ins, mut cs, ty) = instruction(nid, &node);
+        let gate = ins.tool.as_deref() == Some("ask_user");
+        if gate {
+            let (ask, prompt) = gate_prompt(nid, &node);
+            ins.reads.insert(0, prompt.name.clone());
+            instructions.push(ask);
+            carries.push(prompt);
+        }
         instructions.push(ins);
         carries.append(&mut cs);
         types.extend(ty);
+        if gate {
+            let (verdict, route, approved) = gate_verdict(nid);
+            instructions.push(verdict);
+            instructions.push(route);
+            carries.push(approved);
+        }
     }
     // A read of an output no carry realizes (an external subgraph's, say) binds nothing.
     for ins in &mut instructions {
         ins.reads.retain(|r| carries.iter().any(|c| &c.name == r));
     }
-    let mut done_reads = Vec::new();
+    // The report holds every node output (a run record needs them all), graph outputs first.
+    let mut done_reads: Vec<String> = Vec::new();
     for (_, o) in obj(top.get("outputs")) {
         if let Some(r) = o.get("from").and_then(Json::as_str).and_then(read_of)
             && carries.iter().any(|c| c.name == r)
+            && !done_reads.contains(&r)
         {
             done_reads.push(r);
+        }
+    }
+    for c in carries.iter().filter(|c| c.produced_by.is_some()) {
+        if !done_reads.contains(&c.name) {
+            done_reads.push(c.name.clone());
         }
     }
     instructions.push(Instruction {
@@ -167,15 +187,7 @@ pub fn import(doc: &Json) -> Result<Program, ImportError> {
         doc: Some("Report the graph's outputs.".into()),
         ..Instruction::default()
     });
-    let edges = instructions
-        .windows(2)
-        .map(|w| Edge {
-            from: w[0].id.clone(),
-            to: w[1].id.clone(),
-            modality: Some(Modality::Mandatory),
-            ..Edge::default()
-        })
-        .collect();
+    let edges = schedule_edges(&instructions);
     if instructions
         .iter()
         .any(|i| i.tool.as_deref() == Some("ask_user"))
@@ -198,6 +210,104 @@ pub fn import(doc: &Json) -> Result<Program, ImportError> {
     p.edges = Some(edges);
     p.extra = vec![(X_AGS.into(), Value::from_json(&Json::Object(residue)))];
     Ok(p)
+}
+
+/// The control plane of the schedule: each instruction to the next, except that a gate's ROUTE
+/// goes on only when the gate was approved and otherwise to the report (a rejected gate,
+/// `on_reject: fail`, ends the run).
+fn schedule_edges(instructions: &[Instruction]) -> Vec<Edge> {
+    let mut edges = Vec::new();
+    for w in instructions.windows(2) {
+        let route = w[0].opcode == Opcode::Route && w[1].id != TERMINAL_ID;
+        edges.push(Edge {
+            from: w[0].id.clone(),
+            to: w[1].id.clone(),
+            modality: Some(if route {
+                Modality::Discretionary
+            } else {
+                Modality::Mandatory
+            }),
+            guard: route.then(|| w[0].reads.first().cloned()).flatten(),
+            ..Edge::default()
+        });
+        if route {
+            edges.push(Edge {
+                from: w[0].id.clone(),
+                to: TERMINAL_ID.into(),
+                modality: Some(Modality::Mandatory),
+                ..Edge::default()
+            });
+        }
+    }
+    edges
+}
+
+/// The CODE that frames a gate's question (its `prompt` as literal text, or its title), and the
+/// carry it writes.
+fn gate_prompt(nid: &str, node: &Map<String, Json>) -> (Instruction, Carry) {
+    let text = node
+        .pointer("/gate/prompt")
+        .or_else(|| node.get("title"))
+        .and_then(Json::as_str)
+        .unwrap_or("Approve?");
+    let text = format!("{} (approve/reject)", text.trim());
+    let c = carry_name(nid, "prompt");
+    let ins = Instruction {
+        id: format!("{nid}{CARRY_SEP}ask"),
+        opcode: Opcode::Code,
+        owner: Some(Owner::Code),
+        writes: vec![c.clone()],
+        body: Some(serde_json::to_string(&text).unwrap_or_default()),
+        doc: Some(format!(
+            "Frame the question gate `{nid}` puts to its approver."
+        )),
+        ..Instruction::default()
+    };
+    let carry = Carry {
+        name: c,
+        ty: Some(ais_core::Type::Str),
+        produced_by: Some(ins.id.clone()),
+        doc: Some(format!("The question gate `{nid}` asks.")),
+        ..Carry::default()
+    };
+    (ins, carry)
+}
+
+/// The DU verdict over a gate's answer and the ROUTE that tests it (spec §4.4.1: a route over
+/// human feedback is code, guarded by a carry code produced), and the verdict's carry.
+fn gate_verdict(nid: &str) -> (Instruction, Instruction, Carry) {
+    let answer = carry_name(nid, "answer");
+    let approved = carry_name(nid, "approved");
+    let verdict = Instruction {
+        id: format!("{nid}{CARRY_SEP}verdict"),
+        opcode: Opcode::Code,
+        owner: Some(Owner::Code),
+        reads: vec![answer.clone()],
+        writes: vec![approved.clone()],
+        body: Some(format!(
+            "{answer}.strip().lower() in [\"approve\", \"approved\", \"yes\", \"y\", \"ok\"]"
+        )),
+        doc: Some(format!("Whether the approver approved gate `{nid}`.")),
+        ..Instruction::default()
+    };
+    let route = Instruction {
+        id: format!("{nid}{CARRY_SEP}route"),
+        opcode: Opcode::Route,
+        owner: Some(Owner::Code),
+        reads: vec![approved.clone()],
+        doc: Some(format!(
+            "Go on past gate `{nid}` only when it was approved."
+        )),
+        ..Instruction::default()
+    };
+    let carry = Carry {
+        name: approved,
+        ty: Some(ais_core::Type::Bool),
+        produced_by: Some(verdict.id.clone()),
+        doc: Some(format!("True when gate `{nid}` was approved.")),
+        ..Carry::default()
+    };
+    (verdict, route, carry)
 }
 
 /// One node as an instruction, its output carries, and (for a decision) its label type.
@@ -258,7 +368,22 @@ fn instruction(nid: &str, node: &Map<String, Json>) -> (Instruction, Vec<Carry>,
     }
     let mut label_type = None;
     let mut output = None;
-    if matches!(ty, "decision" | "gate") {
+    if ty == "gate" {
+        // The approver's answer; `gate_verdict` reads it.
+        let c = carry_name(nid, "answer");
+        writes.insert(0, c.clone());
+        carries.insert(
+            0,
+            Carry {
+                name: c,
+                ty: Some(ais_core::Type::Str),
+                produced_by: Some(nid.to_owned()),
+                doc: Some(format!("The approver's answer to `{nid}`.")),
+                ..Carry::default()
+            },
+        );
+    }
+    if ty == "decision" {
         let c = carry_name(nid, "decision");
         writes.insert(0, c.clone());
         let mut carry = Carry {

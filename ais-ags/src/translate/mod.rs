@@ -9,7 +9,7 @@ mod export;
 mod import;
 
 pub use export::export;
-pub use import::{ImportError, import};
+pub use import::{ImportError, import, schedule};
 
 /// The AG-IR unknown field carrying what an AGS construct says beyond its realization.
 pub(crate) const X_AGS: &str = "x-ags";
