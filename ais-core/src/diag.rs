@@ -155,6 +155,9 @@ pub enum Code {
     Signature,
     /// An expression (a guard, a CODE body, `ais eval`) does not parse, check or evaluate.
     Expr(Category),
+    /// A rule of another format's own catalogue, printed as that format numbers it: an AGS 1.0
+    /// rule (`AG111`, `AG204`) for a finding about an Agentic Graph document (crate `ais-ags`).
+    Foreign(&'static str),
 }
 
 impl Code {
@@ -165,6 +168,7 @@ impl Code {
             Code::Read => "read",
             Code::Signature => "signature",
             Code::Expr(c) => c.as_str(),
+            Code::Foreign(code) => code,
         }
     }
 

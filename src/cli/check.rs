@@ -21,7 +21,8 @@ pub enum Format {
 /// Arguments of `ais check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The AG-IR files to check; `-` reads standard input (shown as `<stdin>`).
+    /// The AG-IR files to check (and AGS graphs, `*.agraph.yaml` / `*.agraph.json`); `-` reads
+    /// standard input (shown as `<stdin>`, read as AG-IR).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Output format.
@@ -92,6 +93,10 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
     let mut worst = Status::Ok;
     for path in &args.files {
         let name = display_name(path);
+        if ais_ags::is_ags_path(path) {
+            worst = worst.max(super::ags::check(path, &name, args.format, o)?);
+            continue;
+        }
         let report = check_file(path, !args.no_repair);
         let status = match args.format {
             Format::Json => write_json(&name, &report, o)?,

@@ -1,5 +1,7 @@
 //! The command line: argument parsing, dispatch, exit codes and terminal handling.
 
+mod ags;
+mod ags_run;
 mod check;
 mod eval;
 mod files;
@@ -98,7 +100,8 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Validate AG-IR files (spec §9) and report every finding.
+    /// Validate AG-IR files (spec §9), or AGS 1.0 graphs (`*.agraph.yaml`, `*.agraph.json`:
+    /// the AGS schema and rules AG001–AG909), and report every finding.
     ///
     /// Exit status: 0 when no error-severity finding remains, 1 when one does, 2 when a file
     /// has no runnable program (outcome `failed`) or cannot be read.
@@ -125,6 +128,11 @@ pub enum Command {
     Run(run::RunArgs),
     /// Continue a run paused for human input, with the answer.
     Resume(run::ResumeArgs),
+    /// Translate an AGS 1.0 graph (`*.agraph.yaml`, `*.agraph.json`) into the equivalent AG-IR
+    /// program, printed on stdout (docs/AGS.md). Exit status: 0; 2 when the graph has errors.
+    Import(ags::ImportArgs),
+    /// Translate an AG-IR program into an AGS 1.0 graph document (`--ags`, JSON on stdout).
+    Export(ags::ExportArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -212,6 +220,8 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::run(&args, &mut output),
         Command::Run(args) => return run::run(args, &mut output),
         Command::Resume(args) => return run::resume(args, &mut output),
+        Command::Import(args) => ags::import(&args, &mut output),
+        Command::Export(args) => ags::export(&args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

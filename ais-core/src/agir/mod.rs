@@ -51,6 +51,7 @@
 //! );
 //! ```
 
+mod data;
 mod edit;
 mod elements;
 mod escape;
@@ -65,6 +66,7 @@ use crate::model::Program;
 #[cfg(doc)]
 use crate::source::Element;
 use crate::source::{Pos, SourceMap};
+pub use data::{Data, DataPos, Duplicate, pointer_token, read_data};
 pub use edit::edit_minimally;
 pub use layout::{Comment, Layout, write_keeping};
 

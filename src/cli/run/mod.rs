@@ -91,6 +91,10 @@ pub struct Options {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    /// For an AGS graph (`*.agraph.yaml`, `*.agraph.json`): write its AGS run record (JSON) to
+    /// PATH.
+    #[arg(long, value_name = "PATH")]
+    pub run_record: Option<PathBuf>,
 }
 
 /// Everything a run needs, resolved from the arguments.
@@ -141,8 +145,18 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
     })?;
     let runtime = setup.runtime();
     let tokio = tokio_runtime()?;
+    let started = std::time::SystemTime::now();
     let outcome =
         tokio.block_on(runtime.run(&setup.doc.program, Some(&setup.doc.source_map), inputs));
+    if ais_ags::is_ags_path(&setup.file) {
+        super::ags_run::finish(
+            &setup.file,
+            &outcome,
+            started,
+            &setup.out,
+            args.options.run_record.as_deref(),
+        )?;
+    }
     conclude(&setup, &runtime, &tokio, outcome, output)
 }
 
@@ -183,6 +197,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     let setup = prepare(&file, used.as_ref(), &options, output)?;
     let runtime = setup.runtime();
     let tokio = tokio_runtime()?;
+    let started = std::time::SystemTime::now();
     let outcome = tokio.block_on(runtime.resume(
         &setup.doc.program,
         Some(&setup.doc.source_map),
@@ -191,6 +206,15 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     ));
     if !invalid_handle(&outcome) {
         remove_handle(&args.handle);
+    }
+    if ais_ags::is_ags_path(&setup.file) {
+        super::ags_run::finish(
+            &setup.file,
+            &outcome,
+            started,
+            &setup.out,
+            options.run_record.as_deref(),
+        )?;
     }
     conclude(&setup, &runtime, &tokio, outcome, output)
 }
@@ -204,8 +228,22 @@ fn prepare(
     output: &mut Output,
 ) -> Result<Setup, Failure> {
     let limits = Limits::default();
-    let source = read_source(file, &limits)?;
-    let doc = match agir::read_with_limits(&source, &limits) {
+    if options.run_record.is_some() && !ais_ags::is_ags_path(file) {
+        return Err(CliError::new(
+            "`--run-record` writes an AGS run record, for an AGS graph",
+            "run a `*.agraph.yaml` or `*.agraph.json`, or drop `--run-record`",
+        )
+        .into());
+    }
+    let (source, read) = if ais_ags::is_ags_path(file) {
+        let (text, doc) = super::ags_run::program(file, output)?;
+        (text, Ok(doc))
+    } else {
+        let source = read_source(file, &limits)?;
+        let read = agir::read_with_limits(&source, &limits);
+        (source, read)
+    };
+    let doc = match read {
         Ok(doc) => doc,
         Err(err) => {
             let text = render::render_read_error(&err, &source, &shown(file), output.color_err);

@@ -1,0 +1,145 @@
+//! Agentic Graph Specification (AGS) 1.0 interop for ais.
+//!
+//! An AGS document (`*.agraph.yaml` / `*.agraph.json`) describes an agent workflow as a graph of
+//! bounded agentic loops. This crate reads one on the project's own YAML stack
+//! ([`ais_core::agir::read_data`], so every finding has a line and column and JSON and YAML of
+//! the same document read to the same data), validates it against the AGS 1.0 JSON Schema and
+//! every rule of the AGnnn catalogue (SPEC.md §18.1), and reports each finding as an
+//! [`ais_core::Finding`] with [`ais_core::Code::Foreign`] carrying the AGnnn code — rendered by
+//! the same [`ais_core::render`] as AIS findings.
+//!
+//! ```
+//! let text = "ags_version: '1.0'\nkind: AgenticGraph\nid: g\ntitle: T\nobjective: O\n\
+//!             entrypoints: [a]\nnodes:\n  a: {title: A, description: Do A.}\n  \
+//!             b: {title: B, description: Do B., depends_on: [a, c]}\n";
+//! let checked = ais_ags::check_text(text, None);
+//! assert!(checked.findings.iter().any(|f| f.id.as_str() == "AG114"));
+//! ```
+
+pub mod agx;
+mod codes;
+mod flow;
+mod load;
+pub mod run;
+mod schema;
+mod scope;
+mod structure;
+mod translate;
+
+pub use codes::rule_severity;
+pub use load::{Loaded, load_path, load_text};
+pub use schema::{GRAPH_SCHEMA, RUN_SCHEMA, validate_graph_schema, validate_run_record};
+pub use translate::{ImportError, export, import, schedule};
+
+use ais_core::{Finding, Outcome};
+use serde_json::Value as Json;
+use std::path::Path;
+
+/// The AGS version this crate implements (`ags_version` MAJOR.MINOR).
+pub const AGS_VERSION: &str = "1.0";
+
+/// The result of checking one AGS document.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// Every finding, in source order.
+    pub findings: Vec<Finding>,
+    /// The document's data, when the text could be read at all.
+    pub data: Option<Json>,
+}
+
+impl Checked {
+    /// `failed` when an error was found (a harness must not execute the graph), `degraded` when
+    /// only warnings were, else `clean`.
+    pub fn outcome(&self) -> Outcome {
+        if self
+            .findings
+            .iter()
+            .any(|f| f.severity >= ais_core::Severity::Error)
+        {
+            Outcome::Failed
+        } else if self.findings.is_empty() {
+            Outcome::Clean
+        } else {
+            Outcome::Degraded
+        }
+    }
+
+    /// True when nothing at all was found (strict checking: warnings count).
+    pub fn is_strictly_clean(&self) -> bool {
+        self.findings.is_empty()
+    }
+}
+
+/// Checks an AGS document given as text. `base` is the directory external subgraph references
+/// (`subgraph.ref.uri`) resolve against; without it they are not opened.
+pub fn check_text(text: &str, base: Option<&Path>) -> Checked {
+    let loaded = load_text(text);
+    check_loaded(&loaded, base, &mut Vec::new())
+}
+
+/// Checks a loaded document; `chain` holds the canonical paths of the documents referencing
+/// this one (for the recursion rule AG131).
+pub(crate) fn check_loaded(
+    loaded: &Loaded,
+    base: Option<&Path>,
+    chain: &mut Vec<std::path::PathBuf>,
+) -> Checked {
+    let mut sink = codes::Sink::new(loaded.data.as_ref(), &loaded.text);
+    if let Some(err) = &loaded.error {
+        let mut f = Finding::from(err);
+        f.id = ais_core::Code::Foreign("AG001");
+        sink.findings.push(f);
+        return Checked {
+            findings: sink.findings,
+            data: None,
+        };
+    }
+    let data = loaded.data.as_ref().map(|d| &d.value);
+    if let Some(d) = &loaded.data {
+        for dup in &d.duplicates {
+            sink.push_at(
+                "AG005",
+                dup.pos,
+                format!("the key `{}` is written twice in this mapping", dup.key),
+                format!(
+                    "keep one `{}:` (the first, at line {}, is the one read) and delete the other",
+                    dup.key, dup.first.line
+                ),
+            );
+        }
+    }
+    if let Some(doc) = data {
+        structure::version(doc, &mut sink);
+        schema::validate_graph(doc, &mut sink);
+        let model = scope::Model::new(doc, base, chain);
+        structure::check(&model, &mut sink);
+        flow::check(&model, &mut sink);
+        flow::advisory(&model, &mut sink);
+        model.external(&mut sink, chain);
+    }
+    let mut findings = sink.finish();
+    findings.sort_by_key(|f| f.pos.map(|p| (p.line, p.column)));
+    Checked {
+        findings,
+        data: data.cloned(),
+    }
+}
+
+/// Checks the AGS document at `path` (`.agraph.yaml`, `.agraph.yml` or `.agraph.json`),
+/// resolving external subgraph references relative to its directory. The text is returned for
+/// rendering; an unreadable file is an `Err` with what happened.
+pub fn check_path(path: &Path) -> Result<(String, Checked), std::io::Error> {
+    let text = std::fs::read_to_string(path)?;
+    let loaded = load_text(&text);
+    let mut chain = vec![std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())];
+    let checked = check_loaded(&loaded, path.parent(), &mut chain);
+    Ok((text, checked))
+}
+
+/// True for a file name AGS documents use: `*.agraph.yaml`, `*.agraph.yml`, `*.agraph.json`.
+pub fn is_ags_path(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    [".agraph.yaml", ".agraph.yml", ".agraph.json"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}

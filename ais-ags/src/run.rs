@@ -1,0 +1,448 @@
+//! Running an AGS graph through its import (docs/AGS.md, "Running"): which features this
+//! harness executes, the files a task's `file` outputs become, the criteria it evaluates, and
+//! the run record (`agentic-graph-run-1.0.schema.json`).
+
+use crate::translate::carry_name;
+use serde_json::{Map, Value as Json, json};
+use std::path::{Component, Path};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The conformance level this harness claims in its run records: 0 — it executes the level 1
+/// node types and edges, but not every level 1 feature (see [`SUPPORTED_FEATURES`]).
+pub const CLAIMED_LEVEL: u64 = 0;
+
+/// What this harness executes, as published in `harness.supported_features`.
+pub const SUPPORTED_FEATURES: [&str; 8] = [
+    "node:task",
+    "node:gate:approve",
+    "edge:sequence",
+    "join:all",
+    "inputs:from-node-output",
+    "outputs:file-by-path_hint",
+    "criterion:file_exists",
+    "criterion:artifact_present",
+];
+
+/// The features a graph uses that this harness does not execute, each with where it is used.
+/// A graph using any is refused before it runs (SPEC.md §19: a harness MUST reject documents
+/// that use features it lacks, and say which).
+pub fn unsupported(doc: &Json) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(level) = doc.get("requires_conformance").and_then(Json::as_u64)
+        && level > 1
+    {
+        out.push(format!(
+            "`requires_conformance: {level}` (AG303: this harness executes level 1 graphs)"
+        ));
+    }
+    let nodes = doc
+        .get("nodes")
+        .and_then(Json::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for (id, node) in &nodes {
+        let ty = node.get("type").and_then(Json::as_str).unwrap_or("task");
+        if !matches!(ty, "task" | "gate") {
+            out.push(format!("node `{id}`: `type: {ty}`"));
+        }
+        if ty == "gate" && node.pointer("/gate/mode").and_then(Json::as_str) != Some("approve") {
+            out.push(format!("node `{id}`: a gate other than `mode: approve`"));
+        }
+        for field in ["when", "human", "failure"] {
+            if node.get(field).is_some() && !(field == "failure" && retry_only(node)) {
+                out.push(format!("node `{id}`: `{field}`"));
+            }
+        }
+        if node
+            .get("join")
+            .and_then(Json::as_str)
+            .is_some_and(|j| j != "all")
+        {
+            out.push(format!("node `{id}`: `join` other than `all`"));
+        }
+        for c in node
+            .pointer("/success/criteria")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let kind = c.get("kind").and_then(Json::as_str).unwrap_or_default();
+            let advisory = c.get("severity").and_then(Json::as_str) == Some("advisory");
+            if !matches!(kind, "file_exists" | "artifact_present") && !advisory {
+                out.push(format!("node `{id}`: a required `{kind}` criterion"));
+            }
+        }
+    }
+    for (i, e) in doc
+        .get("edges")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let kind = e.get("kind").and_then(Json::as_str).unwrap_or("sequence");
+        if kind != "sequence" {
+            out.push(format!("edge {i}: `kind: {kind}`"));
+        }
+    }
+    out
+}
+
+/// True when a node's `failure` block says only what a run with one attempt honours anyway.
+fn retry_only(node: &Json) -> bool {
+    node.get("failure")
+        .and_then(Json::as_object)
+        .is_some_and(|f| {
+            f.keys().all(|k| k == "retry" || k == "on_exhausted")
+                && f.get("on_exhausted")
+                    .and_then(Json::as_str)
+                    .is_none_or(|v| v == "fail")
+        })
+}
+
+/// A `path_hint` the harness may write under the output root: relative, no `..`.
+fn safe_relative(hint: &str) -> Option<&Path> {
+    let p = Path::new(hint);
+    (!hint.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)))).then_some(p)
+}
+
+/// Writes each produced `file` output that declares a `path_hint` under `root` (the slot's text
+/// is the file's content; the output's value becomes the path, §9.1). Returns each path written,
+/// or why one could not be.
+pub fn materialize_files(
+    doc: &Json,
+    report: &mut Map<String, Json>,
+    root: &Path,
+) -> Result<Vec<String>, String> {
+    let mut written = Vec::new();
+    for (id, node) in doc
+        .get("nodes")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for (name, spec) in node
+            .get("outputs")
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten()
+        {
+            if spec.get("type").and_then(Json::as_str) != Some("file") {
+                continue;
+            }
+            let Some(hint) = spec.get("path_hint").and_then(Json::as_str) else {
+                continue;
+            };
+            let carry = carry_name(id, name);
+            let Some(Json::String(content)) = report.get(&carry).cloned() else {
+                continue;
+            };
+            let rel = safe_relative(hint).ok_or_else(|| format!("output `{name}` of `{id}`: `path_hint: {hint}` is not a relative path inside the workspace"))?;
+            let path = root.join(rel);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            }
+            std::fs::write(&path, content)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            report.insert(carry, Json::String(hint.to_owned()));
+            written.push(hint.to_owned());
+        }
+    }
+    Ok(written)
+}
+
+/// RFC 3339 UTC text of a time (seconds precision).
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Civil from days (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// What the runtime reported of one run.
+pub struct Ran<'a> {
+    /// The runtime's status: `ok`, `error`, `fault` or `input_required`.
+    pub status: &'a str,
+    /// The produced carries.
+    pub report: &'a Map<String, Json>,
+    /// The instruction a fault or a pause stopped at.
+    pub stopped_at: Option<&'a str>,
+    /// The fault's or the pause's message.
+    pub message: Option<String>,
+    /// When the run started and ended.
+    pub started: SystemTime,
+    /// When it ended.
+    pub finished: SystemTime,
+    /// The output root (criteria paths resolve under it).
+    pub root: &'a Path,
+    /// The run's id.
+    pub run_id: String,
+}
+
+fn criterion(c: &Json, outputs: &Map<String, Json>, root: &Path) -> Json {
+    let kind = c.get("kind").and_then(Json::as_str).unwrap_or_default();
+    let severity = c
+        .get("severity")
+        .and_then(Json::as_str)
+        .unwrap_or("required");
+    let mut r = json!({"id": c.get("id").cloned().unwrap_or(Json::Null), "kind": kind, "severity": severity, "passed": false});
+    match kind {
+        "file_exists" => {
+            let path = c.get("path").and_then(Json::as_str).unwrap_or_default();
+            let min = c.get("min_bytes").and_then(Json::as_u64).unwrap_or(0);
+            let size = safe_relative(path)
+                .and_then(|p| std::fs::metadata(root.join(p)).ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            r["passed"] = json!(size.is_some_and(|s| s >= min));
+            r["evidence"] = json!(match size {
+                Some(s) => format!("{path}: {s} bytes (at least {min} required)"),
+                None => format!("{path}: no such file under the output root"),
+            });
+        }
+        "artifact_present" => {
+            let name = c.get("output").and_then(Json::as_str).unwrap_or_default();
+            let present = outputs
+                .get(name)
+                .is_some_and(|v| !v.is_null() && v != "" && v != &json!([]));
+            r["passed"] = json!(present);
+            r["evidence"] = json!(format!(
+                "output `{name}` {}",
+                if present {
+                    "was produced"
+                } else {
+                    "is missing or empty"
+                }
+            ));
+        }
+        _ => {
+            r["error"] = json!(format!(
+                "`{kind}` criteria are not evaluated by this harness"
+            ));
+        }
+    }
+    r
+}
+
+/// The node's outputs, by AGS name, from the report.
+fn outputs_of(id: &str, node: &Json, report: &Map<String, Json>) -> Map<String, Json> {
+    let mut out = Map::new();
+    for name in node
+        .get("outputs")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+    {
+        if let Some(v) = report.get(&carry_name(id, name)) {
+            out.insert(name.clone(), v.clone());
+        }
+    }
+    out
+}
+
+/// Evaluates a finished node's criteria and required outputs into its record; true when the
+/// node failed them.
+fn judge(
+    id: &str,
+    node: &Json,
+    outputs: &Map<String, Json>,
+    ran: &Ran,
+    nr: &mut Json,
+    diagnostics: &mut Vec<Json>,
+) -> bool {
+    let results: Vec<Json> = node
+        .pointer("/success/criteria")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| criterion(c, outputs, ran.root))
+        .collect();
+    let missing: Vec<&String> = node
+        .get("outputs")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(k, o)| {
+            o.get("required").and_then(Json::as_bool) != Some(false) && !outputs.contains_key(*k)
+        })
+        .map(|(k, _)| k)
+        .collect();
+    let failed = results
+        .iter()
+        .any(|r| r["severity"] == "required" && r["passed"] == false);
+    if !missing.is_empty() {
+        diagnostics.push(json!({"code": "RT033", "severity": "error", "message": format!("node `{id}`: required outputs not produced: {missing:?}"), "node_id": id}));
+    }
+    if !results.is_empty() {
+        nr["attempts"] = json!([{"attempt": 1, "status": if failed { "criteria_failed" } else { "succeeded" }, "started_at": nr["started_at"], "finished_at": nr["finished_at"],
+            "success": {"passed": !failed, "mode": "all", "results": results}}]);
+    }
+    failed || !missing.is_empty()
+}
+
+/// The run record of a run (SPEC.md §20). Node states follow the sequential schedule the import
+/// realized: nodes before the one a run stopped at succeeded (unless a criterion failed), that
+/// one failed or awaits a human, later ones are pending; a finished run ran every node.
+pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
+    let nodes = doc
+        .get("nodes")
+        .and_then(Json::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let started = rfc3339(ran.started);
+    let finished = rfc3339(ran.finished);
+    let mut stopped = false;
+    let mut any_failed = false;
+    let mut node_runs = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut rejected: Option<String> = None;
+    for id in schedule {
+        let Some(node) = nodes.get(id) else { continue };
+        let ty = node.get("type").and_then(Json::as_str).unwrap_or("task");
+        let outputs = outputs_of(id, node, ran.report);
+        // A paused or faulted run stopped at one of the instructions realizing this node.
+        let here = ran
+            .stopped_at
+            .is_some_and(|s| s == id || s.starts_with(&format!("{id}__")));
+        let status = if let Some(gate) = &rejected {
+            let mut nr = json!({"node_id": id, "type": ty, "status": "skipped"});
+            nr["skip_reason"] = json!(format!("gate `{gate}` was rejected"));
+            node_runs.push(nr);
+            continue;
+        } else if stopped {
+            "pending"
+        } else if here && ran.status == "input_required" {
+            "awaiting_human"
+        } else if here || (ran.status != "ok" && ran.stopped_at.is_none()) {
+            "failed"
+        } else {
+            "succeeded"
+        };
+        stopped |= here;
+        let mut nr = json!({"node_id": id, "type": ty, "status": status});
+        if status == "succeeded" || status == "failed" {
+            nr["started_at"] = json!(started);
+            nr["finished_at"] = json!(finished);
+        }
+        // Outputs and criteria are known once the run reached its report.
+        if status == "succeeded" && ran.status == "ok" {
+            nr["outputs"] = Json::Object(outputs.clone());
+            let failed = judge(id, node, &outputs, ran, &mut nr, &mut diagnostics);
+            if ty == "gate" {
+                let approved = ran.report.get(&carry_name(id, "approved")) == Some(&json!(true));
+                nr["human_events"] = json!([{"at_stage": "gate", "mode": "approve", "outcome": if approved { "approved" } else { "rejected" }, "at": finished}]);
+                if !approved {
+                    rejected = Some(id.clone());
+                    nr["status"] = json!("failed");
+                }
+            }
+            if failed {
+                nr["status"] = json!("failed");
+            }
+        }
+        if node
+            .pointer("/failure/retry/max_attempts")
+            .and_then(Json::as_u64)
+            .is_some_and(|n| n > 1)
+        {
+            diagnostics.push(json!({"code": "ais:single-attempt", "severity": "warning", "node_id": id,
+                "message": format!("node `{id}` allows retries; this harness runs each node once")}));
+        }
+        any_failed |= nr["status"] == "failed";
+        node_runs.push(nr);
+    }
+    if let Some(m) = &ran.message {
+        // The runtime's own words, under a harness code: AGS has none for a fault or a pause.
+        let (code, severity) = if ran.status == "input_required" {
+            ("ais:awaiting_human", "info")
+        } else {
+            ("ais:fault", "error")
+        };
+        diagnostics.push(json!({"code": code, "severity": severity, "message": m}));
+    }
+    let mut bound = Map::new();
+    let mut unbound = false;
+    for (name, o) in doc
+        .get("outputs")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let from = o.get("from").and_then(Json::as_str).unwrap_or_default();
+        let parts: Vec<&str> = from.split('.').collect();
+        let value = match parts.as_slice() {
+            ["nodes", x, "outputs", y] => ran.report.get(&carry_name(x, y)).cloned(),
+            _ => None,
+        };
+        match value {
+            Some(v) => {
+                bound.insert(name.clone(), v);
+            }
+            None if o.get("required").and_then(Json::as_bool) != Some(false) => unbound = true,
+            None => {}
+        }
+    }
+    let status = match ran.status {
+        "input_required" => "awaiting_human",
+        "ok" if any_failed => "failed",
+        "ok" if unbound => "partial",
+        "ok" => "succeeded",
+        _ => "failed",
+    };
+    let mut record = json!({
+        "ags_version": crate::AGS_VERSION,
+        "kind": "AgenticGraphRun",
+        "run_id": ran.run_id,
+        "graph_id": doc.get("id").cloned().unwrap_or(json!("unknown")),
+        "harness": {"name": "ais", "version": env!("CARGO_PKG_VERSION"), "conformance_level": CLAIMED_LEVEL, "supported_features": SUPPORTED_FEATURES},
+        "status": status,
+        "started_at": started,
+        "nodes": node_runs,
+        "outputs": bound,
+        "diagnostics": diagnostics,
+    });
+    if let Some(v) = doc.get("version") {
+        record["graph_version"] = v.clone();
+    }
+    if status != "awaiting_human" {
+        record["finished_at"] = json!(finished);
+    }
+    record
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_is_utc_civil_time() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = UNIX_EPOCH + std::time::Duration::from_secs(1_764_583_200);
+        assert_eq!(rfc3339(t), "2025-12-01T10:00:00Z");
+    }
+
+    #[test]
+    fn a_path_hint_cannot_leave_the_workspace() {
+        assert!(safe_relative("docs/a.md").is_some());
+        for bad in ["/etc/passwd", "../x", "a/../../x", ""] {
+            assert!(safe_relative(bad).is_none(), "{bad}");
+        }
+    }
+}
