@@ -426,6 +426,7 @@ fn conclude(
         Status::Fault if cannot_start => 2,
         Status::Error | Status::Fault => 1,
         Status::InputRequired => 3,
+        Status::Interrupted => 4,
     })
 }
 

@@ -69,6 +69,7 @@ pub(super) fn print_human(
         Status::Error => "error (a step failed and no ROUTE tested it)",
         Status::Fault => "fault",
         Status::InputRequired => "input required",
+        Status::Interrupted => "interrupted (an effect may have run once)",
     };
     writeln!(
         out,
