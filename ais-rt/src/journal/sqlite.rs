@@ -208,8 +208,9 @@ impl SqliteStore {
         }
     }
 
-    /// Takes the lease of run `id` for this process and returns the run and its journal: refused
-    /// when a live process holds it, or when the run finished.
+    /// Takes the lease of run `id` for this process and returns the run, what it started with
+    /// and its journal: refused when a live process holds it. The status stays as it was until
+    /// the resumed run commits a step (`running`) or ends.
     pub fn resume(
         &self,
         id: &str,
@@ -237,7 +238,7 @@ impl SqliteStore {
             });
         }
         tx.execute(
-            "UPDATE runs SET lease_pid=?2, lease_since=?3, status='running' WHERE id=?1",
+            "UPDATE runs SET lease_pid=?2, lease_since=?3 WHERE id=?1",
             params![id, std::process::id(), now()],
         )
         .map_err(&err)?;
@@ -655,7 +656,7 @@ impl Journal for SqliteJournal {
                 ins.execute(params![self.id, commit.step, commit.instruction, delta])
                     .map_err(self.err())?;
                 let mut upd = tx
-                    .prepare_cached("UPDATE runs SET steps=?2, last_step=?3, updated=?4, pause=NULL WHERE id=?1")
+                    .prepare_cached("UPDATE runs SET steps=?2, last_step=?3, updated=?4, pause=NULL, status='running' WHERE id=?1")
                     .map_err(self.err())?;
                 upd.execute(params![self.id, commit.step, commit.instruction, now()])
                     .map_err(self.err())?;
