@@ -6,6 +6,7 @@ mod files;
 mod fix;
 mod fmt;
 mod run;
+mod runs;
 
 use ais_core::render;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -123,8 +124,11 @@ pub enum Command {
     ///
     /// Exit status: 0 ok; 1 error or fault; 3 paused for human input; 2 not runnable.
     Run(run::RunArgs),
-    /// Continue a run paused for human input, with the answer.
+    /// Continue a journaled run that did not finish (crashed, interrupted, or paused for an
+    /// answer).
     Resume(run::ResumeArgs),
+    /// List the runs a journal holds; `show ID`, `rm ID…`, `gc --older-than AGE`.
+    Runs(runs::RunsArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -212,6 +216,10 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::run(&args, &mut output),
         Command::Run(args) => return run::run(args, &mut output),
         Command::Resume(args) => return run::resume(args, &mut output),
+        Command::Runs(args) => match runs::run(args, &mut output) {
+            Ok(code) => return ExitCode::from(code),
+            Err(failure) => return stopped(failure, &mut output),
+        },
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),
