@@ -100,12 +100,14 @@ fn report<R: serde::de::DeserializeOwned>(outcome: RunOutcome) -> Result<R, RunE
         Status::Ok => serde_json::from_value(serde_json::Value::Object(outcome.report))
             .map_err(RunError::Report),
         Status::Error => Err(RunError::Failed(Box::new(outcome))),
-        Status::Fault => Err(RunError::Fault(outcome.fault.unwrap_or(Fault {
-            kind: ais_rt::FaultKind::NotRunnable,
-            instruction: String::new(),
-            line: None,
-            message: "the run faulted without saying where".into(),
-        }))),
+        Status::Fault | Status::Interrupted => {
+            Err(RunError::Fault(outcome.fault.unwrap_or(Fault {
+                kind: ais_rt::FaultKind::NotRunnable,
+                instruction: String::new(),
+                line: None,
+                message: "the run faulted without saying where".into(),
+            })))
+        }
         Status::InputRequired => match outcome.pause {
             Some(p) => Err(RunError::Paused(p)),
             None => Err(RunError::Failed(Box::new(outcome))),

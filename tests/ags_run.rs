@@ -84,16 +84,22 @@ fn run_minimal(
         text(&o)
     );
     let paused = record(&tmp.path().join("paused.json"));
-    let handle = std::fs::read_dir(tmp.path().join("out/.ais/resume"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| !p.to_string_lossy().ends_with(".cli.json"))
-        .expect("a resume handle");
+    // The run is journaled: stderr names its id (`run ID (journal PATH)`).
+    let run = text(&o)
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("run ")
+                .and_then(|r| r.split_whitespace().next())
+        })
+        .map(str::to_owned)
+        .expect("the run's id on stderr");
     let o = ais(
         tmp.path(),
         &[
             "resume",
-            handle.to_str().unwrap(),
+            &run,
+            "--out",
+            "out",
             "--answer",
             answer,
             "--run-record",

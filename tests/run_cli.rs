@@ -459,52 +459,50 @@ fn a_paused_run_exits_3_and_resumes_where_it_stopped() {
     assert_eq!(v["status"], "input_required");
     assert_eq!(v["pause"]["carry"], "approved");
     assert_eq!(v["pause"]["prompt"], "Approve the draft? (true/false)");
-    let handle = dir
-        .path()
-        .join(v["pause"]["handle"].as_str().expect("a handle"));
+    // The pause lives in the run's journal, not in a handle file.
+    assert!(v["pause"]["handle"].is_null(), "{v}");
+    assert!(!dir.path().join("out/.ais/resume").exists());
+    let id = v["run"].as_str().expect("a run id").to_owned();
+    let journal = dir.path().join(v["journal"].as_str().expect("the journal"));
     assert!(
-        handle.starts_with(dir.path().join("out")),
+        journal.starts_with(dir.path().join("out")),
         "{}",
-        handle.display()
+        journal.display()
     );
-    let record = handle.with_extension("cli.json");
-    assert!(record.exists());
 
-    // Resume from another directory: the record beside the handle names the program, the
-    // model, the output root, and how much of the script was used.
+    // Resume from another directory: the run's row names the program, the model, the output
+    // root, and the journal says how much of the script was used.
     let elsewhere = tempfile::tempdir().unwrap();
-    let o = ais_in(
-        elsewhere.path(),
-        &[
-            "resume",
-            path(&handle),
-            "--answer",
-            "true",
-            "--format",
-            "json",
-        ],
-    );
+    let resume = [
+        "resume",
+        &id,
+        "--journal",
+        path(&journal),
+        "--answer",
+        "true",
+        "--format",
+        "json",
+    ];
+    let o = ais_in(elsewhere.path(), &resume);
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
     let v = json(&o);
     assert_eq!(v["status"], "ok");
     assert_eq!(v["report"]["final"], "polished draft");
     assert_eq!(v["report"]["draft"], "first draft");
-    assert!(
-        !handle.exists() && !record.exists(),
-        "a used handle is removed"
-    );
+    assert_eq!(v["steps"], 4, "the steps before the pause count once");
 
-    // A used handle cannot be resumed again.
-    let o = ais_in(
-        elsewhere.path(),
-        &["resume", path(&handle), "--answer", "true"],
-    );
+    // A finished run cannot be resumed again.
+    let o = ais_in(elsewhere.path(), &resume);
     assert_eq!(o.status.code(), Some(2), "{}", both(&o));
-    assert!(stderr(&o).contains("--program"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("finished with status `ok`"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
-fn a_paused_run_resumes_with_the_other_answer_and_a_named_program() {
+fn a_paused_run_resumes_with_the_other_answer_and_a_moved_program() {
     let dir = project(&[
         ("approval.agir", APPROVAL),
         ("s.json", r#"{"write": ["first draft"]}"#),
@@ -521,30 +519,83 @@ fn a_paused_run_resumes_with_the_other_answer_and_a_named_program() {
         .lines()
         .find_map(|l| l.strip_prefix("resume with: ais resume "))
         .expect("the resume command is printed");
-    let handle = dir.path().join(line.trim_end_matches(" --answer TEXT"));
-    std::fs::remove_file(handle.with_extension("cli.json")).unwrap();
-    // Without the record, the program must be named.
-    let o = ais_in(dir.path(), &["resume", path(&handle), "--answer", "false"]);
+    let (id, rest) = line.split_once(' ').unwrap();
+    assert_eq!(rest, "--answer TEXT --journal out/.ais/runs.db", "{line}");
+    assert!(
+        stderr(&o).contains(&format!("run {id} (journal out/.ais/runs.db)")),
+        "{}",
+        stderr(&o)
+    );
+    // Without an answer the paused run cannot continue.
+    let o = ais_in(dir.path(), &["resume", id, "--out", "out"]);
     assert_eq!(o.status.code(), Some(2), "{}", both(&o));
+    assert!(stderr(&o).contains("--answer TEXT"), "{}", stderr(&o));
+    // The program moved: it must be named.
+    std::fs::rename(
+        dir.path().join("approval.agir"),
+        dir.path().join("moved.agir"),
+    )
+    .unwrap();
+    let o = ais_in(
+        dir.path(),
+        &["resume", id, "--out", "out", "--answer", "false"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", both(&o));
+    assert!(stderr(&o).contains("approval.agir"), "{}", stderr(&o));
     let resume = [
         "resume",
-        path(&handle),
+        id,
+        "--out",
+        "out",
         "--answer",
         "false",
         "--program",
-        "approval.agir",
-        "--model",
-        "scripted:s.json",
+        "moved.agir",
         "--format",
         "json",
     ];
     let o = ais_in(dir.path(), &resume);
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
     assert_eq!(json(&o)["report"]["draft"], "first draft");
-    // The handle is used up: resuming it again cannot start.
+    // The run is finished: resuming it again cannot start.
     let o = ais_in(dir.path(), &resume);
     assert_eq!(o.status.code(), Some(2), "{}", both(&o));
-    assert_eq!(json(&o)["fault"]["kind"], "invalid_handle");
+}
+
+#[test]
+fn a_run_without_a_journal_pauses_with_a_handle_file() {
+    let dir = project(&[
+        ("approval.agir", APPROVAL),
+        (
+            "s.json",
+            r#"{"write": ["first draft"], "polish": ["polished"]}"#,
+        ),
+    ]);
+    let o = ais_in(
+        dir.path(),
+        &run_approval(&["--out", "out", "--no-journal", "--format", "json"]),
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", both(&o));
+    let v = json(&o);
+    assert!(v.get("run").is_none(), "{v}");
+    assert!(!dir.path().join("out/.ais/runs.db").exists());
+    let handle = dir
+        .path()
+        .join(v["pause"]["handle"].as_str().expect("a handle"));
+    let o = ais_in(
+        dir.path(),
+        &[
+            "resume",
+            path(&handle),
+            "--answer",
+            "true",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    assert_eq!(json(&o)["report"]["final"], "polished");
+    assert!(!handle.exists(), "a used handle is removed");
 }
 
 #[test]

@@ -62,6 +62,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod journal;
 mod machine;
 pub mod model;
 pub mod report;
@@ -300,7 +301,16 @@ impl Runtime {
             &values,
             0,
         );
+        if let Some(out) = self.no_model(prepared) {
+            return out;
+        }
+        run.drive(0).await
+    }
+
+    /// The fault of a program with slots run without a model.
+    fn no_model(&self, prepared: &Arc<Prepared>) -> Option<RunOutcome> {
         if prepared.not_runnable.is_none() && prepared.has_slots && self.settings.model.is_none() {
+            let run = machine::Run::new(self.settings.clone(), prepared.clone(), None, &[], 0);
             let mut out = run.outcome(Status::Fault);
             out.fault = Some(Fault {
                 kind: FaultKind::NotRunnable,
@@ -313,9 +323,86 @@ impl Runtime {
                 line: prepared.steps.iter().find(|s| s.model).and_then(|s| s.line),
                 message: "the program has model slots and this run has no model; name one with `--model SPEC` (e.g. `--model scripted:responses.json`, or set AIS_MODEL)".into(),
             });
+            return Some(out);
+        }
+        None
+    }
+
+    /// What a journal records at the start of a run of `prepared` with `inputs`: the program's
+    /// name, digest and canonical AG-IR, the task and input values, and the caller's `meta`.
+    pub fn run_start(
+        &self,
+        id: impl Into<String>,
+        prepared: &Prepared,
+        inputs: &Inputs,
+        meta: serde_json::Value,
+    ) -> journal::RunStart {
+        journal::RunStart {
+            id: id.into(),
+            program: prepared
+                .program
+                .name
+                .clone()
+                .or_else(|| prepared.program.walker.as_ref()?.name.clone())
+                .unwrap_or_default(),
+            digest: prepared.digest.clone(),
+            source: ais_core::agir::write(&prepared.program),
+            task: inputs.task.clone().unwrap_or_default(),
+            inputs: inputs
+                .values
+                .iter()
+                .map(|(n, v)| (n.clone(), v.to_json()))
+                .collect(),
+            meta,
+        }
+    }
+
+    /// Runs a prepared program with every step committed to `journal` and every effect going
+    /// through it (see [`journal`]); a run that stops early continues with
+    /// [`Runtime::resume_journaled`].
+    pub async fn run_journaled(
+        &self,
+        prepared: &Arc<Prepared>,
+        inputs: Inputs,
+        journal: Arc<dyn journal::Journal>,
+    ) -> RunOutcome {
+        let values: Vec<(usize, Value)> = inputs
+            .values
+            .into_iter()
+            .filter_map(|(n, v)| prepared.names.index(&n).map(|c| (c, v)))
+            .collect();
+        if let Some(out) = self.no_model(prepared) {
             return out;
         }
+        let run = machine::durable::fresh(
+            self.settings.clone(),
+            prepared.clone(),
+            inputs.task,
+            &values,
+            journal,
+        );
         run.drive(0).await
+    }
+
+    /// Continues a journaled run that did not finish — crashed, stopped at an effect in
+    /// flight, or paused for a human (then `answer` is the human's answer). Nothing the journal
+    /// recorded runs again. `start` is what the journal recorded at the start (its program
+    /// digest is the caller's to compare with `prepared`'s: [`Prepared::digest`]).
+    pub async fn resume_journaled(
+        &self,
+        prepared: &Arc<Prepared>,
+        journal: Arc<dyn journal::Journal>,
+        start: &journal::RunStart,
+        answer: Option<String>,
+    ) -> RunOutcome {
+        machine::durable::resume(
+            self.settings.clone(),
+            prepared.clone(),
+            journal,
+            start,
+            answer,
+        )
+        .await
     }
 
     /// Resumes a run paused for human input from its handle, with the human's answer.

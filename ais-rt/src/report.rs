@@ -15,6 +15,10 @@ pub enum Status {
     Fault,
     /// The run needs a human answer it was not given; it can be resumed.
     InputRequired,
+    /// The run stopped at an effect that was in flight when an earlier attempt of it was
+    /// killed and that may not run twice; the fault (kind `effect_in_flight`) names the step
+    /// and the two ways to continue (`ais resume RUN --retry` or `--mark-done`).
+    Interrupted,
 }
 
 /// The faults of spec §10.1, and an unsupported construct.
@@ -35,6 +39,10 @@ pub enum FaultKind {
     NotRunnable,
     /// A resume handle that is malformed, or that belongs to another program or run.
     InvalidHandle,
+    /// An effect that may not be repeated was in flight when the run was last stopped.
+    EffectInFlight,
+    /// The run's journal failed, or holds a row that is malformed or contradicts the rest.
+    Journal,
 }
 
 /// A fault: what, at which instruction, where in the source.

@@ -93,6 +93,7 @@ pub fn finish(
         Status::Error => "error",
         Status::Fault => "fault",
         Status::InputRequired => "input_required",
+        Status::Interrupted => "interrupted",
     };
     let (stopped_at, message) = match (&outcome.fault, &outcome.pause) {
         (Some(f), _) => (Some(f.instruction.as_str()), Some(f.message.clone())),

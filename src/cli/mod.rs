@@ -8,6 +8,7 @@ mod files;
 mod fix;
 mod fmt;
 mod run;
+mod runs;
 
 use ais_core::render;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -126,13 +127,16 @@ pub enum Command {
     ///
     /// Exit status: 0 ok; 1 error or fault; 3 paused for human input; 2 not runnable.
     Run(run::RunArgs),
-    /// Continue a run paused for human input, with the answer.
+    /// Continue a journaled run that did not finish (crashed, interrupted, or paused for an
+    /// answer).
     Resume(run::ResumeArgs),
     /// Translate an AGS 1.0 graph (`*.agraph.yaml`, `*.agraph.json`) into the equivalent AG-IR
     /// program, printed on stdout (docs/AGS.md). Exit status: 0; 2 when the graph has errors.
     Import(ags::ImportArgs),
     /// Translate an AG-IR program into an AGS 1.0 graph document (`--ags`, JSON on stdout).
     Export(ags::ExportArgs),
+    /// List the runs a journal holds; `show ID`, `rm ID…`, `gc --older-than AGE`.
+    Runs(runs::RunsArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -222,6 +226,10 @@ pub fn main() -> ExitCode {
         Command::Resume(args) => return run::resume(args, &mut output),
         Command::Import(args) => ags::import(&args, &mut output),
         Command::Export(args) => ags::export(&args, &mut output),
+        Command::Runs(args) => match runs::run(args, &mut output) {
+            Ok(code) => return ExitCode::from(code),
+            Err(failure) => return stopped(failure, &mut output),
+        },
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

@@ -102,6 +102,7 @@ impl Run {
             self.depth + 1,
         );
         sub.max_steps = self.max_steps.saturating_sub(self.steps);
+        sub.durable = self.call_durable();
         let out: RunOutcome = sub.drive(0).await;
         self.steps += out.steps;
         self.usage.prompt_tokens += out.usage.prompt_tokens;
@@ -141,7 +142,7 @@ impl Run {
                 }
                 self.run_produced(step).await
             }
-            Status::Fault => {
+            Status::Fault | Status::Interrupted => {
                 let f = out.fault.unwrap_or_else(|| crate::report::Fault {
                     kind: FaultKind::Unsupported,
                     instruction: String::new(),

@@ -94,6 +94,14 @@ pub(crate) fn bind_args<C: Lookup + ?Sized>(
     Ok(ToolArgs { params })
 }
 
+/// What a pipeline reports to and resumes from: the trace notes (when tracing), the answer of
+/// the `ask_user` call it resumes at, the journal scope of its calls (when journaled).
+pub(crate) struct Hooks<'h> {
+    pub trace: Option<&'h mut super::StepNotes>,
+    pub answer: &'h mut Option<super::Answer>,
+    pub scope: Option<&'h mut super::durable::Scope>,
+}
+
 /// Runs a pipeline (§5.4): each tool in order over the shared workspace; the last result is
 /// the step's. A failure stops the pipeline. An `ask_user` call with no answer pauses the run
 /// (its position in the pipeline goes with the pause); resumed with the `answer`, the pipeline
@@ -105,9 +113,13 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
     carries: &C,
     task: &str,
     ctx: &ToolContext,
-    mut trace: Option<&mut super::StepNotes>,
-    answer: &mut Option<super::Answer>,
+    hooks: Hooks<'_>,
 ) -> Result<Result<(Value, &'a Return), ToolError>, Stop> {
+    let Hooks {
+        mut trace,
+        answer,
+        mut scope,
+    } = hooks;
     let mut last = Ok((Value::Null, &Return::None));
     let start = answer.as_ref().map_or(0, |a| a.tool);
     for (k, call) in calls.iter().enumerate().skip(start) {
@@ -155,7 +167,17 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
         }
-        match imp.call(args, ctx).await {
+        let spec = scope
+            .as_ref()
+            .map(|_| super::durable::tool_spec(&step.id, &call.name, call.idempotent, &args));
+        let called = match (scope.as_deref_mut(), spec) {
+            // The call is made inside the future: a replayed effect never calls the tool.
+            (Some(s), Some(spec)) => {
+                super::durable::guard(Some(s), spec, async { imp.call(args, ctx).await }).await?
+            }
+            _ => imp.call(args, ctx).await,
+        };
+        match called {
             Ok(v) => last = Ok((v, &call.ret)),
             Err(e) => return Ok(Err(e)),
         }
@@ -167,23 +189,28 @@ impl Run {
     /// A DU step's tool pipeline, written back; a failure becomes an error value.
     pub(crate) async fn run_tools(&mut self, step: &Step, calls: &[ToolStep]) -> Result<(), Stop> {
         let ctx = self.ctx();
+        let mut answer = self.answer.take();
+        let mut scope = self.scope();
         let notes = if self.tracing {
             Some(&mut self.notes)
         } else {
             None
         };
-        let mut answer = self.answer.take();
-        match run_pipeline(
+        let ran = run_pipeline(
             step,
             calls,
             &self.carries,
             &self.task,
             &ctx,
-            notes,
-            &mut answer,
+            Hooks {
+                trace: notes,
+                answer: &mut answer,
+                scope: scope.as_mut(),
+            },
         )
-        .await?
-        {
+        .await;
+        self.unscope(scope);
+        match ran? {
             Ok((v, ret)) => {
                 let v = self.wrap_outcome(step, v);
                 self.write_back(step, v, ret);
@@ -378,7 +405,16 @@ impl Run {
                 .collect();
         }
         let ctx = self.ctx();
-        Ok(tool.call(ToolArgs { params }, &ctx).await)
+        let args = ToolArgs { params };
+        if self.durable.is_none() {
+            return Ok(tool.call(args, &ctx).await);
+        }
+        let spec = super::durable::tool_spec(&step.id, name, false, &args);
+        let mut scope = self.scope();
+        let work = async { tool.call(args, &ctx).await };
+        let result = super::durable::guard(scope.as_mut(), spec, work).await;
+        self.unscope(scope);
+        result
     }
 }
 

@@ -10,9 +10,11 @@
 //! - `slot`: the Stochastic Unit's work (slots, SU ROUTE choices, the slot's tool surface).
 //! - `spawn`: SPAWN's fan-out, isolation and join; `call`: CALL's sub-runs.
 //! - `pause`: the resumable handle.
+//! - `durable`: the journal seam's call sites (step commits, effects, rebuilding a run).
 
 mod call;
 pub(crate) mod carries;
+pub(crate) mod durable;
 mod exec;
 pub(crate) mod pause;
 pub mod plan;
@@ -127,6 +129,8 @@ pub(crate) struct Run {
     pub spawn_pending: Option<spawn::Pending>,
     /// The context of the run's own tool calls (built once).
     pub tool_ctx: ToolContext,
+    /// The run's journal and what the current step changed (`None`: not journaled).
+    pub durable: Option<Box<durable::Durable>>,
 }
 
 impl Run {
@@ -210,6 +214,7 @@ impl Run {
             notes: StepNotes::default(),
             answer: None,
             spawn_pending: None,
+            durable: None,
         }
     }
 
@@ -221,7 +226,12 @@ impl Run {
     /// A fault outcome at step `at`.
     fn fault(&self, kind: FaultKind, at: Option<usize>, message: String) -> RunOutcome {
         let step = at.and_then(|i| self.prep.steps.get(i));
-        let mut out = self.outcome(Status::Fault);
+        let status = if kind == FaultKind::EffectInFlight {
+            Status::Interrupted
+        } else {
+            Status::Fault
+        };
+        let mut out = self.outcome(status);
         out.fault = Some(Fault {
             kind,
             instruction: step.map(|s| s.id.clone()).unwrap_or_default(),
@@ -266,8 +276,19 @@ impl Run {
         }
     }
 
-    /// Runs from step `cursor` until a TERMINAL, a fault, a pause or the end of the graph.
-    pub(crate) async fn drive(mut self, mut cursor: usize) -> RunOutcome {
+    /// Runs from step `cursor` until a TERMINAL, a fault, a pause or the end of the graph; a
+    /// journaled run records how it ended.
+    pub(crate) async fn drive(self, cursor: usize) -> RunOutcome {
+        let journal = match self.durable.as_deref() {
+            Some(d) if d.commits => d.journal.clone(),
+            _ => return self.drive_steps(cursor).await,
+        };
+        let out = Box::pin(self.drive_steps(cursor)).await;
+        Run::end_journal(journal.as_ref(), &out).await;
+        out
+    }
+
+    async fn drive_steps(mut self, mut cursor: usize) -> RunOutcome {
         if let Some(why) = &self.prep.not_runnable {
             return self.fault(FaultKind::NotRunnable, None, why.clone());
         }
@@ -313,7 +334,14 @@ impl Run {
                 self.emit(step, started);
             }
             match result {
-                Ok(Flow::Goto(next)) => cursor = next,
+                Ok(Flow::Goto(next)) => {
+                    if self.durable.is_some()
+                        && let Err(Stop::Fault(kind, message)) = self.commit_step(step, next).await
+                    {
+                        return self.fault(kind, Some(cursor), message);
+                    }
+                    cursor = next;
+                }
                 Ok(Flow::End) => {
                     self.deviate(
                         &step.id,
@@ -528,8 +556,12 @@ impl Run {
             Some(c) => {
                 self.carries.set(c, Value::Int(count + 1));
                 self.written[c] = self.steps;
+                self.note_written(c);
             }
-            None => self.loop_counts[at] = count + 1,
+            None => {
+                self.loop_counts[at] = count + 1;
+                self.note_loop(at, count + 1);
+            }
         }
         self.work(step).await?;
         Ok(ctl.back.map_or(advance, Flow::Goto))
@@ -632,6 +664,9 @@ impl Run {
         self.carries.set(c, v);
         if let Some(w) = self.written.get_mut(c) {
             *w = self.steps.max(1);
+        }
+        if let Some(d) = self.durable.as_deref_mut() {
+            d.dirty.push(c);
         }
     }
 

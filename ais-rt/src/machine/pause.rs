@@ -117,17 +117,26 @@ impl Run {
             branches: self.branches.clone(),
             spawn: self.spawn_pending.take(),
         };
-        let written = write_handle(&self.settings.out_dir, &step.id, &handle);
-        let handle_path = match written {
-            Ok(p) => Some(p),
-            Err(e) => {
-                self.deviate(
-                    &step.id,
-                    "a resumable handle under the output root".into(),
-                    format!("the handle could not be written ({e}); the run must start again"),
-                );
-                None
-            }
+        // A journaled run keeps its pause in the journal (`ais resume RUN_ID`); any other
+        // writes a handle file.
+        let journal = self
+            .durable
+            .as_deref()
+            .filter(|d| d.commits)
+            .map(|d| d.journal.clone());
+        let handle_path = match &journal {
+            Some(_) => None,
+            None => match write_handle(&self.settings.out_dir, &step.id, &handle) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    self.deviate(
+                        &step.id,
+                        "a resumable handle under the output root".into(),
+                        format!("the handle could not be written ({e}); the run must start again"),
+                    );
+                    None
+                }
+            },
         };
         let mut out = self.outcome(Status::InputRequired);
         out.pause = Some(Pause {
@@ -137,6 +146,25 @@ impl Run {
             line: step.line,
             handle: handle_path,
         });
+        if let Some(journal) = journal {
+            let end = crate::journal::RunEnd {
+                status: "input_required".into(),
+                steps: self.steps,
+                outcome: serde_json::to_value(&out).unwrap_or_default(),
+                pause: serde_json::to_value(&handle).ok(),
+            };
+            if let Err(e) = journal.end(&end).await {
+                out.status = Status::Fault;
+                out.fault = Some(crate::report::Fault {
+                    kind: FaultKind::Journal,
+                    instruction: step.id.clone(),
+                    line: step.line,
+                    message: format!(
+                        "the pause could not be journaled, so the run cannot resume: {e}"
+                    ),
+                });
+            }
+        }
         out
     }
 }
@@ -215,6 +243,35 @@ pub(crate) async fn resume(
         });
     }
     run.drive(cursor).await
+}
+
+/// Rebuilds a journaled run from its pause record (the handle's JSON) with `answer`: the run,
+/// its cursor, and the carry the answer supplied (none for an `ask_user` answer, which is the
+/// call's result).
+pub(crate) fn restore_value(
+    settings: Arc<Settings>,
+    prep: Arc<Prepared>,
+    pause: serde_json::Value,
+    answer: &str,
+) -> Result<(Run, usize, Vec<usize>), String> {
+    let h: Handle =
+        serde_json::from_value(pause).map_err(|e| format!("it is no pause record ({e})"))?;
+    if h.format != FORMAT {
+        return Err(format!("its format is `{}`, not `{FORMAT}`", h.format));
+    }
+    let carry = h.carry.clone();
+    let (mut run, (cursor, ask)) = restore(settings, prep.clone(), h, answer)?;
+    let supplied = match ask {
+        Some(tool) => {
+            run.answer = Some(super::Answer {
+                value: Value::Str(answer.to_owned()),
+                tool,
+            });
+            Vec::new()
+        }
+        None => prep.names.index(&carry).into_iter().collect(),
+    };
+    Ok((run, cursor, supplied))
 }
 
 fn read_handle(path: &Path) -> Result<Handle, String> {

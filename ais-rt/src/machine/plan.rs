@@ -46,6 +46,9 @@ pub(crate) struct ToolStep {
     pub ret: Return,
     /// The built-in `ask_user`: the machine pauses for a human instead of calling a tool.
     pub ask_user: bool,
+    /// Declared `idempotent: true` (an AG-IR field the spec does not define, kept as the
+    /// reader keeps unknown fields): a call in flight at a crash may simply run again.
+    pub idempotent: bool,
 }
 
 /// What a step runs.
@@ -169,6 +172,12 @@ impl std::fmt::Debug for Prepared {
 pub(crate) const IMPOSED_CAP: i64 = 10;
 
 impl Prepared {
+    /// The SHA-256 (hex) of the program's canonical AG-IR: what a journal compares to refuse
+    /// resuming a run against a changed program.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+
     /// Checks (with the mechanical repairs of ladder step 1, each a deviation), lowers and
     /// resolves `program`.
     pub(crate) fn new(
@@ -546,12 +555,18 @@ pub(crate) fn tool_step(
         .collect();
     let imp = registry.lookup(&call.tool, declared);
     let ask_user = call.tool == lower::builtins::ASK_USER && imp.is_none();
+    let idempotent = declared.is_some_and(|t| {
+        t.extra
+            .iter()
+            .any(|(k, v)| k == "idempotent" && matches!(v, ais_core::Value::Bool(true)))
+    }) || registry.is_idempotent(&call.tool);
     ToolStep {
         name: call.tool.clone(),
         args,
         imp,
         ret: call.signature.ret.resolved(program),
         ask_user,
+        idempotent,
     }
 }
 

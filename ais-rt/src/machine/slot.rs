@@ -260,8 +260,16 @@ impl Run {
             ..SlotOptions::default()
         };
         let reach = self.reach(step, self.ctx());
-        let outcome =
-            slot::fill_compiled(model.as_ref(), request, &reach, &options, &schema.compiled).await;
+        let spec = super::durable::slot_spec(crate::journal::EffectKind::Slot, step, &request);
+        let mut scope = self.scope();
+        let outcome = super::durable::guard(
+            scope.as_mut(),
+            spec,
+            slot::fill_compiled(model.as_ref(), request, &reach, &options, &schema.compiled),
+        )
+        .await;
+        self.unscope(scope);
+        let outcome = outcome?;
         self.account(model.as_ref(), &outcome);
         match outcome.value {
             Ok(json) => self.write_back(step, Value::from_json(&json), &Return::None),
@@ -307,7 +315,16 @@ impl Run {
             history: Vec::new(),
         };
         let reach = self.reach(step, self.ctx());
-        let outcome = slot::fill(model.as_ref(), request, &reach, &SlotOptions::default()).await;
+        let spec = super::durable::slot_spec(crate::journal::EffectKind::Choice, step, &request);
+        let mut scope = self.scope();
+        let outcome = super::durable::guard(
+            scope.as_mut(),
+            spec,
+            slot::fill(model.as_ref(), request, &reach, &SlotOptions::default()),
+        )
+        .await;
+        self.unscope(scope);
+        let outcome = outcome?;
         self.account(model.as_ref(), &outcome);
         let chosen = match &outcome.value {
             Ok(v) => text_of(&Value::from_json(v)),

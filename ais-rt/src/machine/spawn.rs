@@ -26,7 +26,7 @@
 //! step all branches reach (the join), one after the other, then the run continues there.
 
 use super::carries::{CarryFile, Overlay};
-use super::exec::{run_pipeline, text_of};
+use super::exec::{Hooks, run_pipeline, text_of};
 use super::plan::{Prepared, SpawnCtl, Step, Work};
 use super::slot::request;
 use super::{Answer, Flow, Run, Settings, Stop};
@@ -133,6 +133,7 @@ impl Run {
                 ctx: self.sibling_ctx(step, &ctl.isolation, i).await?,
                 list: ctl.list,
                 answer,
+                scope: self.sibling_scope(i),
             };
             let semaphore = semaphore.clone();
             set.spawn(async move {
@@ -454,6 +455,8 @@ struct Sibling {
     list: Option<usize>,
     /// The human's answer, for a sibling resumed at its `ask_user` call.
     answer: Option<Answer>,
+    /// Where its effects are journaled (`None`: not journaled).
+    scope: Option<super::durable::Scope>,
 }
 
 impl Sibling {
@@ -476,7 +479,12 @@ impl Sibling {
         let result = match &step.work {
             Work::Tools(calls) => {
                 let mut answer = self.answer.take();
-                match run_pipeline(step, calls, &view, &task, &self.ctx, None, &mut answer).await? {
+                let hooks = Hooks {
+                    trace: None,
+                    answer: &mut answer,
+                    scope: self.scope.as_mut(),
+                };
+                match run_pipeline(step, calls, &view, &task, &self.ctx, hooks).await? {
                     Ok((v, _)) => SiblingResult {
                         value: Ok(v),
                         usage: None,
@@ -525,9 +533,13 @@ impl Sibling {
                     ctx: self.ctx.clone(),
                 };
                 let options = SlotOptions::default();
-                let out =
-                    slot::fill_compiled(model.as_ref(), req, &reach, &options, &schema.compiled)
-                        .await;
+                let spec = super::durable::slot_spec(crate::journal::EffectKind::Slot, step, &req);
+                let out = super::durable::guard(
+                    self.scope.as_mut(),
+                    spec,
+                    slot::fill_compiled(model.as_ref(), req, &reach, &options, &schema.compiled),
+                )
+                .await?;
                 self.trace(step, started, &out);
                 SiblingResult {
                     value: out

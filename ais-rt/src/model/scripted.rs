@@ -165,6 +165,24 @@ impl ScriptedModel {
         }
     }
 
+    /// Drops the `n` responses a journaled slot of `instruction` (SPAWN sibling `sibling`)
+    /// used, under the key its request took (the rule of every exchange: `id[i]` when the
+    /// file has it, else `id`): a resumed run replays those slots from its journal and asks the
+    /// script only for the rest.
+    pub fn skip_exchanges(&self, instruction: &str, sibling: Option<usize>, n: usize) {
+        let mut queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        let key = match sibling {
+            Some(i) if queues.contains_key(&format!("{instruction}[{i}]")) => {
+                format!("{instruction}[{i}]")
+            }
+            _ => instruction.to_owned(),
+        };
+        if let Some(q) = queues.get_mut(&key) {
+            let n = n.min(q.left.len());
+            q.left.drain(..n);
+        }
+    }
+
     /// The keys of the file that name no instruction of `program` (an `id[i]` key by its
     /// `id`), in no particular order: likely misspellings, worth a warning.
     pub fn unknown_ids(&self, program: &ais_core::Program) -> Vec<String> {

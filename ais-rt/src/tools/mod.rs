@@ -223,6 +223,8 @@ pub struct ToolRegistry {
 struct Entry {
     tool: Arc<dyn Tool>,
     builtin: bool,
+    /// Declared idempotent ([`ToolRegistry::register_idempotent`]).
+    idempotent: bool,
 }
 
 impl ToolRegistry {
@@ -240,6 +242,7 @@ impl ToolRegistry {
                 Entry {
                     tool: Arc::new(builtin),
                     builtin: true,
+                    idempotent: false,
                 },
             );
         }
@@ -253,9 +256,34 @@ impl ToolRegistry {
             Entry {
                 tool,
                 builtin: false,
+                idempotent: false,
             },
         );
         self
+    }
+
+    /// Registers `tool` under `name` as idempotent: running it twice has the effect of running
+    /// it once, so a journaled run retries a call of it that was in flight at a crash (the
+    /// `ais!` attribute `#[tool(idempotent)]` registers this way).
+    pub fn register_idempotent(
+        &mut self,
+        name: impl Into<String>,
+        tool: Arc<dyn Tool>,
+    ) -> &mut Self {
+        self.tools.insert(
+            name.into(),
+            Entry {
+                tool,
+                builtin: false,
+                idempotent: true,
+            },
+        );
+        self
+    }
+
+    /// Whether the native tool under `name` was registered idempotent.
+    pub fn is_idempotent(&self, name: &str) -> bool {
+        self.tools.get(name).is_some_and(|e| e.idempotent)
     }
 
     /// The tool registered under `name` (native or built-in).

@@ -103,6 +103,15 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    // A tool must not outlive a runtime killed with SIGKILL (no drop runs then): an orphan
+    // finishing its effect after a journaled run resumed would do it twice.
+    // SAFETY: the hook only makes one async-signal-safe system call (prctl).
+    unsafe {
+        command.pre_exec(|| {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+                .map_err(std::io::Error::from)
+        });
+    }
     for name in INHERITED_ENV {
         if let Some(value) = std::env::var_os(name) {
             command.env(name, value);

@@ -7,10 +7,14 @@
 //! (a bad argument, no model for a program with slots, an unreadable scripted file, a resume
 //! handle that is missing, malformed or for another program).
 //!
-//! A paused run leaves a resume handle under the output root (written by the runtime) and,
-//! beside it, `<handle>.cli.json`: what `ais resume` needs to continue the same run — the
-//! program's path, the model spec, the output root, the step budget and, for a scripted
-//! model, how many responses were used. Both are removed once a resume has run.
+//! Every run is journaled (`journal`): each step committed to `<out>/.ais/runs.db` (or
+//! `--journal PATH`) before the next starts, with what `ais resume RUN_ID` needs to continue it
+//! — the program's path, the model spec, the output root, the step budget. Exit status 4: the
+//! run stopped at an effect that was in flight when an earlier attempt was killed.
+//!
+//! A run started with `--no-journal` that pauses leaves a resume handle under the output root
+//! (written by the runtime) and, beside it, `<handle>.cli.json` (the same record); `ais resume
+//! HANDLE.json` continues it, and removes both.
 use super::files::read_source;
 use super::{CliError, Failure, Output, shown};
 use ais_core::agir::{self, Limits};
@@ -25,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+mod journal;
 mod log;
 mod record;
 mod show;
@@ -53,6 +58,14 @@ pub struct RunArgs {
     /// An input carry's value, typed by the carry's declaration (repeatable).
     #[arg(long = "input", value_name = "NAME=VALUE")]
     pub inputs: Vec<String>,
+    /// Do not journal the run (it cannot be resumed after a crash; a pause leaves a handle
+    /// file instead).
+    #[arg(long, conflicts_with_all = ["journal", "journal_full"])]
+    pub no_journal: bool,
+    /// Sync every step's commit to the disk (SQLite `synchronous=FULL`): the journal survives a
+    /// power loss, not only a crash, at the cost of an fsync per step.
+    #[arg(long)]
+    pub journal_full: bool,
     #[command(flatten)]
     pub options: Options,
 }
@@ -60,12 +73,25 @@ pub struct RunArgs {
 /// Arguments of `ais resume`.
 #[derive(Debug, clap::Args)]
 pub struct ResumeArgs {
-    /// The resume handle a paused run wrote (its path is in the paused run's output).
-    pub handle: PathBuf,
+    /// The run's id (printed when it started; listed by `ais runs`) — or, for a run started
+    /// with `--no-journal`, the resume handle file it wrote.
+    #[arg(value_name = "RUN_ID")]
+    pub run: String,
     /// The answer to the question the run paused on.
     #[arg(long)]
-    pub answer: String,
-    /// The program, when the handle has no record of it beside it.
+    pub answer: Option<String>,
+    /// Run the step that was in flight when the run was killed again, although it may have run
+    /// once.
+    #[arg(long, conflicts_with = "mark_done")]
+    pub retry: bool,
+    /// Treat the effect that was in flight when the run was killed as done (its result `null`)
+    /// and go on.
+    #[arg(long)]
+    pub mark_done: bool,
+    /// Resume although the program changed since the run started.
+    #[arg(long)]
+    pub accept_changed_program: bool,
+    /// The program, when it moved (default: the one the run started with).
     #[arg(long)]
     pub program: Option<PathBuf>,
     #[command(flatten)]
@@ -95,6 +121,9 @@ pub struct Options {
     /// PATH.
     #[arg(long, value_name = "PATH")]
     pub run_record: Option<PathBuf>,
+    /// The journal [default: OUT/.ais/runs.db].
+    #[arg(long, value_name = "PATH")]
+    pub journal: Option<PathBuf>,
 }
 
 /// Everything a run needs, resolved from the arguments.
@@ -110,6 +139,8 @@ struct Setup {
     trace: Option<Arc<JsonLinesSink>>,
     progress: Arc<Progress>,
     format: Format,
+    /// The run's journal (none with `--no-journal`, or for a handle resume).
+    journaled: Option<journal::Journaled>,
 }
 
 /// `ais run`.
@@ -143,11 +174,23 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
             "each `--input` names a `role: input` carry and a value of its type",
         )
     })?;
+    let mut setup = setup;
     let runtime = setup.runtime();
     let tokio = tokio_runtime()?;
     let started = std::time::SystemTime::now();
-    let outcome =
-        tokio.block_on(runtime.run(&setup.doc.program, Some(&setup.doc.source_map), inputs));
+    let prep = runtime.prepare(&setup.doc.program, Some(&setup.doc.source_map));
+    if !args.no_journal {
+        let path = journal::journal_path(args.options.journal.as_deref(), &setup.out);
+        let j = journal::begin(&setup, &runtime, &prep, &inputs, &path, args.journal_full)?;
+        if setup.format == Format::Human {
+            writeln!(output.err, "{}", journal::note(&j))?;
+        }
+        setup.journaled = Some(j);
+    }
+    let outcome = match &setup.journaled {
+        Some(j) => tokio.block_on(runtime.run_journaled(&prep, inputs, j.journal.clone())),
+        None => tokio.block_on(runtime.run_prepared(&prep, inputs)),
+    };
     if ais_ags::is_ags_path(&setup.file) {
         super::ags_run::finish(
             &setup.file,
@@ -161,6 +204,105 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
 }
 
 fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
+    let as_handle = Path::new(&args.run);
+    if args.run.ends_with(".json") && as_handle.is_file() {
+        return resume_handle(args, output);
+    }
+    let out = args
+        .options
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
+    let path = journal::journal_path(args.options.journal.as_deref(), &out);
+    if !path.is_file() {
+        return Err(CliError::new(
+            format!("there is no journal at `{}` to resume run {} from", shown(&path), args.run),
+            "name the output root the run used with `--out DIR`, or its journal with `--journal PATH`",
+        )
+        .into());
+    }
+    let store = journal::open(&path, false)?;
+    let policy = match (args.retry, args.mark_done) {
+        (true, _) => ais_rt::journal::InFlight::Retry,
+        (_, true) => ais_rt::journal::InFlight::MarkDone,
+        _ => ais_rt::journal::InFlight::Stop,
+    };
+    let j = journal::take(store, &args.run, args.answer.is_some(), policy)?;
+    let meta = journal::meta(&j.start)?;
+    let mut options = args.options;
+    options.model = options.model.or(meta.model.clone());
+    options.out = options.out.or(Some(meta.out.clone()));
+    options.max_steps = options.max_steps.or(Some(meta.max_steps));
+    let file = args.program.clone().unwrap_or(meta.program.clone());
+    let mut setup = prepare(&file, None, &options, output)?;
+    if let Some(s) = &setup.scripted {
+        journal::skip_scripted(&j, s)?;
+    }
+    let runtime = setup.runtime();
+    let prep = runtime.prepare(&setup.doc.program, Some(&setup.doc.source_map));
+    if prep.digest() != j.start.digest && !args.accept_changed_program {
+        return Err(CliError::new(
+            format!(
+                "`{}` changed since run {} started: {}",
+                shown(&file),
+                j.id,
+                journal::changes(&j.start, &setup.doc.program)
+            ),
+            format!("resume against the changed program only if its completed steps still hold: `ais resume {} --accept-changed-program`", j.id),
+        )
+        .into());
+    }
+    if setup.format == Format::Human {
+        writeln!(output.err, "{}", journal::note(&j))?;
+    }
+    let tokio = tokio_runtime()?;
+    let started = std::time::SystemTime::now();
+    let outcome =
+        tokio.block_on(runtime.resume_journaled(&prep, j.journal.clone(), &j.start, args.answer));
+    if ais_ags::is_ags_path(&setup.file) {
+        super::ags_run::finish(
+            &setup.file,
+            &outcome,
+            started,
+            &setup.out,
+            options.run_record.as_deref(),
+        )?;
+    }
+    setup.journaled = Some(j);
+    conclude(&setup, &runtime, &tokio, outcome, output)
+}
+
+/// `ais resume HANDLE.json`: a run started with `--no-journal` that paused.
+fn resume_handle(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
+    let handle = PathBuf::from(&args.run);
+    let Some(answer) = args.answer else {
+        return Err(CliError::new(
+            format!(
+                "resuming `{}` needs the answer to its question",
+                shown(&handle)
+            ),
+            "give it: `ais resume HANDLE --answer TEXT`",
+        )
+        .into());
+    };
+    let args = HandleResume {
+        handle,
+        answer,
+        program: args.program,
+        options: args.options,
+    };
+    resume_from_handle(args, output)
+}
+
+/// A handle resume's arguments.
+struct HandleResume {
+    handle: PathBuf,
+    answer: String,
+    program: Option<PathBuf>,
+    options: Options,
+}
+
+fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Failure> {
     let record_path = record_path(&args.handle);
     let record = read_record(&record_path)?;
     let file = match (&args.program, &record) {
@@ -324,6 +466,7 @@ fn prepare(
         trace,
         progress: Arc::new(Progress::new()),
         format: options.format,
+        journaled: None,
     })
 }
 
@@ -385,9 +528,10 @@ fn conclude(
         let Some(pause) = outcome.pause.clone() else {
             break;
         };
-        let Some(handle) = pause.handle.clone() else {
+        let handle = pause.handle.clone();
+        if handle.is_none() && setup.journaled.is_none() {
             break;
-        };
+        }
         // Asked and answered with the progress display suspended, so it does not draw over
         // the prompt.
         let answer = setup.progress.suspend(|| -> io::Result<Option<String>> {
@@ -407,15 +551,30 @@ fn conclude(
             break;
         };
         let answer = answer.trim_end_matches(['\n', '\r']).to_owned();
-        outcome = tokio.block_on(runtime.resume(
-            &setup.doc.program,
-            Some(&setup.doc.source_map),
-            &handle,
-            answer,
-        ));
-        if !invalid_handle(&outcome) {
-            remove_handle(&handle);
-        }
+        outcome = match (&setup.journaled, handle) {
+            (Some(j), _) => {
+                let prep = runtime.prepare(&setup.doc.program, Some(&setup.doc.source_map));
+                tokio.block_on(runtime.resume_journaled(
+                    &prep,
+                    j.journal.clone(),
+                    &j.start,
+                    Some(answer),
+                ))
+            }
+            (None, Some(handle)) => {
+                let out = tokio.block_on(runtime.resume(
+                    &setup.doc.program,
+                    Some(&setup.doc.source_map),
+                    &handle,
+                    answer,
+                ));
+                if !invalid_handle(&out) {
+                    remove_handle(&handle);
+                }
+                out
+            }
+            (None, None) => break,
+        };
     }
     setup.progress.finish();
     if outcome.status == Status::InputRequired
@@ -455,7 +614,12 @@ fn conclude(
             if outcome.scripted {
                 writeln!(output.err, "{}", scripted_note(setup))?;
             }
-            writeln!(output.out, "{}", report_json(&outcome))?;
+            let mut v = report_json(&outcome);
+            if let (Some(j), Some(map)) = (&setup.journaled, v.as_object_mut()) {
+                map.insert("run".into(), j.id.clone().into());
+                map.insert("journal".into(), shown(j.store.path()).into());
+            }
+            writeln!(output.out, "{v}")?;
         }
         Format::Human => print_human(setup, &outcome, output)?,
     }
@@ -464,6 +628,7 @@ fn conclude(
         Status::Fault if cannot_start => 2,
         Status::Error | Status::Fault => 1,
         Status::InputRequired => 3,
+        Status::Interrupted => 4,
     })
 }
 

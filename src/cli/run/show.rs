@@ -30,6 +30,18 @@ pub(super) fn report_json(outcome: &RunOutcome) -> serde_json::Value {
     })
 }
 
+/// ` --journal PATH` when the run's journal is not the one `ais resume` finds by default
+/// (`./.ais/runs.db`).
+pub(super) fn journal_flag(j: &super::journal::Journaled) -> String {
+    let default = std::fs::canonicalize(".ais/runs.db").ok();
+    let this = std::fs::canonicalize(j.store.path()).ok();
+    if default.is_some() && default == this {
+        String::new()
+    } else {
+        format!(" --journal {}", shown(j.store.path()))
+    }
+}
+
 pub(super) fn scripted_note(setup: &Setup) -> String {
     format!(
         "note: scripted run: the model's answers are canned responses from `{}`, not a live model",
@@ -69,6 +81,7 @@ pub(super) fn print_human(
         Status::Error => "error (a step failed and no ROUTE tested it)",
         Status::Fault => "fault",
         Status::InputRequired => "input required",
+        Status::Interrupted => "interrupted (an effect may have run once)",
     };
     writeln!(
         out,
@@ -107,7 +120,24 @@ pub(super) fn print_human(
                 "resume with: ais resume {} --answer TEXT",
                 shown(handle)
             )?;
+        } else if let Some(j) = &setup.journaled {
+            writeln!(
+                out,
+                "resume with: ais resume {} --answer TEXT{}",
+                j.id,
+                journal_flag(j)
+            )?;
         }
+    }
+    if outcome.status == Status::Interrupted
+        && let Some(j) = &setup.journaled
+    {
+        writeln!(
+            out,
+            "continue with: ais resume {id} --retry{flag}   (run it again), or ais resume {id} --mark-done{flag}   (go on)",
+            id = j.id,
+            flag = journal_flag(j)
+        )?;
     }
     if !outcome.report.is_empty() {
         writeln!(out, "report:")?;

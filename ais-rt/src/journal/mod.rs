@@ -1,0 +1,390 @@
+//! The journal: the one seam every step boundary and every effect of a run passes through.
+//!
+//! The machine never talks to a database. It talks to a [`Journal`], one per run, at exactly
+//! two kinds of point:
+//!
+//! - **Around each effect** — a slot's exchanges with the model, a tool call, an artifact
+//!   write, an MCP call — through [`Journal::effect`], closure-style like Restate's
+//!   `ctx.run(name, || …)`: the machine hands over a deterministic [`EffectKey`], the
+//!   [`Effect`]'s kind and [`Idempotency`], and the (not yet started) future that performs it.
+//!   The journal either answers with the result it recorded (a resume or a replay: the effect
+//!   does not run) or runs the future and records intent and result.
+//! - **At each step boundary** — through [`Journal::commit`], once per completed step, before
+//!   the next step starts: a [`StepCommit`] holds what the step *changed* (the carries it
+//!   wrote, the cursor, LOOP counters, new deviations, usage), never the whole carry file.
+//!
+//! plus [`Journal::end`] when the run stops (finished, faulted, paused for a human, or
+//! interrupted at an effect that may not be repeated) and [`Journal::history`] to rebuild a
+//! run that did not finish.
+//!
+//! # The contract every backend meets
+//!
+//! 1. **A recorded effect never runs again.** `effect` with a key whose result is recorded
+//!    returns that result and drops the future unpolled.
+//! 2. **Intent before, result after.** A backend that can crash between the two (ours) records
+//!    the intent durably before polling the future. On a later `effect` for a key with an
+//!    intent and no result (the effect was in flight at a crash) it reruns the effect when its
+//!    idempotency is [`Idempotency::Retry`], or when the user chose [`InFlight::Retry`]; records
+//!    a `null` result when the user chose [`InFlight::MarkDone`]; and otherwise fails with
+//!    [`JournalError::InFlight`], which stops the run with status `interrupted` — never a
+//!    silent second run of an e-mail.
+//! 3. **Keys are deterministic.** The machine derives a key from the run's step number, the
+//!    SPAWN sibling / CALL path and the effect's index within the step, so re-executing the
+//!    same program over the same journal asks for the same keys in the same order *per path*.
+//!    Keys of different paths may interleave (SPAWN siblings run concurrently); a backend that
+//!    needs a serial context (Restate: restatedev/sdk-rust #89) serializes per path, or as a
+//!    whole.
+//! 4. **A commit is atomic** and ordered: one transaction per step, applied in order by
+//!    [`fold`]. A backend may also keep no commits ([`Journal::history`] empty) and rely on
+//!    effect replay alone — re-executing from the first step with every effect answered from
+//!    the journal reaches the same state, because guards, CODE bodies and write-back are
+//!    deterministic (this is how a Restate backend resumes).
+//! 5. **Fail closed.** A row that is malformed, belongs to another run or program, or
+//!    contradicts the rest (a key recorded with another kind or name) is a
+//!    [`JournalError::Corrupt`] naming the run and the row; never a guessed state.
+//!
+//! The in-memory journal ([`memory::MemoryJournal`]) serves tests and benches; the SQLite one
+//! ([`sqlite::SqliteStore`]) is what `ais run` uses by default.
+
+pub mod memory;
+pub mod sqlite;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed, sendable future: what the object-safe [`Journal`] methods return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The JSON a journal stores for an effect's result.
+pub type Json = serde_json::Value;
+
+/// Where an effect happens, deterministically: the same program over the same journal asks for
+/// the same keys.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct EffectKey {
+    /// The run's step number (1 for the first step) — for a SPAWN sibling, its SPAWN's step.
+    pub step: u64,
+    /// The path below the run: empty for the run itself, `s3` for sibling 3 of the step's
+    /// SPAWN, `c` for a CALL's sub-run (whose own step number is then `step`), `/`-joined
+    /// when nested (`c/7/s2`: sibling 2 at step 7 of the sub-run).
+    pub path: String,
+    /// The effect's index within the step and path, from 0.
+    pub index: u32,
+}
+
+impl fmt::Display for EffectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "step {} effect {}", self.step, self.index)
+        } else {
+            write!(
+                f,
+                "step {} path {} effect {}",
+                self.step, self.path, self.index
+            )
+        }
+    }
+}
+
+/// What kind of effect it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EffectKind {
+    /// A slot filled by the model (all its exchanges, repairs and tool rounds).
+    Slot,
+    /// A model-owned ROUTE's choice.
+    Choice,
+    /// A tool call (a `command`, a Python body, a native or built-in tool).
+    Tool,
+    /// An artifact written under the output root.
+    Artifact,
+    /// A call to an MCP server's tool.
+    Mcp,
+}
+
+impl EffectKind {
+    /// The kind as stored (`slot`, `tool`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EffectKind::Slot => "slot",
+            EffectKind::Choice => "choice",
+            EffectKind::Tool => "tool",
+            EffectKind::Artifact => "artifact",
+            EffectKind::Mcp => "mcp",
+        }
+    }
+
+    /// The kind a stored string names.
+    pub fn parse(s: &str) -> Option<EffectKind> {
+        Some(match s {
+            "slot" => EffectKind::Slot,
+            "choice" => EffectKind::Choice,
+            "tool" => EffectKind::Tool,
+            "artifact" => EffectKind::Artifact,
+            "mcp" => EffectKind::Mcp,
+            _ => return None,
+        })
+    }
+}
+
+/// Whether an effect in flight at a crash may simply run again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Idempotency {
+    /// Running it twice has the effect of running it once (an atomic artifact write of the same
+    /// content, a read, a tool declared `idempotent`, a model exchange).
+    Retry,
+    /// It may have happened once already (an e-mail sent, a row appended): rerun it only when
+    /// the user says so.
+    Once,
+}
+
+/// One effect as the machine hands it to [`Journal::effect`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Effect {
+    /// Where it happens.
+    pub key: EffectKey,
+    /// What it is.
+    pub kind: EffectKind,
+    /// The instruction it belongs to.
+    pub instruction: String,
+    /// The tool's name, or the instruction's for a slot.
+    pub name: String,
+    /// Whether it may run again after a crash.
+    pub idempotency: Idempotency,
+    /// A hash of what was asked (a slot's request, a tool's arguments), when there is one.
+    pub request: Option<String>,
+}
+
+/// What the user decided about an effect that was in flight at a crash
+/// (`ais resume --retry` / `--mark-done`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InFlight {
+    /// Stop with [`JournalError::InFlight`] unless the effect is idempotent (the default).
+    Stop,
+    /// Run it again.
+    Retry,
+    /// Treat it as done with a `null` result and go on.
+    MarkDone,
+}
+
+/// What one completed step changed: the delta a backend commits in one transaction.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepCommit {
+    /// The run's step count once this step completed.
+    pub step: u64,
+    /// The instruction that ran.
+    pub instruction: String,
+    /// The index of the step the run continues at.
+    pub cursor: usize,
+    /// The carries the step wrote, with their new values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub written: Vec<(String, Json)>,
+    /// Carries newly supplied (a human's answer applied on resume), with their values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supplied: Vec<(String, Json)>,
+    /// LOOP iteration counts of counter-less loops that changed: (step index, count).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loops: Vec<(usize, i64)>,
+    /// Deviations recorded during the step: (subject, intended, substituted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deviations: Vec<(String, String, String)>,
+    /// The unrouted failures after the step, when they changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrouted: Option<Json>,
+    /// The pending structural fan-out branches after the step, when they changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branches: Option<Vec<(usize, usize)>>,
+    /// The run's usage after the step: (prompt, completion, cached tokens, slots).
+    pub usage: (u64, u64, u64, u64),
+}
+
+/// How a run ended, as [`Journal::end`] records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunEnd {
+    /// `ok`, `error`, `fault`, `input_required` or `interrupted`.
+    pub status: String,
+    /// The step count.
+    pub steps: u64,
+    /// The outcome as the run returned it (its JSON form).
+    pub outcome: Json,
+    /// For a pause: the whole state the resume needs (the machine's pause record).
+    pub pause: Option<Json>,
+}
+
+/// What a run was started with, as a backend records it at the start.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunStart {
+    /// The run's id.
+    pub id: String,
+    /// The program's name.
+    pub program: String,
+    /// The SHA-256 of the program's canonical AG-IR.
+    pub digest: String,
+    /// The program's canonical AG-IR, to say what changed when a resume finds another.
+    pub source: String,
+    /// The task text.
+    pub task: String,
+    /// The invocation's input values, by carry name.
+    pub inputs: Vec<(String, Json)>,
+    /// What the caller needs to continue the run (for the CLI: the program's path, the model
+    /// spec, the output root, the step budget).
+    pub meta: Json,
+}
+
+/// What a journal holds of a run that did not finish.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct History {
+    /// The step commits, in order.
+    pub commits: Vec<StepCommit>,
+    /// The pause record, when the run paused for a human.
+    pub pause: Option<Json>,
+}
+
+/// Why a journal could not do what was asked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JournalError {
+    /// An effect that may not be repeated was in flight when the run stopped.
+    #[error(
+        "run {run}: `{}` ({} `{}`, {}) was in flight when the run stopped and may have run once; retry it with `ais resume {run} --retry`, or mark it done and go on with `ais resume {run} --mark-done`",
+        effect.instruction, effect.kind.as_str(), effect.name, effect.key
+    )]
+    InFlight {
+        /// The run.
+        run: String,
+        /// The effect.
+        effect: Box<Effect>,
+    },
+    /// A row that is malformed, foreign or contradicts the rest.
+    #[error("the journal of run {run} is not usable at {row}: {message}")]
+    Corrupt {
+        /// The run.
+        run: String,
+        /// The row (table and key).
+        row: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Another process holds the run.
+    #[error(
+        "run {run} is held by process {pid} (since {since}); wait for it to finish, or stop it"
+    )]
+    Held {
+        /// The run.
+        run: String,
+        /// The holder's process id.
+        pid: u32,
+        /// When it took the lease (seconds since the epoch).
+        since: i64,
+    },
+    /// No such run.
+    #[error("there is no run `{0}` in this journal; list the runs with `ais runs`")]
+    NoRun(String),
+    /// The store failed (I/O, SQLite).
+    #[error("the journal failed: {0}")]
+    Store(String),
+}
+
+/// One run's journal. See the [module docs](self) for the contract.
+pub trait Journal: Send + Sync {
+    /// The run's id.
+    fn run_id(&self) -> &str;
+
+    /// Answers `effect` from the journal, or runs `work` and records intent and result.
+    fn effect<'a>(
+        &'a self,
+        effect: Effect,
+        work: BoxFuture<'a, Json>,
+    ) -> BoxFuture<'a, Result<Json, JournalError>>;
+
+    /// Commits a completed step, atomically, before the next starts.
+    fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>>;
+
+    /// Records how the run ended (or paused), and releases the run.
+    fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>>;
+
+    /// The commits of the run so far, and its pause record when it is paused (a commit after
+    /// a pause means the pause was answered: the record is gone).
+    fn history(&self) -> BoxFuture<'_, Result<History, JournalError>>;
+}
+
+/// A run's state folded from its commits.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Folded {
+    /// The step count.
+    pub steps: u64,
+    /// Where the run continues (`None`: no step completed, start at the first).
+    pub cursor: Option<usize>,
+    /// Each written carry's last value and the step that wrote it, in first-written order.
+    pub written: indexmap::IndexMap<String, (Json, u64)>,
+    /// Carries supplied on resume, with their values.
+    pub supplied: Vec<(String, Json)>,
+    /// Counter-less LOOP counts.
+    pub loops: Vec<(usize, i64)>,
+    /// The deviations recorded.
+    pub deviations: Vec<(String, String, String)>,
+    /// The unrouted failures, as last committed.
+    pub unrouted: Option<Json>,
+    /// The pending branches, as last committed.
+    pub branches: Option<Vec<(usize, usize)>>,
+    /// The usage after the last step.
+    pub usage: (u64, u64, u64, u64),
+}
+
+/// Folds `commits` in order; a commit whose step count goes backwards contradicts the rest.
+pub fn fold(run: &str, commits: &[StepCommit]) -> Result<Folded, JournalError> {
+    let mut f = Folded::default();
+    for (k, c) in commits.iter().enumerate() {
+        if c.step < f.steps {
+            return Err(JournalError::Corrupt {
+                run: run.to_owned(),
+                row: format!("commit {} (`{}`)", k + 1, c.instruction),
+                message: format!(
+                    "it records step {} after step {} was committed",
+                    c.step, f.steps
+                ),
+            });
+        }
+        f.steps = c.step;
+        f.cursor = Some(c.cursor);
+        for (name, v) in &c.written {
+            f.written.insert(name.clone(), (v.clone(), c.step));
+        }
+        f.supplied.extend(c.supplied.iter().cloned());
+        for &(at, n) in &c.loops {
+            match f.loops.iter_mut().find(|(a, _)| *a == at) {
+                Some(slot) => slot.1 = n,
+                None => f.loops.push((at, n)),
+            }
+        }
+        f.deviations.extend(c.deviations.iter().cloned());
+        if c.unrouted.is_some() {
+            f.unrouted.clone_from(&c.unrouted);
+        }
+        if c.branches.is_some() {
+            f.branches.clone_from(&c.branches);
+        }
+        f.usage = c.usage;
+    }
+    Ok(f)
+}
+
+/// A short hex SHA-256 of `bytes` (16 bytes), for request hashes.
+pub fn hash(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(bytes);
+    d[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A fresh run id: the start time in seconds (hex) and 4 random-ish hex digits.
+pub fn new_run_id() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let mix =
+        (now.subsec_nanos() as u64) ^ ((std::process::id() as u64) << 16) ^ (now.as_secs() << 7);
+    let short = hash(&mix.to_le_bytes());
+    format!("{:x}-{}", now.as_secs(), &short[..6])
+}

@@ -1,0 +1,737 @@
+//! The SQLite journal: one database file (by default `<out>/.ais/runs.db`) holding every run
+//! of an output root.
+//!
+//! WAL mode; `synchronous=NORMAL` by default, which survives a crash of the process (a
+//! committed step is never lost to `kill -9`) but not necessarily a power loss; `FULL`
+//! ([`Durability::Full`]) syncs each commit to the disk and survives that too, at the cost of
+//! an fsync per step. A step commit is one transaction (its delta row and the run's counters);
+//! an effect is two (the intent, then the result).
+//!
+//! The schema is versioned (`meta.schema`): a database of another version, or one that is not
+//! an ais journal, is refused, never migrated in place or overwritten. Each run row carries a
+//! lease (the pid holding it): a second process opening a run held by a live process is
+//! refused ([`JournalError::Held`]); a lease held by a process that no longer exists is taken
+//! over. Leases assume one host (a pid means nothing on another machine).
+
+use super::memory::{check_same, in_flight};
+use super::{
+    BoxFuture, Effect, EffectKey, EffectKind, History, Idempotency, InFlight, Journal,
+    JournalError, Json, RunEnd, RunStart, StepCommit,
+};
+use rusqlite::{Connection, OptionalExtension, params};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The schema version this build reads and writes.
+pub const SCHEMA: &str = "ais-journal/1";
+
+const SCHEMA_SQL: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY, program TEXT NOT NULL, digest TEXT NOT NULL, source TEXT NOT NULL,
+  task TEXT NOT NULL, inputs TEXT NOT NULL, meta TEXT NOT NULL, status TEXT NOT NULL,
+  steps INTEGER NOT NULL, started INTEGER NOT NULL, updated INTEGER NOT NULL,
+  last_step TEXT, outcome TEXT, pause TEXT, lease_pid INTEGER, lease_since INTEGER);
+CREATE TABLE IF NOT EXISTS steps (
+  run TEXT NOT NULL, seq INTEGER NOT NULL, step INTEGER NOT NULL, instruction TEXT NOT NULL,
+  delta TEXT NOT NULL, PRIMARY KEY (run, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS effects (
+  run TEXT NOT NULL, step INTEGER NOT NULL, path TEXT NOT NULL, idx INTEGER NOT NULL,
+  kind TEXT NOT NULL, instruction TEXT NOT NULL, name TEXT NOT NULL, idempotency TEXT NOT NULL,
+  request TEXT, result TEXT, PRIMARY KEY (run, step, path, idx)) WITHOUT ROWID;
+";
+
+/// How hard each commit is pushed to the disk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// `synchronous=NORMAL`: survives a process crash (the default).
+    #[default]
+    Normal,
+    /// `synchronous=FULL`: survives a power loss too.
+    Full,
+}
+
+/// A run as the `runs` table lists it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RunRecord {
+    /// The run id.
+    pub id: String,
+    /// The program's name.
+    pub program: String,
+    /// The program's digest.
+    pub digest: String,
+    /// Its status: `running` (or crashed), `ok`, `error`, `fault`, `input_required`,
+    /// `interrupted`.
+    pub status: String,
+    /// Steps completed.
+    pub steps: u64,
+    /// Started, seconds since the epoch.
+    pub started: i64,
+    /// Last change, seconds since the epoch.
+    pub updated: i64,
+    /// The instruction of the last committed step.
+    pub last_step: Option<String>,
+    /// The task text.
+    pub task: String,
+    /// The caller's record (CLI: program path, model, output root, step budget).
+    pub meta: Json,
+    /// The pid holding the run, if any.
+    pub lease: Option<u32>,
+}
+
+/// A committed step, as `ais runs show` prints it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct StepRow {
+    /// The commit's sequence number.
+    pub seq: u64,
+    /// The delta.
+    pub commit: StepCommit,
+}
+
+/// One recorded effect.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct EffectRow {
+    /// The effect.
+    pub effect: Effect,
+    /// Its result (`None`: intent only, in flight when the run stopped).
+    pub result: Option<Json>,
+}
+
+/// A journal database.
+#[derive(Clone)]
+pub struct SqliteStore {
+    path: PathBuf,
+    conn: Arc<Mutex<Connection>>,
+}
+
+fn store_err(path: &Path) -> impl Fn(rusqlite::Error) -> JournalError + '_ {
+    move |e| JournalError::Store(format!("{}: {e}", path.display()))
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the journal at `path`.
+    pub fn open(path: &Path, durability: Durability) -> Result<SqliteStore, JournalError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| JournalError::Store(format!("{}: {e}", dir.display())))?;
+        }
+        let err = store_err(path);
+        let conn = Connection::open(path).map_err(&err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(&err)?;
+        let sync = match durability {
+            Durability::Normal => "NORMAL",
+            Durability::Full => "FULL",
+        };
+        conn.execute_batch(&format!(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous={sync};"
+        ))
+        .map_err(|e| {
+            JournalError::Store(format!(
+                "{} is not a journal this build can open: {e}",
+                path.display()
+            ))
+        })?;
+        let tables: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type='table'")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .map_err(&err)?;
+        if !tables.is_empty() && !tables.iter().any(|t| t == "meta") {
+            return Err(JournalError::Store(format!(
+                "{} is an SQLite database but not an ais journal (it has tables {}); name another file with `--journal PATH`",
+                path.display(),
+                tables.join(", ")
+            )));
+        }
+        conn.execute_batch(SCHEMA_SQL).map_err(&err)?;
+        let version: Option<String> = conn
+            .query_row("SELECT value FROM meta WHERE key='schema'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(&err)?;
+        match version {
+            None => {
+                conn.execute("INSERT INTO meta VALUES ('schema', ?1)", [SCHEMA])
+                    .map_err(&err)?;
+            }
+            Some(v) if v == SCHEMA => {}
+            Some(v) => {
+                return Err(JournalError::Store(format!(
+                    "{} has journal schema `{v}`, and this build reads `{SCHEMA}`; use the ais that wrote it, or another `--journal PATH`",
+                    path.display()
+                )));
+            }
+        }
+        Ok(SqliteStore {
+            path: path.to_owned(),
+            conn: Arc::new(Mutex::new(conn)),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a new run (held by this process) and returns its journal.
+    pub fn begin(&self, start: &RunStart) -> Result<SqliteJournal, JournalError> {
+        let err = store_err(&self.path);
+        let inputs =
+            serde_json::to_string(&start.inputs).map_err(|e| JournalError::Store(e.to_string()))?;
+        let t = now();
+        self.lock()
+            .execute(
+                "INSERT INTO runs (id, program, digest, source, task, inputs, meta, status, steps, started, updated, lease_pid, lease_since)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 0, ?8, ?8, ?9, ?8)",
+                params![start.id, start.program, start.digest, start.source, start.task, inputs, start.meta.to_string(), t, std::process::id()],
+            )
+            .map_err(&err)?;
+        Ok(self.journal(&start.id, InFlight::Stop))
+    }
+
+    fn journal(&self, id: &str, in_flight: InFlight) -> SqliteJournal {
+        SqliteJournal {
+            id: id.to_owned(),
+            store: self.clone(),
+            in_flight,
+        }
+    }
+
+    /// Takes the lease of run `id` for this process and returns the run, what it started with
+    /// and its journal: refused when a live process holds it. The status stays as it was until
+    /// the resumed run commits a step (`running`) or ends.
+    pub fn resume(
+        &self,
+        id: &str,
+        in_flight: InFlight,
+    ) -> Result<(RunRecord, RunStart, SqliteJournal), JournalError> {
+        let err = store_err(&self.path);
+        let mut conn = self.lock();
+        let tx = conn.transaction().map_err(&err)?;
+        let record = read_run(&tx, id)?.ok_or_else(|| JournalError::NoRun(id.to_owned()))?;
+        if let Some(pid) = record.lease
+            && pid != std::process::id()
+            && alive(pid)
+        {
+            let since: i64 = tx
+                .query_row(
+                    "SELECT COALESCE(lease_since, updated) FROM runs WHERE id=?1",
+                    [id],
+                    |r| r.get(0),
+                )
+                .map_err(&err)?;
+            return Err(JournalError::Held {
+                run: id.to_owned(),
+                pid,
+                since,
+            });
+        }
+        tx.execute(
+            "UPDATE runs SET lease_pid=?2, lease_since=?3 WHERE id=?1",
+            params![id, std::process::id(), now()],
+        )
+        .map_err(&err)?;
+        let start = read_start(&tx, id)?;
+        tx.commit().map_err(&err)?;
+        drop(conn);
+        Ok((record, start, self.journal(id, in_flight)))
+    }
+
+    /// The run `id`, if the journal has it.
+    pub fn run(&self, id: &str) -> Result<Option<RunRecord>, JournalError> {
+        read_run(&self.lock(), id)
+    }
+
+    /// What run `id` was started with.
+    pub fn start(&self, id: &str) -> Result<RunStart, JournalError> {
+        read_start(&self.lock(), id)
+    }
+
+    /// Every run, newest first.
+    pub fn runs(&self) -> Result<Vec<RunRecord>, JournalError> {
+        let ids: Vec<String> = {
+            let conn = self.lock();
+            let mut s = conn
+                .prepare("SELECT id FROM runs ORDER BY started DESC, id DESC")
+                .map_err(store_err(&self.path))?;
+            s.query_map([], |r| r.get(0))
+                .and_then(|rows| rows.collect())
+                .map_err(store_err(&self.path))?
+        };
+        ids.iter()
+            .filter_map(|id| self.run(id).transpose())
+            .collect()
+    }
+
+    /// Run `id`'s committed steps, in order.
+    pub fn steps(&self, id: &str) -> Result<Vec<StepRow>, JournalError> {
+        let conn = self.lock();
+        let mut s = conn
+            .prepare_cached(
+                "SELECT seq, step, instruction, delta FROM steps WHERE run=?1 ORDER BY seq",
+            )
+            .map_err(store_err(&self.path))?;
+        let rows: Vec<(u64, u64, String, String)> = s
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .and_then(|rows| rows.collect())
+            .map_err(store_err(&self.path))?;
+        rows.into_iter()
+            .map(|(seq, step, instruction, delta)| {
+                let row = || format!("steps row {seq} (step {step}, `{instruction}`)");
+                let commit: StepCommit =
+                    serde_json::from_str(&delta).map_err(|e| corrupt(id, row(), e.to_string()))?;
+                if commit.step != step || commit.instruction != instruction {
+                    return Err(corrupt(
+                        id,
+                        row(),
+                        format!(
+                            "its delta says step {} of `{}`",
+                            commit.step, commit.instruction
+                        ),
+                    ));
+                }
+                Ok(StepRow { seq, commit })
+            })
+            .collect()
+    }
+
+    /// Run `id`'s recorded effects, in key order.
+    pub fn effects(&self, id: &str) -> Result<Vec<EffectRow>, JournalError> {
+        let conn = self.lock();
+        let mut s = conn
+            .prepare_cached("SELECT step, path, idx, kind, instruction, name, idempotency, request, result FROM effects WHERE run=?1 ORDER BY step, path, idx")
+            .map_err(store_err(&self.path))?;
+        let rows = s
+            .query_map([id], effect_row)
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(store_err(&self.path))?;
+        rows.into_iter().map(|r| parse_effect(id, r)).collect()
+    }
+
+    /// Removes run `id` (its steps and effects too); false when there was none. A run held by a
+    /// live process is refused.
+    pub fn remove(&self, id: &str) -> Result<bool, JournalError> {
+        let err = store_err(&self.path);
+        let mut conn = self.lock();
+        let tx = conn.transaction().map_err(&err)?;
+        let Some(record) = read_run(&tx, id)? else {
+            return Ok(false);
+        };
+        if let Some(pid) = record
+            .lease
+            .filter(|&p| p != std::process::id() && alive(p))
+        {
+            return Err(JournalError::Held {
+                run: id.to_owned(),
+                pid,
+                since: record.updated,
+            });
+        }
+        for table in ["steps", "effects"] {
+            tx.execute(&format!("DELETE FROM {table} WHERE run=?1"), [id])
+                .map_err(&err)?;
+        }
+        tx.execute("DELETE FROM runs WHERE id=?1", [id])
+            .map_err(&err)?;
+        tx.commit().map_err(&err)?;
+        Ok(true)
+    }
+
+    /// Removes every run not held by a live process whose last change is older than `secs`
+    /// seconds; returns the ids removed.
+    pub fn gc(&self, secs: u64) -> Result<Vec<String>, JournalError> {
+        let cutoff = now() - secs as i64;
+        let old: Vec<String> = self
+            .runs()?
+            .into_iter()
+            .filter(|r| r.updated <= cutoff && r.lease.is_none_or(|p| !alive(p)))
+            .map(|r| r.id)
+            .collect();
+        for id in &old {
+            self.remove(id)?;
+        }
+        Ok(old)
+    }
+}
+
+type RawEffect = (
+    u64,
+    String,
+    u32,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+);
+
+fn effect_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawEffect> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+        r.get(6)?,
+        r.get(7)?,
+        r.get(8)?,
+    ))
+}
+
+fn parse_effect(run: &str, r: RawEffect) -> Result<EffectRow, JournalError> {
+    let (step, path, index, kind, instruction, name, idem, request, result) = r;
+    let key = EffectKey { step, path, index };
+    let row = || format!("effects row ({key})");
+    let kind = EffectKind::parse(&kind).ok_or_else(|| {
+        corrupt(
+            run,
+            row(),
+            format!("its kind `{kind}` is none this build knows"),
+        )
+    })?;
+    let idempotency = match idem.as_str() {
+        "retry" => Idempotency::Retry,
+        "once" => Idempotency::Once,
+        other => {
+            return Err(corrupt(
+                run,
+                row(),
+                format!("its idempotency `{other}` is none this build knows"),
+            ));
+        }
+    };
+    let result = result
+        .map(|t| serde_json::from_str(&t))
+        .transpose()
+        .map_err(|e| corrupt(run, row(), format!("its result is not JSON ({e})")))?;
+    Ok(EffectRow {
+        effect: Effect {
+            key,
+            kind,
+            instruction,
+            name,
+            idempotency,
+            request,
+        },
+        result,
+    })
+}
+
+fn corrupt(run: &str, row: String, message: String) -> JournalError {
+    JournalError::Corrupt {
+        run: run.to_owned(),
+        row,
+        message,
+    }
+}
+
+/// Whether process `pid` exists (on this host).
+fn alive(pid: u32) -> bool {
+    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else {
+        return false;
+    };
+    match rustix::process::test_kill_process(p) {
+        Ok(()) => true,
+        Err(e) => e == rustix::io::Errno::PERM,
+    }
+}
+
+fn read_run(conn: &Connection, id: &str) -> Result<Option<RunRecord>, JournalError> {
+    let row = conn
+        .query_row(
+            "SELECT id, program, digest, status, steps, started, updated, last_step, task, meta, lease_pid FROM runs WHERE id=?1",
+            [id],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, i64>(4)?,
+                    r.get::<_, i64>(5)?,
+                    r.get::<_, i64>(6)?,
+                    r.get::<_, Option<String>>(7)?,
+                    r.get::<_, String>(8)?,
+                    r.get::<_, String>(9)?,
+                    r.get::<_, Option<i64>>(10)?,
+                ))
+            },
+        )
+        .optional()
+        .map_err(|e| corrupt(id, "runs row".into(), e.to_string()))?;
+    let Some((id, program, digest, status, steps, started, updated, last_step, task, meta, lease)) =
+        row
+    else {
+        return Ok(None);
+    };
+    let row = || "runs row".to_owned();
+    let known = [
+        "running",
+        "ok",
+        "error",
+        "fault",
+        "input_required",
+        "interrupted",
+    ];
+    if !known.contains(&status.as_str()) {
+        return Err(corrupt(
+            &id,
+            row(),
+            format!("its status `{status}` is none this build knows"),
+        ));
+    }
+    let meta = serde_json::from_str(&meta)
+        .map_err(|e| corrupt(&id, row(), format!("its meta is not JSON ({e})")))?;
+    Ok(Some(RunRecord {
+        steps: u64::try_from(steps)
+            .map_err(|_| corrupt(&id, row(), format!("it counts {steps} steps")))?,
+        id,
+        program,
+        digest,
+        status,
+        started,
+        updated,
+        last_step,
+        task,
+        meta,
+        lease: lease.and_then(|p| u32::try_from(p).ok()),
+    }))
+}
+
+fn read_start(conn: &Connection, id: &str) -> Result<RunStart, JournalError> {
+    let (program, digest, source, task, inputs, meta): (
+        String,
+        String,
+        String,
+        String,
+        String,
+        String,
+    ) = conn
+        .query_row(
+            "SELECT program, digest, source, task, inputs, meta FROM runs WHERE id=?1",
+            [id],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            },
+        )
+        .optional()
+        .map_err(|e| corrupt(id, "runs row".into(), e.to_string()))?
+        .ok_or_else(|| JournalError::NoRun(id.to_owned()))?;
+    let bad = |what: &str, e: serde_json::Error| {
+        corrupt(
+            id,
+            "runs row".into(),
+            format!("its {what} is not JSON ({e})"),
+        )
+    };
+    Ok(RunStart {
+        id: id.to_owned(),
+        program,
+        digest,
+        source,
+        task,
+        inputs: serde_json::from_str(&inputs).map_err(|e| bad("inputs", e))?,
+        meta: serde_json::from_str(&meta).map_err(|e| bad("meta", e))?,
+    })
+}
+
+/// One run's journal in a [`SqliteStore`].
+pub struct SqliteJournal {
+    id: String,
+    store: SqliteStore,
+    in_flight: InFlight,
+}
+
+impl SqliteJournal {
+    fn err(&self) -> impl Fn(rusqlite::Error) -> JournalError + '_ {
+        store_err(&self.store.path)
+    }
+
+    fn lookup(&self, effect: &Effect) -> Result<Option<EffectRow>, JournalError> {
+        let conn = self.store.lock();
+        let mut s = conn
+            .prepare_cached("SELECT step, path, idx, kind, instruction, name, idempotency, request, result FROM effects WHERE run=?1 AND step=?2 AND path=?3 AND idx=?4")
+            .map_err(self.err())?;
+        let raw = s
+            .query_row(
+                params![self.id, effect.key.step, effect.key.path, effect.key.index],
+                effect_row,
+            )
+            .optional()
+            .map_err(self.err())?;
+        raw.map(|r| parse_effect(&self.id, r)).transpose()
+    }
+
+    fn record(&self, effect: &Effect, result: Option<&Json>) -> Result<(), JournalError> {
+        let conn = self.store.lock();
+        let mut s = conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO effects VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )
+            .map_err(self.err())?;
+        let idem = match effect.idempotency {
+            Idempotency::Retry => "retry",
+            Idempotency::Once => "once",
+        };
+        s.execute(params![
+            self.id,
+            effect.key.step,
+            effect.key.path,
+            effect.key.index,
+            effect.kind.as_str(),
+            effect.instruction,
+            effect.name,
+            idem,
+            effect.request,
+            result.map(Json::to_string),
+        ])
+        .map_err(self.err())?;
+        Ok(())
+    }
+}
+
+impl Journal for SqliteJournal {
+    fn run_id(&self) -> &str {
+        &self.id
+    }
+
+    fn effect<'a>(
+        &'a self,
+        effect: Effect,
+        work: BoxFuture<'a, Json>,
+    ) -> BoxFuture<'a, Result<Json, JournalError>> {
+        Box::pin(async move {
+            if let Some(prior) = self.lookup(&effect)? {
+                check_same(&self.id, &prior.effect, &effect)?;
+                match (prior.result, self.in_flight, effect.idempotency) {
+                    (Some(v), _, _) => return Ok(v),
+                    (None, InFlight::MarkDone, _) => {
+                        self.record(&effect, Some(&Json::Null))?;
+                        return Ok(Json::Null);
+                    }
+                    (None, InFlight::Stop, Idempotency::Once) => {
+                        return Err(in_flight(&self.id, &effect));
+                    }
+                    _ => {}
+                }
+            } else {
+                self.record(&effect, None)?;
+            }
+            let v = work.await;
+            self.record(&effect, Some(&v))?;
+            Ok(v)
+        })
+    }
+
+    fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
+        Box::pin(async move {
+            let delta =
+                serde_json::to_string(commit).map_err(|e| JournalError::Store(e.to_string()))?;
+            let mut conn = self.store.lock();
+            let tx = conn.transaction().map_err(self.err())?;
+            {
+                let mut ins = tx
+                    .prepare_cached("INSERT INTO steps (run, seq, step, instruction, delta) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE run=?1), ?2, ?3, ?4)")
+                    .map_err(self.err())?;
+                ins.execute(params![self.id, commit.step, commit.instruction, delta])
+                    .map_err(self.err())?;
+                let mut upd = tx
+                    .prepare_cached("UPDATE runs SET steps=?2, last_step=?3, updated=?4, pause=NULL, status='running' WHERE id=?1")
+                    .map_err(self.err())?;
+                upd.execute(params![self.id, commit.step, commit.instruction, now()])
+                    .map_err(self.err())?;
+            }
+            tx.commit().map_err(self.err())
+        })
+    }
+
+    fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
+        Box::pin(async move {
+            self.store
+                .lock()
+                .execute(
+                    "UPDATE runs SET status=?2, steps=MAX(steps, ?3), outcome=?4, pause=?5, updated=?6, lease_pid=NULL, lease_since=NULL WHERE id=?1",
+                    params![
+                        self.id,
+                        end.status,
+                        end.steps,
+                        end.outcome.to_string(),
+                        end.pause.as_ref().map(Json::to_string),
+                        now()
+                    ],
+                )
+                .map_err(self.err())?;
+            Ok(())
+        })
+    }
+
+    fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
+        Box::pin(async move {
+            let commits = self
+                .store
+                .steps(&self.id)?
+                .into_iter()
+                .map(|r| r.commit)
+                .collect();
+            let pause: Option<String> = self
+                .store
+                .lock()
+                .query_row("SELECT pause FROM runs WHERE id=?1", [&self.id], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(self.err())?
+                .flatten();
+            let pause = pause
+                .map(|t| serde_json::from_str(&t))
+                .transpose()
+                .map_err(|e| {
+                    corrupt(
+                        &self.id,
+                        "runs row".into(),
+                        format!("its pause record is not JSON ({e})"),
+                    )
+                })?;
+            Ok(History { commits, pause })
+        })
+    }
+}
+
+/// The outcome JSON a finished run recorded (for `ais replay` and `ais runs show`).
+pub fn recorded_outcome(store: &SqliteStore, id: &str) -> Result<Option<Json>, JournalError> {
+    let text: Option<String> = store
+        .lock()
+        .query_row("SELECT outcome FROM runs WHERE id=?1", [id], |r| r.get(0))
+        .optional()
+        .map_err(store_err(&store.path))?
+        .flatten();
+    text.map(|t| serde_json::from_str(&t))
+        .transpose()
+        .map_err(|e| {
+            corrupt(
+                id,
+                "runs row".into(),
+                format!("its outcome is not JSON ({e})"),
+            )
+        })
+}

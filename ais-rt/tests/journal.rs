@@ -1,0 +1,429 @@
+//! The journal seam: every step committed, every effect journaled once; a run stopped at any
+//! step boundary resumes without repeating what completed; an effect in flight at a crash is
+//! retried only when safe; a malformed, foreign or contradicting journal is refused by name.
+
+mod common;
+
+use ais_core::Value;
+use ais_rt::journal::memory::MemoryJournal;
+use ais_rt::journal::sqlite::{Durability, SqliteStore};
+use ais_rt::journal::{
+    BoxFuture, Effect, History, InFlight, Journal, JournalError, Json, RunEnd, StepCommit,
+};
+use ais_rt::{FaultKind, Inputs, Status};
+use common::{Bench, arg, block_on, program, tool};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Polishes a draft until it is long enough; `polish` appends (an effect that must not
+/// repeat), `judge_it` is declared idempotent in the AG-IR.
+const LOOP: &str = r#"walker:
+  name: Polish
+  carries:
+    task: {type: str, role: input}
+    draft: {type: str, produced_by: improve}
+    good: {type: bool, produced_by: judge}
+    rounds: {type: int, produced_by: improve}
+tools:
+  polish: {sig: "(draft) -> str", surface: SENSE, serves: [improve]}
+  judge_it: {sig: "(draft) -> bool", surface: SENSE, serves: [judge], idempotent: true}
+nodes:
+  - {id: improve, type: LOOP, owner: code, reads: [draft], writes: [draft], verdict: good, cap: 20, counter: rounds}
+  - {id: judge, type: SENSE, owner: code, reads: [draft], writes: [good]}
+  - {id: done, type: TERMINAL, reads: [draft, rounds]}
+edges:
+  - {from: improve, to: judge}
+  - {from: judge, to: improve}
+  - {from: improve, to: done}
+"#;
+
+struct Fixture {
+    bench: Bench,
+    polish: Arc<common::FnTool>,
+    judge: Arc<common::FnTool>,
+}
+
+fn fixture() -> Fixture {
+    let polish = tool(|a, _| Ok(Value::from(format!("{}+", arg(a, "draft")))));
+    let judge = tool(|a, _| Ok(Value::Bool(arg(a, "draft").len() >= 5)));
+    let bench = Bench::new()
+        .with("polish", polish.clone())
+        .with("judge_it", judge.clone());
+    Fixture {
+        bench,
+        polish,
+        judge,
+    }
+}
+
+fn run_on(f: &Fixture, journal: Arc<dyn Journal>) -> ais_rt::RunOutcome {
+    let doc = program(LOOP);
+    let rt = f.bench.runtime();
+    let prep = rt.prepare(&doc.program, Some(&doc.source_map));
+    block_on(rt.run_journaled(&prep, Inputs::task("polish it"), journal))
+}
+
+fn resume_on(f: &Fixture, journal: Arc<dyn Journal>) -> ais_rt::RunOutcome {
+    let doc = program(LOOP);
+    let rt = f.bench.runtime();
+    let prep = rt.prepare(&doc.program, Some(&doc.source_map));
+    let start = rt.run_start(
+        journal.run_id(),
+        &prep,
+        &Inputs::task("polish it"),
+        Json::Null,
+    );
+    block_on(rt.resume_journaled(&prep, journal, &start, None))
+}
+
+/// A journal that fails the `n`th commit: the process "dies" at that step boundary.
+struct DiesAt {
+    inner: Arc<MemoryJournal>,
+    n: usize,
+    commits: AtomicUsize,
+}
+
+impl Journal for DiesAt {
+    fn run_id(&self) -> &str {
+        self.inner.run_id()
+    }
+    fn effect<'a>(
+        &'a self,
+        effect: Effect,
+        work: BoxFuture<'a, Json>,
+    ) -> BoxFuture<'a, Result<Json, JournalError>> {
+        self.inner.effect(effect, work)
+    }
+    fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
+        if self.commits.fetch_add(1, Ordering::SeqCst) + 1 == self.n {
+            return Box::pin(async { Err(JournalError::Store("killed".into())) });
+        }
+        self.inner.commit(commit)
+    }
+    fn end<'a>(&'a self, _end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
+        // A dead process records no end.
+        Box::pin(async { Ok(()) })
+    }
+    fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
+        self.inner.history()
+    }
+}
+
+#[test]
+fn a_journaled_run_commits_each_step_and_reports_as_an_unjournaled_one() {
+    let plain = fixture();
+    let doc = program(LOOP);
+    let expected = block_on(plain.bench.runtime().run(
+        &doc.program,
+        Some(&doc.source_map),
+        Inputs::task("polish it"),
+    ));
+    assert_eq!(expected.status, Status::Ok, "{expected:?}");
+
+    let f = fixture();
+    let journal = Arc::new(MemoryJournal::new("r1"));
+    let out = run_on(&f, journal.clone());
+    assert_eq!(out.report, expected.report);
+    assert_eq!(out.steps, expected.steps);
+    let history = block_on(journal.history()).unwrap();
+    // Every step but the TERMINAL's commits (the end records the TERMINAL).
+    assert_eq!(history.commits.len() as u64, out.steps - 1);
+    let first = &history.commits[0];
+    assert_eq!(first.instruction, "improve");
+    assert_eq!(first.cursor, 1, "the LOOP continues at `judge`");
+    // A delta: the loop step wrote its draft and its counter, nothing else.
+    let names: Vec<&str> = first.written.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["draft", "rounds"]);
+    let effects = journal.effects();
+    assert_eq!(
+        effects.len(),
+        f.polish.calls.load(Ordering::SeqCst) + f.judge.calls.load(Ordering::SeqCst)
+    );
+    assert!(effects.iter().all(|(_, r)| r.is_some()));
+    assert_eq!(journal.ended().unwrap().status, "ok");
+}
+
+#[test]
+fn a_run_stopped_at_any_step_boundary_resumes_without_repeating_a_call() {
+    let plain = fixture();
+    let reference = run_on(&plain, Arc::new(MemoryJournal::new("ref")));
+    let (polish_calls, judge_calls) = (
+        plain.polish.calls.load(Ordering::SeqCst),
+        plain.judge.calls.load(Ordering::SeqCst),
+    );
+    for n in 1..reference.steps as usize {
+        let f = fixture();
+        let inner = Arc::new(MemoryJournal::new(format!("r{n}")));
+        let dying = Arc::new(DiesAt {
+            inner: inner.clone(),
+            n,
+            commits: AtomicUsize::new(0),
+        });
+        let first = run_on(&f, dying);
+        assert_eq!(first.status, Status::Fault, "killed at commit {n}");
+        assert_eq!(first.fault.as_ref().unwrap().kind, FaultKind::Journal);
+        let out = resume_on(&f, inner);
+        assert_eq!(out.status, Status::Ok, "resumed after commit {n}: {out:?}");
+        assert_eq!(out.report, reference.report, "after commit {n}");
+        assert_eq!(out.steps, reference.steps);
+        assert_eq!(
+            (
+                f.polish.calls.load(Ordering::SeqCst),
+                f.judge.calls.load(Ordering::SeqCst)
+            ),
+            (polish_calls, judge_calls),
+            "no call ran twice (killed at commit {n})"
+        );
+    }
+}
+
+#[test]
+fn an_effect_in_flight_is_retried_only_when_it_is_idempotent() {
+    // Killed at the commit of step 1 (`improve`, whose `polish` call is effectful), with the
+    // call's result lost: its intent alone is in the journal.
+    let f = fixture();
+    let inner = Arc::new(MemoryJournal::new("r"));
+    let dying = Arc::new(DiesAt {
+        inner: inner.clone(),
+        n: 1,
+        commits: AtomicUsize::new(0),
+    });
+    run_on(&f, dying);
+    inner.crash();
+    let out = resume_on(&f, inner);
+    assert_eq!(out.status, Status::Interrupted, "{out:?}");
+    let fault = out.fault.unwrap();
+    assert_eq!(fault.kind, FaultKind::EffectInFlight);
+    assert_eq!(fault.instruction, "improve");
+    for needle in [
+        "`polish`",
+        "ais resume r --retry",
+        "ais resume r --mark-done",
+    ] {
+        assert!(
+            fault.message.contains(needle),
+            "{needle}: {}",
+            fault.message
+        );
+    }
+    assert_eq!(f.polish.calls.load(Ordering::SeqCst), 1, "not run again");
+
+    // Killed at the commit of step 2 (`judge`, declared idempotent): simply retried.
+    let g = fixture();
+    let inner = Arc::new(MemoryJournal::new("s"));
+    let dying = Arc::new(DiesAt {
+        inner: inner.clone(),
+        n: 2,
+        commits: AtomicUsize::new(0),
+    });
+    run_on(&g, dying);
+    inner.crash();
+    let out = resume_on(&g, inner);
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(
+        g.judge.calls.load(Ordering::SeqCst),
+        5 + 1,
+        "one retry of the judge"
+    );
+}
+
+fn store(dir: &std::path::Path) -> SqliteStore {
+    SqliteStore::open(&dir.join(".ais/runs.db"), Durability::Normal).unwrap()
+}
+
+fn sqlite_run(f: &Fixture, store: &SqliteStore, id: &str) -> ais_rt::RunOutcome {
+    let doc = program(LOOP);
+    let rt = f.bench.runtime();
+    let prep = rt.prepare(&doc.program, Some(&doc.source_map));
+    let start = rt.run_start(
+        id,
+        &prep,
+        &Inputs::task("polish it"),
+        serde_json::json!({"k": 1}),
+    );
+    let journal = Arc::new(store.begin(&start).unwrap());
+    block_on(rt.run_journaled(&prep, Inputs::task("polish it"), journal))
+}
+
+#[test]
+fn the_sqlite_journal_lists_runs_steps_and_effects_and_resumes_in_flight_by_choice() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let db = store(dir.path());
+    let out = sqlite_run(&f, &db, "a1");
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    let db = store(dir.path());
+    let runs = db.runs().unwrap();
+    assert_eq!(runs.len(), 1);
+    let r = &runs[0];
+    assert_eq!(
+        (r.id.as_str(), r.status.as_str(), r.program.as_str()),
+        ("a1", "ok", "Polish")
+    );
+    assert_eq!(r.lease, None, "a finished run holds no lease");
+    assert_eq!(r.meta, serde_json::json!({"k": 1}));
+    let steps = db.steps("a1").unwrap();
+    assert_eq!(steps.len() as u64, out.steps - 1);
+    assert_eq!(steps[0].commit.instruction, "improve");
+    let effects = db.effects("a1").unwrap();
+    assert_eq!(effects.len(), 10, "5 polish calls, 5 judgements");
+    assert!(effects.iter().all(|e| e.result.is_some()));
+
+    // The last `polish` loses its result, as when the process died during the call.
+    let conn = rusqlite::Connection::open(db.path()).unwrap();
+    let last: u64 = conn
+        .query_row(
+            "SELECT MAX(step) FROM effects WHERE name='polish'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    conn.execute("UPDATE effects SET result=NULL WHERE step=?1", [last])
+        .unwrap();
+    conn.execute("DELETE FROM steps WHERE step>=?1", [last])
+        .unwrap();
+    conn.execute(
+        "UPDATE runs SET status='running', steps=?1 WHERE id='a1'",
+        [last - 1],
+    )
+    .unwrap();
+    let g = fixture();
+    let resume = |policy: InFlight| {
+        let doc = program(LOOP);
+        let rt = g.bench.runtime();
+        let prep = rt.prepare(&doc.program, Some(&doc.source_map));
+        let (_, start, journal) = db.resume("a1", policy).unwrap();
+        block_on(rt.resume_journaled(&prep, Arc::new(journal), &start, None))
+    };
+    let stopped = resume(InFlight::Stop);
+    assert_eq!(stopped.status, Status::Interrupted, "{stopped:?}");
+    assert_eq!(db.run("a1").unwrap().unwrap().status, "interrupted");
+    assert_eq!(g.polish.calls.load(Ordering::SeqCst), 0);
+    let retried = resume(InFlight::Retry);
+    assert_eq!(retried.status, Status::Ok, "{retried:?}");
+    assert_eq!(retried.report, out.report);
+    assert_eq!(
+        g.polish.calls.load(Ordering::SeqCst),
+        1,
+        "only the in-flight call"
+    );
+}
+
+#[test]
+fn a_run_held_by_a_live_process_is_refused_and_a_dead_holder_is_taken_over() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let db = store(dir.path());
+    sqlite_run(&f, &db, "h1");
+    let conn = rusqlite::Connection::open(db.path()).unwrap();
+    let mut child = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    conn.execute(
+        "UPDATE runs SET lease_pid=?1, status='running' WHERE id='h1'",
+        [child.id()],
+    )
+    .unwrap();
+    match db.resume("h1", InFlight::Stop) {
+        Err(JournalError::Held { pid, .. }) => assert_eq!(pid, child.id()),
+        other => panic!("expected Held, got {:?}", other.map(|r| r.0)),
+    }
+    let holder = child.id();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (record, _, _) = db
+        .resume("h1", InFlight::Stop)
+        .expect("a dead holder's lease is taken over");
+    assert_eq!(record.lease, Some(holder));
+    assert_eq!(
+        db.run("h1").unwrap().unwrap().lease,
+        Some(std::process::id())
+    );
+}
+
+#[test]
+fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    // Not a journal.
+    let other = dir.path().join("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE orders (id INTEGER);")
+        .unwrap();
+    let e = SqliteStore::open(&other, Durability::Normal)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("not an ais journal") && e.contains("orders"),
+        "{e}"
+    );
+    // Another schema version.
+    let f = fixture();
+    let db = store(dir.path());
+    sqlite_run(&f, &db, "m1");
+    let conn = rusqlite::Connection::open(db.path()).unwrap();
+    conn.execute(
+        "UPDATE meta SET value='ais-journal/9' WHERE key='schema'",
+        [],
+    )
+    .unwrap();
+    let e = SqliteStore::open(db.path(), Durability::Full)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("ais-journal/9"), "{e}");
+    conn.execute(
+        "UPDATE meta SET value='ais-journal/1' WHERE key='schema'",
+        [],
+    )
+    .unwrap();
+    // A malformed step row.
+    conn.execute(
+        "UPDATE steps SET delta='{oops' WHERE run='m1' AND seq=2",
+        [],
+    )
+    .unwrap();
+    let e = db.steps("m1").unwrap_err().to_string();
+    assert!(e.contains("run m1") && e.contains("steps row 2"), "{e}");
+    // A row whose delta contradicts its key.
+    conn.execute(
+        "UPDATE steps SET delta=(SELECT delta FROM steps WHERE run='m1' AND seq=3) WHERE run='m1' AND seq=2",
+        [],
+    )
+    .unwrap();
+    let e = db.steps("m1").unwrap_err().to_string();
+    assert!(
+        e.contains("steps row 2") && e.contains("its delta says"),
+        "{e}"
+    );
+    // An effect recorded for another tool at the key the program now asks for.
+    conn.execute("UPDATE steps SET delta=(SELECT delta FROM steps WHERE run='m1' AND seq=1) WHERE run='m1' AND seq=2", []).unwrap();
+    conn.execute("DELETE FROM steps WHERE run='m1' AND seq>=2", [])
+        .unwrap();
+    conn.execute(
+        "UPDATE effects SET name='send_mail' WHERE run='m1' AND step=2",
+        [],
+    )
+    .unwrap();
+    let g = fixture();
+    let doc = program(LOOP);
+    let rt = g.bench.runtime();
+    let prep = rt.prepare(&doc.program, Some(&doc.source_map));
+    let (_, start, journal) = db.resume("m1", InFlight::Stop).unwrap();
+    let out = block_on(rt.resume_journaled(&prep, Arc::new(journal), &start, None));
+    assert_eq!(out.status, Status::Fault);
+    let fault = out.fault.unwrap();
+    assert_eq!(fault.kind, FaultKind::Journal);
+    assert!(
+        fault.message.contains("run m1") && fault.message.contains("send_mail"),
+        "{}",
+        fault.message
+    );
+    assert_eq!(
+        g.judge.calls.load(Ordering::SeqCst),
+        0,
+        "nothing guessed, nothing run"
+    );
+}

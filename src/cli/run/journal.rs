@@ -1,0 +1,254 @@
+//! `ais run`'s journal: every run journaled by default in `<out>/.ais/runs.db` (or
+//! `--journal PATH`), and what `ais resume RUN_ID` needs to continue one — recorded in the
+//! run's row, so nothing but the id (and where the journal is) must be given again.
+
+use super::Setup;
+use crate::cli::{CliError, shown};
+use ais_rt::journal::sqlite::{Durability, SqliteStore};
+use ais_rt::journal::{EffectKind, InFlight, JournalError, RunStart, new_run_id};
+use ais_rt::model::ScriptedModel;
+use ais_rt::{Inputs, Prepared, Runtime};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What `ais resume` needs of the command that started a run.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct Meta {
+    pub(super) format: String,
+    pub(super) program: PathBuf,
+    pub(super) model: Option<String>,
+    pub(super) out: PathBuf,
+    pub(super) max_steps: u64,
+}
+
+const META_FORMAT: &str = "ais-run-cli/2";
+
+/// A journaled run: the store, the run's id and journal, what it started with.
+pub(super) struct Journaled {
+    pub(super) store: SqliteStore,
+    pub(super) id: String,
+    pub(super) journal: Arc<ais_rt::journal::sqlite::SqliteJournal>,
+    pub(super) start: RunStart,
+}
+
+/// The journal a command uses: `--journal PATH`, else `<out>/.ais/runs.db`.
+pub(super) fn journal_path(journal: Option<&Path>, out: &Path) -> PathBuf {
+    journal.map_or_else(|| out.join(".ais").join("runs.db"), Path::to_owned)
+}
+
+/// Opens the journal at `path`.
+pub(super) fn open(path: &Path, full: bool) -> Result<SqliteStore, CliError> {
+    let durability = if full {
+        Durability::Full
+    } else {
+        Durability::Normal
+    };
+    SqliteStore::open(path, durability).map_err(|e| {
+        CliError::new(
+            e.to_string(),
+            "name another journal with `--journal PATH`, or run with `--no-journal`",
+        )
+    })
+}
+
+/// A journal error as the CLI reports it.
+pub(super) fn cli_error(e: JournalError) -> CliError {
+    let help = match &e {
+        JournalError::Held { .. } => {
+            "wait for the other `ais resume` to finish; a holder that died is taken over by the next resume"
+        }
+        JournalError::NoRun(_) => {
+            "list the runs with `ais runs` (add `--journal PATH` for another journal)"
+        }
+        _ => "inspect the run with `ais runs show RUN_ID`, or remove it with `ais runs rm RUN_ID`",
+    };
+    CliError::new(e.to_string(), help)
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned())
+}
+
+/// Records a new run of `prep` in the journal at `path`.
+pub(super) fn begin(
+    setup: &Setup,
+    runtime: &Runtime,
+    prep: &Prepared,
+    inputs: &Inputs,
+    path: &Path,
+    full: bool,
+) -> Result<Journaled, CliError> {
+    let store = open(path, full)?;
+    let model = setup
+        .model_spec
+        .as_ref()
+        .map(|spec| match spec.strip_prefix("scripted:") {
+            Some(file) => format!("scripted:{}", absolute(Path::new(file)).display()),
+            None => spec.clone(),
+        });
+    let meta = Meta {
+        format: META_FORMAT.to_owned(),
+        program: absolute(&setup.file),
+        model,
+        out: absolute(&setup.out),
+        max_steps: setup.max_steps,
+    };
+    let meta = serde_json::to_value(&meta).unwrap_or_default();
+    let start = runtime.run_start(new_run_id(), prep, inputs, meta);
+    let journal = store.begin(&start).map_err(cli_error)?;
+    Ok(Journaled {
+        id: start.id.clone(),
+        store,
+        journal: Arc::new(journal),
+        start,
+    })
+}
+
+/// What a run's row says about the command that started it.
+pub(super) fn meta(start: &RunStart) -> Result<Meta, CliError> {
+    let meta: Meta = serde_json::from_value(start.meta.clone()).map_err(|e| {
+        CliError::new(
+            format!(
+                "run {} was not started by `ais run` (its record does not read: {e})",
+                start.id
+            ),
+            "continue it from the program that started it (the `Runtime` API)",
+        )
+    })?;
+    if meta.format != META_FORMAT {
+        return Err(CliError::new(
+            format!(
+                "run {} was recorded as `{}`, not `{META_FORMAT}`",
+                start.id, meta.format
+            ),
+            "resume it with the version of ais that started it",
+        ));
+    }
+    Ok(meta)
+}
+
+/// Takes run `id` over for a resume: refused when it finished, when it waits for an answer and
+/// none is given (or is given one it does not wait for), and when a live process holds it.
+pub(super) fn take(
+    store: SqliteStore,
+    id: &str,
+    answer: bool,
+    in_flight: InFlight,
+) -> Result<Journaled, CliError> {
+    let record = store
+        .run(id)
+        .map_err(cli_error)?
+        .ok_or_else(|| cli_error(JournalError::NoRun(id.to_owned())))?;
+    match (record.status.as_str(), answer) {
+        ("input_required", false) => {
+            return Err(CliError::new(
+                format!("run {id} is paused for a human answer"),
+                format!("give it: `ais resume {id} --answer TEXT`"),
+            ));
+        }
+        ("running" | "interrupted", true) => {
+            return Err(CliError::new(
+                format!(
+                    "run {id} is not waiting for an answer (it is `{}`)",
+                    record.status
+                ),
+                format!("resume it without one: `ais resume {id}`"),
+            ));
+        }
+        ("running" | "interrupted" | "input_required", _) => {}
+        (status, _) => {
+            return Err(CliError::new(
+                format!("run {id} finished with status `{status}`; nothing is left to resume"),
+                format!("replay it with `ais replay {id}`, or start a new run with `ais run`"),
+            ));
+        }
+    }
+    let (_, start, journal) = store.resume(id, in_flight).map_err(cli_error)?;
+    Ok(Journaled {
+        id: id.to_owned(),
+        store,
+        journal: Arc::new(journal),
+        start,
+    })
+}
+
+/// Advances a scripted model past the exchanges the run's journaled slots used: they are
+/// answered from the journal, and the script continues where the run stopped.
+pub(super) fn skip_scripted(j: &Journaled, scripted: &ScriptedModel) -> Result<(), CliError> {
+    for row in j.store.effects(&j.id).map_err(cli_error)? {
+        let e = &row.effect;
+        if !matches!(e.kind, EffectKind::Slot | EffectKind::Choice) {
+            continue;
+        }
+        let Some(result) = &row.result else { continue };
+        let n = result
+            .get("exchanges")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0) as usize;
+        let sibling = e
+            .key
+            .path
+            .rsplit('/')
+            .next()
+            .and_then(|seg| seg.strip_prefix('s'))
+            .and_then(|i| i.parse().ok());
+        scripted.skip_exchanges(&e.instruction, sibling, n);
+    }
+    Ok(())
+}
+
+/// What changed between the program a run started with and `now`: the instructions added,
+/// removed and changed, by id.
+pub(super) fn changes(start: &RunStart, now: &ais_core::Program) -> String {
+    let Ok(then) = ais_core::agir::read(&start.source) else {
+        return "its recorded program no longer reads".into();
+    };
+    let ids = |p: &ais_core::Program| -> Vec<(String, String)> {
+        p.instructions()
+            .iter()
+            .map(|i| (i.id.clone(), format!("{i:?}")))
+            .collect()
+    };
+    let (before, after) = (ids(&then.program), ids(now));
+    let mut parts = Vec::new();
+    let named = |v: Vec<&String>| {
+        v.iter()
+            .map(|s| format!("`{s}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let added: Vec<&String> = after
+        .iter()
+        .filter(|(id, _)| !before.iter().any(|(b, _)| b == id))
+        .map(|(id, _)| id)
+        .collect();
+    let removed: Vec<&String> = before
+        .iter()
+        .filter(|(id, _)| !after.iter().any(|(a, _)| a == id))
+        .map(|(id, _)| id)
+        .collect();
+    let changed: Vec<&String> = after
+        .iter()
+        .filter(|(id, text)| before.iter().any(|(b, t)| b == id && t != text))
+        .map(|(id, _)| id)
+        .collect();
+    if !added.is_empty() {
+        parts.push(format!("added {}", named(added)));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("removed {}", named(removed)));
+    }
+    if !changed.is_empty() {
+        parts.push(format!("changed {}", named(changed)));
+    }
+    if parts.is_empty() {
+        parts.push("its carries, tools or edges changed".into());
+    }
+    parts.join("; ")
+}
+
+/// The line that says where a run is journaled.
+pub(super) fn note(j: &Journaled) -> String {
+    format!("run {} (journal {})", j.id, shown(j.store.path()))
+}

@@ -1,0 +1,194 @@
+//! `ais runs`: the runs a journal holds — list them, show one's step table, remove them.
+
+use super::{CliError, Failure, Output, shown};
+use ais_rt::journal::sqlite::{Durability, SqliteStore};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `ais runs`.
+#[derive(Debug, clap::Args)]
+pub struct RunsArgs {
+    /// The journal [default: OUT/.ais/runs.db].
+    #[arg(long, value_name = "PATH", global = true)]
+    pub journal: Option<PathBuf>,
+    /// The output root whose journal to read [default: the current directory].
+    #[arg(long, value_name = "DIR", global = true)]
+    pub out: Option<PathBuf>,
+    #[command(subcommand)]
+    pub action: Option<Action>,
+}
+
+/// What `ais runs` does (default: list).
+#[derive(Debug, clap::Subcommand)]
+pub enum Action {
+    /// Print one run's step table.
+    Show {
+        /// The run's id.
+        id: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ShowFormat::Human)]
+        format: ShowFormat,
+    },
+    /// Remove runs (not one a live process holds).
+    Rm {
+        /// The runs' ids.
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// Remove every run older than a number of days (`30d`), hours (`12h`) or minutes (`90m`).
+    Gc {
+        /// The age: `30d`, `12h`, `90m`, `60s`.
+        #[arg(long, value_name = "AGE")]
+        older_than: String,
+    },
+}
+
+/// How `ais runs show` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShowFormat {
+    /// A table.
+    Human,
+    /// One JSON object: the run and its steps.
+    Json,
+}
+
+fn journal_error(e: ais_rt::journal::JournalError) -> CliError {
+    CliError::new(
+        e.to_string(),
+        "name the journal with `--journal PATH` or the output root with `--out DIR`",
+    )
+}
+
+fn age(text: &str) -> Result<u64, CliError> {
+    let bad = || {
+        CliError::new(
+            format!("`--older-than {text}` is no age"),
+            "write a number and a unit: `30d`, `12h`, `90m`, `60s`",
+        )
+    };
+    let (n, unit) = text.split_at(text.len().saturating_sub(1));
+    let n: u64 = n.parse().map_err(|_| bad())?;
+    let mul = match unit {
+        "d" => 86_400,
+        "h" => 3_600,
+        "m" => 60,
+        "s" => 1,
+        _ => return Err(bad()),
+    };
+    Ok(n * mul)
+}
+
+fn when(secs: i64) -> String {
+    httpdate::fmt_http_date(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs.max(0) as u64),
+    )
+}
+
+/// `ais runs`.
+pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("."));
+    let path = args
+        .journal
+        .clone()
+        .unwrap_or_else(|| out.join(".ais").join("runs.db"));
+    if !path.is_file() {
+        return Err(CliError::new(
+            format!("there is no journal at `{}`", shown(&path)),
+            "name the output root with `--out DIR`, or the journal with `--journal PATH`",
+        )
+        .into());
+    }
+    let store = SqliteStore::open(&path, Durability::Normal).map_err(journal_error)?;
+    match args.action {
+        None => {
+            let runs = store.runs().map_err(journal_error)?;
+            writeln!(
+                output.out,
+                "{:<18} {:<16} {:<15} {:>6}  {:<29}  last step",
+                "id", "program", "status", "steps", "started"
+            )?;
+            for r in runs {
+                writeln!(
+                    output.out,
+                    "{:<18} {:<16} {:<15} {:>6}  {:<29}  {}",
+                    r.id,
+                    r.program,
+                    r.status,
+                    r.steps,
+                    when(r.started),
+                    r.last_step.unwrap_or_default()
+                )?;
+            }
+        }
+        Some(Action::Show { id, format }) => {
+            let record = store
+                .run(&id)
+                .map_err(journal_error)?
+                .ok_or_else(|| journal_error(ais_rt::journal::JournalError::NoRun(id.clone())))?;
+            let steps = store.steps(&id).map_err(journal_error)?;
+            let effects = store.effects(&id).map_err(journal_error)?;
+            if format == ShowFormat::Json {
+                let v = serde_json::json!({"run": record, "steps": steps, "effects": effects});
+                writeln!(output.out, "{v}")?;
+                return Ok(0);
+            }
+            writeln!(
+                output.out,
+                "run {} of `{}`: {} after {} steps, started {}",
+                record.id,
+                record.program,
+                record.status,
+                record.steps,
+                when(record.started)
+            )?;
+            writeln!(
+                output.out,
+                "{:>6}  {:<20} {:>6}  written",
+                "step", "instruction", "next"
+            )?;
+            for s in &steps {
+                let written: Vec<&str> = s.commit.written.iter().map(|(n, _)| n.as_str()).collect();
+                writeln!(
+                    output.out,
+                    "{:>6}  {:<20} {:>6}  {}",
+                    s.commit.step,
+                    s.commit.instruction,
+                    s.commit.cursor,
+                    written.join(", ")
+                )?;
+            }
+            let open = effects.iter().filter(|e| e.result.is_none()).count();
+            writeln!(
+                output.out,
+                "{} effects journaled, {open} in flight",
+                effects.len()
+            )?;
+        }
+        Some(Action::Rm { ids }) => {
+            let mut missing = Vec::new();
+            for id in &ids {
+                if !store.remove(id).map_err(journal_error)? {
+                    missing.push(id.clone());
+                }
+            }
+            if !missing.is_empty() {
+                return Err(CliError::new(
+                    format!("no run {} in `{}`", missing.join(", "), shown(&path)),
+                    "list the runs with `ais runs`",
+                )
+                .into());
+            }
+            writeln!(output.out, "removed {}", ids.join(", "))?;
+        }
+        Some(Action::Gc { older_than }) => {
+            let removed = store.gc(age(&older_than)?).map_err(journal_error)?;
+            writeln!(
+                output.out,
+                "removed {} run{}",
+                removed.len(),
+                if removed.len() == 1 { "" } else { "s" }
+            )?;
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,259 @@
+//! The kill test: a program of 22 steps — a slot, a SPAWN of 8 worker slots, a LOOP whose
+//! Python tool appends a line per note to `lines.txt`, a closing slot and a write-out — is
+//! killed with SIGKILL at random moments and resumed (`ais resume RUN_ID`) after each kill until
+//! it finishes. Its artifacts must be byte-identical to an uninterrupted run's, no line may
+//! appear twice, and every slot must be journaled exactly once.
+//!
+//! An append in flight at a kill (intent journaled, no result) stops the resumed run with exit 4
+//! (`interrupted`); the test then acts as an operator would: it looks at `lines.txt`, and
+//! continues with `--mark-done` when the line is there and `--retry` when it is not.
+//!
+//! `AIS_KILLS=100 cargo test --test kill_journal -- --nocapture` runs the full hundred; the
+//! suite runs 20.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kill")
+}
+
+fn ais(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env_remove("AIS_MODEL")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["kill.agir", "responses.json"] {
+        std::fs::copy(fixture().join(f), dir.path().join(f)).unwrap();
+    }
+    dir
+}
+
+const RUN: [&str; 8] = [
+    "run",
+    "kill.agir",
+    "--task",
+    "go",
+    "--model",
+    "scripted:responses.json",
+    "--out",
+    "out",
+];
+
+/// A small deterministic generator (xorshift), seeded per test run and printed.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+}
+
+/// The journal's view of the run: its id and status, the appends and slots recorded.
+struct Journal {
+    run: Option<(String, String)>,
+    appends: usize,
+    slot_exchanges: u64,
+    slots: usize,
+    slots_in_flight: usize,
+}
+
+fn journal(out: &Path) -> Journal {
+    let db = out.join(".ais/runs.db");
+    let mut j = Journal {
+        run: None,
+        appends: 0,
+        slot_exchanges: 0,
+        slots: 0,
+        slots_in_flight: 0,
+    };
+    if !db.exists() {
+        return j;
+    }
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    j.run = conn
+        .query_row("SELECT id, status FROM runs", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .ok();
+    j.appends = conn
+        .query_row(
+            "SELECT count(*) FROM effects WHERE name='append_note' AND result IS NOT NULL",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap() as usize;
+    let mut s = conn
+        .prepare("SELECT result FROM effects WHERE kind='slot'")
+        .unwrap();
+    let results: Vec<Option<String>> = s
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for r in results {
+        match r {
+            Some(text) => {
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                j.slots += 1;
+                j.slot_exchanges += v["exchanges"].as_u64().unwrap();
+            }
+            None => j.slots_in_flight += 1,
+        }
+    }
+    j
+}
+
+fn lines(out: &Path) -> Vec<String> {
+    std::fs::read_to_string(out.join("lines.txt"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Runs (or resumes) once; with `kill_after`, SIGKILLs it then. Returns the exit code, `None`
+/// when killed.
+fn attempt(dir: &Path, args: &[&str], kill_after: Option<Duration>) -> Option<i32> {
+    let mut child = ais(dir, args).spawn().unwrap();
+    if let Some(after) = kill_after {
+        let until = Instant::now() + after;
+        while Instant::now() < until {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        return None;
+    }
+    child.wait().unwrap().code()
+}
+
+fn resume_args(j: &Journal, policy: Option<&'static str>) -> Vec<String> {
+    let (id, _) = j.run.clone().unwrap();
+    let mut args = vec!["resume".to_owned(), id, "--out".into(), "out".into()];
+    args.extend(policy.map(str::to_owned));
+    args
+}
+
+#[derive(Default)]
+struct Stats {
+    killed: usize,
+    attempts: usize,
+    retried: usize,
+    marked: usize,
+    in_flight_slots: usize,
+}
+
+/// Starts the run in `dir` and resumes it after each kill (while fewer than `kills` happened,
+/// each attempt is killed at a random moment within `window`) until it finishes.
+fn run_to_the_end(dir: &Path, kills: usize, window: Duration, rng: &mut Rng, stats: &mut Stats) {
+    let out = dir.join("out");
+    let mut policy: Option<&'static str> = None;
+    for attempt_no in 0.. {
+        assert!(attempt_no < kills * 3 + 20, "the run never finished");
+        stats.attempts += 1;
+        let j = journal(&out);
+        let args: Vec<String> = match &j.run {
+            None => RUN.iter().map(|s| s.to_string()).collect(),
+            Some(_) => resume_args(&j, policy.take()),
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let kill = (stats.killed < kills)
+            .then(|| Duration::from_millis(rng.below(window.as_millis() as u64 + 1)));
+        match attempt(dir, &args, kill) {
+            None => {
+                stats.killed += 1;
+                stats.in_flight_slots += journal(&out).slots_in_flight;
+            }
+            Some(0) => return,
+            Some(4) => {
+                // An append was in flight: its line is there (it ran) or it is not.
+                if lines(&out).len() > journal(&out).appends {
+                    policy = Some("--mark-done");
+                    stats.marked += 1;
+                } else {
+                    policy = Some("--retry");
+                    stats.retried += 1;
+                }
+            }
+            Some(code) => panic!("attempt {attempt_no} ({args:?}) exited {code}"),
+        }
+    }
+}
+
+#[test]
+fn a_run_killed_at_random_moments_finishes_as_if_never_killed() {
+    let kills: usize = std::env::var("AIS_KILLS")
+        .ok()
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(20);
+    // The uninterrupted run.
+    let clean = project();
+    let started = Instant::now();
+    assert_eq!(attempt(clean.path(), &RUN, None), Some(0));
+    let span = started.elapsed();
+    let clean_out = clean.path().join("out");
+    let reference = journal(&clean_out);
+    assert_eq!((reference.slots, reference.slot_exchanges), (10, 10));
+    let artifacts = ["lines.txt", "summary_md.md"];
+    let expected: Vec<Vec<u8>> = artifacts
+        .iter()
+        .map(|a| std::fs::read(clean_out.join(a)).unwrap())
+        .collect();
+    assert_eq!(lines(&clean_out).len(), 8);
+
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    println!("kill test: {kills} kills, seed {seed}, uninterrupted run {span:?}");
+    let mut rng = Rng(seed);
+    let mut stats = Stats::default();
+    let mut rounds = 0;
+    while stats.killed < kills {
+        rounds += 1;
+        let dir = project();
+        let out = dir.path().join("out");
+        run_to_the_end(dir.path(), kills, span / 3, &mut rng, &mut stats);
+        let got = lines(&out);
+        let mut unique = got.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), got.len(), "a line appears twice: {got:?}");
+        for (a, want) in artifacts.iter().zip(&expected) {
+            let have = std::fs::read(out.join(a)).unwrap();
+            assert_eq!(&have, want, "{a} differs from the uninterrupted run's");
+        }
+        let j = journal(&out);
+        assert_eq!(j.run.as_ref().unwrap().1, "ok");
+        // Every slot journaled once, with the uninterrupted run's exchanges; the only extra
+        // exchanges are the retries of slots in flight at a kill (counted).
+        assert_eq!((j.slots, j.slot_exchanges), (10, reference.slot_exchanges));
+        assert_eq!(j.slots_in_flight, 0);
+    }
+    println!(
+        "kill test: {} kills over {rounds} runs, {} attempts, {} appends in flight retried, {} marked done, {} slots in flight at a kill (retried: {} model exchanges beyond the uninterrupted runs' {})",
+        stats.killed,
+        stats.attempts,
+        stats.retried,
+        stats.marked,
+        stats.in_flight_slots,
+        stats.in_flight_slots,
+        rounds as u64 * reference.slot_exchanges
+    );
+}
