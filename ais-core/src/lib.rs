@@ -109,8 +109,8 @@ pub use diag::{CheckId, Code, Deviation, Finding, Outcome, Related, Repair, Seve
 pub use edit::{Change, Edit, Wording};
 pub use model::{
     Autonomy, Carry, Concurrency, ContentKind, Edge, EnumMember, Extras, Field, Instruction,
-    Isolation, Knowledge, Modality, OUTCOME, OUTCOME_FIELDS, Opcode, Owner, Program, Role,
-    SpawnSource, Surface, Tool, ToolSurface, Type, TypeDecl, TypeKind, Walker,
+    Isolation, Knowledge, McpBinding, McpServer, Modality, OUTCOME, OUTCOME_FIELDS, Opcode, Owner,
+    Program, Role, SpawnSource, Surface, Tool, ToolSurface, Type, TypeDecl, TypeKind, Walker,
 };
 pub use plan::{Plan, lower};
 pub use source::{Element, FieldKey, Locator, Locus, Pos, SourceMap, SubRange};

@@ -55,6 +55,7 @@ mod edit;
 mod elements;
 mod escape;
 mod layout;
+mod mcp;
 mod read;
 mod relax;
 mod scalar;
