@@ -86,6 +86,7 @@ mod spelled;
 pub mod agir;
 pub mod bind;
 pub mod expr;
+pub mod mcp;
 pub mod plan;
 #[cfg(feature = "render")]
 pub mod render;
@@ -104,7 +105,7 @@ mod source;
 mod value;
 
 pub use builder::{ProgramBuilder, StepBuilder};
-pub use check::{Checked, Repairs, check};
+pub use check::{Checked, Repairs, check, check_mcp};
 pub use diag::{CheckId, Code, Deviation, Finding, Outcome, Related, Repair, Severity};
 pub use edit::{Change, Edit, Wording};
 pub use model::{
