@@ -63,6 +63,7 @@
 #![deny(missing_docs)]
 
 mod machine;
+pub mod mcp;
 pub mod model;
 pub mod report;
 pub mod tools;
