@@ -84,3 +84,204 @@ async fn the_live_schema_gives_the_signature() {
     assert_eq!(echo.read_only_hint, Some(true));
     servers.shutdown().await;
 }
+
+/// Fetches resource `ref_id`: the server throws for an id that is not a positive integer, and
+/// the program routes that error value.
+const REFS: &str = r#"---
+name: refs
+description: Fetch a resource reference and route on whether the server could.
+---
+mcp_servers:
+  every:
+    command: $BIN/mcp-server-everything
+tools:
+  reference: {sig: "(resourceId: int) -> str", surface: SENSE, serves: [fetch], mcp: {server: every, tool: get-resource-reference}}
+walker:
+  name: Refs
+  carries:
+    ref_id: {type: int, role: input}
+    fetched: {type: outcome, produced_by: fetch}
+    note: {type: str, produced_by: explain}
+nodes:
+  - {id: fetch, type: SENSE, owner: code, reads: [ref_id], writes: [fetched]}
+  - {id: gate, type: ROUTE, owner: code, reads: [fetched]}
+  - {id: found, type: TERMINAL, reads: [fetched]}
+  - {id: explain, type: CODE, owner: code, reads: [fetched], writes: [note], body: "'could not fetch: ' + fetched.error"}
+  - {id: missing, type: TERMINAL, reads: [note, fetched]}
+edges:
+  - {from: fetch, to: gate}
+  - {from: gate, to: found, guard: "fetched.ok == true"}
+  - {from: gate, to: explain, guard: "fetched.ok == false"}
+  - {from: explain, to: missing}
+"#;
+
+#[tokio::test]
+async fn a_tool_error_is_an_error_value_the_program_routes() {
+    let Some(server) = bin("mcp-server-everything") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = program(REFS, &server);
+    let t = Duration::from_secs(20);
+    let (good, _) = run(&p, dir.path(), &[("ref_id", "1")], t, None)
+        .await
+        .unwrap();
+    assert_eq!(good.status, Status::Ok, "{good:#?}");
+    assert_eq!(good.report["fetched"]["ok"], true, "{good:#?}");
+    assert!(good.deviations.is_empty(), "{:#?}", good.deviations);
+    let (bad, _) = run(&p, dir.path(), &[("ref_id", "-3")], t, None)
+        .await
+        .unwrap();
+    assert_eq!(bad.status, Status::Ok, "routed, so not an error: {bad:#?}");
+    let fetched = &bad.report["fetched"];
+    assert_eq!(fetched["ok"], false);
+    let error = fetched["error"].as_str().unwrap();
+    assert!(error.contains("Invalid resourceId"), "{error}");
+    assert!(
+        error.contains("get-resource-reference"),
+        "names the tool: {error}"
+    );
+    assert!(!good.report.contains_key("note"), "{good:#?}");
+    let note = bad.report["note"].as_str().unwrap();
+    assert!(
+        note.starts_with("could not fetch: at `fetch`: tool `reference`"),
+        "{note}"
+    );
+}
+
+/// Waits `secs` seconds in `n` steps on the server (its long-running, progress-reporting tool).
+const SLOW: &str = r#"---
+name: slow
+description: Run the server's long operation and route on whether it finished.
+---
+mcp_servers:
+  every:
+    command: $CMD
+    args: $ARGS
+tools:
+  wait: {sig: "(duration: float, steps: float) -> str", surface: SENSE, serves: [work], mcp: {server: every, tool: trigger-long-running-operation}}
+walker:
+  name: Slow
+  carries:
+    secs: {type: float, role: input}
+    n: {type: float, role: input}
+    result: {type: outcome, produced_by: work}
+nodes:
+  - {id: work, type: SENSE, owner: code, reads: [secs, n], writes: [result]}
+  - {id: gate, type: ROUTE, owner: code, reads: [result]}
+  - {id: finished, type: TERMINAL, reads: [result]}
+  - {id: gave_up, type: TERMINAL, reads: [result]}
+edges:
+  - {from: work, to: gate}
+  - {from: gate, to: finished, guard: "result.ok == true"}
+  - {from: gate, to: gave_up, guard: "result.ok == false"}
+"#;
+
+fn slow(server: &std::path::Path, cmd: &str, args: &str) -> ais_core::Program {
+    program(&SLOW.replace("$CMD", cmd).replace("$ARGS", args), server)
+}
+
+#[tokio::test]
+async fn a_long_operation_finishes_and_a_hung_one_times_out_and_is_routed() {
+    let Some(server) = bin("mcp-server-everything") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = slow(&server, "$BIN/mcp-server-everything", "[]");
+    let (done, _) = run(
+        &p,
+        dir.path(),
+        &[("secs", "0.6"), ("n", "3")],
+        Duration::from_secs(20),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(done.report["result"]["ok"], true, "{done:#?}");
+    let started = Instant::now();
+    let (hung, _) = run(
+        &p,
+        dir.path(),
+        &[("secs", "60"), ("n", "2")],
+        Duration::from_millis(800),
+        None,
+    )
+    .await
+    .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(hung.status, Status::Ok, "{hung:#?}");
+    let error = hung.report["result"]["error"].as_str().unwrap();
+    assert!(error.contains("no result within 0.8s"), "{error}");
+}
+
+#[tokio::test]
+async fn a_server_that_exits_mid_run_is_an_error_value_not_a_hang() {
+    let Some(server) = bin("mcp-server-everything") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // `timeout` ends the server 2 s after it starts, in the middle of a 6 s call.
+    let p = slow(&server, "timeout", "[\"2\", $BIN/mcp-server-everything]");
+    let started = Instant::now();
+    let (outcome, _) = run(
+        &p,
+        dir.path(),
+        &[("secs", "6"), ("n", "3")],
+        Duration::from_secs(30),
+        None,
+    )
+    .await
+    .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    let error = outcome.report["result"]["error"].as_str().unwrap();
+    assert!(error.contains("no longer running"), "{error}");
+    assert_eq!(outcome.report["result"]["ok"], false);
+}
+
+#[tokio::test]
+async fn a_changed_schema_refuses_the_run_before_its_first_step() {
+    let Some(server) = bin("mcp-server-everything") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = program(SUMS, &server);
+    let servers = McpServers::start(&p, dir.path()).await.unwrap();
+    let mut lock = servers.lock(&p);
+    servers.shutdown().await;
+    assert_eq!(lock.servers["every"].len(), 2);
+    // The lock as it was when `get-sum` took only `a`.
+    let add = lock
+        .servers
+        .get_mut("every")
+        .unwrap()
+        .get_mut("get-sum")
+        .unwrap();
+    let props = add.schema.input_schema["properties"]
+        .as_object_mut()
+        .unwrap();
+    props.remove("b");
+    add.schema.input_schema["required"] = serde_json::json!(["a"]);
+    add.hash = ais_rt::mcp::schema_hash(&add.schema);
+    let err = run(
+        &p,
+        dir.path(),
+        &[("greeting", "hi"), ("x", "1"), ("y", "2")],
+        Duration::from_secs(20),
+        Some(&lock),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.message.contains("`every`'s tool `get-sum`"), "{err}");
+    assert!(err.message.contains("parameter(s) added: `b`"), "{err}");
+    assert!(err.help.contains("ais mcp lock"), "{}", err.help);
+    // Nothing ran: the output root has no trace of a step.
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}
