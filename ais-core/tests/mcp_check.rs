@@ -126,9 +126,11 @@ fn an_undeclared_server_is_reported_without_a_lock() {
     let text = PROGRAM.replace("mcp: {server: fs}", "mcp: {server: fss}");
     let doc = agir::read(&text).unwrap();
     let m = check_mcp(&doc.program, None, &doc.source_map);
-    assert_eq!(m.len(), 1, "{m:#?}");
-    assert_eq!(m[0].did_you_mean, ["fs"]);
-    assert_eq!(m[0].pos.map(|p| p.line), Some(10));
+    assert_eq!(m.len(), 2, "{m:#?}");
+    assert_eq!(m[0].severity, Severity::Warn);
+    assert!(m[0].message.contains("ais mcp lock"), "{}", m[0].message);
+    assert_eq!(m[1].did_you_mean, ["fs"]);
+    assert_eq!(m[1].pos.map(|p| p.line), Some(10));
 }
 
 #[test]

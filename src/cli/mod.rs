@@ -5,6 +5,7 @@ mod eval;
 mod files;
 mod fix;
 mod fmt;
+mod mcp;
 mod run;
 
 use ais_core::render;
@@ -125,6 +126,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Continue a run paused for human input, with the answer.
     Resume(run::ResumeArgs),
+    /// MCP: lock a program's server tools (`ais mcp lock`).
+    Mcp(mcp::McpArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -212,6 +215,7 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::run(&args, &mut output),
         Command::Run(args) => return run::run(args, &mut output),
         Command::Resume(args) => return run::resume(args, &mut output),
+        Command::Mcp(args) => mcp::run(&args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

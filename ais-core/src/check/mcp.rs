@@ -16,6 +16,16 @@ pub(super) fn findings(program: &Program, lock: Option<&Lock>) -> Vec<Finding> {
         return out;
     }
     servers_declared_right(program, &mut out);
+    if lock.is_none()
+        && let Some(t) = program.tool_list().iter().position(|t| t.mcp.is_some())
+    {
+        out.push(Finding::new(
+            CheckId::M1,
+            Severity::Warn,
+            Locus::field(Element::Tool(t), "mcp"),
+            "there is no MCP lock file, so the server tools' names and parameters are not checked; run `ais mcp lock PROGRAM` to record them",
+        ));
+    }
     let ix = Index::new(program);
     for (t, tool) in program.tool_list().iter().enumerate() {
         let Some(m) = &tool.mcp else { continue };

@@ -12,7 +12,7 @@
 //! program's path, the model spec, the output root, the step budget and, for a scripted
 //! model, how many responses were used. Both are removed once a resume has run.
 use super::files::read_source;
-use super::{CliError, Failure, Output, shown};
+use super::{CliError, Failure, Output, mcp, shown};
 use ais_core::agir::{self, Limits};
 use ais_core::render;
 use ais_rt::model::{self, Model, ScriptedModel};
@@ -121,7 +121,7 @@ pub fn resume(args: ResumeArgs, output: &mut Output) -> ExitCode {
 }
 
 fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
-    let setup = prepare(&args.file, None, &args.options, output)?;
+    let mut setup = prepare(&args.file, None, &args.options, output)?;
     let mut pairs = Vec::with_capacity(args.inputs.len());
     for pair in &args.inputs {
         let Some((name, value)) = pair.split_once('=') else {
@@ -139,10 +139,15 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
             "each `--input` names a `role: input` carry and a value of its type",
         )
     })?;
-    let runtime = setup.runtime();
     let tokio = tokio_runtime()?;
+    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+    let servers = tokio.block_on(mcp::start(&setup.file, &mut setup.doc.program, &mut tools))?;
+    let runtime = setup.runtime(tools);
     let outcome =
         tokio.block_on(runtime.run(&setup.doc.program, Some(&setup.doc.source_map), inputs));
+    if let Some(servers) = servers {
+        mcp::keep_logs(&setup.out, &tokio.block_on(servers.shutdown()));
+    }
     conclude(&setup, &runtime, &tokio, outcome, output)
 }
 
@@ -180,15 +185,20 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
             .map(Path::to_owned);
     }
     let used = record.map(|r| r.scripted_used);
-    let setup = prepare(&file, used.as_ref(), &options, output)?;
-    let runtime = setup.runtime();
+    let mut setup = prepare(&file, used.as_ref(), &options, output)?;
     let tokio = tokio_runtime()?;
+    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+    let servers = tokio.block_on(mcp::start(&setup.file, &mut setup.doc.program, &mut tools))?;
+    let runtime = setup.runtime(tools);
     let outcome = tokio.block_on(runtime.resume(
         &setup.doc.program,
         Some(&setup.doc.source_map),
         &args.handle,
         args.answer,
     ));
+    if let Some(servers) = servers {
+        mcp::keep_logs(&setup.out, &tokio.block_on(servers.shutdown()));
+    }
     if !invalid_handle(&outcome) {
         remove_handle(&args.handle);
     }
@@ -310,7 +320,8 @@ fn open_model(spec: &str) -> Result<Opened, CliError> {
 }
 
 impl Setup {
-    fn runtime(&self) -> Runtime {
+    /// The runtime of this run, with `tools` (the built-ins and the program's MCP tools).
+    fn runtime(&self, tools: ais_rt::tools::ToolRegistry) -> Runtime {
         let mut sinks: Vec<Arc<dyn TraceSink>> = vec![self.progress.clone()];
         if let Some(t) = &self.trace {
             sinks.push(t.clone());
@@ -319,7 +330,7 @@ impl Setup {
             sinks.push(Arc::new(TracingSink::new()));
         }
         let mut builder = Runtime::builder()
-            .tools(ais_rt::tools::ToolRegistry::with_builtins())
+            .tools(tools)
             .out_dir(self.out.clone())
             .max_steps(self.max_steps)
             .trace(Arc::new(Tee(sinks)));
