@@ -303,7 +303,9 @@ impl McpServers {
     }
 
     /// Checks the live schemas of `program`'s bound tools against `lock`: an error for the
-    /// first tool the lock lacks or whose schemas changed, saying what changed.
+    /// first tool the lock lacks or whose schemas changed, saying what changed. The live
+    /// schemas are compared with the locked schemas themselves (their hashes), so a lock
+    /// edited by hand is held to what it says, not to the hash it was written with.
     pub fn verify(&self, program: &Program, lock: &Lock) -> Result<(), McpError> {
         let relock =
             "if the change is expected, run `ais mcp lock PROGRAM` and review the lock's diff";
@@ -318,7 +320,7 @@ impl McpServers {
                     relock,
                 ));
             };
-            if schema_hash(live) != locked.hash {
+            if schema_hash(live) != schema_hash(&locked.schema) {
                 return Err(McpError::new(
                     server,
                     format!(

@@ -14,11 +14,16 @@ use std::time::Duration;
 /// the `target/npm/node_modules/.bin` that `.ci/run` installs into. `None`, with a notice, when
 /// neither has `name` outside CI; under `CI=true` a missing server fails the test.
 pub fn bin(name: &str) -> Option<PathBuf> {
+    // The workspace root is the manifest's directory (the `ais` package) or its parent.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let local = [manifest, manifest.parent().unwrap_or(manifest)]
+        .map(|root| root.join("target/npm/node_modules/.bin"))
+        .into_iter()
+        .find(|d| d.exists())
+        .unwrap_or_else(|| manifest.join("target/npm/node_modules/.bin"));
     let dir = std::env::var_os("AIS_MCP_BIN")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/npm/node_modules/.bin")
-        });
+        .unwrap_or(local);
     let path = dir.join(name);
     if path.exists() {
         return Some(path);
