@@ -27,6 +27,26 @@ pub enum McpCommand {
     /// Exit status: 0 written; 2 when the program cannot be read or a server cannot be started
     /// or does not offer a bound tool.
     Lock(LockArgs),
+    /// Offer programs as MCP tools over stdio: each program one tool (its name and
+    /// description, an inputSchema from its input carries, an outputSchema from its report,
+    /// readOnlyHint when it has no ACT); each step of a call is a progress notification.
+    ///
+    /// Standard output carries the MCP protocol only; diagnostics go to standard error.
+    Serve(ServeArgs),
+}
+
+/// Arguments of `ais mcp serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The AG-IR programs to offer.
+    #[arg(required = true)]
+    pub programs: Vec<PathBuf>,
+    /// The model that fills slots (else `AIS_MODEL`): `scripted:FILE.json`, `openai:MODEL`, …
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The output root of the runs.
+    #[arg(long, default_value = ".")]
+    pub out: PathBuf,
 }
 
 /// Arguments of `ais mcp lock`.
@@ -40,7 +60,76 @@ pub struct LockArgs {
 pub fn run(args: &McpArgs, o: &mut Output) -> CmdResult {
     match &args.command {
         McpCommand::Lock(a) => lock(a, o),
+        McpCommand::Serve(a) => serve(a),
     }
+}
+
+/// `ais mcp serve`, holding no lock on standard output (the protocol's stream): runs until
+/// the client closes standard input; an error goes to standard error.
+pub fn serve_main(args: &ServeArgs, color: super::ColorChoice) -> std::process::ExitCode {
+    use std::io::IsTerminal;
+    match serve(args) {
+        Ok(_) => std::process::ExitCode::SUCCESS,
+        Err(failure) => {
+            let text = match failure {
+                super::Failure::Cli(e) => ais_core::render::render_error(
+                    &e.what,
+                    e.help.as_deref(),
+                    color.enabled(std::io::stderr().is_terminal()),
+                ),
+                super::Failure::Io(e) => format!("error: {e}"),
+                super::Failure::Exit(code) => return std::process::ExitCode::from(code),
+            };
+            eprintln!("{text}");
+            std::process::ExitCode::from(Status::Failed.code())
+        }
+    }
+}
+
+/// `ais mcp serve`: runs until the client closes standard input.
+fn serve(args: &ServeArgs) -> CmdResult {
+    let spec = args
+        .model
+        .clone()
+        .or_else(|| std::env::var("AIS_MODEL").ok())
+        .filter(|s| !s.trim().is_empty());
+    let model = match &spec {
+        Some(spec) => Some(ais_rt::model::from_spec(spec).map_err(|e| {
+            CliError::new(
+                e.message,
+                "`--model scripted:FILE.json` runs with canned responses",
+            )
+        })?),
+        None => None,
+    };
+    let mut server =
+        ais_rt::mcp::ProgramServer::new(model, ToolRegistry::with_builtins(), args.out.clone());
+    for file in &args.programs {
+        let program = read_program(file)?;
+        if server_needs_model(&program) && spec.is_none() {
+            return Err(CliError::new(
+                format!("`{}` has model slots and no model is named", shown(file)),
+                "name one with `--model SPEC` or the AIS_MODEL environment variable",
+            )
+            .into());
+        }
+        server = server.offer(program, program_dir(file)).map_err(|e| {
+            CliError::new(
+                format!("`{}`: {e}", shown(file)),
+                "give each program its own frontmatter `name`",
+            )
+        })?;
+    }
+    let tokio = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}"), "retry"))?;
+    tokio.block_on(server.serve_stdio()).map_err(mcp_error)?;
+    Ok(Status::Ok)
+}
+
+fn server_needs_model(program: &Program) -> bool {
+    program.instructions().iter().any(|i| i.is_su())
 }
 
 fn lock(args: &LockArgs, o: &mut Output) -> CmdResult {

@@ -126,7 +126,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Continue a run paused for human input, with the answer.
     Resume(run::ResumeArgs),
-    /// MCP: lock a program's server tools (`ais mcp lock`).
+    /// MCP: lock a program's server tools (`ais mcp lock`), or serve programs as MCP tools
+    /// (`ais mcp serve`).
     Mcp(mcp::McpArgs),
 }
 
@@ -200,6 +201,12 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { USAGE_EXIT } else { 0 });
         }
     };
+    // `ais mcp serve` speaks the protocol on stdout: it must not hold the stdout lock.
+    if let Command::Mcp(args) = &cli.command
+        && let mcp::McpCommand::Serve(serve) = &args.command
+    {
+        return mcp::serve_main(serve, cli.color);
+    }
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut output = Output {
