@@ -191,3 +191,63 @@ fn a_changed_lock_is_reported_by_check_and_refused_by_run() {
     assert!(out.contains("parameter(s) added: `content`"), "{out}");
     assert!(!s.allowed.join("note.txt").exists(), "a step ran");
 }
+
+#[test]
+fn the_example_checks_offline_and_runs_against_the_pinned_server() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mcp");
+    // No server starts for a check: the lock beside the program answers.
+    let check = ais_in(&root, &["check", "notes.agir"]);
+    assert!(check.status.success(), "{}", text(&check));
+    assert!(
+        text(&check).contains("notes.agir: clean"),
+        "{}",
+        text(&check)
+    );
+
+    let Some(server) = bin("mcp-server-filesystem") else {
+        return;
+    };
+    // The same program and lock, with this machine's copy of the pinned server for `npx`.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("notes")).unwrap();
+    let program = std::fs::read_to_string(root.join("notes.agir"))
+        .unwrap()
+        .replace("command: npx", &format!("command: {}", server.display()))
+        .replace(
+            "[-y, \"@modelcontextprotocol/server-filesystem@2026.8.31\", notes]",
+            "[notes]",
+        );
+    std::fs::write(dir.path().join("notes.agir"), program).unwrap();
+    std::fs::copy(
+        root.join("notes.mcp.lock"),
+        dir.path().join("notes.mcp.lock"),
+    )
+    .unwrap();
+    let o = ais_in(
+        dir.path(),
+        &[
+            "run",
+            "notes.agir",
+            "--task",
+            "",
+            "--input",
+            "note_file=today.md",
+            "--input",
+            "note_text=buy milk",
+            "--out",
+            "out",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        report["report"]["readback"]["content"], "buy milk",
+        "{report:#}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes/today.md")).unwrap(),
+        "buy milk"
+    );
+}
