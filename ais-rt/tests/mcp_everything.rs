@@ -105,14 +105,13 @@ walker:
 nodes:
   - {id: fetch, type: SENSE, owner: code, reads: [ref_id], writes: [fetched]}
   - {id: gate, type: ROUTE, owner: code, reads: [fetched]}
-  - {id: found, type: TERMINAL, reads: [fetched]}
   - {id: explain, type: CODE, owner: code, reads: [fetched], writes: [note], body: "'could not fetch: ' + fetched.error"}
-  - {id: missing, type: TERMINAL, reads: [note, fetched]}
+  - {id: done, type: TERMINAL, reads: [note, fetched]}
 edges:
   - {from: fetch, to: gate}
-  - {from: gate, to: found, guard: "fetched.ok == true"}
-  - {from: gate, to: explain, guard: "fetched.ok == false"}
-  - {from: explain, to: missing}
+  - {from: gate, to: done, guard: "fetched.ok == true"}
+  - {from: gate, to: explain}
+  - {from: explain, to: done}
 "#;
 
 #[tokio::test]
@@ -129,6 +128,7 @@ async fn a_tool_error_is_an_error_value_the_program_routes() {
     assert_eq!(good.status, Status::Ok, "{good:#?}");
     assert_eq!(good.report["fetched"]["ok"], true, "{good:#?}");
     assert!(good.deviations.is_empty(), "{:#?}", good.deviations);
+    assert!(good.findings.is_empty(), "{:#?}", good.findings);
     let (bad, _) = run(&p, dir.path(), &[("ref_id", "-3")], t, None)
         .await
         .unwrap();
@@ -166,15 +166,17 @@ walker:
     secs: {type: float, role: input}
     n: {type: float, role: input}
     result: {type: outcome, produced_by: work}
+    note: {type: str, produced_by: explain}
 nodes:
   - {id: work, type: SENSE, owner: code, reads: [secs, n], writes: [result]}
   - {id: gate, type: ROUTE, owner: code, reads: [result]}
-  - {id: finished, type: TERMINAL, reads: [result]}
-  - {id: gave_up, type: TERMINAL, reads: [result]}
+  - {id: explain, type: CODE, owner: code, reads: [result], writes: [note], body: "'gave up: ' + result.error"}
+  - {id: done, type: TERMINAL, reads: [result, note]}
 edges:
   - {from: work, to: gate}
-  - {from: gate, to: finished, guard: "result.ok == true"}
-  - {from: gate, to: gave_up, guard: "result.ok == false"}
+  - {from: gate, to: done, guard: "result.ok == true"}
+  - {from: gate, to: explain}
+  - {from: explain, to: done}
 "#;
 
 fn slow(server: &std::path::Path, cmd: &str, args: &str) -> ais_core::Program {
@@ -216,6 +218,13 @@ async fn a_long_operation_finishes_and_a_hung_one_times_out_and_is_routed() {
     assert_eq!(hung.status, Status::Ok, "{hung:#?}");
     let error = hung.report["result"]["error"].as_str().unwrap();
     assert!(error.contains("no result within 0.8s"), "{error}");
+    assert!(
+        hung.report["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("gave up: "),
+        "{hung:#?}"
+    );
 }
 
 #[tokio::test]
@@ -284,4 +293,54 @@ async fn a_changed_schema_refuses_the_run_before_its_first_step() {
     assert!(err.help.contains("ais mcp lock"), "{}", err.help);
     // Nothing ran: the output root has no trace of a step.
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_is_reached_at_its_url() {
+    use tokio::io::AsyncBufReadExt;
+    let Some(server) = bin("mcp-server-everything") else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = tokio::process::Command::new(&server)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let listening = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.contains("listening on port") {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(listening, Ok(true), "the HTTP server did not start");
+    let text = SUMS.replace(
+        "command: $BIN/mcp-server-everything",
+        &format!("url: http://127.0.0.1:{port}/mcp"),
+    );
+    let p = program(&text, &server);
+    let dir = tempfile::tempdir().unwrap();
+    let result = run(
+        &p,
+        dir.path(),
+        &[("greeting", "over http"), ("x", "1"), ("y", "2")],
+        Duration::from_secs(20),
+        None,
+    )
+    .await;
+    child.kill().await.unwrap();
+    let (outcome, _) = result.unwrap();
+    assert_eq!(outcome.status, Status::Ok, "{outcome:#?}");
+    assert_eq!(outcome.report["echoed"], "Echo: over http");
 }
