@@ -19,7 +19,7 @@
 //! `machine/exec.rs`), like every other tool: a call is a step's effect, and nothing about it
 //! is special to the machine.
 //!
-//! [`McpServers::verify`] compares the live schemas with a [`Lock`]: a tool whose schemas
+//! [`McpServers::verify`] compares the live schemas with a [`Lock`](ais_core::mcp::Lock): a tool whose schemas
 //! hash differently from the lock (or that the lock does not have) is an error before the
 //! first step, naming the tool and what changed. [`McpServers::lock`] writes the lock.
 //!
