@@ -49,6 +49,13 @@ spelled! {
         /// A section or field that spec §8.2 marks REQUIRED is missing (frontmatter `name` or
         /// `description`, `walker.name`).
         S1 => "S1",
+        /// An MCP binding does not resolve: a tool's `mcp.server` names no declared server, a
+        /// server declares neither `command` nor `url`, or the lock has no such server tool or
+        /// parameter (`ais_core::check_mcp`).
+        M1 => "M1",
+        /// A SENSE is bound to an MCP tool its server does not mark `readOnlyHint` (§4.2.1: a
+        /// SENSE must not mutate).
+        M2 => "M2",
     }
 }
 

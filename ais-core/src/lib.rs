@@ -86,6 +86,7 @@ mod spelled;
 pub mod agir;
 pub mod bind;
 pub mod expr;
+pub mod mcp;
 pub mod plan;
 #[cfg(feature = "render")]
 pub mod render;
@@ -104,13 +105,13 @@ mod source;
 mod value;
 
 pub use builder::{ProgramBuilder, StepBuilder};
-pub use check::{Checked, Repairs, check};
+pub use check::{Checked, Repairs, check, check_mcp};
 pub use diag::{CheckId, Code, Deviation, Finding, Outcome, Related, Repair, Severity};
 pub use edit::{Change, Edit, Wording};
 pub use model::{
     Autonomy, Carry, Concurrency, ContentKind, Edge, EnumMember, Extras, Field, Instruction,
-    Isolation, Knowledge, Modality, OUTCOME, OUTCOME_FIELDS, Opcode, Owner, Program, Role,
-    SpawnSource, Surface, Tool, ToolSurface, Type, TypeDecl, TypeKind, Walker,
+    Isolation, Knowledge, McpBinding, McpServer, Modality, OUTCOME, OUTCOME_FIELDS, Opcode, Owner,
+    Program, Role, SpawnSource, Surface, Tool, ToolSurface, Type, TypeDecl, TypeKind, Walker,
 };
 pub use plan::{Plan, lower};
 pub use source::{Element, FieldKey, Locator, Locus, Pos, SourceMap, SubRange};

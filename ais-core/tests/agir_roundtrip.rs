@@ -6,8 +6,8 @@
 use ais_core::agir::{read, write};
 use ais_core::{
     Autonomy, Carry, Concurrency, ContentKind, Edge, EnumMember, Field, Instruction, Isolation,
-    Knowledge, Modality, Opcode, Owner, Program, Role, SpawnSource, Surface, Tool, ToolSurface,
-    Type, TypeDecl, TypeKind, Value, Walker,
+    Knowledge, McpBinding, McpServer, Modality, Opcode, Owner, Program, Role, SpawnSource, Surface,
+    Tool, ToolSurface, Type, TypeDecl, TypeKind, Value, Walker,
 };
 use indexmap::IndexMap;
 use proptest::collection::vec;
@@ -352,9 +352,10 @@ fn tool() -> impl Strategy<Value = Tool> {
         of(text()),
         of(names()),
         extras(),
+        of(mcp_binding()),
     )
         .prop_map(
-            |(name, sig, surface, serves, body, lang, command, doc, traces_to, extra)| Tool {
+            |(name, sig, surface, serves, body, lang, command, doc, traces_to, extra, mcp)| Tool {
                 name,
                 sig,
                 surface,
@@ -363,7 +364,55 @@ fn tool() -> impl Strategy<Value = Tool> {
                 lang,
                 command,
                 doc,
+                mcp,
                 traces_to,
+                extra,
+            },
+        )
+}
+
+fn mcp_binding() -> impl Strategy<Value = McpBinding> {
+    (text(), of(text()), extras()).prop_map(|(server, tool, extra)| McpBinding {
+        server,
+        tool,
+        extra,
+    })
+}
+
+/// Environment variables: unique names, any values.
+fn env() -> impl Strategy<Value = Vec<(String, String)>> {
+    vec(("[A-Z_]{1,6}", text()), 0..3).prop_map(|kv| {
+        let mut seen = Vec::new();
+        kv.into_iter()
+            .filter(|(k, _)| {
+                let fresh = !seen.contains(k);
+                seen.push(k.clone());
+                fresh
+            })
+            .collect()
+    })
+}
+
+fn mcp_server() -> impl Strategy<Value = McpServer> {
+    (
+        text(),
+        of(text()),
+        of(names()),
+        of(env()),
+        of(text()),
+        of(text()),
+        of(text()),
+        extras(),
+    )
+        .prop_map(
+            |(name, command, args, env, cwd, url, doc, extra)| McpServer {
+                name,
+                command,
+                args,
+                env,
+                cwd,
+                url,
+                doc,
                 extra,
             },
         )
@@ -420,6 +469,7 @@ fn program() -> impl Strategy<Value = Program> {
             of(concurrency()),
             of(value()),
             extras(),
+            of(vec(mcp_server(), 0..3)),
         ),
     )
         .prop_map(
@@ -434,7 +484,7 @@ fn program() -> impl Strategy<Value = Program> {
                     types,
                     knowledge,
                 ),
-                (tools, walker, nodes, edges, concurrency, faithfulness, extra),
+                (tools, walker, nodes, edges, concurrency, faithfulness, extra, mcp_servers),
             )| Program {
                 name,
                 description,
@@ -450,6 +500,7 @@ fn program() -> impl Strategy<Value = Program> {
                 edges,
                 concurrency,
                 faithfulness,
+                mcp_servers,
                 extra,
             },
         )

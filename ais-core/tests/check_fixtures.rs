@@ -87,7 +87,12 @@ fn every_check_has_a_fixture_that_produces_exactly_it() {
         assert_eq!(c.outcome, expected, "{name}");
         covered.push(id);
     }
-    for id in CheckId::ALL {
+    // M1 and M2 judge MCP bindings against a lock file, which `check` alone never sees: they
+    // come from `check_mcp`, and `tests/mcp_check.rs` gives each its program and lock.
+    for id in CheckId::ALL
+        .into_iter()
+        .filter(|id| !matches!(id, CheckId::M1 | CheckId::M2))
+    {
         assert!(covered.contains(&id), "no fixture for {id}");
     }
 }

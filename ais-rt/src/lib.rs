@@ -64,6 +64,7 @@
 
 pub mod journal;
 mod machine;
+pub mod mcp;
 pub mod model;
 pub mod report;
 pub mod tools;

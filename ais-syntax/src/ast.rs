@@ -104,6 +104,11 @@ pub struct ProgramDef {
     pub knowledge: Vec<KnowledgeDef>,
     /// `tool` declarations.
     pub tools: Vec<ToolDef>,
+    /// `mcp_server` declarations.
+    pub mcp_servers: Vec<McpServerDef>,
+    /// `mcp_lock = "path"`: the lock file of the program's MCP tools, relative to the crate's
+    /// manifest directory.
+    pub mcp_lock: Option<(String, Site)>,
     /// Instructions, in program order (the first is the entry).
     pub instructions: Vec<InstrDef>,
     /// Edges, in the order written (a chain `a -> b -> c` gives two).
@@ -208,6 +213,33 @@ pub enum ToolImpl {
     Command(LitStr),
     /// A built-in library tool by name: `tool read_file;`.
     Builtin,
+    /// An MCP server's tool: `tool read = mcp(fs, "read_text_file");` (the server's tool name
+    /// defaults to the tool's).
+    Mcp {
+        /// The `mcp_server` it is served by.
+        server: Ident,
+        /// The server's name for the tool, when it differs.
+        tool: Option<LitStr>,
+    },
+}
+
+/// `/// doc  mcp_server name { command: "..", args: [..], env: {"K": "v"}, cwd: "..", url: ".." }`.
+#[derive(Clone, Debug)]
+pub struct McpServerDef {
+    /// The doc comment.
+    pub doc: Option<Doc>,
+    /// The server's name.
+    pub name: Ident,
+    /// `command: "npx"`.
+    pub command: Option<LitStr>,
+    /// `args: ["-y", ".."]`.
+    pub args: Option<Vec<LitStr>>,
+    /// `env: {"KEY": "value"}`.
+    pub env: Option<Vec<(LitStr, LitStr)>>,
+    /// `cwd: ".."`.
+    pub cwd: Option<LitStr>,
+    /// `url: "http://.."`.
+    pub url: Option<LitStr>,
 }
 
 /// `/// doc  #[surface(..)] #[serves(..)]  tool name(params) -> Ret impl`.

@@ -47,7 +47,13 @@ impl Diagnostic {
 /// `fallback` is where a finding with no recorded place points (the program's name).
 pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
     let checked = check(&lowered.program, &SourceMap::new(), Repairs::Off);
-    let findings = without_consequences(checked.findings);
+    let mut findings = checked.findings;
+    findings.extend(ais_core::check_mcp(
+        &lowered.program,
+        lowered.mcp_lock.as_ref(),
+        &SourceMap::new(),
+    ));
+    let findings = without_consequences(findings);
     // (instruction, mergeable, diagnostic)
     let mut out: Vec<(Option<String>, bool, Diagnostic)> = Vec::new();
     for f in &findings {

@@ -54,6 +54,7 @@ pub mod ast;
 pub mod diagnose;
 pub mod export;
 pub mod lower;
+mod mcp;
 pub mod parse;
 pub mod routing;
 pub mod rust_types;

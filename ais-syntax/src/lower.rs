@@ -45,6 +45,9 @@ pub struct Lowered {
     /// The instructions marked `#[allow(unrouted_failure)]`, by index: their unrouted failure
     /// is meant to end the run as an error, and is not warned about.
     pub unrouted_allowed: Vec<usize>,
+    /// The lock of the program's MCP tools (`mcp_lock = ".."`), whose signatures the
+    /// program's MCP tools were given.
+    pub mcp_lock: Option<ais_core::mcp::Lock>,
 }
 
 /// Errors collected across a phase, reported together.
@@ -91,12 +94,23 @@ pub fn lower_all(def: &ProgramDef) -> (Lowered, syn::Result<()>) {
         fallible_tools: Vec::new(),
         unrouted_allowed: Vec::new(),
     };
-    let program = cx.program(def);
+    let mut program = cx.program(def);
+    let mcp_lock = match crate::mcp::lock(def) {
+        Ok(lock) => lock,
+        Err(e) => {
+            cx.errors.0.push(e);
+            None
+        }
+    };
+    if let Some(lock) = &mcp_lock {
+        ais_core::mcp::apply_lock(&mut program, lock);
+    }
     let lowered = Lowered {
         program,
         spans: cx.spans,
         fallible_tools: cx.fallible_tools,
         unrouted_allowed: cx.unrouted_allowed,
+        mcp_lock,
     };
     (lowered, cx.errors.finish())
 }
@@ -237,6 +251,16 @@ impl Cx {
             nodes: Some(nodes),
             edges: Some(edges),
             concurrency,
+            mcp_servers: {
+                if let Some(first) = def.mcp_servers.first() {
+                    self.at(
+                        Element::Program,
+                        Some("mcp_servers"),
+                        Site::one(first.name.span()),
+                    );
+                }
+                crate::mcp::servers(def)
+            },
             ..Program::default()
         }
     }
@@ -433,6 +457,21 @@ impl Cx {
                 tool.sig = self.signature(t);
                 tool.body = Some(path_body(t, path));
                 tool.lang = Some("rust".to_owned());
+            }
+            ToolImpl::Mcp {
+                server,
+                tool: remote,
+            } => {
+                // Written parameters are the author's `sig`; none: the lock gives it.
+                if !t.params.is_empty() || t.ret.is_some() {
+                    tool.sig = self.signature(t);
+                }
+                self.at(el, Some("mcp"), Site::one(server.span()));
+                tool.mcp = Some(ais_core::McpBinding {
+                    server: server.to_string(),
+                    tool: remote.as_ref().map(|l| l.value()),
+                    extra: Vec::new(),
+                });
             }
         }
         tool

@@ -70,15 +70,18 @@ fn check_file(path: &Path, repair: bool) -> FileReport {
     match agir::read_with_limits(&source, &limits) {
         Err(err) => FileReport::NotAgir { source, err },
         Ok(doc) => {
-            let checked = Box::new(check(
-                &doc.program,
-                &doc.source_map,
-                if repair {
-                    Repairs::Mechanical
-                } else {
-                    Repairs::Off
-                },
-            ));
+            let repairs = if repair {
+                Repairs::Mechanical
+            } else {
+                Repairs::Off
+            };
+            let checked = super::mcp::check_with_lock(path, &doc.program, &doc.source_map, |p| {
+                check(p, &doc.source_map, repairs)
+            });
+            let checked = match checked {
+                Ok(c) => Box::new(c),
+                Err(e) => return FileReport::Unreadable(e),
+            };
             FileReport::Checked {
                 source,
                 relaxations: doc.relaxations.len(),

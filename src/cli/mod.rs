@@ -7,6 +7,7 @@ mod eval;
 mod files;
 mod fix;
 mod fmt;
+mod mcp;
 mod run;
 mod runs;
 
@@ -137,6 +138,9 @@ pub enum Command {
     Export(ags::ExportArgs),
     /// List the runs a journal holds; `show ID`, `rm ID…`, `gc --older-than AGE`.
     Runs(runs::RunsArgs),
+    /// MCP: lock a program's server tools (`ais mcp lock`), or serve programs as MCP tools
+    /// (`ais mcp serve`).
+    Mcp(mcp::McpArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -209,6 +213,12 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { USAGE_EXIT } else { 0 });
         }
     };
+    // `ais mcp serve` speaks the protocol on stdout: it must not hold the stdout lock.
+    if let Command::Mcp(args) = &cli.command
+        && let mcp::McpCommand::Serve(serve) = &args.command
+    {
+        return mcp::serve_main(serve, cli.color);
+    }
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut output = Output {
@@ -230,6 +240,7 @@ pub fn main() -> ExitCode {
             Ok(code) => return ExitCode::from(code),
             Err(failure) => return stopped(failure, &mut output),
         },
+        Command::Mcp(args) => mcp::run(&args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

@@ -233,6 +233,7 @@ pub(crate) fn tools(node: &Node, sm: &mut SourceMap) -> R<Vec<Tool>> {
                 "lang" => t.lang = opt_text(value, p)?,
                 "command" => t.command = opt_text(value, p)?,
                 "doc" => t.doc = opt_text(value, p)?,
+                "mcp" => t.mcp = super::mcp::binding(value, &p.to_string())?,
                 "traces_to" => t.traces_to = Some(name_list(value, p, el, "traces_to", sm)?),
                 _ => t.extra.push((key.to_owned(), value.to_value()?)),
             }

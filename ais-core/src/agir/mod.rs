@@ -56,6 +56,7 @@ mod edit;
 mod elements;
 mod escape;
 mod layout;
+mod mcp;
 mod read;
 mod relax;
 mod scalar;

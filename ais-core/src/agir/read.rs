@@ -105,6 +105,7 @@ fn top_level(node: &Node, no_frontmatter: bool, p: &mut Program, sm: &mut Source
                     sm,
                 )?)
             }
+            "mcp_servers" => p.mcp_servers = Some(super::mcp::servers(value)?),
             "faithfulness" => {
                 sm.insert(Locus::element(Element::Faithfulness), value.pos);
                 p.faithfulness = Some(value.to_value()?);

@@ -7,8 +7,8 @@
 use super::read::BODY_SECTIONS;
 use super::scalar::{TextStyle, block_ok, inline, quoted};
 use crate::model::{
-    Carry, Concurrency, Edge, Instruction, Knowledge, Program, SpawnSource, Tool, TypeDecl,
-    TypeKind, Walker,
+    Carry, Concurrency, Edge, Instruction, Knowledge, McpBinding, McpServer, Program, SpawnSource,
+    Tool, TypeDecl, TypeKind, Walker,
 };
 use crate::value::Value;
 use std::borrow::Cow;
@@ -158,6 +158,12 @@ fn body(p: &Program) -> Fields<'_> {
     if let Some(c) = &p.concurrency {
         push(&mut b, "concurrency", F::Map(concurrency(c)));
     }
+    if let Some(servers) = &p.mcp_servers {
+        let map = servers
+            .iter()
+            .map(|s| (Cow::Borrowed(s.name.as_str()), mcp_server(s)));
+        push(&mut b, "mcp_servers", F::Map(map.collect()));
+    }
     if let Some(f) = &p.faithfulness {
         push(&mut b, "faithfulness", F::Val(f));
     }
@@ -227,11 +233,39 @@ fn tool(t: &Tool) -> F<'_> {
     }
     opt_names(&mut f, "serves", &t.serves);
     opt_text(&mut f, "doc", &t.doc, TextStyle::Prose);
+    if let Some(m) = &t.mcp {
+        push(&mut f, "mcp", mcp_binding(m));
+    }
     opt_names(&mut f, "traces_to", &t.traces_to);
     opt_text(&mut f, "lang", &t.lang, TextStyle::Name);
     opt_text(&mut f, "command", &t.command, TextStyle::Prose);
     opt_text(&mut f, "body", &t.body, TextStyle::Prose);
     extras(&mut f, &t.extra);
+    F::Map(f)
+}
+
+fn mcp_binding(m: &McpBinding) -> F<'_> {
+    let mut f = Vec::new();
+    push(&mut f, "server", text(&m.server, TextStyle::Name));
+    opt_text(&mut f, "tool", &m.tool, TextStyle::Name);
+    extras(&mut f, &m.extra);
+    F::Map(f)
+}
+
+fn mcp_server(s: &McpServer) -> F<'_> {
+    let mut f = Vec::new();
+    opt_text(&mut f, "doc", &s.doc, TextStyle::Prose);
+    opt_text(&mut f, "command", &s.command, TextStyle::Prose);
+    opt_names(&mut f, "args", &s.args);
+    if let Some(env) = &s.env {
+        let map = env
+            .iter()
+            .map(|(k, v)| (Cow::Borrowed(k.as_str()), text(v, TextStyle::Prose)));
+        push(&mut f, "env", F::Map(map.collect()));
+    }
+    opt_text(&mut f, "cwd", &s.cwd, TextStyle::Prose);
+    opt_text(&mut f, "url", &s.url, TextStyle::Prose);
+    extras(&mut f, &s.extra);
     F::Map(f)
 }
 

@@ -91,10 +91,11 @@ fn g1_knowledge_embodied(cx: &mut Ctx) {
 }
 
 /// G1: every tool is embodied — a `body`, a `command`, or a built-in name — and a body does
-/// not merely open a sibling document and hand back its text. Built-ins need no body (§5.4).
+/// not merely open a sibling document and hand back its text. Built-ins need no body (§5.4),
+/// nor does a tool an MCP server implements (`mcp:`).
 fn g1_tools_embodied(cx: &mut Ctx) {
     for (t, tool) in cx.ix.p.tool_list().iter().enumerate() {
-        if builtin(&tool.name).is_some() {
+        if builtin(&tool.name).is_some() || tool.mcp.is_some() {
             continue;
         }
         let body = tool.body.as_deref().map(str::trim).unwrap_or_default();

@@ -69,9 +69,11 @@ pub(crate) fn hollow_reason(ix: &Index, i: usize) -> Option<String> {
     })
 }
 
-/// True when a declared tool reaches something that runs: a body, a command, or a built-in.
+/// True when a declared tool reaches something that runs: a body, a command, a built-in, or
+/// an MCP server's tool (whether that server is declared is M1's concern).
 pub(crate) fn tool_runs(t: &crate::model::Tool) -> bool {
-    t.body.as_deref().is_some_and(|b| !b.trim().is_empty())
+    t.mcp.is_some()
+        || t.body.as_deref().is_some_and(|b| !b.trim().is_empty())
         || t.command.as_deref().is_some_and(|c| !c.trim().is_empty())
         || crate::plan::builtins::builtin(&t.name).is_some()
 }

@@ -8,6 +8,7 @@ mod battery;
 pub(crate) mod executable;
 mod guards;
 pub(crate) mod index;
+pub(crate) mod mcp;
 mod repair;
 mod required;
 pub(crate) mod types;
@@ -148,6 +149,21 @@ pub fn check<M: Locator>(program: &Program, locator: &M, repairs: Repairs) -> Ch
         deviations,
         repaired,
     }
+}
+
+/// The MCP checks (M1, M2) of `program` against its lock, placed by `locator`: a tool's
+/// `mcp.server` names a declared server, each server is a command or a URL, and — with the
+/// lock — each bound server tool exists, an author-written `sig` names only the tool's
+/// parameters and all it requires, and a SENSE calls only read-only tools. No server is
+/// started. `ais check` and the `ais!` macro merge these with [`check`]'s findings; a program
+/// that binds no tool to a server has none. Apply the lock's signatures first
+/// ([`crate::mcp::apply_lock`]) so [`check`] binds the same parameters as the runtime.
+pub fn check_mcp<M: Locator>(
+    program: &Program,
+    lock: Option<&crate::mcp::Lock>,
+    locator: &M,
+) -> Vec<Finding<M::Location>> {
+    finish(mcp::findings(program, lock), locator, program)
 }
 
 /// Every check over one program, unordered and without positions.

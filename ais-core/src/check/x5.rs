@@ -119,6 +119,17 @@ fn signatures_parse(ix: &Index, errs: &mut Vec<Finding>) {
                     None => f,
                 });
             }
+            Some(None) if used && let Some(m) = &tool.mcp => errs.push(x5(
+                Locus::element(Element::Tool(t)),
+                format!(
+                    "tool `{}` is bound to MCP server `{}` and has no `sig`, and no lock gives it one, so its parameters cannot be bound",
+                    tool.name, m.server
+                ),
+                format!(
+                    "run `ais mcp lock PROGRAM` to record `{}`'s schema beside the program (or add `sig: \"(param, …) -> type\"` to tool `{}`)",
+                    m.server, tool.name
+                ),
+            )),
             Some(None) if used && super::executable::tool_runs(tool) => errs.push(x5(
                 Locus::element(Element::Tool(t)),
                 format!("tool `{}` has no `sig` (and its body has no `def {}(…)`), so its parameters cannot be bound", tool.name, tool.name),

@@ -1,7 +1,7 @@
 //! The other named elements of a module: carries (§5.1), edges (§5.3), knowledge (§5.2) and
 //! tools (§5.4).
 
-use super::{Extras, Type};
+use super::{Extras, McpBinding, Type};
 use crate::value::Value;
 
 /// A carry: a named, typed slot of the carry file (§5.1).
@@ -138,6 +138,8 @@ pub struct Tool {
     pub command: Option<String>,
     /// `doc`: what the tool does.
     pub doc: Option<String>,
+    /// `mcp`: the MCP server tool that implements it ([`McpBinding`]).
+    pub mcp: Option<McpBinding>,
     /// `traces_to`: provenance.
     pub traces_to: Option<Vec<String>>,
     /// Unknown fields.

@@ -9,10 +9,12 @@
 
 mod elements;
 mod instruction;
+mod mcp;
 mod types;
 
 pub use elements::*;
 pub use instruction::*;
+pub use mcp::*;
 pub use types::*;
 
 use crate::value::Value;
@@ -60,6 +62,8 @@ pub struct Program {
     pub concurrency: Option<Concurrency>,
     /// `faithfulness`: the provenance record (§9.5), kept as written.
     pub faithfulness: Option<Value>,
+    /// `mcp_servers`: the MCP servers the program's tools are bound to ([`McpServer`]).
+    pub mcp_servers: Option<Vec<McpServer>>,
     /// Unknown top-level sections, kept in order.
     pub extra: Extras,
 }
@@ -128,6 +132,11 @@ impl Program {
             .iter()
             .enumerate()
             .find(|(_, k)| k.name == name)
+    }
+
+    /// The MCP servers (empty when `mcp_servers` is absent).
+    pub fn mcp_server_list(&self) -> &[McpServer] {
+        self.mcp_servers.as_deref().unwrap_or(&[])
     }
 
     /// The first declared type with this name, with its index.

@@ -53,7 +53,7 @@ pub mod builtins;
 pub mod command;
 mod http;
 pub mod native;
-mod process;
+pub(crate) mod process;
 pub mod python;
 
 pub use artifact::{ArtifactRoot, RelativeDest};

@@ -210,7 +210,7 @@ impl Drop for GroupGuard {
 }
 
 /// Sends `SIGKILL` to the process group led by `pgid` (a no-op when it is already gone).
-fn kill_group(pgid: Option<u32>) {
+pub(crate) fn kill_group(pgid: Option<u32>) {
     let Some(pid) = pgid.and_then(|p| i32::try_from(p).ok()) else {
         return;
     };

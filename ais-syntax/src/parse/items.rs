@@ -169,6 +169,9 @@ pub(super) fn parse_tool(input: ParseStream, attrs: &Attrs) -> syn::Result<ToolD
         let imp = if input.peek(kw::command) {
             input.parse::<kw::command>()?;
             ToolImpl::Command(input.parse()?)
+        } else if input.peek(kw::mcp) && input.peek2(syn::token::Paren) {
+            input.parse::<kw::mcp>()?;
+            super::mcp::parse_mcp_tool(input)?
         } else {
             ToolImpl::Path(input.parse()?)
         };
@@ -179,7 +182,7 @@ pub(super) fn parse_tool(input: ParseStream, attrs: &Attrs) -> syn::Result<ToolD
             syn::Error::new(
                 e.span(),
                 "expected the tool's body `{ .. }`, `= path::to::function;`, `= command \"..\";`, \
-                 or `;` for a built-in tool",
+                 `= mcp(server, \"tool\");`, or `;` for a built-in tool",
             )
         })?;
         ToolImpl::Builtin

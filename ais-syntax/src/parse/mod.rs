@@ -14,6 +14,7 @@ mod attrs;
 mod edges;
 mod instruction;
 mod items;
+mod mcp;
 mod program;
 mod tokens;
 mod values;
@@ -32,6 +33,8 @@ pub mod kw {
     syn::custom_keyword!(tool);
     syn::custom_keyword!(input);
     syn::custom_keyword!(command);
+    syn::custom_keyword!(mcp);
+    syn::custom_keyword!(mcp_server);
     syn::custom_keyword!(forbid);
 }
 

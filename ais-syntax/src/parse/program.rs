@@ -38,6 +38,8 @@ impl Parse for ProgramDef {
             types: Vec::new(),
             knowledge: Vec::new(),
             tools: Vec::new(),
+            mcp_servers: Vec::new(),
+            mcp_lock: None,
             instructions: Vec::new(),
             edges: Vec::new(),
         };
@@ -70,6 +72,10 @@ fn parse_header(input: ParseStream, def: &mut ProgramDef) -> syn::Result<()> {
                     def.name = Some((s.value(), Site::one(s.span())));
                 }
                 "shape" => def.shape = Some(parse_word(input)?),
+                "mcp_lock" => {
+                    let s: LitStr = input.parse()?;
+                    def.mcp_lock = Some((s.value(), Site::one(s.span())));
+                }
                 "agir_version" => def.agir_version = Some(parse_word(input)?),
                 "standalone" => {
                     let b: syn::LitBool = input.parse()?;
@@ -79,7 +85,7 @@ fn parse_header(input: ParseStream, def: &mut ProgramDef) -> syn::Result<()> {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown program setting `{key_text}`; expected `name`, `shape`, `standalone` or `agir_version`"
+                            "unknown program setting `{key_text}`; expected `name`, `shape`, `standalone`, `agir_version` or `mcp_lock`"
                         ),
                     ));
                 }
@@ -121,6 +127,12 @@ fn parse_item(input: ParseStream, def: &mut ProgramDef) -> syn::Result<()> {
         def.tools.push(parse_tool(input, &attrs)?);
         return Ok(());
     }
+    if input.peek(kw::mcp_server) && input.peek2(Ident) {
+        attrs.only(&[], "an MCP server")?;
+        def.mcp_servers
+            .push(super::mcp::parse_mcp_server(input, attrs.doc)?);
+        return Ok(());
+    }
     if input.peek(kw::forbid) && input.peek2(Ident) {
         let kw: kw::forbid = input.parse()?;
         attrs.only(&["traces_to"], "an edge")?;
@@ -136,6 +148,6 @@ fn parse_item(input: ParseStream, def: &mut ProgramDef) -> syn::Result<()> {
     }
     Err(input.error(
         "expected a program item: `carries { .. }`, `enum`, `struct`, `knowledge`, `tool`, \
-         an instruction `id: OPCODE(reads) -> writes;` or an edge `a -> b;`",
+         `mcp_server`, an instruction `id: OPCODE(reads) -> writes;` or an edge `a -> b;`",
     ))
 }

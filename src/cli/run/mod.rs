@@ -16,7 +16,7 @@
 //! (written by the runtime) and, beside it, `<handle>.cli.json` (the same record); `ais resume
 //! HANDLE.json` continues it, and removes both.
 use super::files::read_source;
-use super::{CliError, Failure, Output, shown};
+use super::{CliError, Failure, Output, mcp, shown};
 use ais_core::agir::{self, Limits};
 use ais_core::render;
 use ais_rt::model::{self, Model, ScriptedModel};
@@ -175,8 +175,10 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
         )
     })?;
     let mut setup = setup;
-    let runtime = setup.runtime();
     let tokio = tokio_runtime()?;
+    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+    let servers = tokio.block_on(mcp::start(&setup.file, &mut setup.doc.program, &mut tools))?;
+    let runtime = setup.runtime(tools);
     let started = std::time::SystemTime::now();
     let prep = runtime.prepare(&setup.doc.program, Some(&setup.doc.source_map));
     if !args.no_journal {
@@ -191,6 +193,9 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
         Some(j) => tokio.block_on(runtime.run_journaled(&prep, inputs, j.journal.clone())),
         None => tokio.block_on(runtime.run_prepared(&prep, inputs)),
     };
+    if let Some(servers) = servers {
+        mcp::keep_logs(&setup.out, &tokio.block_on(servers.shutdown()));
+    }
     if ais_ags::is_ags_path(&setup.file) {
         super::ags_run::finish(
             &setup.file,
@@ -238,7 +243,10 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     if let Some(s) = &setup.scripted {
         journal::skip_scripted(&j, s)?;
     }
-    let runtime = setup.runtime();
+    let tokio = tokio_runtime()?;
+    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+    let servers = tokio.block_on(mcp::start(&setup.file, &mut setup.doc.program, &mut tools))?;
+    let runtime = setup.runtime(tools);
     let prep = runtime.prepare(&setup.doc.program, Some(&setup.doc.source_map));
     if prep.digest() != j.start.digest && !args.accept_changed_program {
         return Err(CliError::new(
@@ -255,10 +263,12 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     if setup.format == Format::Human {
         writeln!(output.err, "{}", journal::note(&j))?;
     }
-    let tokio = tokio_runtime()?;
     let started = std::time::SystemTime::now();
     let outcome =
         tokio.block_on(runtime.resume_journaled(&prep, j.journal.clone(), &j.start, args.answer));
+    if let Some(servers) = servers {
+        mcp::keep_logs(&setup.out, &tokio.block_on(servers.shutdown()));
+    }
     if ais_ags::is_ags_path(&setup.file) {
         super::ags_run::finish(
             &setup.file,
@@ -336,16 +346,21 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
             .map(Path::to_owned);
     }
     let used = record.map(|r| r.scripted_used);
-    let setup = prepare(&file, used.as_ref(), &options, output)?;
-    let runtime = setup.runtime();
+    let mut setup = prepare(&file, used.as_ref(), &options, output)?;
     let tokio = tokio_runtime()?;
     let started = std::time::SystemTime::now();
+    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+    let servers = tokio.block_on(mcp::start(&setup.file, &mut setup.doc.program, &mut tools))?;
+    let runtime = setup.runtime(tools);
     let outcome = tokio.block_on(runtime.resume(
         &setup.doc.program,
         Some(&setup.doc.source_map),
         &args.handle,
         args.answer,
     ));
+    if let Some(servers) = servers {
+        mcp::keep_logs(&setup.out, &tokio.block_on(servers.shutdown()));
+    }
     if !invalid_handle(&outcome) {
         remove_handle(&args.handle);
     }
@@ -491,7 +506,8 @@ fn open_model(spec: &str) -> Result<Opened, CliError> {
 }
 
 impl Setup {
-    fn runtime(&self) -> Runtime {
+    /// The runtime of this run, with `tools` (the built-ins and the program's MCP tools).
+    fn runtime(&self, tools: ais_rt::tools::ToolRegistry) -> Runtime {
         let mut sinks: Vec<Arc<dyn TraceSink>> = vec![self.progress.clone()];
         if let Some(t) = &self.trace {
             sinks.push(t.clone());
@@ -500,7 +516,7 @@ impl Setup {
             sinks.push(Arc::new(TracingSink::new()));
         }
         let mut builder = Runtime::builder()
-            .tools(ais_rt::tools::ToolRegistry::with_builtins())
+            .tools(tools)
             .out_dir(self.out.clone())
             .max_steps(self.max_steps)
             .trace(Arc::new(Tee(sinks)));

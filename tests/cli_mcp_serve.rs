@@ -1,0 +1,236 @@
+//! `ais mcp serve`: programs offered as MCP tools, driven over stdio by the official Rust
+//! SDK's client (rmcp) and by the official Inspector's command-line mode
+//! (`@modelcontextprotocol/inspector --cli`, from the npm registry via `.ci/run`).
+
+#[path = "../ais-rt/tests/mcp_support/mod.rs"]
+mod mcp_support;
+
+use rmcp::model::{
+    CallToolRequestParams, NumberOrString, ProgressNotificationParam, ProgressToken,
+    RequestMetaObject,
+};
+use rmcp::service::NotificationContext;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// A read-only program: one input, two steps.
+const SHOUT: &str = r#"---
+name: shout
+description: Shout a phrase back, louder.
+---
+walker:
+  name: Shout
+  carries:
+    phrase: {type: str, role: input, doc: "The phrase to shout."}
+    loud: {type: str, produced_by: up}
+    louder: {type: str, produced_by: more}
+nodes:
+  - {id: up, type: CODE, owner: code, reads: [phrase], writes: [loud], body: "phrase + '!'"}
+  - {id: more, type: CODE, owner: code, reads: [loud], writes: [louder], body: "loud + '!'"}
+  - {id: done, type: TERMINAL, reads: [louder]}
+edges:
+  - {from: up, to: more}
+  - {from: more, to: done}
+"#;
+
+/// A program that acts: it writes its note out.
+const NOTE: &str = r#"---
+name: note
+description: Write a note out to a file.
+---
+walker:
+  name: Note
+  carries:
+    text_in: {type: str, role: input, doc: "The note's text."}
+    note_md: {type: str, produced_by: draft}
+    saved: {type: str, produced_by: save}
+nodes:
+  - {id: draft, type: CODE, owner: code, reads: [text_in], writes: [note_md], body: "'# ' + text_in"}
+  - {id: save, type: ACT, owner: code, reads: [note_md], writes: [saved]}
+  - {id: done, type: TERMINAL, reads: [saved]}
+edges:
+  - {from: draft, to: save}
+  - {from: save, to: done}
+"#;
+
+fn programs(dir: &Path) -> (String, String) {
+    let (a, b) = (dir.join("shout.agir"), dir.join("note.agir"));
+    std::fs::write(&a, SHOUT).unwrap();
+    std::fs::write(&b, NOTE).unwrap();
+    (a.display().to_string(), b.display().to_string())
+}
+
+/// A client that keeps the progress notifications it receives.
+#[derive(Clone, Default)]
+struct Client {
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Client {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+}
+
+#[tokio::test]
+async fn rmcp_lists_the_programs_as_tools_and_calls_one_with_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let (shout, note) = programs(dir.path());
+    let out = dir.path().join("out");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args(["mcp", "serve", &shout, &note, "--out"]).arg(&out);
+    cmd.env_remove("AIS_MODEL");
+    let client = Client::default();
+    let service = client
+        .clone()
+        .serve(TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap();
+    let tools = service.peer().list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["shout", "note"]);
+    for t in &tools {
+        let input = serde_json::Value::Object((*t.input_schema).clone());
+        jsonschema::meta::validate(&input).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let output = serde_json::Value::Object((**t.output_schema.as_ref().unwrap()).clone());
+        jsonschema::meta::validate(&output).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+    }
+    let (shout_tool, note_tool) = (&tools[0], &tools[1]);
+    assert_eq!(
+        shout_tool.description.as_deref(),
+        Some("Shout a phrase back, louder.")
+    );
+    assert_eq!(
+        shout_tool.input_schema["properties"]["phrase"]["type"],
+        "string"
+    );
+    assert_eq!(
+        shout_tool.input_schema["properties"]["phrase"]["description"],
+        "The phrase to shout."
+    );
+    assert!(
+        shout_tool.output_schema.as_ref().unwrap()["properties"]
+            .get("louder")
+            .is_some()
+    );
+    assert_eq!(
+        shout_tool.annotations.as_ref().unwrap().read_only_hint,
+        Some(true)
+    );
+    assert_eq!(
+        note_tool.annotations.as_ref().unwrap().read_only_hint,
+        Some(false)
+    );
+
+    let mut call = CallToolRequestParams::new("shout").with_arguments(
+        serde_json::json!({"phrase": "hey"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    call.meta = Some(RequestMetaObject::with_progress_token(ProgressToken(
+        NumberOrString::Number(7),
+    )));
+    let result = service.peer().call_tool(call).await.unwrap();
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let report = result.structured_content.unwrap();
+    assert_eq!(report["louder"], "hey!!");
+    // The output validates against the tool's own outputSchema.
+    let output = serde_json::Value::Object((**shout_tool.output_schema.as_ref().unwrap()).clone());
+    assert!(jsonschema::is_valid(&output, &report), "{report}");
+    // One notification per step, in order (they may trail the result by a moment).
+    for _ in 0..50 {
+        if client.progress.lock().unwrap().len() >= 3 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let progress = client.progress.lock().unwrap().clone();
+    let steps: Vec<f64> = progress.iter().map(|p| p.progress).collect();
+    assert_eq!(steps, [1.0, 2.0, 3.0], "{progress:?}");
+    assert_eq!(progress[0].message.as_deref(), Some("step 1: up (CODE)"));
+
+    // An input left out is human input: the run pauses, and the error says how to resume.
+    let paused = service
+        .peer()
+        .call_tool(CallToolRequestParams::new("shout"))
+        .await
+        .unwrap();
+    assert_eq!(paused.is_error, Some(true));
+    let text = paused.content[0].as_text().unwrap().text.clone();
+    assert!(
+        text.contains("paused at `up` for human input `phrase`"),
+        "{text}"
+    );
+    assert!(text.contains("ais resume "), "{text}");
+    // An unknown input is the caller's mistake, said with the inputs there are.
+    let bad = service
+        .peer()
+        .call_tool(
+            CallToolRequestParams::new("shout").with_arguments(
+                serde_json::json!({"phrse": "x"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await
+        .unwrap();
+    let text = bad.content[0].as_text().unwrap().text.clone();
+    assert!(text.contains("did you mean `phrase`?"), "{text}");
+    service.cancel().await.unwrap();
+}
+
+#[test]
+fn the_inspector_cli_lists_and_calls_the_tools() {
+    let Some(inspector) = mcp_support::bin("mcp-inspector") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (shout, note) = programs(dir.path());
+    let out = dir.path().join("out").display().to_string();
+    let ais = env!("CARGO_BIN_EXE_ais");
+    let inspect = |extra: &[&str]| {
+        let o = std::process::Command::new(&inspector)
+            .arg("--cli")
+            .args([ais, "mcp", "serve", &shout, &note, "--out", &out])
+            .args(extra)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let start = stdout.find('{').unwrap_or(0);
+        serde_json::from_str::<serde_json::Value>(&stdout[start..]).unwrap()
+    };
+    let listed = inspect(&["--method", "tools/list"]);
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["shout", "note"], "{listed:#}");
+    let called = inspect(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "note",
+        "--tool-arg",
+        "text_in=groceries",
+    ]);
+    assert_eq!(called["isError"], false, "{called:#}");
+    let saved = called["structuredContent"]["saved"].as_str().unwrap();
+    let written = std::fs::read_to_string(Path::new(&out).join(saved)).unwrap();
+    assert_eq!(written.trim(), "# groceries");
+}
