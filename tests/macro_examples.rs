@@ -42,6 +42,9 @@ mod runs;
 #[path = "macro_examples/cli.rs"]
 mod cli;
 
+#[path = "macro_examples/budget.rs"]
+mod budget;
+
 use ais::rt::tools::{ToolArgs, ToolContext, ToolErrorKind};
 use ais::{Value, agir};
 use std::collections::BTreeSet;

@@ -1,5 +1,6 @@
 //! The command line: argument parsing, dispatch, exit codes and terminal handling.
 
+mod budget;
 mod check;
 mod eval;
 mod files;
