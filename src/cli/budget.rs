@@ -43,7 +43,7 @@ pub fn of(program: &Program, dir: &Path, depth: usize) -> Result<Budget, String>
 }
 
 /// The AG-IR document a CALL `target` names, found under `dir`.
-fn find(dir: &Path, target: &str) -> Result<agir::Document, String> {
+pub fn find(dir: &Path, target: &str) -> Result<agir::Document, String> {
     let rel = Path::new(target);
     if rel.is_absolute() || rel.components().any(|c| matches!(c, Component::ParentDir)) {
         return Err("leaves the program directory".into());

@@ -87,10 +87,7 @@ fn check_file(path: &Path, repair: bool, with_budget: bool) -> FileReport {
                 },
             ));
             let budget = (with_budget && checked.outcome != Outcome::Failed).then(|| {
-                let dir = match path.parent() {
-                    Some(d) if !is_stdin(path) && !d.as_os_str().is_empty() => d,
-                    _ => Path::new("."),
-                };
+                let dir = super::graph::program_dir(path);
                 super::budget::of(checked.program(&doc.program), dir, 0)
             });
             FileReport::Checked {

@@ -6,6 +6,7 @@ mod eval;
 mod files;
 mod fix;
 mod fmt;
+mod graph;
 mod run;
 
 use ais_core::render;
@@ -126,6 +127,12 @@ pub enum Command {
     Run(run::RunArgs),
     /// Continue a run paused for human input, with the answer.
     Resume(run::ResumeArgs),
+    /// Draw a program's control graph: Mermaid (default), Graphviz DOT, or SVG.
+    ///
+    /// Code- and model-owned steps are drawn apart; edges carry their guards and modalities,
+    /// LOOP back edges their caps; SPAWN workers and CALL targets are nested. Exit status: 0;
+    /// 1 when `--check` finds an error-severity finding; 2 when the file cannot be read.
+    Graph(graph::GraphArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -213,6 +220,7 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::run(&args, &mut output),
         Command::Run(args) => return run::run(args, &mut output),
         Command::Resume(args) => return run::resume(args, &mut output),
+        Command::Graph(args) => graph::run(&args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),
