@@ -7,6 +7,7 @@ mod files;
 mod fix;
 mod fmt;
 mod graph;
+mod report;
 mod run;
 
 use ais_core::render;
@@ -133,6 +134,13 @@ pub enum Command {
     /// LOOP back edges their caps; SPAWN workers and CALL targets are nested. Exit status: 0;
     /// 1 when `--check` finds an error-severity finding; 2 when the file cannot be read.
     Graph(graph::GraphArgs),
+    /// Write one self-contained HTML page of a run from its trace (`ais run --trace FILE`).
+    ///
+    /// The graph and the path taken (with `--program`), the step table, each slot's exchanges,
+    /// the tool calls, the deviations and the fault or pause (with `--outcome`), and the token
+    /// totals (a cost with `--price-in`/`--price-out`). The page fetches nothing. Exit status:
+    /// 0; 2 when an input cannot be read or the page cannot be written.
+    Report(report::ReportArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -221,6 +229,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => return run::run(args, &mut output),
         Command::Resume(args) => return run::resume(args, &mut output),
         Command::Graph(args) => graph::run(&args, &mut output),
+        Command::Report(args) => report::run(&args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

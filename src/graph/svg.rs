@@ -48,9 +48,12 @@ pub(super) fn write(g: &Graph, taken: &[bool]) -> String {
             Unit::Code => (0xe0f2_feff, 0x0369_a1ff, 0),
             Unit::Model => (0xf3e8_ffff, 0x7c3a_edff, 14),
         };
+        let marking = taken.iter().any(|t| *t);
         let (fill, line, width) = match (on_path, n.findings.is_empty()) {
-            (true, _) => (0xfde6_8aff, 0xb453_09ff, 4),
+            (true, _) => (fill, 0xb453_09ff, 4),
             (false, false) => (fill, 0xdc26_26ff, 3),
+            // A run's path is drawn: what it did not take fades.
+            (false, true) if marking => (0xf8fa_fcff, 0x94a3_b8ff, 1),
             (false, true) => (fill, line, 1),
         };
         let shape = ShapeKind::new_box(&lines.join("\n"));
