@@ -64,6 +64,8 @@
 
 mod machine;
 pub mod model;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 pub mod report;
 pub mod tools;
 pub mod trace;

@@ -26,6 +26,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 mod log;
+#[cfg(feature = "otlp")]
+mod otlp;
 mod record;
 mod show;
 
@@ -85,6 +87,15 @@ pub struct Options {
     /// Write a trace, one JSON object per step (JSON Lines), to FILE.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// Export the run as an OpenTelemetry trace to this OTLP/HTTP collector
+    /// (`http://127.0.0.1:4318`; spans per the GenAI semantic conventions).
+    #[cfg(feature = "otlp")]
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
+    /// With `--otlp`: also put the slots' message contents on the `chat` spans.
+    #[cfg(feature = "otlp")]
+    #[arg(long, requires = "otlp")]
+    pub otlp_content: bool,
     /// The step budget [default: 10000].
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
@@ -104,6 +115,8 @@ struct Setup {
     out: PathBuf,
     max_steps: u64,
     trace: Option<Arc<JsonLinesSink>>,
+    #[cfg(feature = "otlp")]
+    otlp: Option<Arc<ais_rt::otlp::OtlpSink>>,
     progress: Arc<Progress>,
     format: Format,
 }
@@ -274,6 +287,8 @@ fn prepare(
             )
         })?)),
     };
+    #[cfg(feature = "otlp")]
+    let otlp = otlp::sink(options, &doc)?;
     Ok(Setup {
         file: file.to_owned(),
         source,
@@ -284,6 +299,8 @@ fn prepare(
         out,
         max_steps: options.max_steps.unwrap_or(ais_rt::DEFAULT_MAX_STEPS),
         trace,
+        #[cfg(feature = "otlp")]
+        otlp,
         progress: Arc::new(Progress::new()),
         format: options.format,
     })
@@ -313,6 +330,10 @@ impl Setup {
     fn runtime(&self) -> Runtime {
         let mut sinks: Vec<Arc<dyn TraceSink>> = vec![self.progress.clone()];
         if let Some(t) = &self.trace {
+            sinks.push(t.clone());
+        }
+        #[cfg(feature = "otlp")]
+        if let Some(t) = &self.otlp {
             sinks.push(t.clone());
         }
         if tracing::enabled!(target: "ais::trace", tracing::Level::INFO) {
@@ -385,6 +406,8 @@ fn conclude(
     {
         write_record(setup, handle)?;
     }
+    #[cfg(feature = "otlp")]
+    otlp::finish(setup.otlp.as_deref(), output)?;
     if let Some(t) = &setup.trace
         && let Some(e) = t.error()
     {
