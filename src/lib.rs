@@ -28,6 +28,7 @@
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+pub mod graph;
 mod outcome;
 mod run;
 

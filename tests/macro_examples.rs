@@ -42,6 +42,12 @@ mod runs;
 #[path = "macro_examples/cli.rs"]
 mod cli;
 
+#[path = "macro_examples/budget.rs"]
+mod budget;
+
+#[path = "macro_examples/graph.rs"]
+mod graph;
+
 use ais::rt::tools::{ToolArgs, ToolContext, ToolErrorKind};
 use ais::{Value, agir};
 use std::collections::BTreeSet;

@@ -85,6 +85,7 @@ mod spelled;
 #[cfg(feature = "agir")]
 pub mod agir;
 pub mod bind;
+pub mod budget;
 pub mod expr;
 pub mod mcp;
 pub mod plan;

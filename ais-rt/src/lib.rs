@@ -66,6 +66,8 @@ pub mod journal;
 mod machine;
 pub mod mcp;
 pub mod model;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 pub mod report;
 pub mod tools;
 pub mod trace;

@@ -3,6 +3,7 @@
 use super::files::{display_name, is_stdin, read_input};
 use super::{CliError, CmdResult, Output, Status};
 use ais_core::agir::{self, Limits, ReadError};
+use ais_core::budget::Budget;
 use ais_core::render::{self, SourceLines};
 use ais_core::{Checked, Finding, Outcome, Repairs, Severity, check};
 use clap::ValueEnum;
@@ -34,6 +35,11 @@ pub struct CheckArgs {
     /// reports them as deviations, so the outcome can be `fixed`; `ais fix -w` writes them.
     #[arg(long)]
     pub no_repair: bool,
+    /// Also report each program's static worst case: steps, slot fills, model exchanges, tool
+    /// calls and completion tokens, from its LOOP caps, SPAWN fan-outs and CALL targets, and
+    /// every cycle nothing bounds (in JSON: the `budget` member).
+    #[arg(long)]
+    pub budget: bool,
 }
 
 /// What checking one file came to.
@@ -47,6 +53,8 @@ enum FileReport {
         source: String,
         relaxations: usize,
         checked: Box<Checked>,
+        /// With `--budget`: the budget, or why the program has none.
+        budget: Option<Result<Budget, String>>,
     },
 }
 
@@ -61,7 +69,7 @@ pub fn status_of(outcome: Outcome, findings: &[Finding]) -> Status {
     }
 }
 
-fn check_file(path: &Path, repair: bool) -> FileReport {
+fn check_file(path: &Path, repair: bool, with_budget: bool) -> FileReport {
     let limits = Limits::default();
     let source = match read_input(path, &limits) {
         Ok(s) => s,
@@ -82,10 +90,15 @@ fn check_file(path: &Path, repair: bool) -> FileReport {
                 Ok(c) => Box::new(c),
                 Err(e) => return FileReport::Unreadable(e),
             };
+            let budget = (with_budget && checked.outcome != Outcome::Failed).then(|| {
+                let dir = super::graph::program_dir(path);
+                super::budget::of(checked.program(&doc.program), dir, 0)
+            });
             FileReport::Checked {
                 source,
                 relaxations: doc.relaxations.len(),
                 checked,
+                budget,
             }
         }
     }
@@ -100,7 +113,7 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
             worst = worst.max(super::ags::check(path, &name, args.format, o)?);
             continue;
         }
-        let report = check_file(path, !args.no_repair);
+        let report = check_file(path, !args.no_repair, args.budget);
         let status = match args.format {
             Format::Json => write_json(&name, &report, o)?,
             Format::Human => write_human(&name, is_stdin(path), &report, o)?,
@@ -121,15 +134,25 @@ fn write_json(name: &str, report: &FileReport, o: &mut Output) -> Result<Status,
             (render::read_failure_json(name, &err), Status::Failed)
         }
         FileReport::NotAgir { err, .. } => (render::read_failure_json(name, err), Status::Failed),
-        FileReport::Checked { checked, .. } => (
-            render::report_json(
+        FileReport::Checked {
+            checked, budget, ..
+        } => {
+            let mut json = render::report_json(
                 name,
                 checked.outcome,
                 &checked.findings,
                 &checked.deviations,
-            ),
-            status_of(checked.outcome, &checked.findings),
-        ),
+            );
+            if let (Some(b), Some(o)) = (budget, json.as_object_mut()) {
+                let limits = super::budget::runtime_limits();
+                let value = match b {
+                    Ok(b) => super::budget::json(b, &limits),
+                    Err(why) => serde_json::json!({"error": why}),
+                };
+                o.insert("budget".into(), value);
+            }
+            (json, status_of(checked.outcome, &checked.findings))
+        }
     };
     writeln!(o.out, "{json}")?;
     Ok(status)
@@ -172,6 +195,7 @@ fn write_human(
             source,
             relaxations,
             checked,
+            budget,
         } => {
             let lines = SourceLines::new(source);
             for finding in &checked.findings {
@@ -213,6 +237,15 @@ fn write_human(
                 "{}",
                 render::summary_line(name, checked.outcome, &checked.findings)
             )?;
+            match budget {
+                Some(Ok(b)) => write!(
+                    o.out,
+                    "{}",
+                    super::budget::human(b, &super::budget::runtime_limits())
+                )?,
+                Some(Err(why)) => writeln!(o.out, "budget: none, because {why}")?,
+                None => {}
+            }
             Ok(status_of(checked.outcome, &checked.findings))
         }
     }

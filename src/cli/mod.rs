@@ -2,12 +2,15 @@
 
 mod ags;
 mod ags_run;
+mod budget;
 mod check;
 mod eval;
 mod files;
 mod fix;
 mod fmt;
+mod graph;
 mod mcp;
+mod report;
 mod run;
 mod runs;
 
@@ -141,6 +144,19 @@ pub enum Command {
     /// MCP: lock a program's server tools (`ais mcp lock`), or serve programs as MCP tools
     /// (`ais mcp serve`).
     Mcp(mcp::McpArgs),
+    /// Draw a program's control graph: Mermaid (default), Graphviz DOT, or SVG.
+    ///
+    /// Code- and model-owned steps are drawn apart; edges carry their guards and modalities,
+    /// LOOP back edges their caps; SPAWN workers and CALL targets are nested. Exit status: 0;
+    /// 1 when `--check` finds an error-severity finding; 2 when the file cannot be read.
+    Graph(graph::GraphArgs),
+    /// Write one self-contained HTML page of a run from its trace (`ais run --trace FILE`).
+    ///
+    /// The graph and the path taken (with `--program`), the step table, each slot's exchanges,
+    /// the tool calls, the deviations and the fault or pause (with `--outcome`), and the token
+    /// totals (a cost with `--price-in`/`--price-out`). The page fetches nothing. Exit status:
+    /// 0; 2 when an input cannot be read or the page cannot be written.
+    Report(report::ReportArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -241,6 +257,8 @@ pub fn main() -> ExitCode {
             Err(failure) => return stopped(failure, &mut output),
         },
         Command::Mcp(args) => mcp::run(&args, &mut output),
+        Command::Graph(args) => graph::run(&args, &mut output),
+        Command::Report(args) => report::run(&args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

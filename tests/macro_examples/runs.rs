@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The scripted model of the example's own responses file.
-fn shipped(example: &str) -> Arc<dyn Model> {
+pub(crate) fn shipped(example: &str) -> Arc<dyn Model> {
     let file = format!(
         "{}/examples/{example}.responses.json",
         env!("CARGO_MANIFEST_DIR")

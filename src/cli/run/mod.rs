@@ -31,6 +31,8 @@ use std::sync::Arc;
 
 mod journal;
 mod log;
+#[cfg(feature = "otlp")]
+mod otlp;
 mod record;
 mod show;
 
@@ -111,6 +113,15 @@ pub struct Options {
     /// Write a trace, one JSON object per step (JSON Lines), to FILE.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// Export the run as an OpenTelemetry trace to this OTLP/HTTP collector
+    /// (`http://127.0.0.1:4318`; spans per the GenAI semantic conventions).
+    #[cfg(feature = "otlp")]
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
+    /// With `--otlp`: also put the slots' message contents on the `chat` spans.
+    #[cfg(feature = "otlp")]
+    #[arg(long, requires = "otlp")]
+    pub otlp_content: bool,
     /// The step budget [default: 10000].
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
@@ -137,6 +148,8 @@ struct Setup {
     out: PathBuf,
     max_steps: u64,
     trace: Option<Arc<JsonLinesSink>>,
+    #[cfg(feature = "otlp")]
+    otlp: Option<Arc<ais_rt::otlp::OtlpSink>>,
     progress: Arc<Progress>,
     format: Format,
     /// The run's journal (none with `--no-journal`, or for a handle resume).
@@ -469,6 +482,8 @@ fn prepare(
             )
         })?)),
     };
+    #[cfg(feature = "otlp")]
+    let otlp = otlp::sink(options, &doc)?;
     Ok(Setup {
         file: file.to_owned(),
         source,
@@ -479,6 +494,8 @@ fn prepare(
         out,
         max_steps: options.max_steps.unwrap_or(ais_rt::DEFAULT_MAX_STEPS),
         trace,
+        #[cfg(feature = "otlp")]
+        otlp,
         progress: Arc::new(Progress::new()),
         format: options.format,
         journaled: None,
@@ -510,6 +527,10 @@ impl Setup {
     fn runtime(&self, tools: ais_rt::tools::ToolRegistry) -> Runtime {
         let mut sinks: Vec<Arc<dyn TraceSink>> = vec![self.progress.clone()];
         if let Some(t) = &self.trace {
+            sinks.push(t.clone());
+        }
+        #[cfg(feature = "otlp")]
+        if let Some(t) = &self.otlp {
             sinks.push(t.clone());
         }
         if tracing::enabled!(target: "ais::trace", tracing::Level::INFO) {
@@ -598,6 +619,8 @@ fn conclude(
     {
         write_record(setup, handle)?;
     }
+    #[cfg(feature = "otlp")]
+    otlp::finish(setup.otlp.as_deref(), output)?;
     if let Some(t) = &setup.trace
         && let Some(e) = t.error()
     {

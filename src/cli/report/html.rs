@@ -1,0 +1,334 @@
+//! The report page. Everything from the run is hostile text: it reaches the page only through
+//! [`esc`], and the page declares a Content-Security-Policy that allows no script, no fetch
+//! and no image but inline data, so even a mistake here could not load or run anything.
+
+use super::{Event, RunRecord};
+use ais::graph::Graph;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// The most characters of one value (a request, a response, an operand) the page shows.
+const MAX_VALUE: usize = 16 * 1024;
+/// The most characters of a tool's output shown.
+const MAX_TOOL: usize = 4 * 1024;
+
+/// Text made safe for HTML element content and quoted attribute values.
+pub(super) fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() && c != '\n' && c != '\t' => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` cut to `max` characters, saying how much was left out.
+fn bounded(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max).collect();
+    let _ = write!(cut, "\n… ({} more characters not shown)", n - max);
+    cut
+}
+
+/// A JSON value pretty-printed, bounded and escaped (a string shows as its text).
+fn value(v: &serde_json::Value, max: usize) -> String {
+    let text = match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    };
+    esc(&bounded(&text, max))
+}
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#0f172a}\
+h1{font-size:20px}h2{font-size:16px;margin-top:28px}\
+table{border-collapse:collapse;width:100%}th,td{border:1px solid #cbd5e1;padding:4px 8px;text-align:left;vertical-align:top}\
+th{background:#f1f5f9}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+tr.model td:nth-child(4){color:#7c3aed}tr.code td:nth-child(4){color:#0369a1}tr.failed{background:#fef2f2}\
+pre{white-space:pre-wrap;word-break:break-word;background:#f8fafc;border:1px solid #e2e8f0;padding:8px;max-height:480px;overflow:auto}\
+details{margin:6px 0}summary{cursor:pointer}.box{border-left:4px solid #b45309;background:#fffbeb;padding:8px 12px}\
+.fault{border-color:#dc2626;background:#fef2f2}.path span{background:#fde68a;border-radius:4px;padding:1px 6px;margin:2px;display:inline-block}\
+.graph svg{max-width:100%;height:auto}";
+
+/// The whole page.
+pub(super) fn page(r: &RunRecord, graph: Option<&Graph>, prices: Option<(f64, f64)>) -> String {
+    let mut h = String::with_capacity(64 * 1024);
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\
+         <title>ais run report: {}</title><style>{STYLE}</style></head><body>\n",
+        esc(&r.name)
+    );
+    let _ = writeln!(h, "<h1>Run report: {}</h1>", esc(&r.name));
+    summary(&mut h, r);
+    outcome(&mut h, r);
+    path(&mut h, r, graph);
+    steps(&mut h, r);
+    slots(&mut h, r);
+    tools(&mut h, r);
+    totals(&mut h, r, prices);
+    h.push_str("</body></html>\n");
+    h
+}
+
+fn main_events(r: &RunRecord) -> impl Iterator<Item = &Event> {
+    r.events.iter().filter(|e| e.sibling.is_none())
+}
+
+fn summary(h: &mut String, r: &RunRecord) {
+    let steps = main_events(r).count();
+    let us: u64 = main_events(r).map(|e| e.elapsed_us).sum();
+    let scripted = r
+        .events
+        .iter()
+        .any(|e| e.slot.as_ref().is_some_and(|s| s.scripted));
+    let status = r
+        .outcome
+        .as_ref()
+        .and_then(|o| o["status"].as_str())
+        .unwrap_or("unknown (no outcome given)");
+    let _ = writeln!(
+        h,
+        "<p id=\"summary\">Status <b id=\"status\">{}</b> · {steps} steps · {:.1} ms in steps{}</p>",
+        esc(status),
+        us as f64 / 1000.0,
+        if scripted {
+            " · <b>scripted model</b>"
+        } else {
+            ""
+        }
+    );
+}
+
+fn outcome(h: &mut String, r: &RunRecord) {
+    let o = r.outcome.as_ref();
+    if let Some(f) = o.map(|o| &o["fault"]).filter(|f| !f.is_null()) {
+        let _ = writeln!(
+            h,
+            "<div class=\"box fault\" id=\"fault\"><b>Fault</b> {} at <code>{}</code>: {}</div>",
+            value(&f["kind"], 200),
+            value(&f["instruction"], 200),
+            value(&f["message"], MAX_VALUE)
+        );
+    } else if let Some(last) = r.events.last().filter(|e| e.error.is_some() && o.is_none()) {
+        let _ = writeln!(
+            h,
+            "<div class=\"box fault\" id=\"fault\"><b>The last step failed</b> at <code>{}</code>: {}</div>",
+            esc(&last.instruction),
+            esc(&bounded(
+                last.error.as_deref().unwrap_or_default(),
+                MAX_VALUE
+            ))
+        );
+    }
+    if let Some(p) = o.map(|o| &o["pause"]).filter(|p| !p.is_null()) {
+        let _ = writeln!(
+            h,
+            "<div class=\"box\" id=\"pause\"><b>Paused</b> for <code>{}</code>: {}</div>",
+            value(&p["carry"], 200),
+            value(&p["prompt"], MAX_VALUE)
+        );
+    }
+    let deviations = o
+        .and_then(|o| o["deviations"].as_array())
+        .cloned()
+        .unwrap_or_default();
+    if !deviations.is_empty() {
+        h.push_str("<h2>Deviations</h2><ul id=\"deviations\">");
+        for d in &deviations {
+            let _ = write!(h, "<li>{}</li>", value(d, 2000));
+        }
+        h.push_str("</ul>\n");
+    }
+}
+
+/// The graph with the path highlighted, and the path as a row of ids.
+fn path(h: &mut String, r: &RunRecord, graph: Option<&Graph>) {
+    let ids: Vec<&str> = main_events(r).map(|e| e.instruction.as_str()).collect();
+    h.push_str("<h2>Path</h2><p class=\"path\" id=\"path\">");
+    for id in &ids {
+        let _ = write!(h, "<span>{}</span>", esc(id));
+    }
+    h.push_str("</p>\n");
+    let Some(g) = graph else {
+        h.push_str("<p>(give <code>--program FILE.agir</code> to draw the graph)</p>\n");
+        return;
+    };
+    let taken: Vec<bool> = g
+        .nodes
+        .iter()
+        .map(|n| n.kind == ais::graph::NodeKind::Instruction && ids.contains(&n.id.as_str()))
+        .collect();
+    let svg = g.svg_highlighted(&taken);
+    let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
+    let _ = writeln!(h, "<div class=\"graph\" id=\"graph\">{svg}</div>");
+}
+
+fn tokens(e: &Event) -> (u64, u64) {
+    e.slot.as_ref().map_or((0, 0), |s| {
+        (s.usage.prompt_tokens, s.usage.completion_tokens)
+    })
+}
+
+fn steps(h: &mut String, r: &RunRecord) {
+    h.push_str(
+        "<h2>Steps</h2><table id=\"steps\"><thead><tr><th>step</th><th>instruction</th><th>opcode</th>\
+         <th>unit</th><th>time (ms)</th><th>tokens in</th><th>tokens out</th><th>tool</th><th>error</th></tr></thead><tbody>\n",
+    );
+    for (k, e) in r.events.iter().enumerate() {
+        let (i, o) = tokens(e);
+        let step = match e.sibling {
+            Some(s) => format!("{} · sibling {s}", e.step),
+            None => e.step.to_string(),
+        };
+        let _ = writeln!(
+            h,
+            "<tr id=\"event-{k}\" class=\"{}{}\"><td class=\"n\">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td>\
+             <td class=\"n\">{:.2}</td><td class=\"n\">{i}</td><td class=\"n\">{o}</td><td>{}</td><td>{}</td></tr>",
+            if e.unit == "model" { "model" } else { "code" },
+            if e.error.is_some() { " failed" } else { "" },
+            esc(&step),
+            esc(&e.instruction),
+            esc(&e.opcode),
+            esc(&e.unit),
+            e.elapsed_us as f64 / 1000.0,
+            esc(e.tool.as_deref().unwrap_or("")),
+            esc(&bounded(e.error.as_deref().unwrap_or(""), 2000)),
+        );
+    }
+    h.push_str("</tbody></table>\n");
+}
+
+fn slots(h: &mut String, r: &RunRecord) {
+    let with_slots: Vec<(usize, &Event)> = r
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.slot.is_some())
+        .collect();
+    if with_slots.is_empty() {
+        return;
+    }
+    h.push_str("<h2>Slots</h2>\n");
+    for (k, e) in with_slots {
+        let Some(s) = &e.slot else { continue };
+        let _ = writeln!(
+            h,
+            "<details class=\"slot\" id=\"slot-{k}\"><summary>step {} <code>{}</code>{} — {} · {} exchange(s), {} repair(s), {} tool round(s)</summary>",
+            e.step,
+            esc(&e.instruction),
+            e.sibling
+                .map(|s| format!(" sibling {s}"))
+                .unwrap_or_default(),
+            esc(&s.model),
+            s.exchanges.len(),
+            s.repairs,
+            s.tool_rounds
+        );
+        for (x, ex) in s.exchanges.iter().enumerate() {
+            let _ = writeln!(
+                h,
+                "<h3>Exchange {}</h3><p>Request</p><pre class=\"request\">{}</pre><p>Response</p><pre class=\"response\">{}</pre>",
+                x + 1,
+                value(&ex.request, MAX_VALUE),
+                value(&ex.response, MAX_VALUE)
+            );
+        }
+        if let Some(p) = &s.parsed {
+            let _ = writeln!(
+                h,
+                "<p>Value that landed</p><pre class=\"parsed\">{}</pre>",
+                value(p, MAX_VALUE)
+            );
+        }
+        h.push_str("</details>\n");
+    }
+}
+
+fn tools(h: &mut String, r: &RunRecord) {
+    let calls: Vec<&Event> = r.events.iter().filter(|e| e.tool.is_some()).collect();
+    if calls.is_empty() {
+        return;
+    }
+    h.push_str("<h2>Tool calls</h2>\n");
+    for e in calls {
+        let _ = write!(
+            h,
+            "<details class=\"tool\"><summary>step {} <code>{}</code>: <code>{}</code></summary><p>Arguments</p><pre>",
+            e.step,
+            esc(&e.instruction),
+            esc(e.tool.as_deref().unwrap_or_default())
+        );
+        for (name, v) in &e.operands {
+            let _ = writeln!(h, "{} = {}", esc(name), value(v, MAX_TOOL));
+        }
+        h.push_str("</pre><p>Output</p><pre class=\"output\">");
+        for (name, v) in &e.written {
+            let _ = writeln!(h, "{} = {}", esc(name), value(v, MAX_TOOL));
+        }
+        if let Some(err) = &e.error {
+            let _ = writeln!(h, "error: {}", esc(&bounded(err, MAX_TOOL)));
+        }
+        h.push_str("</pre></details>\n");
+    }
+}
+
+fn totals(h: &mut String, r: &RunRecord, prices: Option<(f64, f64)>) {
+    let mut per: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
+    for e in r.events.iter().filter(|e| e.slot.is_some()) {
+        let (i, o) = tokens(e);
+        let t = per.entry(e.instruction.as_str()).or_default();
+        *t = (t.0 + 1, t.1 + i, t.2 + o);
+    }
+    let cost = |i: u64, o: u64| {
+        prices.map_or(String::new(), |(pi, po)| {
+            format!("{:.4}", (i as f64 * pi + o as f64 * po) / 1_000_000.0)
+        })
+    };
+    let _ = write!(
+        h,
+        "<h2>Totals</h2><table id=\"totals\"><thead><tr><th>slot</th><th>fills</th><th>tokens in</th><th>tokens out</th>{}</tr></thead><tbody>",
+        if prices.is_some() {
+            "<th>cost</th>"
+        } else {
+            ""
+        }
+    );
+    let (mut fi, mut ti, mut to) = (0, 0, 0);
+    for (id, (n, i, o)) in &per {
+        fi += n;
+        ti += i;
+        to += o;
+        let c = if prices.is_some() {
+            format!("<td class=\"n\">{}</td>", cost(*i, *o))
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            h,
+            "<tr><td><code>{}</code></td><td class=\"n\">{n}</td><td class=\"n\">{i}</td><td class=\"n\">{o}</td>{c}</tr>",
+            esc(id)
+        );
+    }
+    let c = if prices.is_some() {
+        format!("<td class=\"n\" id=\"cost\">{}</td>", cost(ti, to))
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        h,
+        "<tr id=\"total\"><th>all</th><td class=\"n\">{fi}</td><td class=\"n\">{ti}</td><td class=\"n\">{to}</td>{c}</tr></tbody></table>"
+    );
+}

@@ -1,0 +1,236 @@
+//! `ais report`: one self-contained HTML page of a run — the program's graph with the path the
+//! run took, the step table, each slot's exchanges, the tool calls, the deviations, the fault
+//! or pause, and the totals (tokens per slot and in all; a cost given prices).
+//!
+//! The run comes from a [`RunSource`]: today the JSON Lines trace `ais run --trace FILE` wrote
+//! (with, optionally, the JSON `ais run --format json` printed, for the status, the fault or
+//! pause and the deviations); a run journal can be another variant that loads the same
+//! [`RunRecord`].
+
+mod html;
+
+use super::files::read_input;
+use super::graph::write_new;
+use super::{CliError, CmdResult, Output, Status, shown};
+use ais_core::agir::{self, Limits};
+use serde::Deserialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `ais report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The run: the trace file `ais run --trace FILE` wrote (JSON Lines).
+    #[arg(value_name = "RUN", required_unless_present = "trace")]
+    pub run: Option<PathBuf>,
+    /// The trace file, when not given as RUN.
+    #[arg(long, value_name = "FILE", conflicts_with = "run")]
+    pub trace: Option<PathBuf>,
+    /// The JSON `ais run --format json` printed for the run: its status, fault or pause,
+    /// deviations.
+    #[arg(long, value_name = "FILE")]
+    pub outcome: Option<PathBuf>,
+    /// The program that ran (an AG-IR file): draws its graph with the path taken.
+    #[arg(long, value_name = "FILE")]
+    pub program: Option<PathBuf>,
+    /// Where to write the page.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+    /// The price of a million input (prompt) tokens, for the cost column.
+    #[arg(long, value_name = "PRICE", requires = "price_out")]
+    pub price_in: Option<f64>,
+    /// The price of a million output (completion) tokens.
+    #[arg(long, value_name = "PRICE", requires = "price_in")]
+    pub price_out: Option<f64>,
+}
+
+/// Where a run's record comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunSource {
+    /// A JSON Lines trace, and the run's JSON outcome when there is one.
+    Trace {
+        /// The trace file.
+        trace: PathBuf,
+        /// The `ais run --format json` output.
+        outcome: Option<PathBuf>,
+    },
+}
+
+/// One step event of a trace, as `ais_rt::trace::StepEvent` serializes it (every field
+/// optional, so a trace of an older or newer ais still reads).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Event {
+    /// The step's number in the run.
+    pub step: u64,
+    /// The instruction's id.
+    pub instruction: String,
+    /// Its opcode.
+    pub opcode: String,
+    /// `code` or `model`.
+    pub unit: String,
+    /// A SPAWN sibling's index.
+    pub sibling: Option<usize>,
+    /// The bound operands: (name, value) pairs.
+    pub operands: Vec<(String, serde_json::Value)>,
+    /// The values written: (carry, value) pairs.
+    pub written: Vec<(String, serde_json::Value)>,
+    /// The tool that ran.
+    pub tool: Option<String>,
+    /// The slot's exchanges.
+    pub slot: Option<SlotEvent>,
+    /// The step's error.
+    pub error: Option<String>,
+    /// When it started (ms since the Unix epoch).
+    pub started_ms: u64,
+    /// How long it took (µs).
+    pub elapsed_us: u64,
+}
+
+/// A slot's part of an [`Event`].
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SlotEvent {
+    /// The model's name.
+    pub model: String,
+    /// Whether the model was scripted.
+    pub scripted: bool,
+    /// Every exchange: `{request, response}`.
+    pub exchanges: Vec<ExchangeEvent>,
+    /// The value that landed.
+    pub parsed: Option<serde_json::Value>,
+    /// Repair rounds used.
+    pub repairs: u32,
+    /// Tool rounds used.
+    pub tool_rounds: u32,
+    /// Token usage.
+    pub usage: UsageEvent,
+}
+
+/// One exchange of a slot.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ExchangeEvent {
+    /// The request body sent.
+    pub request: serde_json::Value,
+    /// The response body received.
+    pub response: serde_json::Value,
+}
+
+/// Token usage of a slot.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct UsageEvent {
+    /// Input tokens.
+    pub prompt_tokens: u64,
+    /// Output tokens.
+    pub completion_tokens: u64,
+}
+
+/// Everything a report shows of a run.
+#[derive(Debug, Default)]
+pub struct RunRecord {
+    /// Where it came from, for the page's title.
+    pub name: String,
+    /// The step events, in order.
+    pub events: Vec<Event>,
+    /// The run's JSON outcome, when known.
+    pub outcome: Option<serde_json::Value>,
+}
+
+impl RunSource {
+    /// The source the arguments name.
+    pub fn from_args(args: &ReportArgs) -> RunSource {
+        let trace = args
+            .trace
+            .clone()
+            .or_else(|| args.run.clone())
+            .unwrap_or_default();
+        RunSource::Trace {
+            trace,
+            outcome: args.outcome.clone(),
+        }
+    }
+
+    /// Reads the run's record; a line that is not a trace event is an error naming the file
+    /// and the line.
+    pub fn load(&self) -> Result<RunRecord, CliError> {
+        let RunSource::Trace { trace, outcome } = self;
+        let limits = Limits {
+            max_bytes: 256 << 20,
+            ..Limits::default()
+        };
+        let text = read_input(trace, &limits)?;
+        let mut events = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let event: Event = serde_json::from_str(line).map_err(|e| {
+                CliError::new(
+                    format!("`{}` line {}: not a trace event ({e})", shown(trace), n + 1),
+                    "give the JSON Lines file `ais run --trace FILE` wrote",
+                )
+            })?;
+            events.push(event);
+        }
+        let outcome = match outcome {
+            None => None,
+            Some(path) => {
+                let text = read_input(path, &limits)?;
+                Some(serde_json::from_str(text.trim()).map_err(|e| {
+                    CliError::new(
+                        format!("`{}` is not a run's JSON ({e})", shown(path)),
+                        "give what `ais run --format json` printed",
+                    )
+                })?)
+            }
+        };
+        Ok(RunRecord {
+            name: shown(trace),
+            events,
+            outcome,
+        })
+    }
+}
+
+/// The program's graph, when a program is given.
+fn graph_of(path: &Path) -> Result<ais::graph::Graph, CliError> {
+    let text = read_input(path, &Limits::default())?;
+    let doc = agir::read(&text).map_err(|e| {
+        CliError::new(
+            format!("`{}` does not read as AG-IR: {e}", shown(path)),
+            "give the program the run ran (`--program FILE.agir`)",
+        )
+    })?;
+    let dir = super::graph::program_dir(path);
+    Ok(ais::graph::Graph::new(&doc.program, &[], &mut |target| {
+        super::budget::find(dir, target).ok().map(|d| d.program)
+    }))
+}
+
+/// Runs `ais report`.
+pub fn run(args: &ReportArgs, o: &mut Output) -> CmdResult {
+    let record = RunSource::from_args(args).load()?;
+    let graph = args.program.as_deref().map(graph_of).transpose()?;
+    let prices = args.price_in.zip(args.price_out);
+    if let Some((i, p)) = prices
+        && !(i >= 0.0 && i.is_finite() && p >= 0.0 && p.is_finite())
+    {
+        return Err(CliError::new(
+            "`--price-in` and `--price-out` must be non-negative numbers",
+            "give the price of a million tokens, e.g. `--price-in 3 --price-out 15`",
+        )
+        .into());
+    }
+    let page = html::page(&record, graph.as_ref(), prices);
+    write_new(&args.output, &page)?;
+    writeln!(
+        o.err,
+        "wrote the report of {} ({} steps) to {}",
+        record.name,
+        record.events.iter().filter(|e| e.sibling.is_none()).count(),
+        shown(&args.output)
+    )?;
+    Ok(Status::Ok)
+}
