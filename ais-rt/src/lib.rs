@@ -65,6 +65,7 @@
 mod machine;
 pub mod model;
 pub mod report;
+pub mod sandbox;
 pub mod tools;
 pub mod trace;
 

@@ -51,6 +51,7 @@
 pub mod artifact;
 pub mod builtins;
 pub mod command;
+mod command_line;
 mod http;
 pub mod native;
 mod process;
@@ -172,6 +173,14 @@ impl ToolContext {
     /// when set, else the root.
     pub fn work_dir(&self) -> &Path {
         self.scratch.as_deref().unwrap_or(&self.root)
+    }
+
+    /// The directories a tool subprocess of this call may write beneath (the kernel enforces
+    /// it; see [`crate::sandbox`]): the output root and, when set, the scratch directory.
+    pub fn writable_roots(&self) -> Vec<PathBuf> {
+        let mut roots = vec![self.root.clone()];
+        roots.extend(self.scratch.clone());
+        roots
     }
 
     /// [`work_dir`](Self::work_dir), created if missing; an [`ToolErrorKind::Io`] error naming

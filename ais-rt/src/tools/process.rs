@@ -7,8 +7,9 @@
 //! after a normal exit, so no tool leaves a background process behind.
 
 use super::{ToolError, ToolErrorKind, ToolLimits};
+use crate::sandbox;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
@@ -43,6 +44,9 @@ pub(crate) struct ProcessSpec<'a> {
     pub stdin: Option<Vec<u8>>,
     /// Variables set on top of [`INHERITED_ENV`].
     pub env: &'a [(&'a str, &'a str)],
+    /// The directories it may write beneath (besides its private `TMPDIR`); see
+    /// [`crate::sandbox`].
+    pub writable: Vec<PathBuf>,
 }
 
 /// What a finished subprocess printed, and how it ended.
@@ -111,6 +115,17 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
     for (name, value) in spec.env {
         command.env(name, value);
     }
+    let confinement = sandbox::Confinement::new(&spec.writable).map_err(|e| {
+        ToolError::new(
+            ToolErrorKind::Io,
+            format!(
+                "tool `{}`: cannot set up its sandbox (Landlock ruleset, private TMPDIR): {e}",
+                spec.tool
+            ),
+        )
+    })?;
+    command.env("TMPDIR", confinement.tmp_dir());
+    confine(&mut command, &confinement);
     let mut child = command.spawn().map_err(|e| {
         ToolError::new(
             ToolErrorKind::Io,
@@ -125,7 +140,7 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
     })?;
     let pgid = child.id();
     // Should the caller drop this call mid-way (a cancelled run), the group dies with it.
-    let _group = GroupGuard(pgid);
+    let _group = GroupGuard::new(pgid);
     if let (Some(input), Some(mut pipe)) = (spec.stdin, child.stdin.take()) {
         // A process that never reads its input must not block the run: write from a task and
         // ignore a broken pipe (the process exited or closed its input).
@@ -191,17 +206,43 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
     }
 }
 
-/// Kills the process group when dropped.
-struct GroupGuard(Option<u32>);
+/// Makes `command`'s child enter the sandbox before it executes (see [`crate::sandbox`]):
+/// the guard process, the parent-death signal, the Landlock ruleset of `confinement`.
+pub(crate) fn confine(command: &mut Command, confinement: &sandbox::Confinement) {
+    let ruleset = confinement.ruleset_fd();
+    // SAFETY: getpid takes nothing and cannot fail.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: `enter_child` makes only async-signal-safe calls, as a pre-exec hook must.
+    unsafe {
+        command.pre_exec(move || sandbox::enter_child(ruleset, parent));
+    }
+}
+
+/// A live tool process group: registered for [`sandbox::kill_all_tool_groups`], and killed
+/// (and forgotten) when dropped.
+pub(crate) struct GroupGuard(Option<u32>);
+
+impl GroupGuard {
+    /// Registers the group led by `pgid`.
+    pub(crate) fn new(pgid: Option<u32>) -> Self {
+        if let Some(pid) = pgid.and_then(|p| i32::try_from(p).ok()) {
+            sandbox::register_group(pid);
+        }
+        GroupGuard(pgid)
+    }
+}
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         kill_group(self.0);
+        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
+            sandbox::unregister_group(pid);
+        }
     }
 }
 
 /// Sends `SIGKILL` to the process group led by `pgid` (a no-op when it is already gone).
-fn kill_group(pgid: Option<u32>) {
+pub(crate) fn kill_group(pgid: Option<u32>) {
     let Some(pid) = pgid.and_then(|p| i32::try_from(p).ok()) else {
         return;
     };

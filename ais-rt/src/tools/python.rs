@@ -69,6 +69,7 @@ async fn default_interpreter(cwd: &std::path::Path) -> OsString {
                     cwd,
                     stdin: None,
                     env: &[],
+                    writable: Vec::new(),
                 },
                 &limits,
             )
@@ -151,6 +152,7 @@ impl PythonTool {
                     ("PYTHONIOENCODING", "utf-8"),
                     ("PYTHONDONTWRITEBYTECODE", "1"),
                 ],
+                writable: ctx.writable_roots(),
             },
             &ctx.limits,
         )

@@ -143,7 +143,9 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
     let tokio = tokio_runtime()?;
     let outcome =
         tokio.block_on(runtime.run(&setup.doc.program, Some(&setup.doc.source_map), inputs));
-    conclude(&setup, &runtime, &tokio, outcome, output)
+    let code = conclude(&setup, &runtime, &tokio, outcome, output);
+    leave(tokio);
+    code
 }
 
 fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
@@ -192,7 +194,9 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     if !invalid_handle(&outcome) {
         remove_handle(&args.handle);
     }
-    conclude(&setup, &runtime, &tokio, outcome, output)
+    let code = conclude(&setup, &runtime, &tokio, outcome, output);
+    leave(tokio);
+    code
 }
 
 /// Reads the program, resolves the model, the output root and the trace; everything that can
@@ -342,6 +346,8 @@ fn conclude(
     mut outcome: RunOutcome,
     output: &mut Output,
 ) -> Result<u8, Failure> {
+    let scrubber = ais_rt::trace::Scrubber::from_env();
+    show::redact(&mut outcome, &scrubber);
     let interactive = io::stdin().is_terminal();
     while interactive && outcome.status == Status::InputRequired {
         let Some(pause) = outcome.pause.clone() else {
@@ -375,6 +381,7 @@ fn conclude(
             &handle,
             answer,
         ));
+        show::redact(&mut outcome, &scrubber);
         if !invalid_handle(&outcome) {
             remove_handle(&handle);
         }
@@ -435,6 +442,13 @@ fn invalid_handle(outcome: &RunOutcome) -> bool {
         .fault
         .as_ref()
         .is_some_and(|f| f.kind == FaultKind::InvalidHandle)
+}
+
+/// Shuts the async runtime down without waiting for its blocking threads: a built-in stopped at
+/// its timeout may still be blocked in the kernel (opening a FIFO nobody writes, reading a
+/// device that never ends), and must not keep `ais` from exiting once the run has reported.
+fn leave(tokio: tokio::runtime::Runtime) {
+    tokio.shutdown_background();
 }
 
 fn tokio_runtime() -> Result<tokio::runtime::Runtime, CliError> {
