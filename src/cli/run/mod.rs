@@ -88,6 +88,10 @@ pub struct Options {
     /// The step budget [default: 10000].
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
+    /// The wall-clock limit of one tool call, in seconds; a tool past it is killed with every
+    /// process it started [default: 60].
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub tool_timeout: Option<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -103,6 +107,7 @@ struct Setup {
     scripted: Option<Arc<ScriptedModel>>,
     out: PathBuf,
     max_steps: u64,
+    tool_timeout: Option<u64>,
     trace: Option<Arc<JsonLinesSink>>,
     progress: Arc<Progress>,
     format: Format,
@@ -287,6 +292,7 @@ fn prepare(
         scripted,
         out,
         max_steps: options.max_steps.unwrap_or(ais_rt::DEFAULT_MAX_STEPS),
+        tool_timeout: options.tool_timeout,
         trace,
         progress: Arc::new(Progress::new()),
         format: options.format,
@@ -332,6 +338,12 @@ impl Setup {
         }
         if let Some(m) = &self.model {
             builder = builder.model(m.clone());
+        }
+        if let Some(secs) = self.tool_timeout {
+            builder = builder.limits(ais_rt::tools::ToolLimits {
+                timeout: std::time::Duration::from_secs(secs),
+                ..Default::default()
+            });
         }
         builder.build()
     }
