@@ -185,11 +185,8 @@ impl Run {
             }
         }
         let tracing = settings.trace.is_some();
-        let tool_ctx = ToolContext {
-            root: settings.out_dir.clone(),
-            scratch: None,
-            limits: settings.limits.clone(),
-        };
+        let mut tool_ctx = ToolContext::new(settings.out_dir.clone());
+        tool_ctx.limits = settings.limits.clone();
         Run {
             tool_ctx,
             max_steps: settings.max_steps,

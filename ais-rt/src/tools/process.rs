@@ -89,16 +89,20 @@ pub(crate) fn describe_status(status: &ExitStatus) -> String {
     }
 }
 
-/// Runs `spec` under `limits`: `Ok` when the process ran to its end within both limits
-/// (whatever its exit status), a [`ToolError`] of kind `Timeout`, `OutputLimit` or `Io`
-/// otherwise, carrying what it printed before it was stopped.
-pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Finished, ToolError> {
+/// Starts `spec`'s process in the sandbox: a scrubbed environment, its working directory, its
+/// own process group with a guard, the Landlock ruleset over `spec.writable` and a private
+/// `TMPDIR` (see [`crate::sandbox`]), standard output and error piped, standard input piped
+/// when `piped_input`. The confinement must live as long as the process (it owns `TMPDIR`).
+pub(crate) fn spawn_confined(
+    spec: &ProcessSpec<'_>,
+    piped_input: bool,
+) -> Result<(Child, sandbox::Confinement), ToolError> {
     let mut command = Command::new(&spec.program);
     command
         .args(&spec.args)
         .current_dir(spec.cwd)
         .env_clear()
-        .stdin(if spec.stdin.is_some() {
+        .stdin(if piped_input {
             Stdio::piped()
         } else {
             Stdio::null()
@@ -126,7 +130,7 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
     })?;
     command.env("TMPDIR", confinement.tmp_dir());
     confine(&mut command, &confinement);
-    let mut child = command.spawn().map_err(|e| {
+    let child = command.spawn().map_err(|e| {
         ToolError::new(
             ToolErrorKind::Io,
             format!(
@@ -138,10 +142,19 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
             ),
         )
     })?;
+    Ok((child, confinement))
+}
+
+/// Runs `spec` under `limits`: `Ok` when the process ran to its end within both limits
+/// (whatever its exit status), a [`ToolError`] of kind `Timeout`, `OutputLimit` or `Io`
+/// otherwise, carrying what it printed before it was stopped.
+pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Finished, ToolError> {
+    let piped_input = spec.stdin.is_some();
+    let (mut child, _confinement) = spawn_confined(&spec, piped_input)?;
     let pgid = child.id();
     // Should the caller drop this call mid-way (a cancelled run), the group dies with it.
     let _group = GroupGuard::new(pgid);
-    if let (Some(input), Some(mut pipe)) = (spec.stdin, child.stdin.take()) {
+    if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
         // A process that never reads its input must not block the run: write from a task and
         // ignore a broken pipe (the process exited or closed its input).
         tokio::spawn(async move {
@@ -252,19 +265,24 @@ pub(crate) fn kill_group(pgid: Option<u32>) {
 }
 
 /// The bytes captured so far from both pipes, under one shared cap.
-struct Capture {
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
+pub(crate) struct Capture {
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stderr: Vec<u8>,
     cap: usize,
 }
 
 impl Capture {
-    fn new(cap: usize) -> Self {
+    pub(crate) fn new(cap: usize) -> Self {
         Capture {
             stdout: Vec::new(),
             stderr: Vec::new(),
             cap,
         }
+    }
+
+    /// The cap on both streams together.
+    pub(crate) fn cap(&self) -> usize {
+        self.cap
     }
 
     fn total(&self) -> usize {
@@ -273,7 +291,7 @@ impl Capture {
 
     /// Appends `chunk` to one stream, keeping at most the cap in all; `false` when the cap was
     /// passed.
-    fn push(&mut self, to_stdout: bool, chunk: &[u8]) -> bool {
+    pub(crate) fn push(&mut self, to_stdout: bool, chunk: &[u8]) -> bool {
         let room = self.cap.saturating_sub(self.total());
         let keep = chunk.len().min(room);
         let buf = if to_stdout {
