@@ -69,6 +69,7 @@ pub mod model;
 #[cfg(feature = "otlp")]
 pub mod otlp;
 pub mod report;
+pub mod sandbox;
 pub mod tools;
 pub mod trace;
 

@@ -83,9 +83,9 @@ impl TraceSink for NoTrace {
 ///   `Basic` or `Token` scheme), a token of 16 or more characters after `Bearer `, and anything
 ///   shaped like an API key (`sk-…`, `sk-ant-…`, `sk-proj-…` of 16 or more characters) become
 ///   `[redacted]`;
-/// - in every string, the value of each environment variable whose name ends in `_API_KEY`,
-///   `_TOKEN`, `_SECRET` or `_PASSWORD` (8 characters or more), as read when the scrubber was
-///   made, becomes `[redacted]`.
+/// - in every string, the value of each environment variable whose name looks secret
+///   ([`is_secret_name`]: `*SECRET*`, `*PASSWORD*`, `*TOKEN*`, `*CREDENTIAL*`, `*_KEY`, …; a
+///   value of 8 characters or more), as read when the scrubber was made, becomes `[redacted]`.
 #[derive(Clone, Debug, Default)]
 pub struct Scrubber {
     secrets: Vec<String>,
@@ -119,10 +119,7 @@ impl Scrubber {
         let secrets = vars
             .into_iter()
             .filter_map(|(name, value)| {
-                let name = name.to_str()?.to_ascii_uppercase();
-                let secret = ["_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD"]
-                    .iter()
-                    .any(|s| name.ends_with(s));
+                let secret = is_secret_name(name.to_str()?);
                 let value = value.into_string().ok()?;
                 (secret && value.trim().len() >= 8).then(|| value.trim().to_owned())
             })
@@ -197,6 +194,27 @@ impl Scrubber {
         self.scrub(&mut json);
         json
     }
+}
+
+/// Whether an environment variable's name looks like it holds a secret: it contains `SECRET`,
+/// `PASSWORD`, `PASSWD`, `PASSPHRASE`, `TOKEN`, `CREDENTIAL`, `APIKEY`, `API_KEY` or
+/// `PRIVATE_KEY`, or ends in `_KEY`, `_PAT` or `_AUTH` (case ignored): `AWS_SECRET_ACCESS_KEY`,
+/// `GITHUB_TOKEN`, `PGPASSWORD`, `STRIPE_KEY`, `GOOGLE_APPLICATION_CREDENTIALS`.
+pub fn is_secret_name(name: &str) -> bool {
+    let name = name.to_ascii_uppercase();
+    const INSIDE: &[&str] = &[
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "PASSPHRASE",
+        "TOKEN",
+        "CREDENTIAL",
+        "APIKEY",
+        "API_KEY",
+        "PRIVATE_KEY",
+    ];
+    INSIDE.iter().any(|s| name.contains(s))
+        || ["_KEY", "_PAT", "_AUTH"].iter().any(|s| name.ends_with(s))
 }
 
 /// Whether an object key names a credential (see [`Scrubber`]).

@@ -189,11 +189,8 @@ impl Run {
             }
         }
         let tracing = settings.trace.is_some();
-        let tool_ctx = ToolContext {
-            root: settings.out_dir.clone(),
-            scratch: None,
-            limits: settings.limits.clone(),
-        };
+        let mut tool_ctx = ToolContext::new(settings.out_dir.clone());
+        tool_ctx.limits = settings.limits.clone();
         Run {
             tool_ctx,
             max_steps: settings.max_steps,
@@ -204,7 +201,8 @@ impl Run {
             settings,
             prep,
             steps: 0,
-            deviations: Vec::new(),
+            // No Landlock on this kernel: the run's tools are unconfined, and the run says so.
+            deviations: crate::sandbox::unconfined_deviation().into_iter().collect(),
             unrouted: Vec::new(),
             usage: RunUsage::default(),
             branches: Vec::new(),

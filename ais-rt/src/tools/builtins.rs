@@ -478,6 +478,7 @@ async fn run_command(command: &str, ctx: &ToolContext) -> Result<Value, ToolErro
             cwd: &cwd,
             stdin: None,
             env: &[],
+            writable: ctx.writable_roots(),
         },
         &ctx.limits,
     )

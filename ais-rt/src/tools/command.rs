@@ -13,16 +13,25 @@
 //!   any of `| & ; < > ( ) $ `` ` `` * ? [ ] ~ #`, a newline, a leading `VAR=value`, or a first
 //!   word that is a shell builtin (`cd`, `export`, `source`, `.`, `set`, `ulimit`, `umask`,
 //!   `exec`, `eval`, `alias`) — runs under `bash -c` (`sh -c` when bash is not installed) with
-//!   every placeholder replaced by its **shell-quoted** value, so a value can never become
-//!   syntax. Any other command is split into words (POSIX quoting rules) and executed directly,
-//!   each placeholder replaced inside its word with no quoting at all. A placeholder written
-//!   inside quotes in a shell command (`'{x}'`) gets quoted twice; write placeholders bare.
+//!   every placeholder replaced by its **single-quoted** value, so a value can never become
+//!   syntax; a placeholder written inside quotes (`'{x}'`, `"at {x}"`) stays one literal piece
+//!   of that word. Any other command is split into words (POSIX quoting rules) and executed
+//!   directly, each placeholder replaced inside its word with no quoting at all.
+//! - **One pass, literal values, no options** (see `command_line.rs` for the whole rule):
+//!   placeholders are filled in one pass (a value containing `{other}` stays that text); a
+//!   placeholder where a quoted value would not stay literal (inside backquotes, in a `$(…)` or
+//!   `${…}` within double quotes, in `$'…'`, after `<<`, `[[` or `((`) makes the call fail
+//!   naming the place; and a value that would *begin* an argument with `-` is refused
+//!   ([`ToolErrorKind::BadArguments`], a routable error value) unless the command has a `--`
+//!   word before it — write `-- {x}` where a value may start with `-`, or `--opt={x}`.
+//!   What the command itself does with an argument (`eval`, `bash -c {x}`) is the author's.
 //! - **Result.** On exit status 0 the tool's value is its standard output with trailing
 //!   newlines removed (standard error is progress and warnings, not the value). Any other exit
 //!   is a [`ToolErrorKind::Failed`] error carrying stdout and stderr.
 //! - The environment, the working directory, the timeout and the output cap are those of every
 //!   tool subprocess (see the [module docs](super)).
 
+use super::command_line::{self, FillError};
 use super::process::{self, ProcessSpec};
 use super::{Tool, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolFuture};
 use ais_core::Value;
@@ -92,20 +101,40 @@ impl CommandTool {
             .iter()
             .map(|p| (*p, args.params.get(*p).and_then(arg_text)))
             .collect();
-        let trailing: Vec<&str> = values
+        let trailing: Vec<(&str, &str)> = values
             .iter()
-            .filter(|(p, v)| v.is_some() && !self.template.contains(&placeholder(p)))
-            .filter_map(|(_, v)| v.as_deref())
+            .filter(|(p, _)| !self.template.contains(&placeholder(p)))
+            .filter_map(|(p, v)| Some((*p, v.as_deref()?)))
             .collect();
+        if let Some(p) = values
+            .iter()
+            .find(|(_, v)| v.as_deref().is_some_and(|v| v.contains('\0')))
+        {
+            return Err(ToolError::new(
+                ToolErrorKind::BadArguments,
+                format!(
+                    "tool `{}`: the argument `{}` contains a NUL byte, which no command line can \
+                     carry",
+                    self.name, p.0
+                ),
+            ));
+        }
+        let operands = command_line::has_end_of_options(&self.template);
+        if let Some((p, v)) = trailing.iter().find(|(_, v)| v.starts_with('-'))
+            && !operands
+        {
+            let err = FillError::Option {
+                param: (*p).to_owned(),
+                value: (*v).to_owned(),
+            };
+            return Err(self.fill_error(err));
+        }
         if self.always_shell || needs_shell(&self.template, &params) {
-            let mut line = self.template.clone();
-            for (p, v) in &values {
-                let quoted = self.quote(v.as_deref().unwrap_or(""))?;
-                line = line.replace(&placeholder(p), &quoted);
-            }
-            for v in &trailing {
+            let mut line = command_line::fill_shell(&self.template, &values)
+                .map_err(|e| self.fill_error(e))?;
+            for (_, v) in &trailing {
                 line.push(' ');
-                line.push_str(&self.quote(v)?);
+                line.push_str(&command_line::sh_quote(v));
             }
             return Ok((shell().into(), vec!["-c".into(), line.into()]));
         }
@@ -119,19 +148,15 @@ impl CommandTool {
                 ),
             )
         })?;
-        let mut argv: Vec<OsString> = words
-            .into_iter()
-            .map(|mut word| {
-                for (p, v) in &values {
-                    let ph = placeholder(p);
-                    if word.contains(&ph) {
-                        word = word.replace(&ph, v.as_deref().unwrap_or(""));
-                    }
-                }
-                OsString::from(word)
-            })
-            .collect();
-        argv.extend(trailing.iter().map(OsString::from));
+        let mut argv: Vec<OsString> = Vec::with_capacity(words.len() + trailing.len());
+        let mut after_dashdash = false;
+        for word in words {
+            let filled = command_line::fill_word(&word, &values, after_dashdash)
+                .map_err(|e| self.fill_error(e))?;
+            after_dashdash |= word == "--";
+            argv.push(OsString::from(filled));
+        }
+        argv.extend(trailing.iter().map(|(_, v)| OsString::from(v)));
         if argv.is_empty() {
             return Err(ToolError::new(
                 ToolErrorKind::Failed,
@@ -145,16 +170,31 @@ impl CommandTool {
         Ok((program, argv))
     }
 
-    fn quote(&self, text: &str) -> Result<String, ToolError> {
-        shlex::try_quote(text).map(|q| q.into_owned()).map_err(|_| {
-            ToolError::new(
+    /// The error a refused fill becomes: a value that would be an option is the call's
+    /// argument's fault (routable, [`ToolErrorKind::BadArguments`]); a placeholder the command
+    /// puts where no value stays literal is the command's.
+    fn fill_error(&self, e: FillError) -> ToolError {
+        match e {
+            FillError::Option { param, value } => ToolError::new(
                 ToolErrorKind::BadArguments,
                 format!(
-                    "tool `{}`: an argument contains a NUL byte, which no command line can carry",
+                    "tool `{}`: the value of `{param}` (`{}`) starts with `-` and would be read \
+                     as an option of the command; a value may start with `-` only after a `--` \
+                     word in the command (write `-- {{{param}}}` in its `command` if the \
+                     program allows it)",
+                    self.name,
+                    value.chars().take(40).collect::<String>()
+                ),
+            ),
+            FillError::Context { param, why } => ToolError::new(
+                ToolErrorKind::Failed,
+                format!(
+                    "tool `{}`: its command places `{{{param}}}` where a value would not stay \
+                     literal: {why}; fix the `command` field",
                     self.name
                 ),
-            )
-        })
+            ),
+        }
     }
 
     async fn call_inner(&self, args: ToolArgs, ctx: &ToolContext) -> Result<Value, ToolError> {
@@ -168,6 +208,7 @@ impl CommandTool {
                 cwd: &cwd,
                 stdin: None,
                 env: &[],
+                writable: ctx.writable_roots(),
             },
             &ctx.limits,
         )
@@ -265,7 +306,7 @@ mod tests {
         assert_eq!(argv[0], "-c");
         assert_eq!(
             argv[1],
-            OsString::from("cd tools && npm run report -- \"x'; rm -rf ~\"")
+            OsString::from(r"cd tools && npm run report -- 'x'\''; rm -rf ~'")
         );
     }
 
@@ -274,15 +315,22 @@ mod tests {
         let tool = CommandTool::new("t", "git log", vec!["a".into(), "b".into(), "c".into()]);
         let (_, argv) = tool
             .command_line(&args(&[
-                ("a", Value::from("--oneline")),
+                ("a", Value::from("main")),
                 ("b", Value::Null),
                 ("c", Value::Int(3)),
             ]))
             .unwrap();
-        assert_eq!(
-            argv,
-            vec![OsString::from("log"), "--oneline".into(), "3".into()]
-        );
+        assert_eq!(argv, vec![OsString::from("log"), "main".into(), "3".into()]);
+        // An appended value is never an option unless the command ends its options.
+        let err = tool
+            .command_line(&args(&[("a", Value::from("--output=x"))]))
+            .unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::BadArguments, "{}", err.message);
+        let ended = CommandTool::new("t", "git log --", vec!["a".into()]);
+        let (_, argv) = ended
+            .command_line(&args(&[("a", Value::from("--output=x"))]))
+            .unwrap();
+        assert_eq!(argv.last().unwrap(), "--output=x");
     }
 
     #[test]

@@ -1,10 +1,19 @@
-# The driver that runs one Python tool body for ais (ais-rt/src/tools/python.rs).
+# The warm Python worker that runs tool bodies for ais (ais-rt/src/tools/python.rs).
 #
-# Input: one JSON object on stdin: {"name", "params" (list or null), "body", "args" (object)}.
-# Output: one JSON object on the ORIGINAL stdout (the result channel):
-#   {"ok": true, "value": ...} or {"ok": false, "error": "...", "traceback": "..."}.
-# Before the body runs, file descriptor 1 is pointed at stderr, so whatever the tool (or a
-# process it starts) prints lands in stderr and can never corrupt the result.
+# The worker is started once (per run, per working directory) and serves calls one at a time.
+# Requests: one JSON object a line on stdin: {"name", "params" (list or null), "body", "args"}.
+# For each, the worker forks a child that runs the call in fresh globals and exits; nothing a
+# call changes (globals, imported modules' state, the working directory, the environment,
+# files in its TMPDIR) survives it, because the worker itself never runs tool code.
+# Frames on the worker's ORIGINAL stdout, each a tag byte, a 4-byte big-endian length and the
+# payload:
+#   b"O" <bytes>   what the call printed (its stdout and stderr, merged), as it comes;
+#   b"R" <json>    the call's result, {"ok": true, "value": ...} or
+#                  {"ok": false, "error": "...", "traceback": "..."} (empty: none was written);
+#   b"E" <json>    the end of the call: {"status": raw wait status, "dirty": bool}; "dirty"
+#                  when the call left processes behind (killed; ais then retires the worker).
+# The call's output is read until its pipes close, or 250 ms after it exited (a background
+# process holding them cannot stall a finished call).
 #
 # The body is lowered the way the reference implementation lowers it, so programs written for
 # it run unchanged:
@@ -22,9 +31,8 @@ import sys
 import textwrap
 import traceback
 
-_RESULT = os.fdopen(os.dup(1), "w", encoding="utf-8")
-os.dup2(2, 1)
-sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+_RESULT = None  # the call's result channel, set in the call's child
+_DUMPS = json.dumps  # bound before any body runs: a body replacing json.dumps cannot garble its result
 
 _SHELL_CLIS = ["pandoc", "soffice", "libreoffice", "qpdf", "pdftoppm", "pdfimages",
                "pdftotext", "tesseract", "pnpm", "npm ", "npx", "create-vite", "bash ", "sh ",
@@ -178,15 +186,14 @@ def _jsonable(v, depth=0):
 
 
 def _emit(obj, code):
-    _RESULT.write(json.dumps(obj, ensure_ascii=False))
+    _RESULT.write(_DUMPS(obj, ensure_ascii=False))
     _RESULT.flush()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
 
 
-def _main():
-    req = json.loads(sys.stdin.read())
+def _main(req):
     name, args = req["name"], req.get("args") or {}
     params = [_safe(p) for p in (req.get("params") if req.get("params") is not None else list(args))]
     kwargs = {}
@@ -203,16 +210,154 @@ def _main():
     return g["__ais_impl"](**kwargs)
 
 
-try:
-    _value = _main()
-except SystemExit as e:
-    _emit({"ok": False, "error": "SystemExit: the tool called exit(%r)" % (e.code,),
-           "traceback": ""}, 1)
-except BaseException as e:  # noqa: BLE001 - every failure of the tool is reported
-    _emit({"ok": False, "error": "%s: %s" % (type(e).__name__, e),
-           "traceback": traceback.format_exc()}, 1)
-try:
-    _emit({"ok": True, "value": _jsonable(_value)}, 0)
-except BaseException as e:  # noqa: BLE001
-    _emit({"ok": False, "error": "the result could not be sent as JSON: %s: %s" % (type(e).__name__, e),
-           "traceback": traceback.format_exc()}, 1)
+def _call(req, result_fd):
+    """Runs one call in the forked child; never returns."""
+    global _RESULT
+    _RESULT = os.fdopen(result_fd, "w", encoding="utf-8")
+    sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+    sys.stderr = os.fdopen(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+    try:
+        value = _main(req)
+    except SystemExit as e:
+        _emit({"ok": False, "error": "SystemExit: the tool called exit(%r)" % (e.code,),
+               "traceback": ""}, 1)
+    except BaseException as e:  # noqa: BLE001 - every failure of the tool is reported
+        _emit({"ok": False, "error": "%s: %s" % (type(e).__name__, e),
+               "traceback": traceback.format_exc()}, 1)
+    try:
+        _emit({"ok": True, "value": _jsonable(value)}, 0)
+    except BaseException as e:  # noqa: BLE001
+        _emit({"ok": False, "error": "the result could not be sent as JSON: %s: %s" % (type(e).__name__, e),
+               "traceback": traceback.format_exc()}, 1)
+
+
+# ---- the worker -------------------------------------------------------------------------
+
+import ctypes  # noqa: E402
+import select  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import struct  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import csv, glob, math, re, subprocess  # noqa: E401,E402,F401 - imported once, for every call
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+_DRAIN_AFTER_EXIT = 0.25
+
+
+def _frame(fd, tag, data):
+    view = memoryview(tag + struct.pack(">I", len(data)) + data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _children():
+    kids = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open("/proc/self/task/%s/children" % tid) as f:
+                kids += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return kids
+
+
+def _reap_leftovers():
+    """Kills and reaps every process the call left behind (orphans come to this subreaper);
+    True when there was any."""
+    dirty = False
+    while True:
+        kids = _children()
+        if not kids:
+            return dirty
+        dirty = True
+        for k in kids:
+            try:
+                os.kill(k, signal.SIGKILL)
+            except OSError:
+                pass
+        for k in kids:
+            try:
+                os.waitpid(k, 0)
+            except ChildProcessError:
+                pass
+
+
+def _relay(frames, pid, out_r, res_r):
+    """Relays the call's output as it comes and collects its result; returns (result, status)."""
+    result = bytearray()
+    status = None
+    deadline = None
+    pidfd = os.pidfd_open(pid)
+    watch = {out_r, res_r, pidfd}
+    while out_r in watch or res_r in watch:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select(list(watch), [], [], timeout)
+        if not ready and deadline is not None:
+            break
+        for fd in ready:
+            if fd == pidfd:
+                _, status = os.waitpid(pid, 0)
+                watch.discard(pidfd)
+                deadline = time.monotonic() + _DRAIN_AFTER_EXIT
+                continue
+            data = os.read(fd, 65536)
+            if not data:
+                watch.discard(fd)
+            elif fd == out_r:
+                _frame(frames, b"O", data)
+            else:
+                result += data
+    if status is None:
+        _, status = os.waitpid(pid, 0)
+    os.close(pidfd)
+    return bytes(result), status
+
+
+def _serve():
+    frames = os.dup(1)
+    os.dup2(2, 1)
+    _LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    base_tmp = os.environ.get("TMPDIR") or tempfile.gettempdir()
+    requests = sys.stdin.buffer
+    while True:
+        line = requests.readline()
+        if not line:
+            os._exit(0)
+        req = json.loads(line)
+        tmp = tempfile.mkdtemp(prefix="call-", dir=base_tmp)
+        out_r, out_w = os.pipe()
+        res_r, res_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+                os.close(out_r)
+                os.close(res_r)
+                os.close(frames)
+                null = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(null, 0)
+                os.close(null)
+                os.dup2(out_w, 1)
+                os.dup2(out_w, 2)
+                os.close(out_w)
+                os.environ["TMPDIR"] = tmp
+                tempfile.tempdir = tmp
+                _call(req, res_w)
+            finally:
+                os._exit(70)
+        os.close(out_w)
+        os.close(res_w)
+        result, status = _relay(frames, pid, out_r, res_r)
+        os.close(out_r)
+        os.close(res_r)
+        dirty = _reap_leftovers()
+        shutil.rmtree(tmp, ignore_errors=True)
+        _frame(frames, b"R", result)
+        _frame(frames, b"E", _DUMPS({"status": status, "dirty": dirty}).encode())
+
+
+_serve()

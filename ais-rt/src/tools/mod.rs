@@ -22,8 +22,9 @@
 //! `command` tools, Python bodies and `run_command` run as subprocesses, each
 //!
 //! - with a **scrubbed environment**: only [`INHERITED_ENV`] (`PATH`, `HOME`, `LANG`,
-//!   `LC_ALL`, `LC_CTYPE`, `LC_MESSAGES`, `TZ`, `TMPDIR`, `USER`, `LOGNAME`) is passed on from
-//!   the runtime's environment, so no API key or token reaches a tool; a Python body also gets
+//!   `LC_ALL`, `LC_CTYPE`, `LC_MESSAGES`, `TZ`, `USER`, `LOGNAME`) is passed on from the
+//!   runtime's environment, so no API key or token reaches a tool (`TMPDIR` is the call's
+//!   private temporary directory); a Python body also gets
 //!   `PYTHONIOENCODING=utf-8` and `PYTHONDONTWRITEBYTECODE=1`;
 //! - in the **working directory** [`ToolContext::work_dir`]: the sibling's scratch directory
 //!   under `private_write` isolation, else the output root (created if missing);
@@ -44,17 +45,21 @@
 //! how a body is called, [`builtins`] for the library and [`artifact`] for how writes are kept
 //! under the output root. The same limits bound the built-ins' reads, listings and HTTP bodies.
 //!
-//! A Python body or a command can itself write anywhere the user running `ais` can; the
-//! artifact rules bind the built-in `write_file` and native tools using [`ArtifactPath`], not
-//! arbitrary code. Run untrusted programs in a container.
+//! Every subprocess is also **sandboxed by the kernel** ([`crate::sandbox`]): it can write only
+//! beneath [`ToolContext::writable_roots`] (the output root, a sibling's scratch directory) and
+//! its own private `TMPDIR` (Landlock; reads stay allowed), and it dies with `ais` however
+//! `ais` ends (a guard process with a parent-death signal kills its group). Python bodies run
+//! in a warm worker per run ([`python`]), under the same rules.
 
 pub mod artifact;
 pub mod builtins;
 pub mod command;
+mod command_line;
 mod http;
 pub mod native;
 pub(crate) mod process;
 pub mod python;
+mod python_worker;
 
 pub use artifact::{ArtifactRoot, RelativeDest};
 pub use builtins::Builtin;
@@ -156,6 +161,8 @@ pub struct ToolContext {
     pub scratch: Option<PathBuf>,
     /// The limits of this call.
     pub limits: ToolLimits,
+    /// The run's warm Python workers (shared by the clones of a run's context).
+    pub(crate) python: python_worker::Pool,
 }
 
 impl ToolContext {
@@ -165,6 +172,7 @@ impl ToolContext {
             root: root.into(),
             scratch: None,
             limits: ToolLimits::default(),
+            python: python_worker::Pool::default(),
         }
     }
 
@@ -172,6 +180,14 @@ impl ToolContext {
     /// when set, else the root.
     pub fn work_dir(&self) -> &Path {
         self.scratch.as_deref().unwrap_or(&self.root)
+    }
+
+    /// The directories a tool subprocess of this call may write beneath (the kernel enforces
+    /// it; see [`crate::sandbox`]): the output root and, when set, the scratch directory.
+    pub fn writable_roots(&self) -> Vec<PathBuf> {
+        let mut roots = vec![self.root.clone()];
+        roots.extend(self.scratch.clone());
+        roots
     }
 
     /// [`work_dir`](Self::work_dir), created if missing; an [`ToolErrorKind::Io`] error naming

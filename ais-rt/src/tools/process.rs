@@ -7,8 +7,9 @@
 //! after a normal exit, so no tool leaves a background process behind.
 
 use super::{ToolError, ToolErrorKind, ToolLimits};
+use crate::sandbox;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
@@ -43,6 +44,9 @@ pub(crate) struct ProcessSpec<'a> {
     pub stdin: Option<Vec<u8>>,
     /// Variables set on top of [`INHERITED_ENV`].
     pub env: &'a [(&'a str, &'a str)],
+    /// The directories it may write beneath (besides its private `TMPDIR`); see
+    /// [`crate::sandbox`].
+    pub writable: Vec<PathBuf>,
 }
 
 /// What a finished subprocess printed, and how it ended.
@@ -85,16 +89,20 @@ pub(crate) fn describe_status(status: &ExitStatus) -> String {
     }
 }
 
-/// Runs `spec` under `limits`: `Ok` when the process ran to its end within both limits
-/// (whatever its exit status), a [`ToolError`] of kind `Timeout`, `OutputLimit` or `Io`
-/// otherwise, carrying what it printed before it was stopped.
-pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Finished, ToolError> {
+/// Starts `spec`'s process in the sandbox: a scrubbed environment, its working directory, its
+/// own process group with a guard, the Landlock ruleset over `spec.writable` and a private
+/// `TMPDIR` (see [`crate::sandbox`]), standard output and error piped, standard input piped
+/// when `piped_input`. The confinement must live as long as the process (it owns `TMPDIR`).
+pub(crate) fn spawn_confined(
+    spec: &ProcessSpec<'_>,
+    piped_input: bool,
+) -> Result<(Child, sandbox::Confinement), ToolError> {
     let mut command = Command::new(&spec.program);
     command
         .args(&spec.args)
         .current_dir(spec.cwd)
         .env_clear()
-        .stdin(if spec.stdin.is_some() {
+        .stdin(if piped_input {
             Stdio::piped()
         } else {
             Stdio::null()
@@ -120,7 +128,18 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
     for (name, value) in spec.env {
         command.env(name, value);
     }
-    let mut child = command.spawn().map_err(|e| {
+    let confinement = sandbox::Confinement::new(&spec.writable).map_err(|e| {
+        ToolError::new(
+            ToolErrorKind::Io,
+            format!(
+                "tool `{}`: cannot set up its sandbox (Landlock ruleset, private TMPDIR): {e}",
+                spec.tool
+            ),
+        )
+    })?;
+    command.env("TMPDIR", confinement.tmp_dir());
+    confine(&mut command, &confinement);
+    let child = command.spawn().map_err(|e| {
         ToolError::new(
             ToolErrorKind::Io,
             format!(
@@ -132,10 +151,19 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
             ),
         )
     })?;
+    Ok((child, confinement))
+}
+
+/// Runs `spec` under `limits`: `Ok` when the process ran to its end within both limits
+/// (whatever its exit status), a [`ToolError`] of kind `Timeout`, `OutputLimit` or `Io`
+/// otherwise, carrying what it printed before it was stopped.
+pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Finished, ToolError> {
+    let piped_input = spec.stdin.is_some();
+    let (mut child, _confinement) = spawn_confined(&spec, piped_input)?;
     let pgid = child.id();
     // Should the caller drop this call mid-way (a cancelled run), the group dies with it.
-    let _group = GroupGuard(pgid);
-    if let (Some(input), Some(mut pipe)) = (spec.stdin, child.stdin.take()) {
+    let _group = GroupGuard::new(pgid);
+    if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
         // A process that never reads its input must not block the run: write from a task and
         // ignore a broken pipe (the process exited or closed its input).
         tokio::spawn(async move {
@@ -200,12 +228,38 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
     }
 }
 
-/// Kills the process group when dropped.
-struct GroupGuard(Option<u32>);
+/// Makes `command`'s child enter the sandbox before it executes (see [`crate::sandbox`]):
+/// the guard process, the parent-death signal, the Landlock ruleset of `confinement`.
+pub(crate) fn confine(command: &mut Command, confinement: &sandbox::Confinement) {
+    let ruleset = confinement.ruleset_fd();
+    // SAFETY: getpid takes nothing and cannot fail.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: `enter_child` makes only async-signal-safe calls, as a pre-exec hook must.
+    unsafe {
+        command.pre_exec(move || sandbox::enter_child(ruleset, parent));
+    }
+}
+
+/// A live tool process group: registered for [`sandbox::kill_all_tool_groups`], and killed
+/// (and forgotten) when dropped.
+pub(crate) struct GroupGuard(Option<u32>);
+
+impl GroupGuard {
+    /// Registers the group led by `pgid`.
+    pub(crate) fn new(pgid: Option<u32>) -> Self {
+        if let Some(pid) = pgid.and_then(|p| i32::try_from(p).ok()) {
+            sandbox::register_group(pid);
+        }
+        GroupGuard(pgid)
+    }
+}
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         kill_group(self.0);
+        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
+            sandbox::unregister_group(pid);
+        }
     }
 }
 
@@ -220,19 +274,24 @@ pub(crate) fn kill_group(pgid: Option<u32>) {
 }
 
 /// The bytes captured so far from both pipes, under one shared cap.
-struct Capture {
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
+pub(crate) struct Capture {
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stderr: Vec<u8>,
     cap: usize,
 }
 
 impl Capture {
-    fn new(cap: usize) -> Self {
+    pub(crate) fn new(cap: usize) -> Self {
         Capture {
             stdout: Vec::new(),
             stderr: Vec::new(),
             cap,
         }
+    }
+
+    /// The cap on both streams together.
+    pub(crate) fn cap(&self) -> usize {
+        self.cap
     }
 
     fn total(&self) -> usize {
@@ -241,7 +300,7 @@ impl Capture {
 
     /// Appends `chunk` to one stream, keeping at most the cap in all; `false` when the cap was
     /// passed.
-    fn push(&mut self, to_stdout: bool, chunk: &[u8]) -> bool {
+    pub(crate) fn push(&mut self, to_stdout: bool, chunk: &[u8]) -> bool {
         let room = self.cap.saturating_sub(self.total());
         let keep = chunk.len().min(room);
         let buf = if to_stdout {

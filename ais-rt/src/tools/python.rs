@@ -1,15 +1,19 @@
 //! Python `body` tools (rung 1 of the embodiment ladder) from foreign `.agir` files.
 //!
-//! Each call runs `python3 -X utf8 -u -c DRIVER` as a subprocess (`python3` is resolved once
-//! per process to the interpreter it names, its `sys.executable`, so a version manager's shim
-//! is not paid per call) (see the [module
-//! docs](super) for its environment, working directory, timeout and output cap). The driver
-//! (`driver.py`, beside this file) reads `{name, params, body, args}` as JSON on standard input,
-//! lowers the body exactly as the reference implementation does, calls it with the arguments
-//! by parameter name, and writes `{ok, value}` or `{ok: false, error, traceback}` as JSON on
-//! standard output. Before the body runs, file descriptor 1 is pointed at standard error, so
-//! whatever the tool or its children print can never corrupt the result; that output comes back
-//! as the error's `output` when the call fails.
+//! Calls run in a **warm worker** (`python3 -X utf8 -u -c DRIVER`, started once per run and
+//! working directory; `python3` is resolved once per process to the interpreter it names, its
+//! `sys.executable`, so a version manager's shim is not paid per call). The worker forks a
+//! fresh child for each call, so every call runs in fresh globals with pristine modules, the
+//! worker's working directory and environment, and a `TMPDIR` of its own: nothing one call
+//! changes reaches the next. A timeout, an output overrun, a crash of the worker or a call that
+//! leaves a process behind kills the worker's process group, and the next call starts another
+//! (see `python_worker.rs`; the [module docs](super) give the environment, working directory,
+//! sandbox, timeout and output cap). The driver (`driver.py`, beside this file) receives
+//! `{name, params, body, args}` as JSON, lowers the body exactly as the reference
+//! implementation does, calls it with the arguments by parameter name, and answers `{ok,
+//! value}` or `{ok: false, error, traceback}` on a channel of its own: whatever the tool or its
+//! children print (standard output and error alike) can never corrupt the result; that output
+//! comes back as the error's `output` when the call fails.
 //!
 //! # How a body is lowered (as the reference implementation does)
 //!
@@ -34,9 +38,6 @@ use super::{Tool, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolFuture};
 use ais_core::Value;
 use serde::Deserialize;
 use std::ffi::OsString;
-
-/// The driver script run by `python3 -c`.
-const DRIVER: &str = include_str!("driver.py");
 
 /// A tool whose body is Python source, run under `python3`.
 #[derive(Clone, Debug)]
@@ -69,6 +70,7 @@ async fn default_interpreter(cwd: &std::path::Path) -> OsString {
                     cwd,
                     stdin: None,
                     env: &[],
+                    writable: Vec::new(),
                 },
                 &limits,
             )
@@ -134,27 +136,17 @@ impl PythonTool {
             Some(chosen) => OsString::from(chosen),
             None => default_interpreter(&cwd).await,
         };
-        let finished = process::run(
-            ProcessSpec {
-                tool: &self.name,
-                program: program.clone(),
-                args: vec![
-                    "-X".into(),
-                    "utf8".into(),
-                    "-u".into(),
-                    "-c".into(),
-                    DRIVER.into(),
-                ],
-                cwd: &cwd,
-                stdin: Some(request.to_string().into_bytes()),
-                env: &[
-                    ("PYTHONIOENCODING", "utf-8"),
-                    ("PYTHONDONTWRITEBYTECODE", "1"),
-                ],
-            },
-            &ctx.limits,
-        )
-        .await?;
+        let finished = ctx
+            .python
+            .call(
+                &self.name,
+                program.clone(),
+                &cwd,
+                ctx.writable_roots(),
+                request.to_string().as_bytes(),
+                &ctx.limits,
+            )
+            .await?;
         let printed = String::from_utf8_lossy(&finished.stderr).into_owned();
         match serde_json::from_slice::<DriverResult>(&finished.stdout) {
             Ok(result) if result.ok && finished.status.success() => {

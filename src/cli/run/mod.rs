@@ -125,6 +125,10 @@ pub struct Options {
     /// The step budget [default: 10000].
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
+    /// The wall-clock limit of one tool call, in seconds; a tool past it is killed with every
+    /// process it started [default: 60].
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub tool_timeout: Option<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -147,6 +151,7 @@ struct Setup {
     scripted: Option<Arc<ScriptedModel>>,
     out: PathBuf,
     max_steps: u64,
+    tool_timeout: Option<u64>,
     trace: Option<Arc<JsonLinesSink>>,
     #[cfg(feature = "otlp")]
     otlp: Option<Arc<ais_rt::otlp::OtlpSink>>,
@@ -218,7 +223,9 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
             args.options.run_record.as_deref(),
         )?;
     }
-    conclude(&setup, &runtime, &tokio, outcome, output)
+    let code = conclude(&setup, &runtime, &tokio, outcome, output);
+    leave(tokio);
+    code
 }
 
 fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
@@ -292,7 +299,9 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
         )?;
     }
     setup.journaled = Some(j);
-    conclude(&setup, &runtime, &tokio, outcome, output)
+    let code = conclude(&setup, &runtime, &tokio, outcome, output);
+    leave(tokio);
+    code
 }
 
 /// `ais resume HANDLE.json`: a run started with `--no-journal` that paused.
@@ -386,7 +395,9 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
             options.run_record.as_deref(),
         )?;
     }
-    conclude(&setup, &runtime, &tokio, outcome, output)
+    let code = conclude(&setup, &runtime, &tokio, outcome, output);
+    leave(tokio);
+    code
 }
 
 /// Reads the program, resolves the model, the output root and the trace; everything that can
@@ -493,6 +504,7 @@ fn prepare(
         scripted,
         out,
         max_steps: options.max_steps.unwrap_or(ais_rt::DEFAULT_MAX_STEPS),
+        tool_timeout: options.tool_timeout,
         trace,
         #[cfg(feature = "otlp")]
         otlp,
@@ -547,6 +559,12 @@ impl Setup {
         if let Some(m) = &self.model {
             builder = builder.model(m.clone());
         }
+        if let Some(secs) = self.tool_timeout {
+            builder = builder.limits(ais_rt::tools::ToolLimits {
+                timeout: std::time::Duration::from_secs(secs),
+                ..Default::default()
+            });
+        }
         builder.build()
     }
 }
@@ -560,6 +578,8 @@ fn conclude(
     mut outcome: RunOutcome,
     output: &mut Output,
 ) -> Result<u8, Failure> {
+    let scrubber = ais_rt::trace::Scrubber::from_env();
+    show::redact(&mut outcome, &scrubber);
     let interactive = io::stdin().is_terminal();
     while interactive && outcome.status == Status::InputRequired {
         let Some(pause) = outcome.pause.clone() else {
@@ -612,6 +632,7 @@ fn conclude(
             }
             (None, None) => break,
         };
+        show::redact(&mut outcome, &scrubber);
     }
     setup.progress.finish();
     if outcome.status == Status::InputRequired
@@ -677,6 +698,13 @@ fn invalid_handle(outcome: &RunOutcome) -> bool {
         .fault
         .as_ref()
         .is_some_and(|f| f.kind == FaultKind::InvalidHandle)
+}
+
+/// Shuts the async runtime down without waiting for its blocking threads: a built-in stopped at
+/// its timeout may still be blocked in the kernel (opening a FIFO nobody writes, reading a
+/// device that never ends), and must not keep `ais` from exiting once the run has reported.
+fn leave(tokio: tokio::runtime::Runtime) {
+    tokio.shutdown_background();
 }
 
 fn tokio_runtime() -> Result<tokio::runtime::Runtime, CliError> {

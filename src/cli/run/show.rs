@@ -3,7 +3,7 @@
 use super::Setup;
 use crate::cli::{Output, shown};
 use ais_core::render;
-use ais_rt::trace::{StepEvent, TraceSink};
+use ais_rt::trace::{Scrubber, StepEvent, TraceSink};
 use ais_rt::{RunOutcome, Status};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
@@ -39,6 +39,32 @@ pub(super) fn journal_flag(j: &super::journal::Journaled) -> String {
         String::new()
     } else {
         format!(" --journal {}", shown(j.store.path()))
+    }
+}
+
+/// Redacts every secret in what a run shows (the human report, the JSON report, a pause's
+/// prompt): the report's values, the fault's message, the deviations and the prompt go
+/// through the trace's [`Scrubber`] (secret-looking environment values, credentials,
+/// API-key-shaped tokens), so a tool that printed `$AWS_SECRET_ACCESS_KEY` shows
+/// `[redacted]`.
+pub(super) fn redact(outcome: &mut RunOutcome, scrubber: &Scrubber) {
+    let clean = |text: &mut String| {
+        if let Some(c) = scrubber.scrub_str(text) {
+            *text = c;
+        }
+    };
+    for value in outcome.report.values_mut() {
+        scrubber.scrub(value);
+    }
+    if let Some(f) = &mut outcome.fault {
+        clean(&mut f.message);
+    }
+    if let Some(p) = &mut outcome.pause {
+        clean(&mut p.prompt);
+    }
+    for d in &mut outcome.deviations {
+        clean(&mut d.intended);
+        clean(&mut d.substituted);
     }
 }
 

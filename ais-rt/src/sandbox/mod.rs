@@ -1,0 +1,207 @@
+//! The sandbox every tool subprocess runs in, and the hardening of the runtime's own process.
+//!
+//! # What a tool subprocess may do
+//!
+//! Every subprocess a tool starts (a `command` tool, a Python `body` and its worker,
+//! `run_command`, and whatever those start in turn) is confined by the kernel, not by
+//! convention:
+//!
+//! - **Writes** ([Landlock](https://docs.kernel.org/userspace-api/landlock.html)): it can create,
+//!   write, truncate, rename, link and remove files only beneath the call's writable roots (the
+//!   output root, and a SPAWN sibling's scratch directory) and beneath its own private
+//!   temporary directory, which it gets as `TMPDIR` and which is removed after the call. It can
+//!   also write to `/dev/null`, `/dev/zero` and `/dev/full`. Reads and execution stay allowed.
+//!   A write elsewhere — an absolute path, a `../` path, a path through a symlink inside the
+//!   root that points out of it — fails in the kernel with `EACCES`, so the tool's own failure
+//!   becomes the call's error value. The rules also hold for setuid programs: the tool runs
+//!   with `no_new_privs`.
+//! - **Its life**: it is the leader of its own process group, whose first process is a small
+//!   *guard* (the process `ais` forked, which never executes another program): the guard starts
+//!   the tool, reports its exit status as its own, and when `ais` dies — however it dies,
+//!   `SIGKILL` included — the kernel tells the guard (`PR_SET_PDEATHSIG`), and the guard kills
+//!   the whole group. [`kill_all_tool_groups`] (called by [`exit_on_signals`]'s handler on
+//!   `SIGINT` / `SIGTERM`) kills every group still alive.
+//!
+//! Landlock is checked once per process ([`landlock_abi`]); on a kernel without it, tools run
+//! unconfined, the run records a deviation ([`unconfined_deviation`]) and `ais` says so on
+//! standard error.
+//!
+//! # The runtime's own process
+//!
+//! [`harden_process`] makes the process non-dumpable (`PR_SET_DUMPABLE 0`), so a process of the
+//! same user — a tool, or anything it starts — cannot read its memory or its environment
+//! (`/proc/<pid>/environ`, `/proc/<pid>/mem`), where the API keys live. The guard process is a
+//! fork of the runtime that never executes a program, so it stays non-dumpable too; the tool
+//! itself gets only the scrubbed environment (see [`crate::tools`]).
+
+mod child;
+mod groups;
+
+pub(crate) use child::enter_child;
+pub use groups::kill_all_tool_groups;
+pub(crate) use groups::{register_group, unregister_group};
+
+use landlock::{
+    ABI, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
+};
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+
+/// The Landlock ABI version the kernel offers (0 when it offers none), asked once per process.
+pub fn landlock_abi() -> i32 {
+    static ABI_VERSION: std::sync::OnceLock<i32> = std::sync::OnceLock::new();
+    *ABI_VERSION.get_or_init(|| {
+        // landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) returns the ABI.
+        // SAFETY: a query with no attribute pointer; it reads and writes no memory of ours.
+        let v = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<u8>(),
+                0usize,
+                1u32,
+            )
+        };
+        i32::try_from(v).unwrap_or(0).max(0)
+    })
+}
+
+/// The crate's name for the ABI the kernel offers (the newest the crate knows when the kernel
+/// is newer still).
+fn abi() -> ABI {
+    match landlock_abi() {
+        0 => ABI::Unsupported,
+        1 => ABI::V1,
+        2 => ABI::V2,
+        3 => ABI::V3,
+        4 => ABI::V4,
+        5 => ABI::V5,
+        6 => ABI::V6,
+        _ => ABI::V7,
+    }
+}
+
+/// Whether tool subprocesses are confined by Landlock on this kernel.
+pub fn confinement_available() -> bool {
+    landlock_abi() > 0
+}
+
+/// The deviation a run records when this kernel cannot confine its tools (`None` when it
+/// can). The first call also says so on standard error, once per process.
+pub fn unconfined_deviation() -> Option<ais_core::Deviation> {
+    if confinement_available() {
+        return None;
+    }
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        eprintln!(
+            "ais: WARNING: this kernel has no Landlock (checked with landlock_create_ruleset); \
+             tool subprocesses run UNCONFINED and can write anywhere this user can. Run \
+             untrusted programs in a container, or on a kernel with Landlock enabled \
+             (CONFIG_SECURITY_LANDLOCK, `lsm=landlock,...`)."
+        );
+    });
+    Some(ais_core::Deviation {
+        check: None,
+        subject: "tool subprocesses".to_owned(),
+        intended: "writes of every tool subprocess confined by the kernel to the output root \
+                   and its scratch and temporary directories"
+            .to_owned(),
+        substituted: "unconfined: this kernel has no Landlock".to_owned(),
+    })
+}
+
+/// The write rights a ruleset handles: every write right of the ABI except `IoctlDev` (an
+/// ioctl on a device is not a file write, and terminals need it).
+fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
+    AccessFs::from_write(abi) & !AccessFs::IoctlDev
+}
+
+/// One call's confinement: the Landlock ruleset (built in the parent, enforced in the child by
+/// [`enter_child`]) and the private temporary directory, removed when this is dropped.
+#[derive(Debug)]
+pub(crate) struct Confinement {
+    ruleset: Option<OwnedFd>,
+    tmp: tempfile::TempDir,
+}
+
+impl Confinement {
+    /// A confinement allowing writes beneath each of `roots` that exists (and beneath a fresh
+    /// private temporary directory). Without Landlock on this kernel, only the temporary
+    /// directory is made.
+    pub(crate) fn new(roots: &[PathBuf]) -> std::io::Result<Confinement> {
+        let tmp = tempfile::Builder::new().prefix("ais-tool-").tempdir()?;
+        if !confinement_available() {
+            return Ok(Confinement { ruleset: None, tmp });
+        }
+        let abi = abi();
+        let rights = write_rights(abi);
+        let landlock = |e: landlock::RulesetError| std::io::Error::other(e.to_string());
+        let mut ruleset = Ruleset::default()
+            .handle_access(rights)
+            .map_err(landlock)?
+            .create()
+            .map_err(landlock)?;
+        let mut dirs: Vec<&Path> = roots.iter().map(PathBuf::as_path).collect();
+        dirs.push(tmp.path());
+        for dir in dirs {
+            let Ok(fd) = PathFd::new(dir) else {
+                continue;
+            };
+            ruleset = ruleset
+                .add_rule(PathBeneath::new(fd, rights))
+                .map_err(landlock)?;
+        }
+        let file_rights = rights & AccessFs::from_file(abi);
+        for dev in ["/dev/null", "/dev/zero", "/dev/full"] {
+            if let Ok(fd) = PathFd::new(dev) {
+                ruleset = ruleset
+                    .add_rule(PathBeneath::new(fd, file_rights))
+                    .map_err(landlock)?;
+            }
+        }
+        Ok(Confinement {
+            ruleset: ruleset.into(),
+            tmp,
+        })
+    }
+
+    /// The private temporary directory (the child's `TMPDIR`).
+    pub(crate) fn tmp_dir(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// The raw ruleset descriptor for [`enter_child`] (`-1`: none to enforce).
+    pub(crate) fn ruleset_fd(&self) -> i32 {
+        use std::os::fd::AsRawFd;
+        self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd)
+    }
+}
+
+/// Hardens the runtime's own process: non-dumpable, so no process of the same user can read
+/// its memory or environment through `/proc` (call it first thing in `main`). Errors are
+/// ignored: a kernel that refuses is no reason not to run.
+pub fn harden_process() {
+    // SAFETY: prctl(PR_SET_DUMPABLE, 0) takes no pointers.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0);
+    }
+}
+
+/// Installs `SIGINT` and `SIGTERM` handling for a command-line program: on either signal,
+/// every live tool process group is killed ([`kill_all_tool_groups`]) and the process exits
+/// with the conventional code (130 for `SIGINT`, 143 for `SIGTERM`). Handling runs on a thread
+/// of its own, so it works while the main thread is blocked in a run. An error (the thread or
+/// the handler could not be set up) is returned for the caller to report.
+pub fn exit_on_signals() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    std::thread::Builder::new()
+        .name("ais-signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                kill_all_tool_groups();
+                std::process::exit(128 + sig);
+            }
+        })?;
+    Ok(())
+}

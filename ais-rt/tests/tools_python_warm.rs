@@ -1,0 +1,190 @@
+//! Warm Python workers, tried as a hostile body would: the calls of one run share a worker
+//! (same parent process), yet nothing one call leaves behind — globals, imported modules'
+//! state, `builtins`, `sys.path`, the working directory, the environment, files in its
+//! `TMPDIR`, a background process — reaches the next; a timeout, a crash of the worker and a
+//! leftover process each retire the worker and the next call gets a fresh one; SPAWN siblings
+//! calling at once get workers of their own.
+
+use ais_core::Value;
+use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
+use std::time::Duration;
+
+fn have_python() -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "python3 is required to test Python tools (CI=true)"
+        );
+        eprintln!("notice: python3 not found; skipping");
+    }
+    ok
+}
+
+async fn run(body: &str, ctx: &ToolContext) -> Result<Value, ais_rt::tools::ToolError> {
+    PythonTool::new("warm", body, Some(vec![]))
+        .call(ToolArgs::default(), ctx)
+        .await
+}
+
+/// The worker serving a call: the call's parent process.
+async fn worker_of(ctx: &ToolContext) -> i64 {
+    match run("return os.getppid()", ctx).await.unwrap() {
+        Value::Int(pid) => pid,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/status", pid.trim()))
+        .is_ok_and(|s| !s.contains("State:\tZ"))
+}
+
+#[tokio::test]
+async fn nothing_a_call_leaves_behind_reaches_the_next() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let first = worker_of(&ctx).await;
+    let polluter = r#"global LEAK
+LEAK = 1
+import builtins, json, csv
+builtins.LEAKED = 1
+json.dumps = lambda *a, **k: "poisoned"
+csv.LEAK = 2
+sys.path.insert(0, "/leak")
+sys.modules["leaky_module"] = json
+os.environ["AIS_LEAK"] = "3"
+os.chdir("/")
+open(os.path.join(os.environ["TMPDIR"], "left.txt"), "w").write("x")
+return "polluted"
+"#;
+    assert_eq!(run(polluter, &ctx).await.unwrap(), Value::from("polluted"));
+    let probe = r#"import builtins, json, csv
+return {
+    "global": "LEAK" in globals(),
+    "builtins": hasattr(builtins, "LEAKED"),
+    "json": json.dumps([1]),
+    "csv": hasattr(csv, "LEAK"),
+    "path": "/leak" in sys.path,
+    "modules": "leaky_module" in sys.modules,
+    "env": os.environ.get("AIS_LEAK"),
+    "cwd": os.getcwd(),
+    "tmp": os.listdir(os.environ["TMPDIR"]),
+}
+"#;
+    let seen = run(probe, &ctx).await.unwrap().to_json();
+    let cwd = std::fs::canonicalize(dir.path()).unwrap();
+    assert_eq!(
+        seen,
+        serde_json::json!({
+            "global": false, "builtins": false, "json": "[1]", "csv": false, "path": false,
+            "modules": false, "env": null, "cwd": cwd.to_str().unwrap(), "tmp": [],
+        })
+    );
+    // And it was the same warm worker all along.
+    assert_eq!(worker_of(&ctx).await, first);
+}
+
+#[tokio::test]
+async fn a_timeout_retires_the_worker_and_the_next_call_gets_a_fresh_one() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut ctx = ToolContext::new(dir.path());
+    let first = worker_of(&ctx).await;
+    ctx.limits.timeout = Duration::from_secs(2);
+    let err = run(
+        "import time\nprint('waiting', flush=True)\ntime.sleep(60)",
+        &ctx,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::Timeout);
+    assert!(err.output.contains("waiting"), "{}", err.output);
+    // SIGKILL is delivered at once, but the kernel finishes the exit asynchronously: allow it
+    // a moment on a loaded machine.
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    while alive(&first.to_string()) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!alive(&first.to_string()), "the timed-out worker lives on");
+    let second = worker_of(&ctx).await;
+    assert_ne!(second, first);
+}
+
+#[tokio::test]
+async fn a_call_that_kills_its_worker_fails_and_the_next_call_still_runs() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let first = worker_of(&ctx).await;
+    let err = run(
+        "import signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(5)",
+        &ctx,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::Failed, "{err:?}");
+    assert!(
+        err.message.contains("without returning a result"),
+        "{}",
+        err.message
+    );
+    let second = worker_of(&ctx).await;
+    assert_ne!(second, first);
+}
+
+#[tokio::test]
+async fn a_process_a_call_leaves_running_is_killed_with_its_worker() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let first = worker_of(&ctx).await;
+    // Double-forked and in a session of its own: out of every process group of ais.
+    let body = r#"import subprocess
+p = subprocess.Popen(["setsid", "sh", "-c", "sleep 1000 & echo $! > bg.pid; wait"], start_new_session=True)
+import time
+while not os.path.exists("bg.pid") or not open("bg.pid").read().endswith("\n"):
+    time.sleep(0.01)
+return "left"
+"#;
+    assert_eq!(run(body, &ctx).await.unwrap(), Value::from("left"));
+    let pid = std::fs::read_to_string(dir.path().join("bg.pid")).unwrap();
+    let gone = (0..100).any(|_| {
+        let dead = !alive(&pid);
+        if !dead {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        dead
+    });
+    assert!(
+        gone,
+        "the call's background sleep {} outlived the call",
+        pid.trim()
+    );
+    assert_ne!(worker_of(&ctx).await, first, "a dirty worker was kept");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn siblings_calling_at_once_get_workers_of_their_own() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let sibling = ctx.clone();
+    let body = "import time\ntime.sleep(0.5)\nreturn os.getppid()";
+    let (a, b) = tokio::join!(run(body, &ctx), run(body, &sibling));
+    assert_ne!(a.unwrap(), b.unwrap());
+}
