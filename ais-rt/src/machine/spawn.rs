@@ -33,7 +33,7 @@ use super::{Answer, Flow, Run, Settings, Stop};
 use crate::model::slot::{self, SlotOptions};
 use crate::model::{Operand, Usage};
 use crate::report::FaultKind;
-use crate::tools::ToolContext;
+use crate::tools::{ArtifactRoot, RelativeDest, ToolContext};
 use ais_core::{Isolation, Type, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -380,10 +380,12 @@ fn spawn_dir(root: &Path, kind: &str, id: &str, i: usize) -> PathBuf {
     root.join(".ais").join(kind).join(id).join(i.to_string())
 }
 
-/// Moves every file the siblings staged into the output root, sibling by sibling, never through
-/// a symlink (a staged symlink is skipped, and a destination whose parent is a symlink is
-/// refused).
-fn apply_staged(root: &Path, id: &str) -> std::io::Result<()> {
+/// Moves every file the siblings staged into the output root, sibling by sibling, with the
+/// rules of an artifact write ([`ArtifactRoot::place`]): a staged symlink is skipped, a path
+/// through `.ais/` or a version-control directory is refused, and the directories on the way
+/// are created one at a time without following a link, so a symlink in the root is noticed
+/// before anything is created through it.
+fn apply_staged(root: &Path, id: &str) -> Result<(), String> {
     let base = spawn_dir(root, "stage", id, 0);
     let Some(stage) = base.parent() else {
         return Ok(());
@@ -401,42 +403,27 @@ fn apply_staged(root: &Path, id: &str) -> std::io::Result<()> {
         Err(_) => return Ok(()),
     };
     siblings.sort();
+    let target = ArtifactRoot::new(root);
+    let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
     for (_, dir) in siblings {
         let mut todo = vec![dir.clone()];
         while let Some(d) = todo.pop() {
-            for entry in std::fs::read_dir(&d)? {
-                let entry = entry?;
-                let meta = std::fs::symlink_metadata(entry.path())?;
+            for entry in std::fs::read_dir(&d).map_err(|e| io(&d, e))? {
+                let path = entry.map_err(|e| io(&d, e))?.path();
+                let meta = std::fs::symlink_metadata(&path).map_err(|e| io(&path, e))?;
                 if meta.file_type().is_symlink() {
                     continue;
                 }
                 if meta.is_dir() {
-                    todo.push(entry.path());
+                    todo.push(path);
                     continue;
                 }
-                let rel = entry
-                    .path()
-                    .strip_prefix(&dir)
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default();
-                let dest = root.join(&rel);
-                if let Some(parent) = dest.parent() {
-                    std::fs::create_dir_all(parent)?;
-                    let mut p = root.to_path_buf();
-                    for comp in rel.parent().into_iter().flat_map(|r| r.components()) {
-                        p.push(comp);
-                        if std::fs::symlink_metadata(&p)?.file_type().is_symlink() {
-                            return Err(std::io::Error::other(format!(
-                                "{} is a symlink; a staged file is never moved through one",
-                                p.display()
-                            )));
-                        }
-                    }
-                }
-                std::fs::rename(entry.path(), &dest)?;
+                let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy();
+                let dest = RelativeDest::parse(&rel).map_err(|e| e.message)?;
+                target.place(&dest, &path).map_err(|e| e.message)?;
             }
         }
-        std::fs::remove_dir_all(&dir)?;
+        std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))?;
     }
     Ok(())
 }

@@ -44,9 +44,11 @@
 //! how a body is called, [`builtins`] for the library and [`artifact`] for how writes are kept
 //! under the output root. The same limits bound the built-ins' reads, listings and HTTP bodies.
 //!
-//! A Python body or a command can itself write anywhere the user running `ais` can; the
-//! artifact rules bind the built-in `write_file` and native tools using [`ArtifactPath`], not
-//! arbitrary code. Run untrusted programs in a container.
+//! The destination a tool is *given* is always confined: on the write side the machine checks
+//! every path parameter with [`ArtifactRoot::confine`] before any tool kind runs (see
+//! [`artifact`]). What a Python body or a command then does with the file system is its own
+//! code's business: it can write anywhere the user running `ais` can. Run untrusted programs
+//! in a container.
 
 pub mod artifact;
 pub mod builtins;
