@@ -62,6 +62,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod files;
 mod machine;
 pub mod model;
 pub mod report;
@@ -85,6 +86,9 @@ use trace::TraceSink;
 pub const DEFAULT_MAX_STEPS: u64 = 10_000;
 /// The default number of SPAWN siblings run at once.
 pub const DEFAULT_MAX_PARALLEL: usize = 16;
+/// The default cap on the siblings one SPAWN forks.
+pub const DEFAULT_MAX_SIBLINGS: usize = 1_000;
+pub use model::slot::DEFAULT_MAX_ANSWER_BYTES;
 
 /// The values a run is invoked with (§7.5): the task text and each `role: input` carry,
 /// typed by its declaration.
@@ -161,9 +165,24 @@ pub struct RuntimeBuilder {
     limits: ToolLimits,
     program_dir: Option<PathBuf>,
     programs: HashMap<String, Arc<Program>>,
+    max_answer_bytes: usize,
+    max_siblings: usize,
 }
 
 impl RuntimeBuilder {
+    /// The largest model answer a slot accepts, in bytes of JSON text (default
+    /// [`DEFAULT_MAX_ANSWER_BYTES`]); a larger one fails the slot with an error saying so.
+    pub fn max_answer_bytes(mut self, n: usize) -> Self {
+        self.max_answer_bytes = n.max(1);
+        self
+    }
+    /// The most siblings one SPAWN may fork (default [`DEFAULT_MAX_SIBLINGS`]); a fan-out over
+    /// more is the fault `budget_exhausted`. Every sibling also counts as a step toward
+    /// [`max_steps`](Self::max_steps).
+    pub fn max_siblings(mut self, n: usize) -> Self {
+        self.max_siblings = n.max(1);
+        self
+    }
     /// The model that fills slots (none: a program with slots does not start).
     pub fn model(mut self, model: Arc<dyn Model>) -> Self {
         self.model = Some(model);
@@ -225,6 +244,8 @@ impl RuntimeBuilder {
                 limits: self.limits,
                 program_dir,
                 programs: self.programs,
+                max_answer_bytes: self.max_answer_bytes,
+                max_siblings: self.max_siblings,
             }),
         }
     }
@@ -266,6 +287,8 @@ impl Runtime {
             limits: ToolLimits::default(),
             program_dir: None,
             programs: HashMap::new(),
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
+            max_siblings: DEFAULT_MAX_SIBLINGS,
         }
     }
 

@@ -47,6 +47,10 @@ pub(crate) struct Settings {
     pub program_dir: PathBuf,
     /// Programs registered by name for CALL.
     pub programs: HashMap<String, Arc<Program>>,
+    /// The largest model answer accepted, in bytes.
+    pub max_answer_bytes: usize,
+    /// The most siblings one SPAWN may fork.
+    pub max_siblings: usize,
 }
 
 /// How a step ended.

@@ -275,6 +275,7 @@ impl Run {
         }
         let options = SlotOptions {
             prior: prior(step, &self.carries),
+            max_answer_bytes: self.settings.max_answer_bytes,
             ..SlotOptions::default()
         };
         let reach = self.reach(step, self.ctx());
@@ -325,7 +326,11 @@ impl Run {
             history: Vec::new(),
         };
         let reach = self.reach(step, self.ctx());
-        let outcome = slot::fill(model.as_ref(), request, &reach, &SlotOptions::default()).await;
+        let options = SlotOptions {
+            max_answer_bytes: self.settings.max_answer_bytes,
+            ..SlotOptions::default()
+        };
+        let outcome = slot::fill(model.as_ref(), request, &reach, &options).await;
         self.account(model.as_ref(), &outcome);
         let chosen = match &outcome.value {
             Ok(v) => text_of(&Value::from_json(v)),

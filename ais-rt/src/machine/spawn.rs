@@ -112,12 +112,14 @@ impl Run {
             (None, Some(items)) => items.iter().cloned().map(Value::Str).collect(),
             (None, None) => vec![Value::Str(self.task.clone())],
         };
+        let forks = subtasks.len();
         let limit = ctl
             .max_parallel
             .unwrap_or(self.settings.max_parallel)
             .min(self.settings.max_parallel)
             .max(1);
         let (to_run, mut results, mut waiting) = self.siblings_to_run(at, step, subtasks)?;
+        self.count_siblings(step, forks, to_run.len())?;
         let semaphore = Arc::new(Semaphore::new(limit));
         let snapshot = Arc::new(self.carries.clone());
         let mut set = tokio::task::JoinSet::new();
@@ -174,6 +176,37 @@ impl Run {
         }
         self.join(step, results);
         self.transition_after_spawn(step)
+    }
+
+    /// Counts a fan-out of `n` siblings, `running` of which run now (all of them, or the one a
+    /// resume answers): more than the runtime's sibling cap is the fault `budget_exhausted`,
+    /// and each sibling that runs is a step toward the step budget (the SPAWN itself is one
+    /// already), so a fan-out cannot do unbounded work in one step.
+    fn count_siblings(&mut self, step: &Step, n: usize, running: usize) -> Result<(), Stop> {
+        let cap = self.settings.max_siblings;
+        if n > cap {
+            return Err(Stop::Fault(
+                FaultKind::BudgetExhausted,
+                format!(
+                    "SPAWN `{}` would fork {n} siblings, more than the cap of {cap}; raise it with `--max-siblings`, or fan out over fewer items",
+                    step.id
+                ),
+            ));
+        }
+        let after = self.steps.saturating_add(running as u64);
+        if after > self.max_steps {
+            let limit = self.max_steps;
+            return Err(Stop::Fault(
+                FaultKind::BudgetExhausted,
+                format!(
+                    "step budget exhausted: SPAWN `{}` forks {running} siblings, each a step, and only {} of the {limit} steps are left; raise it with `--max-steps`",
+                    step.id,
+                    limit.saturating_sub(self.steps)
+                ),
+            ));
+        }
+        self.steps = after;
+        Ok(())
     }
 
     /// The siblings to run now, the results of those that already finished and those still
@@ -511,7 +544,10 @@ impl Sibling {
                     allowed: step.autonomy.clone(),
                     ctx: self.ctx.clone(),
                 };
-                let options = SlotOptions::default();
+                let options = SlotOptions {
+                    max_answer_bytes: self.settings.max_answer_bytes,
+                    ..SlotOptions::default()
+                };
                 let out =
                     slot::fill_compiled(model.as_ref(), req, &reach, &options, &schema.compiled)
                         .await;

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+mod bounds;
 mod log;
 mod record;
 mod show;
@@ -91,6 +92,8 @@ pub struct Options {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    #[command(flatten)]
+    pub bounds: bounds::Bounds,
 }
 
 /// Everything a run needs, resolved from the arguments.
@@ -106,6 +109,7 @@ struct Setup {
     trace: Option<Arc<JsonLinesSink>>,
     progress: Arc<Progress>,
     format: Format,
+    bounds: bounds::Bounds,
 }
 
 /// `ais run`.
@@ -286,6 +290,7 @@ fn prepare(
         trace,
         progress: Arc::new(Progress::new()),
         format: options.format,
+        bounds: options.bounds.clone(),
     })
 }
 
@@ -323,6 +328,7 @@ impl Setup {
             .out_dir(self.out.clone())
             .max_steps(self.max_steps)
             .trace(Arc::new(Tee(sinks)));
+        builder = self.bounds.apply(builder);
         if let Some(dir) = self.file.parent().filter(|d| !d.as_os_str().is_empty()) {
             builder = builder.program_dir(dir.to_owned());
         }
@@ -385,14 +391,13 @@ fn conclude(
     {
         write_record(setup, handle)?;
     }
-    if let Some(t) = &setup.trace
-        && let Some(e) = t.error()
-    {
+    let trace_error = setup.trace.as_ref().and_then(|t| t.error());
+    if let Some(e) = &trace_error {
         writeln!(
             output.err,
             "{}",
             render::render_error(
-                &e,
+                e,
                 Some("the trace is incomplete; check the disk and the path"),
                 output.color_err
             )
@@ -422,6 +427,8 @@ fn conclude(
         Format::Human => print_human(setup, &outcome, output)?,
     }
     Ok(match outcome.status {
+        // A run whose trace was asked for and not written is no success.
+        Status::Ok if trace_error.is_some() => 1,
         Status::Ok => 0,
         Status::Fault if cannot_start => 2,
         Status::Error | Status::Fault => 1,
