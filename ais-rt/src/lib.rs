@@ -167,9 +167,23 @@ pub struct RuntimeBuilder {
     programs: HashMap<String, Arc<Program>>,
     max_answer_bytes: usize,
     max_siblings: usize,
+    read_roots: Vec<PathBuf>,
+    allow_net: Vec<String>,
 }
 
 impl RuntimeBuilder {
+    /// Lets the built-in reads (`read_file`, `list_dir`, `glob_files`, `grep`) reach under
+    /// `dir` too (by default: the output root and the directory the runtime is built in).
+    pub fn allow_read(mut self, dir: PathBuf) -> Self {
+        self.read_roots.push(dir);
+        self
+    }
+    /// Lets `http_get` fetch `host` (as a URL writes it) even when it is a loopback, private
+    /// or link-local address (see [`tools::policy`]).
+    pub fn allow_net(mut self, host: impl Into<String>) -> Self {
+        self.allow_net.push(host.into());
+        self
+    }
     /// The largest model answer a slot accepts, in bytes of JSON text (default
     /// [`DEFAULT_MAX_ANSWER_BYTES`]); a larger one fails the slot with an error saying so.
     pub fn max_answer_bytes(mut self, n: usize) -> Self {
@@ -233,6 +247,9 @@ impl RuntimeBuilder {
     /// The runtime.
     pub fn build(self) -> Runtime {
         let program_dir = self.program_dir.unwrap_or_else(|| self.out_dir.clone());
+        let mut read_roots: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+        read_roots.extend(self.read_roots);
+        let policy = Arc::new(tools::AccessPolicy::new(read_roots, self.allow_net));
         Runtime {
             settings: Arc::new(Settings {
                 model: self.model,
@@ -246,6 +263,7 @@ impl RuntimeBuilder {
                 programs: self.programs,
                 max_answer_bytes: self.max_answer_bytes,
                 max_siblings: self.max_siblings,
+                policy,
             }),
         }
     }
@@ -289,6 +307,8 @@ impl Runtime {
             programs: HashMap::new(),
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
             max_siblings: DEFAULT_MAX_SIBLINGS,
+            read_roots: Vec::new(),
+            allow_net: Vec::new(),
         }
     }
 

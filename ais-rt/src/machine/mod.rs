@@ -51,6 +51,8 @@ pub(crate) struct Settings {
     pub max_answer_bytes: usize,
     /// The most siblings one SPAWN may fork.
     pub max_siblings: usize,
+    /// What the built-ins may read and fetch.
+    pub policy: Arc<crate::tools::AccessPolicy>,
 }
 
 /// How a step ended.
@@ -193,6 +195,7 @@ impl Run {
             root: settings.out_dir.clone(),
             scratch: None,
             limits: settings.limits.clone(),
+            policy: settings.policy.clone(),
         };
         Run {
             tool_ctx,

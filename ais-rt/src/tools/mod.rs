@@ -55,6 +55,7 @@ pub mod builtins;
 pub mod command;
 mod http;
 pub mod native;
+pub mod policy;
 mod process;
 pub mod python;
 
@@ -64,6 +65,7 @@ pub use command::CommandTool;
 pub use native::{
     ArtifactPath, FromArg, FromValue, IntoToolResult, IntoValue, Json, ValueMismatch,
 };
+pub use policy::AccessPolicy;
 pub use process::INHERITED_ENV;
 pub use python::PythonTool;
 
@@ -158,15 +160,21 @@ pub struct ToolContext {
     pub scratch: Option<PathBuf>,
     /// The limits of this call.
     pub limits: ToolLimits,
+    /// What the built-ins may read and fetch beyond the root ([`policy`]).
+    pub policy: Arc<AccessPolicy>,
 }
 
 impl ToolContext {
-    /// A context rooted at `root` with no scratch directory and the default limits.
+    /// A context rooted at `root` with no scratch directory, the default limits, and the
+    /// default [`AccessPolicy`]: reads under the root and the current directory, no host exempt
+    /// from the network check.
     pub fn new(root: impl Into<PathBuf>) -> Self {
+        let cwd = std::env::current_dir().into_iter().collect();
         ToolContext {
             root: root.into(),
             scratch: None,
             limits: ToolLimits::default(),
+            policy: Arc::new(AccessPolicy::new(cwd, Vec::new())),
         }
     }
 
