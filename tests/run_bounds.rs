@@ -264,3 +264,73 @@ fn a_trace_that_cannot_be_written_is_an_error_exit() {
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(text.contains("cannot write the trace"), "{text}");
 }
+
+/// A tiny HTTP server on 127.0.0.1: `/ok` answers, `/moved` redirects to `/ok`.
+fn serve() -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request = String::new();
+            let _ = reader.read_line(&mut request);
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let (status, extra, body) = match request.split_whitespace().nth(1) {
+                Some("/ok") => ("200 OK", "", "internal secret"),
+                _ => ("302 Found", "Location: /ok\r\n", ""),
+            };
+            let mut out = stream;
+            let _ = write!(
+                out,
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[test]
+fn http_get_reaches_loopback_only_with_allow_net() {
+    let program = r#"
+walker:
+  carries:
+    task: {type: str, role: input}
+    page: {type: outcome, produced_by: fetch}
+nodes:
+  - {id: fetch, type: SENSE, owner: code, tool: http_get, reads: [task], writes: [page]}
+  - {id: check, type: ROUTE, owner: code, reads: [page]}
+  - {id: done, type: TERMINAL, reads: [page]}
+edges:
+  - {from: fetch, to: check}
+  - {from: check, to: done, guard: "page.ok == true"}
+  - {from: check, to: done, guard: otherwise}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("fetch.agir");
+    std::fs::write(&file, program).unwrap();
+    let base = serve();
+    for url in [format!("{base}/ok"), format!("{base}/moved")] {
+        let run = |extra: &[&str]| {
+            let mut args = vec!["run", path(&file), "--task", &url, "--format", "json"];
+            args.extend_from_slice(extra);
+            let o = ais_in(dir.path(), &args);
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+            (v["report"]["page"].clone(), both(&o))
+        };
+        let (page, text) = run(&[]);
+        assert_eq!(page["ok"], false, "{url} refused: {text}");
+        assert!(
+            page["error"].as_str().unwrap().contains("--allow-net"),
+            "{text}"
+        );
+        assert!(!text.contains("internal secret"), "{text}");
+        let (page, text) = run(&["--allow-net", "127.0.0.1"]);
+        assert_eq!(page["ok"], true, "{url} allowed: {text}");
+        assert_eq!(page["value"], "internal secret", "{text}");
+    }
+}
