@@ -62,6 +62,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod files;
 pub mod journal;
 mod machine;
 pub mod mcp;
@@ -90,6 +91,9 @@ use trace::TraceSink;
 pub const DEFAULT_MAX_STEPS: u64 = 10_000;
 /// The default number of SPAWN siblings run at once.
 pub const DEFAULT_MAX_PARALLEL: usize = 16;
+/// The default cap on the siblings one SPAWN forks.
+pub const DEFAULT_MAX_SIBLINGS: usize = 1_000;
+pub use model::slot::DEFAULT_MAX_ANSWER_BYTES;
 
 /// The values a run is invoked with (§7.5): the task text and each `role: input` carry,
 /// typed by its declaration.
@@ -166,9 +170,38 @@ pub struct RuntimeBuilder {
     limits: ToolLimits,
     program_dir: Option<PathBuf>,
     programs: HashMap<String, Arc<Program>>,
+    max_answer_bytes: usize,
+    max_siblings: usize,
+    read_roots: Vec<PathBuf>,
+    allow_net: Vec<String>,
 }
 
 impl RuntimeBuilder {
+    /// Lets the built-in reads (`read_file`, `list_dir`, `glob_files`, `grep`) reach under
+    /// `dir` too (by default: the output root and the directory the runtime is built in).
+    pub fn allow_read(mut self, dir: PathBuf) -> Self {
+        self.read_roots.push(dir);
+        self
+    }
+    /// Lets `http_get` fetch `host` (as a URL writes it) even when it is a loopback, private
+    /// or link-local address (see [`tools::policy`]).
+    pub fn allow_net(mut self, host: impl Into<String>) -> Self {
+        self.allow_net.push(host.into());
+        self
+    }
+    /// The largest model answer a slot accepts, in bytes of JSON text (default
+    /// [`DEFAULT_MAX_ANSWER_BYTES`]); a larger one fails the slot with an error saying so.
+    pub fn max_answer_bytes(mut self, n: usize) -> Self {
+        self.max_answer_bytes = n.max(1);
+        self
+    }
+    /// The most siblings one SPAWN may fork (default [`DEFAULT_MAX_SIBLINGS`]); a fan-out over
+    /// more is the fault `budget_exhausted`. Every sibling also counts as a step toward
+    /// [`max_steps`](Self::max_steps).
+    pub fn max_siblings(mut self, n: usize) -> Self {
+        self.max_siblings = n.max(1);
+        self
+    }
     /// The model that fills slots (none: a program with slots does not start).
     pub fn model(mut self, model: Arc<dyn Model>) -> Self {
         self.model = Some(model);
@@ -219,6 +252,9 @@ impl RuntimeBuilder {
     /// The runtime.
     pub fn build(self) -> Runtime {
         let program_dir = self.program_dir.unwrap_or_else(|| self.out_dir.clone());
+        let mut read_roots: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+        read_roots.extend(self.read_roots);
+        let policy = Arc::new(tools::AccessPolicy::new(read_roots, self.allow_net));
         Runtime {
             settings: Arc::new(Settings {
                 model: self.model,
@@ -230,6 +266,9 @@ impl RuntimeBuilder {
                 limits: self.limits,
                 program_dir,
                 programs: self.programs,
+                max_answer_bytes: self.max_answer_bytes,
+                max_siblings: self.max_siblings,
+                policy,
             }),
         }
     }
@@ -271,6 +310,10 @@ impl Runtime {
             limits: ToolLimits::default(),
             program_dir: None,
             programs: HashMap::new(),
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
+            max_siblings: DEFAULT_MAX_SIBLINGS,
+            read_roots: Vec::new(),
+            allow_net: Vec::new(),
         }
     }
 

@@ -192,6 +192,7 @@ impl Scrubber {
             serde_json::json!({"step": event.step, "instruction": event.instruction, "error": format!("the event could not be serialized: {e}")})
         });
         self.scrub(&mut json);
+        bound_values(&mut json, MAX_TRACE_VALUE_BYTES);
         json
     }
 }
@@ -215,6 +216,34 @@ pub fn is_secret_name(name: &str) -> bool {
     ];
     INSIDE.iter().any(|s| name.contains(s))
         || ["_KEY", "_PAT", "_AUTH"].iter().any(|s| name.ends_with(s))
+}
+
+/// The most bytes of one string a trace event keeps (64 KiB); a longer one is cut at a
+/// character boundary and ends with a note of its full size.
+pub const MAX_TRACE_VALUE_BYTES: usize = 64 * 1024;
+
+/// Cuts every string in `value` longer than `max` bytes to its first `max` bytes (at a
+/// character boundary) followed by `… [N bytes in all]`, so one huge operand, answer or
+/// output cannot make the trace huge.
+pub fn bound_values(value: &mut serde_json::Value, max: usize) {
+    use serde_json::Value;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if s.len() > max => {
+                let mut cut = max;
+                while !s.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                let total = s.len();
+                s.truncate(cut);
+                s.push_str(&format!("… [truncated: {total} bytes in all]"));
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
+        }
+    }
 }
 
 /// Whether an object key names a credential (see [`Scrubber`]).
@@ -259,9 +288,30 @@ impl JsonLinesSink {
         Self::with_scrubber(path, Scrubber::from_env())
     }
 
-    /// Creates (or truncates) the file at `path`, scrubbing with `scrubber`.
+    /// Creates (or truncates) the file at `path`, scrubbing with `scrubber`. A symbolic link
+    /// at `path` is refused, never followed (a trace never overwrites the file a link points
+    /// to), and so is anything but a regular file (a FIFO, a device, a directory).
     pub fn with_scrubber(path: &std::path::Path, scrubber: Scrubber) -> std::io::Result<Self> {
-        let file = std::fs::File::create(path)?;
+        use std::os::unix::fs::OpenOptionsExt;
+        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .custom_flags(flags.bits() as i32)
+            .open(path)
+            .map_err(|e| {
+                let link =
+                    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+                if link {
+                    std::io::Error::other("it is a symbolic link, which a trace never follows")
+                } else {
+                    e
+                }
+            })?;
+        if !file.metadata()?.is_file() {
+            return Err(std::io::Error::other("it is not a regular file"));
+        }
+        file.set_len(0)?;
         Ok(JsonLinesSink {
             path: path.to_owned(),
             state: std::sync::Mutex::new((file, None)),

@@ -236,3 +236,40 @@ edges:
     assert_eq!(out.report["b_ok"], true);
     assert_eq!(out.steps, 5);
 }
+
+#[test]
+fn siblings_count_toward_the_step_budget_and_have_a_cap() {
+    let counter = Arc::new(AtomicUsize::new(0));
+    let seen = counter.clone();
+    let work = tool(move |a, _| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        Ok(Value::from(arg(a, "items").to_owned()))
+    });
+    let items: Vec<String> = (0..50).map(|i| i.to_string()).collect();
+    let task = items.join(",");
+    // 50 siblings in a budget of 20 steps: the fan-out alone would overrun it.
+    let mut bench = Bench::new().with("work", work.clone());
+    bench.max_steps = 20;
+    let out = bench.run(&fan("shared_read", "list[str]", ""), &task, &[]);
+    assert_eq!(out.status, Status::Fault, "{out:?}");
+    let fault = out.fault.as_ref().unwrap();
+    assert!(
+        fault.message.contains("forks 50 siblings"),
+        "{}",
+        fault.message
+    );
+    assert_eq!(counter.load(Ordering::SeqCst), 0, "no sibling ran");
+    // Within the budget, each sibling is a step.
+    bench.max_steps = 100;
+    let out = bench.run(&fan("shared_read", "list[str]", ""), &task, &[]);
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(out.steps, 3 + 50, "{out:?}");
+    // Past the sibling cap: a fault naming the flag, nothing run.
+    counter.store(0, Ordering::SeqCst);
+    let rt = bench.runtime_with(|b| b.max_siblings(10));
+    let doc = common::program(&fan("shared_read", "list[str]", ""));
+    let out = common::block_on(rt.run(&doc.program, None, ais_rt::Inputs::task(task.clone())));
+    assert_eq!(out.status, Status::Fault, "{out:?}");
+    assert!(out.fault.unwrap().message.contains("--max-siblings"));
+    assert_eq!(counter.load(Ordering::SeqCst), 0);
+}

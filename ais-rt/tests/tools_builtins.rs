@@ -2,10 +2,12 @@
 //! subprocesses and a real HTTP server on 127.0.0.1 started by the test.
 
 use ais_core::Value;
+use ais_rt::tools::AccessPolicy;
 use ais_rt::tools::{ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolLimits, ToolRegistry};
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 fn args(pairs: &[(&str, Value)]) -> ToolArgs {
@@ -283,6 +285,11 @@ fn serve() -> String {
                     "/missing" => ("404 Not Found", String::new(), "no such page".into()),
                     "/big" => ("200 OK", String::new(), vec![b'z'; 2 * 1024 * 1024]),
                     "/moved" => ("302 Found", "Location: /ok\r\n".into(), Vec::new()),
+                    "/to-loopback" => (
+                        "302 Found",
+                        format!("Location: http://{addr}/ok\r\n"),
+                        Vec::new(),
+                    ),
                     "/slow" => {
                         std::thread::sleep(Duration::from_secs(5));
                         ("200 OK", String::new(), "late".into())
@@ -307,6 +314,7 @@ async fn http_get_fetches_from_a_loopback_server() {
     let base = serve();
     let dir = tempfile::tempdir().unwrap();
     let mut ctx = ToolContext::new(dir.path());
+    ctx.policy = Arc::new(AccessPolicy::new(Vec::new(), vec!["127.0.0.1".into()]));
     let got = text(
         call(
             "http_get",
@@ -385,4 +393,145 @@ async fn a_siblings_reads_see_its_scratch_first_then_the_root() {
     assert_eq!(got, "my own write");
     let got = text(call("read_file", args(&[("path", "shared.txt".into())]), &ctx).await);
     assert_eq!(got, "from the root");
+}
+
+#[tokio::test]
+async fn http_get_refuses_internal_addresses_directly_by_name_and_after_a_redirect() {
+    let base = serve();
+    let port = base.rsplit(':').next().unwrap().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    // An IP literal, a name resolving to loopback, the metadata address: all refused, nothing
+    // fetched (the metadata address is refused before any connection is tried).
+    for url in [
+        format!("{base}/ok"),
+        format!("http://localhost:{port}/ok"),
+        format!("http://[::ffff:127.0.0.1]:{port}/ok"),
+        "http://169.254.169.254/latest/meta-data/".to_owned(),
+    ] {
+        let err = call("http_get", args(&[("url", url.clone().into())]), &ctx)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.kind,
+            ToolErrorKind::PathEscape,
+            "{url}: {}",
+            err.message
+        );
+        assert!(
+            err.message.contains("--allow-net"),
+            "{url}: {}",
+            err.message
+        );
+    }
+    // `localhost` allowed, a redirect from it to 127.0.0.1 (not allowed) is refused.
+    let mut ctx = ToolContext::new(dir.path());
+    ctx.policy = Arc::new(AccessPolicy::new(Vec::new(), vec!["localhost".into()]));
+    let got = call(
+        "http_get",
+        args(&[("url", format!("http://localhost:{port}/ok").into())]),
+        &ctx,
+    )
+    .await;
+    assert_eq!(text(got), "hello from loopback");
+    let err = call(
+        "http_get",
+        args(&[("url", format!("http://localhost:{port}/to-loopback").into())]),
+        &ctx,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::PathEscape, "{}", err.message);
+    assert!(err.message.contains("redirect"), "{}", err.message);
+}
+
+#[tokio::test]
+async fn reads_stay_under_the_read_roots_and_read_only_regular_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "needle secret").unwrap();
+    std::fs::write(root.join("mine.txt"), "needle mine").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
+    let mut ctx = ToolContext::new(&root);
+    ctx.policy = Arc::new(AccessPolicy::new(Vec::new(), Vec::new()));
+    let secret = outside.join("secret.txt").display().to_string();
+    for (tool, a) in [
+        ("read_file", args(&[("path", secret.clone().into())])),
+        (
+            "read_file",
+            args(&[("path", "../outside/secret.txt".into())]),
+        ),
+        ("read_file", args(&[("path", "link/secret.txt".into())])),
+        ("read_file", args(&[("path", "/etc/passwd".into())])),
+        (
+            "list_dir",
+            args(&[("path", outside.display().to_string().into())]),
+        ),
+        (
+            "grep",
+            args(&[("pattern", "needle".into()), ("path", "link".into())]),
+        ),
+        (
+            "glob_files",
+            args(&[("pattern", "*.txt".into()), ("path", "..".into())]),
+        ),
+    ] {
+        let err = call(tool, a, &ctx).await.unwrap_err();
+        assert_eq!(
+            err.kind,
+            ToolErrorKind::PathEscape,
+            "{tool}: {}",
+            err.message
+        );
+        assert!(err.message.contains("--allow-read"), "{}", err.message);
+    }
+    assert_eq!(
+        text(call("read_file", args(&[("path", "mine.txt".into())]), &ctx).await),
+        "needle mine"
+    );
+    // Allowed, the outside directory reads.
+    ctx.policy = Arc::new(AccessPolicy::new(vec![outside.clone()], Vec::new()));
+    assert_eq!(
+        text(call("read_file", args(&[("path", secret.into())]), &ctx).await),
+        "needle secret"
+    );
+    // A FIFO (no writer) and a device are refused at once, not read forever.
+    let fifo = root.join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    ctx.policy = Arc::new(AccessPolicy::new(vec!["/dev".into()], Vec::new()));
+    for path in [fifo.display().to_string(), "/dev/zero".to_owned()] {
+        let err = tokio::time::timeout(
+            Duration::from_secs(5),
+            call("read_file", args(&[("path", path.clone().into())]), &ctx),
+        )
+        .await
+        .expect("no hang")
+        .unwrap_err();
+        assert!(
+            err.message.contains("not a regular file"),
+            "{path}: {}",
+            err.message
+        );
+    }
+    let hits = text(
+        call(
+            "grep",
+            args(&[("pattern", "needle".into()), ("path", ".".into())]),
+            &ctx,
+        )
+        .await,
+    );
+    assert_eq!(
+        hits, "./mine.txt:1: needle mine",
+        "the FIFO is skipped, the link not followed"
+    );
 }

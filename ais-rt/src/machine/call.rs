@@ -21,6 +21,8 @@ use std::sync::Arc;
 
 /// How deep CALLs may nest.
 const MAX_DEPTH: usize = 8;
+/// The most bytes a CALL target's AG-IR file may have (the CLI's own reading limit).
+const MAX_PROGRAM_BYTES: u64 = 64 * 1024 * 1024;
 
 impl Run {
     pub(crate) async fn call(&mut self, step: &Step, target: Option<&str>) -> Result<(), Stop> {
@@ -203,7 +205,7 @@ impl Run {
         let doc = match named {
             Some(found) => found.map_err(not_found)?,
             None => {
-                let text = std::fs::read_to_string(&path)
+                let text = crate::files::read_regular_text(&path, MAX_PROGRAM_BYTES)
                     .map_err(|e| not_found(format!("cannot be read ({e})")))?;
                 ais_core::agir::read(&text)
                     .map_err(|e| not_found(format!("does not read as AG-IR ({e})")))?
@@ -245,7 +247,7 @@ fn by_name(
     files.truncate(MAX_SCANNED);
     let mut found: Option<(std::path::PathBuf, ais_core::agir::Document)> = None;
     for path in files {
-        let Some(doc) = std::fs::read_to_string(&path)
+        let Some(doc) = crate::files::read_regular_text(&path, MAX_PROGRAM_BYTES)
             .ok()
             .and_then(|text| ais_core::agir::read(&text).ok())
         else {

@@ -120,12 +120,20 @@ pub(crate) fn names(program: &Program) -> Names {
 /// The starting value of every carry: its declared default (conformed to its type), else its
 /// type's zero value.
 pub(crate) fn initial_values(program: &Program, names: &Names) -> Vec<Value> {
+    // The first declaration of each name, as `Program::carry` finds it, in one pass (a lookup
+    // per carry was quadratic in the program's size).
+    let mut defaults: HashMap<&str, Option<&Value>> = HashMap::new();
+    for c in program.carries() {
+        defaults
+            .entry(c.name.as_str())
+            .or_insert(c.default.as_ref());
+    }
     names
         .list
         .iter()
         .zip(&names.types)
         .map(|(name, ty)| {
-            let declared = program.carry(name).and_then(|(_, c)| c.default.clone());
+            let declared = defaults.get(name.as_str()).copied().flatten().cloned();
             match declared {
                 Some(v) => match ty {
                     Some(t) => conform(program, v, t),

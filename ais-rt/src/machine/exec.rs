@@ -5,7 +5,7 @@ use super::carries::{self, Lookup};
 use super::plan::{Arg, ArgSource, Step, ToolStep};
 use super::{Run, Stop};
 use crate::report::FaultKind;
-use crate::tools::{ToolArgs, ToolContext, ToolError};
+use crate::tools::{ArtifactRoot, RelativeDest, ToolArgs, ToolContext, ToolError};
 use ais_core::bind::{Access, invocation_filename};
 use ais_core::expr::Compiled;
 use ais_core::sig::Return;
@@ -27,6 +27,9 @@ pub(crate) fn arg_value<C: Lookup + ?Sized>(
             Value::Map(m) => m.get(f).cloned().unwrap_or(Value::Null),
             _ => Value::Null,
         },
+        ArgSource::Invocation(Access::Write) => {
+            invocation_dest(task).map_or(Value::Null, Value::Str)
+        }
         ArgSource::Invocation(side) => {
             invocation_filename(task, *side).map_or(Value::Null, Value::Str)
         }
@@ -46,6 +49,53 @@ pub(crate) fn arg_value<C: Lookup + ?Sized>(
             ),
         )),
     }
+}
+
+/// The destination a write's task names (§7.3), re-rooted inside the output root: a task
+/// that says "save as /srv/www/plan.md" (or `~/plan.md`, `../plan.md`) gets `plan.md` — the
+/// task's file name, never its directory (§4.2.2). `None` when the task names no file, or
+/// only one no destination may have (say `.git/hooks/x.sh`'s file name is kept, its directory
+/// is not).
+pub(crate) fn invocation_dest(task: &str) -> Option<String> {
+    let name = invocation_filename(task, Access::Write)?;
+    if RelativeDest::parse(&name).is_ok() {
+        return Some(name);
+    }
+    let base = name.rsplit('/').next().unwrap_or(&name);
+    RelativeDest::parse(base).ok().map(|d| d.as_path_string())
+}
+
+/// Confines every path argument of a write-side call (an `ACT`, or a `CODE` served by an
+/// `ACT·artifact` tool) under the call's write root before the tool sees it (§4.2.2): each
+/// string bound to a path parameter is checked by [`ArtifactRoot::confine`] and replaced by
+/// the checked path, relative to the tool's working directory. A refusal is the tool call's
+/// error (a routable value), and the tool does not run.
+pub(crate) fn confine_paths(
+    tool: &str,
+    args: &mut ToolArgs,
+    is_path: impl Fn(&str) -> bool,
+    ctx: &ToolContext,
+) -> Result<(), ToolError> {
+    let root = ArtifactRoot::for_writes(ctx);
+    // A staged sibling's file lands in the output root after the barrier: it must pass there too.
+    let output = ctx.scratch.as_ref().map(|_| ArtifactRoot::new(&ctx.root));
+    for (param, value) in args.params.iter_mut() {
+        if !is_path(param) {
+            continue;
+        }
+        if let Value::Str(raw) = value {
+            let checked = match &output {
+                Some(out) => out.confine(raw).and_then(|_| root.confine(raw)),
+                None => root.confine(raw),
+            };
+            let dest = checked.map_err(|mut e| {
+                e.message = format!("tool `{tool}`, parameter `{param}`: {}", e.message);
+                e
+            })?;
+            *raw = dest.as_path_string();
+        }
+    }
+    Ok(())
 }
 
 /// A program-controlled destination inside the output root (§7.3): named after the
@@ -123,7 +173,18 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
     let mut last = Ok((Value::Null, &Return::None));
     let start = answer.as_ref().map_or(0, |a| a.tool);
     for (k, call) in calls.iter().enumerate().skip(start) {
-        let args = bind_args(step, call, carries, task)?;
+        let mut args = bind_args(step, call, carries, task)?;
+        if step.access == Access::Write
+            && !call.mcp
+            && let Err(e) = confine_paths(
+                &call.name,
+                &mut args,
+                |p| call.args.iter().any(|a| a.is_path && a.param == p),
+                ctx,
+            )
+        {
+            return Ok(Err(e));
+        }
         if call.ask_user {
             if let Some(a) = answer.take() {
                 last = Ok((a.value, &call.ret));
@@ -274,7 +335,7 @@ impl Run {
     pub(crate) async fn write_out(&mut self, step: &Step, c: usize) -> Result<(), Stop> {
         let content = text_of(self.carries.get(c));
         let name = self.carries.names.list[c].clone();
-        let path = invocation_filename(&self.task, Access::Write)
+        let path = invocation_dest(&self.task)
             .unwrap_or_else(|| derived_destination(&step.id, Some(&name)));
         let result = self
             .builtin(
@@ -331,16 +392,17 @@ impl Run {
         } else {
             (format!(".ais/scripts/{}.py", step.id), "python3")
         };
-        let saved = self
-            .builtin(
-                step,
-                "write_file",
-                [
-                    ("path", Value::Str(file.clone())),
-                    ("content", Value::Str(script)),
-                ],
-            )
-            .await?;
+        // The runtime's own file under `.ais/`, which no model-chosen destination may name.
+        let root = ArtifactRoot::for_writes(&self.ctx());
+        let own = file.clone();
+        let saved = tokio::task::spawn_blocking(move || root.write_own(&own, script.as_bytes()))
+            .await
+            .unwrap_or_else(|e| {
+                Err(ToolError::new(
+                    crate::tools::ToolErrorKind::Io,
+                    format!("saving the program stopped abnormally: {e}"),
+                ))
+            });
         if let Err(e) = saved {
             self.fail_into(
                 step,

@@ -49,6 +49,12 @@ pub(crate) struct Settings {
     pub program_dir: PathBuf,
     /// Programs registered by name for CALL.
     pub programs: HashMap<String, Arc<Program>>,
+    /// The largest model answer accepted, in bytes.
+    pub max_answer_bytes: usize,
+    /// The most siblings one SPAWN may fork.
+    pub max_siblings: usize,
+    /// What the built-ins may read and fetch.
+    pub policy: Arc<crate::tools::AccessPolicy>,
 }
 
 /// How a step ended.
@@ -191,6 +197,7 @@ impl Run {
         let tracing = settings.trace.is_some();
         let mut tool_ctx = ToolContext::new(settings.out_dir.clone());
         tool_ctx.limits = settings.limits.clone();
+        tool_ctx.policy = settings.policy.clone();
         Run {
             tool_ctx,
             max_steps: settings.max_steps,

@@ -275,14 +275,8 @@ pub(crate) fn restore_value(
 }
 
 fn read_handle(path: &Path) -> Result<Handle, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if meta.len() > MAX_HANDLE_BYTES {
-        return Err(format!(
-            "it is {} bytes, more than a handle can be",
-            meta.len()
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let text =
+        crate::files::read_regular_text(path, MAX_HANDLE_BYTES).map_err(|e| e.to_string())?;
     let handle: Handle =
         serde_json::from_str(&text).map_err(|e| format!("it is not a resume handle ({e})"))?;
     if handle.format != FORMAT {

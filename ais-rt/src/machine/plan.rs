@@ -11,6 +11,7 @@ use ais_core::expr::Compiled;
 use ais_core::plan::{self as lower, Executor, FanOut, ToolKind};
 use ais_core::sig::{self, Return};
 use ais_core::{Element, Isolation, Locus, Opcode, Program, SourceMap, Type};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Where a tool parameter's value comes from at run time.
@@ -49,6 +50,9 @@ pub(crate) struct ToolStep {
     /// Declared `idempotent: true` (an AG-IR field the spec does not define, kept as the
     /// reader keeps unknown fields): a call in flight at a crash may simply run again.
     pub idempotent: bool,
+    /// Bound to an MCP server's tool: its paths name places in the server's own namespace,
+    /// which the server confines to its allowed directories, not places under the output root.
+    pub mcp: bool,
 }
 
 /// What a step runs.
@@ -326,7 +330,7 @@ fn resolve(
         map,
         registry,
         ix: ProgramIndex::new(program),
-        reach: reachability(plan),
+        reach: Reach::new(plan),
         human: human_inputs(program),
     };
     plan.steps
@@ -344,8 +348,8 @@ struct Resolver<'p> {
     map: &'p SourceMap,
     registry: &'p ToolRegistry,
     ix: ProgramIndex<'p>,
-    /// [`reachability`] of the plan.
-    reach: Vec<Vec<bool>>,
+    /// Which steps reach which ([`Reach`]).
+    reach: Reach,
     /// [`human_inputs`] of the program.
     human: Vec<usize>,
 }
@@ -567,6 +571,7 @@ pub(crate) fn tool_step(
         ret: call.signature.ret.resolved(program),
         ask_user,
         idempotent,
+        mcp: declared.is_some_and(|t| t.mcp.is_some()),
     }
 }
 
@@ -620,13 +625,13 @@ fn spawn_work(
 }
 
 /// A SPAWN's control: its fan-out source, its isolation and parallelism, and for a structural
-/// fan-out the step where its branches join. `reach` is the plan's [`reachability`].
+/// fan-out the step where its branches join. `reach` answers which steps reach which.
 fn spawn_ctl(
     sp: &lower::Spawn,
     names: &Names,
     ls: &lower::Step,
     plan: &lower::Plan,
-    reach: &[Vec<bool>],
+    reach: &Reach,
 ) -> SpawnCtl {
     let branches: Vec<usize> = ls.default.iter().map(|t| t.to).collect();
     let join = (branches.len() >= 2)
@@ -640,7 +645,7 @@ fn spawn_ctl(
                     continue;
                 }
                 seen[v] = true;
-                if !branches.contains(&v) && branches.iter().all(|&b| reach[b][v]) {
+                if !branches.contains(&v) && branches.iter().all(|&b| reach.reaches(b, v)) {
                     return Some(v);
                 }
                 if let Some(s) = plan.steps.get(v) {
@@ -665,14 +670,14 @@ fn spawn_ctl(
 }
 
 /// A LOOP's control at step `i`: its verdict and counter carries, its cap (imposed when the
-/// program declares none), and the steps it goes back to and advances to. `reach` is the
-/// plan's [`reachability`].
+/// program declares none), and the steps it goes back to and advances to. `reach` answers
+/// which steps reach which.
 fn loop_ctl(
     lc: &lower::LoopControl,
     names: &Names,
     program: &Program,
     i: usize,
-    reach: &[Vec<bool>],
+    reach: &Reach,
 ) -> LoopCtl {
     let target = |e: usize| -> Option<usize> {
         program
@@ -686,7 +691,7 @@ fn loop_ctl(
         .advance
         .iter()
         .filter_map(|&e| target(e))
-        .find(|&t| !reach.get(t).is_some_and(|r| r[i]) || back.is_none());
+        .find(|&t| !reach.reaches(t, i) || back.is_none());
     let cap = lc
         .cap
         .and_then(|c| i64::try_from(c).ok())
@@ -701,25 +706,52 @@ fn loop_ctl(
     }
 }
 
-/// `reach[a][b]`: step `b` is reachable from step `a` (through at least zero edges).
-fn reachability(plan: &lower::Plan) -> Vec<Vec<bool>> {
-    let n = plan.steps.len();
-    let succ: Vec<Vec<usize>> = plan
-        .steps
-        .iter()
-        .map(|s| s.guarded.iter().chain(&s.default).map(|t| t.to).collect())
-        .collect();
-    (0..n)
-        .map(|start| {
+/// Which steps each step reaches (through at least zero edges), computed on demand: a row is
+/// one depth-first search, made only for the steps a SPAWN's join or a LOOP's exit asks
+/// about and kept for the next question. (Every row up front was n searches of n steps: a
+/// 20,000-step chain spent 400 MB and seconds on it.)
+pub(crate) struct Reach {
+    succ: Vec<Vec<usize>>,
+    rows: std::cell::RefCell<HashMap<usize, Vec<bool>>>,
+}
+
+impl Reach {
+    /// The successors of every step of `plan`; no row yet.
+    fn new(plan: &lower::Plan) -> Reach {
+        let succ = plan
+            .steps
+            .iter()
+            .map(|s| s.guarded.iter().chain(&s.default).map(|t| t.to).collect())
+            .collect();
+        Reach {
+            succ,
+            rows: Default::default(),
+        }
+    }
+
+    /// The number of steps.
+    fn len(&self) -> usize {
+        self.succ.len()
+    }
+
+    /// Whether step `b` is reachable from step `a` (false when either is out of range).
+    fn reaches(&self, a: usize, b: usize) -> bool {
+        let n = self.len();
+        if a >= n || b >= n {
+            return false;
+        }
+        let mut rows = self.rows.borrow_mut();
+        let row = rows.entry(a).or_insert_with(|| {
             let mut seen = vec![false; n];
-            let mut stack = vec![start];
+            let mut stack = vec![a];
             while let Some(v) = stack.pop() {
                 if v < n && !seen[v] {
                     seen[v] = true;
-                    stack.extend(succ[v].iter().copied());
+                    stack.extend(self.succ[v].iter().copied());
                 }
             }
             seen
-        })
-        .collect()
+        });
+        row[b]
+    }
 }

@@ -180,7 +180,25 @@ impl SlotTools for SlotReach {
                     .map(|(k, v)| (k.clone(), Value::from_json(v)))
                     .collect(),
             };
-            match imp.call(ToolArgs { params }, &self.ctx).await {
+            let mut args = ToolArgs { params };
+            // A model-chosen path never picks where an effect lands (§4.2.2): the path
+            // parameters of an ACT tool are confined under the write root, as on the DU side.
+            let writes = declared.and_then(|t| t.surface.as_ref()).is_some_and(|s| {
+                matches!(s, ais_core::ToolSurface::Act) || ais_core::bind::is_artifact_surface(s)
+            });
+            if writes {
+                let is_path = |p: &str| match &sig {
+                    Some(sig) => sig
+                        .params
+                        .iter()
+                        .any(|q| q.name == p && ais_core::bind::is_path_param(q)),
+                    None => ais_core::bind::is_path_name(p),
+                };
+                if let Err(e) = super::exec::confine_paths(name, &mut args, is_path, &self.ctx) {
+                    return serde_json::json!({"ok": false, "error": e.message, "output": ""});
+                }
+            }
+            match imp.call(args, &self.ctx).await {
                 Ok(v) => v.to_json(),
                 Err(e) => serde_json::json!({"ok": false, "error": e.message, "output": e.output}),
             }
@@ -257,6 +275,7 @@ impl Run {
         }
         let options = SlotOptions {
             prior: prior(step, &self.carries),
+            max_answer_bytes: self.settings.max_answer_bytes,
             ..SlotOptions::default()
         };
         let reach = self.reach(step, self.ctx());
@@ -320,7 +339,15 @@ impl Run {
         let outcome = super::durable::guard(
             scope.as_mut(),
             spec,
-            slot::fill(model.as_ref(), request, &reach, &SlotOptions::default()),
+            slot::fill(
+                model.as_ref(),
+                request,
+                &reach,
+                &SlotOptions {
+                    max_answer_bytes: self.settings.max_answer_bytes,
+                    ..SlotOptions::default()
+                },
+            ),
         )
         .await;
         self.unscope(scope);

@@ -33,7 +33,7 @@ use super::{Answer, Flow, Run, Settings, Stop};
 use crate::model::slot::{self, SlotOptions};
 use crate::model::{Operand, Usage};
 use crate::report::FaultKind;
-use crate::tools::ToolContext;
+use crate::tools::{ArtifactRoot, RelativeDest, ToolContext};
 use ais_core::{Isolation, Type, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -112,12 +112,14 @@ impl Run {
             (None, Some(items)) => items.iter().cloned().map(Value::Str).collect(),
             (None, None) => vec![Value::Str(self.task.clone())],
         };
+        let forks = subtasks.len();
         let limit = ctl
             .max_parallel
             .unwrap_or(self.settings.max_parallel)
             .min(self.settings.max_parallel)
             .max(1);
         let (to_run, mut results, mut waiting) = self.siblings_to_run(at, step, subtasks)?;
+        self.count_siblings(step, forks, to_run.len())?;
         let semaphore = Arc::new(Semaphore::new(limit));
         let snapshot = Arc::new(self.carries.clone());
         let mut set = tokio::task::JoinSet::new();
@@ -175,6 +177,37 @@ impl Run {
         }
         self.join(step, results);
         self.transition_after_spawn(step)
+    }
+
+    /// Counts a fan-out of `n` siblings, `running` of which run now (all of them, or the one a
+    /// resume answers): more than the runtime's sibling cap is the fault `budget_exhausted`,
+    /// and each sibling that runs is a step toward the step budget (the SPAWN itself is one
+    /// already), so a fan-out cannot do unbounded work in one step.
+    fn count_siblings(&mut self, step: &Step, n: usize, running: usize) -> Result<(), Stop> {
+        let cap = self.settings.max_siblings;
+        if n > cap {
+            return Err(Stop::Fault(
+                FaultKind::BudgetExhausted,
+                format!(
+                    "SPAWN `{}` would fork {n} siblings, more than the cap of {cap}; raise it with `--max-siblings`, or fan out over fewer items",
+                    step.id
+                ),
+            ));
+        }
+        let after = self.steps.saturating_add(running as u64);
+        if after > self.max_steps {
+            let limit = self.max_steps;
+            return Err(Stop::Fault(
+                FaultKind::BudgetExhausted,
+                format!(
+                    "step budget exhausted: SPAWN `{}` forks {running} siblings, each a step, and only {} of the {limit} steps are left; raise it with `--max-steps`",
+                    step.id,
+                    limit.saturating_sub(self.steps)
+                ),
+            ));
+        }
+        self.steps = after;
+        Ok(())
     }
 
     /// The siblings to run now, the results of those that already finished and those still
@@ -381,10 +414,12 @@ fn spawn_dir(root: &Path, kind: &str, id: &str, i: usize) -> PathBuf {
     root.join(".ais").join(kind).join(id).join(i.to_string())
 }
 
-/// Moves every file the siblings staged into the output root, sibling by sibling, never through
-/// a symlink (a staged symlink is skipped, and a destination whose parent is a symlink is
-/// refused).
-fn apply_staged(root: &Path, id: &str) -> std::io::Result<()> {
+/// Moves every file the siblings staged into the output root, sibling by sibling, with the
+/// rules of an artifact write ([`ArtifactRoot::place`]): a staged symlink is skipped, a path
+/// through `.ais/` or a version-control directory is refused, and the directories on the way
+/// are created one at a time without following a link, so a symlink in the root is noticed
+/// before anything is created through it.
+fn apply_staged(root: &Path, id: &str) -> Result<(), String> {
     let base = spawn_dir(root, "stage", id, 0);
     let Some(stage) = base.parent() else {
         return Ok(());
@@ -402,42 +437,27 @@ fn apply_staged(root: &Path, id: &str) -> std::io::Result<()> {
         Err(_) => return Ok(()),
     };
     siblings.sort();
+    let target = ArtifactRoot::new(root);
+    let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
     for (_, dir) in siblings {
         let mut todo = vec![dir.clone()];
         while let Some(d) = todo.pop() {
-            for entry in std::fs::read_dir(&d)? {
-                let entry = entry?;
-                let meta = std::fs::symlink_metadata(entry.path())?;
+            for entry in std::fs::read_dir(&d).map_err(|e| io(&d, e))? {
+                let path = entry.map_err(|e| io(&d, e))?.path();
+                let meta = std::fs::symlink_metadata(&path).map_err(|e| io(&path, e))?;
                 if meta.file_type().is_symlink() {
                     continue;
                 }
                 if meta.is_dir() {
-                    todo.push(entry.path());
+                    todo.push(path);
                     continue;
                 }
-                let rel = entry
-                    .path()
-                    .strip_prefix(&dir)
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default();
-                let dest = root.join(&rel);
-                if let Some(parent) = dest.parent() {
-                    std::fs::create_dir_all(parent)?;
-                    let mut p = root.to_path_buf();
-                    for comp in rel.parent().into_iter().flat_map(|r| r.components()) {
-                        p.push(comp);
-                        if std::fs::symlink_metadata(&p)?.file_type().is_symlink() {
-                            return Err(std::io::Error::other(format!(
-                                "{} is a symlink; a staged file is never moved through one",
-                                p.display()
-                            )));
-                        }
-                    }
-                }
-                std::fs::rename(entry.path(), &dest)?;
+                let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy();
+                let dest = RelativeDest::parse(&rel).map_err(|e| e.message)?;
+                target.place(&dest, &path).map_err(|e| e.message)?;
             }
         }
-        std::fs::remove_dir_all(&dir)?;
+        std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))?;
     }
     Ok(())
 }
@@ -532,7 +552,10 @@ impl Sibling {
                     allowed: step.autonomy.clone(),
                     ctx: self.ctx.clone(),
                 };
-                let options = SlotOptions::default();
+                let options = SlotOptions {
+                    max_answer_bytes: self.settings.max_answer_bytes,
+                    ..SlotOptions::default()
+                };
                 let spec = super::durable::slot_spec(crate::journal::EffectKind::Slot, step, &req);
                 let out = super::durable::guard(
                     self.scope.as_mut(),

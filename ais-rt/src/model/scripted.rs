@@ -65,19 +65,16 @@ impl ScriptedModel {
     pub fn from_file(path: &Path) -> Result<Self, ModelError> {
         let shown = path.display();
         let config = |what: String| ModelError::new(ModelErrorKind::Config, what);
-        let meta = std::fs::metadata(path).map_err(|e| {
+        let text = crate::files::read_regular_text(path, MAX_FILE_BYTES).map_err(|e| {
+            let next = if e.is_not_found() {
+                "; name an existing JSON file with `--model scripted:FILE.json`"
+            } else {
+                "; save the responses to a JSON file and name it with `--model scripted:FILE.json`"
+            };
             config(format!(
-                "cannot read the scripted responses `{shown}`: {e}; name an existing JSON file with `--model scripted:FILE.json`"
+                "cannot read the scripted responses `{shown}`: {e}{next}"
             ))
         })?;
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(config(format!(
-                "the scripted responses `{shown}` are {} bytes, over the limit of {MAX_FILE_BYTES}",
-                meta.len()
-            )));
-        }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| config(format!("cannot read the scripted responses `{shown}`: {e}")))?;
         let json: Value = serde_json::from_str(&text).map_err(|e| {
             config(format!(
                 "the scripted responses `{shown}` are not valid JSON: {e} (line {}, column {})",

@@ -27,7 +27,14 @@ pub struct SlotOptions {
     pub max_tool_rounds: u32,
     /// The prior value a GEN-EDIT revises, when there is one.
     pub prior: Option<serde_json::Value>,
+    /// The largest answer accepted, in bytes of JSON text (default
+    /// [`DEFAULT_MAX_ANSWER_BYTES`]): a larger one fails the slot with an error saying so, and
+    /// is not kept in the exchange.
+    pub max_answer_bytes: usize,
 }
+
+/// The default of [`SlotOptions::max_answer_bytes`]: 8 MiB.
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = 8 * 1024 * 1024;
 
 impl Default for SlotOptions {
     fn default() -> Self {
@@ -35,6 +42,7 @@ impl Default for SlotOptions {
             max_repairs: 2,
             max_tool_rounds: 8,
             prior: None,
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
         }
     }
 }
@@ -145,8 +153,24 @@ pub(crate) async fn fill_compiled(
                 return out;
             }
         };
-        out.exchanges.push(completion.exchange);
         add_usage(&mut out.usage, completion.usage);
+        let size = json_size(&completion.exchange.response, options.max_answer_bytes)
+            .max(reply_size(&completion.reply, options.max_answer_bytes));
+        if size > options.max_answer_bytes {
+            let limit = options.max_answer_bytes;
+            out.exchanges.push(Exchange {
+                request: completion.exchange.request,
+                response: serde_json::json!({
+                    "$omitted": format!("an answer of more than {limit} bytes, not kept")
+                }),
+            });
+            out.value = Err(SlotError::invalid(format!(
+                "{slot}: the model's answer is larger than the limit of {limit} bytes; raise it \
+                 with `--max-answer-bytes`, or ask for a shorter answer"
+            )));
+            return out;
+        }
+        out.exchanges.push(completion.exchange);
         let problem = match completion.reply {
             Reply::Value { value } => match accept(&request, compiled, options, value.clone()) {
                 Ok(accepted) => {
@@ -190,6 +214,45 @@ pub(crate) async fn fill_compiled(
         }
         out.repairs += 1;
         request.history.push(Turn::Repair { error: problem });
+    }
+}
+
+/// The size of a reply's values as JSON text, counted up to a little past `limit`.
+fn reply_size(reply: &Reply, limit: usize) -> usize {
+    match reply {
+        Reply::Value { value } => json_size(value, limit),
+        Reply::ToolCalls { calls } => calls.iter().fold(0, |n, c| {
+            if n > limit {
+                n
+            } else {
+                n + c.name.len() + json_size(&c.arguments, limit)
+            }
+        }),
+    }
+}
+
+/// About how many bytes `value` takes as JSON text (strings by their UTF-8 length plus
+/// quotes), counting stops once past `limit`: cheap on a huge answer.
+pub(crate) fn json_size(value: &serde_json::Value, limit: usize) -> usize {
+    use serde_json::Value as J;
+    match value {
+        J::Null | J::Bool(_) => 5,
+        J::Number(_) => 24,
+        J::String(s) => s.len() + 2,
+        J::Array(items) => items.iter().fold(2, |n, v| {
+            if n > limit {
+                n
+            } else {
+                n + 1 + json_size(v, limit)
+            }
+        }),
+        J::Object(map) => map.iter().fold(2, |n, (k, v)| {
+            if n > limit {
+                n
+            } else {
+                n + k.len() + 4 + json_size(v, limit)
+            }
+        }),
     }
 }
 

@@ -15,8 +15,20 @@
 //!   O_NOFOLLOW`) in the destination's directory, are flushed to disk, and the file is renamed
 //!   over the destination; on any error the temporary file is removed.
 //!
+//! - a destination inside the runtime's own state (`.ais/`) or a version-control directory
+//!   ([`PROTECTED_DIRS`]: `.git`, `.hg`, `.svn`, …), at any depth, is refused with
+//!   [`ToolErrorKind::PathEscape`]: a model-chosen value never plants a git hook or rewrites
+//!   a resume handle. (The runtime's own files under `.ais/` go through
+//!   `ArtifactRoot::write_own`.)
+//!
 //! A `private_write` SPAWN sibling's writes land under its [`ToolContext::scratch`] directory
 //! instead of the root ([`ArtifactRoot::for_writes`]).
+//!
+//! The same rules bind every *artifact tool*, not only `write_file`: before any tool runs on
+//! the write side (an `ACT`, or a `CODE` served by an `ACT·artifact` tool), the machine passes
+//! each path parameter through [`ArtifactRoot::confine`] and hands the tool the checked path,
+//! relative to its working directory — a Python body, a command, a native tool and a slot's
+//! tool call alike.
 
 use super::{ToolContext, ToolError, ToolErrorKind};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -25,6 +37,12 @@ use std::io::Write;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Directory names a destination never passes through, at any depth: the runtime's own state
+/// and the version-control directories (compared without regard to ASCII case).
+pub const PROTECTED_DIRS: [&str; 9] = [
+    ".ais", ".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul", "CVS",
+];
 
 /// A directory every artifact write resolves under.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,8 +64,29 @@ impl RelativeDest {
     }
 
     /// Reads `raw` as a destination relative to a root: refuses an empty path, a NUL byte, an
-    /// absolute or `~` path, a `..` component anywhere, and a path ending in `/` (a directory).
+    /// absolute or `~` path, a `..` component anywhere, a path ending in `/` (a directory), and
+    /// a path through one of the [`PROTECTED_DIRS`].
     pub fn parse(raw: &str) -> Result<RelativeDest, ToolError> {
+        let dest = Self::parse_unprotected(raw)?;
+        let protected = dest
+            .parts
+            .iter()
+            .find(|p| PROTECTED_DIRS.iter().any(|d| p.eq_ignore_ascii_case(d)));
+        if let Some(dir) = protected {
+            return Err(ToolError::new(
+                ToolErrorKind::PathEscape,
+                format!(
+                    "the destination path `{raw}` goes through `{dir}`, which holds the \
+                     runtime's state or a version-control repository; an artifact never lands \
+                     there, so choose another path"
+                ),
+            ));
+        }
+        Ok(dest)
+    }
+
+    /// [`parse`](Self::parse) without the [`PROTECTED_DIRS`] rule: for the runtime's own files.
+    pub(crate) fn parse_unprotected(raw: &str) -> Result<RelativeDest, ToolError> {
         let bad =
             |kind, why: &str| ToolError::new(kind, format!("the destination path `{raw}` {why}"));
         if raw.trim().is_empty() {
@@ -132,8 +171,90 @@ impl ArtifactRoot {
         Ok(dest.as_path_string())
     }
 
-    /// Writes `bytes` to an already-checked destination.
-    pub fn write_dest(&self, dest: &RelativeDest, bytes: &[u8]) -> Result<(), ToolError> {
+    /// Writes the runtime's own file `raw` (under `.ais/`: a produced program to run) with the
+    /// guarantees of [`write`](Self::write) but without the [`PROTECTED_DIRS`] rule, which
+    /// binds model-chosen destinations only.
+    pub(crate) fn write_own(&self, raw: &str, bytes: &[u8]) -> Result<String, ToolError> {
+        let dest = RelativeDest::parse_unprotected(raw)?;
+        self.write_dest(&dest, bytes)?;
+        Ok(dest.as_path_string())
+    }
+
+    /// Checks the destination `raw` an artifact tool is about to be handed: the lexical rules
+    /// of [`RelativeDest::parse`], then no existing directory on the way, nor the file itself,
+    /// may be a symbolic link, and an existing file may not be a hard link (a tool that opens
+    /// it would write through to the other name). Returns the checked destination; the tool
+    /// gets [`RelativeDest::as_path_string`], a path inside this root.
+    pub fn confine(&self, raw: &str) -> Result<RelativeDest, ToolError> {
+        use std::os::unix::fs::MetadataExt;
+        let dest = RelativeDest::parse(raw)?;
+        let mut path = self.dir.clone();
+        let mut walked = String::new();
+        let last = dest.parts.len() - 1;
+        for (i, part) in dest.parts.iter().enumerate() {
+            path.push(part);
+            if !walked.is_empty() {
+                walked.push('/');
+            }
+            walked.push_str(part);
+            let meta = match std::fs::symlink_metadata(&path) {
+                Ok(m) => m,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+                Err(e) => {
+                    return Err(ToolError::new(
+                        ToolErrorKind::Io,
+                        format!("checking `{walked}` under {}: {e}", self.dir.display()),
+                    ));
+                }
+            };
+            if meta.file_type().is_symlink() {
+                return Err(self.escape(&dest, &walked, "is a symbolic link"));
+            }
+            if i < last && !meta.is_dir() {
+                return Err(ToolError::new(
+                    ToolErrorKind::Io,
+                    format!(
+                        "cannot write `{}`: `{walked}` under {} is not a directory",
+                        dest.as_path_string(),
+                        self.dir.display()
+                    ),
+                ));
+            }
+            if i == last && meta.is_file() && meta.nlink() > 1 {
+                return Err(self.escape(&dest, &walked, "is a hard link to another file"));
+            }
+        }
+        Ok(dest)
+    }
+
+    /// Moves the regular file `from` to `dest` under this root, creating the directories on
+    /// the way one at a time without following a symlink (so nothing is created outside the
+    /// root before a link is noticed) and refusing a symlink at the destination itself.
+    pub(crate) fn place(&self, dest: &RelativeDest, from: &Path) -> Result<(), ToolError> {
+        let dir = self.open_parent(dest)?;
+        let name = dest.parts.last().map_or("", String::as_str);
+        if let Ok(st) = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            && FileType::from_raw_mode(st.st_mode) == FileType::Symlink
+        {
+            return Err(self.escape(dest, &dest.as_path_string(), "is a symbolic link"));
+        }
+        rustix::fs::renameat(rustix::fs::CWD, from, &dir, name).map_err(|e| {
+            ToolError::new(
+                ToolErrorKind::Io,
+                format!(
+                    "moving {} to `{}` under {}: {}",
+                    from.display(),
+                    dest.as_path_string(),
+                    self.dir.display(),
+                    std::io::Error::from(e)
+                ),
+            )
+        })
+    }
+
+    /// The destination's directory, opened (and created where missing) component by
+    /// component from the root with `O_NOFOLLOW`.
+    fn open_parent(&self, dest: &RelativeDest) -> Result<OwnedFd, ToolError> {
         let io_err = |what: &str, e: std::io::Error| {
             ToolError::new(
                 ToolErrorKind::Io,
@@ -151,10 +272,7 @@ impl ArtifactRoot {
             Mode::empty(),
         )
         .map_err(|e| io_err("opening the output root", e.into()))?;
-        let (name, dirs) = dest
-            .parts
-            .split_last()
-            .ok_or_else(|| ToolError::new(ToolErrorKind::BadArguments, "empty destination"))?;
+        let dirs = dest.parts.split_last().map_or(&[][..], |(_, d)| d);
         let mut walked = String::new();
         for part in dirs {
             if !walked.is_empty() {
@@ -163,6 +281,26 @@ impl ArtifactRoot {
             walked.push_str(part);
             dir = self.open_subdir(&dir, part, &walked, dest)?;
         }
+        Ok(dir)
+    }
+
+    /// Writes `bytes` to an already-checked destination.
+    pub fn write_dest(&self, dest: &RelativeDest, bytes: &[u8]) -> Result<(), ToolError> {
+        let io_err = |what: &str, e: std::io::Error| {
+            ToolError::new(
+                ToolErrorKind::Io,
+                format!(
+                    "writing `{}` under {}: {what}: {e}",
+                    dest.as_path_string(),
+                    self.dir.display()
+                ),
+            )
+        };
+        let dir = self.open_parent(dest)?;
+        let name = dest
+            .parts
+            .last()
+            .ok_or_else(|| ToolError::new(ToolErrorKind::BadArguments, "empty destination"))?;
         match rustix::fs::statat(&dir, name.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => match FileType::from_raw_mode(st.st_mode) {
                 FileType::Symlink => {
@@ -298,6 +436,10 @@ mod tests {
             ("a/", ToolErrorKind::BadArguments),
             ("./.", ToolErrorKind::BadArguments),
             ("a\0b", ToolErrorKind::BadArguments),
+            (".git/config", ToolErrorKind::PathEscape),
+            ("src/.git/hooks/pre-commit", ToolErrorKind::PathEscape),
+            (".ais/handle.json", ToolErrorKind::PathEscape),
+            (".Svn/entries", ToolErrorKind::PathEscape),
         ] {
             let err = RelativeDest::parse(raw).unwrap_err();
             assert_eq!(err.kind, kind, "{raw:?}: {}", err.message);
@@ -307,6 +449,21 @@ mod tests {
                 .unwrap()
                 .as_path_string(),
             "notes/plan.md"
+        );
+    }
+
+    #[test]
+    fn the_runtime_writes_its_own_state_where_no_model_value_may() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = ArtifactRoot::new(dir.path());
+        assert_eq!(
+            root.write(".ais/x.py", b"1").unwrap_err().kind,
+            ToolErrorKind::PathEscape
+        );
+        assert_eq!(root.write_own(".ais/x.py", b"1").unwrap(), ".ais/x.py");
+        assert_eq!(
+            root.write_own("../x.py", b"1").unwrap_err().kind,
+            ToolErrorKind::PathEscape
         );
     }
 

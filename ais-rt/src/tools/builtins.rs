@@ -16,10 +16,11 @@
 //! | `run_command(command)` | stdout then stderr, trailing newlines removed | a subprocess under `bash -c` (see the module docs) |
 //! | `http_get(url)` | the response body as text | `http`/`https` only; a non-2xx status is `Failed` with the body as output; timeout, body cap |
 //!
-//! Reading is not confined: `read_file`, `list_dir`, `glob_files` and `grep` resolve a relative
-//! path against the call's working directory (a sibling's scratch directory when the path
-//! exists there, else the output root) and accept an absolute one — a SENSE tool reads the
-//! world. Only writes are confined to the output root. `grep` and `glob_files` skip hidden
+//! `read_file`, `list_dir`, `glob_files` and `grep` resolve a relative path against the call's
+//! working directory (a sibling's scratch directory when the path exists there, else the output
+//! root) and accept an absolute one, but only under a read root — the output root, the working
+//! directory, and each `--allow-read PATH` — and read only regular files; `http_get` refuses
+//! internal addresses (see [`super::policy`]). Writes are confined to the output root. `grep` and `glob_files` skip hidden
 //! entries and `.git`, `node_modules`, `target`, `__pycache__`, `venv`, `dist`, `build`; `grep`
 //! skips files with a NUL byte in their first KiB (binary).
 
@@ -91,16 +92,16 @@ impl Builtin {
         let text = |i: usize| arg_text(name, self.params(), &args, i);
         match self {
             Builtin::ReadFile => {
-                let path = read_path(ctx, &text(0)?);
+                let path = read_path(ctx, name, &text(0)?)?;
                 blocking(name, &ctx.limits, move |limits, _| read_file(&path, limits)).await
             }
             Builtin::ListDir => {
-                let path = read_path(ctx, &or_dot(text(0)?));
+                let path = read_path(ctx, name, &or_dot(text(0)?))?;
                 blocking(name, &ctx.limits, move |limits, _| list_dir(&path, limits)).await
             }
             Builtin::GlobFiles => {
                 let (pattern, shown) = (text(0)?, or_dot(text(1)?));
-                let path = read_path(ctx, &shown);
+                let path = read_path(ctx, name, &shown)?;
                 blocking(name, &ctx.limits, move |limits, deadline| {
                     glob_files(&pattern, &path, &shown, limits, deadline)
                 })
@@ -108,7 +109,7 @@ impl Builtin {
             }
             Builtin::Grep => {
                 let (pattern, shown) = (text(0)?, or_dot(text(1)?));
-                let path = read_path(ctx, &shown);
+                let path = read_path(ctx, name, &shown)?;
                 blocking(name, &ctx.limits, move |limits, deadline| {
                     grep(&pattern, &path, &shown, limits, deadline)
                 })
@@ -124,7 +125,7 @@ impl Builtin {
                 .await
             }
             Builtin::RunCommand => run_command(&text(0)?, ctx).await,
-            Builtin::HttpGet => super::http::get(&text(0)?, &ctx.limits).await,
+            Builtin::HttpGet => super::http::get(&text(0)?, &ctx.limits, &ctx.policy).await,
         }
     }
 }
@@ -170,19 +171,19 @@ fn or_dot(path: String) -> String {
 }
 
 /// Where a read of `raw` looks: an absolute path as is; a relative one under the scratch
-/// directory when it exists there, else under the output root.
-fn read_path(ctx: &ToolContext, raw: &str) -> PathBuf {
+/// directory when it exists there, else under the output root. Either way it must then lie
+/// under a read root ([`super::policy::confine_read`]).
+fn read_path(ctx: &ToolContext, tool: &str, raw: &str) -> Result<PathBuf, ToolError> {
     let path = Path::new(raw);
-    if path.is_absolute() {
-        return path.to_path_buf();
-    }
-    if let Some(scratch) = &ctx.scratch {
-        let candidate = scratch.join(path);
-        if candidate.exists() {
-            return candidate;
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        match &ctx.scratch {
+            Some(scratch) if scratch.join(path).exists() => scratch.join(path),
+            _ => ctx.root.join(path),
         }
-    }
-    ctx.root.join(path)
+    };
+    super::policy::confine_read(ctx, tool, &joined)
 }
 
 /// Runs blocking file work on the blocking pool under the call's timeout. The work gets the
@@ -233,7 +234,7 @@ fn read_file(path: &Path, limits: &ToolLimits) -> Result<Value, ToolError> {
             ),
         ));
     }
-    let file = std::fs::File::open(path).map_err(|e| io_error("cannot read", path, &e))?;
+    let file = super::policy::open_regular(path).map_err(|e| io_error("cannot read", path, &e))?;
     let mut bytes = Vec::new();
     file.take(limits.max_output_bytes as u64 + 1)
         .read_to_end(&mut bytes)
@@ -434,7 +435,7 @@ fn grep_file(
     shown: &Path,
     lines: &mut Lines<'_>,
 ) -> Result<(), ToolError> {
-    let Ok(handle) = std::fs::File::open(file) else {
+    let Ok(handle) = super::policy::open_regular(file) else {
         return Ok(());
     };
     let mut reader = std::io::BufReader::new(handle);

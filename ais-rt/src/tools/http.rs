@@ -1,34 +1,16 @@
 //! `http_get`: one GET over reqwest (rustls), under the call's timeout and body cap.
 
-use super::{ToolError, ToolErrorKind, ToolLimits};
+use super::{AccessPolicy, ToolError, ToolErrorKind, ToolLimits};
 use ais_core::Value;
-use std::sync::OnceLock;
+use std::sync::Arc;
 
-/// The shared client: at most 10 redirects, a plain `ais` user agent, no cookies.
-fn client() -> Result<&'static reqwest::Client, ToolError> {
-    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            // reqwest is built without a default crypto provider: use ring (installing it is
-            // idempotent; an error only says one is installed already).
-            let _ = rustls::crypto::ring::default_provider().install_default();
-            reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::limited(10))
-                .user_agent(concat!("ais/", env!("CARGO_PKG_VERSION")))
-                .build()
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(|e| {
-            ToolError::new(
-                ToolErrorKind::Io,
-                format!("tool `http_get` could not set up its HTTP client: {e}"),
-            )
-        })
-}
-
-/// Fetches `url` and returns its body as text (invalid UTF-8 replaced).
-pub(crate) async fn get(url: &str, limits: &ToolLimits) -> Result<Value, ToolError> {
+/// Fetches `url` and returns its body as text (invalid UTF-8 replaced), through the client of
+/// `policy`, which refuses internal addresses (see [`super::policy`]).
+pub(crate) async fn get(
+    url: &str,
+    limits: &ToolLimits,
+    policy: &Arc<AccessPolicy>,
+) -> Result<Value, ToolError> {
     let url = url.trim();
     let parsed = reqwest::Url::parse(url).map_err(|e| {
         ToolError::new(
@@ -45,7 +27,13 @@ pub(crate) async fn get(url: &str, limits: &ToolLimits) -> Result<Value, ToolErr
             ),
         ));
     }
-    let client = client()?;
+    if let Some(why) = policy.refuse_url(&parsed) {
+        return Err(ToolError::new(
+            ToolErrorKind::PathEscape,
+            format!("tool `http_get`: {why}"),
+        ));
+    }
+    let client = policy.client()?;
     match tokio::time::timeout(limits.timeout, fetch(client, parsed, limits)).await {
         Ok(result) => result,
         Err(_) => Err(ToolError::new(
@@ -70,7 +58,19 @@ async fn fetch(
             format!("tool `http_get`: fetching `{shown}` failed: {e}"),
         )
     };
-    let mut response = client.get(url.clone()).send().await.map_err(failed)?;
+    let mut response = client.get(url.clone()).send().await.map_err(|e| {
+        // A refusal by the resolver or the redirect policy is no network failure: say so.
+        let chain = std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
+            .map(ToString::to_string)
+            .find(|m| m.contains("--allow-net"));
+        match chain {
+            Some(why) => ToolError::new(
+                ToolErrorKind::PathEscape,
+                format!("tool `http_get`: fetching `{shown}` refused: {why}"),
+            ),
+            None => failed(e),
+        }
+    })?;
     let status = response.status();
     let mut body = Vec::new();
     let mut over = false;

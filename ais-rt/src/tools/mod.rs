@@ -50,6 +50,10 @@
 //! its own private `TMPDIR` (Landlock; reads stay allowed), and it dies with `ais` however
 //! `ais` ends (a guard process with a parent-death signal kills its group). Python bodies run
 //! in a warm worker per run ([`python`]), under the same rules.
+//!
+//! The destination a tool is *given* is confined too: on the write side the machine checks
+//! every path parameter with [`ArtifactRoot::confine`] before any tool kind runs (see
+//! [`artifact`]).
 
 pub mod artifact;
 pub mod builtins;
@@ -57,6 +61,7 @@ pub mod command;
 mod command_line;
 mod http;
 pub mod native;
+pub mod policy;
 pub(crate) mod process;
 pub mod python;
 mod python_worker;
@@ -67,6 +72,7 @@ pub use command::CommandTool;
 pub use native::{
     ArtifactPath, FromArg, FromValue, IntoToolResult, IntoValue, Json, ValueMismatch,
 };
+pub use policy::AccessPolicy;
 pub use process::INHERITED_ENV;
 pub use python::PythonTool;
 
@@ -163,16 +169,22 @@ pub struct ToolContext {
     pub limits: ToolLimits,
     /// The run's warm Python workers (shared by the clones of a run's context).
     pub(crate) python: python_worker::Pool,
+    /// What the built-ins may read and fetch beyond the root ([`policy`]).
+    pub policy: Arc<AccessPolicy>,
 }
 
 impl ToolContext {
-    /// A context rooted at `root` with no scratch directory and the default limits.
+    /// A context rooted at `root` with no scratch directory, the default limits, and the
+    /// default [`AccessPolicy`]: reads under the root and the current directory, no host exempt
+    /// from the network check.
     pub fn new(root: impl Into<PathBuf>) -> Self {
+        let cwd = std::env::current_dir().into_iter().collect();
         ToolContext {
             root: root.into(),
             scratch: None,
             limits: ToolLimits::default(),
             python: python_worker::Pool::default(),
+            policy: Arc::new(AccessPolicy::new(cwd, Vec::new())),
         }
     }
 

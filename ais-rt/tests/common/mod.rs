@@ -82,6 +82,14 @@ impl Bench {
     }
 
     pub fn runtime(&self) -> Runtime {
+        self.runtime_with(|b| b)
+    }
+
+    /// [`runtime`](Self::runtime) with `f` applied to the builder.
+    pub fn runtime_with(
+        &self,
+        f: impl FnOnce(ais_rt::RuntimeBuilder) -> ais_rt::RuntimeBuilder,
+    ) -> Runtime {
         let mut b = Runtime::builder()
             .tools(self.tools.clone())
             .out_dir(self.out.path().to_path_buf())
@@ -89,7 +97,7 @@ impl Bench {
         if let Some(m) = &self.model {
             b = b.model(m.clone());
         }
-        b.build()
+        f(b).build()
     }
 
     /// Runs `text` with a task and `name=value` inputs.

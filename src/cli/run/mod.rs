@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+mod bounds;
 mod journal;
 mod log;
 #[cfg(feature = "otlp")]
@@ -139,6 +140,8 @@ pub struct Options {
     /// The journal [default: OUT/.ais/runs.db].
     #[arg(long, value_name = "PATH")]
     pub journal: Option<PathBuf>,
+    #[command(flatten)]
+    pub bounds: bounds::Bounds,
 }
 
 /// Everything a run needs, resolved from the arguments.
@@ -159,6 +162,7 @@ struct Setup {
     format: Format,
     /// The run's journal (none with `--no-journal`, or for a handle resume).
     journaled: Option<journal::Journaled>,
+    bounds: bounds::Bounds,
 }
 
 /// `ais run`.
@@ -511,6 +515,7 @@ fn prepare(
         progress: Arc::new(Progress::new()),
         format: options.format,
         journaled: None,
+        bounds: options.bounds.clone(),
     })
 }
 
@@ -553,6 +558,7 @@ impl Setup {
             .out_dir(self.out.clone())
             .max_steps(self.max_steps)
             .trace(Arc::new(Tee(sinks)));
+        builder = self.bounds.apply(builder);
         if let Some(dir) = self.file.parent().filter(|d| !d.as_os_str().is_empty()) {
             builder = builder.program_dir(dir.to_owned());
         }
@@ -642,14 +648,13 @@ fn conclude(
     }
     #[cfg(feature = "otlp")]
     otlp::finish(setup.otlp.as_deref(), output)?;
-    if let Some(t) = &setup.trace
-        && let Some(e) = t.error()
-    {
+    let trace_error = setup.trace.as_ref().and_then(|t| t.error());
+    if let Some(e) = &trace_error {
         writeln!(
             output.err,
             "{}",
             render::render_error(
-                &e,
+                e,
                 Some("the trace is incomplete; check the disk and the path"),
                 output.color_err
             )
@@ -684,6 +689,8 @@ fn conclude(
         Format::Human => print_human(setup, &outcome, output)?,
     }
     Ok(match outcome.status {
+        // A run whose trace was asked for and not written is no success.
+        Status::Ok if trace_error.is_some() => 1,
         Status::Ok => 0,
         Status::Fault if cannot_start => 2,
         Status::Error | Status::Fault => 1,

@@ -64,10 +64,13 @@ pub(super) fn write_record(setup: &Setup, handle: &Path) -> Result<(), Failure> 
     Ok(())
 }
 
+/// The most bytes a run record may have (it names a program, a model and a directory).
+const MAX_RECORD_BYTES: u64 = 1024 * 1024;
+
 pub(super) fn read_record(path: &Path) -> Result<Option<Record>, CliError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match ais_rt::files::read_regular_text(path, MAX_RECORD_BYTES) {
         Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => {
             return Err(CliError::new(
                 format!("cannot read the run record `{}`: {e}", shown(path)),
