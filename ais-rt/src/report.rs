@@ -9,7 +9,9 @@ use serde::Serialize;
 pub enum Status {
     /// The TERMINAL ran and no unrouted failure happened.
     Ok,
-    /// The TERMINAL ran, but a tool, script or slot failed and no ROUTE tested it (§10.2).
+    /// A tool, script or slot failed and no ROUTE tested it (§10.2): either the run stopped
+    /// at the failing step, because nothing in the program tests where its error value landed
+    /// (fail closed), or it reached its end with the failure still untested.
     Error,
     /// A fault of §10.1 (or an unsupported construct) aborted the run.
     Fault,

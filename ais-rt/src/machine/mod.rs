@@ -127,6 +127,9 @@ pub(crate) struct Run {
     pub spawn_pending: Option<spawn::Pending>,
     /// The context of the run's own tool calls (built once).
     pub tool_ctx: ToolContext,
+    /// A failure that no guard or LOOP verdict of the program can ever test happened in the
+    /// current step: the run stops after it (fail closed, §10.2).
+    pub closed: bool,
 }
 
 impl Run {
@@ -210,6 +213,7 @@ impl Run {
             notes: StepNotes::default(),
             answer: None,
             spawn_pending: None,
+            closed: false,
         }
     }
 
@@ -313,6 +317,7 @@ impl Run {
                 self.emit(step, started);
             }
             match result {
+                Ok(Flow::Goto(_)) if self.closed => return self.finish_closed(step),
                 Ok(Flow::Goto(next)) => cursor = next,
                 Ok(Flow::End) => {
                     self.deviate(
@@ -557,6 +562,22 @@ impl Run {
         out
     }
 
+    /// Ends the run at `step`, whose failure no guard or LOOP verdict tests (§10.2): status
+    /// `error`, the report of what was produced so far, and a deviation naming the step. No
+    /// later instruction runs, so no effect is performed on the empty or default values the
+    /// failure left behind.
+    fn finish_closed(&mut self, step: &Step) -> RunOutcome {
+        self.deviate(
+            &step.id,
+            "a failure that a guard or LOOP verdict tests, so the program decides what follows (§10.2)".into(),
+            format!(
+                "the run stopped at `{}`: its failure lands where no guard or LOOP verdict looks, so no later instruction ran",
+                step.id
+            ),
+        );
+        self.finish(None)
+    }
+
     /// The report (§4.5): the produced carries — the TERMINAL's reads first (its hint of what
     /// matters most), then every other carry the run wrote, in declaration order — and the
     /// TERMINAL's reads the run did not produce, which the report leaves out (§4.5: the report
@@ -663,11 +684,22 @@ impl Run {
         if self.tracing {
             self.notes.error = Some(message.clone());
         }
-        self.unrouted.push(Unrouted {
+        self.unrouted_failure(Unrouted {
             carry: target,
             instruction: step.id.clone(),
             message,
         });
+    }
+
+    /// Records a failure not yet tested. When no step of the program tests the carry it
+    /// landed in (no guard of a code-deciding step, no LOOP verdict) — or it landed in no
+    /// carry — nothing can ever route it, and the run stops after this step (fail closed).
+    pub(crate) fn unrouted_failure(&mut self, u: Unrouted) {
+        let routable = u
+            .carry
+            .is_some_and(|c| self.prep.steps.iter().any(|s| s.tests.contains(&c)));
+        self.closed |= !routable;
+        self.unrouted.push(u);
     }
 }
 
