@@ -14,6 +14,7 @@
 mod call;
 pub(crate) mod carries;
 mod exec;
+mod multi;
 pub(crate) mod pause;
 pub mod plan;
 mod slot;
@@ -636,7 +637,7 @@ impl Run {
         }
     }
 
-    fn conform(&self, c: usize, v: Value) -> Value {
+    pub(crate) fn conform(&self, c: usize, v: Value) -> Value {
         match self.carries.names.types.get(c).and_then(Option::as_ref) {
             Some(t) => carries::conform(&self.prep.program, v, t),
             None => v,
