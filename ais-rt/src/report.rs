@@ -37,6 +37,10 @@ pub enum FaultKind {
     NotRunnable,
     /// A resume handle that is malformed, or that belongs to another program or run.
     InvalidHandle,
+    /// The run came back to an instruction with every carry unchanged through pure steps
+    /// only (CODE, a code-decided ROUTE, failed slots), so it could never progress: an
+    /// extension of §10.4, raised at once instead of at the end of the step budget.
+    Stalled,
 }
 
 /// A fault: what, at which instruction, where in the source.

@@ -19,6 +19,7 @@ pub(crate) mod pause;
 pub mod plan;
 mod slot;
 mod spawn;
+mod stall;
 
 use crate::model::Model;
 use crate::report::{Fault, FaultKind, RunOutcome, RunUsage, Status};
@@ -131,6 +132,8 @@ pub(crate) struct Run {
     /// A failure that no guard or LOOP verdict of the program can ever test happened in the
     /// current step: the run stops after it (fail closed, §10.2).
     pub closed: bool,
+    /// Stall detection (`stall.rs`).
+    pub(crate) stall: stall::Stall,
 }
 
 impl Run {
@@ -215,6 +218,7 @@ impl Run {
             answer: None,
             spawn_pending: None,
             closed: false,
+            stall: stall::Stall::default(),
         }
     }
 
@@ -313,7 +317,12 @@ impl Run {
                 self.steps -= 1;
                 return self.pause(cursor, name, prompt, None).await;
             }
+            if let Some(cycle) = self.stall.visit(cursor, self.steps, prep.steps.len()) {
+                let message = stall::message(&prep, &cycle);
+                return self.fault(FaultKind::Stalled, Some(cursor), message);
+            }
             let result = self.step(cursor, step).await;
+            self.stall.after(step, self.steps);
             if let Some(started) = started {
                 self.emit(step, started);
             }
@@ -651,6 +660,9 @@ impl Run {
                 .written
                 .push((self.carries.names.list[c].clone(), v.to_json()));
         }
+        if *self.carries.get(c) != v {
+            self.stall.changed(self.steps);
+        }
         self.carries.set(c, v);
         if let Some(w) = self.written.get_mut(c) {
             *w = self.steps.max(1);
@@ -685,6 +697,7 @@ impl Run {
         if self.tracing {
             self.notes.error = Some(message.clone());
         }
+        self.stall.failed();
         self.unrouted_failure(Unrouted {
             carry: target,
             instruction: step.id.clone(),
