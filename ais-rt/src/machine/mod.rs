@@ -44,6 +44,8 @@ pub(crate) struct Settings {
     pub max_steps: u64,
     pub max_parallel: usize,
     pub trace: Option<Arc<dyn TraceSink>>,
+    /// The top-level run's position, for a watcher.
+    pub pulse: Option<Arc<crate::trace::Pulse>>,
     pub limits: ToolLimits,
     /// Where CALL targets given as paths resolve.
     pub program_dir: PathBuf,
@@ -305,6 +307,9 @@ impl Run {
                 );
             }
             self.steps += 1;
+            if let Some(p) = self.settings.pulse.as_ref().filter(|_| self.depth == 0) {
+                p.beat(self.steps, cursor);
+            }
             let started = self.tracing.then(Instant::now);
             let step = &prep.steps[cursor];
             if let Some(&c) = step.human.iter().find(|&&c| !self.supplied[c]) {

@@ -105,6 +105,8 @@ struct Setup {
     max_steps: u64,
     trace: Option<Arc<JsonLinesSink>>,
     progress: Arc<Progress>,
+    /// With `--format human` and no terminal: the run's position, and the line every 5 s.
+    pulse: Option<(Arc<ais_rt::trace::Pulse>, show::Heartbeat)>,
     format: Format,
 }
 
@@ -274,7 +276,10 @@ fn prepare(
             )
         })?)),
     };
+    let progress = Arc::new(Progress::new());
+    let pulse = heartbeat(&doc, file, options.format, &progress);
     Ok(Setup {
+        pulse,
         file: file.to_owned(),
         source,
         doc,
@@ -284,7 +289,7 @@ fn prepare(
         out,
         max_steps: options.max_steps.unwrap_or(ais_rt::DEFAULT_MAX_STEPS),
         trace,
-        progress: Arc::new(Progress::new()),
+        progress,
         format: options.format,
     })
 }
@@ -309,9 +314,35 @@ fn open_model(spec: &str) -> Result<Opened, CliError> {
     Ok((model, None))
 }
 
+/// The line every 5 s of a run shown as text where no progress bar is drawn.
+fn heartbeat(
+    doc: &agir::Document,
+    file: &Path,
+    format: Format,
+    progress: &Progress,
+) -> Option<(Arc<ais_rt::trace::Pulse>, show::Heartbeat)> {
+    if format != Format::Human || progress.visible() {
+        return None;
+    }
+    let pulse = Arc::new(ais_rt::trace::Pulse::default());
+    let ids = doc
+        .program
+        .instructions()
+        .iter()
+        .map(|n| n.id.clone())
+        .collect();
+    let beat = show::Heartbeat::start(pulse.clone(), ids, shown(file));
+    Some((pulse, beat))
+}
+
 impl Setup {
     fn runtime(&self) -> Runtime {
-        let mut sinks: Vec<Arc<dyn TraceSink>> = vec![self.progress.clone()];
+        // Step events are built only for a sink that shows them: the progress bar on a
+        // terminal, the trace file, `RUST_LOG` output.
+        let mut sinks: Vec<Arc<dyn TraceSink>> = Vec::new();
+        if self.progress.visible() {
+            sinks.push(self.progress.clone());
+        }
         if let Some(t) = &self.trace {
             sinks.push(t.clone());
         }
@@ -321,8 +352,15 @@ impl Setup {
         let mut builder = Runtime::builder()
             .tools(ais_rt::tools::ToolRegistry::with_builtins())
             .out_dir(self.out.clone())
-            .max_steps(self.max_steps)
-            .trace(Arc::new(Tee(sinks)));
+            .max_steps(self.max_steps);
+        match sinks.len() {
+            0 => {}
+            1 => builder = builder.trace(sinks.remove(0)),
+            _ => builder = builder.trace(Arc::new(Tee(sinks))),
+        }
+        if let Some((pulse, _)) = &self.pulse {
+            builder = builder.pulse(pulse.clone());
+        }
         if let Some(dir) = self.file.parent().filter(|d| !d.as_os_str().is_empty()) {
             builder = builder.program_dir(dir.to_owned());
         }
@@ -380,6 +418,9 @@ fn conclude(
         }
     }
     setup.progress.finish();
+    if let Some((_, beat)) = &setup.pulse {
+        beat.finish();
+    }
     if outcome.status == Status::InputRequired
         && let Some(handle) = outcome.pause.as_ref().and_then(|p| p.handle.as_ref())
     {
