@@ -12,8 +12,9 @@ pub enum RunError {
     /// The run faulted (spec §10.1): a route dead-end, an unresolvable operand, the step
     /// budget, or a program that has no runnable form.
     Fault(Fault),
-    /// The run reached its TERMINAL, but a tool, script or slot failed and no route tested it
-    /// (spec §10.2); the whole outcome is kept.
+    /// A tool, script or slot failed and no route tested it (spec §10.2): the run stopped at
+    /// that step when nothing in the program tests the failure (fail closed), or finished with
+    /// it untested; the whole outcome is kept, its deviations naming the step and the failure.
     Failed(Box<RunOutcome>),
     /// The run needs a human answer it was not given; resume it with the handle.
     Paused(Pause),
@@ -30,11 +31,22 @@ impl fmt::Display for RunError {
                 "the run faulted at `{}`: {}",
                 fault.instruction, fault.message
             ),
-            RunError::Failed(outcome) => write!(
-                f,
-                "the run finished after {} steps, but a step failed and no route tested it",
-                outcome.steps
-            ),
+            RunError::Failed(outcome) => {
+                write!(
+                    f,
+                    "the run ended after {} steps: a step failed and no route tested it",
+                    outcome.steps
+                )?;
+                let failure = outcome.deviations.iter().find_map(|d| {
+                    d.substituted
+                        .strip_prefix("unrouted failure: ")
+                        .map(|m| (&d.subject, m))
+                });
+                match failure {
+                    Some((at, message)) => write!(f, " (`{at}`: {message})"),
+                    None => Ok(()),
+                }
+            }
             RunError::Paused(p) => write!(
                 f,
                 "the run waits for `{}` at `{}`: {}",

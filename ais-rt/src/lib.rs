@@ -167,6 +167,7 @@ pub struct RuntimeBuilder {
     max_steps: u64,
     max_parallel: usize,
     trace: Option<Arc<dyn TraceSink>>,
+    pulse: Option<Arc<trace::Pulse>>,
     limits: ToolLimits,
     program_dir: Option<PathBuf>,
     programs: HashMap<String, Arc<Program>>,
@@ -234,6 +235,12 @@ impl RuntimeBuilder {
         self.trace = Some(sink);
         self
     }
+    /// Where the top-level run's step number and instruction are kept for a watcher (default:
+    /// nowhere), e.g. to print a progress line now and then where no terminal shows a bar.
+    pub fn pulse(mut self, pulse: Arc<trace::Pulse>) -> Self {
+        self.pulse = Some(pulse);
+        self
+    }
     /// The limits of every tool call.
     pub fn limits(mut self, limits: ToolLimits) -> Self {
         self.limits = limits;
@@ -263,6 +270,7 @@ impl RuntimeBuilder {
                 max_steps: self.max_steps,
                 max_parallel: self.max_parallel,
                 trace: self.trace,
+                pulse: self.pulse,
                 limits: self.limits,
                 program_dir,
                 programs: self.programs,
@@ -307,6 +315,7 @@ impl Runtime {
             max_steps: DEFAULT_MAX_STEPS,
             max_parallel: DEFAULT_MAX_PARALLEL,
             trace: None,
+            pulse: None,
             limits: ToolLimits::default(),
             program_dir: None,
             programs: HashMap::new(),

@@ -9,7 +9,9 @@ use serde::Serialize;
 pub enum Status {
     /// The TERMINAL ran and no unrouted failure happened.
     Ok,
-    /// The TERMINAL ran, but a tool, script or slot failed and no ROUTE tested it (§10.2).
+    /// A tool, script or slot failed and no ROUTE tested it (§10.2): either the run stopped
+    /// at the failing step, because nothing in the program tests where its error value landed
+    /// (fail closed), or it reached its end with the failure still untested.
     Error,
     /// A fault of §10.1 (or an unsupported construct) aborted the run.
     Fault,
@@ -43,6 +45,10 @@ pub enum FaultKind {
     EffectInFlight,
     /// The run's journal failed, or holds a row that is malformed or contradicts the rest.
     Journal,
+    /// The run came back to an instruction with every carry unchanged through pure steps
+    /// only (CODE, a code-decided ROUTE, failed slots), so it could never progress: an
+    /// extension of §10.4, raised at once instead of at the end of the step budget.
+    Stalled,
 }
 
 /// A fault: what, at which instruction, where in the source.

@@ -412,3 +412,29 @@ impl TraceSink for Tee {
 #[cfg(test)]
 #[path = "trace_tests.rs"]
 mod tests;
+
+/// Where a run is, for a watcher that wants to say so now and then without a trace: the
+/// machine stores the step number and the instruction's index (in `nodes`) of the top-level
+/// run at each step — two relaxed atomic stores, no event built, no clock read. A CALL's
+/// sub-run counts as its CALL step.
+#[derive(Debug, Default)]
+pub struct Pulse {
+    steps: std::sync::atomic::AtomicU64,
+    at: std::sync::atomic::AtomicUsize,
+}
+
+impl Pulse {
+    /// The steps started so far and the index of the instruction the last one visited.
+    pub fn read(&self) -> (u64, usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.steps.load(Relaxed), self.at.load(Relaxed))
+    }
+
+    /// Step `steps` visits the instruction at index `at`.
+    #[inline]
+    pub(crate) fn beat(&self, steps: u64, at: usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.at.store(at, Relaxed);
+        self.steps.store(steps, Relaxed);
+    }
+}

@@ -56,6 +56,50 @@ impl Run {
         Ok(())
     }
 
+    /// Lands a target's report in the CALL's writes. One write: the target's first TERMINAL
+    /// read (or the whole report when it has no TERMINAL). Several writes: each by name from
+    /// the report, else the TERMINAL read at its position (§2.3 step 4). A write the target did
+    /// not produce stays unproduced.
+    fn land_report(
+        &mut self,
+        step: &Step,
+        prep: &Prepared,
+        report: &serde_json::Map<String, serde_json::Value>,
+    ) {
+        let terminal: Vec<&str> = prep
+            .steps
+            .iter()
+            .find(|s| matches!(s.work, Work::Terminal))
+            .map(|t| {
+                t.reads
+                    .iter()
+                    .map(|&c| prep.names.list[c].as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if step.writes.len() < 2 {
+            // The target's first TERMINAL read is its result; when the target did not
+            // produce it, the CALL produces nothing either (its writes keep unproduced).
+            let value = match terminal.first() {
+                Some(f) => report.get(*f).map(Value::from_json),
+                None => Some(Value::from_json(&serde_json::Value::Object(report.clone()))),
+            };
+            if let Some(value) = value {
+                self.write_back(step, value, &ais_core::sig::Return::None);
+            }
+            return;
+        }
+        for (k, (&c, name)) in step.writes.iter().zip(&step.write_names).enumerate() {
+            let found = report
+                .get(name.as_str())
+                .or_else(|| terminal.get(k).and_then(|t| report.get(*t)));
+            if let Some(v) = found {
+                let v = self.conform(c, Value::from_json(v));
+                self.set(c, v);
+            }
+        }
+    }
+
     /// Boxed, so the recursion run → CALL → run has a nameable, `Send` future.
     fn sub_run<'a>(
         &'a mut self,
@@ -115,23 +159,7 @@ impl Run {
             .extend(out.deviations.iter().skip(prep.deviations.len()).cloned());
         match out.status {
             Status::Ok | Status::Error => {
-                let first = prep
-                    .steps
-                    .iter()
-                    .find(|s| matches!(s.work, Work::Terminal))
-                    .and_then(|t| t.reads.first())
-                    .map(|&c| prep.names.list[c].clone());
-                // The target's first TERMINAL read is its result; when the target did not
-                // produce it, the CALL produces nothing either (its writes keep unproduced).
-                let value = match &first {
-                    Some(f) => out.report.get(f).map(Value::from_json),
-                    None => Some(Value::from_json(&serde_json::Value::Object(
-                        out.report.clone(),
-                    ))),
-                };
-                if let Some(value) = value {
-                    self.write_back(step, value, &ais_core::sig::Return::None);
-                }
+                self.land_report(step, &prep, &out.report);
                 if out.status == Status::Error {
                     self.fail(
                         step,

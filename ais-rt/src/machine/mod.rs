@@ -16,10 +16,12 @@ mod call;
 pub(crate) mod carries;
 pub(crate) mod durable;
 mod exec;
+mod multi;
 pub(crate) mod pause;
 pub mod plan;
 mod slot;
 mod spawn;
+mod stall;
 
 use crate::model::Model;
 use crate::report::{Fault, FaultKind, RunOutcome, RunUsage, Status};
@@ -44,6 +46,8 @@ pub(crate) struct Settings {
     pub max_steps: u64,
     pub max_parallel: usize,
     pub trace: Option<Arc<dyn TraceSink>>,
+    /// The top-level run's position, for a watcher.
+    pub pulse: Option<Arc<crate::trace::Pulse>>,
     pub limits: ToolLimits,
     /// Where CALL targets given as paths resolve.
     pub program_dir: PathBuf,
@@ -137,6 +141,11 @@ pub(crate) struct Run {
     pub tool_ctx: ToolContext,
     /// The run's journal and what the current step changed (`None`: not journaled).
     pub durable: Option<Box<durable::Durable>>,
+    /// A failure that no guard or LOOP verdict of the program can ever test happened in the
+    /// current step: the run stops after it (fail closed, §10.2).
+    pub closed: bool,
+    /// Stall detection (`stall.rs`).
+    pub(crate) stall: stall::Stall,
 }
 
 impl Run {
@@ -220,6 +229,8 @@ impl Run {
             answer: None,
             spawn_pending: None,
             durable: None,
+            closed: false,
+            stall: stall::Stall::default(),
         }
     }
 
@@ -322,6 +333,9 @@ impl Run {
                 );
             }
             self.steps += 1;
+            if let Some(p) = self.settings.pulse.as_ref().filter(|_| self.depth == 0) {
+                p.beat(self.steps, cursor);
+            }
             let started = self.tracing.then(Instant::now);
             let step = &prep.steps[cursor];
             if let Some(&c) = step.human.iter().find(|&&c| !self.supplied[c]) {
@@ -334,7 +348,12 @@ impl Run {
                 self.steps -= 1;
                 return self.pause(cursor, name, prompt, None).await;
             }
+            if let Some(cycle) = self.stall.visit(cursor, self.steps, prep.steps.len()) {
+                let message = stall::message(&prep, &cycle);
+                return self.fault(FaultKind::Stalled, Some(cursor), message);
+            }
             let result = self.step(cursor, step).await;
+            self.stall.after(step, self.steps);
             if let Some(started) = started {
                 self.emit(step, started);
             }
@@ -344,6 +363,9 @@ impl Run {
                         && let Err(Stop::Fault(kind, message)) = self.commit_step(step, next).await
                     {
                         return self.fault(kind, Some(cursor), message);
+                    }
+                    if self.closed {
+                        return self.finish_closed(step);
                     }
                     cursor = next;
                 }
@@ -594,6 +616,22 @@ impl Run {
         out
     }
 
+    /// Ends the run at `step`, whose failure no guard or LOOP verdict tests (§10.2): status
+    /// `error`, the report of what was produced so far, and a deviation naming the step. No
+    /// later instruction runs, so no effect is performed on the empty or default values the
+    /// failure left behind.
+    fn finish_closed(&mut self, step: &Step) -> RunOutcome {
+        self.deviate(
+            &step.id,
+            "a failure that a guard or LOOP verdict tests, so the program decides what follows (§10.2)".into(),
+            format!(
+                "the run stopped at `{}`: its failure lands where no guard or LOOP verdict looks, so no later instruction ran",
+                step.id
+            ),
+        );
+        self.finish(None)
+    }
+
     /// The report (§4.5): the produced carries — the TERMINAL's reads first (its hint of what
     /// matters most), then every other carry the run wrote, in declaration order — and the
     /// TERMINAL's reads the run did not produce, which the report leaves out (§4.5: the report
@@ -652,7 +690,7 @@ impl Run {
         }
     }
 
-    fn conform(&self, c: usize, v: Value) -> Value {
+    pub(crate) fn conform(&self, c: usize, v: Value) -> Value {
         match self.carries.names.types.get(c).and_then(Option::as_ref) {
             Some(t) => carries::conform(&self.prep.program, v, t),
             None => v,
@@ -665,6 +703,9 @@ impl Run {
             self.notes
                 .written
                 .push((self.carries.names.list[c].clone(), v.to_json()));
+        }
+        if *self.carries.get(c) != v {
+            self.stall.changed(self.steps);
         }
         self.carries.set(c, v);
         if let Some(w) = self.written.get_mut(c) {
@@ -703,11 +744,23 @@ impl Run {
         if self.tracing {
             self.notes.error = Some(message.clone());
         }
-        self.unrouted.push(Unrouted {
+        self.stall.failed();
+        self.unrouted_failure(Unrouted {
             carry: target,
             instruction: step.id.clone(),
             message,
         });
+    }
+
+    /// Records a failure not yet tested. When no step of the program tests the carry it
+    /// landed in (no guard of a code-deciding step, no LOOP verdict) — or it landed in no
+    /// carry — nothing can ever route it, and the run stops after this step (fail closed).
+    pub(crate) fn unrouted_failure(&mut self, u: Unrouted) {
+        let routable = u
+            .carry
+            .is_some_and(|c| self.prep.steps.iter().any(|s| s.tests.contains(&c)));
+        self.closed |= !routable;
+        self.unrouted.push(u);
     }
 }
 

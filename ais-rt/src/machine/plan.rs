@@ -194,8 +194,9 @@ impl Prepared {
         let native = mark_native(program, registry);
         let input = native.as_ref().unwrap_or(program);
         let mut checked = ais_core::check(input, map, ais_core::Repairs::Mechanical);
-        let program = checked.repaired.take().unwrap_or_else(|| input.clone());
+        let mut program = checked.repaired.take().unwrap_or_else(|| input.clone());
         let digest = digest(&program);
+        super::multi::contract(&mut program, &mut checked.deviations);
         let names = carries::names(&program);
         let initial = carries::initial_values(&program, &names);
         let mut prepared = Prepared {

@@ -361,7 +361,7 @@ impl Run {
         if !failures.is_empty() {
             let message = format!("SPAWN `{}`: {}", step.id, failures.join("; "));
             let target = step.writes.first().copied();
-            self.unrouted.push(super::Unrouted {
+            self.unrouted_failure(super::Unrouted {
                 carry: target,
                 instruction: step.id.clone(),
                 message: message.clone(),

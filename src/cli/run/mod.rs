@@ -159,6 +159,8 @@ struct Setup {
     #[cfg(feature = "otlp")]
     otlp: Option<Arc<ais_rt::otlp::OtlpSink>>,
     progress: Arc<Progress>,
+    /// With `--format human` and no terminal: the run's position, and the line every 5 s.
+    pulse: Option<(Arc<ais_rt::trace::Pulse>, show::Heartbeat)>,
     format: Format,
     /// The run's journal (none with `--no-journal`, or for a handle resume).
     journaled: Option<journal::Journaled>,
@@ -499,7 +501,10 @@ fn prepare(
     };
     #[cfg(feature = "otlp")]
     let otlp = otlp::sink(options, &doc)?;
+    let progress = Arc::new(Progress::new());
+    let pulse = heartbeat(&doc, file, options.format, &progress);
     Ok(Setup {
+        pulse,
         file: file.to_owned(),
         source,
         doc,
@@ -512,7 +517,7 @@ fn prepare(
         trace,
         #[cfg(feature = "otlp")]
         otlp,
-        progress: Arc::new(Progress::new()),
+        progress,
         format: options.format,
         journaled: None,
         bounds: options.bounds.clone(),
@@ -539,10 +544,36 @@ fn open_model(spec: &str) -> Result<Opened, CliError> {
     Ok((model, None))
 }
 
+/// The line every 5 s of a run shown as text where no progress bar is drawn.
+fn heartbeat(
+    doc: &agir::Document,
+    file: &Path,
+    format: Format,
+    progress: &Progress,
+) -> Option<(Arc<ais_rt::trace::Pulse>, show::Heartbeat)> {
+    if format != Format::Human || progress.visible() {
+        return None;
+    }
+    let pulse = Arc::new(ais_rt::trace::Pulse::default());
+    let ids = doc
+        .program
+        .instructions()
+        .iter()
+        .map(|n| n.id.clone())
+        .collect();
+    let beat = show::Heartbeat::start(pulse.clone(), ids, shown(file));
+    Some((pulse, beat))
+}
+
 impl Setup {
     /// The runtime of this run, with `tools` (the built-ins and the program's MCP tools).
     fn runtime(&self, tools: ais_rt::tools::ToolRegistry) -> Runtime {
-        let mut sinks: Vec<Arc<dyn TraceSink>> = vec![self.progress.clone()];
+        // Step events are built only for a sink that shows them: the progress bar on a
+        // terminal, the trace file, `RUST_LOG` output, an OTLP exporter.
+        let mut sinks: Vec<Arc<dyn TraceSink>> = Vec::new();
+        if self.progress.visible() {
+            sinks.push(self.progress.clone());
+        }
         if let Some(t) = &self.trace {
             sinks.push(t.clone());
         }
@@ -556,9 +587,16 @@ impl Setup {
         let mut builder = Runtime::builder()
             .tools(tools)
             .out_dir(self.out.clone())
-            .max_steps(self.max_steps)
-            .trace(Arc::new(Tee(sinks)));
+            .max_steps(self.max_steps);
+        match sinks.len() {
+            0 => {}
+            1 => builder = builder.trace(sinks.remove(0)),
+            _ => builder = builder.trace(Arc::new(Tee(sinks))),
+        }
         builder = self.bounds.apply(builder);
+        if let Some((pulse, _)) = &self.pulse {
+            builder = builder.pulse(pulse.clone());
+        }
         if let Some(dir) = self.file.parent().filter(|d| !d.as_os_str().is_empty()) {
             builder = builder.program_dir(dir.to_owned());
         }
@@ -641,6 +679,9 @@ fn conclude(
         show::redact(&mut outcome, &scrubber);
     }
     setup.progress.finish();
+    if let Some((_, beat)) = &setup.pulse {
+        beat.finish();
+    }
     if outcome.status == Status::InputRequired
         && let Some(handle) = outcome.pause.as_ref().and_then(|p| p.handle.as_ref())
     {

@@ -341,3 +341,86 @@ pub(super) fn human_time(us: u64) -> String {
         format!("{:.2} s", us as f64 / 1e6)
     }
 }
+
+/// How often a run that shows no progress bar says where it is.
+pub(super) const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// With `--format human` where standard error is no terminal (a log, a CI job), a line every
+/// [`HEARTBEAT`] saying how far a long run got, so it is never silent for minutes. It reads
+/// the runtime's [`Pulse`](ais_rt::trace::Pulse) — the machine builds no event for it — and
+/// writes through its own handle on standard error (the command holds the lock).
+pub(super) struct Heartbeat {
+    stop: std::sync::Mutex<Option<std::sync::mpsc::Sender<()>>>,
+    thread: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl Heartbeat {
+    /// Starts the watcher over `pulse`; `ids` are the program's instruction ids, by index.
+    pub(super) fn start(
+        pulse: std::sync::Arc<ais_rt::trace::Pulse>,
+        ids: Vec<String>,
+        file: String,
+    ) -> Heartbeat {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let thread = own_stderr().map(|mut err| {
+            std::thread::spawn(move || {
+                let started = std::time::Instant::now();
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    rx.recv_timeout(HEARTBEAT)
+                {
+                    let (steps, at) = pulse.read();
+                    let id = ids.get(at).map_or("?", String::as_str);
+                    let line = format!(
+                        "{file}: still running after {}: step {steps}, at `{id}`\n",
+                        human_time(started.elapsed().as_micros() as u64)
+                    );
+                    if err.write_all(line.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            })
+        });
+        Heartbeat {
+            stop: std::sync::Mutex::new(Some(tx)),
+            thread: std::sync::Mutex::new(thread),
+        }
+    }
+
+    /// Stops the watcher (once the run has ended): no line after the report.
+    pub(super) fn finish(&self) {
+        if let Ok(mut stop) = self.stop.lock() {
+            stop.take();
+        }
+        if let Some(t) = self.thread.lock().ok().and_then(|mut t| t.take()) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// Standard error through a handle of its own.
+#[cfg(unix)]
+fn own_stderr() -> Option<std::fs::File> {
+    use std::os::fd::AsFd;
+    Some(std::fs::File::from(
+        io::stderr().as_fd().try_clone_to_owned().ok()?,
+    ))
+}
+
+#[cfg(not(unix))]
+fn own_stderr() -> Option<std::fs::File> {
+    None
+}
+
+impl Progress {
+    /// Whether a progress bar is drawn (standard error is a terminal): only then does the
+    /// display need the machine's step events.
+    pub(super) fn visible(&self) -> bool {
+        !self.bar.is_hidden()
+    }
+}
