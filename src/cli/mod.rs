@@ -6,6 +6,7 @@ mod files;
 mod fix;
 mod fmt;
 mod run;
+mod serve;
 
 use ais_core::render;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -125,6 +126,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Continue a run paused for human input, with the answer.
     Resume(run::ResumeArgs),
+    /// Serve programs as Restate workflows (`--restate`; the `restate` cargo feature).
+    Serve(serve::ServeArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -212,6 +215,7 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::run(&args, &mut output),
         Command::Run(args) => return run::run(args, &mut output),
         Command::Resume(args) => return run::resume(args, &mut output),
+        Command::Serve(args) => return serve::run(args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),
