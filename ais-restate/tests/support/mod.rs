@@ -44,7 +44,12 @@ pub struct Served {
 
 impl Served {
     pub fn start(endpoint: Endpoint) -> Served {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        Served::start_on(endpoint, 0)
+    }
+
+    /// Serves on `port` (0: a free one).
+    pub fn start_on(endpoint: Endpoint, port: u16) -> Served {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
