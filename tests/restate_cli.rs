@@ -101,3 +101,54 @@ async fn an_endpoint_killed_mid_run_is_replaced_and_the_appended_line_is_there_o
     assert_eq!(report["report"]["released"], "released", "{report:#}");
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "appended\n");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_effect_that_must_not_repeat_in_flight_at_the_kill_is_not_run_again() {
+    let Some(bin) = server_for_tests("restate_cli::in_flight") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let release = dir.path().join("release");
+    let program = fixture("append_then_wait_once.agir");
+    let port = free_port().unwrap();
+    let mut endpoint = serve(port, dir.path(), &program);
+    server
+        .register(&format!("http://127.0.0.1:{port}"))
+        .await
+        .unwrap();
+    let ingress = Ingress::new(&server.ingress_url());
+    let request = RunRequest {
+        task: Some("wait once".into()),
+        inputs: [
+            ("log_file".to_owned(), json!(dir.path().join("log.txt"))),
+            ("release_file".to_owned(), json!(release)),
+        ]
+        .into_iter()
+        .collect(),
+    };
+    ingress
+        .submit("append_then_wait_once", "once-1", &request)
+        .await
+        .unwrap();
+    let waiting = PathBuf::from(format!("{}.waiting", release.display()));
+    wait_for("the wait to start", || waiting.exists());
+    endpoint.kill().unwrap();
+    endpoint.wait().unwrap();
+    std::fs::remove_file(&waiting).unwrap();
+    std::fs::write(&release, "").unwrap();
+    let mut endpoint = serve(port, dir.path(), &program);
+    let report = tokio::time::timeout(
+        Duration::from_secs(60),
+        ingress.output("append_then_wait_once", "once-1"),
+    )
+    .await
+    .expect("the run ends")
+    .unwrap();
+    endpoint.kill().unwrap();
+    endpoint.wait().unwrap();
+    assert_eq!(report["status"], "interrupted", "{report:#}");
+    assert_eq!(report["fault"]["kind"], "effect_in_flight", "{report:#}");
+    assert_eq!(report["fault"]["instruction"], "wait", "{report:#}");
+    assert!(!waiting.exists(), "the wait ran a second time");
+}
