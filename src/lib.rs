@@ -35,6 +35,9 @@ mod run;
 pub use ais_core as core;
 pub use ais_core::*;
 pub use ais_macros::ais;
+/// Programs as Restate workflows: the `Endpoint` builder, the ingress client (feature `restate`).
+#[cfg(feature = "restate")]
+pub use ais_restate as restate;
 pub use ais_rt as rt;
 pub use ais_rt::tools::ArtifactPath;
 pub use outcome::OutcomeValue;

@@ -13,6 +13,7 @@ mod mcp;
 mod report;
 mod run;
 mod runs;
+mod serve;
 
 use ais_core::render;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -157,6 +158,8 @@ pub enum Command {
     /// totals (a cost with `--price-in`/`--price-out`). The page fetches nothing. Exit status:
     /// 0; 2 when an input cannot be read or the page cannot be written.
     Report(report::ReportArgs),
+    /// Serve programs as Restate workflows (`--restate`; the `restate` cargo feature).
+    Serve(serve::ServeArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -259,6 +262,7 @@ pub fn main() -> ExitCode {
         Command::Mcp(args) => mcp::run(&args, &mut output),
         Command::Graph(args) => graph::run(&args, &mut output),
         Command::Report(args) => report::run(&args, &mut output),
+        Command::Serve(args) => return serve::run(args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

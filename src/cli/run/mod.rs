@@ -529,7 +529,7 @@ type Opened = (Arc<dyn Model>, Option<Arc<ScriptedModel>>);
 
 /// The model a spec names; a scripted one is also returned as itself, so that its position in
 /// the script can be recorded when the run pauses.
-fn open_model(spec: &str) -> Result<Opened, CliError> {
+pub(super) fn open_model(spec: &str) -> Result<Opened, CliError> {
     let help = "`--model scripted:FILE.json` runs with canned responses; see `ais run --help`";
     if let Some(file) = spec.trim().strip_prefix("scripted:")
         && !file.is_empty()

@@ -1,0 +1,150 @@
+//! The journal seam on Restate: every effect of a run is one `ctx.run` of the workflow's
+//! invocation, so Restate's journal holds each result and replays it after a failure.
+//!
+//! This backend keeps no commits of its own across failures (the seam allows it, contract 4 of
+//! `ais_rt::journal`): an invocation that Restate retries — on this endpoint or any other —
+//! re-executes the program from its first step, and every effect the journal recorded answers
+//! from it without running again. Commits and the pause record are kept in memory for the life
+//! of one attempt (a pause's answer resumes from them); a replay rebuilds them, since the
+//! machine commits the same steps again on the way.
+//!
+//! # Using the context serially (restatedev/sdk-rust #89)
+//!
+//! The SDK's context may not be used by two futures at once, and a replay must ask for the
+//! same entries in the same order. So effects take a FIFO turn ([`tokio::sync::Mutex`]) around
+//! their `ctx.run`, and the endpoint runs its programs with SPAWN siblings one at a time on a
+//! current-thread runtime (see [`crate::endpoint`]): the order of the entries is then the
+//! program's own, the same in every attempt.
+//!
+//! # Effects that must not repeat
+//!
+//! Restate retries a `ctx.run` that was in flight at a crash (at least once). An effect the
+//! runtime marks [`Idempotency::Once`] (an ACT, a `command` tool, an append) is preceded by an
+//! *intent* entry: if a later attempt finds the intent recorded and not the result, the effect
+//! may have happened once, and the journal records that as the effect's (terminal) outcome and
+//! stops the run `interrupted` — never a silent second e-mail.
+
+use ais_rt::journal::{
+    BoxFuture, Effect, History, Idempotency, Journal, JournalError, Json, RunEnd, StepCommit,
+};
+use restate_sdk::context::RunFuture;
+use restate_sdk::endpoint::ContextInternal;
+use restate_sdk::errors::{HandlerError, TerminalError};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The message of the terminal outcome recorded for an effect found in flight.
+const IN_FLIGHT: &str = "ais: in flight at a crash, may have run once";
+
+/// One run's journal: the invocation's Restate context.
+pub struct RestateJournal {
+    id: String,
+    ctx: ContextInternal,
+    turn: tokio::sync::Mutex<()>,
+    state: Mutex<History>,
+}
+
+impl RestateJournal {
+    /// The journal of run `id` on the invocation context `ctx`.
+    pub fn new(id: impl Into<String>, ctx: ContextInternal) -> RestateJournal {
+        RestateJournal {
+            id: id.into(),
+            ctx,
+            turn: tokio::sync::Mutex::new(()),
+            state: Mutex::new(History::default()),
+        }
+    }
+
+    /// The invocation context, for the workflow's own entries (promises, state) between runs.
+    pub(crate) fn ctx(&self) -> &ContextInternal {
+        &self.ctx
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, History> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The entry's name in Restate's journal: the effect's kind, name and key, so a replay that
+/// asks for another effect at the same position is a journal mismatch, not a wrong answer.
+fn entry_name(e: &Effect) -> String {
+    format!(
+        "{} {} `{}` ({})",
+        e.kind.as_str(),
+        e.instruction,
+        e.name,
+        e.key
+    )
+}
+
+impl Journal for RestateJournal {
+    fn run_id(&self) -> &str {
+        &self.id
+    }
+
+    fn effect<'a>(
+        &'a self,
+        effect: Effect,
+        work: BoxFuture<'a, Json>,
+    ) -> BoxFuture<'a, Result<Json, JournalError>> {
+        Box::pin(async move {
+            let _turn = self.turn.lock().await;
+            let name = entry_name(&effect);
+            let once = effect.idempotency == Idempotency::Once;
+            let fresh = AtomicBool::new(false);
+            if once {
+                self.ctx
+                    .run(|| async {
+                        fresh.store(true, Ordering::SeqCst);
+                        Ok::<(), HandlerError>(())
+                    })
+                    .name(format!("intent {name}"))
+                    .await
+                    .map_err(|e| JournalError::Store(e.message().to_owned()))?;
+            }
+            let fresh = &fresh;
+            let result = self
+                .ctx
+                .run(move || async move {
+                    if once && !fresh.load(Ordering::SeqCst) {
+                        return Err(HandlerError::from(TerminalError::new(IN_FLIGHT)));
+                    }
+                    Ok(restate_sdk::serde::Json(work.await))
+                })
+                .name(name)
+                .await;
+            match result {
+                Ok(restate_sdk::serde::Json(v)) => Ok(v),
+                Err(e) if e.message() == IN_FLIGHT => Err(JournalError::InFlight {
+                    run: self.id.clone(),
+                    effect: Box::new(effect),
+                }),
+                Err(e) => Err(JournalError::Store(format!(
+                    "Restate recorded a failure for {}: {}",
+                    effect.key,
+                    e.message()
+                ))),
+            }
+        })
+    }
+
+    fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
+        Box::pin(async move {
+            let mut s = self.lock();
+            s.commits.push(commit.clone());
+            s.pause = None;
+            Ok(())
+        })
+    }
+
+    fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
+        Box::pin(async move {
+            self.lock().pause.clone_from(&end.pause);
+            Ok(())
+        })
+    }
+
+    fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
+        Box::pin(async move { Ok(self.lock().clone()) })
+    }
+}

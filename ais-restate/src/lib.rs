@@ -1,0 +1,26 @@
+//! Runs ais programs as Restate workflows.
+//!
+//! [Restate](https://restate.dev) is a durable execution engine: one server binary that
+//! journals each step of an invocation and replays the journal after a failure, and endpoints
+//! (this crate's) that run the handlers. This crate is the second backend of the runtime's
+//! journal seam ([`ais_rt::journal`]): every effect of a run (a slot's exchanges, a tool call,
+//! an artifact write) goes through Restate's `ctx.run`, so a completed effect is never repeated
+//! and an endpoint that dies mid-run is replaced by any registered endpoint, which replays the
+//! run up to where it was. The machine, the binder, the validator and the expression language
+//! stay the runtime's: the report is that of `ais run`.
+//!
+//! - [`Endpoint`]: serves programs as workflows (`ais serve --restate`).
+//! - [`Ingress`]: submits, follows and answers runs (`ais run --engine restate`).
+//! - [`journal`]: the seam on `ctx.run`.
+//! - [`server`]: a local `restate-server` child process (tests, trying it out).
+#![deny(missing_docs)]
+
+pub mod client;
+pub mod endpoint;
+pub mod journal;
+pub mod server;
+pub mod workflow;
+
+pub use client::{ClientError, Followed, Ingress};
+pub use endpoint::{Endpoint, EndpointError, service_name};
+pub use workflow::{RunRequest, outcome_json};

@@ -1,0 +1,124 @@
+//! `ais serve --restate`: serve programs as Restate workflows (built with the `restate`
+//! feature; without it the command says how to get it).
+//!
+//! Each program (an AG-IR file) becomes the workflow named by its walker; its `run` handler
+//! takes `{"task": TEXT, "inputs": {NAME: VALUE}}` and returns the report `ais run --format
+//! json` prints. Register the endpoint with the server's admin API, then run programs through
+//! the ingress (README: "Running on Restate").
+
+use super::{CliError, Failure, Output};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `ais serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Serve on a Restate server (the one engine `ais serve` has; required).
+    #[arg(long, required = true)]
+    pub restate: bool,
+    /// The address the endpoint listens on (HTTP/2, for the Restate server).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9080")]
+    pub bind: SocketAddr,
+    /// The model that fills the programs' slots (as `ais run --model`). Default: AIS_MODEL.
+    #[arg(long, value_name = "SPEC")]
+    pub model: Option<String>,
+    /// The output root every artifact lands under [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The step budget of each run [default: 10000].
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
+    /// The programs: AG-IR files.
+    #[arg(required = true, value_name = "PROGRAM")]
+    pub programs: Vec<PathBuf>,
+}
+
+/// `ais serve`.
+pub fn run(args: ServeArgs, output: &mut Output) -> ExitCode {
+    match serve(args, output) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => super::stopped(f, output),
+    }
+}
+
+#[cfg(not(feature = "restate"))]
+fn serve(_args: ServeArgs, _output: &mut Output) -> Result<(), Failure> {
+    Err(CliError::new(
+        "this `ais` was built without Restate support",
+        "build it with the `restate` feature: `cargo install --path . --features restate` (or `cargo run --features restate -- serve --restate …`)",
+    )
+    .into())
+}
+
+#[cfg(feature = "restate")]
+fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
+    use super::files::read_source;
+    use super::shown;
+    use ais_core::agir::{self, Limits};
+    use std::io::Write;
+
+    let limits = Limits::default();
+    let mut runtime = ais_rt::Runtime::builder()
+        .tools(ais_rt::tools::ToolRegistry::with_builtins())
+        .out_dir(args.out.clone().unwrap_or_else(|| PathBuf::from(".")))
+        .max_steps(args.max_steps.unwrap_or(ais_rt::DEFAULT_MAX_STEPS));
+    if let Some(dir) = args.programs[0]
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        runtime = runtime.program_dir(dir.to_owned());
+    }
+    let spec = args
+        .model
+        .clone()
+        .or_else(|| std::env::var("AIS_MODEL").ok())
+        .filter(|s| !s.trim().is_empty());
+    if let Some(spec) = &spec {
+        runtime = runtime.model(super::run::open_model(spec)?.0);
+    }
+    let mut endpoint = ais_restate::Endpoint::new(runtime);
+    let mut served = Vec::new();
+    for file in &args.programs {
+        let source = read_source(file, &limits)?;
+        let doc = match agir::read_with_limits(&source, &limits) {
+            Ok(doc) => doc,
+            Err(err) => {
+                let text = ais_core::render::render_read_error(
+                    &err,
+                    &source,
+                    &shown(file),
+                    output.color_err,
+                );
+                writeln!(output.err, "{text}")?;
+                return Err(Failure::Exit(2));
+            }
+        };
+        let name = ais_restate::service_name(&doc.program).unwrap_or_else(|| {
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+            stem.unwrap_or_else(|| "program".into())
+        });
+        endpoint = endpoint
+            .program_named(name.clone(), doc.program)
+            .map_err(|e| {
+                CliError::new(format!("`{}`: {e}", shown(file)), "serve each program once")
+            })?;
+        served.push(format!("{name} ({})", shown(file)));
+    }
+    writeln!(
+        output.err,
+        "serving {} on http://{} as Restate workflows: {}\nregister it with: curl -X POST http://127.0.0.1:9070/deployments -H 'content-type: application/json' -d '{{\"uri\": \"http://{}\"}}'",
+        if served.len() == 1 {
+            "1 program"
+        } else {
+            "the programs"
+        },
+        args.bind,
+        served.join(", "),
+        args.bind
+    )?;
+    output.err.flush()?;
+    endpoint.serve(args.bind).map_err(|e| {
+        CliError::new(e.to_string(), "choose a free address with `--bind ADDR`").into()
+    })
+}
