@@ -23,4 +23,4 @@ pub mod workflow;
 
 pub use client::{ClientError, Followed, Ingress};
 pub use endpoint::{Endpoint, EndpointError, service_name};
-pub use workflow::{RunRequest, outcome_json};
+pub use workflow::RunRequest;

@@ -7,15 +7,15 @@
 //! - `run` (the workflow's one run): takes `{"task": TEXT, "inputs": {NAME: VALUE}}` — each
 //!   input typed by its carry's declaration, as `ais run --input` types it — runs the program
 //!   with every effect journaled through `ctx.run`, and returns the report object of
-//!   `ais run --format json` ([`outcome_json`]). A pause for human input waits on a durable
-//!   promise (`answer-N` for the run's N-th pause) and continues with the answer.
+//!   `ais run --format json` ([`ais_rt::RunOutcome::to_json`]). A pause for human input waits
+//!   on a durable promise (`answer-N` for the run's N-th pause) and continues with the answer.
 //! - `answer` (shared): the human's answer (a JSON string) to the pause the run waits on.
 //! - `pause` (shared): the pause the run waits on (`{"n", "carry", "prompt", "instruction"}`),
 //!   or `null`.
 
 use crate::journal::RestateJournal;
 use ais_core::Program;
-use ais_rt::{Inputs, Prepared, RunOutcome, Runtime, Status};
+use ais_rt::{Inputs, Prepared, Runtime, Status};
 use restate_sdk::discovery::{self, HandlerName, HandlerType, InputPayload, OutputPayload};
 use restate_sdk::endpoint::{ContextInternal, Error as EndpointError};
 use restate_sdk::errors::{HandlerError, TerminalError};
@@ -214,7 +214,7 @@ impl ProgramWorkflow {
                 .resume_journaled(&self.prepared, journal.clone(), &start, Some(answer.0))
                 .await;
         }
-        Ok(Json(outcome_json(&outcome)))
+        Ok(Json(outcome.to_json()))
     }
 }
 
@@ -237,25 +237,4 @@ async fn answer_pause(ctx: &ContextInternal, answer: Value) -> Result<(), Handle
     };
     ctx.resolve_promise(&format!("answer-{n}"), Json(answer));
     Ok(())
-}
-
-/// The report object of `ais run --format json`: `status`, `report`, `deviations`, `fault`,
-/// `steps`, `unproduced`, `pause`, `usage`, `scripted`.
-pub fn outcome_json(outcome: &RunOutcome) -> Value {
-    let deviations: Vec<Value> = outcome
-        .deviations
-        .iter()
-        .map(ais_core::render::deviation_json)
-        .collect();
-    json!({
-        "status": outcome.status,
-        "report": outcome.report,
-        "deviations": deviations,
-        "fault": outcome.fault,
-        "steps": outcome.steps,
-        "unproduced": outcome.unproduced,
-        "pause": outcome.pause,
-        "usage": outcome.usage,
-        "scripted": outcome.scripted,
-    })
 }

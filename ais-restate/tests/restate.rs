@@ -3,7 +3,7 @@
 
 mod support;
 
-use ais_restate::{Endpoint, RunRequest, outcome_json};
+use ais_restate::{Endpoint, RunRequest};
 use ais_rt::Inputs;
 use serde_json::{Value, json};
 use support::*;
@@ -23,7 +23,9 @@ async fn embedded(name: &str, responses: &str, task: &str, inputs: &[(&str, &str
         .collect();
     let inputs = Inputs::parse(&doc.program, Some(task.into()), &pairs).unwrap();
     let rt = runtime(responses, out.path()).build();
-    outcome_json(&rt.run(&doc.program, Some(&doc.source_map), inputs).await)
+    rt.run(&doc.program, Some(&doc.source_map), inputs)
+        .await
+        .to_json()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -121,3 +121,47 @@ pub struct RunOutcome {
     /// True when the model was scripted.
     pub scripted: bool,
 }
+
+impl RunOutcome {
+    /// The report object of `ais run --format json`, a stable interface: `status`, `report`,
+    /// `deviations`, `fault`, `steps` (in that order), then `unproduced`, `pause`, `usage` and
+    /// `scripted`. The CLI prints it and a Restate workflow returns it, so a run answers the
+    /// same object wherever it runs.
+    ///
+    /// ```
+    /// # use ais_rt::{RunOutcome, RunUsage, Status};
+    /// let outcome = RunOutcome {
+    ///     status: Status::Ok,
+    ///     report: serde_json::Map::new(),
+    ///     unproduced: vec![],
+    ///     deviations: vec![],
+    ///     findings: vec![],
+    ///     fault: None,
+    ///     pause: None,
+    ///     steps: 3,
+    ///     usage: RunUsage::default(),
+    ///     scripted: false,
+    /// };
+    /// let json = outcome.to_json();
+    /// assert_eq!(json["status"], "ok");
+    /// assert_eq!(json["steps"], 3);
+    /// ```
+    pub fn to_json(&self) -> serde_json::Value {
+        let deviations: Vec<serde_json::Value> = self
+            .deviations
+            .iter()
+            .map(ais_core::render::deviation_json)
+            .collect();
+        serde_json::json!({
+            "status": self.status,
+            "report": self.report,
+            "deviations": deviations,
+            "fault": self.fault,
+            "steps": self.steps,
+            "unproduced": self.unproduced,
+            "pause": self.pause,
+            "usage": self.usage,
+            "scripted": self.scripted,
+        })
+    }
+}

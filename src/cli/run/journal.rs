@@ -24,6 +24,28 @@ pub(super) struct Meta {
 
 const META_FORMAT: &str = "ais-run-cli/2";
 
+impl Meta {
+    /// What `setup` records about the command that started a run, in `format`: the program,
+    /// the model (a scripted model's file made absolute), the output root and the step budget,
+    /// so a resume from any directory finds them again.
+    pub(super) fn new(setup: &Setup, format: &str) -> Meta {
+        let model = setup
+            .model_spec
+            .as_ref()
+            .map(|spec| match spec.strip_prefix("scripted:") {
+                Some(file) => format!("scripted:{}", absolute(Path::new(file)).display()),
+                None => spec.clone(),
+            });
+        Meta {
+            format: format.to_owned(),
+            program: absolute(&setup.file),
+            model,
+            out: absolute(&setup.out),
+            max_steps: setup.max_steps,
+        }
+    }
+}
+
 /// A journaled run: the store, the run's id and journal, what it started with.
 pub(super) struct Journaled {
     pub(super) store: SqliteStore,
@@ -80,20 +102,7 @@ pub(super) fn begin(
     full: bool,
 ) -> Result<Journaled, CliError> {
     let store = open(path, full)?;
-    let model = setup
-        .model_spec
-        .as_ref()
-        .map(|spec| match spec.strip_prefix("scripted:") {
-            Some(file) => format!("scripted:{}", absolute(Path::new(file)).display()),
-            None => spec.clone(),
-        });
-    let meta = Meta {
-        format: META_FORMAT.to_owned(),
-        program: absolute(&setup.file),
-        model,
-        out: absolute(&setup.out),
-        max_steps: setup.max_steps,
-    };
+    let meta = Meta::new(setup, META_FORMAT);
     let meta = serde_json::to_value(&meta).unwrap_or_default();
     let start = runtime.run_start(new_run_id(), prep, inputs, meta);
     let journal = store.begin(&start).map_err(cli_error)?;

@@ -39,7 +39,7 @@ mod show;
 
 use log::install_tracing;
 use record::{read_record, record_path, remove_handle, write_record};
-use show::{Progress, print_human, report_json, scripted_note};
+use show::{Progress, print_human, scripted_note};
 
 /// How `ais run` reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -345,7 +345,7 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
     let record = read_record(&record_path)?;
     let file = match (&args.program, &record) {
         (Some(p), _) => p.clone(),
-        (None, Some(r)) => r.program.clone(),
+        (None, Some(r)) => r.meta.program.clone(),
         (None, None) => {
             return Err(CliError::new(
                 format!(
@@ -360,9 +360,9 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
     };
     let mut options = args.options;
     if let Some(r) = &record {
-        options.model = options.model.or_else(|| r.model.clone());
-        options.out = options.out.or_else(|| Some(r.out.clone()));
-        options.max_steps = options.max_steps.or(Some(r.max_steps));
+        options.model = options.model.or_else(|| r.meta.model.clone());
+        options.out = options.out.or_else(|| Some(r.meta.out.clone()));
+        options.max_steps = options.max_steps.or(Some(r.meta.max_steps));
     }
     // A handle lives at `<out>/.ais/resume/<name>.json`.
     if options.out.is_none() {
@@ -720,7 +720,7 @@ fn conclude(
             if outcome.scripted {
                 writeln!(output.err, "{}", scripted_note(setup))?;
             }
-            let mut v = report_json(&outcome);
+            let mut v = outcome.to_json();
             if let (Some(j), Some(map)) = (&setup.journaled, v.as_object_mut()) {
                 map.insert("run".into(), j.id.clone().into());
                 map.insert("journal".into(), shown(j.store.path()).into());

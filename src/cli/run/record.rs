@@ -1,5 +1,6 @@
 //! The record a paused run leaves beside its resume handle, for `ais resume`.
 
+use super::journal::Meta;
 use super::{Failure, Setup};
 use crate::cli::{CliError, shown};
 use std::collections::BTreeMap;
@@ -9,11 +10,9 @@ use std::path::{Path, PathBuf};
 /// What a paused run records beside its handle for `ais resume`.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Record {
-    pub(super) format: String,
-    pub(super) program: PathBuf,
-    pub(super) model: Option<String>,
-    pub(super) out: PathBuf,
-    pub(super) max_steps: u64,
+    /// The command that started the run, as a journaled run records it.
+    #[serde(flatten)]
+    pub(super) meta: Meta,
     pub(super) scripted_used: BTreeMap<String, usize>,
 }
 
@@ -25,20 +24,8 @@ pub(super) fn record_path(handle: &Path) -> PathBuf {
 }
 
 pub(super) fn write_record(setup: &Setup, handle: &Path) -> Result<(), Failure> {
-    let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
-    let model = setup
-        .model_spec
-        .as_ref()
-        .map(|spec| match spec.strip_prefix("scripted:") {
-            Some(file) => format!("scripted:{}", absolute(Path::new(file)).display()),
-            None => spec.clone(),
-        });
     let record = Record {
-        format: RECORD_FORMAT.to_owned(),
-        program: absolute(&setup.file),
-        model,
-        out: absolute(&setup.out),
-        max_steps: setup.max_steps,
+        meta: Meta::new(setup, RECORD_FORMAT),
         scripted_used: setup
             .scripted
             .as_ref()
@@ -84,12 +71,12 @@ pub(super) fn read_record(path: &Path) -> Result<Option<Record>, CliError> {
             "pass `--program FILE.agir` (and `--model`, `--out`) and remove the record",
         )
     })?;
-    if record.format != RECORD_FORMAT {
+    if record.meta.format != RECORD_FORMAT {
         return Err(CliError::new(
             format!(
                 "the run record `{}` has format `{}`, not `{RECORD_FORMAT}`",
                 shown(path),
-                record.format
+                record.meta.format
             ),
             "resume with the version of ais that paused the run",
         ));

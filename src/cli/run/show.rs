@@ -6,29 +6,7 @@ use ais_core::render;
 use ais_rt::trace::{Scrubber, StepEvent, TraceSink};
 use ais_rt::{RunOutcome, Status};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
 use std::io::{self, IsTerminal, Write};
-
-/// The `--format json` object: `status`, `report`, `deviations`, `fault`, `steps` (the
-/// issue's pinned order), then `unproduced`, `pause`, `usage` and `scripted`.
-pub(super) fn report_json(outcome: &RunOutcome) -> serde_json::Value {
-    let deviations: Vec<serde_json::Value> = outcome
-        .deviations
-        .iter()
-        .map(render::deviation_json)
-        .collect();
-    json!({
-        "status": outcome.status,
-        "report": outcome.report,
-        "deviations": deviations,
-        "fault": outcome.fault,
-        "steps": outcome.steps,
-        "unproduced": outcome.unproduced,
-        "pause": outcome.pause,
-        "usage": outcome.usage,
-        "scripted": outcome.scripted,
-    })
-}
 
 /// ` --journal PATH` when the run's journal is not the one `ais resume` finds by default
 /// (`./.ais/runs.db`).
