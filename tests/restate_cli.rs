@@ -44,111 +44,121 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// A run of `fixture` (which appends a line to `log_file`, then waits for `release_file`)
+/// submitted as `id` to an endpoint that is SIGKILLed once the wait has started.
+struct Killed {
+    _server: RestateServer,
+    dir: tempfile::TempDir,
+    program: PathBuf,
+    port: u16,
+    ingress: Ingress,
+    log: PathBuf,
+    release: PathBuf,
+    /// The file the wait creates when it starts (removed after the kill).
+    waiting: PathBuf,
+}
+
+impl Killed {
+    /// Starts the server and an endpoint, submits the run, kills the endpoint mid-wait; `None`
+    /// (with a notice) when no server is installed.
+    async fn start(test: &str, fixture_name: &str, id: &str) -> Option<Killed> {
+        let bin = server_for_tests(test)?;
+        let server = RestateServer::start(&bin).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log.txt");
+        let release = dir.path().join("release");
+        let program = fixture(fixture_name);
+        let port = free_port().unwrap();
+        let mut endpoint = serve(port, dir.path(), &program);
+        server
+            .register(&format!("http://127.0.0.1:{port}"))
+            .await
+            .unwrap();
+        let ingress = Ingress::new(&server.ingress_url());
+        let request = RunRequest {
+            task: Some(format!("run {id}")),
+            inputs: [
+                ("log_file".to_owned(), json!(log.to_str().unwrap())),
+                ("release_file".to_owned(), json!(release.to_str().unwrap())),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        let name = fixture_name.trim_end_matches(".agir");
+        ingress.submit(name, id, &request).await.unwrap();
+        let waiting = PathBuf::from(format!("{}.waiting", release.display()));
+        wait_for("the wait to start", || waiting.exists());
+        endpoint.kill().unwrap(); // SIGKILL, mid-step
+        endpoint.wait().unwrap();
+        std::fs::remove_file(&waiting).unwrap();
+        Some(Killed {
+            _server: server,
+            dir,
+            program,
+            port,
+            ingress,
+            log,
+            release,
+            waiting,
+        })
+    }
+
+    /// A new endpoint on the same port.
+    fn serve_again(&self) -> Child {
+        serve(self.port, self.dir.path(), &self.program)
+    }
+
+    /// The run's report (waits at most a minute), then stops `endpoint`.
+    async fn report(&self, name: &str, id: &str, mut endpoint: Child) -> serde_json::Value {
+        let report = tokio::time::timeout(Duration::from_secs(60), self.ingress.output(name, id))
+            .await
+            .expect("the run ends")
+            .unwrap();
+        endpoint.kill().unwrap();
+        endpoint.wait().unwrap();
+        report
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_endpoint_killed_mid_run_is_replaced_and_the_appended_line_is_there_once() {
-    let Some(bin) = server_for_tests("restate_cli::sigkill") else {
+    let Some(run) = Killed::start("restate_cli::sigkill", "append_then_wait.agir", "kill-1").await
+    else {
         return;
     };
-    let server = RestateServer::start(&bin).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("log.txt");
-    let release = dir.path().join("release");
-    let program = fixture("append_then_wait.agir");
-    let port = free_port().unwrap();
-    let mut endpoint = serve(port, dir.path(), &program);
-    server
-        .register(&format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap();
-    let ingress = Ingress::new(&server.ingress_url());
-    let request = RunRequest {
-        task: Some("append once".into()),
-        inputs: [
-            ("log_file".to_owned(), json!(log.to_str().unwrap())),
-            ("release_file".to_owned(), json!(release.to_str().unwrap())),
-        ]
-        .into_iter()
-        .collect(),
-    };
-    ingress
-        .submit("append_then_wait", "kill-1", &request)
-        .await
-        .unwrap();
-    // The line is appended and the next step (waiting for the release file) has started: the
-    // append's result is in Restate's journal. Now the endpoint dies, mid-step.
-    let waiting = PathBuf::from(format!("{}.waiting", release.display()));
-    wait_for("the second step to start", || waiting.exists());
-    endpoint.kill().unwrap(); // SIGKILL
-    endpoint.wait().unwrap();
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "appended\n");
-    std::fs::remove_file(&waiting).unwrap();
-    let mut endpoint = serve(port, dir.path(), &program);
+    // The line was appended and the next step (waiting for the release file) had started: the
+    // append's result is in Restate's journal when the endpoint died.
+    assert_eq!(std::fs::read_to_string(&run.log).unwrap(), "appended\n");
+    let endpoint = run.serve_again();
     // Restate retries the invocation on the new endpoint: it replays the append (recorded, not
     // run again) and runs the wait again (idempotent; in flight at the kill).
-    wait_for("the retried step to start", || waiting.exists());
-    std::fs::write(&release, "").unwrap();
-    let report = tokio::time::timeout(
-        Duration::from_secs(60),
-        ingress.output("append_then_wait", "kill-1"),
-    )
-    .await
-    .expect("the run ends")
-    .unwrap();
-    endpoint.kill().unwrap();
-    endpoint.wait().unwrap();
+    wait_for("the retried step to start", || run.waiting.exists());
+    std::fs::write(&run.release, "").unwrap();
+    let report = run.report("append_then_wait", "kill-1", endpoint).await;
     assert_eq!(report["status"], "ok", "{report:#}");
     assert_eq!(report["report"]["appended"], "appended", "{report:#}");
     assert_eq!(report["report"]["released"], "released", "{report:#}");
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "appended\n");
+    assert_eq!(std::fs::read_to_string(&run.log).unwrap(), "appended\n");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_effect_that_must_not_repeat_in_flight_at_the_kill_is_not_run_again() {
-    let Some(bin) = server_for_tests("restate_cli::in_flight") else {
-        return;
-    };
-    let server = RestateServer::start(&bin).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let release = dir.path().join("release");
-    let program = fixture("append_then_wait_once.agir");
-    let port = free_port().unwrap();
-    let mut endpoint = serve(port, dir.path(), &program);
-    server
-        .register(&format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap();
-    let ingress = Ingress::new(&server.ingress_url());
-    let request = RunRequest {
-        task: Some("wait once".into()),
-        inputs: [
-            ("log_file".to_owned(), json!(dir.path().join("log.txt"))),
-            ("release_file".to_owned(), json!(release)),
-        ]
-        .into_iter()
-        .collect(),
-    };
-    ingress
-        .submit("append_then_wait_once", "once-1", &request)
-        .await
-        .unwrap();
-    let waiting = PathBuf::from(format!("{}.waiting", release.display()));
-    wait_for("the wait to start", || waiting.exists());
-    endpoint.kill().unwrap();
-    endpoint.wait().unwrap();
-    std::fs::remove_file(&waiting).unwrap();
-    std::fs::write(&release, "").unwrap();
-    let mut endpoint = serve(port, dir.path(), &program);
-    let report = tokio::time::timeout(
-        Duration::from_secs(60),
-        ingress.output("append_then_wait_once", "once-1"),
+    let Some(run) = Killed::start(
+        "restate_cli::in_flight",
+        "append_then_wait_once.agir",
+        "once-1",
     )
     .await
-    .expect("the run ends")
-    .unwrap();
-    endpoint.kill().unwrap();
-    endpoint.wait().unwrap();
+    else {
+        return;
+    };
+    std::fs::write(&run.release, "").unwrap();
+    let endpoint = run.serve_again();
+    let report = run
+        .report("append_then_wait_once", "once-1", endpoint)
+        .await;
     assert_eq!(report["status"], "interrupted", "{report:#}");
     assert_eq!(report["fault"]["kind"], "effect_in_flight", "{report:#}");
     assert_eq!(report["fault"]["instruction"], "wait", "{report:#}");
-    assert!(!waiting.exists(), "the wait ran a second time");
+    assert!(!run.waiting.exists(), "the wait ran a second time");
 }
