@@ -2,25 +2,12 @@
 //! rustc-style and JSON reports, and the exit status. The material is read in place from
 //! `../shared/ags/` (skipped with a notice when absent, a failure under `CI=true`).
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn ags() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/ags");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "the AGS material is missing at {} (CI=true requires it)",
-        dir.display()
-    );
-    eprintln!(
-        "notice: AGS material not found at {}; skipping",
-        dir.display()
-    );
-    None
-}
+#[path = "../ais-ags/tests/support/mod.rs"]
+mod support;
+
+use support::ags_dir as ags;
 
 fn ais(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_ais"))

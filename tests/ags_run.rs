@@ -3,25 +3,13 @@
 //! output and an AGS run record that validates against the run schema; a rejected gate fails
 //! the run; a graph using features this harness does not execute is refused, naming them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn ags() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/ags");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "the AGS material is missing at {} (CI=true requires it)",
-        dir.display()
-    );
-    eprintln!(
-        "notice: AGS material not found at {}; skipping",
-        dir.display()
-    );
-    None
-}
+#[path = "../ais-ags/tests/support/mod.rs"]
+mod support;
+
+use support::ags_dir as ags;
 
 fn ais(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ais"))

@@ -1,13 +1,21 @@
 //! Finds the AGS material beside the repository (`<workspace>/../shared/ags/`), read in place.
 //! When it is missing a test prints a notice and passes — except under `CI=true`, where a
-//! missing directory is a failure, as the corpus tests do.
+//! missing directory is a failure, as the corpus tests do. The `ais-ags` tests and the CLI's
+//! (`tests/ags_*.rs`, through `#[path]`) share it.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
 /// The AGS material directory, or `None` (after a notice) when it is absent outside CI.
 pub fn ags_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/ags");
+    // The including crate is the workspace's root (`ais`) or one of its members (`ais-ags`).
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = if manifest.join("ais-ags").is_dir() {
+        manifest
+    } else {
+        manifest.parent().unwrap_or(manifest)
+    };
+    let dir = root.join("../shared/ags");
     if dir.is_dir() {
         return Some(dir);
     }
