@@ -88,21 +88,18 @@ pub(crate) fn validate_graph(doc: &Json, sink: &mut Sink) {
 
 /// Validates a graph document against the AGS 1.0 schema alone: each error with where it is.
 pub fn validate_graph_schema(doc: &Json) -> Result<(), Vec<String>> {
-    let errors: Vec<String> = GRAPH
-        .iter_errors(doc)
-        .map(|e| format!("at `{}`: {e}", e.instance_path()))
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
-    }
+    errors_of(&GRAPH, doc)
 }
 
 /// Validates a run record against the AGS 1.0 run record schema: each error with where it is.
 pub fn validate_run_record(record: &Json) -> Result<(), Vec<String>> {
-    let errors: Vec<String> = RUN
-        .iter_errors(record)
+    errors_of(&RUN, record)
+}
+
+/// Every error of `schema` on `doc`, each with where it is.
+fn errors_of(schema: &jsonschema::Validator, doc: &Json) -> Result<(), Vec<String>> {
+    let errors: Vec<String> = schema
+        .iter_errors(doc)
         .map(|e| format!("at `{}`: {e}", e.instance_path()))
         .collect();
     if errors.is_empty() {
