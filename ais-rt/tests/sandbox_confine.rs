@@ -8,6 +8,9 @@ use ais_core::Value;
 use ais_rt::tools::{Builtin, CommandTool, PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
 use std::path::Path;
 
+mod common;
+use common::have_python;
+
 fn args(pairs: &[(&str, &str)]) -> ToolArgs {
     let mut a = ToolArgs::default();
     for (k, v) in pairs {
@@ -44,14 +47,6 @@ fn confined() -> bool {
     assert!(ais_rt::sandbox::unconfined_deviation().is_some());
     eprintln!("skipped: this kernel has no Landlock");
     false
-}
-
-fn have_python() -> bool {
-    std::process::Command::new("python3")
-        .arg("-c")
-        .arg("pass")
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 /// Runs `tool` with `path` set to each escape route; each call must fail and write nothing.

@@ -11,6 +11,9 @@ use ais_rt::tools::{ToolArgs, ToolContext, ToolErrorKind, ToolRegistry};
 use std::path::Path;
 use support::corpus;
 
+mod common;
+use common::have_python;
+
 fn declared(file: &str, tool: &str) -> Option<ais_core::Tool> {
     let path = corpus()?.join(file);
     let text = std::fs::read_to_string(&path).unwrap();
@@ -22,23 +25,6 @@ fn declared(file: &str, tool: &str) -> Option<ais_core::Tool> {
         .into_iter()
         .find(|t| t.name == tool);
     Some(found.unwrap_or_else(|| panic!("{file} declares no tool `{tool}`")))
-}
-
-/// Whether `python3` runs here; outside CI a missing interpreter skips the test with a notice,
-/// under `CI=true` it fails.
-fn have_python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "python3 is required to test Python tools (CI=true)"
-        );
-        eprintln!("notice: python3 not found; skipping");
-    }
-    ok
 }
 
 fn args(pairs: &[(&str, Value)]) -> ToolArgs {

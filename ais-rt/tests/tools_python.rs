@@ -6,22 +6,8 @@ use ais_core::Value;
 use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind, ToolLimits};
 use std::time::{Duration, Instant};
 
-/// Whether `python3` runs here; outside CI a missing interpreter skips the test with a notice,
-/// under `CI=true` it fails.
-fn have_python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "python3 is required to test Python tools (CI=true)"
-        );
-        eprintln!("notice: python3 not found; skipping");
-    }
-    ok
-}
+mod common;
+use common::have_python;
 
 fn args(pairs: &[(&str, Value)]) -> ToolArgs {
     let mut a = ToolArgs::default();

@@ -9,20 +9,8 @@ use ais_core::Value;
 use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
 use std::time::Duration;
 
-fn have_python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "python3 is required to test Python tools (CI=true)"
-        );
-        eprintln!("notice: python3 not found; skipping");
-    }
-    ok
-}
+mod common;
+use common::have_python;
 
 async fn run(body: &str, ctx: &ToolContext) -> Result<Value, ais_rt::tools::ToolError> {
     PythonTool::new("warm", body, Some(vec![]))
