@@ -199,10 +199,7 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
         )
     })?;
     let mut setup = setup;
-    let tokio = tokio_runtime()?;
-    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
-    let servers = tokio.block_on(mcp::start(&setup.file, &mut setup.doc.program, &mut tools))?;
-    let runtime = setup.runtime(tools);
+    let (tokio, servers, runtime) = setup.engine()?;
     let started = std::time::SystemTime::now();
     let prep = runtime.prepare(&setup.doc.program, Some(&setup.doc.source_map));
     if !args.no_journal {
@@ -217,18 +214,7 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
         Some(j) => tokio.block_on(runtime.run_journaled(&prep, inputs, j.journal.clone())),
         None => tokio.block_on(runtime.run_prepared(&prep, inputs)),
     };
-    if let Some(servers) = servers {
-        mcp::keep_logs(&setup.out, &tokio.block_on(servers.shutdown()));
-    }
-    if ais_ags::is_ags_path(&setup.file) {
-        super::ags_run::finish(
-            &setup.file,
-            &outcome,
-            started,
-            &setup.out,
-            args.options.run_record.as_deref(),
-        )?;
-    }
+    setup.wrap_up(&tokio, servers, &outcome, started, &args.options)?;
     let code = conclude(&setup, &runtime, &tokio, outcome, output);
     leave(tokio);
     code
@@ -269,10 +255,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     if let Some(s) = &setup.scripted {
         journal::skip_scripted(&j, s)?;
     }
-    let tokio = tokio_runtime()?;
-    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
-    let servers = tokio.block_on(mcp::start(&setup.file, &mut setup.doc.program, &mut tools))?;
-    let runtime = setup.runtime(tools);
+    let (tokio, servers, runtime) = setup.engine()?;
     let prep = runtime.prepare(&setup.doc.program, Some(&setup.doc.source_map));
     if prep.digest() != j.start.digest && !args.accept_changed_program {
         return Err(CliError::new(
@@ -292,18 +275,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     let started = std::time::SystemTime::now();
     let outcome =
         tokio.block_on(runtime.resume_journaled(&prep, j.journal.clone(), &j.start, args.answer));
-    if let Some(servers) = servers {
-        mcp::keep_logs(&setup.out, &tokio.block_on(servers.shutdown()));
-    }
-    if ais_ags::is_ags_path(&setup.file) {
-        super::ags_run::finish(
-            &setup.file,
-            &outcome,
-            started,
-            &setup.out,
-            options.run_record.as_deref(),
-        )?;
-    }
+    setup.wrap_up(&tokio, servers, &outcome, started, &options)?;
     setup.journaled = Some(j);
     let code = conclude(&setup, &runtime, &tokio, outcome, output);
     leave(tokio);
@@ -375,32 +347,18 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
     }
     let used = record.map(|r| r.scripted_used);
     let mut setup = prepare(&file, used.as_ref(), &options, output)?;
-    let tokio = tokio_runtime()?;
     let started = std::time::SystemTime::now();
-    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
-    let servers = tokio.block_on(mcp::start(&setup.file, &mut setup.doc.program, &mut tools))?;
-    let runtime = setup.runtime(tools);
+    let (tokio, servers, runtime) = setup.engine()?;
     let outcome = tokio.block_on(runtime.resume(
         &setup.doc.program,
         Some(&setup.doc.source_map),
         &args.handle,
         args.answer,
     ));
-    if let Some(servers) = servers {
-        mcp::keep_logs(&setup.out, &tokio.block_on(servers.shutdown()));
-    }
     if !invalid_handle(&outcome) {
         remove_handle(&args.handle);
     }
-    if ais_ags::is_ags_path(&setup.file) {
-        super::ags_run::finish(
-            &setup.file,
-            &outcome,
-            started,
-            &setup.out,
-            options.run_record.as_deref(),
-        )?;
-    }
+    setup.wrap_up(&tokio, servers, &outcome, started, &options)?;
     let code = conclude(&setup, &runtime, &tokio, outcome, output);
     leave(tokio);
     code
@@ -566,6 +524,50 @@ fn heartbeat(
 }
 
 impl Setup {
+    /// What runs the program: the async runtime, the program's MCP servers (started and
+    /// attached to the built-in tools) and the [`Runtime`].
+    fn engine(
+        &mut self,
+    ) -> Result<
+        (
+            tokio::runtime::Runtime,
+            Option<ais_rt::mcp::McpServers>,
+            Runtime,
+        ),
+        Failure,
+    > {
+        let tokio = tokio_runtime()?;
+        let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+        let servers = tokio.block_on(mcp::start(&self.file, &mut self.doc.program, &mut tools))?;
+        let runtime = self.runtime(tools);
+        Ok((tokio, servers, runtime))
+    }
+
+    /// After a run: the MCP servers stopped (their logs kept under the output root), and an
+    /// AGS graph's run record written.
+    fn wrap_up(
+        &self,
+        tokio: &tokio::runtime::Runtime,
+        servers: Option<ais_rt::mcp::McpServers>,
+        outcome: &RunOutcome,
+        started: std::time::SystemTime,
+        options: &Options,
+    ) -> Result<(), Failure> {
+        if let Some(servers) = servers {
+            mcp::keep_logs(&self.out, &tokio.block_on(servers.shutdown()));
+        }
+        if ais_ags::is_ags_path(&self.file) {
+            super::ags_run::finish(
+                &self.file,
+                outcome,
+                started,
+                &self.out,
+                options.run_record.as_deref(),
+            )?;
+        }
+        Ok(())
+    }
+
     /// The runtime of this run, with `tools` (the built-ins and the program's MCP tools).
     fn runtime(&self, tools: ais_rt::tools::ToolRegistry) -> Runtime {
         // Step events are built only for a sink that shows them: the progress bar on a
