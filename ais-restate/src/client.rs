@@ -13,9 +13,9 @@ use std::time::Duration;
 /// Why the ingress could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    /// No answer from the ingress.
+    /// No answer from the server (its ingress or admin API).
     #[error(
-        "the Restate ingress at {url} did not answer: {message}; is the server running (`restate-server`) and the endpoint registered?"
+        "the Restate server at {url} did not answer: {message}; is it running (`restate-server`)?"
     )]
     Transport {
         /// The URL.
@@ -23,8 +23,8 @@ pub enum ClientError {
         /// The transport error.
         message: String,
     },
-    /// The ingress answered with an error.
-    #[error("the Restate ingress answered {status} for {url}: {body}")]
+    /// The server answered with an error.
+    #[error("the Restate server answered {status} for {url}: {body}")]
     Status {
         /// The URL.
         url: String,

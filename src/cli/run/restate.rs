@@ -49,6 +49,7 @@ impl EngineArgs {
 }
 
 /// The flags of `ais run`/`ais resume` that set what only the endpoint decides on Restate.
+#[cfg(feature = "restate")]
 fn refuse_local(options: &super::Options, extra: &[(&str, bool)]) -> Result<(), Failure> {
     let local = [
         ("--model", options.model.is_some()),
@@ -94,7 +95,10 @@ pub(super) fn resume(_args: super::ResumeArgs, _output: &mut Output) -> Result<u
 
 /// `ais runs --engine restate`.
 #[cfg(not(feature = "restate"))]
-pub(crate) fn runs(_engine: &EngineArgs, _output: &mut Output) -> Result<u8, Failure> {
+pub(crate) fn runs(
+    _args: &super::super::runs::RunsArgs,
+    _output: &mut Output,
+) -> Result<u8, Failure> {
     Err(unavailable())
 }
 
