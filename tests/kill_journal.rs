@@ -82,6 +82,17 @@ fn journal(out: &Path) -> Journal {
         return j;
     }
     let conn = rusqlite::Connection::open(&db).unwrap();
+    // Killed after SQLite made the file and before the schema was committed: no journal yet.
+    let schema: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'effects'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap_or(0);
+    if schema == 0 {
+        return j;
+    }
     j.run = conn
         .query_row("SELECT id, status FROM runs", [], |r| {
             Ok((r.get(0)?, r.get(1)?))

@@ -13,9 +13,9 @@ use std::time::Duration;
 /// Why the ingress could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    /// No answer from the ingress.
+    /// No answer from the server (its ingress or admin API).
     #[error(
-        "the Restate ingress at {url} did not answer: {message}; is the server running (`restate-server`) and the endpoint registered?"
+        "the Restate server at {url} did not answer: {message}; is it running (`restate-server`)?"
     )]
     Transport {
         /// The URL.
@@ -23,8 +23,8 @@ pub enum ClientError {
         /// The transport error.
         message: String,
     },
-    /// The ingress answered with an error.
-    #[error("the Restate ingress answered {status} for {url}: {body}")]
+    /// The server answered with an error.
+    #[error("the Restate server answered {status} for {url}: {body}")]
     Status {
         /// The URL.
         url: String,
@@ -141,6 +141,17 @@ impl Ingress {
 
     /// Follows run `id` until it ends or pauses for a human answer.
     pub async fn follow(&self, workflow: &str, id: &str) -> Result<Followed, ClientError> {
+        self.follow_after(workflow, id, 0).await
+    }
+
+    /// Follows run `id` until it ends or pauses for a human answer after its `answered`-th
+    /// pause (whose record stays on the server until the run has taken the answer).
+    pub async fn follow_after(
+        &self,
+        workflow: &str,
+        id: &str,
+        answered: u64,
+    ) -> Result<Followed, ClientError> {
         let output = self.output(workflow, id);
         tokio::pin!(output);
         let mut tick = tokio::time::interval(Duration::from_millis(250));
@@ -148,11 +159,18 @@ impl Ingress {
             tokio::select! {
                 out = &mut output => return out.map(Followed::Ended),
                 _ = tick.tick() => {
-                    if let Some(p) = self.pause(workflow, id).await? {
+                    if let Some(p) = self.pause(workflow, id).await?
+                        && pause_number(&p) > answered
+                    {
                         return Ok(Followed::Paused(p));
                     }
                 }
             }
         }
     }
+}
+
+/// The number of a pause (`n`: the run's first pause is 1).
+pub fn pause_number(pause: &Value) -> u64 {
+    pause.get("n").and_then(Value::as_u64).unwrap_or(0)
 }

@@ -11,16 +11,19 @@
 //!
 //! - [`Endpoint`]: serves programs as workflows (`ais serve --restate`).
 //! - [`Ingress`]: submits, follows and answers runs (`ais run --engine restate`).
+//! - [`Admin`]: the runs a server holds (`ais runs --engine restate`).
 //! - [`journal`]: the seam on `ctx.run`.
 //! - [`server`]: a local `restate-server` child process (tests, trying it out).
 #![deny(missing_docs)]
 
+pub mod admin;
 pub mod client;
 pub mod endpoint;
 pub mod journal;
 pub mod server;
 pub mod workflow;
 
+pub use admin::{Admin, RunListing};
 pub use client::{ClientError, Followed, Ingress};
 pub use endpoint::{Endpoint, EndpointError, service_name};
 pub use workflow::RunRequest;

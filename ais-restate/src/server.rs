@@ -188,6 +188,9 @@ impl RestateServer {
             )
             // Frugal: the default budget is sized for a production node.
             .env("RESTATE_ROCKSDB_TOTAL_MEMORY_SIZE", "256MiB")
+            // One node on loopback: two partitions, not the default 24, each of which starts
+            // its own processor and log before it takes an invocation.
+            .env("RESTATE_DEFAULT_NUM_PARTITIONS", "2")
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log)

@@ -16,6 +16,8 @@ pub struct RunsArgs {
     pub out: Option<PathBuf>,
     #[command(subcommand)]
     pub action: Option<Action>,
+    #[command(flatten)]
+    pub engine: super::run::restate::EngineArgs,
 }
 
 /// What `ais runs` does (default: list).
@@ -86,6 +88,9 @@ fn when(secs: i64) -> String {
 
 /// `ais runs`.
 pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
+    if args.engine.restate() {
+        return super::run::restate::runs(&args, output);
+    }
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("."));
     let path = args
         .journal

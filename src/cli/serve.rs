@@ -94,10 +94,7 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
                 return Err(Failure::Exit(2));
             }
         };
-        let name = ais_restate::service_name(&doc.program).unwrap_or_else(|| {
-            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
-            stem.unwrap_or_else(|| "program".into())
-        });
+        let name = super::run::restate::workflow_name(file, &doc.program);
         endpoint = endpoint
             .program_named(name.clone(), doc.program)
             .map_err(|e| {

@@ -35,6 +35,7 @@ mod log;
 #[cfg(feature = "otlp")]
 mod otlp;
 mod record;
+pub(super) mod restate;
 mod show;
 
 use log::install_tracing;
@@ -142,6 +143,8 @@ pub struct Options {
     pub journal: Option<PathBuf>,
     #[command(flatten)]
     pub bounds: bounds::Bounds,
+    #[command(flatten)]
+    pub engine: restate::EngineArgs,
 }
 
 /// Everything a run needs, resolved from the arguments.
@@ -170,12 +173,18 @@ struct Setup {
 /// `ais run`.
 pub fn run(args: RunArgs, output: &mut Output) -> ExitCode {
     install_tracing(output);
+    if args.options.engine.restate() {
+        return finish(restate::run(args, output), output);
+    }
     finish(run_inner(args, output), output)
 }
 
 /// `ais resume`.
 pub fn resume(args: ResumeArgs, output: &mut Output) -> ExitCode {
     install_tracing(output);
+    if args.options.engine.restate() {
+        return finish(restate::resume(args, output), output);
+    }
     finish(resume_inner(args, output), output)
 }
 

@@ -1,0 +1,303 @@
+//! `ais run|resume|runs --engine restate` against a real Restate server on loopback and real
+//! `ais serve --restate` endpoints (feature `restate`; skipped with a notice when no server is
+//! installed, a failure under CI=true: `.ci/run` installs it).
+
+use ais::restate::server::{RestateServer, free_port, server_for_tests};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn ais(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("the ais binary runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("no JSON ({e}): {}", text(o)))
+}
+
+/// An `ais serve --restate` endpoint, killed when dropped.
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Serves `program` (with `model`, when given, writing under `out`) on a free port and
+/// registers it with `server`.
+async fn serve(server: &RestateServer, out: &Path, model: Option<&str>, program: &str) -> Served {
+    let port = free_port().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args(["serve", "--restate", "--bind"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--out")
+        .arg(out)
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(m) = model {
+        cmd.args(["--model", m]);
+    }
+    let child = cmd
+        .arg(program)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let served = Served(child);
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the endpoint did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server
+        .register(&format!("http://127.0.0.1:{port}"))
+        .await
+        .unwrap();
+    served
+}
+
+/// `--ingress URL --admin URL` of `server`.
+fn engine(server: &RestateServer) -> Vec<String> {
+    vec![
+        "--engine".into(),
+        "restate".into(),
+        "--ingress".into(),
+        server.ingress_url(),
+        "--admin".into(),
+        server.admin_url(),
+    ]
+}
+
+/// What must be equal between the two engines' reports: all but where the run lives.
+fn comparable(mut v: Value) -> Value {
+    let map = v.as_object_mut().unwrap();
+    for k in ["run", "journal", "workflow", "engine"] {
+        map.remove(k);
+    }
+    v
+}
+
+const SALES_CSV: &str = "date,region,product,units,unit_price\n\
+2026-01-05,north,kettle,12,24.50\n2026-01-09,south,kettle,7,24.50\n\
+2026-01-12,north,toaster,4,39.00\n2026-02-02,south,toaster,9,39.00\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_cli_example_gives_the_same_report_and_exit_on_restate_as_embedded() {
+    let Some(bin) = server_for_tests("restate_engine::same_report") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    // (program, scripted responses, task, inputs): every example that runs from its `.agir` on
+    // a scripted model (the others need Rust tools), and the README's main job.
+    let cases: [(&str, &str, &str, &[&str]); 4] = [
+        (
+            "examples/writing_plans.agir",
+            "examples/writing_plans.responses.json",
+            "Add a CSV export of a user's orders to the account page",
+            &[],
+        ),
+        (
+            "examples/agir/triage_ticket.agir",
+            "examples/triage_ticket.responses.json",
+            "I was charged twice for my Pro plan this month. Order #88412.",
+            &[],
+        ),
+        (
+            "examples/agir/sales_question.agir",
+            "examples/sales_question.responses.json",
+            "Which region had the highest revenue, and how much was it?",
+            &[],
+        ),
+        (
+            "examples/agir/draft_changelog.agir",
+            "examples/release_notes.responses.json",
+            "Release 2.4.0",
+            &[
+                "--input",
+                "commits=feat: export orders as CSV\nfix: keep the cart",
+            ],
+        ),
+    ];
+    for (program, responses, task, inputs) in cases {
+        let model = format!("scripted:{responses}");
+        let (remote_out, local_out) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for dir in [remote_out.path(), local_out.path()] {
+            std::fs::write(dir.join("sales.csv"), SALES_CSV).unwrap();
+        }
+        let _served = serve(&server, remote_out.path(), Some(&model), program).await;
+        let mut args: Vec<String> = ["run", program, "--task", task, "--format", "json"]
+            .map(String::from)
+            .to_vec();
+        args.extend(inputs.iter().map(|s| s.to_string()));
+        let local_dir = local_out.path().to_str().unwrap().to_owned();
+        let local = [
+            args.clone(),
+            vec!["--model".into(), model, "--out".into(), local_dir],
+        ];
+        let local = ais(&local
+            .concat()
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>());
+        args.extend(engine(&server));
+        let remote = ais(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(
+            remote.status.code(),
+            Some(0),
+            "{program}: {}",
+            text(&remote)
+        );
+        assert_eq!(local.status.code(), Some(0), "{program}: {}", text(&local));
+        let (r, l) = (json(&remote), json(&local));
+        assert_eq!(r["engine"], "restate", "{program}");
+        assert!(r["run"].as_str().is_some_and(|id| !id.is_empty()), "{r}");
+        assert_eq!(comparable(r), comparable(l), "{program}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_paused_on_restate_is_listed_answered_and_followed_from_the_cli() {
+    let Some(bin) = server_for_tests("restate_engine::pause") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let program = "tests/fixtures/restate/ask_then_echo.agir";
+    let _served = serve(&server, out.path(), None, program).await;
+    let flags = engine(&server);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+
+    // No terminal: the run stays paused on the server, and says how to answer it.
+    let o = ais(&[&["run", program, "--task", "clean up"], &flags[..]].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("input required"), "{}", text(&o));
+    assert!(
+        stdout.contains("`echo` needs `confirm`: Type yes to go on."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("resume with: ais resume "), "{stdout}");
+    assert!(
+        stdout.contains("--engine restate --answer TEXT"),
+        "{stdout}"
+    );
+
+    // `ais runs` lists it as paused.
+    let o = ais(&[&["runs"], &flags[..]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let listed = String::from_utf8_lossy(&o.stdout).into_owned();
+    let row = listed
+        .lines()
+        .find(|l| l.contains("ask_then_echo"))
+        .unwrap_or_else(|| panic!("the run is not listed:\n{listed}"));
+    assert!(row.contains("paused"), "{listed}");
+    let id = row.split_whitespace().next().unwrap().to_owned();
+
+    // Answered through the ingress, followed to its end: `ais run`'s report and exit status.
+    let o = ais(&[
+        &["resume", &id, "--answer", "yes", "--format", "json"],
+        &flags[..],
+    ]
+    .concat());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let v = json(&o);
+    assert_eq!(v["status"], "ok", "{v}");
+    assert_eq!(v["report"]["result"], "asked: clean up / yes", "{v}");
+    assert_eq!(v["run"], id.as_str());
+
+    // A second answer is refused, and says why; the list shows the run completed.
+    let o = ais(&[&["resume", &id, "--answer", "no"], &flags[..]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not waiting for an answer"),
+        "{}",
+        text(&o)
+    );
+    let o = ais(&[&["runs"], &flags[..]].concat());
+    let listed = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.starts_with(&id) && l.contains("completed")),
+        "{listed}"
+    );
+    // An id the server does not hold is named as such.
+    let o = ais(&[&["resume", "no-such-run", "--answer", "yes"], &flags[..]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("holds no run no-such-run"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_restate_run_without_a_server_or_with_local_flags_is_refused_clearly() {
+    let program = repo("tests/fixtures/restate/ask_then_echo.agir");
+    let program = program.to_str().unwrap();
+    let port = free_port().unwrap().to_string();
+    let ingress = format!("http://127.0.0.1:{port}");
+    let o = ais(&[
+        "run",
+        program,
+        "--task",
+        "t",
+        "--engine",
+        "restate",
+        "--ingress",
+        &ingress,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("did not answer"), "{err}");
+    assert!(err.contains("--ingress URL"), "{err}");
+
+    let o = ais(&[
+        "run",
+        program,
+        "--task",
+        "t",
+        "--engine",
+        "restate",
+        "--model",
+        "scripted:x.json",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("`--model` sets what the endpoint decides"),
+        "{err}"
+    );
+
+    let o = ais(&["runs", "--engine", "restate", "--admin", &ingress]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--admin URL"),
+        "{}",
+        text(&o)
+    );
+}
