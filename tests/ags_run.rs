@@ -44,12 +44,20 @@ fn run_minimal(
     answer: &str,
     body: &str,
 ) -> Option<(tempfile::TempDir, serde_json::Value, serde_json::Value)> {
+    run_minimal_with(answer, &[body])
+}
+
+/// As [`run_minimal`], with the task's answer for each attempt.
+fn run_minimal_with(
+    answer: &str,
+    bodies: &[&str],
+) -> Option<(tempfile::TempDir, serde_json::Value, serde_json::Value)> {
     let dir = ags()?;
     let graph = dir.join("examples/minimal.agraph.yaml");
     let tmp = tempfile::tempdir().expect("a temp dir");
     std::fs::write(
         tmp.path().join("script.json"),
-        serde_json::json!({"draft_contributing": [body]}).to_string(),
+        serde_json::json!({"draft_contributing": bodies}).to_string(),
     )
     .unwrap();
     let args = [
@@ -63,6 +71,8 @@ fn run_minimal(
         "out",
         "--run-record",
         "paused.json",
+        "--trace",
+        "trace.jsonl",
     ];
     let o = ais(tmp.path(), &args);
     assert_eq!(o.status.code(), Some(3), "pauses at the gate: {}", text(&o));
@@ -159,16 +169,93 @@ fn a_rejected_gate_or_a_stub_file_fails_the_run() {
         ("maintainer_approval".into(), "failed".into())
     );
     assert_eq!(done["nodes"][1]["human_events"][0]["outcome"], "rejected");
-    // A guide under `min_bytes: 600` fails its file_exists criterion, approved or not.
-    let Some((_tmp, _, done)) = run_minimal("approve", "# Contributing\n\nTBD.\n") else {
+}
+
+const STUB: &str = "# Contributing\n\nTBD.\n";
+
+#[test]
+fn a_failed_criterion_is_retried_with_its_feedback_before_the_gate() {
+    let good = format!(
+        "# Contributing\n\n{}",
+        "Run cargo test before you push. ".repeat(30)
+    );
+    let Some((tmp, _, done)) = run_minimal_with("approve", &[STUB, &good]) else {
         return;
     };
-    assert_eq!(done["status"], "failed", "{done:#}");
-    assert_eq!(
-        states(&done)[0],
-        ("draft_contributing".into(), "failed".into())
+    assert_eq!(done["status"], "succeeded", "{done:#}");
+    let attempts = done["nodes"][0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2, "{done:#}");
+    assert_eq!(attempts[0]["status"], "criteria_failed");
+    let evidence = attempts[0]["success"]["results"][0]["evidence"]
+        .as_str()
+        .unwrap();
+    assert!(
+        evidence.contains("21 bytes (at least 600 required)"),
+        "{evidence}"
     );
-    assert_eq!(done["nodes"][0]["attempts"][0]["status"], "criteria_failed");
+    assert_eq!(attempts[1]["status"], "succeeded");
+    // The second attempt's prompt carries the failed criterion's description and evidence.
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    let feedback = "file_written: CONTRIBUTING.md exists and is more than a stub. (evidence: CONTRIBUTING.md: 21 bytes";
+    assert!(trace.contains(feedback), "no feedback in the trace");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("out/CONTRIBUTING.md")).unwrap(),
+        good
+    );
+}
+
+#[test]
+fn a_node_that_exhausts_its_attempts_fails_before_the_gate_is_asked() {
+    let Some(dir) = ags() else { return };
+    let graph = dir.join("examples/minimal.agraph.yaml");
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("script.json"),
+        serde_json::json!({"draft_contributing": [STUB, STUB]}).to_string(),
+    )
+    .unwrap();
+    let o = ais(
+        tmp.path(),
+        &[
+            "run",
+            graph.to_str().unwrap(),
+            "--task",
+            "t",
+            "--model",
+            "scripted:script.json",
+            "--out",
+            "out",
+            "--run-record",
+            "rec.json",
+        ],
+    );
+    // No pause: the gate after a failed node is never asked.
+    assert_ne!(o.status.code(), Some(3), "{}", text(&o));
+    assert!(
+        !text(&o).contains("Approve the new CONTRIBUTING.md?"),
+        "{}",
+        text(&o)
+    );
+    let rec = record(&tmp.path().join("rec.json"));
+    assert_eq!(rec["status"], "failed", "{rec:#}");
+    assert_eq!(
+        states(&rec),
+        [
+            ("draft_contributing".into(), "failed".into()),
+            ("maintainer_approval".into(), "skipped".into())
+        ]
+    );
+    let attempts = rec["nodes"][0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2, "max_attempts: 2");
+    assert!(attempts.iter().all(|a| a["status"] == "criteria_failed"));
+    assert!(
+        rec["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "RT041"),
+        "{rec:#}"
+    );
 }
 
 #[test]

@@ -47,12 +47,13 @@ pub fn program(file: &Path, output: &mut Output) -> Result<(String, agir::Docume
         )
         .into());
     }
-    let program = ais_ags::import(data).map_err(|e| {
+    let mut program = ais_ags::import(data).map_err(|e| {
         CliError::new(
             format!("cannot import `{name}`: {}", e.0),
             "run `ais check` on it",
         )
     })?;
+    ais_ags::harness::lower(data, &mut program);
     let text = agir::write(&program);
     let doc = agir::read(&text).map_err(|e| {
         CliError::new(
@@ -78,15 +79,6 @@ pub fn finish(
     let Some(doc) = ais_ags::load_text(&text).data.map(|d| d.value) else {
         return Ok(());
     };
-    let mut report = outcome.report.clone();
-    if outcome.status == Status::Ok {
-        ais_ags::run::materialize_files(&doc, &mut report, root).map_err(|e| {
-            CliError::new(
-                format!("cannot write an output of `{name}`: {e}"),
-                "name a writable `--out DIR`",
-            )
-        })?;
-    }
     let Some(path) = record else { return Ok(()) };
     let status = match outcome.status {
         Status::Ok => "ok",
@@ -112,7 +104,7 @@ pub fn finish(
         .map_or(0, |d| d.as_nanos());
     let ran = ais_ags::run::Ran {
         status,
-        report: &report,
+        report: &outcome.report,
         stopped_at,
         message,
         started,
@@ -139,4 +131,66 @@ pub fn finish(
         )
     })?;
     Ok(())
+}
+
+/// The judge of one task node (see `ais_ags::harness`): a native tool over the node's outputs
+/// and its previous verdict, writing its files through the runtime's confined output root.
+struct Judge {
+    doc: std::sync::Arc<serde_json::Value>,
+    node: String,
+}
+
+impl ais_rt::tools::Tool for Judge {
+    fn call<'a>(
+        &'a self,
+        args: ais_rt::tools::ToolArgs,
+        ctx: &'a ais_rt::tools::ToolContext,
+    ) -> ais_rt::tools::ToolFuture<'a> {
+        Box::pin(async move {
+            let args: serde_json::Map<String, serde_json::Value> = args
+                .params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect();
+            let root = ais_rt::tools::ArtifactRoot::for_writes(ctx);
+            let call = ais_ags::harness::judge::Call {
+                doc: &self.doc,
+                node: &self.node,
+                args: &args,
+                root: root.dir(),
+                now: ais_ags::run::rfc3339(SystemTime::now()),
+            };
+            let mut write = |path: &str, content: &str| {
+                root.write(path, content.as_bytes())
+                    .map(|_| ())
+                    .map_err(|e| e.message)
+            };
+            let out = ais_ags::harness::judge::judge(&call, &mut write);
+            Ok(ais_core::Value::from_json(&serde_json::Value::Object(out)))
+        })
+    }
+}
+
+/// Registers the judges of an AGS graph's task nodes (nothing for any other program).
+pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
+    if !ais_ags::is_ags_path(file) {
+        return;
+    }
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
+    let Some(doc) = ais_ags::load_text(&text).data.map(|d| d.value) else {
+        return;
+    };
+    let doc = std::sync::Arc::new(doc);
+    for node in ais_ags::harness::judged(&doc) {
+        let name = ais_ags::harness::judge_name(&node);
+        tools.register(
+            name,
+            std::sync::Arc::new(Judge {
+                doc: doc.clone(),
+                node,
+            }),
+        );
+    }
 }

@@ -538,6 +538,7 @@ impl Setup {
     > {
         let tokio = tokio_runtime()?;
         let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+        super::ags_run::register_tools(&self.file, &mut tools);
         let servers = tokio.block_on(mcp::start(&self.file, &mut self.doc.program, &mut tools))?;
         let runtime = self.runtime(tools);
         Ok((tokio, servers, runtime))

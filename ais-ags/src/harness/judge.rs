@@ -1,0 +1,254 @@
+//! What a task node's judge decides when the node's attempt ends (SPEC.md §9.3, §10.3, §14.2):
+//! its `file` outputs written, its required outputs checked (`RT033`), its criteria evaluated
+//! per `success.mode`, and — when it failed — whether `failure.retry` gives it another attempt,
+//! with which feedback.
+
+use super::judge_writes;
+use crate::run::criterion;
+use crate::translate::carry_name;
+use serde_json::{Map, Value as Json, json};
+use std::path::Path;
+
+/// Writes a file under the output root (relative path, content); the CLI confines it.
+pub type Writer<'w> = dyn FnMut(&str, &str) -> Result<(), String> + 'w;
+
+/// One judge call: the graph, the node, the call's arguments by carry name, the output root.
+pub struct Call<'a> {
+    /// The graph document.
+    pub doc: &'a Json,
+    /// The judged node's id.
+    pub node: &'a str,
+    /// The judge's arguments: the node's output carries and its previous verdict.
+    pub args: &'a Map<String, Json>,
+    /// The output root criteria paths resolve under.
+    pub root: &'a Path,
+    /// The time of the call (RFC 3339).
+    pub now: String,
+}
+
+fn present(v: &Json) -> bool {
+    !v.is_null() && v != "" && v != &json!([])
+}
+
+/// The node's outputs by AGS name, with each `file` output that has a `path_hint` written
+/// there (its value becomes the path, §9.1); and what could not be written.
+fn collect(call: &Call, node: &Json, write: &mut Writer) -> (Map<String, Json>, Vec<String>) {
+    let mut outputs = Map::new();
+    let mut problems = Vec::new();
+    for (name, spec) in node
+        .get("outputs")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let Some(v) = call
+            .args
+            .get(&carry_name(call.node, name))
+            .filter(|v| present(v))
+        else {
+            continue;
+        };
+        let hint = spec.get("path_hint").and_then(Json::as_str);
+        match (spec.get("type").and_then(Json::as_str), hint, v) {
+            (Some("file"), Some(hint), Json::String(content)) => match write(hint, content) {
+                Ok(()) => {
+                    outputs.insert(name.clone(), json!(hint));
+                }
+                Err(e) => problems.push(format!("output `{name}`: {e}")),
+            },
+            _ => {
+                outputs.insert(name.clone(), v.clone());
+            }
+        }
+    }
+    (outputs, problems)
+}
+
+/// Whether the required results pass under the block's `mode` (`all`, `any`, `n_of`).
+fn combine(block: &Json, results: &[Json]) -> bool {
+    let required: Vec<bool> = results
+        .iter()
+        .filter(|r| r["severity"] == "required")
+        .map(|r| r["passed"] == true)
+        .collect();
+    let passing = required.iter().filter(|p| **p).count();
+    match block.get("mode").and_then(Json::as_str).unwrap_or("all") {
+        "any" => required.is_empty() || passing >= 1,
+        "n_of" => passing as u64 >= block.get("count").and_then(Json::as_u64).unwrap_or(1),
+        _ => passing == required.len(),
+    }
+}
+
+/// The feedback the next attempt reads (`retry.feedback`, default `failed_criteria`).
+fn feedback(
+    mode: &str,
+    attempt: u64,
+    error: Option<&str>,
+    results: &[Json],
+    block: &Json,
+) -> String {
+    if mode == "none" {
+        return String::new();
+    }
+    let mut text = format!("Attempt {attempt} of this task did not succeed.");
+    if let Some(e) = error {
+        text.push_str(&format!(" {e}."));
+    }
+    let failed: Vec<&Json> = results
+        .iter()
+        .filter(|r| r["severity"] == "required" && r["passed"] == false)
+        .collect();
+    if mode == "failure_summary" {
+        if !failed.is_empty() {
+            text.push_str(&format!(" {} criteria failed.", failed.len()));
+        }
+        return text;
+    }
+    if !failed.is_empty() {
+        text.push_str(" These success criteria failed; meet them this time:");
+        for r in failed {
+            let description = block
+                .get("criteria")
+                .and_then(Json::as_array)
+                .into_iter()
+                .flatten()
+                .find(|c| c.get("id") == Some(&r["id"]))
+                .and_then(|c| c.get("description"))
+                .and_then(Json::as_str)
+                .unwrap_or("");
+            let evidence = r
+                .get("evidence")
+                .or_else(|| r.get("error"))
+                .and_then(Json::as_str)
+                .unwrap_or("");
+            text.push_str(&format!(
+                "\n- {}: {} (evidence: {evidence})",
+                r["id"].as_str().unwrap_or(""),
+                description
+            ));
+        }
+    }
+    text
+}
+
+/// Judges one attempt of a node; the map holds the judge's writes by carry name.
+pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
+    let node = call
+        .doc
+        .pointer(&format!(
+            "/nodes/{}",
+            call.node.replace('~', "~0").replace('/', "~1")
+        ))
+        .cloned()
+        .unwrap_or(Json::Null);
+    let [passed_c, retry_c, feedback_c, verdict_c] = judge_writes(call.node);
+    let mut attempts: Vec<Json> = call
+        .args
+        .get(&verdict_c)
+        .and_then(|v| v.get("attempts"))
+        .and_then(Json::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let attempt = attempts.len() as u64 + 1;
+    let (outputs, problems) = collect(call, &node, write);
+    let missing: Vec<&String> = node
+        .get("outputs")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(k, o)| {
+            o.get("required").and_then(Json::as_bool) != Some(false) && !outputs.contains_key(*k)
+        })
+        .map(|(k, _)| k)
+        .collect();
+    let block = node.get("success").cloned().unwrap_or(Json::Null);
+    let results: Vec<Json> = block
+        .get("criteria")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| criterion(c, &outputs, call.root))
+        .collect();
+    let mut error = problems.join("; ");
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
+        let m = format!("required outputs not produced: {}", names.join(", "));
+        error = if error.is_empty() {
+            m
+        } else {
+            format!("{error}; {m}")
+        };
+    }
+    let criteria_pass = results.is_empty() || combine(&block, &results);
+    let passed = error.is_empty() && criteria_pass;
+    let class = if !error.is_empty() {
+        "output_missing"
+    } else {
+        "criteria_failed"
+    };
+    let retry_spec = node
+        .pointer("/failure/retry")
+        .cloned()
+        .unwrap_or(Json::Null);
+    let max = retry_spec
+        .get("max_attempts")
+        .and_then(Json::as_u64)
+        .unwrap_or(1);
+    let retry_on: Vec<String> = retry_spec
+        .get("retry_on")
+        .and_then(Json::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_else(|| {
+            vec![
+                "transient".into(),
+                "tool_error".into(),
+                "criteria_failed".into(),
+            ]
+        });
+    let retry = !passed && attempt < max && retry_on.iter().any(|r| r == class || r == "any");
+    let started = attempts
+        .last()
+        .and_then(|a| a.get("finished_at"))
+        .cloned()
+        .unwrap_or(json!(call.now));
+    let mut record = json!({"attempt": attempt, "status": if passed { "succeeded" } else if class == "criteria_failed" { "criteria_failed" } else { "failed" },
+        "started_at": started, "finished_at": call.now});
+    if !results.is_empty() {
+        let mode = block.get("mode").cloned().unwrap_or(json!("all"));
+        record["success"] = json!({"passed": criteria_pass, "mode": mode, "results": results});
+    }
+    if !error.is_empty() {
+        record["error"] = json!(error);
+    }
+    attempts.push(record);
+    let status = if passed {
+        "succeeded"
+    } else if retry {
+        "retrying"
+    } else {
+        "failed"
+    };
+    let mode = retry_spec
+        .get("feedback")
+        .and_then(Json::as_str)
+        .unwrap_or("failed_criteria");
+    let fb = if retry {
+        let error = (!error.is_empty()).then_some(error.as_str());
+        feedback(mode, attempt, error, &results, &block)
+    } else {
+        String::new()
+    };
+    let mut out = Map::new();
+    out.insert(passed_c, json!(passed));
+    out.insert(retry_c, json!(retry));
+    out.insert(feedback_c, json!(fb));
+    out.insert(
+        verdict_c,
+        json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs}),
+    );
+    out
+}
