@@ -286,3 +286,131 @@ fn a_graph_beyond_what_this_harness_executes_is_refused_naming_the_features() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("error[AG111]"), "{}", text(&o));
 }
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/ags")
+        .join(name)
+}
+
+/// The run's id, from a paused run's stderr (`resume with: ais resume ID …`).
+fn handle(o: &Output) -> Option<String> {
+    text(o).lines().find_map(|l| {
+        l.strip_prefix("resume with: ais resume ")
+            .and_then(|r| r.split_whitespace().next())
+            .map(str::to_owned)
+    })
+}
+
+/// Runs `graph` on `script` and answers each pause with the next of `answers`; returns the
+/// prompts asked, in order, the last exit code and the last run record.
+fn run_answering(
+    tmp: &Path,
+    graph: &Path,
+    script: serde_json::Value,
+    answers: &[&str],
+) -> (Vec<String>, Option<i32>, serde_json::Value) {
+    std::fs::write(tmp.join("script.json"), script.to_string()).unwrap();
+    let g = graph.to_str().unwrap();
+    let mut o = ais(
+        tmp,
+        &[
+            "run",
+            g,
+            "--task",
+            "t",
+            "--model",
+            "scripted:script.json",
+            "--out",
+            "out",
+            "--run-record",
+            "rec.json",
+        ],
+    );
+    let mut prompts = Vec::new();
+    let mut answers = answers.iter();
+    while let Some(run) = handle(&o) {
+        let asked = text(&o)
+            .lines()
+            .find(|l| l.contains(" needs `"))
+            .unwrap_or("")
+            .to_owned();
+        prompts.push(asked.rsplit(": ").next().unwrap_or("").to_owned());
+        let Some(answer) = answers.next() else { break };
+        o = ais(
+            tmp,
+            &[
+                "resume",
+                &run,
+                "--out",
+                "out",
+                "--answer",
+                answer,
+                "--run-record",
+                "rec.json",
+            ],
+        );
+    }
+    (prompts, o.status.code(), record(&tmp.join("rec.json")))
+}
+
+#[test]
+fn checkpoints_and_a_human_criterion_pause_the_run_and_a_refusal_is_retried() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script =
+        serde_json::json!({"draft": ["# Notes v1", "# Notes v2"], "summarize": ["It ships."]});
+    let answers = ["approve", "approve", "no", "approve", "approve"];
+    let graph = fixture("human-review.agraph.yaml");
+    let (prompts, code, rec) = run_answering(tmp.path(), &graph, script, &answers);
+    let start = "Start drafting the release notes? (approve/reject)";
+    let look = "Does the draft look right? (approve/reject)";
+    let sign = "Sign off the release notes? (approve/reject)";
+    // before_start once; after_outputs and the criterion on each attempt.
+    assert_eq!(prompts, [start, look, sign, look, sign], "{rec:#}");
+    assert_eq!(code, Some(0));
+    assert_eq!(rec["status"], "succeeded", "{rec:#}");
+    let draft = &rec["nodes"][0];
+    let attempts = draft["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    let signed = &attempts[0]["success"]["results"][1];
+    assert_eq!(
+        (signed["kind"].as_str(), signed["passed"].as_bool()),
+        (Some("human"), Some(false))
+    );
+    assert_eq!(signed["evidence"], "the reviewer answered `no`");
+    let stages: Vec<&str> = draft["human_events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["at_stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(stages, ["before_start", "after_outputs"]);
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("out/NOTES.md")).unwrap(),
+        "# Notes v2"
+    );
+    assert_eq!(rec["outputs"]["summary"], "It ships.");
+}
+
+#[test]
+fn a_rejected_checkpoint_fails_its_node_before_any_model_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = serde_json::json!({"draft": ["# Notes"], "summarize": ["It ships."]});
+    let graph = fixture("human-review.agraph.yaml");
+    let (prompts, _, rec) = run_answering(tmp.path(), &graph, script, &["reject"]);
+    assert_eq!(prompts.len(), 1);
+    assert_eq!(rec["status"], "failed", "{rec:#}");
+    assert_eq!(
+        states(&rec),
+        [
+            ("draft".into(), "failed".into()),
+            ("summarize".into(), "skipped".into())
+        ]
+    );
+    assert_eq!(rec["nodes"][0]["human_events"][0]["outcome"], "rejected");
+    assert!(
+        rec["nodes"][0].get("attempts").is_none(),
+        "no attempt ran: {rec:#}"
+    );
+    assert!(!tmp.path().join("out/NOTES.md").exists());
+}

@@ -47,9 +47,29 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
         if ty == "gate" && node.pointer("/gate/mode").and_then(Json::as_str) != Some("approve") {
             out.push(format!("node `{id}`: a gate other than `mode: approve`"));
         }
-        for field in ["when", "human", "failure"] {
+        for field in ["when", "failure"] {
             if node.get(field).is_some() && !(field == "failure" && retry_only(node)) {
                 out.push(format!("node `{id}`: `{field}`"));
+            }
+        }
+        for h in node
+            .get("human")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let hid = h.get("id").and_then(Json::as_str).unwrap_or("?");
+            let at = h.get("at").and_then(Json::as_str).unwrap_or_default();
+            if ty != "task" || !crate::harness::human::STAGES.contains(&at) {
+                out.push(format!("node `{id}`: human checkpoint `{hid}` `at: {at}`"));
+            }
+            if h.get("mode").and_then(Json::as_str) != Some("approve") {
+                out.push(format!(
+                    "node `{id}`: human checkpoint `{hid}` other than `mode: approve`"
+                ));
+            }
+            if h.get("when").is_some() {
+                out.push(format!("node `{id}`: human checkpoint `{hid}` with `when`"));
             }
         }
         if node
@@ -67,7 +87,7 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
         {
             let kind = c.get("kind").and_then(Json::as_str).unwrap_or_default();
             let advisory = c.get("severity").and_then(Json::as_str) == Some("advisory");
-            if !matches!(kind, "file_exists" | "artifact_present") && !advisory {
+            if !matches!(kind, "file_exists" | "artifact_present" | "human") && !advisory {
                 out.push(format!("node `{id}`: a required `{kind}` criterion"));
             }
         }

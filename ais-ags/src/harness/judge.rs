@@ -3,7 +3,7 @@
 //! per `success.mode`, and — when it failed — whether `failure.retry` gives it another attempt,
 //! with which feedback.
 
-use super::judge_writes;
+use super::{human, judge_writes};
 use crate::run::criterion;
 use crate::translate::carry_name;
 use serde_json::{Map, Value as Json, json};
@@ -131,6 +131,20 @@ fn feedback(
     text
 }
 
+/// A `human` criterion's result: the person's answer, asked before the judge ran.
+fn human_result(call: &Call, c: &Json) -> Json {
+    let cid = c.get("id").and_then(Json::as_str).unwrap_or("human");
+    let [answer, approved] = human::answer_carries(&human::criterion_id(call.node, cid));
+    let severity = c
+        .get("severity")
+        .and_then(Json::as_str)
+        .unwrap_or("required");
+    let passed = call.args.get(&approved) == Some(&json!(true));
+    let said = call.args.get(&answer).and_then(Json::as_str).unwrap_or("");
+    json!({"id": cid, "kind": "human", "severity": severity, "passed": passed,
+        "evidence": format!("the reviewer answered `{}`", said.trim())})
+}
+
 /// Judges one attempt of a node; the map holds the judge's writes by carry name.
 pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     let node = call
@@ -167,7 +181,10 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
         .and_then(Json::as_array)
         .into_iter()
         .flatten()
-        .map(|c| criterion(c, &outputs, call.root))
+        .map(|c| match c.get("kind").and_then(Json::as_str) {
+            Some("human") => human_result(call, c),
+            _ => criterion(c, &outputs, call.root),
+        })
         .collect();
     let mut error = problems.join("; ");
     if !missing.is_empty() {

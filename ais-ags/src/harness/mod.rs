@@ -7,6 +7,7 @@
 //! stops there). So each node's criteria are evaluated before the next node starts
 //! (SPEC.md §10.3), inside the runtime's journal: a paused or resumed run replays them.
 
+pub mod human;
 pub mod judge;
 pub mod record;
 
@@ -77,6 +78,23 @@ pub fn lower(doc: &Json, program: &mut Program) {
             .iter()
             .map(|o| carry_name(&nid, o))
             .collect();
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        for (stage, list) in [("before_start", &mut before), ("after_outputs", &mut after)] {
+            for (hid, prompt) in human::checkpoints(&node, stage) {
+                let (mut ins, mut cs) =
+                    human::approval(&human::checkpoint_id(&nid, &hid), &prompt, true);
+                list.append(&mut ins);
+                carries.append(&mut cs);
+            }
+        }
+        for (cid, prompt) in human::criteria(&node) {
+            let prefix = human::criterion_id(&nid, &cid);
+            let (mut ins, mut cs) = human::approval(&prefix, &prompt, false);
+            after.append(&mut ins);
+            carries.append(&mut cs);
+            reads.extend(human::answer_carries(&prefix));
+        }
         reads.push(verdict.clone());
         let name = judge_name(&nid);
         tools.push(Tool {
@@ -108,8 +126,14 @@ pub fn lower(doc: &Json, program: &mut Program) {
             )),
             ..Instruction::default()
         };
-        instructions.insert(at + 1, judge);
-        instructions.insert(at + 2, route);
+        let task = instructions.remove(at);
+        let segment: Vec<Instruction> = before
+            .into_iter()
+            .chain([task])
+            .chain(after)
+            .chain([judge, route])
+            .collect();
+        instructions.splice(at..at, segment);
         for (w, ty, doc) in [
             (
                 &writes[0],
@@ -141,10 +165,20 @@ pub fn lower(doc: &Json, program: &mut Program) {
     if let Some(report) = instructions.iter_mut().find(|i| i.id == TERMINAL_ID) {
         report.reads.extend(verdicts);
     }
+    let asks = instructions
+        .iter()
+        .any(|i| i.tool.as_deref() == Some("ask_user"));
     program.edges = Some(edges(&instructions));
     program.nodes = Some(instructions);
     if let Some(w) = program.walker.as_mut() {
         w.carries = Some(carries);
+    }
+    if asks && !tools.iter().any(|t| t.name == "ask_user") {
+        tools.push(Tool {
+            name: "ask_user".into(),
+            doc: Some("Ask a person (a built-in tool).".into()),
+            ..Tool::default()
+        });
     }
     program.tools = (!tools.is_empty()).then_some(tools);
 }

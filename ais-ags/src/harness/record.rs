@@ -3,7 +3,7 @@
 //! outputs, written by its judge), each gate's answer, the instruction a pause or a fault
 //! stopped at.
 
-use super::judge_writes;
+use super::{human, judge_writes};
 use crate::run::{CLAIMED_LEVEL, Ran, SUPPORTED_FEATURES, rfc3339};
 use crate::translate::carry_name;
 use serde_json::{Map, Value as Json, json};
@@ -58,7 +58,28 @@ impl Walk<'_> {
         ));
     }
 
-    fn task(&mut self, id: &str, nr: &mut Json) {
+    /// The node's checkpoint answers as human events; true when one was a rejection.
+    fn checkpoints(&mut self, id: &str, node: &Json, nr: &mut Json) -> bool {
+        let mut events = Vec::new();
+        for stage in human::STAGES {
+            for (hid, _) in human::checkpoints(node, stage) {
+                let at = json!(rfc3339(self.ran.finished));
+                let prefix = human::checkpoint_id(id, &hid);
+                events.extend(human::event(self.ran.report, &prefix, &hid, stage, &at));
+            }
+        }
+        let rejected = events.iter().any(|e| e["outcome"] == "rejected");
+        if !events.is_empty() {
+            nr["human_events"] = Json::Array(events);
+        }
+        rejected
+    }
+
+    fn task(&mut self, id: &str, node: &Json, nr: &mut Json) {
+        if self.checkpoints(id, node, nr) {
+            nr["status"] = json!("failed");
+            return self.fail(id, "a human checkpoint was rejected");
+        }
         let verdict = self.ran.report.get(&judge_writes(id)[3]);
         let Some(Json::Object(v)) = verdict else {
             return self.unfinished(id, nr);
@@ -181,7 +202,7 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
         } else if ty == "gate" {
             walk.gate(id, &mut nr);
         } else {
-            walk.task(id, &mut nr);
+            walk.task(id, node, &mut nr);
         }
         node_runs.push(nr);
     }
