@@ -197,7 +197,19 @@ fn a_failed_criterion_is_retried_with_its_feedback_before_the_gate() {
     // The second attempt's prompt carries the failed criterion's description and evidence.
     let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
     let feedback = "file_written: CONTRIBUTING.md exists and is more than a stub. (evidence: CONTRIBUTING.md: 21 bytes";
-    assert!(trace.contains(feedback), "no feedback in the trace");
+    let slots: Vec<&str> = trace
+        .lines()
+        .filter(|l| l.contains("\"instruction\":\"draft_contributing\","))
+        .collect();
+    assert_eq!(slots.len(), 2, "two attempts");
+    assert!(
+        !slots[0].contains(feedback),
+        "the first attempt has no feedback"
+    );
+    assert!(
+        slots[1].contains(feedback),
+        "the second attempt's request has the feedback"
+    );
     assert_eq!(
         std::fs::read_to_string(tmp.path().join("out/CONTRIBUTING.md")).unwrap(),
         good
@@ -413,4 +425,144 @@ fn a_rejected_checkpoint_fails_its_node_before_any_model_call() {
         "no attempt ran: {rec:#}"
     );
     assert!(!tmp.path().join("out/NOTES.md").exists());
+}
+
+/// Runs the params fixture with `args` appended; returns the temp dir and its run record.
+fn run_params(args: &[&str]) -> (tempfile::TempDir, Output, serde_json::Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = serde_json::json!({"announce": ["ais 1.2.0 is out."], "condense": ["Out now."]});
+    std::fs::write(tmp.path().join("script.json"), script.to_string()).unwrap();
+    let graph = fixture("params-inputs.agraph.yaml");
+    let mut all = vec![
+        "run",
+        graph.to_str().unwrap(),
+        "--task",
+        "t",
+        "--model",
+        "scripted:script.json",
+        "--out",
+        "out",
+        "--run-record",
+        "rec.json",
+        "--trace",
+        "trace.jsonl",
+    ];
+    all.extend_from_slice(args);
+    let o = ais(tmp.path(), &all);
+    let rec = record(&tmp.path().join("rec.json"));
+    (tmp, o, rec)
+}
+
+#[test]
+fn params_bind_and_every_kind_of_input_resolves_before_its_node() {
+    let (tmp, o, rec) = run_params(&["--input", "version=1.2.0"]);
+    assert_eq!(rec["status"], "succeeded", "{}\n{rec:#}", text(&o));
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    let line = trace
+        .lines()
+        .find(|l| l.contains("\"written\":[[\"announce__inputs\""))
+        .expect("the inputs step");
+    let step: serde_json::Value = serde_json::from_str(line).unwrap();
+    // Implicit (params, then context), template, value, and an optional input's default.
+    assert_eq!(
+        step["written"][0][1],
+        serde_json::json!({"version": "1.2.0", "product": "ais", "headline": "ais 1.2.0 on stable",
+            "audience": "developers", "tone": "plain"})
+    );
+    // An AGX `from` over an upstream output.
+    assert!(
+        trace.contains("\"shout\":\"AIS 1.2.0 IS OUT.\""),
+        "no evaluated `from`"
+    );
+    assert_eq!(rec["outputs"]["sentence"], "Out now.");
+}
+
+#[test]
+fn a_missing_or_invalid_param_rejects_the_run_before_any_node() {
+    let (tmp, _, rec) = run_params(&["--input", "channel=nightly"]);
+    assert_eq!(rec["status"], "failed", "{rec:#}");
+    let codes: Vec<&str> = rec["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(
+        codes.contains(&"AG301") && codes.contains(&"AG302"),
+        "{codes:?}"
+    );
+    assert!(
+        rec["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["status"] == "skipped"),
+        "{rec:#}"
+    );
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    assert!(
+        !trace.contains("\"instruction\":\"announce\","),
+        "no model call"
+    );
+    // A version breaking its schema is AG302 too.
+    let (_, _, rec) = run_params(&["--input", "version=v1"]);
+    let d = &rec["diagnostics"][0];
+    assert_eq!(
+        (d["code"].as_str(), rec["status"].as_str()),
+        (Some("AG302"), Some("failed")),
+        "{rec:#}"
+    );
+    assert!(d["message"].as_str().unwrap().contains("breaks its schema"));
+}
+
+#[test]
+fn a_required_input_that_resolves_to_nothing_fails_its_node_before_the_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.agraph.yaml");
+    let text_of = std::fs::read_to_string(fixture("params-inputs.agraph.yaml")).unwrap();
+    // `audience` loses its value: nothing named `audience` in params or context binds it.
+    std::fs::write(&graph, text_of.replace(", value: developers", "")).unwrap();
+    let script = serde_json::json!({"announce": ["x"], "condense": ["y"]});
+    std::fs::write(tmp.path().join("script.json"), script.to_string()).unwrap();
+    let o = ais(
+        tmp.path(),
+        &[
+            "run",
+            graph.to_str().unwrap(),
+            "--task",
+            "t",
+            "--model",
+            "scripted:script.json",
+            "--input",
+            "version=1.0.0",
+            "--out",
+            "out",
+            "--run-record",
+            "rec.json",
+            "--trace",
+            "trace.jsonl",
+        ],
+    );
+    let rec = record(&tmp.path().join("rec.json"));
+    assert_eq!(rec["status"], "failed", "{}\n{rec:#}", text(&o));
+    assert_eq!(states(&rec)[0], ("announce".into(), "failed".into()));
+    let d = rec["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "RT033")
+        .expect("RT033");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("required input `audience`"),
+        "{d}"
+    );
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    assert!(trace.contains("\"instruction\":\"announce__inputs\","));
+    assert!(
+        !trace.contains("\"instruction\":\"announce\","),
+        "no model call"
+    );
 }

@@ -133,14 +133,14 @@ pub fn finish(
     Ok(())
 }
 
-/// The judge of one task node (see `ais_ags::harness`): a native tool over the node's outputs
-/// and its previous verdict, writing its files through the runtime's confined output root.
-struct Judge {
+/// One of the harness's native tools (see `ais_ags::harness`): a params step, a node's inputs
+/// step or its judge, writing files through the runtime's confined output root.
+struct HarnessTool {
     doc: std::sync::Arc<serde_json::Value>,
-    node: String,
+    name: String,
 }
 
-impl ais_rt::tools::Tool for Judge {
+impl ais_rt::tools::Tool for HarnessTool {
     fn call<'a>(
         &'a self,
         args: ais_rt::tools::ToolArgs,
@@ -153,25 +153,18 @@ impl ais_rt::tools::Tool for Judge {
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
             let root = ais_rt::tools::ArtifactRoot::for_writes(ctx);
-            let call = ais_ags::harness::judge::Call {
-                doc: &self.doc,
-                node: &self.node,
-                args: &args,
-                root: root.dir(),
-                now: ais_ags::run::rfc3339(SystemTime::now()),
-            };
             let mut write = |path: &str, content: &str| {
                 root.write(path, content.as_bytes())
                     .map(|_| ())
                     .map_err(|e| e.message)
             };
-            let out = ais_ags::harness::judge::judge(&call, &mut write);
+            let out = ais_ags::harness::call(&self.doc, &self.name, &args, root.dir(), &mut write);
             Ok(ais_core::Value::from_json(&serde_json::Value::Object(out)))
         })
     }
 }
 
-/// Registers the judges of an AGS graph's task nodes (nothing for any other program).
+/// Registers the harness's native tools for an AGS graph (nothing for any other program).
 pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
     if !ais_ags::is_ags_path(file) {
         return;
@@ -183,14 +176,11 @@ pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
         return;
     };
     let doc = std::sync::Arc::new(doc);
-    for node in ais_ags::harness::judged(&doc) {
-        let name = ais_ags::harness::judge_name(&node);
-        tools.register(
-            name,
-            std::sync::Arc::new(Judge {
-                doc: doc.clone(),
-                node,
-            }),
-        );
+    for name in ais_ags::harness::tools(&doc) {
+        let tool = HarnessTool {
+            doc: doc.clone(),
+            name: name.clone(),
+        };
+        tools.register(name, std::sync::Arc::new(tool));
     }
 }

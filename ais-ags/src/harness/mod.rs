@@ -8,6 +8,7 @@
 //! (SPEC.md §10.3), inside the runtime's journal: a paused or resumed run replays them.
 
 pub mod human;
+pub mod inputs;
 pub mod judge;
 pub mod record;
 
@@ -66,6 +67,13 @@ pub fn lower(doc: &Json, program: &mut Program) {
         .unwrap_or_default();
     let mut tools = program.tools.take().unwrap_or_default();
     let mut verdicts = Vec::new();
+    let has_params = !inputs::param_names(doc).is_empty();
+    if has_params {
+        let (ins, mut cs, tool) = params_step(doc);
+        instructions.splice(0..0, ins);
+        carries.append(&mut cs);
+        tools.push(tool);
+    }
     for nid in judged(doc) {
         let Some(at) = instructions.iter().position(|i| i.id == nid) else {
             continue;
@@ -79,6 +87,17 @@ pub fn lower(doc: &Json, program: &mut Program) {
             .map(|o| carry_name(&nid, o))
             .collect();
         let mut before = Vec::new();
+        if node
+            .get("inputs")
+            .and_then(Json::as_object)
+            .is_some_and(|i| !i.is_empty())
+        {
+            let (mut ins, mut cs, tool) = input_step(doc, &nid, has_params);
+            instructions[at].reads.push(cs[0].name.clone());
+            before.append(&mut ins);
+            carries.append(&mut cs);
+            tools.push(tool);
+        }
         let mut after = Vec::new();
         for (stage, list) in [("before_start", &mut before), ("after_outputs", &mut after)] {
             for (hid, prompt) in human::checkpoints(&node, stage) {
@@ -219,6 +238,191 @@ fn edges(instructions: &[Instruction]) -> Vec<Edge> {
             out.push(edge(&a.id, &b.id, a.reads.first().cloned()));
         }
         out.push(edge(&a.id, TERMINAL_ID, None));
+    }
+    out
+}
+
+/// A native SENSE step named `id` reading `reads` and writing `writes` (a bool second), the
+/// ROUTE that goes on only when that bool holds, the written carries and the tool declaration.
+fn step(
+    id: &str,
+    reads: Vec<String>,
+    writes: &[String; 3],
+    doc: &str,
+) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+    let tool = Tool {
+        name: id.to_owned(),
+        sig: Some(format!("({}) -> ({})", reads.join(", "), writes.join(", "))),
+        surface: Some(ToolSurface::Sense),
+        doc: Some(format!("{doc} (native, registered by `ais run`).")),
+        ..Tool::default()
+    };
+    let sense = Instruction {
+        id: id.to_owned(),
+        opcode: Opcode::Sense,
+        owner: Some(Owner::Code),
+        tool: Some(id.to_owned()),
+        reads,
+        writes: writes.to_vec(),
+        doc: Some(doc.to_owned()),
+        ..Instruction::default()
+    };
+    let route = Instruction {
+        id: format!("{id}{CARRY_SEP}route"),
+        opcode: Opcode::Route,
+        owner: Some(Owner::Code),
+        reads: vec![writes[1].clone()],
+        doc: Some(format!("Go on only when `{id}` succeeded, else stop.")),
+        ..Instruction::default()
+    };
+    let carries = writes
+        .iter()
+        .zip(["any", "bool", "str"])
+        .map(|(w, ty)| Carry {
+            name: w.clone(),
+            ty: Some(ais_core::Type::parse(ty)),
+            produced_by: Some(id.to_owned()),
+            ..Carry::default()
+        })
+        .collect();
+    (vec![sense, route], carries, tool)
+}
+
+/// The first step of a graph with params: each param a `role: input` carry, bound and checked.
+fn params_step(doc: &Json) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+    let names = inputs::param_names(doc);
+    let (ins, mut carries, tool) = step(
+        inputs::PARAMS,
+        names.clone(),
+        &inputs::params_writes(),
+        "Bind the graph's params (AG301, AG302)",
+    );
+    // Typed `any` with a `null` default: an unsupplied param is bound (or refused, AG301) by
+    // the params step — never filled with the task text, never asked for as a human input.
+    for name in names {
+        let spec = doc.pointer(&format!("/params/{name}"));
+        carries.push(Carry {
+            name: name.clone(),
+            ty: Some(ais_core::Type::Any),
+            role: Some(ais_core::Role::Input),
+            default: Some(ais_core::Value::Null),
+            doc: spec
+                .and_then(|s| s.get("description"))
+                .and_then(Json::as_str)
+                .map(str::to_owned),
+            ..Carry::default()
+        });
+    }
+    (ins, carries, tool)
+}
+
+/// Node `nid`'s inputs step: it reads the bound params and every output of the nodes before it.
+fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+    let mut reads = Vec::new();
+    if has_params {
+        reads.push(inputs::PARAMS.to_owned());
+    }
+    for earlier in crate::schedule(doc).iter().take_while(|id| *id != nid) {
+        let node = doc
+            .pointer(&format!("/nodes/{earlier}"))
+            .cloned()
+            .unwrap_or(Json::Null);
+        reads.extend(output_names(&node).iter().map(|o| carry_name(earlier, o)));
+    }
+    step(
+        &carry_name(nid, "inputs"),
+        reads,
+        &inputs::input_writes(nid),
+        &format!("Resolve the inputs of node `{nid}`"),
+    )
+}
+
+/// The native tools the harness program calls: the params step, each node's inputs step and
+/// judge.
+pub fn tools(doc: &Json) -> Vec<String> {
+    let mut out = Vec::new();
+    if !inputs::param_names(doc).is_empty() {
+        out.push(inputs::PARAMS.to_owned());
+    }
+    for nid in judged(doc) {
+        let node = doc
+            .pointer(&format!("/nodes/{nid}"))
+            .cloned()
+            .unwrap_or(Json::Null);
+        if node
+            .get("inputs")
+            .and_then(Json::as_object)
+            .is_some_and(|i| !i.is_empty())
+        {
+            out.push(carry_name(&nid, "inputs"));
+        }
+        out.push(judge_name(&nid));
+    }
+    out
+}
+
+/// Answers a call of the native tool `tool` (one of [`tools`]): the carries it writes.
+pub fn call(
+    doc: &Json,
+    tool: &str,
+    args: &Map<String, Json>,
+    root: &std::path::Path,
+    write: &mut judge::Writer,
+) -> Map<String, Json> {
+    let [value, ok, error] = if tool == inputs::PARAMS {
+        inputs::params_writes()
+    } else if let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}inputs")) {
+        inputs::input_writes(nid)
+    } else {
+        let nid = tool
+            .strip_suffix(&format!("{CARRY_SEP}judge"))
+            .unwrap_or(tool);
+        let call = judge::Call {
+            doc,
+            node: nid,
+            args,
+            root,
+            now: crate::run::rfc3339(std::time::SystemTime::now()),
+        };
+        return judge::judge(&call, write);
+    };
+    let result = if tool == inputs::PARAMS {
+        inputs::bind_params(doc, args).map_err(|errs| {
+            Json::Array(
+                errs.into_iter()
+                    .map(|(c, m)| serde_json::json!({"code": c, "message": m}))
+                    .collect(),
+            )
+        })
+    } else {
+        let nid = tool
+            .strip_suffix(&format!("{CARRY_SEP}inputs"))
+            .unwrap_or(tool);
+        let params = args
+            .get(inputs::PARAMS)
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_default();
+        inputs::resolve(doc, nid, &params, args).map_err(Json::String)
+    };
+    let mut out = Map::new();
+    match result {
+        Ok(v) => {
+            out.insert(value, Json::Object(v));
+            out.insert(ok, Json::Bool(true));
+            out.insert(error, Json::String(String::new()));
+        }
+        Err(e) => {
+            out.insert(value, Json::Object(Map::new()));
+            out.insert(ok, Json::Bool(false));
+            out.insert(
+                error,
+                Json::String(match e {
+                    Json::String(s) => s,
+                    other => other.to_string(),
+                }),
+            );
+        }
     }
     out
 }

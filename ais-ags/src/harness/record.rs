@@ -3,7 +3,7 @@
 //! outputs, written by its judge), each gate's answer, the instruction a pause or a fault
 //! stopped at.
 
-use super::{human, judge_writes};
+use super::{human, inputs, judge_writes};
 use crate::run::{CLAIMED_LEVEL, Ran, SUPPORTED_FEATURES, rfc3339};
 use crate::translate::carry_name;
 use serde_json::{Map, Value as Json, json};
@@ -79,6 +79,18 @@ impl Walk<'_> {
         if self.checkpoints(id, node, nr) {
             nr["status"] = json!("failed");
             return self.fail(id, "a human checkpoint was rejected");
+        }
+        let [_, ok, error] = inputs::input_writes(id);
+        if self.ran.report.get(&ok) == Some(&json!(false)) {
+            let e = self
+                .ran
+                .report
+                .get(&error)
+                .and_then(Json::as_str)
+                .unwrap_or_default();
+            self.diagnostics.push(json!({"code": "RT033", "severity": "error", "node_id": id, "message": format!("node `{id}`: {e}")}));
+            nr["status"] = json!("failed");
+            return self.fail(id, "a required input is missing");
         }
         let verdict = self.ran.report.get(&judge_writes(id)[3]);
         let Some(Json::Object(v)) = verdict else {
@@ -191,6 +203,21 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
         any_failed: false,
         past_stop: false,
     };
+    let [_, ok, error] = inputs::params_writes();
+    if ran.report.get(&ok) == Some(&json!(false)) {
+        // The params were rejected (AG301/AG302): no node ran.
+        let text = ran
+            .report
+            .get(&error)
+            .and_then(Json::as_str)
+            .unwrap_or("[]");
+        let found: Vec<Json> = serde_json::from_str(text).unwrap_or_default();
+        for f in found {
+            walk.diagnostics.push(json!({"code": f["code"], "severity": "error", "message": f["message"], "pointer": "/params"}));
+        }
+        walk.any_failed = true;
+        walk.halted = Some("the run was rejected: its params do not satisfy their specs".into());
+    }
     let mut node_runs = Vec::new();
     for id in schedule {
         let Some(node) = nodes.get(id) else { continue };
