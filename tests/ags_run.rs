@@ -460,7 +460,7 @@ fn params_bind_and_every_kind_of_input_resolves_before_its_node() {
     let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
     let line = trace
         .lines()
-        .find(|l| l.contains("\"written\":[[\"announce__inputs\""))
+        .find(|l| l.contains("\"written\":[[\"announce__ags_inputs\""))
         .expect("the inputs step");
     let step: serde_json::Value = serde_json::from_str(line).unwrap();
     // Implicit (params, then context), template, value, and an optional input's default.
@@ -560,9 +560,89 @@ fn a_required_input_that_resolves_to_nothing_fails_its_node_before_the_model() {
         "{d}"
     );
     let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
-    assert!(trace.contains("\"instruction\":\"announce__inputs\","));
+    assert!(trace.contains("\"instruction\":\"announce__ags_inputs\","));
     assert!(
         !trace.contains("\"instruction\":\"announce\","),
         "no model call"
+    );
+}
+
+/// Runs the tiers fixture on a model of tier `tier` (unset: the default); returns the record.
+fn run_tiers(tier: Option<&str>) -> (tempfile::TempDir, serde_json::Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = serde_json::json!({"plan": ["1. Copy. 2. Switch."], "review": ["Safe."]});
+    std::fs::write(tmp.path().join("script.json"), script.to_string()).unwrap();
+    let graph = fixture("tiers.agraph.yaml");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args([
+        "run",
+        graph.to_str().unwrap(),
+        "--task",
+        "t",
+        "--model",
+        "scripted:script.json",
+        "--out",
+        "out",
+        "--run-record",
+        "rec.json",
+        "--trace",
+        "trace.jsonl",
+    ])
+    .current_dir(tmp.path())
+    .env_remove("AIS_MODEL")
+    .env_remove("AIS_MODEL_TIER")
+    .stdin(Stdio::null());
+    if let Some(t) = tier {
+        cmd.env("AIS_MODEL_TIER", t);
+    }
+    let o = cmd.output().unwrap();
+    assert!(o.status.code().is_some(), "{}", text(&o));
+    let rec = record(&tmp.path().join("rec.json"));
+    (tmp, rec)
+}
+
+#[test]
+fn a_tier_above_the_model_is_refused_before_any_token_unless_downgrade_is_allowed() {
+    let (tmp, rec) = run_tiers(None);
+    assert_eq!(rec["status"], "failed", "{rec:#}");
+    assert_eq!(
+        states(&rec),
+        [
+            ("plan".into(), "succeeded".into()),
+            ("review".into(), "blocked".into())
+        ]
+    );
+    let routed = &rec["nodes"][0]["attempts"][0]["routed"];
+    assert_eq!(routed["requested_tier"], "advanced");
+    assert_eq!(routed["effective_tier"], "standard");
+    assert_eq!(routed["downgraded"], true);
+    assert!(
+        routed["reason"]
+            .as_str()
+            .unwrap()
+            .contains("allow_downgrade")
+    );
+    let d = rec["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "RT011")
+        .expect("RT011");
+    assert_eq!(d["node_id"], "review");
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    assert!(
+        !trace.contains("\"instruction\":\"review\","),
+        "no model call for review"
+    );
+    // A frontier model satisfies both, without downgrading.
+    let (_, rec) = run_tiers(Some("frontier"));
+    assert_eq!(rec["status"], "succeeded", "{rec:#}");
+    assert_eq!(
+        rec["nodes"][1]["attempts"][0]["routed"]["requested_tier"],
+        "frontier"
+    );
+    assert_eq!(
+        rec["nodes"][0]["attempts"][0]["routed"]["downgraded"],
+        false
     );
 }

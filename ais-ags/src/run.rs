@@ -39,8 +39,27 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
         .and_then(Json::as_object)
         .cloned()
         .unwrap_or_default();
+    for name in crate::harness::inputs::param_names(doc) {
+        if name == "task" || name.contains("__") || name == crate::harness::inputs::PARAMS {
+            out.push(format!("param `{name}`: a name this harness reserves (`task`, `ags_params`, or one containing `__`)"));
+        }
+    }
     for (id, node) in &nodes {
         let ty = node.get("type").and_then(Json::as_str).unwrap_or("task");
+        for o in node
+            .get("outputs")
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            if o.starts_with(crate::harness::OWN) {
+                out.push(format!(
+                    "node `{id}`: output `{o}` (names starting `{}` are this harness's own)",
+                    crate::harness::OWN
+                ));
+            }
+        }
         if !matches!(ty, "task" | "gate") {
             out.push(format!("node `{id}`: `type: {ty}`"));
         }

@@ -39,6 +39,12 @@ pub fn program(file: &Path, output: &mut Output) -> Result<(String, agir::Docume
         )?;
         return Err(Failure::Exit(2));
     };
+    ais_ags::harness::routing::model_tier().map_err(|e| {
+        CliError::new(
+            e,
+            "state the run model's AGS intelligence tier, e.g. `AIS_MODEL_TIER=advanced`",
+        )
+    })?;
     let missing = ais_ags::run::unsupported(data);
     if !missing.is_empty() {
         return Err(CliError::new(
@@ -137,6 +143,7 @@ pub fn finish(
 /// step or its judge, writing files through the runtime's confined output root.
 struct HarnessTool {
     doc: std::sync::Arc<serde_json::Value>,
+    tier: String,
     name: String,
 }
 
@@ -158,7 +165,14 @@ impl ais_rt::tools::Tool for HarnessTool {
                     .map(|_| ())
                     .map_err(|e| e.message)
             };
-            let out = ais_ags::harness::call(&self.doc, &self.name, &args, root.dir(), &mut write);
+            let out = ais_ags::harness::call(
+                &self.doc,
+                &self.tier,
+                &self.name,
+                &args,
+                root.dir(),
+                &mut write,
+            );
             Ok(ais_core::Value::from_json(&serde_json::Value::Object(out)))
         })
     }
@@ -176,8 +190,11 @@ pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
         return;
     };
     let doc = std::sync::Arc::new(doc);
+    // `program` refused an unknown tier before the run started.
+    let tier = ais_ags::harness::routing::model_tier().unwrap_or_else(|_| "standard".into());
     for name in ais_ags::harness::tools(&doc) {
         let tool = HarnessTool {
+            tier: tier.clone(),
             doc: doc.clone(),
             name: name.clone(),
         };

@@ -5,7 +5,7 @@
 //! ROUTE goes on only when approved (a rejection fails the node); a criterion's verdict is read
 //! by the node's judge.
 
-use crate::translate::{CARRY_SEP, carry_name, gate_prompt, gate_verdict};
+use crate::translate::{carry_name, gate_prompt, gate_verdict};
 use ais_core::{Carry, Instruction, Opcode, Owner};
 use serde_json::{Map, Value as Json, json};
 
@@ -14,12 +14,12 @@ pub const STAGES: [&str; 2] = ["before_start", "after_outputs"];
 
 /// The instruction-id prefix of checkpoint `hid` of node `nid`.
 pub fn checkpoint_id(nid: &str, hid: &str) -> String {
-    format!("{nid}{CARRY_SEP}h_{hid}")
+    super::own(nid, &format!("h_{hid}"))
 }
 
 /// The instruction-id prefix of `human` criterion `cid` of node `nid`.
 pub fn criterion_id(nid: &str, cid: &str) -> String {
-    format!("{nid}{CARRY_SEP}c_{cid}")
+    super::own(nid, &format!("c_{cid}"))
 }
 
 /// The carries an approval at `prefix` writes: the answer and whether it approved.

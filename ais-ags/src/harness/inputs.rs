@@ -27,9 +27,9 @@ pub fn params_writes() -> [String; 3] {
 /// The carries node `nid`'s inputs step writes: the inputs, whether they resolved, why not.
 pub fn input_writes(nid: &str) -> [String; 3] {
     [
-        carry_name(nid, "inputs"),
-        carry_name(nid, "inputs_ok"),
-        carry_name(nid, "inputs_error"),
+        super::own(nid, "inputs"),
+        super::own(nid, "inputs_ok"),
+        super::own(nid, "inputs_error"),
     ]
 }
 

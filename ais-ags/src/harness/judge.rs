@@ -24,6 +24,8 @@ pub struct Call<'a> {
     pub root: &'a Path,
     /// The time of the call (RFC 3339).
     pub now: String,
+    /// The tier of the run's model ([`super::routing`]).
+    pub tier: String,
 }
 
 fn present(v: &Json) -> bool {
@@ -226,7 +228,14 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
                 "criteria_failed".into(),
             ]
         });
-    let retry = !passed && attempt < max && retry_on.iter().any(|r| r == class || r == "any");
+    let mut retry = !passed && attempt < max && retry_on.iter().any(|r| r == class || r == "any");
+    // A retry that would escalate past the model is refused, not run on a lesser one.
+    let refused = if retry {
+        super::routing::route(&node, attempt + 1, &call.tier).err()
+    } else {
+        None
+    };
+    retry &= refused.is_none();
     let started = attempts
         .last()
         .and_then(|a| a.get("finished_at"))
@@ -240,6 +249,9 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     }
     if !error.is_empty() {
         record["error"] = json!(error);
+    }
+    if let Ok(routed) = super::routing::route(&node, attempt, &call.tier) {
+        record["routed"] = routed;
     }
     attempts.push(record);
     let status = if passed {
@@ -265,7 +277,7 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     out.insert(feedback_c, json!(fb));
     out.insert(
         verdict_c,
-        json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs}),
+        json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs, "refused": refused}),
     );
     out
 }

@@ -11,21 +11,31 @@ pub mod human;
 pub mod inputs;
 pub mod judge;
 pub mod record;
+pub mod routing;
 
 use crate::translate::{CARRY_SEP, TERMINAL_ID, carry_name};
 use ais_core::{Carry, Edge, Instruction, Modality, Opcode, Owner, Program, Tool, ToolSurface};
 use serde_json::{Map, Value as Json};
 
+/// The prefix of the names this harness gives its own carries and instructions under a node
+/// (an output name starting with it is refused, so none collides with a node output).
+pub const OWN: &str = "ags_";
+
+/// The name of the harness's own carry or instruction `name` of node `nid`.
+pub fn own(nid: &str, name: &str) -> String {
+    format!("{nid}{CARRY_SEP}{OWN}{name}")
+}
+
 /// The carries a judge writes for node `nid`, in its signature's order: whether the node
 /// passed, whether it is retried, the feedback its next attempt reads, and its verdict (the
 /// record of every attempt so far).
 pub fn judge_writes(nid: &str) -> [String; 4] {
-    ["passed", "retry", "feedback", "verdict"].map(|w| carry_name(nid, w))
+    ["passed", "retry", "feedback", "verdict"].map(|w| own(nid, w))
 }
 
 /// The name of the judge tool (and instruction) of node `nid`.
 pub fn judge_name(nid: &str) -> String {
-    carry_name(nid, "judge")
+    own(nid, "judge")
 }
 
 /// The task nodes a judge follows, in the schedule's order.
@@ -136,7 +146,7 @@ pub fn lower(doc: &Json, program: &mut Program) {
             ..Instruction::default()
         };
         let route = Instruction {
-            id: format!("{nid}{CARRY_SEP}route"),
+            id: format!("{name}{CARRY_SEP}route"),
             opcode: Opcode::Route,
             owner: Some(Owner::Code),
             reads: vec![passed.clone()],
@@ -224,15 +234,11 @@ fn edges(instructions: &[Instruction]) -> Vec<Edge> {
             out.push(edge(&a.id, &b.id, None));
             continue;
         }
-        let node =
+        let judged =
             a.id.strip_suffix(&format!("{CARRY_SEP}route"))
-                .unwrap_or(&a.id);
-        let judged = a
-            .reads
-            .first()
-            .is_some_and(|r| *r == carry_name(node, "passed"));
-        if judged {
-            out.push(edge(&a.id, node, Some(carry_name(node, "retry"))));
+                .and_then(|p| p.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")));
+        if let Some(node) = judged {
+            out.push(edge(&a.id, node, Some(judge_writes(node)[1].clone())));
         }
         if b.id != TERMINAL_ID {
             out.push(edge(&a.id, &b.id, a.reads.first().cloned()));
@@ -316,7 +322,7 @@ fn params_step(doc: &Json) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     (ins, carries, tool)
 }
 
-/// Node `nid`'s inputs step: it reads the bound params and every output of the nodes before it.
+/// Node `nid`'s start step — its model routed (§11.4), its inputs resolved (§9.2): it reads the bound params and every output of the nodes before it.
 fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     let mut reads = Vec::new();
     if has_params {
@@ -330,7 +336,7 @@ fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec
         reads.extend(output_names(&node).iter().map(|o| carry_name(earlier, o)));
     }
     step(
-        &carry_name(nid, "inputs"),
+        &own(nid, "inputs"),
         reads,
         &inputs::input_writes(nid),
         &format!("Resolve the inputs of node `{nid}`"),
@@ -354,16 +360,18 @@ pub fn tools(doc: &Json) -> Vec<String> {
             .and_then(Json::as_object)
             .is_some_and(|i| !i.is_empty())
         {
-            out.push(carry_name(&nid, "inputs"));
+            out.push(own(&nid, "inputs"));
         }
         out.push(judge_name(&nid));
     }
     out
 }
 
-/// Answers a call of the native tool `tool` (one of [`tools`]): the carries it writes.
+/// Answers a call of the native tool `tool` (one of [`tools`]) for a run whose model is of
+/// tier `tier`: the carries it writes.
 pub fn call(
     doc: &Json,
+    tier: &str,
     tool: &str,
     args: &Map<String, Json>,
     root: &std::path::Path,
@@ -371,11 +379,11 @@ pub fn call(
 ) -> Map<String, Json> {
     let [value, ok, error] = if tool == inputs::PARAMS {
         inputs::params_writes()
-    } else if let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}inputs")) {
+    } else if let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}inputs")) {
         inputs::input_writes(nid)
     } else {
         let nid = tool
-            .strip_suffix(&format!("{CARRY_SEP}judge"))
+            .strip_suffix(&format!("{CARRY_SEP}{OWN}judge"))
             .unwrap_or(tool);
         let call = judge::Call {
             doc,
@@ -383,6 +391,7 @@ pub fn call(
             args,
             root,
             now: crate::run::rfc3339(std::time::SystemTime::now()),
+            tier: tier.to_owned(),
         };
         return judge::judge(&call, write);
     };
@@ -396,14 +405,21 @@ pub fn call(
         })
     } else {
         let nid = tool
-            .strip_suffix(&format!("{CARRY_SEP}inputs"))
+            .strip_suffix(&format!("{CARRY_SEP}{OWN}inputs"))
             .unwrap_or(tool);
         let params = args
             .get(inputs::PARAMS)
             .and_then(Json::as_object)
             .cloned()
             .unwrap_or_default();
-        inputs::resolve(doc, nid, &params, args).map_err(Json::String)
+        let node = doc
+            .pointer(&format!("/nodes/{nid}"))
+            .cloned()
+            .unwrap_or(Json::Null);
+        // Routing comes first (§17.7 steps 1–2: refused before any model call).
+        routing::route(&node, 1, tier)
+            .and_then(|_| inputs::resolve(doc, nid, &params, args))
+            .map_err(Json::String)
     };
     let mut out = Map::new();
     match result {

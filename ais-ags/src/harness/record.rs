@@ -88,6 +88,11 @@ impl Walk<'_> {
                 .get(&error)
                 .and_then(Json::as_str)
                 .unwrap_or_default();
+            if let Some(why) = e.strip_prefix("RT011: ") {
+                self.diagnostics.push(json!({"code": "RT011", "severity": "error", "node_id": id, "message": format!("node `{id}`: {why}")}));
+                nr["status"] = json!("blocked");
+                return self.fail(id, "its intelligence tier cannot be satisfied");
+            }
             self.diagnostics.push(json!({"code": "RT033", "severity": "error", "node_id": id, "message": format!("node `{id}`: {e}")}));
             nr["status"] = json!("failed");
             return self.fail(id, "a required input is missing");
@@ -121,6 +126,10 @@ impl Walk<'_> {
             self.last_finished = last["finished_at"].clone();
         }
         nr["outputs"] = v.get("outputs").cloned().unwrap_or(json!({}));
+        if let Some(why) = v.get("refused").and_then(Json::as_str) {
+            let why = why.strip_prefix("RT011: ").unwrap_or(why);
+            self.diagnostics.push(json!({"code": "RT011", "severity": "error", "node_id": id, "message": format!("node `{id}`: the retry is refused: {why}")}));
+        }
         nr["attempts"] = Json::Array(attempts.clone());
         if nr["status"] == "failed" {
             let error = attempts
