@@ -646,3 +646,114 @@ fn a_tier_above_the_model_is_refused_before_any_token_unless_downgrade_is_allowe
         false
     );
 }
+
+/// Runs `graph` on `script` with `extra` arguments and `env`; returns the output and record.
+fn run_with(
+    tmp: &Path,
+    graph: &Path,
+    script: serde_json::Value,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (Output, Option<serde_json::Value>) {
+    std::fs::write(tmp.join("script.json"), script.to_string()).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args([
+        "run",
+        graph.to_str().unwrap(),
+        "--task",
+        "t",
+        "--model",
+        "scripted:script.json",
+        "--out",
+        "out",
+        "--run-record",
+        "rec.json",
+    ])
+    .args(extra)
+    .current_dir(tmp)
+    .env_remove("AIS_MODEL")
+    .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap();
+    let path = tmp.join("rec.json");
+    let rec = path.exists().then(|| record(&path));
+    (o, rec)
+}
+
+#[test]
+fn command_criteria_run_only_when_allowed_and_gate_the_retry() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = fixture("commands.agraph.yaml");
+    let script = serde_json::json!({"report": ["FAIL: disk", "OK: all green"]});
+    // Without the operator's opt-in, a graph with required command criteria is refused.
+    let (o, rec) = run_with(tmp.path(), &graph, script.clone(), &[], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("`--allow-commands`"), "{}", text(&o));
+    assert!(rec.is_none());
+    let (o, rec) = run_with(tmp.path(), &graph, script, &["--allow-commands"], &[]);
+    let rec = rec.expect("a record");
+    assert_eq!(rec["status"], "succeeded", "{}\n{rec:#}", text(&o));
+    let attempts = rec["nodes"][0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    let first = &attempts[0]["success"]["results"];
+    assert_eq!(
+        first[0]["passed"], false,
+        "grep finds no OK in `FAIL: disk`"
+    );
+    assert!(
+        first[1]["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("does not match")
+    );
+    assert_eq!(attempts[1]["success"]["passed"], true);
+}
+
+#[test]
+fn a_command_criterion_cannot_write_outside_the_output_root_nor_read_a_secret() {
+    if !ais_rt::sandbox::confinement_available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have the kernel sandbox"
+        );
+        eprintln!("skipped: no Landlock on this kernel");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside.txt");
+    let graph = tmp.path().join("attack.agraph.yaml");
+    let text_of = std::fs::read_to_string(fixture("commands.agraph.yaml")).unwrap();
+    let attack = format!(
+        "        - id: escape\n          kind: command\n          description: Writes outside.\n          run: \"echo pwned > ../outside.txt; echo pwned > {}\"\n        - id: secret\n          kind: command\n          description: Reads a secret.\n          run: printenv AGS_TEST_SECRET\n",
+        outside.display()
+    );
+    let graph_text = text_of.replace("    failure:\n", &format!("{attack}    failure:\n"));
+    std::fs::write(&graph, graph_text).unwrap();
+    let script = serde_json::json!({"report": ["OK", "OK"]});
+    let env = [("AGS_TEST_SECRET", "hunter2-do-not-leak")];
+    let (o, rec) = run_with(tmp.path(), &graph, script, &["--allow-commands"], &env);
+    let rec = rec.expect("a record");
+    assert_eq!(rec["status"], "failed", "{}\n{rec:#}", text(&o));
+    assert!(!outside.exists(), "the write left the output root");
+    let results = rec["nodes"][0]["attempts"][0]["success"]["results"]
+        .as_array()
+        .unwrap();
+    let by_id = |id: &str| results.iter().find(|r| r["id"] == id).unwrap().clone();
+    let escape = by_id("escape");
+    assert_eq!(escape["passed"], false);
+    let evidence = escape["evidence"].as_str().unwrap_or_default();
+    assert!(
+        evidence.contains("Permission denied"),
+        "the write was tried and refused: {escape}"
+    );
+    assert_eq!(
+        by_id("secret")["passed"],
+        false,
+        "the secret is not in the environment"
+    );
+    assert_eq!(by_id("says_ok")["passed"], true);
+    let all = format!("{rec}{}", text(&o));
+    assert!(!all.contains("hunter2"), "the secret leaked");
+}

@@ -1,25 +1,39 @@
 //! Running an AGS graph through its import (docs/AGS.md, "Running"): which features this
-//! harness executes, the files a task's `file` outputs become, the criteria it evaluates, and
-//! the run record (`agentic-graph-run-1.0.schema.json`).
+//! harness executes, the criteria its judges evaluate, time stamps; the program a run executes
+//! and its run record are [`crate::harness`]'s.
 
 use serde_json::{Map, Value as Json, json};
 use std::path::{Component, Path};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The conformance level this harness claims in its run records: 0 — it executes the level 1
-/// node types and edges, but not every level 1 feature (see [`SUPPORTED_FEATURES`]).
+/// The conformance level this harness claims in its run records: 0 — it executes most of
+/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: gates other than `approve` with
+/// `on_reject: fail`, `failure.on_exhausted` other than `fail`, output type checks (`RT031`)
+/// and the default `policy.on_node_failure: isolate` (a failed node stops the run here) are
+/// missing (docs/AGS.md, "Conformance level").
 pub const CLAIMED_LEVEL: u64 = 0;
 
 /// What this harness executes, as published in `harness.supported_features`.
-pub const SUPPORTED_FEATURES: [&str; 8] = [
+pub const SUPPORTED_FEATURES: [&str; 19] = [
     "node:task",
     "node:gate:approve",
     "edge:sequence",
     "join:all",
-    "inputs:from-node-output",
+    "scheduling:sequential",
+    "params:bind-and-validate",
+    "inputs:from",
+    "inputs:template",
+    "inputs:value",
+    "inputs:default",
+    "inputs:implicit-binding",
     "outputs:file-by-path_hint",
     "criterion:file_exists",
     "criterion:artifact_present",
+    "criterion:human",
+    "criterion:command",
+    "human:before_start,after_outputs",
+    "failure:retry",
+    "intelligence:routing",
 ];
 
 /// The features a graph uses that this harness does not execute, each with where it is used.
@@ -106,7 +120,17 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
         {
             let kind = c.get("kind").and_then(Json::as_str).unwrap_or_default();
             let advisory = c.get("severity").and_then(Json::as_str) == Some("advisory");
-            if !matches!(kind, "file_exists" | "artifact_present" | "human") && !advisory {
+            let cwd = c.get("cwd").and_then(Json::as_str);
+            if kind == "command" && cwd.is_some_and(|d| safe_relative(d).is_none()) {
+                out.push(format!(
+                    "node `{id}`: a `command` criterion whose `cwd` leaves the output root"
+                ));
+            }
+            if !matches!(
+                kind,
+                "file_exists" | "artifact_present" | "human" | "command"
+            ) && !advisory
+            {
                 out.push(format!("node `{id}`: a required `{kind}` criterion"));
             }
         }
@@ -121,6 +145,32 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
         let kind = e.get("kind").and_then(Json::as_str).unwrap_or("sequence");
         if kind != "sequence" {
             out.push(format!("edge {i}: `kind: {kind}`"));
+        }
+    }
+    out
+}
+
+/// The required `command` criteria of a graph, named (`ais run` runs them only when the
+/// operator allows it).
+pub fn required_commands(doc: &Json) -> Vec<String> {
+    let mut out = Vec::new();
+    for (id, node) in doc
+        .get("nodes")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for c in node
+            .pointer("/success/criteria")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let required = c.get("severity").and_then(Json::as_str) != Some("advisory");
+            if required && c.get("kind").and_then(Json::as_str) == Some("command") {
+                let cid = c.get("id").and_then(Json::as_str).unwrap_or("?");
+                out.push(format!("node `{id}`: `command` criterion `{cid}`"));
+            }
         }
     }
     out

@@ -26,6 +26,9 @@ pub struct Call<'a> {
     pub now: String,
     /// The tier of the run's model ([`super::routing`]).
     pub tier: String,
+    /// What each `command` criterion's command did, by criterion id: `exit` (null when it did
+    /// not exit), `output`, `error` (see [`super::commands`]).
+    pub commands: &'a Map<String, Json>,
 }
 
 fn present(v: &Json) -> bool {
@@ -64,6 +67,25 @@ fn collect(call: &Call, node: &Json, write: &mut Writer) -> (Map<String, Json>, 
         }
     }
     (outputs, problems)
+}
+
+/// Writes node `nid`'s produced `file` outputs that have a `path_hint` (errors are reported
+/// when the judge collects them).
+pub fn write_files(nid: &str, node: &Json, args: &Map<String, Json>, write: &mut Writer) {
+    for (name, spec) in node
+        .get("outputs")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let hint = spec.get("path_hint").and_then(Json::as_str);
+        let value = args.get(&carry_name(nid, name));
+        if let (Some("file"), Some(hint), Some(Json::String(content))) =
+            (spec.get("type").and_then(Json::as_str), hint, value)
+        {
+            let _ = write(hint, content);
+        }
+    }
 }
 
 /// Whether the required results pass under the block's `mode` (`all`, `any`, `n_of`).
@@ -147,6 +169,65 @@ fn human_result(call: &Call, c: &Json) -> Json {
         "evidence": format!("the reviewer answered `{}`", said.trim())})
 }
 
+/// A `command` criterion's result (§10.2): the exit code equals `expect_exit_code` (default
+/// 0) and, when set, stdout matches `expect_stdout_matches`; the output is the evidence.
+fn command_result(call: &Call, c: &Json) -> Json {
+    let cid = c.get("id").and_then(Json::as_str).unwrap_or("command");
+    let severity = c
+        .get("severity")
+        .and_then(Json::as_str)
+        .unwrap_or("required");
+    let mut r = json!({"id": cid, "kind": "command", "severity": severity, "passed": false});
+    let ran = call
+        .commands
+        .get(cid)
+        .cloned()
+        .unwrap_or(json!({"error": "not run"}));
+    let Some(exit) = ran.get("exit").and_then(Json::as_i64) else {
+        r["error"] = ran
+            .get("error")
+            .cloned()
+            .unwrap_or(json!("the command did not exit"));
+        if let Some(o) = ran
+            .get("output")
+            .and_then(Json::as_str)
+            .filter(|o| !o.is_empty())
+        {
+            r["evidence"] = json!(cap(o));
+        }
+        return r;
+    };
+    let want = c
+        .get("expect_exit_code")
+        .and_then(Json::as_i64)
+        .unwrap_or(0);
+    let output = ran.get("output").and_then(Json::as_str).unwrap_or("");
+    let matches = match c.get("expect_stdout_matches").and_then(Json::as_str) {
+        None => true,
+        Some(p) => regex::Regex::new(p).is_ok_and(|re| re.is_match(output)),
+    };
+    r["passed"] = json!(exit == want && matches);
+    r["evidence"] = json!(format!(
+        "exit status {exit} (expected {want}){}\n{}",
+        if matches {
+            ""
+        } else {
+            "; stdout does not match `expect_stdout_matches`"
+        },
+        cap(output)
+    ));
+    r
+}
+
+/// At most 4 KiB of a command's output, for the record.
+fn cap(text: &str) -> String {
+    let mut end = text.len().min(4096);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
+}
+
 /// Judges one attempt of a node; the map holds the judge's writes by carry name.
 pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     let node = call
@@ -185,6 +266,7 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
         .flatten()
         .map(|c| match c.get("kind").and_then(Json::as_str) {
             Some("human") => human_result(call, c),
+            Some("command") => command_result(call, c),
             _ => criterion(c, &outputs, call.root),
         })
         .collect();

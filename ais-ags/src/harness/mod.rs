@@ -367,13 +367,72 @@ pub fn tools(doc: &Json) -> Vec<String> {
     out
 }
 
+/// A `command` criterion a judge has run before it judges.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CommandCriterion {
+    /// The criterion's id.
+    pub id: String,
+    /// The command line.
+    pub run: String,
+    /// Its working directory under the output root (already checked relative).
+    pub cwd: Option<String>,
+    /// Its time limit.
+    pub timeout_seconds: Option<f64>,
+}
+
+/// The `command` criteria the native tool `tool` runs before it judges (a judge's node's).
+pub fn commands(doc: &Json, tool: &str) -> Vec<CommandCriterion> {
+    let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")) else {
+        return Vec::new();
+    };
+    doc.pointer(&format!("/nodes/{nid}/success/criteria"))
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| c.get("kind").and_then(Json::as_str) == Some("command"))
+        .map(|c| CommandCriterion {
+            id: c
+                .get("id")
+                .and_then(Json::as_str)
+                .unwrap_or("command")
+                .to_owned(),
+            run: c
+                .get("run")
+                .and_then(Json::as_str)
+                .unwrap_or("false")
+                .to_owned(),
+            cwd: c.get("cwd").and_then(Json::as_str).map(str::to_owned),
+            timeout_seconds: c.get("timeout_seconds").and_then(Json::as_f64),
+        })
+        .collect()
+}
+
+/// Writes the `file` outputs a judge's node produced under the output root before its
+/// [`commands`] run, so they see this attempt's files (the judge then collects the same files).
+pub fn write_files(doc: &Json, tool: &str, args: &Map<String, Json>, write: &mut judge::Writer) {
+    if let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")) {
+        let node = doc
+            .pointer(&format!("/nodes/{nid}"))
+            .cloned()
+            .unwrap_or(Json::Null);
+        judge::write_files(nid, &node, args, write);
+    }
+}
+
+/// The exit code a failed `command` tool's message names (`… failed with exit status N`).
+pub fn exit_code(message: &str) -> Option<i64> {
+    let re = regex::Regex::new(r"failed with exit status (\d+)").ok()?;
+    re.captures(message)?[1].parse().ok()
+}
+
 /// Answers a call of the native tool `tool` (one of [`tools`]) for a run whose model is of
-/// tier `tier`: the carries it writes.
+/// tier `tier`, given what its [`commands`] did: the carries it writes.
 pub fn call(
     doc: &Json,
     tier: &str,
     tool: &str,
     args: &Map<String, Json>,
+    commands: &Map<String, Json>,
     root: &std::path::Path,
     write: &mut judge::Writer,
 ) -> Map<String, Json> {
@@ -392,6 +451,7 @@ pub fn call(
             root,
             now: crate::run::rfc3339(std::time::SystemTime::now()),
             tier: tier.to_owned(),
+            commands,
         };
         return judge::judge(&call, write);
     };
