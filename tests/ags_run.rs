@@ -757,3 +757,42 @@ fn a_command_criterion_cannot_write_outside_the_output_root_nor_read_a_secret() 
     let all = format!("{rec}{}", text(&o));
     assert!(!all.contains("hunter2"), "the secret leaked");
 }
+
+#[test]
+fn an_output_that_fails_its_type_fails_its_node_with_rt031() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("typed.agraph.yaml");
+    let text_of = std::fs::read_to_string(fixture("tiers.agraph.yaml")).unwrap();
+    std::fs::write(
+        &graph,
+        text_of.replace(
+            "{ type: string, description: The review.",
+            "{ type: object, description: The review.",
+        ),
+    )
+    .unwrap();
+    let script = serde_json::json!({"plan": ["p"], "review": ["just text"]});
+    let (o, rec) = run_with(
+        tmp.path(),
+        &graph,
+        script,
+        &[],
+        &[("AIS_MODEL_TIER", "frontier")],
+    );
+    let rec = rec.expect("a record");
+    assert_eq!(rec["status"], "failed", "{}\n{rec:#}", text(&o));
+    let d = rec["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "RT031")
+        .expect("RT031");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("not of type `object`"),
+        "{d}"
+    );
+    assert_eq!(states(&rec)[1], ("review".into(), "failed".into()));
+}

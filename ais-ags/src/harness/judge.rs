@@ -88,6 +88,33 @@ pub fn write_files(nid: &str, node: &Json, args: &Map<String, Json>, write: &mut
     }
 }
 
+/// Whether a produced value fits its AGS type (§9.1; a `file` is its path once written).
+fn fits(ty: &str, v: &Json) -> bool {
+    match ty {
+        "number" => v.is_number(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "boolean" => v.is_boolean(),
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "file_set" => v.as_array().is_some_and(|a| a.iter().all(Json::is_string)),
+        "artifact" => v.get("id").is_some_and(Json::is_string),
+        "json" | "any" => true,
+        _ => v.is_string(),
+    }
+}
+
+/// Each produced output that fails its `type` (`RT031`), described.
+fn mistyped(node: &Json, outputs: &Map<String, Json>) -> Vec<String> {
+    let specs = node.get("outputs").and_then(Json::as_object);
+    outputs
+        .iter()
+        .filter_map(|(name, v)| {
+            let ty = specs?.get(name)?.get("type")?.as_str()?;
+            (!fits(ty, v)).then(|| format!("output `{name}` is not of type `{ty}`: {v}"))
+        })
+        .collect()
+}
+
 /// Whether the required results pass under the block's `mode` (`all`, `any`, `n_of`).
 fn combine(block: &Json, results: &[Json]) -> bool {
     let required: Vec<bool> = results
@@ -281,9 +308,13 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
         };
     }
     let criteria_pass = results.is_empty() || combine(&block, &results);
-    let passed = error.is_empty() && criteria_pass;
+    let mistyped = mistyped(&node, &outputs);
+    let passed = error.is_empty() && mistyped.is_empty() && criteria_pass;
     let class = if !error.is_empty() {
         "output_missing"
+    } else if !mistyped.is_empty() {
+        error = format!("RT031: {}", mistyped.join("; "));
+        "validation_error"
     } else {
         "criteria_failed"
     };

@@ -137,7 +137,11 @@ impl Walk<'_> {
                 .and_then(|a| a.get("error"))
                 .and_then(Json::as_str);
             if let Some(e) = error {
-                self.diagnostics.push(json!({"code": "RT033", "severity": "error", "node_id": id, "message": format!("node `{id}`: {e}")}));
+                let (code, e) = match e.strip_prefix("RT031: ") {
+                    Some(rest) => ("RT031", rest),
+                    None => ("RT033", e),
+                };
+                self.diagnostics.push(json!({"code": code, "severity": "error", "node_id": id, "message": format!("node `{id}`: {e}")}));
             }
             let why = format!(
                 "{} attempt(s), the last {}",
