@@ -44,12 +44,20 @@ fn run_minimal(
     answer: &str,
     body: &str,
 ) -> Option<(tempfile::TempDir, serde_json::Value, serde_json::Value)> {
+    run_minimal_with(answer, &[body])
+}
+
+/// As [`run_minimal`], with the task's answer for each attempt.
+fn run_minimal_with(
+    answer: &str,
+    bodies: &[&str],
+) -> Option<(tempfile::TempDir, serde_json::Value, serde_json::Value)> {
     let dir = ags()?;
     let graph = dir.join("examples/minimal.agraph.yaml");
     let tmp = tempfile::tempdir().expect("a temp dir");
     std::fs::write(
         tmp.path().join("script.json"),
-        serde_json::json!({"draft_contributing": [body]}).to_string(),
+        serde_json::json!({"draft_contributing": bodies}).to_string(),
     )
     .unwrap();
     let args = [
@@ -63,6 +71,8 @@ fn run_minimal(
         "out",
         "--run-record",
         "paused.json",
+        "--trace",
+        "trace.jsonl",
     ];
     let o = ais(tmp.path(), &args);
     assert_eq!(o.status.code(), Some(3), "pauses at the gate: {}", text(&o));
@@ -159,16 +169,105 @@ fn a_rejected_gate_or_a_stub_file_fails_the_run() {
         ("maintainer_approval".into(), "failed".into())
     );
     assert_eq!(done["nodes"][1]["human_events"][0]["outcome"], "rejected");
-    // A guide under `min_bytes: 600` fails its file_exists criterion, approved or not.
-    let Some((_tmp, _, done)) = run_minimal("approve", "# Contributing\n\nTBD.\n") else {
+}
+
+const STUB: &str = "# Contributing\n\nTBD.\n";
+
+#[test]
+fn a_failed_criterion_is_retried_with_its_feedback_before_the_gate() {
+    let good = format!(
+        "# Contributing\n\n{}",
+        "Run cargo test before you push. ".repeat(30)
+    );
+    let Some((tmp, _, done)) = run_minimal_with("approve", &[STUB, &good]) else {
         return;
     };
-    assert_eq!(done["status"], "failed", "{done:#}");
-    assert_eq!(
-        states(&done)[0],
-        ("draft_contributing".into(), "failed".into())
+    assert_eq!(done["status"], "succeeded", "{done:#}");
+    let attempts = done["nodes"][0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2, "{done:#}");
+    assert_eq!(attempts[0]["status"], "criteria_failed");
+    let evidence = attempts[0]["success"]["results"][0]["evidence"]
+        .as_str()
+        .unwrap();
+    assert!(
+        evidence.contains("21 bytes (at least 600 required)"),
+        "{evidence}"
     );
-    assert_eq!(done["nodes"][0]["attempts"][0]["status"], "criteria_failed");
+    assert_eq!(attempts[1]["status"], "succeeded");
+    // The second attempt's prompt carries the failed criterion's description and evidence.
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    let feedback = "file_written: CONTRIBUTING.md exists and is more than a stub. (evidence: CONTRIBUTING.md: 21 bytes";
+    let slots: Vec<&str> = trace
+        .lines()
+        .filter(|l| l.contains("\"instruction\":\"draft_contributing\","))
+        .collect();
+    assert_eq!(slots.len(), 2, "two attempts");
+    assert!(
+        !slots[0].contains(feedback),
+        "the first attempt has no feedback"
+    );
+    assert!(
+        slots[1].contains(feedback),
+        "the second attempt's request has the feedback"
+    );
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("out/CONTRIBUTING.md")).unwrap(),
+        good
+    );
+}
+
+#[test]
+fn a_node_that_exhausts_its_attempts_fails_before_the_gate_is_asked() {
+    let Some(dir) = ags() else { return };
+    let graph = dir.join("examples/minimal.agraph.yaml");
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("script.json"),
+        serde_json::json!({"draft_contributing": [STUB, STUB]}).to_string(),
+    )
+    .unwrap();
+    let o = ais(
+        tmp.path(),
+        &[
+            "run",
+            graph.to_str().unwrap(),
+            "--task",
+            "t",
+            "--model",
+            "scripted:script.json",
+            "--out",
+            "out",
+            "--run-record",
+            "rec.json",
+        ],
+    );
+    // No pause: the gate after a failed node is never asked.
+    assert_ne!(o.status.code(), Some(3), "{}", text(&o));
+    assert!(
+        !text(&o).contains("Approve the new CONTRIBUTING.md?"),
+        "{}",
+        text(&o)
+    );
+    let rec = record(&tmp.path().join("rec.json"));
+    assert_eq!(rec["status"], "failed", "{rec:#}");
+    assert_eq!(
+        states(&rec),
+        [
+            ("draft_contributing".into(), "failed".into()),
+            ("maintainer_approval".into(), "skipped".into())
+        ]
+    );
+    let attempts = rec["nodes"][0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2, "max_attempts: 2");
+    assert!(attempts.iter().all(|a| a["status"] == "criteria_failed"));
+    assert!(
+        rec["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "RT041"),
+        "{rec:#}"
+    );
 }
 
 #[test]
@@ -198,4 +297,502 @@ fn a_graph_beyond_what_this_harness_executes_is_refused_naming_the_features() {
     let o = ais(tmp.path(), &["run", bad.to_str().unwrap(), "--task", "t"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("error[AG111]"), "{}", text(&o));
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/ags")
+        .join(name)
+}
+
+/// The run's id, from a paused run's stderr (`resume with: ais resume ID …`).
+fn handle(o: &Output) -> Option<String> {
+    text(o).lines().find_map(|l| {
+        l.strip_prefix("resume with: ais resume ")
+            .and_then(|r| r.split_whitespace().next())
+            .map(str::to_owned)
+    })
+}
+
+/// Runs `graph` on `script` and answers each pause with the next of `answers`; returns the
+/// prompts asked, in order, the last exit code and the last run record.
+fn run_answering(
+    tmp: &Path,
+    graph: &Path,
+    script: serde_json::Value,
+    answers: &[&str],
+) -> (Vec<String>, Option<i32>, serde_json::Value) {
+    std::fs::write(tmp.join("script.json"), script.to_string()).unwrap();
+    let g = graph.to_str().unwrap();
+    let mut o = ais(
+        tmp,
+        &[
+            "run",
+            g,
+            "--task",
+            "t",
+            "--model",
+            "scripted:script.json",
+            "--out",
+            "out",
+            "--run-record",
+            "rec.json",
+        ],
+    );
+    let mut prompts = Vec::new();
+    let mut answers = answers.iter();
+    while let Some(run) = handle(&o) {
+        let asked = text(&o)
+            .lines()
+            .find(|l| l.contains(" needs `"))
+            .unwrap_or("")
+            .to_owned();
+        prompts.push(asked.rsplit(": ").next().unwrap_or("").to_owned());
+        let Some(answer) = answers.next() else { break };
+        o = ais(
+            tmp,
+            &[
+                "resume",
+                &run,
+                "--out",
+                "out",
+                "--answer",
+                answer,
+                "--run-record",
+                "rec.json",
+            ],
+        );
+    }
+    (prompts, o.status.code(), record(&tmp.join("rec.json")))
+}
+
+#[test]
+fn checkpoints_and_a_human_criterion_pause_the_run_and_a_refusal_is_retried() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script =
+        serde_json::json!({"draft": ["# Notes v1", "# Notes v2"], "summarize": ["It ships."]});
+    let answers = ["approve", "approve", "no", "approve", "approve"];
+    let graph = fixture("human-review.agraph.yaml");
+    let (prompts, code, rec) = run_answering(tmp.path(), &graph, script, &answers);
+    let start = "Start drafting the release notes? (approve/reject)";
+    let look = "Does the draft look right? (approve/reject)";
+    let sign = "Sign off the release notes? (approve/reject)";
+    // before_start once; after_outputs and the criterion on each attempt.
+    assert_eq!(prompts, [start, look, sign, look, sign], "{rec:#}");
+    assert_eq!(code, Some(0));
+    assert_eq!(rec["status"], "succeeded", "{rec:#}");
+    let draft = &rec["nodes"][0];
+    let attempts = draft["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    let signed = &attempts[0]["success"]["results"][1];
+    assert_eq!(
+        (signed["kind"].as_str(), signed["passed"].as_bool()),
+        (Some("human"), Some(false))
+    );
+    assert_eq!(signed["evidence"], "the reviewer answered `no`");
+    let stages: Vec<&str> = draft["human_events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["at_stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(stages, ["before_start", "after_outputs"]);
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("out/NOTES.md")).unwrap(),
+        "# Notes v2"
+    );
+    assert_eq!(rec["outputs"]["summary"], "It ships.");
+}
+
+#[test]
+fn a_rejected_checkpoint_fails_its_node_before_any_model_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = serde_json::json!({"draft": ["# Notes"], "summarize": ["It ships."]});
+    let graph = fixture("human-review.agraph.yaml");
+    let (prompts, _, rec) = run_answering(tmp.path(), &graph, script, &["reject"]);
+    assert_eq!(prompts.len(), 1);
+    assert_eq!(rec["status"], "failed", "{rec:#}");
+    assert_eq!(
+        states(&rec),
+        [
+            ("draft".into(), "failed".into()),
+            ("summarize".into(), "skipped".into())
+        ]
+    );
+    assert_eq!(rec["nodes"][0]["human_events"][0]["outcome"], "rejected");
+    assert!(
+        rec["nodes"][0].get("attempts").is_none(),
+        "no attempt ran: {rec:#}"
+    );
+    assert!(!tmp.path().join("out/NOTES.md").exists());
+}
+
+/// Runs the params fixture with `args` appended; returns the temp dir and its run record.
+fn run_params(args: &[&str]) -> (tempfile::TempDir, Output, serde_json::Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = serde_json::json!({"announce": ["ais 1.2.0 is out."], "condense": ["Out now."]});
+    std::fs::write(tmp.path().join("script.json"), script.to_string()).unwrap();
+    let graph = fixture("params-inputs.agraph.yaml");
+    let mut all = vec![
+        "run",
+        graph.to_str().unwrap(),
+        "--task",
+        "t",
+        "--model",
+        "scripted:script.json",
+        "--out",
+        "out",
+        "--run-record",
+        "rec.json",
+        "--trace",
+        "trace.jsonl",
+    ];
+    all.extend_from_slice(args);
+    let o = ais(tmp.path(), &all);
+    let rec = record(&tmp.path().join("rec.json"));
+    (tmp, o, rec)
+}
+
+#[test]
+fn params_bind_and_every_kind_of_input_resolves_before_its_node() {
+    let (tmp, o, rec) = run_params(&["--input", "version=1.2.0"]);
+    assert_eq!(rec["status"], "succeeded", "{}\n{rec:#}", text(&o));
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    let line = trace
+        .lines()
+        .find(|l| l.contains("\"written\":[[\"announce__ags_inputs\""))
+        .expect("the inputs step");
+    let step: serde_json::Value = serde_json::from_str(line).unwrap();
+    // Implicit (params, then context), template, value, and an optional input's default.
+    assert_eq!(
+        step["written"][0][1],
+        serde_json::json!({"version": "1.2.0", "product": "ais", "headline": "ais 1.2.0 on stable",
+            "audience": "developers", "tone": "plain"})
+    );
+    // An AGX `from` over an upstream output.
+    assert!(
+        trace.contains("\"shout\":\"AIS 1.2.0 IS OUT.\""),
+        "no evaluated `from`"
+    );
+    assert_eq!(rec["outputs"]["sentence"], "Out now.");
+}
+
+#[test]
+fn a_missing_or_invalid_param_rejects_the_run_before_any_node() {
+    let (tmp, _, rec) = run_params(&["--input", "channel=nightly"]);
+    assert_eq!(rec["status"], "failed", "{rec:#}");
+    let codes: Vec<&str> = rec["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(
+        codes.contains(&"AG301") && codes.contains(&"AG302"),
+        "{codes:?}"
+    );
+    assert!(
+        rec["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["status"] == "skipped"),
+        "{rec:#}"
+    );
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    assert!(
+        !trace.contains("\"instruction\":\"announce\","),
+        "no model call"
+    );
+    // A version breaking its schema is AG302 too.
+    let (_, _, rec) = run_params(&["--input", "version=v1"]);
+    let d = &rec["diagnostics"][0];
+    assert_eq!(
+        (d["code"].as_str(), rec["status"].as_str()),
+        (Some("AG302"), Some("failed")),
+        "{rec:#}"
+    );
+    assert!(d["message"].as_str().unwrap().contains("breaks its schema"));
+}
+
+#[test]
+fn a_required_input_that_resolves_to_nothing_fails_its_node_before_the_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.agraph.yaml");
+    let text_of = std::fs::read_to_string(fixture("params-inputs.agraph.yaml")).unwrap();
+    // `audience` loses its value: nothing named `audience` in params or context binds it.
+    std::fs::write(&graph, text_of.replace(", value: developers", "")).unwrap();
+    let script = serde_json::json!({"announce": ["x"], "condense": ["y"]});
+    std::fs::write(tmp.path().join("script.json"), script.to_string()).unwrap();
+    let o = ais(
+        tmp.path(),
+        &[
+            "run",
+            graph.to_str().unwrap(),
+            "--task",
+            "t",
+            "--model",
+            "scripted:script.json",
+            "--input",
+            "version=1.0.0",
+            "--out",
+            "out",
+            "--run-record",
+            "rec.json",
+            "--trace",
+            "trace.jsonl",
+        ],
+    );
+    let rec = record(&tmp.path().join("rec.json"));
+    assert_eq!(rec["status"], "failed", "{}\n{rec:#}", text(&o));
+    assert_eq!(states(&rec)[0], ("announce".into(), "failed".into()));
+    let d = rec["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "RT033")
+        .expect("RT033");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("required input `audience`"),
+        "{d}"
+    );
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    assert!(trace.contains("\"instruction\":\"announce__ags_inputs\","));
+    assert!(
+        !trace.contains("\"instruction\":\"announce\","),
+        "no model call"
+    );
+}
+
+/// Runs the tiers fixture on a model of tier `tier` (unset: the default); returns the record.
+fn run_tiers(tier: Option<&str>) -> (tempfile::TempDir, serde_json::Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = serde_json::json!({"plan": ["1. Copy. 2. Switch."], "review": ["Safe."]});
+    std::fs::write(tmp.path().join("script.json"), script.to_string()).unwrap();
+    let graph = fixture("tiers.agraph.yaml");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args([
+        "run",
+        graph.to_str().unwrap(),
+        "--task",
+        "t",
+        "--model",
+        "scripted:script.json",
+        "--out",
+        "out",
+        "--run-record",
+        "rec.json",
+        "--trace",
+        "trace.jsonl",
+    ])
+    .current_dir(tmp.path())
+    .env_remove("AIS_MODEL")
+    .env_remove("AIS_MODEL_TIER")
+    .stdin(Stdio::null());
+    if let Some(t) = tier {
+        cmd.env("AIS_MODEL_TIER", t);
+    }
+    let o = cmd.output().unwrap();
+    assert!(o.status.code().is_some(), "{}", text(&o));
+    let rec = record(&tmp.path().join("rec.json"));
+    (tmp, rec)
+}
+
+#[test]
+fn a_tier_above_the_model_is_refused_before_any_token_unless_downgrade_is_allowed() {
+    let (tmp, rec) = run_tiers(None);
+    assert_eq!(rec["status"], "failed", "{rec:#}");
+    assert_eq!(
+        states(&rec),
+        [
+            ("plan".into(), "succeeded".into()),
+            ("review".into(), "blocked".into())
+        ]
+    );
+    let routed = &rec["nodes"][0]["attempts"][0]["routed"];
+    assert_eq!(routed["requested_tier"], "advanced");
+    assert_eq!(routed["effective_tier"], "standard");
+    assert_eq!(routed["downgraded"], true);
+    assert!(
+        routed["reason"]
+            .as_str()
+            .unwrap()
+            .contains("allow_downgrade")
+    );
+    let d = rec["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "RT011")
+        .expect("RT011");
+    assert_eq!(d["node_id"], "review");
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    assert!(
+        !trace.contains("\"instruction\":\"review\","),
+        "no model call for review"
+    );
+    // A frontier model satisfies both, without downgrading.
+    let (_, rec) = run_tiers(Some("frontier"));
+    assert_eq!(rec["status"], "succeeded", "{rec:#}");
+    assert_eq!(
+        rec["nodes"][1]["attempts"][0]["routed"]["requested_tier"],
+        "frontier"
+    );
+    assert_eq!(
+        rec["nodes"][0]["attempts"][0]["routed"]["downgraded"],
+        false
+    );
+}
+
+/// Runs `graph` on `script` with `extra` arguments and `env`; returns the output and record.
+fn run_with(
+    tmp: &Path,
+    graph: &Path,
+    script: serde_json::Value,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (Output, Option<serde_json::Value>) {
+    std::fs::write(tmp.join("script.json"), script.to_string()).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args([
+        "run",
+        graph.to_str().unwrap(),
+        "--task",
+        "t",
+        "--model",
+        "scripted:script.json",
+        "--out",
+        "out",
+        "--run-record",
+        "rec.json",
+    ])
+    .args(extra)
+    .current_dir(tmp)
+    .env_remove("AIS_MODEL")
+    .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap();
+    let path = tmp.join("rec.json");
+    let rec = path.exists().then(|| record(&path));
+    (o, rec)
+}
+
+#[test]
+fn command_criteria_run_only_when_allowed_and_gate_the_retry() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = fixture("commands.agraph.yaml");
+    let script = serde_json::json!({"report": ["FAIL: disk", "OK: all green"]});
+    // Without the operator's opt-in, a graph with required command criteria is refused.
+    let (o, rec) = run_with(tmp.path(), &graph, script.clone(), &[], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("`--allow-commands`"), "{}", text(&o));
+    assert!(rec.is_none());
+    let (o, rec) = run_with(tmp.path(), &graph, script, &["--allow-commands"], &[]);
+    let rec = rec.expect("a record");
+    assert_eq!(rec["status"], "succeeded", "{}\n{rec:#}", text(&o));
+    let attempts = rec["nodes"][0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    let first = &attempts[0]["success"]["results"];
+    assert_eq!(
+        first[0]["passed"], false,
+        "grep finds no OK in `FAIL: disk`"
+    );
+    assert!(
+        first[1]["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("does not match")
+    );
+    assert_eq!(attempts[1]["success"]["passed"], true);
+}
+
+#[test]
+fn a_command_criterion_cannot_write_outside_the_output_root_nor_read_a_secret() {
+    if !ais_rt::sandbox::confinement_available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have the kernel sandbox"
+        );
+        eprintln!("skipped: no Landlock on this kernel");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside.txt");
+    let graph = tmp.path().join("attack.agraph.yaml");
+    let text_of = std::fs::read_to_string(fixture("commands.agraph.yaml")).unwrap();
+    let attack = format!(
+        "        - id: escape\n          kind: command\n          description: Writes outside.\n          run: \"echo pwned > ../outside.txt; echo pwned > {}\"\n        - id: secret\n          kind: command\n          description: Reads a secret.\n          run: printenv AGS_TEST_SECRET\n",
+        outside.display()
+    );
+    let graph_text = text_of.replace("    failure:\n", &format!("{attack}    failure:\n"));
+    std::fs::write(&graph, graph_text).unwrap();
+    let script = serde_json::json!({"report": ["OK", "OK"]});
+    let env = [("AGS_TEST_SECRET", "hunter2-do-not-leak")];
+    let (o, rec) = run_with(tmp.path(), &graph, script, &["--allow-commands"], &env);
+    let rec = rec.expect("a record");
+    assert_eq!(rec["status"], "failed", "{}\n{rec:#}", text(&o));
+    assert!(!outside.exists(), "the write left the output root");
+    let results = rec["nodes"][0]["attempts"][0]["success"]["results"]
+        .as_array()
+        .unwrap();
+    let by_id = |id: &str| results.iter().find(|r| r["id"] == id).unwrap().clone();
+    let escape = by_id("escape");
+    assert_eq!(escape["passed"], false);
+    let evidence = escape["evidence"].as_str().unwrap_or_default();
+    assert!(
+        evidence.contains("Permission denied"),
+        "the write was tried and refused: {escape}"
+    );
+    assert_eq!(
+        by_id("secret")["passed"],
+        false,
+        "the secret is not in the environment"
+    );
+    assert_eq!(by_id("says_ok")["passed"], true);
+    let all = format!("{rec}{}", text(&o));
+    assert!(!all.contains("hunter2"), "the secret leaked");
+}
+
+#[test]
+fn an_output_that_fails_its_type_fails_its_node_with_rt031() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("typed.agraph.yaml");
+    let text_of = std::fs::read_to_string(fixture("tiers.agraph.yaml")).unwrap();
+    std::fs::write(
+        &graph,
+        text_of.replace(
+            "{ type: string, description: The review.",
+            "{ type: object, description: The review.",
+        ),
+    )
+    .unwrap();
+    let script = serde_json::json!({"plan": ["p"], "review": ["just text"]});
+    let (o, rec) = run_with(
+        tmp.path(),
+        &graph,
+        script,
+        &[],
+        &[("AIS_MODEL_TIER", "frontier")],
+    );
+    let rec = rec.expect("a record");
+    assert_eq!(rec["status"], "failed", "{}\n{rec:#}", text(&o));
+    let d = rec["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "RT031")
+        .expect("RT031");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("not of type `object`"),
+        "{d}"
+    );
+    assert_eq!(states(&rec)[1], ("review".into(), "failed".into()));
 }

@@ -19,6 +19,7 @@
 pub mod agx;
 mod codes;
 mod flow;
+pub mod harness;
 mod load;
 pub mod run;
 mod schema;

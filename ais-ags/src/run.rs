@@ -1,26 +1,40 @@
 //! Running an AGS graph through its import (docs/AGS.md, "Running"): which features this
-//! harness executes, the files a task's `file` outputs become, the criteria it evaluates, and
-//! the run record (`agentic-graph-run-1.0.schema.json`).
+//! harness executes, the criteria its judges evaluate, time stamps; the program a run executes
+//! and its run record are [`crate::harness`]'s.
 
-use crate::translate::carry_name;
 use serde_json::{Map, Value as Json, json};
 use std::path::{Component, Path};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The conformance level this harness claims in its run records: 0 — it executes the level 1
-/// node types and edges, but not every level 1 feature (see [`SUPPORTED_FEATURES`]).
+/// The conformance level this harness claims in its run records: 0 — it executes most of
+/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: gates other than `approve` with
+/// `on_reject: fail`, `failure.on_exhausted` other than `fail`, output `schema` checks
+/// (`RT032`) and the default `policy.on_node_failure: isolate` (a failed node stops the run here) are
+/// missing (docs/AGS.md, "Conformance level").
 pub const CLAIMED_LEVEL: u64 = 0;
 
 /// What this harness executes, as published in `harness.supported_features`.
-pub const SUPPORTED_FEATURES: [&str; 8] = [
+pub const SUPPORTED_FEATURES: [&str; 20] = [
     "node:task",
     "node:gate:approve",
     "edge:sequence",
     "join:all",
-    "inputs:from-node-output",
+    "scheduling:sequential",
+    "params:bind-and-validate",
+    "inputs:from",
+    "inputs:template",
+    "inputs:value",
+    "inputs:default",
+    "inputs:implicit-binding",
     "outputs:file-by-path_hint",
+    "outputs:type-check",
     "criterion:file_exists",
     "criterion:artifact_present",
+    "criterion:human",
+    "criterion:command",
+    "human:before_start,after_outputs",
+    "failure:retry",
+    "intelligence:routing",
 ];
 
 /// The features a graph uses that this harness does not execute, each with where it is used.
@@ -40,17 +54,56 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
         .and_then(Json::as_object)
         .cloned()
         .unwrap_or_default();
+    for name in crate::harness::inputs::param_names(doc) {
+        if name == "task" || name.contains("__") || name == crate::harness::inputs::PARAMS {
+            out.push(format!("param `{name}`: a name this harness reserves (`task`, `ags_params`, or one containing `__`)"));
+        }
+    }
     for (id, node) in &nodes {
         let ty = node.get("type").and_then(Json::as_str).unwrap_or("task");
+        for o in node
+            .get("outputs")
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            if o.starts_with(crate::harness::OWN) {
+                out.push(format!(
+                    "node `{id}`: output `{o}` (names starting `{}` are this harness's own)",
+                    crate::harness::OWN
+                ));
+            }
+        }
         if !matches!(ty, "task" | "gate") {
             out.push(format!("node `{id}`: `type: {ty}`"));
         }
         if ty == "gate" && node.pointer("/gate/mode").and_then(Json::as_str) != Some("approve") {
             out.push(format!("node `{id}`: a gate other than `mode: approve`"));
         }
-        for field in ["when", "human", "failure"] {
+        for field in ["when", "failure"] {
             if node.get(field).is_some() && !(field == "failure" && retry_only(node)) {
                 out.push(format!("node `{id}`: `{field}`"));
+            }
+        }
+        for h in node
+            .get("human")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let hid = h.get("id").and_then(Json::as_str).unwrap_or("?");
+            let at = h.get("at").and_then(Json::as_str).unwrap_or_default();
+            if ty != "task" || !crate::harness::human::STAGES.contains(&at) {
+                out.push(format!("node `{id}`: human checkpoint `{hid}` `at: {at}`"));
+            }
+            if h.get("mode").and_then(Json::as_str) != Some("approve") {
+                out.push(format!(
+                    "node `{id}`: human checkpoint `{hid}` other than `mode: approve`"
+                ));
+            }
+            if h.get("when").is_some() {
+                out.push(format!("node `{id}`: human checkpoint `{hid}` with `when`"));
             }
         }
         if node
@@ -68,7 +121,17 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
         {
             let kind = c.get("kind").and_then(Json::as_str).unwrap_or_default();
             let advisory = c.get("severity").and_then(Json::as_str) == Some("advisory");
-            if !matches!(kind, "file_exists" | "artifact_present") && !advisory {
+            let cwd = c.get("cwd").and_then(Json::as_str);
+            if kind == "command" && cwd.is_some_and(|d| safe_relative(d).is_none()) {
+                out.push(format!(
+                    "node `{id}`: a `command` criterion whose `cwd` leaves the output root"
+                ));
+            }
+            if !matches!(
+                kind,
+                "file_exists" | "artifact_present" | "human" | "command"
+            ) && !advisory
+            {
                 out.push(format!("node `{id}`: a required `{kind}` criterion"));
             }
         }
@@ -83,6 +146,32 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
         let kind = e.get("kind").and_then(Json::as_str).unwrap_or("sequence");
         if kind != "sequence" {
             out.push(format!("edge {i}: `kind: {kind}`"));
+        }
+    }
+    out
+}
+
+/// The required `command` criteria of a graph, named (`ais run` runs them only when the
+/// operator allows it).
+pub fn required_commands(doc: &Json) -> Vec<String> {
+    let mut out = Vec::new();
+    for (id, node) in doc
+        .get("nodes")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for c in node
+            .pointer("/success/criteria")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let required = c.get("severity").and_then(Json::as_str) != Some("advisory");
+            if required && c.get("kind").and_then(Json::as_str) == Some("command") {
+                let cid = c.get("id").and_then(Json::as_str).unwrap_or("?");
+                out.push(format!("node `{id}`: `command` criterion `{cid}`"));
+            }
         }
     }
     out
@@ -104,52 +193,6 @@ fn retry_only(node: &Json) -> bool {
 fn safe_relative(hint: &str) -> Option<&Path> {
     let p = Path::new(hint);
     (!hint.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)))).then_some(p)
-}
-
-/// Writes each produced `file` output that declares a `path_hint` under `root` (the slot's text
-/// is the file's content; the output's value becomes the path, §9.1). Returns each path written,
-/// or why one could not be.
-pub fn materialize_files(
-    doc: &Json,
-    report: &mut Map<String, Json>,
-    root: &Path,
-) -> Result<Vec<String>, String> {
-    let mut written = Vec::new();
-    for (id, node) in doc
-        .get("nodes")
-        .and_then(Json::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for (name, spec) in node
-            .get("outputs")
-            .and_then(Json::as_object)
-            .into_iter()
-            .flatten()
-        {
-            if spec.get("type").and_then(Json::as_str) != Some("file") {
-                continue;
-            }
-            let Some(hint) = spec.get("path_hint").and_then(Json::as_str) else {
-                continue;
-            };
-            let carry = carry_name(id, name);
-            let Some(Json::String(content)) = report.get(&carry).cloned() else {
-                continue;
-            };
-            let rel = safe_relative(hint).ok_or_else(|| format!("output `{name}` of `{id}`: `path_hint: {hint}` is not a relative path inside the workspace"))?;
-            let path = root.join(rel);
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-            }
-            std::fs::write(&path, content)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            report.insert(carry, Json::String(hint.to_owned()));
-            written.push(hint.to_owned());
-        }
-    }
-    Ok(written)
 }
 
 /// RFC 3339 UTC text of a time (seconds precision).
@@ -195,7 +238,7 @@ pub struct Ran<'a> {
     pub run_id: String,
 }
 
-fn criterion(c: &Json, outputs: &Map<String, Json>, root: &Path) -> Json {
+pub(crate) fn criterion(c: &Json, outputs: &Map<String, Json>, root: &Path) -> Json {
     let kind = c.get("kind").and_then(Json::as_str).unwrap_or_default();
     let severity = c
         .get("severity")
@@ -240,192 +283,7 @@ fn criterion(c: &Json, outputs: &Map<String, Json>, root: &Path) -> Json {
     r
 }
 
-/// The node's outputs, by AGS name, from the report.
-fn outputs_of(id: &str, node: &Json, report: &Map<String, Json>) -> Map<String, Json> {
-    let mut out = Map::new();
-    for name in node
-        .get("outputs")
-        .and_then(Json::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(k, _)| k)
-    {
-        if let Some(v) = report.get(&carry_name(id, name)) {
-            out.insert(name.clone(), v.clone());
-        }
-    }
-    out
-}
-
-/// Evaluates a finished node's criteria and required outputs into its record; true when the
-/// node failed them.
-fn judge(
-    id: &str,
-    node: &Json,
-    outputs: &Map<String, Json>,
-    ran: &Ran,
-    nr: &mut Json,
-    diagnostics: &mut Vec<Json>,
-) -> bool {
-    let results: Vec<Json> = node
-        .pointer("/success/criteria")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .map(|c| criterion(c, outputs, ran.root))
-        .collect();
-    let missing: Vec<&String> = node
-        .get("outputs")
-        .and_then(Json::as_object)
-        .into_iter()
-        .flatten()
-        .filter(|(k, o)| {
-            o.get("required").and_then(Json::as_bool) != Some(false) && !outputs.contains_key(*k)
-        })
-        .map(|(k, _)| k)
-        .collect();
-    let failed = results
-        .iter()
-        .any(|r| r["severity"] == "required" && r["passed"] == false);
-    if !missing.is_empty() {
-        diagnostics.push(json!({"code": "RT033", "severity": "error", "message": format!("node `{id}`: required outputs not produced: {missing:?}"), "node_id": id}));
-    }
-    if !results.is_empty() {
-        nr["attempts"] = json!([{"attempt": 1, "status": if failed { "criteria_failed" } else { "succeeded" }, "started_at": nr["started_at"], "finished_at": nr["finished_at"],
-            "success": {"passed": !failed, "mode": "all", "results": results}}]);
-    }
-    failed || !missing.is_empty()
-}
-
-/// The run record of a run (SPEC.md §20). Node states follow the sequential schedule the import
-/// realized: nodes before the one a run stopped at succeeded (unless a criterion failed), that
-/// one failed or awaits a human, later ones are pending; a finished run ran every node.
-pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
-    let nodes = doc
-        .get("nodes")
-        .and_then(Json::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let started = rfc3339(ran.started);
-    let finished = rfc3339(ran.finished);
-    let mut stopped = false;
-    let mut any_failed = false;
-    let mut node_runs = Vec::new();
-    let mut diagnostics = Vec::new();
-    let mut rejected: Option<String> = None;
-    for id in schedule {
-        let Some(node) = nodes.get(id) else { continue };
-        let ty = node.get("type").and_then(Json::as_str).unwrap_or("task");
-        let outputs = outputs_of(id, node, ran.report);
-        // A paused or faulted run stopped at one of the instructions realizing this node.
-        let here = ran
-            .stopped_at
-            .is_some_and(|s| s == id || s.starts_with(&format!("{id}__")));
-        let status = if let Some(gate) = &rejected {
-            let mut nr = json!({"node_id": id, "type": ty, "status": "skipped"});
-            nr["skip_reason"] = json!(format!("gate `{gate}` was rejected"));
-            node_runs.push(nr);
-            continue;
-        } else if stopped {
-            "pending"
-        } else if here && ran.status == "input_required" {
-            "awaiting_human"
-        } else if here || (ran.status != "ok" && ran.stopped_at.is_none()) {
-            "failed"
-        } else {
-            "succeeded"
-        };
-        stopped |= here;
-        let mut nr = json!({"node_id": id, "type": ty, "status": status});
-        if status == "succeeded" || status == "failed" {
-            nr["started_at"] = json!(started);
-            nr["finished_at"] = json!(finished);
-        }
-        // Outputs and criteria are known once the run reached its report.
-        if status == "succeeded" && ran.status == "ok" {
-            nr["outputs"] = Json::Object(outputs.clone());
-            let failed = judge(id, node, &outputs, ran, &mut nr, &mut diagnostics);
-            if ty == "gate" {
-                let approved = ran.report.get(&carry_name(id, "approved")) == Some(&json!(true));
-                nr["human_events"] = json!([{"at_stage": "gate", "mode": "approve", "outcome": if approved { "approved" } else { "rejected" }, "at": finished}]);
-                if !approved {
-                    rejected = Some(id.clone());
-                    nr["status"] = json!("failed");
-                }
-            }
-            if failed {
-                nr["status"] = json!("failed");
-            }
-        }
-        if node
-            .pointer("/failure/retry/max_attempts")
-            .and_then(Json::as_u64)
-            .is_some_and(|n| n > 1)
-        {
-            diagnostics.push(json!({"code": "ais:single-attempt", "severity": "warning", "node_id": id,
-                "message": format!("node `{id}` allows retries; this harness runs each node once")}));
-        }
-        any_failed |= nr["status"] == "failed";
-        node_runs.push(nr);
-    }
-    if let Some(m) = &ran.message {
-        // The runtime's own words, under a harness code: AGS has none for a fault or a pause.
-        let (code, severity) = if ran.status == "input_required" {
-            ("ais:awaiting_human", "info")
-        } else {
-            ("ais:fault", "error")
-        };
-        diagnostics.push(json!({"code": code, "severity": severity, "message": m}));
-    }
-    let mut bound = Map::new();
-    let mut unbound = false;
-    for (name, o) in doc
-        .get("outputs")
-        .and_then(Json::as_object)
-        .into_iter()
-        .flatten()
-    {
-        let from = o.get("from").and_then(Json::as_str).unwrap_or_default();
-        let parts: Vec<&str> = from.split('.').collect();
-        let value = match parts.as_slice() {
-            ["nodes", x, "outputs", y] => ran.report.get(&carry_name(x, y)).cloned(),
-            _ => None,
-        };
-        match value {
-            Some(v) => {
-                bound.insert(name.clone(), v);
-            }
-            None if o.get("required").and_then(Json::as_bool) != Some(false) => unbound = true,
-            None => {}
-        }
-    }
-    let status = match ran.status {
-        "input_required" => "awaiting_human",
-        "ok" if any_failed => "failed",
-        "ok" if unbound => "partial",
-        "ok" => "succeeded",
-        _ => "failed",
-    };
-    let mut record = json!({
-        "ags_version": crate::AGS_VERSION,
-        "kind": "AgenticGraphRun",
-        "run_id": ran.run_id,
-        "graph_id": doc.get("id").cloned().unwrap_or(json!("unknown")),
-        "harness": {"name": "ais", "version": env!("CARGO_PKG_VERSION"), "conformance_level": CLAIMED_LEVEL, "supported_features": SUPPORTED_FEATURES},
-        "status": status,
-        "started_at": started,
-        "nodes": node_runs,
-        "outputs": bound,
-        "diagnostics": diagnostics,
-    });
-    if let Some(v) = doc.get("version") {
-        record["graph_version"] = v.clone();
-    }
-    if status != "awaiting_human" {
-        record["finished_at"] = json!(finished);
-    }
-    record
-}
+pub use crate::harness::record::run_record;
 
 #[cfg(test)]
 mod tests {

@@ -10,9 +10,18 @@ use std::io::Write;
 use std::path::Path;
 use std::time::SystemTime;
 
+/// Whether this process's AGS run may execute the graph's `command` criteria (`ais run
+/// --allow-commands`); set by [`program`], read by the judges [`register_tools`] makes.
+static COMMANDS_ALLOWED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// The program an AGS graph runs as: its AG-IR text and the document read from it. A graph with
 /// errors, or using features this harness does not execute, is refused with what to do.
-pub fn program(file: &Path, output: &mut Output) -> Result<(String, agir::Document), Failure> {
+pub fn program(
+    file: &Path,
+    allow_commands: bool,
+    output: &mut Output,
+) -> Result<(String, agir::Document), Failure> {
+    COMMANDS_ALLOWED.store(allow_commands, std::sync::atomic::Ordering::Relaxed);
     let name = shown(file);
     let (source, checked) = ais_ags::check_path(file)
         .map_err(|e| CliError::new(format!("cannot read `{name}`: {e}"), "check the path"))?;
@@ -39,7 +48,20 @@ pub fn program(file: &Path, output: &mut Output) -> Result<(String, agir::Docume
         )?;
         return Err(Failure::Exit(2));
     };
-    let missing = ais_ags::run::unsupported(data);
+    ais_ags::harness::routing::model_tier().map_err(|e| {
+        CliError::new(
+            e,
+            "state the run model's AGS intelligence tier, e.g. `AIS_MODEL_TIER=advanced`",
+        )
+    })?;
+    let mut missing = ais_ags::run::unsupported(data);
+    if !allow_commands {
+        missing.extend(ais_ags::run::required_commands(data).into_iter().map(|c| {
+            format!(
+                "{c} (it runs a command line from the graph: pass `--allow-commands` to let it)"
+            )
+        }));
+    }
     if !missing.is_empty() {
         return Err(CliError::new(
             format!("`{name}` uses features this harness does not execute: {}", missing.join("; ")),
@@ -47,12 +69,13 @@ pub fn program(file: &Path, output: &mut Output) -> Result<(String, agir::Docume
         )
         .into());
     }
-    let program = ais_ags::import(data).map_err(|e| {
+    let mut program = ais_ags::import(data).map_err(|e| {
         CliError::new(
             format!("cannot import `{name}`: {}", e.0),
             "run `ais check` on it",
         )
     })?;
+    ais_ags::harness::lower(data, &mut program);
     let text = agir::write(&program);
     let doc = agir::read(&text).map_err(|e| {
         CliError::new(
@@ -78,15 +101,6 @@ pub fn finish(
     let Some(doc) = ais_ags::load_text(&text).data.map(|d| d.value) else {
         return Ok(());
     };
-    let mut report = outcome.report.clone();
-    if outcome.status == Status::Ok {
-        ais_ags::run::materialize_files(&doc, &mut report, root).map_err(|e| {
-            CliError::new(
-                format!("cannot write an output of `{name}`: {e}"),
-                "name a writable `--out DIR`",
-            )
-        })?;
-    }
     let Some(path) = record else { return Ok(()) };
     let status = match outcome.status {
         Status::Ok => "ok",
@@ -112,7 +126,7 @@ pub fn finish(
         .map_or(0, |d| d.as_nanos());
     let ran = ais_ags::run::Ran {
         status,
-        report: &report,
+        report: &outcome.report,
         stopped_at,
         message,
         started,
@@ -139,4 +153,106 @@ pub fn finish(
         )
     })?;
     Ok(())
+}
+
+/// One of the harness's native tools (see `ais_ags::harness`): a params step, a node's inputs
+/// step or its judge, writing files through the runtime's confined output root.
+struct HarnessTool {
+    doc: std::sync::Arc<serde_json::Value>,
+    tier: String,
+    name: String,
+    commands: bool,
+}
+
+/// Runs one `command` criterion as a `command` tool runs (ais-rt's `CommandTool`: a shell only
+/// when the text needs one, the scrubbed environment, kernel-confined writes under the output
+/// root, the timeout), in its `cwd` under the root: its exit code and output.
+async fn run_command(
+    c: &ais_ags::harness::CommandCriterion,
+    ctx: &ais_rt::tools::ToolContext,
+) -> serde_json::Value {
+    use ais_rt::tools::Tool;
+    let mut ctx = ctx.clone();
+    if let Some(cwd) = &c.cwd {
+        ctx.root = ctx.root.join(cwd);
+        let _ = std::fs::create_dir_all(&ctx.root);
+    }
+    if let Some(secs) = c.timeout_seconds {
+        ctx.limits.timeout = std::time::Duration::from_secs_f64(secs);
+    }
+    let tool = ais_rt::tools::CommandTool::new(format!("criterion {}", c.id), &c.run, Vec::new());
+    match tool.call(ais_rt::tools::ToolArgs::default(), &ctx).await {
+        Ok(v) => serde_json::json!({"exit": 0, "output": v.to_json()}),
+        Err(e) => {
+            let exit = ais_ags::harness::exit_code(&e.message);
+            serde_json::json!({"exit": exit, "output": e.output, "error": e.message})
+        }
+    }
+}
+
+impl ais_rt::tools::Tool for HarnessTool {
+    fn call<'a>(
+        &'a self,
+        args: ais_rt::tools::ToolArgs,
+        ctx: &'a ais_rt::tools::ToolContext,
+    ) -> ais_rt::tools::ToolFuture<'a> {
+        Box::pin(async move {
+            let args: serde_json::Map<String, serde_json::Value> = args
+                .params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect();
+            let root = ais_rt::tools::ArtifactRoot::for_writes(ctx);
+            let mut write = |path: &str, content: &str| {
+                root.write(path, content.as_bytes())
+                    .map(|_| ())
+                    .map_err(|e| e.message)
+            };
+            ais_ags::harness::write_files(&self.doc, &self.name, &args, &mut write);
+            let mut commands = serde_json::Map::new();
+            for c in ais_ags::harness::commands(&self.doc, &self.name) {
+                let result = if self.commands {
+                    run_command(&c, ctx).await
+                } else {
+                    serde_json::json!({"error": "not run: `ais run --allow-commands` was not given"})
+                };
+                commands.insert(c.id.clone(), result);
+            }
+            let out = ais_ags::harness::call(
+                &self.doc,
+                &self.tier,
+                &self.name,
+                &args,
+                &commands,
+                root.dir(),
+                &mut write,
+            );
+            Ok(ais_core::Value::from_json(&serde_json::Value::Object(out)))
+        })
+    }
+}
+
+/// Registers the harness's native tools for an AGS graph (nothing for any other program).
+pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
+    if !ais_ags::is_ags_path(file) {
+        return;
+    }
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
+    let Some(doc) = ais_ags::load_text(&text).data.map(|d| d.value) else {
+        return;
+    };
+    let doc = std::sync::Arc::new(doc);
+    // `program` refused an unknown tier before the run started.
+    let tier = ais_ags::harness::routing::model_tier().unwrap_or_else(|_| "standard".into());
+    for name in ais_ags::harness::tools(&doc) {
+        let tool = HarnessTool {
+            commands: COMMANDS_ALLOWED.load(std::sync::atomic::Ordering::Relaxed),
+            tier: tier.clone(),
+            doc: doc.clone(),
+            name: name.clone(),
+        };
+        tools.register(name, std::sync::Arc::new(tool));
+    }
 }

@@ -244,7 +244,7 @@ fn schedule_edges(instructions: &[Instruction]) -> Vec<Edge> {
 
 /// The CODE that frames a gate's question (its `prompt` as literal text, or its title), and the
 /// carry it writes.
-fn gate_prompt(nid: &str, node: &Map<String, Json>) -> (Instruction, Carry) {
+pub(crate) fn gate_prompt(nid: &str, node: &Map<String, Json>) -> (Instruction, Carry) {
     let text = node
         .pointer("/gate/prompt")
         .or_else(|| node.get("title"))
@@ -275,7 +275,7 @@ fn gate_prompt(nid: &str, node: &Map<String, Json>) -> (Instruction, Carry) {
 
 /// The DU verdict over a gate's answer and the ROUTE that tests it (spec §4.4.1: a route over
 /// human feedback is code, guarded by a carry code produced), and the verdict's carry.
-fn gate_verdict(nid: &str) -> (Instruction, Instruction, Carry) {
+pub(crate) fn gate_verdict(nid: &str) -> (Instruction, Instruction, Carry) {
     let answer = carry_name(nid, "answer");
     let approved = carry_name(nid, "approved");
     let verdict = Instruction {

@@ -138,6 +138,10 @@ pub struct Options {
     /// PATH.
     #[arg(long, value_name = "PATH")]
     pub run_record: Option<PathBuf>,
+    /// For an AGS graph: let its `command` criteria run — they execute command lines the graph
+    /// wrote, confined as `command` tools are (sandboxed writes, scrubbed environment).
+    #[arg(long)]
+    pub allow_commands: bool,
     /// The journal [default: OUT/.ais/runs.db].
     #[arg(long, value_name = "PATH")]
     pub journal: Option<PathBuf>,
@@ -390,7 +394,7 @@ fn prepare(
         .into());
     }
     let (source, read) = if ais_ags::is_ags_path(file) {
-        let (text, doc) = super::ags_run::program(file, output)?;
+        let (text, doc) = super::ags_run::program(file, options.allow_commands, output)?;
         (text, Ok(doc))
     } else {
         let source = read_source(file, &limits)?;
@@ -547,6 +551,7 @@ impl Setup {
     > {
         let tokio = tokio_runtime()?;
         let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+        super::ags_run::register_tools(&self.file, &mut tools);
         let servers = tokio.block_on(mcp::start(&self.file, &mut self.doc.program, &mut tools))?;
         let runtime = self.runtime(tools);
         Ok((tokio, servers, runtime))

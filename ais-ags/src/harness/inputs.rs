@@ -1,0 +1,189 @@
+//! Params and inputs at run time (SPEC.md §5.2, §9.2). Each graph param is a `role: input`
+//! carry of the same name (`ais run … --input NAME=VALUE`); the first step of the run,
+//! `ags_params`, binds them — a supplied value, else the `default` — and rejects the run when a
+//! required one has neither (`AG301`) or one breaks its `enum` or `schema` (`AG302`). Before
+//! each task node, `<node>__inputs` resolves the node's inputs once (a `from` expression, a
+//! `template`, a `value`, or implicitly `params.<name>` then `context.<name>`; `default` when
+//! absent and not required) into the map the node reads; a required input that resolves
+//! absent fails the node before any model call (`RT033`). Expressions and templates are
+//! evaluated by the AGX evaluator ([`crate::agx`]).
+
+use crate::agx;
+use crate::translate::carry_name;
+use serde_json::{Map, Value as Json, json};
+
+/// The id (tool, instruction and carry prefix) of the params step.
+pub const PARAMS: &str = "ags_params";
+
+/// The carries the params step writes: the bound params, whether they are valid, the findings.
+pub fn params_writes() -> [String; 3] {
+    [
+        PARAMS.to_owned(),
+        carry_name(PARAMS, "ok"),
+        carry_name(PARAMS, "error"),
+    ]
+}
+
+/// The carries node `nid`'s inputs step writes: the inputs, whether they resolved, why not.
+pub fn input_writes(nid: &str) -> [String; 3] {
+    [
+        super::own(nid, "inputs"),
+        super::own(nid, "inputs_ok"),
+        super::own(nid, "inputs_error"),
+    ]
+}
+
+/// The graph's param names.
+pub fn param_names(doc: &Json) -> Vec<String> {
+    doc.get("params")
+        .and_then(Json::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Binds the supplied params (by name; `null` when not supplied): the bound map, or each
+/// `AG301`/`AG302` finding as (code, message).
+pub fn bind_params(
+    doc: &Json,
+    supplied: &Map<String, Json>,
+) -> Result<Map<String, Json>, Vec<(String, String)>> {
+    let mut bound = Map::new();
+    let mut errors = Vec::new();
+    for (name, spec) in doc
+        .get("params")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let value = supplied
+            .get(name)
+            .filter(|v| !v.is_null())
+            .or_else(|| spec.get("default"))
+            .cloned();
+        let Some(value) = value else {
+            if spec.get("required").and_then(Json::as_bool) != Some(false) {
+                errors.push(("AG301".into(), format!("param `{name}` is required and has no default: supply it with `--input {name}=VALUE`")));
+            }
+            continue;
+        };
+        if let Some(allowed) = spec.get("enum").and_then(Json::as_array)
+            && !allowed.contains(&value)
+        {
+            errors.push((
+                "AG302".into(),
+                format!(
+                    "param `{name}` is {value}, not one of {}",
+                    Json::Array(allowed.clone())
+                ),
+            ));
+        }
+        if let Some(schema) = spec.get("schema")
+            && let Ok(v) = jsonschema::validator_for(schema)
+            && !v.is_valid(&value)
+        {
+            let why: Vec<String> = v.iter_errors(&value).map(|e| e.to_string()).collect();
+            errors.push((
+                "AG302".into(),
+                format!("param `{name}` breaks its schema: {}", why.join("; ")),
+            ));
+        }
+        bound.insert(name.clone(), value);
+    }
+    if errors.is_empty() {
+        Ok(bound)
+    } else {
+        Err(errors)
+    }
+}
+
+/// What an AGX expression of node inputs may read: the bound params, the graph's context, and
+/// the outputs of the nodes before it (by carry).
+struct Scope<'a> {
+    doc: &'a Json,
+    params: &'a Map<String, Json>,
+    carries: &'a Map<String, Json>,
+}
+
+impl agx::Env for Scope<'_> {
+    fn lookup(&self, path: &[String]) -> Option<Json> {
+        let (root, rest) = path.split_first()?;
+        let (mut v, rest) = match root.as_str() {
+            "params" => (self.params.get(rest.first()?)?.clone(), &rest[1..]),
+            "context" => (
+                self.doc.get("context")?.get(rest.first()?)?.clone(),
+                &rest[1..],
+            ),
+            "nodes" if rest.get(1).map(String::as_str) == Some("outputs") => {
+                let c = carry_name(rest.first()?, rest.get(2)?);
+                (self.carries.get(&c)?.clone(), &rest[3..])
+            }
+            _ => return None,
+        };
+        for k in rest {
+            v = v.get(k.as_str())?.clone();
+        }
+        Some(v)
+    }
+
+    fn state(&self, _node: &str) -> Option<String> {
+        None
+    }
+}
+
+fn interpolate(text: &str, scope: &Scope) -> Result<String, String> {
+    let parts = agx::template_parts(text).map_err(|at| format!("unclosed `${{{{` at {at}"))?;
+    let mut out = text.to_owned();
+    for (inner, _) in parts {
+        let e = agx::parse(&inner).map_err(|e| e.message)?;
+        let v = agx::eval(&e, scope).map_err(|e| e.0)?;
+        out = out.replacen(&format!("${{{{{inner}}}}}"), &agx::stringify(&v), 1);
+    }
+    Ok(out)
+}
+
+/// Resolves node `nid`'s inputs (§9.2) over the bound `params` and the produced `carries`: the
+/// inputs by name, or why a required one is absent.
+pub fn resolve(
+    doc: &Json,
+    nid: &str,
+    params: &Map<String, Json>,
+    carries: &Map<String, Json>,
+) -> Result<Map<String, Json>, String> {
+    let scope = Scope {
+        doc,
+        params,
+        carries,
+    };
+    let mut out = Map::new();
+    let inputs = doc
+        .pointer(&format!("/nodes/{nid}/inputs"))
+        .and_then(Json::as_object);
+    for (name, spec) in inputs.into_iter().flatten() {
+        let v = if let Some(from) = spec.get("from").and_then(Json::as_str) {
+            let e = agx::parse(from).map_err(|e| format!("input `{name}`: {}", e.message))?;
+            agx::eval(&e, &scope).map_err(|e| format!("input `{name}`: {}", e.0))?
+        } else if let Some(t) = spec.get("template").and_then(Json::as_str) {
+            json!(interpolate(t, &scope).map_err(|e| format!("input `{name}`: {e}"))?)
+        } else if let Some(v) = spec.get("value") {
+            v.clone()
+        } else {
+            params
+                .get(name)
+                .or_else(|| doc.get("context").and_then(|c| c.get(name)))
+                .cloned()
+                .unwrap_or(Json::Null)
+        };
+        let v = match (v.is_null(), spec.get("default")) {
+            (true, Some(d)) => d.clone(),
+            _ => v,
+        };
+        if v.is_null() {
+            if spec.get("required").and_then(Json::as_bool) != Some(false) {
+                return Err(format!("required input `{name}` resolved to nothing"));
+            }
+            continue;
+        }
+        out.insert(name.clone(), v);
+    }
+    Ok(out)
+}

@@ -1,0 +1,396 @@
+//! What a task node's judge decides when the node's attempt ends (SPEC.md §9.3, §10.3, §14.2):
+//! its `file` outputs written, its required outputs checked (`RT033`), its criteria evaluated
+//! per `success.mode`, and — when it failed — whether `failure.retry` gives it another attempt,
+//! with which feedback.
+
+use super::{human, judge_writes};
+use crate::run::criterion;
+use crate::translate::carry_name;
+use serde_json::{Map, Value as Json, json};
+use std::path::Path;
+
+/// Writes a file under the output root (relative path, content); the CLI confines it.
+pub type Writer<'w> = dyn FnMut(&str, &str) -> Result<(), String> + 'w;
+
+/// One judge call: the graph, the node, the call's arguments by carry name, the output root.
+pub struct Call<'a> {
+    /// The graph document.
+    pub doc: &'a Json,
+    /// The judged node's id.
+    pub node: &'a str,
+    /// The judge's arguments: the node's output carries and its previous verdict.
+    pub args: &'a Map<String, Json>,
+    /// The output root criteria paths resolve under.
+    pub root: &'a Path,
+    /// The time of the call (RFC 3339).
+    pub now: String,
+    /// The tier of the run's model ([`super::routing`]).
+    pub tier: String,
+    /// What each `command` criterion's command did, by criterion id: `exit` (null when it did
+    /// not exit), `output`, `error` (see [`super::commands`]).
+    pub commands: &'a Map<String, Json>,
+}
+
+fn present(v: &Json) -> bool {
+    !v.is_null() && v != "" && v != &json!([])
+}
+
+/// The node's outputs by AGS name, with each `file` output that has a `path_hint` written
+/// there (its value becomes the path, §9.1); and what could not be written.
+fn collect(call: &Call, node: &Json, write: &mut Writer) -> (Map<String, Json>, Vec<String>) {
+    let mut outputs = Map::new();
+    let mut problems = Vec::new();
+    for (name, spec) in node
+        .get("outputs")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let Some(v) = call
+            .args
+            .get(&carry_name(call.node, name))
+            .filter(|v| present(v))
+        else {
+            continue;
+        };
+        let hint = spec.get("path_hint").and_then(Json::as_str);
+        match (spec.get("type").and_then(Json::as_str), hint, v) {
+            (Some("file"), Some(hint), Json::String(content)) => match write(hint, content) {
+                Ok(()) => {
+                    outputs.insert(name.clone(), json!(hint));
+                }
+                Err(e) => problems.push(format!("output `{name}`: {e}")),
+            },
+            _ => {
+                outputs.insert(name.clone(), v.clone());
+            }
+        }
+    }
+    (outputs, problems)
+}
+
+/// Writes node `nid`'s produced `file` outputs that have a `path_hint` (errors are reported
+/// when the judge collects them).
+pub fn write_files(nid: &str, node: &Json, args: &Map<String, Json>, write: &mut Writer) {
+    for (name, spec) in node
+        .get("outputs")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let hint = spec.get("path_hint").and_then(Json::as_str);
+        let value = args.get(&carry_name(nid, name));
+        if let (Some("file"), Some(hint), Some(Json::String(content))) =
+            (spec.get("type").and_then(Json::as_str), hint, value)
+        {
+            let _ = write(hint, content);
+        }
+    }
+}
+
+/// Whether a produced value fits its AGS type (§9.1; a `file` is its path once written).
+fn fits(ty: &str, v: &Json) -> bool {
+    match ty {
+        "number" => v.is_number(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "boolean" => v.is_boolean(),
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "file_set" => v.as_array().is_some_and(|a| a.iter().all(Json::is_string)),
+        "artifact" => v.get("id").is_some_and(Json::is_string),
+        "json" | "any" => true,
+        _ => v.is_string(),
+    }
+}
+
+/// Each produced output that fails its `type` (`RT031`), described.
+fn mistyped(node: &Json, outputs: &Map<String, Json>) -> Vec<String> {
+    let specs = node.get("outputs").and_then(Json::as_object);
+    outputs
+        .iter()
+        .filter_map(|(name, v)| {
+            let ty = specs?.get(name)?.get("type")?.as_str()?;
+            (!fits(ty, v)).then(|| format!("output `{name}` is not of type `{ty}`: {v}"))
+        })
+        .collect()
+}
+
+/// Whether the required results pass under the block's `mode` (`all`, `any`, `n_of`).
+fn combine(block: &Json, results: &[Json]) -> bool {
+    let required: Vec<bool> = results
+        .iter()
+        .filter(|r| r["severity"] == "required")
+        .map(|r| r["passed"] == true)
+        .collect();
+    let passing = required.iter().filter(|p| **p).count();
+    match block.get("mode").and_then(Json::as_str).unwrap_or("all") {
+        "any" => required.is_empty() || passing >= 1,
+        "n_of" => passing as u64 >= block.get("count").and_then(Json::as_u64).unwrap_or(1),
+        _ => passing == required.len(),
+    }
+}
+
+/// The feedback the next attempt reads (`retry.feedback`, default `failed_criteria`).
+fn feedback(
+    mode: &str,
+    attempt: u64,
+    error: Option<&str>,
+    results: &[Json],
+    block: &Json,
+) -> String {
+    if mode == "none" {
+        return String::new();
+    }
+    let mut text = format!("Attempt {attempt} of this task did not succeed.");
+    if let Some(e) = error {
+        text.push_str(&format!(" {e}."));
+    }
+    let failed: Vec<&Json> = results
+        .iter()
+        .filter(|r| r["severity"] == "required" && r["passed"] == false)
+        .collect();
+    if mode == "failure_summary" {
+        if !failed.is_empty() {
+            text.push_str(&format!(" {} criteria failed.", failed.len()));
+        }
+        return text;
+    }
+    if !failed.is_empty() {
+        text.push_str(" These success criteria failed; meet them this time:");
+        for r in failed {
+            let description = block
+                .get("criteria")
+                .and_then(Json::as_array)
+                .into_iter()
+                .flatten()
+                .find(|c| c.get("id") == Some(&r["id"]))
+                .and_then(|c| c.get("description"))
+                .and_then(Json::as_str)
+                .unwrap_or("");
+            let evidence = r
+                .get("evidence")
+                .or_else(|| r.get("error"))
+                .and_then(Json::as_str)
+                .unwrap_or("");
+            text.push_str(&format!(
+                "\n- {}: {} (evidence: {evidence})",
+                r["id"].as_str().unwrap_or(""),
+                description
+            ));
+        }
+    }
+    text
+}
+
+/// A `human` criterion's result: the person's answer, asked before the judge ran.
+fn human_result(call: &Call, c: &Json) -> Json {
+    let cid = c.get("id").and_then(Json::as_str).unwrap_or("human");
+    let [answer, approved] = human::answer_carries(&human::criterion_id(call.node, cid));
+    let severity = c
+        .get("severity")
+        .and_then(Json::as_str)
+        .unwrap_or("required");
+    let passed = call.args.get(&approved) == Some(&json!(true));
+    let said = call.args.get(&answer).and_then(Json::as_str).unwrap_or("");
+    json!({"id": cid, "kind": "human", "severity": severity, "passed": passed,
+        "evidence": format!("the reviewer answered `{}`", said.trim())})
+}
+
+/// A `command` criterion's result (§10.2): the exit code equals `expect_exit_code` (default
+/// 0) and, when set, stdout matches `expect_stdout_matches`; the output is the evidence.
+fn command_result(call: &Call, c: &Json) -> Json {
+    let cid = c.get("id").and_then(Json::as_str).unwrap_or("command");
+    let severity = c
+        .get("severity")
+        .and_then(Json::as_str)
+        .unwrap_or("required");
+    let mut r = json!({"id": cid, "kind": "command", "severity": severity, "passed": false});
+    let ran = call
+        .commands
+        .get(cid)
+        .cloned()
+        .unwrap_or(json!({"error": "not run"}));
+    let Some(exit) = ran.get("exit").and_then(Json::as_i64) else {
+        r["error"] = ran
+            .get("error")
+            .cloned()
+            .unwrap_or(json!("the command did not exit"));
+        if let Some(o) = ran
+            .get("output")
+            .and_then(Json::as_str)
+            .filter(|o| !o.is_empty())
+        {
+            r["evidence"] = json!(cap(o));
+        }
+        return r;
+    };
+    let want = c
+        .get("expect_exit_code")
+        .and_then(Json::as_i64)
+        .unwrap_or(0);
+    let output = ran.get("output").and_then(Json::as_str).unwrap_or("");
+    let matches = match c.get("expect_stdout_matches").and_then(Json::as_str) {
+        None => true,
+        Some(p) => regex::Regex::new(p).is_ok_and(|re| re.is_match(output)),
+    };
+    r["passed"] = json!(exit == want && matches);
+    r["evidence"] = json!(format!(
+        "exit status {exit} (expected {want}){}\n{}",
+        if matches {
+            ""
+        } else {
+            "; stdout does not match `expect_stdout_matches`"
+        },
+        cap(output)
+    ));
+    r
+}
+
+/// At most 4 KiB of a command's output, for the record.
+fn cap(text: &str) -> String {
+    let mut end = text.len().min(4096);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
+}
+
+/// Judges one attempt of a node; the map holds the judge's writes by carry name.
+pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
+    let node = call
+        .doc
+        .pointer(&format!(
+            "/nodes/{}",
+            call.node.replace('~', "~0").replace('/', "~1")
+        ))
+        .cloned()
+        .unwrap_or(Json::Null);
+    let [passed_c, retry_c, feedback_c, verdict_c] = judge_writes(call.node);
+    let mut attempts: Vec<Json> = call
+        .args
+        .get(&verdict_c)
+        .and_then(|v| v.get("attempts"))
+        .and_then(Json::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let attempt = attempts.len() as u64 + 1;
+    let (outputs, problems) = collect(call, &node, write);
+    let missing: Vec<&String> = node
+        .get("outputs")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(k, o)| {
+            o.get("required").and_then(Json::as_bool) != Some(false) && !outputs.contains_key(*k)
+        })
+        .map(|(k, _)| k)
+        .collect();
+    let block = node.get("success").cloned().unwrap_or(Json::Null);
+    let results: Vec<Json> = block
+        .get("criteria")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| match c.get("kind").and_then(Json::as_str) {
+            Some("human") => human_result(call, c),
+            Some("command") => command_result(call, c),
+            _ => criterion(c, &outputs, call.root),
+        })
+        .collect();
+    let mut error = problems.join("; ");
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
+        let m = format!("required outputs not produced: {}", names.join(", "));
+        error = if error.is_empty() {
+            m
+        } else {
+            format!("{error}; {m}")
+        };
+    }
+    let criteria_pass = results.is_empty() || combine(&block, &results);
+    let mistyped = mistyped(&node, &outputs);
+    let passed = error.is_empty() && mistyped.is_empty() && criteria_pass;
+    let class = if !error.is_empty() {
+        "output_missing"
+    } else if !mistyped.is_empty() {
+        error = format!("RT031: {}", mistyped.join("; "));
+        "validation_error"
+    } else {
+        "criteria_failed"
+    };
+    let retry_spec = node
+        .pointer("/failure/retry")
+        .cloned()
+        .unwrap_or(Json::Null);
+    let max = retry_spec
+        .get("max_attempts")
+        .and_then(Json::as_u64)
+        .unwrap_or(1);
+    let retry_on: Vec<String> = retry_spec
+        .get("retry_on")
+        .and_then(Json::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_else(|| {
+            vec![
+                "transient".into(),
+                "tool_error".into(),
+                "criteria_failed".into(),
+            ]
+        });
+    let mut retry = !passed && attempt < max && retry_on.iter().any(|r| r == class || r == "any");
+    // A retry that would escalate past the model is refused, not run on a lesser one.
+    let refused = if retry {
+        super::routing::route(&node, attempt + 1, &call.tier).err()
+    } else {
+        None
+    };
+    retry &= refused.is_none();
+    let started = attempts
+        .last()
+        .and_then(|a| a.get("finished_at"))
+        .cloned()
+        .unwrap_or(json!(call.now));
+    let mut record = json!({"attempt": attempt, "status": if passed { "succeeded" } else if class == "criteria_failed" { "criteria_failed" } else { "failed" },
+        "started_at": started, "finished_at": call.now});
+    if !results.is_empty() {
+        let mode = block.get("mode").cloned().unwrap_or(json!("all"));
+        record["success"] = json!({"passed": criteria_pass, "mode": mode, "results": results});
+    }
+    if !error.is_empty() {
+        record["error"] = json!(error);
+    }
+    if let Ok(routed) = super::routing::route(&node, attempt, &call.tier) {
+        record["routed"] = routed;
+    }
+    attempts.push(record);
+    let status = if passed {
+        "succeeded"
+    } else if retry {
+        "retrying"
+    } else {
+        "failed"
+    };
+    let mode = retry_spec
+        .get("feedback")
+        .and_then(Json::as_str)
+        .unwrap_or("failed_criteria");
+    let fb = if retry {
+        let error = (!error.is_empty()).then_some(error.as_str());
+        feedback(mode, attempt, error, &results, &block)
+    } else {
+        String::new()
+    };
+    let mut out = Map::new();
+    out.insert(passed_c, json!(passed));
+    out.insert(retry_c, json!(retry));
+    out.insert(feedback_c, json!(fb));
+    out.insert(
+        verdict_c,
+        json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs, "refused": refused}),
+    );
+    out
+}

@@ -1,0 +1,504 @@
+//! The run-time program of an AGS graph (docs/AGS.md, "Running"): the import, plus what the
+//! harness does between nodes. After every task node a *judge* — a SENSE calling the native
+//! tool `<node>__judge`, which the CLI registers ([`judge`]) — collects the node's outputs,
+//! writes its `file` outputs under the output root, evaluates its success criteria and
+//! decides; a ROUTE then goes on to the next node (passed), back to the node for another
+//! attempt with the failed criteria as feedback (retry), or to the report (exhausted: the run
+//! stops there). So each node's criteria are evaluated before the next node starts
+//! (SPEC.md §10.3), inside the runtime's journal: a paused or resumed run replays them.
+
+pub mod human;
+pub mod inputs;
+pub mod judge;
+pub mod record;
+pub mod routing;
+
+use crate::translate::{CARRY_SEP, TERMINAL_ID, carry_name};
+use ais_core::{Carry, Edge, Instruction, Modality, Opcode, Owner, Program, Tool, ToolSurface};
+use serde_json::{Map, Value as Json};
+
+/// The prefix of the names this harness gives its own carries and instructions under a node
+/// (an output name starting with it is refused, so none collides with a node output).
+pub const OWN: &str = "ags_";
+
+/// The name of the harness's own carry or instruction `name` of node `nid`.
+pub fn own(nid: &str, name: &str) -> String {
+    format!("{nid}{CARRY_SEP}{OWN}{name}")
+}
+
+/// The carries a judge writes for node `nid`, in its signature's order: whether the node
+/// passed, whether it is retried, the feedback its next attempt reads, and its verdict (the
+/// record of every attempt so far).
+pub fn judge_writes(nid: &str) -> [String; 4] {
+    ["passed", "retry", "feedback", "verdict"].map(|w| own(nid, w))
+}
+
+/// The name of the judge tool (and instruction) of node `nid`.
+pub fn judge_name(nid: &str) -> String {
+    own(nid, "judge")
+}
+
+/// The task nodes a judge follows, in the schedule's order.
+pub fn judged(doc: &Json) -> Vec<String> {
+    let nodes = doc.get("nodes").and_then(Json::as_object);
+    crate::schedule(doc)
+        .into_iter()
+        .filter(|id| {
+            nodes
+                .and_then(|n| n.get(id))
+                .and_then(|n| n.get("type"))
+                .and_then(Json::as_str)
+                .is_none_or(|t| t == "task")
+        })
+        .collect()
+}
+
+fn output_names(node: &Json) -> Vec<String> {
+    node.get("outputs")
+        .and_then(Json::as_object)
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Lowers the imported program of `doc` into the program the harness runs: a judge and a
+/// route after every task node, the node reading its feedback, the report reading every
+/// verdict.
+pub fn lower(doc: &Json, program: &mut Program) {
+    let nodes: Map<String, Json> = doc
+        .get("nodes")
+        .and_then(Json::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut instructions = program.nodes.take().unwrap_or_default();
+    let mut carries = program
+        .walker
+        .as_mut()
+        .and_then(|w| w.carries.take())
+        .unwrap_or_default();
+    let mut tools = program.tools.take().unwrap_or_default();
+    let mut verdicts = Vec::new();
+    let has_params = !inputs::param_names(doc).is_empty();
+    if has_params {
+        let (ins, mut cs, tool) = params_step(doc);
+        instructions.splice(0..0, ins);
+        carries.append(&mut cs);
+        tools.push(tool);
+    }
+    for nid in judged(doc) {
+        let Some(at) = instructions.iter().position(|i| i.id == nid) else {
+            continue;
+        };
+        let node = nodes.get(&nid).cloned().unwrap_or(Json::Null);
+        let writes = judge_writes(&nid);
+        let [passed, _, feedback, verdict] = &writes;
+        instructions[at].reads.push(feedback.clone());
+        let mut reads: Vec<String> = output_names(&node)
+            .iter()
+            .map(|o| carry_name(&nid, o))
+            .collect();
+        let mut before = Vec::new();
+        if node
+            .get("inputs")
+            .and_then(Json::as_object)
+            .is_some_and(|i| !i.is_empty())
+        {
+            let (mut ins, mut cs, tool) = input_step(doc, &nid, has_params);
+            instructions[at].reads.push(cs[0].name.clone());
+            before.append(&mut ins);
+            carries.append(&mut cs);
+            tools.push(tool);
+        }
+        let mut after = Vec::new();
+        for (stage, list) in [("before_start", &mut before), ("after_outputs", &mut after)] {
+            for (hid, prompt) in human::checkpoints(&node, stage) {
+                let (mut ins, mut cs) =
+                    human::approval(&human::checkpoint_id(&nid, &hid), &prompt, true);
+                list.append(&mut ins);
+                carries.append(&mut cs);
+            }
+        }
+        for (cid, prompt) in human::criteria(&node) {
+            let prefix = human::criterion_id(&nid, &cid);
+            let (mut ins, mut cs) = human::approval(&prefix, &prompt, false);
+            after.append(&mut ins);
+            carries.append(&mut cs);
+            reads.extend(human::answer_carries(&prefix));
+        }
+        reads.push(verdict.clone());
+        let name = judge_name(&nid);
+        tools.push(Tool {
+            name: name.clone(),
+            sig: Some(format!("({}) -> ({})", reads.join(", "), writes.join(", "))),
+            surface: Some(ToolSurface::Sense),
+            doc: Some(format!(
+                "The harness's judge of node `{nid}`: writes its file outputs, evaluates its success criteria, decides (native, registered by `ais run`)."
+            )),
+            ..Tool::default()
+        });
+        let judge = Instruction {
+            id: name.clone(),
+            opcode: Opcode::Sense,
+            owner: Some(Owner::Code),
+            tool: Some(name.clone()),
+            reads,
+            writes: writes.to_vec(),
+            doc: Some(format!("Judge node `{nid}` against its success criteria.")),
+            ..Instruction::default()
+        };
+        let route = Instruction {
+            id: format!("{name}{CARRY_SEP}route"),
+            opcode: Opcode::Route,
+            owner: Some(Owner::Code),
+            reads: vec![passed.clone()],
+            doc: Some(format!(
+                "Go on when `{nid}` passed, retry it while attempts remain, else stop."
+            )),
+            ..Instruction::default()
+        };
+        let task = instructions.remove(at);
+        let segment: Vec<Instruction> = before
+            .into_iter()
+            .chain([task])
+            .chain(after)
+            .chain([judge, route])
+            .collect();
+        instructions.splice(at..at, segment);
+        for (w, ty, doc) in [
+            (
+                &writes[0],
+                "bool",
+                "True when the node passed its criteria.",
+            ),
+            (&writes[1], "bool", "True when the node is attempted again."),
+            (
+                &writes[2],
+                "str",
+                "What the next attempt is told of the last one's failure.",
+            ),
+            (
+                &writes[3],
+                "any",
+                "The node's attempts and their criterion results.",
+            ),
+        ] {
+            carries.push(Carry {
+                name: w.clone(),
+                ty: Some(ais_core::Type::parse(ty)),
+                produced_by: Some(name.clone()),
+                doc: Some(doc.into()),
+                ..Carry::default()
+            });
+        }
+        verdicts.push(verdict.clone());
+    }
+    if let Some(report) = instructions.iter_mut().find(|i| i.id == TERMINAL_ID) {
+        report.reads.extend(verdicts);
+    }
+    let asks = instructions
+        .iter()
+        .any(|i| i.tool.as_deref() == Some("ask_user"));
+    program.edges = Some(edges(&instructions));
+    program.nodes = Some(instructions);
+    if let Some(w) = program.walker.as_mut() {
+        w.carries = Some(carries);
+    }
+    if asks && !tools.iter().any(|t| t.name == "ask_user") {
+        tools.push(Tool {
+            name: "ask_user".into(),
+            doc: Some("Ask a person (a built-in tool).".into()),
+            ..Tool::default()
+        });
+    }
+    program.tools = (!tools.is_empty()).then_some(tools);
+}
+
+/// The control plane: each instruction to the next; a ROUTE goes on under its guard (a gate's
+/// approval, a judge's pass), a judge's route also back to its node under `retry`, and every
+/// route otherwise to the report.
+fn edges(instructions: &[Instruction]) -> Vec<Edge> {
+    let edge = |from: &str, to: &str, guard: Option<String>| Edge {
+        from: from.to_owned(),
+        to: to.to_owned(),
+        modality: Some(if guard.is_some() {
+            Modality::Discretionary
+        } else {
+            Modality::Mandatory
+        }),
+        guard,
+        ..Edge::default()
+    };
+    let mut out = Vec::new();
+    for w in instructions.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        if a.opcode != Opcode::Route {
+            out.push(edge(&a.id, &b.id, None));
+            continue;
+        }
+        let judged =
+            a.id.strip_suffix(&format!("{CARRY_SEP}route"))
+                .and_then(|p| p.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")));
+        if let Some(node) = judged {
+            out.push(edge(&a.id, node, Some(judge_writes(node)[1].clone())));
+        }
+        if b.id != TERMINAL_ID {
+            out.push(edge(&a.id, &b.id, a.reads.first().cloned()));
+        }
+        out.push(edge(&a.id, TERMINAL_ID, None));
+    }
+    out
+}
+
+/// A native SENSE step named `id` reading `reads` and writing `writes` (a bool second), the
+/// ROUTE that goes on only when that bool holds, the written carries and the tool declaration.
+fn step(
+    id: &str,
+    reads: Vec<String>,
+    writes: &[String; 3],
+    doc: &str,
+) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+    let tool = Tool {
+        name: id.to_owned(),
+        sig: Some(format!("({}) -> ({})", reads.join(", "), writes.join(", "))),
+        surface: Some(ToolSurface::Sense),
+        doc: Some(format!("{doc} (native, registered by `ais run`).")),
+        ..Tool::default()
+    };
+    let sense = Instruction {
+        id: id.to_owned(),
+        opcode: Opcode::Sense,
+        owner: Some(Owner::Code),
+        tool: Some(id.to_owned()),
+        reads,
+        writes: writes.to_vec(),
+        doc: Some(doc.to_owned()),
+        ..Instruction::default()
+    };
+    let route = Instruction {
+        id: format!("{id}{CARRY_SEP}route"),
+        opcode: Opcode::Route,
+        owner: Some(Owner::Code),
+        reads: vec![writes[1].clone()],
+        doc: Some(format!("Go on only when `{id}` succeeded, else stop.")),
+        ..Instruction::default()
+    };
+    let carries = writes
+        .iter()
+        .zip(["any", "bool", "str"])
+        .map(|(w, ty)| Carry {
+            name: w.clone(),
+            ty: Some(ais_core::Type::parse(ty)),
+            produced_by: Some(id.to_owned()),
+            ..Carry::default()
+        })
+        .collect();
+    (vec![sense, route], carries, tool)
+}
+
+/// The first step of a graph with params: each param a `role: input` carry, bound and checked.
+fn params_step(doc: &Json) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+    let names = inputs::param_names(doc);
+    let (ins, mut carries, tool) = step(
+        inputs::PARAMS,
+        names.clone(),
+        &inputs::params_writes(),
+        "Bind the graph's params (AG301, AG302)",
+    );
+    // Typed `any` with a `null` default: an unsupplied param is bound (or refused, AG301) by
+    // the params step — never filled with the task text, never asked for as a human input.
+    for name in names {
+        let spec = doc.pointer(&format!("/params/{name}"));
+        carries.push(Carry {
+            name: name.clone(),
+            ty: Some(ais_core::Type::Any),
+            role: Some(ais_core::Role::Input),
+            default: Some(ais_core::Value::Null),
+            doc: spec
+                .and_then(|s| s.get("description"))
+                .and_then(Json::as_str)
+                .map(str::to_owned),
+            ..Carry::default()
+        });
+    }
+    (ins, carries, tool)
+}
+
+/// Node `nid`'s start step — its model routed (§11.4), its inputs resolved (§9.2): it reads the bound params and every output of the nodes before it.
+fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+    let mut reads = Vec::new();
+    if has_params {
+        reads.push(inputs::PARAMS.to_owned());
+    }
+    for earlier in crate::schedule(doc).iter().take_while(|id| *id != nid) {
+        let node = doc
+            .pointer(&format!("/nodes/{earlier}"))
+            .cloned()
+            .unwrap_or(Json::Null);
+        reads.extend(output_names(&node).iter().map(|o| carry_name(earlier, o)));
+    }
+    step(
+        &own(nid, "inputs"),
+        reads,
+        &inputs::input_writes(nid),
+        &format!("Resolve the inputs of node `{nid}`"),
+    )
+}
+
+/// The native tools the harness program calls: the params step, each node's inputs step and
+/// judge.
+pub fn tools(doc: &Json) -> Vec<String> {
+    let mut out = Vec::new();
+    if !inputs::param_names(doc).is_empty() {
+        out.push(inputs::PARAMS.to_owned());
+    }
+    for nid in judged(doc) {
+        let node = doc
+            .pointer(&format!("/nodes/{nid}"))
+            .cloned()
+            .unwrap_or(Json::Null);
+        if node
+            .get("inputs")
+            .and_then(Json::as_object)
+            .is_some_and(|i| !i.is_empty())
+        {
+            out.push(own(&nid, "inputs"));
+        }
+        out.push(judge_name(&nid));
+    }
+    out
+}
+
+/// A `command` criterion a judge has run before it judges.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CommandCriterion {
+    /// The criterion's id.
+    pub id: String,
+    /// The command line.
+    pub run: String,
+    /// Its working directory under the output root (already checked relative).
+    pub cwd: Option<String>,
+    /// Its time limit.
+    pub timeout_seconds: Option<f64>,
+}
+
+/// The `command` criteria the native tool `tool` runs before it judges (a judge's node's).
+pub fn commands(doc: &Json, tool: &str) -> Vec<CommandCriterion> {
+    let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")) else {
+        return Vec::new();
+    };
+    doc.pointer(&format!("/nodes/{nid}/success/criteria"))
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| c.get("kind").and_then(Json::as_str) == Some("command"))
+        .map(|c| CommandCriterion {
+            id: c
+                .get("id")
+                .and_then(Json::as_str)
+                .unwrap_or("command")
+                .to_owned(),
+            run: c
+                .get("run")
+                .and_then(Json::as_str)
+                .unwrap_or("false")
+                .to_owned(),
+            cwd: c.get("cwd").and_then(Json::as_str).map(str::to_owned),
+            timeout_seconds: c.get("timeout_seconds").and_then(Json::as_f64),
+        })
+        .collect()
+}
+
+/// Writes the `file` outputs a judge's node produced under the output root before its
+/// [`commands`] run, so they see this attempt's files (the judge then collects the same files).
+pub fn write_files(doc: &Json, tool: &str, args: &Map<String, Json>, write: &mut judge::Writer) {
+    if let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")) {
+        let node = doc
+            .pointer(&format!("/nodes/{nid}"))
+            .cloned()
+            .unwrap_or(Json::Null);
+        judge::write_files(nid, &node, args, write);
+    }
+}
+
+/// The exit code a failed `command` tool's message names (`… failed with exit status N`).
+pub fn exit_code(message: &str) -> Option<i64> {
+    let re = regex::Regex::new(r"failed with exit status (\d+)").ok()?;
+    re.captures(message)?[1].parse().ok()
+}
+
+/// Answers a call of the native tool `tool` (one of [`tools`]) for a run whose model is of
+/// tier `tier`, given what its [`commands`] did: the carries it writes.
+pub fn call(
+    doc: &Json,
+    tier: &str,
+    tool: &str,
+    args: &Map<String, Json>,
+    commands: &Map<String, Json>,
+    root: &std::path::Path,
+    write: &mut judge::Writer,
+) -> Map<String, Json> {
+    let [value, ok, error] = if tool == inputs::PARAMS {
+        inputs::params_writes()
+    } else if let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}inputs")) {
+        inputs::input_writes(nid)
+    } else {
+        let nid = tool
+            .strip_suffix(&format!("{CARRY_SEP}{OWN}judge"))
+            .unwrap_or(tool);
+        let call = judge::Call {
+            doc,
+            node: nid,
+            args,
+            root,
+            now: crate::run::rfc3339(std::time::SystemTime::now()),
+            tier: tier.to_owned(),
+            commands,
+        };
+        return judge::judge(&call, write);
+    };
+    let result = if tool == inputs::PARAMS {
+        inputs::bind_params(doc, args).map_err(|errs| {
+            Json::Array(
+                errs.into_iter()
+                    .map(|(c, m)| serde_json::json!({"code": c, "message": m}))
+                    .collect(),
+            )
+        })
+    } else {
+        let nid = tool
+            .strip_suffix(&format!("{CARRY_SEP}{OWN}inputs"))
+            .unwrap_or(tool);
+        let params = args
+            .get(inputs::PARAMS)
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let node = doc
+            .pointer(&format!("/nodes/{nid}"))
+            .cloned()
+            .unwrap_or(Json::Null);
+        // Routing comes first (§17.7 steps 1–2: refused before any model call).
+        routing::route(&node, 1, tier)
+            .and_then(|_| inputs::resolve(doc, nid, &params, args))
+            .map_err(Json::String)
+    };
+    let mut out = Map::new();
+    match result {
+        Ok(v) => {
+            out.insert(value, Json::Object(v));
+            out.insert(ok, Json::Bool(true));
+            out.insert(error, Json::String(String::new()));
+        }
+        Err(e) => {
+            out.insert(value, Json::Object(Map::new()));
+            out.insert(ok, Json::Bool(false));
+            out.insert(
+                error,
+                Json::String(match e {
+                    Json::String(s) => s,
+                    other => other.to_string(),
+                }),
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,307 @@
+//! The run record of a run (SPEC.md §20, `agentic-graph-run-1.0.schema.json`), rebuilt from
+//! what the runtime reported: each task node's verdict (its attempts, criterion results and
+//! outputs, written by its judge), each gate's answer, the instruction a pause or a fault
+//! stopped at.
+
+use super::{human, inputs, judge_writes};
+use crate::run::{CLAIMED_LEVEL, Ran, SUPPORTED_FEATURES, rfc3339};
+use crate::translate::carry_name;
+use serde_json::{Map, Value as Json, json};
+
+/// Where the walk through the schedule stands.
+struct Walk<'a> {
+    ran: &'a Ran<'a>,
+    /// When the last node before this one finished (a node starts when it does).
+    last_finished: Json,
+    /// Why the nodes from here on did not run, once a node failed.
+    halted: Option<String>,
+    diagnostics: Vec<Json>,
+    any_failed: bool,
+    /// Whether the walk has passed the node a pause or a fault stopped at.
+    past_stop: bool,
+}
+
+impl Walk<'_> {
+    /// Whether the run stopped (paused or faulted) at one of the instructions of node `id`.
+    fn stopped_here(&self, id: &str) -> bool {
+        self.ran
+            .stopped_at
+            .is_some_and(|s| s == id || s.starts_with(&format!("{id}__")))
+    }
+
+    /// The state of a node no verdict or answer decides: awaiting its human, failed where the
+    /// run faulted, else not reached.
+    fn unfinished(&mut self, id: &str, nr: &mut Json) {
+        let here = self.stopped_here(id);
+        let stopped = self.ran.stopped_at.is_some();
+        nr["status"] = json!(if here && self.ran.status == "input_required" {
+            "awaiting_human"
+        } else if here || (self.ran.status != "ok" && !stopped && !self.past_stop) {
+            "failed"
+        } else if stopped && !self.past_stop {
+            // Before the pause or the fault: the schedule went on, so the node succeeded
+            // (its verdict is in the report of the run that reaches its end).
+            "succeeded"
+        } else {
+            "pending"
+        });
+        self.past_stop |= here || nr["status"] == "failed";
+        if nr["status"] == "failed" {
+            self.fail(id, "the run faulted here");
+        }
+    }
+
+    fn fail(&mut self, id: &str, why: &str) {
+        self.any_failed = true;
+        self.halted = Some(format!(
+            "node `{id}` failed ({why}); this harness stops at a failed node"
+        ));
+    }
+
+    /// The node's checkpoint answers as human events; true when one was a rejection.
+    fn checkpoints(&mut self, id: &str, node: &Json, nr: &mut Json) -> bool {
+        let mut events = Vec::new();
+        for stage in human::STAGES {
+            for (hid, _) in human::checkpoints(node, stage) {
+                let at = json!(rfc3339(self.ran.finished));
+                let prefix = human::checkpoint_id(id, &hid);
+                events.extend(human::event(self.ran.report, &prefix, &hid, stage, &at));
+            }
+        }
+        let rejected = events.iter().any(|e| e["outcome"] == "rejected");
+        if !events.is_empty() {
+            nr["human_events"] = Json::Array(events);
+        }
+        rejected
+    }
+
+    fn task(&mut self, id: &str, node: &Json, nr: &mut Json) {
+        if self.checkpoints(id, node, nr) {
+            nr["status"] = json!("failed");
+            return self.fail(id, "a human checkpoint was rejected");
+        }
+        let [_, ok, error] = inputs::input_writes(id);
+        if self.ran.report.get(&ok) == Some(&json!(false)) {
+            let e = self
+                .ran
+                .report
+                .get(&error)
+                .and_then(Json::as_str)
+                .unwrap_or_default();
+            if let Some(why) = e.strip_prefix("RT011: ") {
+                self.diagnostics.push(json!({"code": "RT011", "severity": "error", "node_id": id, "message": format!("node `{id}`: {why}")}));
+                nr["status"] = json!("blocked");
+                return self.fail(id, "its intelligence tier cannot be satisfied");
+            }
+            self.diagnostics.push(json!({"code": "RT033", "severity": "error", "node_id": id, "message": format!("node `{id}`: {e}")}));
+            nr["status"] = json!("failed");
+            return self.fail(id, "a required input is missing");
+        }
+        let verdict = self.ran.report.get(&judge_writes(id)[3]);
+        let Some(Json::Object(v)) = verdict else {
+            return self.unfinished(id, nr);
+        };
+        let mut attempts = v
+            .get("attempts")
+            .and_then(Json::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(first) = attempts.first_mut() {
+            first["started_at"] = self.last_finished.clone();
+        }
+        let status = v.get("status").and_then(Json::as_str).unwrap_or("failed");
+        nr["status"] = json!(match status {
+            "succeeded" => "succeeded",
+            // Judged and sent back, then the run stopped: the next attempt never finished.
+            "retrying" if self.stopped_here(id) && self.ran.status == "input_required" => {
+                "awaiting_human"
+            }
+            _ => "failed",
+        });
+        if let Some(first) = attempts.first() {
+            nr["started_at"] = first["started_at"].clone();
+        }
+        if let Some(last) = attempts.last() {
+            nr["finished_at"] = last["finished_at"].clone();
+            self.last_finished = last["finished_at"].clone();
+        }
+        nr["outputs"] = v.get("outputs").cloned().unwrap_or(json!({}));
+        if let Some(why) = v.get("refused").and_then(Json::as_str) {
+            let why = why.strip_prefix("RT011: ").unwrap_or(why);
+            self.diagnostics.push(json!({"code": "RT011", "severity": "error", "node_id": id, "message": format!("node `{id}`: the retry is refused: {why}")}));
+        }
+        nr["attempts"] = Json::Array(attempts.clone());
+        if nr["status"] == "failed" {
+            let error = attempts
+                .last()
+                .and_then(|a| a.get("error"))
+                .and_then(Json::as_str);
+            if let Some(e) = error {
+                let (code, e) = match e.strip_prefix("RT031: ") {
+                    Some(rest) => ("RT031", rest),
+                    None => ("RT033", e),
+                };
+                self.diagnostics.push(json!({"code": code, "severity": "error", "node_id": id, "message": format!("node `{id}`: {e}")}));
+            }
+            let why = format!(
+                "{} attempt(s), the last {}",
+                attempts.len(),
+                if error.is_some() {
+                    "missing outputs"
+                } else {
+                    "failing its criteria"
+                }
+            );
+            self.fail(id, &why);
+        }
+    }
+
+    fn gate(&mut self, id: &str, nr: &mut Json) {
+        let Some(approved) = self.ran.report.get(&carry_name(id, "approved")) else {
+            return self.unfinished(id, nr);
+        };
+        let approved = approved == &json!(true);
+        nr["started_at"] = self.last_finished.clone();
+        nr["finished_at"] = json!(rfc3339(self.ran.finished));
+        nr["status"] = json!(if approved { "succeeded" } else { "failed" });
+        nr["human_events"] = json!([{"at_stage": "gate", "mode": "approve", "outcome": if approved { "approved" } else { "rejected" }, "at": nr["finished_at"]}]);
+        if !approved {
+            self.fail(id, "its approver rejected it");
+        }
+    }
+}
+
+/// The value of a graph output's `from` (a plain `nodes.X.outputs.Y`): the node's recorded
+/// output, else the carry.
+fn bound(from: &str, nodes: &[Json], report: &Map<String, Json>) -> Option<Json> {
+    let parts: Vec<&str> = from.trim().split('.').collect();
+    let ["nodes", x, "outputs", y] = parts.as_slice() else {
+        return None;
+    };
+    // Only a node that succeeded binds anything (a failed node's last try is not an output).
+    let node = nodes
+        .iter()
+        .find(|n| n["node_id"] == *x && n["status"] == "succeeded")?;
+    match node.get("outputs") {
+        Some(outputs) => outputs.get(*y).cloned(),
+        None => report.get(&carry_name(x, y)).cloned(),
+    }
+}
+
+/// The run record of a run over the sequential `schedule` of `doc`.
+pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
+    let nodes = doc
+        .get("nodes")
+        .and_then(Json::as_object)
+        .cloned()
+        .unwrap_or_default();
+    // A resumed run starts later than the attempts its journal replays.
+    let mut started = rfc3339(ran.started);
+    for id in schedule {
+        let attempts = ran
+            .report
+            .get(&judge_writes(id)[3])
+            .and_then(|v| v.get("attempts"));
+        for a in attempts.and_then(Json::as_array).into_iter().flatten() {
+            if let Some(t) = a["finished_at"].as_str().filter(|t| *t < started.as_str()) {
+                started = t.to_owned();
+            }
+        }
+    }
+    let mut walk = Walk {
+        ran,
+        last_finished: json!(started),
+        halted: None,
+        diagnostics: Vec::new(),
+        any_failed: false,
+        past_stop: false,
+    };
+    let [_, ok, error] = inputs::params_writes();
+    if ran.report.get(&ok) == Some(&json!(false)) {
+        // The params were rejected (AG301/AG302): no node ran.
+        let text = ran
+            .report
+            .get(&error)
+            .and_then(Json::as_str)
+            .unwrap_or("[]");
+        let found: Vec<Json> = serde_json::from_str(text).unwrap_or_default();
+        for f in found {
+            walk.diagnostics.push(json!({"code": f["code"], "severity": "error", "message": f["message"], "pointer": "/params"}));
+        }
+        walk.any_failed = true;
+        walk.halted = Some("the run was rejected: its params do not satisfy their specs".into());
+    }
+    let mut node_runs = Vec::new();
+    for id in schedule {
+        let Some(node) = nodes.get(id) else { continue };
+        let ty = node.get("type").and_then(Json::as_str).unwrap_or("task");
+        let mut nr = json!({"node_id": id, "type": ty, "status": "pending"});
+        if let Some(reason) = &walk.halted {
+            nr["status"] = json!("skipped");
+            nr["skip_reason"] = json!(reason);
+        } else if ty == "gate" {
+            walk.gate(id, &mut nr);
+        } else {
+            walk.task(id, node, &mut nr);
+        }
+        node_runs.push(nr);
+    }
+    let mut diagnostics = std::mem::take(&mut walk.diagnostics);
+    if let Some(m) = &ran.message {
+        // The runtime's own words, under a harness code: AGS has none for a fault or a pause.
+        let (code, severity) = if ran.status == "input_required" {
+            ("ais:awaiting_human", "info")
+        } else {
+            ("ais:fault", "error")
+        };
+        diagnostics.push(json!({"code": code, "severity": severity, "message": m}));
+    }
+    let mut outputs = Map::new();
+    let mut unbound = false;
+    for (name, o) in doc
+        .get("outputs")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let from = o.get("from").and_then(Json::as_str).unwrap_or_default();
+        match bound(from, &node_runs, ran.report) {
+            Some(v) => {
+                outputs.insert(name.clone(), v);
+            }
+            None if o.get("required").and_then(Json::as_bool) != Some(false) => {
+                unbound = true;
+                if ran.status == "ok" {
+                    diagnostics.push(json!({"code": "RT041", "severity": "error", "message": format!("graph output `{name}` could not be bound (`{from}`)")}));
+                }
+            }
+            None => {}
+        }
+    }
+    let status = match ran.status {
+        "input_required" => "awaiting_human",
+        "ok" if walk.any_failed => "failed",
+        "ok" if unbound => "partial",
+        "ok" => "succeeded",
+        _ => "failed",
+    };
+    let mut record = json!({
+        "ags_version": crate::AGS_VERSION,
+        "kind": "AgenticGraphRun",
+        "run_id": ran.run_id,
+        "graph_id": doc.get("id").cloned().unwrap_or(json!("unknown")),
+        "harness": {"name": "ais", "version": env!("CARGO_PKG_VERSION"), "conformance_level": CLAIMED_LEVEL, "supported_features": SUPPORTED_FEATURES},
+        "status": status,
+        "started_at": started,
+        "nodes": node_runs,
+        "outputs": outputs,
+        "diagnostics": diagnostics,
+    });
+    if let Some(v) = doc.get("version") {
+        record["graph_version"] = v.clone();
+    }
+    if status != "awaiting_human" {
+        record["finished_at"] = json!(rfc3339(ran.finished));
+    }
+    record
+}

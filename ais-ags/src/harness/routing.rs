@@ -1,0 +1,119 @@
+//! Intelligence routing (SPEC.md §11.4). This harness's routing profile has one model class:
+//! the run's model, whose tier the operator states in `AIS_MODEL_TIER` (`minimal`, `standard`,
+//! `advanced`, `frontier`; `standard` when unset). A node demanding more is refused before any
+//! token is spent (`RT011`, the node `blocked`) unless its `intelligence.allow_downgrade` is
+//! true, when it runs on the model and the attempt records `downgraded: true` with the reason;
+//! a node demanding less routes up to it (rule 4). With `failure.retry.escalate_intelligence`
+//! each retry demands `intelligence.escalate_to`, else one tier more, clamped at `frontier`.
+
+use serde_json::{Value as Json, json};
+
+/// The environment variable naming the run model's tier.
+pub const TIER_ENV: &str = "AIS_MODEL_TIER";
+
+/// The tiers, in order (level 1 to 4).
+pub const TIERS: [&str; 4] = ["minimal", "standard", "advanced", "frontier"];
+
+/// The level (1–4) of a tier name.
+pub fn level(tier: &str) -> Option<usize> {
+    TIERS.iter().position(|t| *t == tier).map(|i| i + 1)
+}
+
+/// The run model's tier: `AIS_MODEL_TIER`, else `standard`; an unknown name is an error.
+pub fn model_tier() -> Result<String, String> {
+    match std::env::var(TIER_ENV) {
+        Ok(t) if !t.trim().is_empty() => {
+            let t = t.trim().to_ascii_lowercase();
+            level(&t).map(|_| t.clone()).ok_or_else(|| {
+                format!(
+                    "{TIER_ENV}={t} is not a tier: name one of {}",
+                    TIERS.join(", ")
+                )
+            })
+        }
+        _ => Ok("standard".into()),
+    }
+}
+
+/// The tier node `node` demands at attempt `attempt` (1-based), or `None` when it names none.
+fn demanded(node: &Json, attempt: u64) -> Option<usize> {
+    let intel = node.get("intelligence")?;
+    let base = intel
+        .get("tier")
+        .and_then(Json::as_str)
+        .and_then(level)
+        .or_else(|| {
+            intel
+                .get("level")
+                .and_then(Json::as_u64)
+                .map(|l| l as usize)
+        })?;
+    let escalate = node
+        .pointer("/failure/retry/escalate_intelligence")
+        .and_then(Json::as_bool)
+        == Some(true);
+    if attempt <= 1 || !escalate {
+        return Some(base);
+    }
+    let to = intel
+        .get("escalate_to")
+        .and_then(Json::as_str)
+        .and_then(level);
+    Some(match to {
+        Some(t) => t.max(base),
+        None => (base + attempt as usize - 1).min(4),
+    })
+}
+
+/// Routes attempt `attempt` of `node` to a model of tier `model`: the run record's `routed`
+/// object, or the `RT011` refusal's message.
+pub fn route(node: &Json, attempt: u64, model: &str) -> Result<Json, String> {
+    let have = level(model).unwrap_or(2);
+    let Some(want) = demanded(node, attempt) else {
+        return Ok(json!({"effective_tier": model, "downgraded": false}));
+    };
+    let requested = TIERS[want - 1];
+    if want <= have {
+        return Ok(
+            json!({"requested_tier": requested, "effective_tier": model, "downgraded": false}),
+        );
+    }
+    let allow = node
+        .pointer("/intelligence/allow_downgrade")
+        .and_then(Json::as_bool)
+        == Some(true);
+    if allow {
+        return Ok(
+            json!({"requested_tier": requested, "effective_tier": model, "downgraded": true,
+            "reason": format!("the run's model is `{model}` ({TIER_ENV}); `allow_downgrade: true`")}),
+        );
+    }
+    Err(format!(
+        "RT011: attempt {attempt} demands tier `{requested}` and the run's model is `{model}` ({TIER_ENV}); set `intelligence.allow_downgrade: true`, or run with a model of tier `{requested}` and `{TIER_ENV}={requested}`"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routing_up_down_and_escalation() {
+        let n = json!({"intelligence": {"tier": "advanced"}});
+        assert!(route(&n, 1, "frontier").is_ok());
+        assert!(route(&n, 1, "standard").unwrap_err().starts_with("RT011"));
+        let d = json!({"intelligence": {"tier": "advanced", "allow_downgrade": true}});
+        assert_eq!(route(&d, 1, "standard").unwrap()["downgraded"], true);
+        let e = json!({"intelligence": {"tier": "standard"}, "failure": {"retry": {"escalate_intelligence": true}}});
+        assert!(route(&e, 1, "standard").is_ok());
+        assert!(
+            route(&e, 2, "standard").is_err(),
+            "the retry demands advanced"
+        );
+        assert_eq!(
+            route(&e, 5, "frontier").unwrap()["requested_tier"],
+            "frontier"
+        );
+        assert!(route(&json!({}), 1, "minimal").is_ok());
+    }
+}
