@@ -35,7 +35,10 @@ mod log;
 #[cfg(feature = "otlp")]
 mod otlp;
 mod record;
+mod replay;
 mod show;
+
+pub use replay::{ReplayArgs, replay};
 
 use log::install_tracing;
 use record::{read_record, record_path, remove_handle, write_record};
