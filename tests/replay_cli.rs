@@ -262,3 +262,55 @@ fn an_unfinished_run_is_refused_saying_so() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("there is no run `nope`"), "{}", text(&o));
 }
+
+#[test]
+fn a_slot_the_recording_never_asked_stops_the_replay_and_a_removed_one_is_unasked() {
+    let (dir, id) = recorded(PROGRAM);
+    let added = PROGRAM
+        .replace(
+            "    summary: {type: str, produced_by: summarize}\n",
+            "    summary: {type: str, produced_by: summarize}\n    title: {type: str, produced_by: title}\n",
+        )
+        .replace(
+            "  - {id: done, type: TERMINAL, reads: [summary, logged]}",
+            "  - {id: title, type: GEN-RAW, doc: \"Title it.\", reads: [summary], writes: [title]}\n  - {id: done, type: TERMINAL, reads: [summary, logged, title]}",
+        )
+        .replace(
+            "  - {from: summarize, to: done}",
+            "  - {from: summarize, to: title}\n  - {from: title, to: done}",
+        );
+    std::fs::write(dir.path().join("p.agir"), added).unwrap();
+    let o = ais(dir.path(), &["replay", &id]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = text(&o);
+    assert!(
+        out.contains("`title` (slot `title`, step 4 effect 0): the recorded run never asked it"),
+        "{out}"
+    );
+    assert!(out.contains("- status: \"ok\""), "{out}");
+    assert!(out.contains("+ status: \"fault\""), "{out}");
+
+    // `summarize` gone: its recorded answer is left unasked, and the report lacks `summary`.
+    let removed = PROGRAM
+        .replace("    summary: {type: str, produced_by: summarize}\n", "")
+        .replace(
+            "  - {id: summarize, type: GEN-RAW, doc: \"Summarize the outline.\", reads: [outline], writes: [summary]}\n",
+            "",
+        )
+        .replace("reads: [summary, logged]", "reads: [logged]")
+        .replace("  - {from: log, to: summarize}\n  - {from: summarize, to: done}", "  - {from: log, to: done}");
+    std::fs::write(dir.path().join("p.agir"), removed).unwrap();
+    let o = ais(dir.path(), &["replay", &id]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("not asked"), "{out}");
+    assert!(
+        out.contains("`summarize` (slot `summarize`, step 3 effect 0)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("- report.summary: \"A short summary.\""),
+        "{out}"
+    );
+    assert!(out.contains("+ report.summary: (absent)"), "{out}");
+}
