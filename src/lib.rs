@@ -41,4 +41,4 @@ pub use ais_restate as restate;
 pub use ais_rt as rt;
 pub use ais_rt::tools::ArtifactPath;
 pub use outcome::OutcomeValue;
-pub use run::RunError;
+pub use run::{Replayed, RunError};

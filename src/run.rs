@@ -1,6 +1,7 @@
 //! Running an `ais!` program with its typed `Input` and `Report`.
 
 use ais_core::Program;
+use ais_rt::journal::replay::{Recording, Replay, ReplayError, ToolReplay};
 use ais_rt::{Fault, Inputs, Pause, RunOutcome, Runtime, Status};
 use std::fmt;
 
@@ -104,6 +105,82 @@ where
     R: serde::de::DeserializeOwned,
 {
     report(runtime.resume(program, None, handle, answer).await)
+}
+
+/// A replay of a recorded run of an `ais!` program (its generated `replay`): what the replay
+/// found, and the replayed run's typed report.
+///
+/// A run recorded in memory with a scripted model, replayed with no model at all:
+///
+/// ```
+/// use ais::ais;
+/// use ais::rt::journal::{memory::MemoryJournal, replay::{Recording, ToolReplay}};
+/// use ais::rt::model::ScriptedModel;
+/// use std::sync::Arc;
+///
+/// ais! {
+///     /// Draft a note.
+///     program Noter {
+///         carries { task: str = input, note: str }
+///         /// Write a one-line note on the task.
+///         write: GEN-RAW(task) -> note;
+///         done: TERMINAL(note);
+///         write -> done;
+///     }
+/// }
+///
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// # rt.block_on(async {
+/// let out = tempfile::tempdir()?;
+/// let script = ScriptedModel::from_json("s.json".as_ref(), serde_json::json!({"write": ["Rivers run."]}))?;
+/// let recorder = Noter::runtime().model(Arc::new(script)).out_dir(out.path().into()).build();
+/// let prepared = recorder.prepare(Noter::program(), None);
+/// let inputs = ais::rt::Inputs::parse(Noter::program(), Some("rivers".into()), &[])?;
+/// let start = recorder.run_start("n1", &prepared, &inputs, serde_json::Value::Null);
+/// let journal = Arc::new(MemoryJournal::new("n1"));
+/// recorder.run_journaled(&prepared, inputs, journal.clone()).await;
+/// let recording = Recording::from_memory(&journal, start).await?;
+///
+/// // No model: every slot is answered from the recording.
+/// let runtime = Noter::runtime().out_dir(out.path().into()).build();
+/// let replayed = Noter::replay(&recording, ToolReplay::Journal, &runtime).await?;
+/// assert!(replayed.matches());
+/// assert_eq!(replayed.report?.note.as_deref(), Some("Rivers run."));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Replayed<R> {
+    /// What the replay found: its misses, the recorded effects it never asked for, how its
+    /// outcome differs from the recorded one — and that outcome.
+    pub replay: Replay,
+    /// The replayed run's typed report, or why there is none.
+    pub report: Result<R, RunError>,
+}
+
+impl<R> Replayed<R> {
+    /// True when the replay met the recording exactly ([`Replay::matches`]).
+    pub fn matches(&self) -> bool {
+        self.replay.matches()
+    }
+}
+
+/// Replays a finished, journaled run of `program` ([`Runtime::replay`]) and reads the replayed
+/// report into the typed `Report`.
+pub async fn replay<R>(
+    program: &Program,
+    recording: &Recording,
+    tools: ToolReplay,
+    runtime: &Runtime,
+) -> Result<Replayed<R>, ReplayError>
+where
+    R: serde::de::DeserializeOwned,
+{
+    let prepared = runtime.prepare(program, None);
+    let replay = runtime.replay(&prepared, recording, tools).await?;
+    let report = report(replay.outcome.clone());
+    Ok(Replayed { replay, report })
 }
 
 /// A run's outcome as the typed report, or why there is none.

@@ -71,7 +71,7 @@ pub fn program(def: &ProgramDef, program: &Program, checks: Option<&Checks>) -> 
 }
 
 /// The program type's API: its `AGIR` and `NAME`, the model read back from them, its tools and
-/// runtime, and `run`/`resume` with the typed `input` and `report`.
+/// runtime, and `run`/`resume`/`replay` with the typed `input` and `report`.
 fn program_api(
     name: &syn::Ident,
     input: &syn::Ident,
@@ -139,6 +139,18 @@ fn program_api(
                 runtime: &#p::Runtime,
             ) -> ::std::result::Result<#report, ::ais::RunError> {
                 #p::resume(Self::program(), handle, answer, runtime).await
+            }
+
+            /// Replays a finished, journaled run of the program (a
+            /// `ais::rt::journal::replay::Recording`): every slot answered from the journal,
+            /// never by a model, and every tool from the journal or live (`tools`). Returns
+            /// what the replay found ([`::ais::Replayed::matches`]) and its typed report.
+            pub async fn replay(
+                recording: &#p::Recording,
+                tools: #p::ToolReplay,
+                runtime: &#p::Runtime,
+            ) -> ::std::result::Result<::ais::Replayed<#report>, #p::ReplayError> {
+                #p::replay(Self::program(), recording, tools, runtime).await
             }
         }
     }

@@ -461,6 +461,66 @@ impl Runtime {
         .await
     }
 
+    /// Replays a finished, journaled run on `prepared` (see [`journal::replay`]): the program
+    /// runs again from its first step with the recorded task and inputs, every slot answered
+    /// from the recording by instruction and request — never by a model — and every tool
+    /// from the recording ([`ToolReplay::Journal`](journal::replay::ToolReplay)) or live. A
+    /// human answer the run was given is given again where the replay pauses. Nothing is
+    /// written to the recorded run. [`Replay::matches`](journal::replay::Replay::matches)
+    /// says whether the program still behaves as recorded.
+    ///
+    /// A run recorded in memory, replayed after the program's doc changed:
+    ///
+    /// ```
+    /// use ais_rt::journal::{memory::MemoryJournal, replay::{Recording, ToolReplay}};
+    /// use ais_rt::{Inputs, Runtime, Status, model::ScriptedModel};
+    /// use std::sync::Arc;
+    ///
+    /// let text = |doc: &str| format!(r#"
+    /// walker:
+    ///   carries:
+    ///     task: {{type: str, role: input}}
+    ///     draft: {{type: str, produced_by: write}}
+    /// nodes:
+    ///   - {{id: write, type: GEN-RAW, doc: "{doc}", reads: [task], writes: [draft]}}
+    ///   - {{id: done, type: TERMINAL, reads: [draft]}}
+    /// edges:
+    ///   - {{from: write, to: done}}
+    /// "#);
+    /// let program = ais_core::agir::read(&text("Write a draft."))?.program;
+    /// let model = ScriptedModel::from_json("s.json".as_ref(), serde_json::json!({"write": ["A draft."]}))?;
+    /// let out = tempfile::tempdir()?;
+    /// let runtime = Runtime::builder().model(Arc::new(model)).out_dir(out.path().into()).build();
+    /// let prepared = runtime.prepare(&program, None);
+    /// let inputs = Inputs::parse(&program, Some("notes".into()), &[])?;
+    /// let start = runtime.run_start("run-1", &prepared, &inputs, serde_json::Value::Null);
+    /// let journal = Arc::new(MemoryJournal::new("run-1"));
+    /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// let first = rt.block_on(runtime.run_journaled(&prepared, inputs, journal.clone()));
+    /// assert_eq!(first.status, Status::Ok);
+    /// let recording = rt.block_on(Recording::from_memory(&journal, start))?;
+    ///
+    /// // The same program replays without its model and matches.
+    /// let replay = rt.block_on(runtime.replay(&prepared, &recording, ToolReplay::Journal))?;
+    /// assert!(replay.matches());
+    ///
+    /// // Another doc is a miss at `write`, saying what changed.
+    /// let edited = ais_core::agir::read(&text("Write a short draft."))?.program;
+    /// let replay = rt.block_on(runtime.replay(&runtime.prepare(&edited, None), &recording, ToolReplay::Journal))?;
+    /// assert!(!replay.matches());
+    /// assert_eq!(replay.misses[0].effect.instruction, "write");
+    /// assert_eq!(replay.misses[0].differs, ["the doc changed"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub async fn replay(
+        &self,
+        prepared: &Arc<Prepared>,
+        recording: &journal::replay::Recording,
+        tools: journal::replay::ToolReplay,
+    ) -> Result<journal::replay::Replay, journal::replay::ReplayError> {
+        machine::replay::replay(&self.settings, prepared.clone(), recording, tools).await
+    }
+
     /// Resumes a run paused for human input from its handle, with the human's answer.
     pub async fn resume(
         &self,

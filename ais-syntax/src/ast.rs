@@ -242,7 +242,7 @@ pub struct McpServerDef {
     pub url: Option<LitStr>,
 }
 
-/// `/// doc  #[surface(..)] #[serves(..)]  tool name(params) -> Ret impl`.
+/// `/// doc  #[surface(..)] #[serves(..)] #[idempotent]  tool name(params) -> Ret impl`.
 #[derive(Clone, Debug)]
 pub struct ToolDef {
     /// The doc comment.
@@ -257,6 +257,10 @@ pub struct ToolDef {
     pub serves: Option<Vec<Name>>,
     /// `#[traces_to("...")]`.
     pub traces_to: Option<Vec<Name>>,
+    /// `#[idempotent]`: running the tool twice has the effect of running it once, so a
+    /// journaled run may retry it when it was in flight at a crash (AG-IR `idempotent: true`,
+    /// a field the spec does not define, kept as unknown fields are).
+    pub idempotent: Option<Span>,
     /// The parameters (none for a built-in written without them).
     pub params: Vec<ParamDef>,
     /// The parenthesized parameter list's span.

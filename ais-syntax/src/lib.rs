@@ -24,6 +24,7 @@
 //!         tool save(text: &str, path: &ais::ArtifactPath) -> std::io::Result<String> { .. }
 //!         tool fetch(url: &str) -> String = crate::web::fetch;   // defined elsewhere
 //!         tool test(target) = command "cargo test {target}";      // a subprocess
+//!         #[idempotent] tool stamp(path) = command "touch {path}"; // may rerun after a crash
 //!         tool read_file;                                          // a built-in
 //!
 //!         /// Doc: the semantic operand of a slot.

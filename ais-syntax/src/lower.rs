@@ -405,6 +405,11 @@ impl Cx {
         if let Some(serves) = &t.serves {
             tool.serves = Some(self.entries(el, "serves", serves));
         }
+        if let Some(span) = t.idempotent {
+            self.at(el, Some("idempotent"), Site::one(span));
+            tool.extra
+                .push(("idempotent".to_owned(), ais_core::Value::Bool(true)));
+        }
         match &t.imp {
             ToolImpl::Builtin => match ais_core::plan::builtin(&name) {
                 Some(b) if t.params.is_empty() && t.ret.is_none() => {

@@ -135,6 +135,11 @@ pub enum Command {
     /// Continue a journaled run that did not finish (crashed, interrupted, or paused for an
     /// answer).
     Resume(run::ResumeArgs),
+    /// Re-execute a finished, journaled run with every slot answered from its journal: a
+    /// recorded run as an offline regression test of its program.
+    ///
+    /// Exit status: 0 the replay matches the recording; 1 it differs; 2 it cannot replay.
+    Replay(run::ReplayArgs),
     /// Translate an AGS 1.0 graph (`*.agraph.yaml`, `*.agraph.json`) into the equivalent AG-IR
     /// program, printed on stdout (docs/AGS.md). Exit status: 0; 2 when the graph has errors.
     Import(ags::ImportArgs),
@@ -253,6 +258,7 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::run(&args, &mut output),
         Command::Run(args) => return run::run(args, &mut output),
         Command::Resume(args) => return run::resume(args, &mut output),
+        Command::Replay(args) => return run::replay(args, &mut output),
         Command::Import(args) => ags::import(&args, &mut output),
         Command::Export(args) => ags::export(&args, &mut output),
         Command::Runs(args) => match runs::run(args, &mut output) {

@@ -47,6 +47,8 @@
 //! ([`sqlite::SqliteStore`]) is what `ais run` uses by default.
 
 pub mod memory;
+pub mod replay;
+pub mod request;
 pub mod sqlite;
 
 use serde::{Deserialize, Serialize};
@@ -154,7 +156,8 @@ pub struct Effect {
     pub name: String,
     /// Whether it may run again after a crash.
     pub idempotency: Idempotency,
-    /// A hash of what was asked (a slot's request, a tool's arguments), when there is one.
+    /// A digest of what was asked (a slot's request, a tool's arguments), when there is one:
+    /// a hash of the whole and of each part ([`request`]), so a replay can say which changed.
     pub request: Option<String>,
 }
 
@@ -278,6 +281,20 @@ pub enum JournalError {
         pid: u32,
         /// When it took the lease (seconds since the epoch).
         since: i64,
+    },
+    /// A replay found an effect the recording cannot answer: the recorded run never asked for
+    /// it (and, for a tool replayed from the journal, it may not run live).
+    #[error(
+        "replay of run {run}: `{}` ({} `{}`, {}) {message}",
+        effect.instruction, effect.kind.as_str(), effect.name, effect.key
+    )]
+    Miss {
+        /// The recorded run.
+        run: String,
+        /// The effect the replay asked for.
+        effect: Box<Effect>,
+        /// Why the recording has no answer for it.
+        message: String,
     },
     /// No such run.
     #[error("there is no run `{0}` in this journal; list the runs with `ais runs`")]

@@ -180,9 +180,7 @@ pub(crate) fn tool_spec<'a>(
         instruction,
         name,
         idempotency,
-        request: Some(crate::journal::hash(
-            Json::Object(request).to_string().as_bytes(),
-        )),
+        request: Some(crate::journal::request::tool(&request)),
     }
 }
 
@@ -193,13 +191,12 @@ pub(crate) fn slot_spec<'a>(
     step: &'a Step,
     request: &crate::model::SlotRequest,
 ) -> Spec<'a> {
-    let text = serde_json::to_string(request).unwrap_or_default();
     Spec {
         kind,
         instruction: &step.id,
         name: &step.id,
         idempotency: Idempotency::Retry,
-        request: Some(crate::journal::hash(text.as_bytes())),
+        request: Some(crate::journal::request::slot(request)),
     }
 }
 

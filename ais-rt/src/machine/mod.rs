@@ -19,6 +19,7 @@ mod exec;
 mod multi;
 pub(crate) mod pause;
 pub mod plan;
+pub(crate) mod replay;
 mod slot;
 mod spawn;
 mod stall;

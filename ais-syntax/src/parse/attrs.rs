@@ -55,6 +55,16 @@ impl Attrs {
                 .get_ident()
                 .map(Ident::to_string)
                 .unwrap_or_default();
+            if name == "idempotent" && !allowed.contains(&"idempotent") {
+                return Err(syn::Error::new(
+                    attr.path().span(),
+                    format!(
+                        "`#[idempotent]` marks a tool, not {what}; put it on the `tool` declaration \
+                         (`#[idempotent] tool name(..) -> T {{ .. }}`) of a tool that may run \
+                         again after a crash"
+                    ),
+                ));
+            }
             if !allowed.contains(&name.as_str()) {
                 let expected = if allowed.is_empty() {
                     "it takes none".to_owned()
@@ -63,7 +73,10 @@ impl Attrs {
                         "expected one of {}",
                         allowed
                             .iter()
-                            .map(|a| format!("`#[{a}(..)]`"))
+                            .map(|a| match *a {
+                                "idempotent" => "`#[idempotent]`".to_owned(),
+                                a => format!("`#[{a}(..)]`"),
+                            })
                             .collect::<Vec<_>>()
                             .join(", ")
                     )
@@ -87,6 +100,21 @@ impl Attrs {
         self.get(name)
             .map(|a| Ok((a.span(), a.parse_args_with(parse_names)?)))
             .transpose()
+    }
+
+    /// `#[name]` with no arguments: its span, if the item has it; `#[name(..)]` or
+    /// `#[name = ..]` is an error.
+    pub(super) fn flag(&self, name: &str) -> syn::Result<Option<Span>> {
+        let Some(a) = self.get(name) else {
+            return Ok(None);
+        };
+        match &a.meta {
+            syn::Meta::Path(p) => Ok(Some(p.span())),
+            other => Err(syn::Error::new(
+                other.span(),
+                format!("`#[{name}]` takes no arguments; write `#[{name}]`"),
+            )),
+        }
     }
 
     /// `#[name(a)]`: its one name.

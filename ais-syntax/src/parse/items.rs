@@ -131,7 +131,7 @@ pub(super) fn parse_knowledge(input: ParseStream, attrs: &Attrs) -> syn::Result<
 /// `tool name(params) -> Ret` with an inline `{ .. }` body, `= path;`, `= command "..";`, or
 /// `;` for a built-in; the tokens are kept as written for the tool's text.
 pub(super) fn parse_tool(input: ParseStream, attrs: &Attrs) -> syn::Result<ToolDef> {
-    attrs.only(&["surface", "serves", "traces_to"], "a tool")?;
+    attrs.only(&["surface", "serves", "traces_to", "idempotent"], "a tool")?;
     let keyword = input.parse::<kw::tool>()?.span;
     let ident: Ident = input.parse()?;
     let mut tokens = ident.to_token_stream();
@@ -209,6 +209,7 @@ pub(super) fn parse_tool(input: ParseStream, attrs: &Attrs) -> syn::Result<ToolD
         surface,
         serves: attrs.names("serves")?.map(|(_, n)| n),
         traces_to: attrs.traces_to()?,
+        idempotent: attrs.flag("idempotent")?,
         params,
         params_span,
         ret,

@@ -35,8 +35,11 @@ mod log;
 #[cfg(feature = "otlp")]
 mod otlp;
 mod record;
+mod replay;
 pub(super) mod restate;
 mod show;
+
+pub use replay::{ReplayArgs, replay};
 
 use log::install_tracing;
 use record::{read_record, record_path, remove_handle, write_record};
