@@ -8,8 +8,8 @@
 use crate::ast::Site;
 use crate::lower::Lowered;
 use ais_core::{
-    CheckId, Code, Edit, Element, Finding, Instruction, Locus, Owner, Program, Repairs, Severity,
-    SourceMap, Wording, check,
+    CheckId, Code, Edit, Element, Finding, Instruction, Locus, Owner, Program, Repairs, Rule,
+    Severity, SourceMap, Wording, check,
 };
 
 /// One finding of the validator, where and how the DSL user should read it.
@@ -54,6 +54,7 @@ pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
         &SourceMap::new(),
     ));
     let findings = without_consequences(findings);
+    let findings = without_allowed(findings, lowered);
     // (instruction, mergeable, diagnostic)
     let mut out: Vec<(Option<String>, bool, Diagnostic)> = Vec::new();
     for f in &findings {
@@ -83,6 +84,36 @@ pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = out.into_iter().map(|(_, _, d)| d).collect();
     out.extend(crate::routing::unrouted_failures(lowered, fallback));
     out
+}
+
+/// Drops the validator's unrouted program failures (G9: a step that runs a `command` tool or a
+/// produced program) at instructions marked `#[allow(unrouted_failure)]`: the mark accepts a
+/// failure ending the run as an error for every fallible tool kind, Rust or subprocess.
+fn without_allowed(findings: Vec<Finding>, lowered: &Lowered) -> Vec<Finding> {
+    if lowered.unrouted_allowed.is_empty() {
+        return findings;
+    }
+    let allowed: Vec<&str> = lowered
+        .unrouted_allowed
+        .iter()
+        .filter_map(|&i| lowered.program.instructions().get(i))
+        .map(|n| n.id.as_str())
+        .collect();
+    findings
+        .into_iter()
+        .filter(|f| {
+            !(f.id == CheckId::G9
+                && is_unrouted_program(f)
+                && f.instruction
+                    .as_deref()
+                    .is_some_and(|i| allowed.contains(&i)))
+        })
+        .collect()
+}
+
+/// Whether a finding is the validator's unrouted program failure (G9).
+fn is_unrouted_program(f: &Finding) -> bool {
+    f.rule == Some(Rule::UnroutedProgramFailure)
 }
 
 /// Drops the findings that only restate another one's consequence, so one mistake shows as
@@ -225,6 +256,14 @@ fn check_help(
     let op = instr.map(|i| i.opcode.to_string()).unwrap_or_default();
     let text = match check {
         CheckId::W3 => owner_help(instr, &id, &op),
+        CheckId::G9 if is_unrouted_program(f) => match instr.and_then(|i| i.writes.first()) {
+            Some(w) => format!(
+                "route it: declare `{w}: outcome,` and branch on it (`{id} -> next if {w}.ok;` and `{id} -> on_error else;`), or mark `{id}` `#[allow(unrouted_failure)]` to let a failure end the run"
+            ),
+            None => format!(
+                "write its outcome (`-> {id}_outcome` with `{id}_outcome: outcome,`) and branch on `{id}_outcome.ok`, or mark `{id}` `#[allow(unrouted_failure)]` to let a failure end the run"
+            ),
+        },
         CheckId::W5 => transitions_help(program),
         CheckId::W12 if f.message.contains("resident") => format!(
             "say which slots receive it: `#[resident_on(instruction)] knowledge {} = ..;`",
