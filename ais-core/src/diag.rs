@@ -240,16 +240,16 @@ pub struct Finding<L = Pos> {
     pub did_you_mean: Vec<String>,
     /// The change that resolves it.
     pub repair: Option<Repair>,
-    /// Which of its check's rules it is, when a front end needs to tell them apart (one check,
+    /// Which of its check's kinds of finding it is, when a front end needs to tell them apart (one check,
     /// such as G9, has several findings); `None` for most findings.
-    pub rule: Option<Rule>,
+    pub kind: Option<FindingKind>,
 }
 
-/// A finding's rule within its check, for the findings a front end treats specially: it
+/// A finding's kind within its check, for the findings a front end treats specially: it
 /// words their repair in its own terms, or accepts them where the user marked them allowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Rule {
+pub enum FindingKind {
     /// G9: a step runs a program (a `command`, `run_command`, a produced script) and no guard
     /// tests the carry its failure lands in.
     UnroutedProgramFailure,
@@ -317,7 +317,7 @@ impl<L> Finding<L> {
             related: Vec::new(),
             did_you_mean: Vec::new(),
             repair: None,
-            rule: None,
+            kind: None,
         }
     }
 
@@ -345,9 +345,9 @@ impl<L> Finding<L> {
         self
     }
 
-    /// Names the finding's rule within its check.
-    pub fn with_rule(mut self, rule: Rule) -> Self {
-        self.rule = Some(rule);
+    /// Names the finding's kind within its check.
+    pub fn with_kind(mut self, kind: FindingKind) -> Self {
+        self.kind = Some(kind);
         self
     }
 
@@ -388,7 +388,7 @@ impl<L> Finding<L> {
                 .collect(),
             did_you_mean: self.did_you_mean,
             repair: self.repair,
-            rule: self.rule,
+            kind: self.kind,
         }
     }
 

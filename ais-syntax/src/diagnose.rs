@@ -8,8 +8,8 @@
 use crate::ast::Site;
 use crate::lower::Lowered;
 use ais_core::{
-    CheckId, Code, Edit, Element, Finding, Instruction, Locus, Owner, Program, Repairs, Rule,
-    Severity, SourceMap, Wording, check,
+    CheckId, Code, Edit, Element, Finding, FindingKind, Instruction, Locus, Owner, Program,
+    Repairs, Severity, SourceMap, Wording, check,
 };
 
 /// One finding of the validator, where and how the DSL user should read it.
@@ -113,7 +113,7 @@ fn without_allowed(findings: Vec<Finding>, lowered: &Lowered) -> Vec<Finding> {
 
 /// Whether a finding is the validator's unrouted program failure (G9).
 fn is_unrouted_program(f: &Finding) -> bool {
-    f.rule == Some(Rule::UnroutedProgramFailure)
+    f.kind == Some(FindingKind::UnroutedProgramFailure)
 }
 
 /// Drops the findings that only restate another one's consequence, so one mistake shows as

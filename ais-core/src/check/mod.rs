@@ -6,6 +6,7 @@
 //! index in `index`, repairs in `repair` and the compile oracle in `x5`.
 mod battery;
 pub(crate) mod executable;
+mod fill;
 mod guards;
 pub(crate) mod index;
 pub(crate) mod mcp;
@@ -176,6 +177,7 @@ pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
     well_formed::run(&mut cx);
     executable::run(&mut cx);
     types::run(&mut cx);
+    fill::run(&mut cx);
     battery::run(&mut cx);
     required::run(&mut cx);
     let x5 = x5::x5_findings(&cx.ix);

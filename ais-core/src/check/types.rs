@@ -529,6 +529,6 @@ fn g9_program_failures_routed(cx: &mut Ctx) {
         };
         let f = cx.report_instr(CheckId::G9, i, locus, message);
         f.repair = Some(Repair::manual(repair));
-        f.rule = Some(crate::diag::Rule::UnroutedProgramFailure);
+        f.kind = Some(crate::diag::FindingKind::UnroutedProgramFailure);
     }
 }
