@@ -46,8 +46,24 @@ impl Diagnostic {
 /// own warnings ([`crate::routing`]: fallible Rust tools whose failure is not routed).
 /// `fallback` is where a finding with no recorded place points (the program's name).
 pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
+    diagnose_with(lowered, fallback, &mut |_| None)
+}
+
+/// [`diagnose`], and the CALLs checked against their targets (`ais_core::check_calls`):
+/// `targets` finds the program a CALL names (the macro: the programs of the same `ais!`), or
+/// `None` when it cannot say.
+pub fn diagnose_with(
+    lowered: &Lowered,
+    fallback: Site,
+    targets: &mut dyn FnMut(&str) -> Option<Program>,
+) -> Vec<Diagnostic> {
     let checked = check(&lowered.program, &SourceMap::new(), Repairs::Off);
     let mut findings = checked.findings;
+    findings.extend(ais_core::check_calls(
+        &lowered.program,
+        targets,
+        &SourceMap::new(),
+    ));
     findings.extend(ais_core::check_mcp(
         &lowered.program,
         lowered.mcp_lock.as_ref(),
@@ -264,6 +280,15 @@ fn check_help(
                 "write its outcome (`-> {id}_outcome` with `{id}_outcome: outcome,`) and branch on `{id}_outcome.ok`, or mark `{id}` `#[allow(unrouted_failure)]` to let a failure end the run"
             ),
         },
+        // Worded without AG-IR terms by the validator itself.
+        CheckId::G9
+            if matches!(
+                f.kind,
+                Some(FindingKind::CallWriteUnproduced | FindingKind::FillNotObject)
+            ) =>
+        {
+            f.repair.as_ref()?.summary.clone()
+        }
         CheckId::W5 => transitions_help(program),
         CheckId::W12 if f.message.contains("resident") => format!(
             "say which slots receive it: `#[resident_on(instruction)] knowledge {} = ..;`",
