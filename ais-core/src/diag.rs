@@ -257,6 +257,8 @@ pub enum FindingKind {
     FillNotObject,
     /// G9: a CALL write the callee can never produce.
     CallWriteUnproduced,
+    /// X5: a GEN-ENUM whose result type is not a declared enum.
+    GenEnumNotEnum,
 }
 
 /// A secondary place a finding points at, with a label: the first definition of a duplicated

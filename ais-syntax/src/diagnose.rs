@@ -289,6 +289,19 @@ fn check_help(
         {
             f.repair.as_ref()?.summary.clone()
         }
+        CheckId::X5 if f.kind == Some(FindingKind::GenEnumNotEnum) => {
+            let w = instr
+                .and_then(|i| i.writes.first())
+                .map_or("choice", String::as_str);
+            let mut name: Vec<char> = w.chars().filter(|c| *c != '_').collect();
+            if let Some(c) = name.first_mut() {
+                *c = c.to_ascii_uppercase();
+            }
+            let name: String = name.into_iter().collect();
+            format!(
+                "declare an enum of the choices and type `{w}` with it: `enum {name} {{ first, second }}` and `{w}: {name},`"
+            )
+        }
         CheckId::W5 => transitions_help(program),
         CheckId::W12 if f.message.contains("resident") => format!(
             "say which slots receive it: `#[resident_on(instruction)] knowledge {} = ..;`",
