@@ -55,6 +55,20 @@ ais! {
         done: TERMINAL(saved);
         save -> done;
     }
+
+    /// Check a file with a subprocess; a failure ends the run, and nothing after it runs.
+    program StrictChecker {
+        carries { task: str = input, checked: str, told: str }
+
+        /// Fails unless the task names an existing path.
+        tool probe(task) = command "test -e {task}";
+
+        #[allow(unrouted_failure)]
+        check: SENSE probe(task) -> checked;
+        tell: CODE(checked) -> told = "checked: " + checked;
+        done: TERMINAL(told);
+        check -> tell -> done;
+    }
 }
 
 fn runtime(builder: ais::__private::RuntimeBuilder) -> ais::__private::Runtime {
@@ -105,4 +119,29 @@ async fn an_unrouted_failure_ends_the_run_as_an_error() {
         .await
         .expect("a success runs to the end");
     assert_eq!(ok.saved.as_deref(), Some("x"));
+}
+
+#[tokio::test]
+async fn allow_unrouted_failure_is_accepted_on_a_command_tool_and_the_run_stops_there() {
+    // `#[allow(unrouted_failure)]` compiled this program (a command tool's G9 is allowed like a
+    // Rust tool's); a failure ends the run at `check`, so `tell` never runs on its output.
+    let dir = tempfile::tempdir().unwrap();
+    let rt = StrictChecker::runtime().out_dir(dir.path().into()).build();
+    let err = StrictChecker::run(
+        StrictCheckerInput {
+            task: "/nonexistent/for/sure".into(),
+        },
+        &rt,
+    )
+    .await
+    .expect_err("the command fails");
+    let RunError::Failed(outcome) = &err else {
+        panic!("expected RunError::Failed, got {err}");
+    };
+    assert!(!outcome.report.contains_key("told"), "{:?}", outcome.report);
+    assert!(err.to_string().contains("`check`"), "{err}");
+    let ok = StrictChecker::run(StrictCheckerInput { task: "/".into() }, &rt)
+        .await
+        .expect("an existing path checks");
+    assert!(ok.told.is_some_and(|t| t.starts_with("checked: ")));
 }

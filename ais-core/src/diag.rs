@@ -240,6 +240,25 @@ pub struct Finding<L = Pos> {
     pub did_you_mean: Vec<String>,
     /// The change that resolves it.
     pub repair: Option<Repair>,
+    /// Which of its check's kinds of finding it is, when a front end needs to tell them apart (one check,
+    /// such as G9, has several findings); `None` for most findings.
+    pub kind: Option<FindingKind>,
+}
+
+/// A finding's kind within its check, for the findings a front end treats specially: it
+/// words their repair in its own terms, or accepts them where the user marked them allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FindingKind {
+    /// G9: a step runs a program (a `command`, `run_command`, a produced script) and no guard
+    /// tests the carry its failure lands in.
+    UnroutedProgramFailure,
+    /// G9: a GEN-FILL whose result type is not an object (§4.1).
+    FillNotObject,
+    /// G9: a CALL write the callee can never produce.
+    CallWriteUnproduced,
+    /// X5: a GEN-ENUM whose result type is not a declared enum.
+    GenEnumNotEnum,
 }
 
 /// A secondary place a finding points at, with a label: the first definition of a duplicated
@@ -300,6 +319,7 @@ impl<L> Finding<L> {
             related: Vec::new(),
             did_you_mean: Vec::new(),
             repair: None,
+            kind: None,
         }
     }
 
@@ -324,6 +344,12 @@ impl<L> Finding<L> {
     /// Adds the repair.
     pub fn with_repair(mut self, repair: Repair) -> Self {
         self.repair = Some(repair);
+        self
+    }
+
+    /// Names the finding's kind within its check.
+    pub fn with_kind(mut self, kind: FindingKind) -> Self {
+        self.kind = Some(kind);
         self
     }
 
@@ -364,6 +390,7 @@ impl<L> Finding<L> {
                 .collect(),
             did_you_mean: self.did_you_mean,
             repair: self.repair,
+            kind: self.kind,
         }
     }
 

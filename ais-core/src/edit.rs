@@ -1,6 +1,8 @@
 //! Structured repairs: edits on the program model (documented on [`Edit`]).
 
-use crate::model::{Carry, Opcode, Owner, Program, Type, Walker};
+use crate::model::{
+    Carry, Field, Opcode, Owner, Program, Type, TypeDecl, TypeKind, Walker, shape_of,
+};
 
 /// Whose words a repair is given in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,6 +104,17 @@ pub enum Edit {
         /// The 1-based character column of the name in the guard's first line.
         column: u32,
     },
+    /// Contract a slot with several writes for an object of them (§4.1, §2.3 step 4): declare
+    /// the object type `ty` whose fields are the written carries, each with its declared type,
+    /// and make it the instruction's `output`.
+    ObjectOfWrites {
+        /// The instruction's id.
+        instruction: String,
+        /// The object type's name.
+        ty: String,
+        /// Its fields: the written carries.
+        fields: Vec<Field>,
+    },
 }
 
 /// What applying an edit changed, in words: the makings of a
@@ -180,6 +193,24 @@ impl Edit {
                 ..
             } => format!(
                 "change `{name}` to `{to}` in the guard of edge `{from_step}` -> `{to_step}`"
+            ),
+            Edit::ObjectOfWrites {
+                instruction,
+                ty,
+                fields,
+            } if rust => {
+                format!(
+                    "declare `struct {ty} {}` and mark `{instruction}` `#[output({ty})]`: the model is asked for one object, and each carry receives its field",
+                    shape_of(fields)
+                )
+            }
+            Edit::ObjectOfWrites {
+                instruction,
+                ty,
+                fields,
+            } => format!(
+                "add type `{ty}: {{kind: object, fields: {}}}` to types and set `output: {ty}` on `{instruction}`",
+                shape_of(fields)
             ),
         }
     }
@@ -301,8 +332,53 @@ impl Edit {
                     substituted: format!("guard `{guard}`"),
                 })
             }
+            Edit::ObjectOfWrites {
+                instruction,
+                ty,
+                fields,
+            } => object_of_writes(program, instruction, ty, fields),
         }
     }
+}
+
+/// [`Edit::ObjectOfWrites`]: declares the object `ty` and makes it `instruction`'s `output`;
+/// `None` when a type of that name exists or the instruction does not.
+fn object_of_writes(
+    program: &mut Program,
+    instruction: &str,
+    ty: &str,
+    fields: &[Field],
+) -> Option<Change> {
+    if program.type_decl(ty).is_some() {
+        return None;
+    }
+    let n = program.instruction(instruction)?.1;
+    let letter = program
+        .result_type(n)
+        .map_or_else(|| "str".to_owned(), Type::to_string);
+    let first = n.writes.first().cloned().unwrap_or_default();
+    program.types.get_or_insert_with(Vec::new).push(TypeDecl {
+        name: ty.to_owned(),
+        kind: TypeKind::Object(fields.to_vec()),
+        doc: Some(format!("The carries `{instruction}` writes.")),
+        ..TypeDecl::default()
+    });
+    let n = program
+        .nodes
+        .iter_mut()
+        .flatten()
+        .find(|n| n.id == instruction)?;
+    n.output = Some(Type::Named(ty.to_owned()));
+    Some(Change {
+        subject: instruction.to_owned(),
+        intended: format!(
+            "a slot whose result type is `{letter}` (§6.4), the writes after `{first}` recovered from it (§2.3 step 4)"
+        ),
+        substituted: format!(
+            "a slot that contracts for an object of its writes {} (`{ty}`), each carry receiving its field by name",
+            shape_of(fields)
+        ),
+    })
 }
 
 /// `text` with the identifier `name` at 1-based character `column` of its first line replaced

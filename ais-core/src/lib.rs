@@ -106,8 +106,10 @@ mod source;
 mod value;
 
 pub use builder::{ProgramBuilder, StepBuilder};
-pub use check::{Checked, Repairs, check, check_mcp};
-pub use diag::{CheckId, Code, Deviation, Finding, Outcome, Related, Repair, Severity};
+pub use check::{Checked, Repairs, check, check_calls, check_mcp};
+pub use diag::{
+    CheckId, Code, Deviation, Finding, FindingKind, Outcome, Related, Repair, Severity,
+};
 pub use edit::{Change, Edit, Wording};
 pub use model::{
     Autonomy, Carry, Concurrency, ContentKind, Edge, EnumMember, Extras, Field, Instruction,

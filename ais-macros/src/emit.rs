@@ -226,6 +226,8 @@ fn carry_fields(program: &Program) -> (TokenStream, TokenStream) {
         if c.is_input() {
             let ty = match &c.ty {
                 Some(Type::Named(n)) if is_enum(program, n) => quote!(::std::option::Option<#ty>),
+                // An input with a declared default (`= input(5)`): `None` takes the default.
+                _ if c.default.is_some() => quote!(::std::option::Option<#ty>),
                 _ => ty,
             };
             input.extend(quote!(#[doc = #doc] pub #field: #ty,));

@@ -2,16 +2,30 @@
 //! after an error the program still expands (a correctly typed stand-in) so that code using
 //! it does not add errors of its own.
 
+use ais_syntax::ast::CallTarget;
 use ais_syntax::ast::{ProgramDef, Site};
-use ais_syntax::diagnose::{Diagnostic, diagnose};
-use ais_syntax::lower::lower_all;
+use ais_syntax::diagnose::{Diagnostic, diagnose_with};
+use ais_syntax::lower::{Lowered, lower_all};
 use proc_macro2::{Punct, Spacing, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 
 /// Expands one `ais! { ... }`.
 pub fn expand(input: TokenStream) -> TokenStream {
     match ais_syntax::parse(input.clone()) {
-        Ok(file) => file.programs.iter().map(program).collect(),
+        Ok(file) => {
+            let lowered: Vec<_> = file.programs.iter().map(lower_all).collect();
+            let block: Vec<(String, &ais_core::Program)> = file
+                .programs
+                .iter()
+                .zip(&lowered)
+                .map(|(d, (l, _))| (d.ident.to_string(), &l.program))
+                .collect();
+            file.programs
+                .iter()
+                .zip(lowered.iter())
+                .map(|(def, (l, r))| program(def, l, r, &block))
+                .collect()
+        }
         Err(e) => {
             let mut out = e.to_compile_error();
             out.extend(crate::emit::parse_stand_in(input));
@@ -20,8 +34,15 @@ pub fn expand(input: TokenStream) -> TokenStream {
     }
 }
 
-fn program(def: &ProgramDef) -> TokenStream {
-    let (lowered, lowering) = lower_all(def);
+/// The programs of one `ais!` invocation, by their Rust names: the CALL targets it can see.
+type Block<'a> = [(String, &'a ais_core::Program)];
+
+fn program(
+    def: &ProgramDef,
+    lowered: &Lowered,
+    lowering: &syn::Result<()>,
+    block: &Block,
+) -> TokenStream {
     let mut out = TokenStream::new();
     // Phases stop at their errors: a program that does not lower is not validated (its
     // findings would be about what is missing), and expands without its tools.
@@ -30,8 +51,19 @@ fn program(def: &ProgramDef) -> TokenStream {
         out.extend(crate::emit::program(def, &lowered.program, None));
         return out;
     }
-    let mut clean = true;
-    for d in diagnose(&lowered, Site::one(def.ident.span())) {
+    // A CALL of a program that is not in the block but is close to one is a misspelling:
+    // reported here, and the CALL left out of the expansion so rustc adds no E0433 of its own.
+    let (def, unknown) = unknown_targets(def, block);
+    let def = &def;
+    let mut clean = unknown.is_empty();
+    out.extend(unknown);
+    let mut targets = |name: &str| {
+        block
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, p)| (*p).clone())
+    };
+    for d in diagnose_with(lowered, Site::one(def.ident.span()), &mut targets) {
         if d.is_error() {
             out.extend(error_at(d.site, &d.full_message()));
             clean = false;
@@ -54,6 +86,41 @@ fn program(def: &ProgramDef) -> TokenStream {
     };
     out.extend(crate::emit::program(def, &lowered.program, Some(&checks)));
     out
+}
+
+/// `def` without the CALLs of a program that is not in `block` but whose name is close to
+/// one there, and an X5 error at each: a misspelled target, with did-you-mean. A target with
+/// a path (`other::Expert`), or one close to no program of the block, is left to rustc (it may
+/// be a program imported from elsewhere).
+fn unknown_targets(def: &ProgramDef, block: &Block) -> (ProgramDef, TokenStream) {
+    let mut def = def.clone();
+    let mut errors = TokenStream::new();
+    let names: Vec<&str> = block.iter().map(|(n, _)| n.as_str()).collect();
+    for instr in &mut def.instructions {
+        let Some((CallTarget::Program(path), site)) = &instr.target else {
+            continue;
+        };
+        let Some(ident) = path.get_ident().map(ToString::to_string) else {
+            continue;
+        };
+        if names.contains(&ident.as_str()) {
+            continue;
+        }
+        let close = ais_core::did_you_mean(&ident, names.iter().copied());
+        let Some(first) = close.first() else { continue };
+        let message = format!(
+            "X5: CALL `{}` names the program `{ident}`, which this `ais!` does not define; did you mean `{first}`?\n  = help: write `CALL {first}(..)`, or define `program {ident} {{ .. }}` (programs in this `ais!`: {})",
+            instr.id.text,
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        errors.extend(error_at(*site, &message));
+        instr.target = None;
+    }
+    (def, errors)
 }
 
 /// A compile error over a site (its first and last token).

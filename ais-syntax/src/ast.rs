@@ -124,7 +124,7 @@ pub struct TypeExpr {
     pub site: Site,
 }
 
-/// `/// doc  #[traces_to(..)]  name: type [= input | = default]`.
+/// `/// doc  #[traces_to(..)]  name: type [= input | = input(default) | = default]`.
 #[derive(Clone, Debug)]
 pub struct CarryDef {
     /// The doc comment.

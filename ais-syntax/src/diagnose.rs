@@ -8,8 +8,8 @@
 use crate::ast::Site;
 use crate::lower::Lowered;
 use ais_core::{
-    CheckId, Code, Edit, Element, Finding, Instruction, Locus, Owner, Program, Repairs, Severity,
-    SourceMap, Wording, check,
+    CheckId, Code, Edit, Element, Finding, FindingKind, Instruction, Locus, Owner, Program,
+    Repairs, Severity, SourceMap, Wording, check,
 };
 
 /// One finding of the validator, where and how the DSL user should read it.
@@ -46,14 +46,31 @@ impl Diagnostic {
 /// own warnings ([`crate::routing`]: fallible Rust tools whose failure is not routed).
 /// `fallback` is where a finding with no recorded place points (the program's name).
 pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
+    diagnose_with(lowered, fallback, &mut |_| None)
+}
+
+/// [`diagnose`], and the CALLs checked against their targets (`ais_core::check_calls`):
+/// `targets` finds the program a CALL names (the macro: the programs of the same `ais!`), or
+/// `None` when it cannot say.
+pub fn diagnose_with(
+    lowered: &Lowered,
+    fallback: Site,
+    targets: &mut dyn FnMut(&str) -> Option<Program>,
+) -> Vec<Diagnostic> {
     let checked = check(&lowered.program, &SourceMap::new(), Repairs::Off);
     let mut findings = checked.findings;
+    findings.extend(ais_core::check_calls(
+        &lowered.program,
+        targets,
+        &SourceMap::new(),
+    ));
     findings.extend(ais_core::check_mcp(
         &lowered.program,
         lowered.mcp_lock.as_ref(),
         &SourceMap::new(),
     ));
     let findings = without_consequences(findings);
+    let findings = without_allowed(findings, lowered);
     // (instruction, mergeable, diagnostic)
     let mut out: Vec<(Option<String>, bool, Diagnostic)> = Vec::new();
     for f in &findings {
@@ -83,6 +100,36 @@ pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = out.into_iter().map(|(_, _, d)| d).collect();
     out.extend(crate::routing::unrouted_failures(lowered, fallback));
     out
+}
+
+/// Drops the validator's unrouted program failures (G9: a step that runs a `command` tool or a
+/// produced program) at instructions marked `#[allow(unrouted_failure)]`: the mark accepts a
+/// failure ending the run as an error for every fallible tool kind, Rust or subprocess.
+fn without_allowed(findings: Vec<Finding>, lowered: &Lowered) -> Vec<Finding> {
+    if lowered.unrouted_allowed.is_empty() {
+        return findings;
+    }
+    let allowed: Vec<&str> = lowered
+        .unrouted_allowed
+        .iter()
+        .filter_map(|&i| lowered.program.instructions().get(i))
+        .map(|n| n.id.as_str())
+        .collect();
+    findings
+        .into_iter()
+        .filter(|f| {
+            !(f.id == CheckId::G9
+                && is_unrouted_program(f)
+                && f.instruction
+                    .as_deref()
+                    .is_some_and(|i| allowed.contains(&i)))
+        })
+        .collect()
+}
+
+/// Whether a finding is the validator's unrouted program failure (G9).
+fn is_unrouted_program(f: &Finding) -> bool {
+    f.kind == Some(FindingKind::UnroutedProgramFailure)
 }
 
 /// Drops the findings that only restate another one's consequence, so one mistake shows as
@@ -225,6 +272,36 @@ fn check_help(
     let op = instr.map(|i| i.opcode.to_string()).unwrap_or_default();
     let text = match check {
         CheckId::W3 => owner_help(instr, &id, &op),
+        CheckId::G9 if is_unrouted_program(f) => match instr.and_then(|i| i.writes.first()) {
+            Some(w) => format!(
+                "route it: declare `{w}: outcome,` and branch on it (`{id} -> next if {w}.ok;` and `{id} -> on_error else;`), or mark `{id}` `#[allow(unrouted_failure)]` to let a failure end the run"
+            ),
+            None => format!(
+                "write its outcome (`-> {id}_outcome` with `{id}_outcome: outcome,`) and branch on `{id}_outcome.ok`, or mark `{id}` `#[allow(unrouted_failure)]` to let a failure end the run"
+            ),
+        },
+        // Worded without AG-IR terms by the validator itself.
+        CheckId::G9
+            if matches!(
+                f.kind,
+                Some(FindingKind::CallWriteUnproduced | FindingKind::FillNotObject)
+            ) =>
+        {
+            f.repair.as_ref()?.summary.clone()
+        }
+        CheckId::X5 if f.kind == Some(FindingKind::GenEnumNotEnum) => {
+            let w = instr
+                .and_then(|i| i.writes.first())
+                .map_or("choice", String::as_str);
+            let mut name: Vec<char> = w.chars().filter(|c| *c != '_').collect();
+            if let Some(c) = name.first_mut() {
+                *c = c.to_ascii_uppercase();
+            }
+            let name: String = name.into_iter().collect();
+            format!(
+                "declare an enum of the choices and type `{w}` with it: `enum {name} {{ first, second }}` and `{w}: {name},`"
+            )
+        }
         CheckId::W5 => transitions_help(program),
         CheckId::W12 if f.message.contains("resident") => format!(
             "say which slots receive it: `#[resident_on(instruction)] knowledge {} = ..;`",

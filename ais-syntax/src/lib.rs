@@ -16,7 +16,7 @@
 //! ais! {
 //!     /// Description (the frontmatter `description`).
 //!     pub program Name (name = "snake_name", shape = pipeline, standalone) {
-//!         carries { task: str = input, /** doc */ note: str, round: int = 0 }
+//!         carries { task: str = input, /** doc */ note: str, round: int = 0, limit: int = input(5) }
 //!         /// An enum's doc.           enum Verdict { /** member doc */ approve, reject }
 //!         /// An object's doc.         struct Args { /** field doc */ width: int = 80 }
 //!         #[resident_on(draft)]        knowledge style = "Plain words.";

@@ -86,10 +86,11 @@ fn check_file(path: &Path, repair: bool, with_budget: bool) -> FileReport {
             let checked = super::mcp::check_with_lock(path, &doc.program, &doc.source_map, |p| {
                 check(p, &doc.source_map, repairs)
             });
-            let checked = match checked {
+            let mut checked = match checked {
                 Ok(c) => Box::new(c),
                 Err(e) => return FileReport::Unreadable(e),
             };
+            with_call_findings(&mut checked, path, &doc);
             let budget = (with_budget && checked.outcome != Outcome::Failed).then(|| {
                 let dir = super::graph::program_dir(path);
                 super::budget::of(checked.program(&doc.program), dir, 0)
@@ -102,6 +103,25 @@ fn check_file(path: &Path, repair: bool, with_budget: bool) -> FileReport {
             }
         }
     }
+}
+
+/// Adds the CALL-write findings (G9): a CALL write its target, found beside `path` as the
+/// runtime finds it, never produces.
+fn with_call_findings(checked: &mut Checked, path: &Path, doc: &agir::Document) {
+    let dir = super::graph::program_dir(path);
+    let calls = ais_core::check_calls(
+        &doc.program,
+        &mut |t| super::budget::find(dir, t).ok().map(|d| d.program),
+        &doc.source_map,
+    );
+    if calls.is_empty() {
+        return;
+    }
+    if matches!(checked.outcome, Outcome::Clean | Outcome::Fixed) {
+        checked.outcome = Outcome::Degraded;
+    }
+    checked.findings.extend(calls);
+    checked.findings.sort_by_key(|f| (f.pos.is_none(), f.pos));
 }
 
 /// Runs `ais check`.

@@ -5,7 +5,9 @@
 //! are grouped by phase in `well_formed`, `executable`, `types` and `battery`, with the shared
 //! index in `index`, repairs in `repair` and the compile oracle in `x5`.
 mod battery;
+mod calls;
 pub(crate) mod executable;
+mod fill;
 mod guards;
 pub(crate) mod index;
 pub(crate) mod mcp;
@@ -19,6 +21,8 @@ use crate::diag::{CheckId, Deviation, Finding, Outcome, Severity};
 use crate::model::Program;
 use crate::source::{Element, FieldKey, Locator, Locus, Pos, SubRange};
 use index::Index;
+
+pub use calls::check_calls;
 
 /// Whether [`check`] applies mechanical repairs (ladder step 1, §9.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -176,6 +180,7 @@ pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
     well_formed::run(&mut cx);
     executable::run(&mut cx);
     types::run(&mut cx);
+    fill::run(&mut cx);
     battery::run(&mut cx);
     required::run(&mut cx);
     let x5 = x5::x5_findings(&cx.ix);

@@ -527,6 +527,8 @@ fn g9_program_failures_routed(cx: &mut Ctx) {
                 ),
             ),
         };
-        cx.report_instr(CheckId::G9, i, locus, message).repair = Some(Repair::manual(repair));
+        let f = cx.report_instr(CheckId::G9, i, locus, message);
+        f.repair = Some(Repair::manual(repair));
+        f.kind = Some(crate::diag::FindingKind::UnroutedProgramFailure);
     }
 }

@@ -305,8 +305,19 @@ fn gen_enum_lowers(ix: &Index, n: &Instruction, el: Element, errs: &mut Vec<Find
             .clone()
             .or_else(|| n.writes.first().and_then(|w| ix.carry_type(w).cloned()));
         if ty.as_ref().and_then(|t| ix.enum_members(t)).is_none() {
+            // Point at what gives the type: the `output`, else the written carry's type.
+            let typed_write = n
+                .writes
+                .first()
+                .and_then(|w| ix.p.carry(w))
+                .filter(|(_, c)| n.output.is_none() && c.ty.is_some());
+            let locus = match (&n.output, typed_write) {
+                (Some(_), _) => Locus::field(el, FieldKey::Output),
+                (None, Some((c, _))) => Locus::field(Element::Carry(c), FieldKey::Type),
+                (None, None) => Locus::element(el),
+            };
             errs.push(x5(
-                Locus::element(el),
+                locus,
                 match &ty {
                     Some(t) => format!(
                         "GEN-ENUM `{}` produces `{t}`, not a declared enum, so there is no set to choose from",
@@ -321,7 +332,7 @@ fn gen_enum_lowers(ix: &Index, n: &Instruction, el: Element, errs: &mut Vec<Find
                     "declare an enum under `types` and type `{}`'s write carry (or its `output`) with it",
                     n.id
                 ),
-            ).with_instruction(&n.id));
+            ).with_instruction(&n.id).with_kind(crate::diag::FindingKind::GenEnumNotEnum));
         }
         if n.autonomy.as_ref().is_some_and(|a| !a.tools.is_empty()) {
             errs.push(x5(

@@ -11,11 +11,13 @@ mod elements;
 mod instruction;
 mod mcp;
 mod types;
+mod writes;
 
 pub use elements::*;
 pub use instruction::*;
 pub use mcp::*;
 pub use types::*;
+pub use writes::shape_of;
 
 use crate::value::Value;
 

@@ -13,7 +13,9 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Ident, Token, braced};
 
-/// One carry in `carries { .. }`: `/// doc` `name: type`, then `= input` or `= default`.
+/// One carry in `carries { .. }`: `/// doc` `name: type`, then `= input`, `= input(default)`
+/// (an input with a declared default: the run uses it when the caller gives none) or
+/// `= default`.
 pub(super) fn parse_carry(input: ParseStream) -> syn::Result<CarryDef> {
     let attrs = Attrs::parse(input)?;
     attrs.only(&["traces_to"], "a carry")?;
@@ -26,6 +28,16 @@ pub(super) fn parse_carry(input: ParseStream) -> syn::Result<CarryDef> {
         input.parse::<Token![=]>()?;
         if input.peek(kw::input) {
             input_kw = Some(input.parse::<kw::input>()?.span);
+            if input.peek(syn::token::Paren) {
+                let content;
+                syn::parenthesized!(content in input);
+                default = Some(parse_value(&content)?);
+                if !content.is_empty() {
+                    return Err(content.error(
+                        "an input's default is one value: `= input(5)`, `= input(\"text\")`",
+                    ));
+                }
+            }
         } else {
             default = Some(parse_value(input)?);
         }
