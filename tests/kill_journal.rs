@@ -98,6 +98,10 @@ fn journal(out: &Path) -> Journal {
             Ok((r.get(0)?, r.get(1)?))
         })
         .ok();
+    if j.run.is_none() {
+        // Killed before the run's row (or the journal's schema) was written: it never started.
+        return j;
+    }
     j.appends = conn
         .query_row(
             "SELECT count(*) FROM effects WHERE name='append_note' AND result IS NOT NULL",

@@ -416,3 +416,116 @@ fn chromium_renders_the_report_offline_and_runs_nothing_from_the_run() {
     let mut rest = Vec::new();
     let _ = b.from.read_to_end(&mut rest);
 }
+
+/// Opens `page` in headless Chromium with the network off; returns the browser and the
+/// page's session.
+fn open_offline(bin: &Path, page: &Path) -> (Browser, String) {
+    let mut b = Browser::start(bin);
+    let target = b.call(None, "Target.createTarget", json!({"url": "about:blank"}));
+    let attached = b.call(
+        None,
+        "Target.attachToTarget",
+        json!({"targetId": target["targetId"], "flatten": true}),
+    );
+    let s = attached["sessionId"].as_str().unwrap().to_owned();
+    b.call(Some(&s), "Network.enable", json!({}));
+    b.call(
+        Some(&s),
+        "Network.emulateNetworkConditions",
+        json!({"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
+    );
+    b.call(Some(&s), "Page.enable", json!({}));
+    let file_url = format!("file://{}", page.display());
+    b.call(Some(&s), "Page.navigate", json!({"url": file_url}));
+    b.wait("Page.loadEventFired");
+    (b, s)
+}
+
+#[test]
+fn chromium_renders_the_report_of_a_journaled_run_by_its_id() {
+    let Some(bin) = chromium() else {
+        eprintln!("skipped: no chromium (CI installs it)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The same hostile run, journaled by default under the output root; the report needs
+    // only its id: the journal holds the program, the steps, the slot's value and the outcome.
+    report_of_attack(dir.path(), "http://127.0.0.1:9");
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
+            .unwrap();
+    let id = run["run"].as_str().unwrap();
+    let o = ais_in(dir.path(), &["report", id, "-o", "journal.html"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let html = std::fs::read_to_string(dir.path().join("journal.html")).unwrap();
+    assert!(!html.contains("sk-live-"), "secrets stay redacted");
+    assert!(!html.contains("<script"), "no script element at all");
+
+    let (mut b, s) = open_offline(&bin, &dir.path().join("journal.html"));
+    assert_eq!(
+        b.eval(&s, "[...document.querySelectorAll('#steps tbody tr td:nth-child(2)')].map(td => td.innerText).join(' ')"),
+        "write measure done"
+    );
+    assert_eq!(
+        b.eval(&s, "document.querySelector('#status').innerText"),
+        "ok"
+    );
+    let visible = "document.querySelector('details.slot pre.parsed').checkVisibility()";
+    assert_eq!(b.eval(&s, visible), false);
+    b.eval(&s, "document.querySelector('details.slot summary').click()");
+    assert_eq!(b.eval(&s, visible), true);
+    let shown = b.eval(
+        &s,
+        "document.querySelector('details.slot pre.parsed').innerText",
+    );
+    let shown = shown.as_str().unwrap();
+    assert!(
+        shown.starts_with("</script><script>window.pwned=1;") && shown.contains("[redacted]"),
+        "{shown}"
+    );
+    assert_eq!(
+        b.eval(
+            &s,
+            "document.querySelector('details.slot summary').innerText.includes('1 exchange(s)')"
+        ),
+        true
+    );
+    // The graph comes from the journaled program, with the path marked.
+    assert_eq!(
+        b.eval(
+            &s,
+            "[...document.querySelectorAll('#graph .taken')].map(g => g.dataset.node).join(',')"
+        ),
+        "0,1,2"
+    );
+    assert_eq!(b.eval(&s, "typeof window.pwned"), "undefined");
+    assert_eq!(
+        b.eval(&s, "document.title"),
+        format!("ais run report: run {id} of `hostile_answer`")
+    );
+    let fetched = b
+        .events
+        .iter()
+        .filter(|e| e["method"] == "Network.requestWillBeSent")
+        .filter_map(|e| e["params"]["request"]["url"].as_str())
+        .filter(|u| !u.starts_with("file:") && !u.starts_with("data:"))
+        .count();
+    assert_eq!(fetched, 0, "the page fetched nothing");
+
+    // A run id the journal does not have is named, with the next step.
+    let o = ais_in(dir.path(), &["report", "nosuchrun", "-o", "x.html"]);
+    assert_ne!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no run `nosuchrun`") && err.contains("ais runs"),
+        "{err}"
+    );
+    let _ = b.call(None, "Browser.close", json!({}));
+    let mut rest = Vec::new();
+    let _ = b.from.read_to_end(&mut rest);
+}

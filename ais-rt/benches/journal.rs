@@ -1,8 +1,9 @@
 //! The cost of journaling a step: the 10,000-step LOOP of the `machine` bench run with no
 //! journal, the in-memory journal, and the SQLite journal (`synchronous=NORMAL`, the default,
-//! and `FULL`). Every step commits its delta in one transaction and every tool call records an
-//! intent and a result, so this is the whole per-step cost. Also prints the size of the SQLite
-//! journal of one 10,000-step run.
+//! and `FULL`). Each step calls a native `SENSE` tool — a read, whose result the journal records
+//! but which needs no intent — so with SQLite a step is one transaction: its delta and its
+//! call's result (a `once` effect adds its intent's transaction). This is the whole per-step
+//! cost. Also prints the size of the SQLite journal of one 10,000-step run.
 //!
 //! `cargo bench -p ais-rt --bench journal`
 

@@ -25,7 +25,7 @@ const LOOP: &str = r#"walker:
     good: {type: bool, produced_by: judge}
     rounds: {type: int, produced_by: improve}
 tools:
-  polish: {sig: "(draft) -> str", surface: SENSE, serves: [improve]}
+  polish: {sig: "(draft) -> str", surface: ACT, serves: [improve]}
   judge_it: {sig: "(draft) -> bool", surface: SENSE, serves: [judge], idempotent: true}
 nodes:
   - {id: improve, type: LOOP, owner: code, reads: [draft], writes: [draft], verdict: good, cap: 20, counter: rounds}

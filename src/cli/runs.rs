@@ -86,6 +86,49 @@ fn when(secs: i64) -> String {
     )
 }
 
+/// The effects of `ais runs show`: key, kind (`slot`, `choice`, `tool`, `artifact`, `mcp`),
+/// what ran, whether it may run again, and whether its result is recorded.
+fn effect_table(
+    output: &mut Output,
+    effects: &[ais_rt::journal::sqlite::EffectRow],
+) -> std::io::Result<()> {
+    if !effects.is_empty() {
+        writeln!(
+            output.out,
+            "{:>6}  {:<8} {:<9} {:<20} {:<20} {:<6} result",
+            "step", "path", "kind", "instruction", "name", "again"
+        )?;
+    }
+    for e in effects {
+        let f = &e.effect;
+        let again = match f.idempotency {
+            ais_rt::journal::Idempotency::Retry => "retry",
+            ais_rt::journal::Idempotency::Once => "once",
+        };
+        writeln!(
+            output.out,
+            "{:>6}  {:<8} {:<9} {:<20} {:<20} {:<6} {}",
+            f.key.step,
+            format!("{}#{}", f.key.path, f.key.index),
+            f.kind.as_str(),
+            f.instruction,
+            f.name,
+            again,
+            if e.result.is_some() {
+                "recorded"
+            } else {
+                "in flight"
+            }
+        )?;
+    }
+    let open = effects.iter().filter(|e| e.result.is_none()).count();
+    writeln!(
+        output.out,
+        "{} effects journaled, {open} in flight",
+        effects.len()
+    )
+}
+
 /// `ais runs`.
 pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
     if args.engine.restate() {
@@ -162,12 +205,7 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
                     written.join(", ")
                 )?;
             }
-            let open = effects.iter().filter(|e| e.result.is_none()).count();
-            writeln!(
-                output.out,
-                "{} effects journaled, {open} in flight",
-                effects.len()
-            )?;
+            effect_table(output, &effects)?;
         }
         Some(Action::Rm { ids }) => {
             let mut missing = Vec::new();

@@ -98,9 +98,14 @@ impl Journal for MemoryJournal {
                 s.effects.insert(effect.key.clone(), (effect.clone(), None));
             }
             let v = work.await;
-            self.lock()
-                .effects
-                .insert(effect.key.clone(), (effect, Some(v.clone())));
+            let mut s = self.lock();
+            match s.effects.get_mut(&effect.key) {
+                Some(row) => row.1 = Some(v.clone()),
+                None => {
+                    s.effects
+                        .insert(effect.key.clone(), (effect, Some(v.clone())));
+                }
+            }
             Ok(v)
         })
     }

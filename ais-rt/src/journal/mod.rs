@@ -27,7 +27,12 @@
 //!    idempotency is [`Idempotency::Retry`], or when the user chose [`InFlight::Retry`]; records
 //!    a `null` result when the user chose [`InFlight::MarkDone`]; and otherwise fails with
 //!    [`JournalError::InFlight`], which stops the run with status `interrupted` — never a
-//!    silent second run of an e-mail.
+//!    silent second run of an e-mail. An intent's only use is that decision, so a backend may
+//!    skip it for a [`Idempotency::Retry`] tool or MCP call (a read, or a tool declared
+//!    idempotent): with no row, the call simply runs again — what its intent would have said.
+//!    A result may wait for the backend's next transaction as long as no other effect starts
+//!    meanwhile (a crash before it is a crash during the effect); the SQLite journal does that
+//!    to write a step in one transaction.
 //! 3. **Keys are deterministic.** The machine derives a key from the run's step number, the
 //!    SPAWN sibling / CALL path and the effect's index within the step, so re-executing the
 //!    same program over the same journal asks for the same keys in the same order *per path*.
@@ -391,8 +396,14 @@ pub fn fold(run: &str, commits: &[StepCommit]) -> Result<Folded, JournalError> {
 /// A short hex SHA-256 of `bytes` (16 bytes), for request hashes.
 pub fn hash(bytes: &[u8]) -> String {
     use sha2::Digest;
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let d = sha2::Sha256::digest(bytes);
-    d[..16].iter().map(|b| format!("{b:02x}")).collect()
+    let mut out = String::with_capacity(32);
+    for b in &d[..16] {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 /// A fresh run id: the start time in seconds (hex) and 4 random-ish hex digits.

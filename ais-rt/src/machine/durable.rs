@@ -129,7 +129,8 @@ where
         *slot = Some(t);
         json
     });
-    let row = format!("effect ({})", effect.key);
+    // Named only when a replayed result does not decode (a root path's key allocates nothing).
+    let key = effect.key.clone();
     let recorded = scope
         .journal
         .effect(effect, fut)
@@ -140,7 +141,7 @@ where
         None => T::decode(recorded).map_err(|message| {
             journal_stop(JournalError::Corrupt {
                 run: scope.journal.run_id().to_owned(),
-                row,
+                row: format!("effect ({key})"),
                 message,
             })
         }),
@@ -156,18 +157,40 @@ pub(crate) fn journal_stop(e: JournalError) -> Stop {
     Stop::Fault(kind, e.to_string())
 }
 
-/// How a tool call is journaled: an artifact write and the read-only built-ins may run again;
-/// a tool declared idempotent too; any other tool runs at most once unless the user says so.
+/// What the journal must know of a called tool beyond its name.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ToolClass {
+    /// Declared idempotent.
+    pub idempotent: bool,
+    /// A read ([`super::plan::ToolStep::read`]).
+    pub read: bool,
+    /// Bound to an MCP server's tool.
+    pub mcp: bool,
+}
+
+/// How a tool call is journaled: an MCP call is kind `mcp`, a `write_file` an artifact, any
+/// other a tool. A read (a read-only built-in, a native `SENSE` tool, an MCP tool its server
+/// marks read-only), an artifact write and a tool declared idempotent may run again; any other
+/// call — an MCP call included — runs at most once unless the user says so.
 pub(crate) fn tool_spec<'a>(
     instruction: &'a str,
     name: &'a str,
-    idempotent: bool,
+    class: ToolClass,
     args: &crate::tools::ToolArgs,
 ) -> Spec<'a> {
+    let retry = class.read || class.idempotent;
     let (kind, idempotency) = match name {
+        _ if class.mcp => (
+            EffectKind::Mcp,
+            if retry {
+                Idempotency::Retry
+            } else {
+                Idempotency::Once
+            },
+        ),
         "write_file" => (EffectKind::Artifact, Idempotency::Retry),
         "read_file" | "list_dir" | "glob_files" | "grep" => (EffectKind::Tool, Idempotency::Retry),
-        _ if idempotent => (EffectKind::Tool, Idempotency::Retry),
+        _ if retry => (EffectKind::Tool, Idempotency::Retry),
         _ => (EffectKind::Tool, Idempotency::Once),
     };
     let request: serde_json::Map<String, Json> = args

@@ -228,9 +228,14 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
         }
-        let spec = scope
-            .as_ref()
-            .map(|_| super::durable::tool_spec(&step.id, &call.name, call.idempotent, &args));
+        let spec = scope.as_ref().map(|_| {
+            let class = super::durable::ToolClass {
+                idempotent: call.idempotent,
+                read: call.read,
+                mcp: call.mcp,
+            };
+            super::durable::tool_spec(&step.id, &call.name, class, &args)
+        });
         let called = match (scope.as_deref_mut(), spec) {
             // The call is made inside the future: a replayed effect never calls the tool.
             (Some(s), Some(spec)) => {
@@ -471,7 +476,7 @@ impl Run {
         if self.durable.is_none() {
             return Ok(tool.call(args, &ctx).await);
         }
-        let spec = super::durable::tool_spec(&step.id, name, false, &args);
+        let spec = super::durable::tool_spec(&step.id, name, Default::default(), &args);
         let mut scope = self.scope();
         let work = async { tool.call(args, &ctx).await };
         let result = super::durable::guard(scope.as_mut(), spec, work).await;

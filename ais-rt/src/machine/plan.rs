@@ -53,6 +53,11 @@ pub(crate) struct ToolStep {
     /// Bound to an MCP server's tool: its paths name places in the server's own namespace,
     /// which the server confines to its allowed directories, not places under the output root.
     pub mcp: bool,
+    /// A read, for the journal (`durable::tool_spec`): a native tool on a `SENSE` surface
+    /// (§5.4: `SENSE` is for reads), or a tool registered read-only (an MCP tool its server
+    /// marks `readOnlyHint`). A `command` or Python tool is never one: a process may do
+    /// anything, whatever its surface says.
+    pub read: bool,
 }
 
 /// What a step runs.
@@ -565,6 +570,10 @@ pub(crate) fn tool_step(
             .iter()
             .any(|(k, v)| k == "idempotent" && matches!(v, ais_core::Value::Bool(true)))
     }) || registry.is_idempotent(&call.tool);
+    let mcp = declared.is_some_and(|t| t.mcp.is_some());
+    let sense = declared.is_some_and(|t| t.surface == Some(ais_core::ToolSurface::Sense));
+    let read =
+        registry.is_read_only(&call.tool) || (!mcp && sense && registry.is_native(&call.tool));
     ToolStep {
         name: call.tool.clone(),
         args,
@@ -572,7 +581,8 @@ pub(crate) fn tool_step(
         ret: call.signature.ret.resolved(program),
         ask_user,
         idempotent,
-        mcp: declared.is_some_and(|t| t.mcp.is_some()),
+        mcp,
+        read,
     }
 }
 

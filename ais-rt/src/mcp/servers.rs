@@ -237,16 +237,19 @@ impl McpServers {
             };
             let required = schema.required().into_iter().map(str::to_owned).collect();
             let read_only = schema.is_read_only();
-            registry.register(
+            let imp = Arc::new(McpTool::new(
                 tool,
-                Arc::new(McpTool::new(
-                    tool,
-                    remote,
-                    conn.clone(),
-                    required,
-                    read_only,
-                )),
-            );
+                remote,
+                conn.clone(),
+                required,
+                read_only,
+            ));
+            // A read-only call is no effect for the journal; any other is one that runs once.
+            if read_only {
+                registry.register_read_only(tool, imp);
+            } else {
+                registry.register(tool, imp);
+            }
         }
     }
 

@@ -253,6 +253,8 @@ struct Entry {
     builtin: bool,
     /// Declared idempotent ([`ToolRegistry::register_idempotent`]).
     idempotent: bool,
+    /// Declared read-only ([`ToolRegistry::register_read_only`]).
+    read_only: bool,
 }
 
 impl ToolRegistry {
@@ -271,6 +273,7 @@ impl ToolRegistry {
                     tool: Arc::new(builtin),
                     builtin: true,
                     idempotent: false,
+                    read_only: false,
                 },
             );
         }
@@ -285,6 +288,7 @@ impl ToolRegistry {
                 tool,
                 builtin: false,
                 idempotent: false,
+                read_only: false,
             },
         );
         self
@@ -304,9 +308,41 @@ impl ToolRegistry {
                 tool,
                 builtin: false,
                 idempotent: true,
+                read_only: false,
             },
         );
         self
+    }
+
+    /// Registers `tool` under `name` as read-only: a call changes nothing, so a journaled run
+    /// records its result but no intent, and calls it again when a crash interrupted it (an
+    /// MCP server's tool marked `readOnlyHint` registers this way).
+    pub fn register_read_only(
+        &mut self,
+        name: impl Into<String>,
+        tool: Arc<dyn Tool>,
+    ) -> &mut Self {
+        self.tools.insert(
+            name.into(),
+            Entry {
+                tool,
+                builtin: false,
+                idempotent: false,
+                read_only: true,
+            },
+        );
+        self
+    }
+
+    /// Whether the tool under `name` was registered read-only.
+    pub fn is_read_only(&self, name: &str) -> bool {
+        self.tools.get(name).is_some_and(|e| e.read_only)
+    }
+
+    /// Whether a native tool (the caller's own Rust code, not a built-in) is registered under
+    /// `name`: it wins over a declared `command` or `body` ([`resolve`](Self::resolve)).
+    pub fn is_native(&self, name: &str) -> bool {
+        self.tools.get(name).is_some_and(|e| !e.builtin)
     }
 
     /// Whether the native tool under `name` was registered idempotent.

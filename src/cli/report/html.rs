@@ -233,7 +233,7 @@ fn slots(h: &mut String, r: &RunRecord) {
                 .map(|s| format!(" sibling {s}"))
                 .unwrap_or_default(),
             esc(&s.model),
-            s.exchanges.len(),
+            s.exchanges.len().max(s.recorded),
             s.repairs,
             s.tool_rounds
         );
@@ -245,6 +245,9 @@ fn slots(h: &mut String, r: &RunRecord) {
                 value(&ex.request, MAX_VALUE),
                 value(&ex.response, MAX_VALUE)
             );
+        }
+        if s.exchanges.is_empty() && s.recorded > 0 {
+            h.push_str("<p class=\"note\">The journal keeps a slot's value, not its exchanges; run with <code>--trace FILE</code> to see them.</p>\n");
         }
         if let Some(p) = &s.parsed {
             let _ = writeln!(

@@ -2,12 +2,13 @@
 //! run took, the step table, each slot's exchanges, the tool calls, the deviations, the fault
 //! or pause, and the totals (tokens per slot and in all; a cost given prices).
 //!
-//! The run comes from a [`RunSource`]: today the JSON Lines trace `ais run --trace FILE` wrote
+//! The run comes from a [`RunSource`]: the JSON Lines trace `ais run --trace FILE` wrote
 //! (with, optionally, the JSON `ais run --format json` printed, for the status, the fault or
-//! pause and the deviations); a run journal can be another variant that loads the same
-//! [`RunRecord`].
+//! pause and the deviations), or a journaled run by its id (`journal`: the journal keeps the
+//! program, so the graph needs no `--program`).
 
 mod html;
+mod journal;
 
 use super::files::read_input;
 use super::graph::write_new;
@@ -20,9 +21,16 @@ use std::path::{Path, PathBuf};
 /// Arguments of `ais report`.
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// The run: the trace file `ais run --trace FILE` wrote (JSON Lines).
+    /// The run: a journaled run's id (see `ais runs`), or the trace file `ais run --trace
+    /// FILE` wrote (JSON Lines).
     #[arg(value_name = "RUN", required_unless_present = "trace")]
     pub run: Option<PathBuf>,
+    /// The journal holding the run [default: OUT/.ais/runs.db].
+    #[arg(long, value_name = "PATH")]
+    pub journal: Option<PathBuf>,
+    /// The output root whose journal holds the run [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// The trace file, when not given as RUN.
     #[arg(long, value_name = "FILE", conflicts_with = "run")]
     pub trace: Option<PathBuf>,
@@ -53,6 +61,13 @@ pub enum RunSource {
         trace: PathBuf,
         /// The `ais run --format json` output.
         outcome: Option<PathBuf>,
+    },
+    /// A journaled run.
+    Journal {
+        /// The journal database.
+        db: PathBuf,
+        /// The run's id.
+        id: String,
     },
 }
 
@@ -105,6 +120,8 @@ pub struct SlotEvent {
     pub tool_rounds: u32,
     /// Token usage.
     pub usage: UsageEvent,
+    /// How many exchanges the journal counted (it keeps the slot's value, not the exchanges).
+    pub recorded: usize,
 }
 
 /// One exchange of a slot.
@@ -136,11 +153,29 @@ pub struct RunRecord {
     pub events: Vec<Event>,
     /// The run's JSON outcome, when known.
     pub outcome: Option<serde_json::Value>,
+    /// The program the run started with (its AG-IR), when the source keeps it (a journal).
+    pub program: Option<String>,
 }
 
 impl RunSource {
-    /// The source the arguments name.
+    /// The source the arguments name: `--trace FILE`, or RUN when it is a file, is a trace;
+    /// any other RUN is a run id in the journal (`--journal PATH`, else `OUT/.ais/runs.db`).
     pub fn from_args(args: &ReportArgs) -> RunSource {
+        if let Some(run) = args
+            .run
+            .as_ref()
+            .filter(|r| args.trace.is_none() && !r.is_file())
+        {
+            let out = args.out.clone().unwrap_or_else(|| PathBuf::from("."));
+            let db = args
+                .journal
+                .clone()
+                .unwrap_or_else(|| out.join(".ais").join("runs.db"));
+            return RunSource::Journal {
+                db,
+                id: run.display().to_string(),
+            };
+        }
         let trace = args
             .trace
             .clone()
@@ -155,7 +190,10 @@ impl RunSource {
     /// Reads the run's record; a line that is not a trace event is an error naming the file
     /// and the line.
     pub fn load(&self) -> Result<RunRecord, CliError> {
-        let RunSource::Trace { trace, outcome } = self;
+        let (trace, outcome) = match self {
+            RunSource::Trace { trace, outcome } => (trace, outcome),
+            RunSource::Journal { db, id } => return journal::load(db, id),
+        };
         let limits = Limits {
             max_bytes: 256 << 20,
             ..Limits::default()
@@ -190,8 +228,16 @@ impl RunSource {
             name: shown(trace),
             events,
             outcome,
+            program: None,
         })
     }
+}
+
+/// The graph of the program a journal recorded (a CALL target is drawn as a box: the journal
+/// keeps no other program).
+fn graph_of_source(source: &str) -> Option<ais::graph::Graph> {
+    let doc = agir::read(source).ok()?;
+    Some(ais::graph::Graph::new(&doc.program, &[], &mut |_| None))
 }
 
 /// The program's graph, when a program is given.
@@ -212,7 +258,10 @@ fn graph_of(path: &Path) -> Result<ais::graph::Graph, CliError> {
 /// Runs `ais report`.
 pub fn run(args: &ReportArgs, o: &mut Output) -> CmdResult {
     let record = RunSource::from_args(args).load()?;
-    let graph = args.program.as_deref().map(graph_of).transpose()?;
+    let graph = match args.program.as_deref() {
+        Some(path) => Some(graph_of(path)?),
+        None => record.program.as_deref().and_then(graph_of_source),
+    };
     let prices = args.price_in.zip(args.price_out);
     if let Some((i, p)) = prices
         && !(i >= 0.0 && i.is_finite() && p >= 0.0 && p.is_finite())

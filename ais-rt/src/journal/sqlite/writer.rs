@@ -1,0 +1,318 @@
+//! [`SqliteJournal`]: one run's journal in a [`SqliteStore`], written with as few
+//! transactions as the contract allows.
+//!
+//! - **An intent is one transaction, written before the effect starts**, for every effect that
+//!   must not silently run twice ([`Idempotency::Once`]) and for every slot, choice and
+//!   artifact write. A [`Idempotency::Retry`] tool or MCP call (a read, or a tool declared
+//!   idempotent) gets no intent row: a crash while it runs leaves no row and it runs again —
+//!   exactly what an intent without a result would make it do.
+//! - **A result is held until the next transaction**: the next effect's start (any pending
+//!   result is written before another effect starts), the step's commit, the run's end — or at
+//!   once when another effect of the run is still running (SPAWN siblings), so a result never
+//!   waits on another effect's work. Between an effect's end and that transaction the machine
+//!   only computes (write-back, guards), so a crash there is a crash just before the result
+//!   was recorded, which the contract already covers: a `Retry` effect runs again, a `Once`
+//!   one stops the run as in flight.
+//! - **A step is one transaction**: the results of its effects, its delta row, and — at the
+//!   run's first commit, then about once a second — the run's row. A step whose effects are all reads is one transaction in all.
+//! - A journal that [`SqliteStore::begin`] opened for a new run looks nothing up: a new run
+//!   has no recorded effect. A resumed one looks up each key.
+
+use super::{SqliteStore, corrupt, effect_row, now, parse_effect, store_err};
+use crate::journal::memory::{check_same, in_flight};
+use crate::journal::{
+    BoxFuture, Effect, EffectKind, History, Idempotency, InFlight, Journal, JournalError, Json,
+    RunEnd, StepCommit,
+};
+use rusqlite::{Connection, OptionalExtension, params};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+
+/// An effect row to write: the intent (`result` `None`) or the intent and its result (JSON).
+struct Row {
+    effect: Effect,
+    result: Option<String>,
+}
+
+/// One run's journal in a [`SqliteStore`] (see the [module docs](self) for when it writes).
+pub struct SqliteJournal {
+    id: String,
+    store: SqliteStore,
+    in_flight: InFlight,
+    /// The run began in this journal: there is no recorded effect to look up.
+    fresh: bool,
+    /// Results not written yet: they go with the next transaction.
+    pending: Mutex<Vec<Row>>,
+    /// Effects of this run running now.
+    running: AtomicUsize,
+    /// Whether a commit of this journal already set the run `running` and cleared its pause.
+    opened: AtomicBool,
+    /// When a commit last updated the run's row (seconds since the epoch).
+    updated: AtomicI64,
+}
+
+/// Counts an effect as running while it lives (a dropped effect future stops counting).
+struct Running<'a>(&'a AtomicUsize);
+
+impl<'a> Running<'a> {
+    fn start(n: &'a AtomicUsize) -> Self {
+        n.fetch_add(1, Ordering::SeqCst);
+        Running(n)
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Whether an intent row must be durable before the effect starts (see the module docs).
+fn needs_intent(e: &Effect) -> bool {
+    e.idempotency == Idempotency::Once || !matches!(e.kind, EffectKind::Tool | EffectKind::Mcp)
+}
+
+fn write_row(run: &str, conn: &Connection, row: &Row) -> rusqlite::Result<()> {
+    let e = &row.effect;
+    let idem = match e.idempotency {
+        Idempotency::Retry => "retry",
+        Idempotency::Once => "once",
+    };
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO effects VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        run,
+        e.key.step,
+        e.key.path,
+        e.key.index,
+        e.kind.as_str(),
+        e.instruction,
+        e.name,
+        idem,
+        e.request,
+        row.result,
+    ])?;
+    Ok(())
+}
+
+impl SqliteJournal {
+    pub(super) fn new(store: SqliteStore, id: &str, in_flight: InFlight, fresh: bool) -> Self {
+        SqliteJournal {
+            id: id.to_owned(),
+            store,
+            in_flight,
+            fresh,
+            pending: Mutex::new(Vec::new()),
+            running: AtomicUsize::new(0),
+            opened: AtomicBool::new(false),
+            updated: AtomicI64::new(0),
+        }
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> JournalError + '_ {
+        store_err(&self.store.path)
+    }
+
+    fn take_pending(&self) -> Vec<Row> {
+        std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn lookup(
+        &self,
+        effect: &Effect,
+    ) -> Result<Option<crate::journal::sqlite::EffectRow>, JournalError> {
+        let conn = self.store.lock();
+        let mut s = conn
+            .prepare_cached("SELECT step, path, idx, kind, instruction, name, idempotency, request, result FROM effects WHERE run=?1 AND step=?2 AND path=?3 AND idx=?4")
+            .map_err(self.err())?;
+        let raw = s
+            .query_row(
+                params![self.id, effect.key.step, effect.key.path, effect.key.index],
+                effect_row,
+            )
+            .optional()
+            .map_err(self.err())?;
+        raw.map(|r| parse_effect(&self.id, r)).transpose()
+    }
+
+    /// Writes the pending results and `extra` in one transaction (none when there is nothing).
+    fn flush(&self, extra: Option<Row>) -> Result<(), JournalError> {
+        let mut rows = self.take_pending();
+        rows.extend(extra);
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.store.lock();
+        let tx = conn.transaction().map_err(self.err())?;
+        for row in &rows {
+            write_row(&self.id, &tx, row).map_err(self.err())?;
+        }
+        tx.commit().map_err(self.err())
+    }
+}
+
+impl Drop for SqliteJournal {
+    /// A journal dropped with results pending (its run cancelled) writes them: they ran.
+    fn drop(&mut self) {
+        if let Err(e) = self.flush(None) {
+            tracing::warn!("{e}");
+        }
+    }
+}
+
+impl Journal for SqliteJournal {
+    fn run_id(&self) -> &str {
+        &self.id
+    }
+
+    fn effect<'a>(
+        &'a self,
+        effect: Effect,
+        work: BoxFuture<'a, Json>,
+    ) -> BoxFuture<'a, Result<Json, JournalError>> {
+        Box::pin(async move {
+            let mut intent = needs_intent(&effect);
+            if !self.fresh
+                && let Some(prior) = self.lookup(&effect)?
+            {
+                check_same(&self.id, &prior.effect, &effect)?;
+                match (prior.result, self.in_flight, effect.idempotency) {
+                    (Some(v), _, _) => return Ok(v),
+                    (None, InFlight::MarkDone, _) => {
+                        self.flush(Some(Row {
+                            effect,
+                            result: Some("null".to_owned()),
+                        }))?;
+                        return Ok(Json::Null);
+                    }
+                    (None, InFlight::Stop, Idempotency::Once) => {
+                        return Err(in_flight(&self.id, &effect));
+                    }
+                    // Rerun it: its intent is there already.
+                    _ => intent = false,
+                }
+            }
+            // Whatever is pending is written before this effect starts, with its intent.
+            self.flush(intent.then(|| Row {
+                effect: effect.clone(),
+                result: None,
+            }))?;
+            let running = Running::start(&self.running);
+            let v = work.await;
+            drop(running);
+            let row = Row {
+                effect,
+                result: Some(v.to_string()),
+            };
+            if self.running.load(Ordering::SeqCst) > 0 {
+                // Another effect is running: this result does not wait for it.
+                self.flush(Some(row))?;
+            } else {
+                self.pending
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(row);
+            }
+            Ok(v)
+        })
+    }
+
+    fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
+        Box::pin(async move {
+            let delta =
+                serde_json::to_string(commit).map_err(|e| JournalError::Store(e.to_string()))?;
+            let rows = self.take_pending();
+            let mut conn = self.store.lock();
+            let tx = conn.transaction().map_err(self.err())?;
+            for row in &rows {
+                write_row(&self.id, &tx, row).map_err(self.err())?;
+            }
+            tx.prepare_cached("INSERT INTO steps (run, seq, step, instruction, delta) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE run=?1), ?2, ?3, ?4)")
+                .and_then(|mut s| s.execute(params![self.id, commit.step, commit.instruction, delta]))
+                .map_err(self.err())?;
+            // The run's row: its status and pause at the first commit, its counters when the
+            // second changed (a reader takes the steps from the last steps row).
+            let t = now();
+            let opened = self.opened.load(Ordering::Relaxed);
+            let runs = if !opened {
+                Some(
+                    "UPDATE runs SET steps=?2, last_step=?3, updated=?4, pause=NULL, status='running' WHERE id=?1",
+                )
+            } else if self.updated.load(Ordering::Relaxed) != t {
+                Some("UPDATE runs SET steps=?2, last_step=?3, updated=?4 WHERE id=?1")
+            } else {
+                None
+            };
+            if let Some(sql) = runs {
+                tx.prepare_cached(sql)
+                    .and_then(|mut s| {
+                        s.execute(params![self.id, commit.step, commit.instruction, t])
+                    })
+                    .map_err(self.err())?;
+            }
+            tx.commit().map_err(self.err())?;
+            self.opened.store(true, Ordering::Relaxed);
+            if runs.is_some() {
+                self.updated.store(t, Ordering::Relaxed);
+            }
+            Ok(())
+        })
+    }
+
+    fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
+        Box::pin(async move {
+            let rows = self.take_pending();
+            let mut conn = self.store.lock();
+            let tx = conn.transaction().map_err(self.err())?;
+            for row in &rows {
+                write_row(&self.id, &tx, row).map_err(self.err())?;
+            }
+            tx.execute(
+                "UPDATE runs SET status=?2, steps=MAX(steps, ?3), outcome=?4, pause=?5, updated=?6, lease_pid=NULL, lease_since=NULL WHERE id=?1",
+                params![
+                    self.id,
+                    end.status,
+                    end.steps,
+                    end.outcome.to_string(),
+                    end.pause.as_ref().map(Json::to_string),
+                    now()
+                ],
+            )
+            .map_err(self.err())?;
+            tx.commit().map_err(self.err())
+        })
+    }
+
+    fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
+        Box::pin(async move {
+            self.flush(None)?;
+            let commits = self
+                .store
+                .steps(&self.id)?
+                .into_iter()
+                .map(|r| r.commit)
+                .collect();
+            let pause: Option<String> = self
+                .store
+                .lock()
+                .query_row("SELECT pause FROM runs WHERE id=?1", [&self.id], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(self.err())?
+                .flatten();
+            let pause = pause
+                .map(|t| serde_json::from_str(&t))
+                .transpose()
+                .map_err(|e| {
+                    corrupt(
+                        &self.id,
+                        "runs row".into(),
+                        format!("its pause record is not JSON ({e})"),
+                    )
+                })?;
+            Ok(History { commits, pause })
+        })
+    }
+}
