@@ -20,6 +20,9 @@ pub(super) struct Meta {
     pub(super) model: Option<String>,
     pub(super) out: PathBuf,
     pub(super) max_steps: u64,
+    /// The bounds it was started with (absent in a record of an older `ais`: the defaults).
+    #[serde(default)]
+    pub(super) bounds: super::bounds::Bounds,
 }
 
 const META_FORMAT: &str = "ais-run-cli/2";
@@ -93,6 +96,7 @@ pub(super) fn begin(
         model,
         out: absolute(&setup.out),
         max_steps: setup.max_steps,
+        bounds: setup.bounds.recorded(),
     };
     let meta = serde_json::to_value(&meta).unwrap_or_default();
     let start = runtime.run_start(new_run_id(), prep, inputs, meta);

@@ -14,6 +14,9 @@ pub(super) struct Record {
     pub(super) model: Option<String>,
     pub(super) out: PathBuf,
     pub(super) max_steps: u64,
+    /// The bounds it was started with (absent in a record of an older `ais`: the defaults).
+    #[serde(default)]
+    pub(super) bounds: super::bounds::Bounds,
     pub(super) scripted_used: BTreeMap<String, usize>,
 }
 
@@ -39,6 +42,7 @@ pub(super) fn write_record(setup: &Setup, handle: &Path) -> Result<(), Failure> 
         model,
         out: absolute(&setup.out),
         max_steps: setup.max_steps,
+        bounds: setup.bounds.recorded(),
         scripted_used: setup
             .scripted
             .as_ref()
