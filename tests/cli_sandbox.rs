@@ -1,5 +1,5 @@
 //! `ais run` as a real process, attacked from its tools: a tool still running when `ais` is
-//! stopped (SIGTERM) or killed (SIGKILL) must not survive it, nor must anything it started; a
+//! stopped (SIGTERM, SIGINT) or killed (SIGKILL) must not survive it, nor must anything it started; a
 //! tool blocked on a FIFO must not keep `ais` from exiting; a tool must not read the runtime's
 //! environment through `/proc`; and a secret that reaches the report is redacted.
 
@@ -125,6 +125,12 @@ fn stop_ais_with_a_tool_running(signal: &str) -> std::process::ExitStatus {
 fn sigterm_of_ais_kills_its_running_tool_and_exits_143() {
     let status = stop_ais_with_a_tool_running("-TERM");
     assert_eq!(status.code(), Some(143), "{status:?}");
+}
+
+#[test]
+fn sigint_of_ais_kills_its_running_tool_and_exits_130() {
+    let status = stop_ais_with_a_tool_running("-INT");
+    assert_eq!(status.code(), Some(130), "{status:?}");
 }
 
 #[test]

@@ -63,6 +63,8 @@ impl Rng {
 /// The journal's view of the run: its id and status, the appends and slots recorded.
 struct Journal {
     run: Option<(String, String)>,
+    /// The run's step count (every SPAWN sibling is a step).
+    steps: i64,
     appends: usize,
     slot_exchanges: u64,
     slots: usize,
@@ -73,6 +75,7 @@ fn journal(out: &Path) -> Journal {
     let db = out.join(".ais/runs.db");
     let mut j = Journal {
         run: None,
+        steps: 0,
         appends: 0,
         slot_exchanges: 0,
         slots: 0,
@@ -102,6 +105,14 @@ fn journal(out: &Path) -> Journal {
         // Killed before the run's row (or the journal's schema) was written: it never started.
         return j;
     }
+    // The run's row is updated about once a second; its last step row may count more.
+    j.steps = conn
+        .query_row(
+            "SELECT max(steps, COALESCE((SELECT step FROM steps ORDER BY seq DESC LIMIT 1), 0)) FROM runs",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
     j.appends = conn
         .query_row(
             "SELECT count(*) FROM effects WHERE name='append_note' AND result IS NOT NULL",
@@ -256,6 +267,8 @@ fn a_run_killed_at_random_moments_finishes_as_if_never_killed() {
         }
         let j = journal(&out);
         assert_eq!(j.run.as_ref().unwrap().1, "ok");
+        // The siblings were counted once per attempt that ran them, from the last commit.
+        assert_eq!(j.steps, reference.steps, "the step count differs");
         // Every slot journaled once, with the uninterrupted run's exchanges; the only extra
         // exchanges are the retries of slots in flight at a kill (counted).
         assert_eq!((j.slots, j.slot_exchanges), (10, reference.slot_exchanges));

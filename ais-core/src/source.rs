@@ -9,6 +9,7 @@
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// A 1-based line and column in a source text (columns count characters, not bytes).
@@ -304,20 +305,38 @@ impl Locator for SourceMap {
 /// Where each [`Locus`] of a program stands in its source text.
 ///
 /// Recording is a push onto a list: a document of 10,000 instructions records some 180,000
-/// positions and looks up only the few that findings name, so the hash index over them is built
-/// on the first lookup, not while reading.
+/// positions and looks up only the few that findings name. The first [`SCANS_BEFORE_INDEX`]
+/// lookups scan the list; only a caller that looks up more gets the hash index over it (tens
+/// of megabytes for a large program, which a run whose program has three warnings never
+/// needs).
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     /// Every recorded position, in recording order (a locus may repeat; the first wins).
     entries: Vec<(Locus, Pos)>,
-    /// Locus → index of its first entry, built on the first lookup.
+    /// Locus → index of its first entry, built once the lookups outnumber the scans allowed.
     index: OnceLock<HashMap<Locus, usize, foldhash::fast::RandomState>>,
+    /// The lookups answered by a scan so far.
+    scans: ScanCount,
     /// The text the positions point into, when the reader attached it: it lets a position
     /// inside a field's value ([`SubRange`]) be found in the file.
     source: Option<Arc<str>>,
     /// Byte offset of the start of each line of `source`, built on the first lookup inside a
     /// field: a place inside a guard costs a line lookup, not a scan of the file.
     line_starts: OnceLock<Vec<usize>>,
+}
+
+/// How many lookups a [`SourceMap`] answers by scanning its list before it builds its index:
+/// a scan costs a pass over the positions, the index several times their memory.
+const SCANS_BEFORE_INDEX: usize = 32;
+
+/// A [`SourceMap`]'s count of scanned lookups (a clone starts its own count).
+#[derive(Debug, Default)]
+struct ScanCount(AtomicUsize);
+
+impl Clone for ScanCount {
+    fn clone(&self) -> Self {
+        ScanCount::default()
+    }
 }
 
 impl PartialEq for SourceMap {
@@ -365,8 +384,39 @@ impl SourceMap {
         None
     }
 
+    /// The lines of many loci at once, in one pass over the positions and without the lookup
+    /// index: `wanted` maps a locus to its slot in the answer (`None`: not wanted), and each
+    /// slot gets the line of its first locus with a field (or, failing that, of its first
+    /// element-level locus) — what [`SourceMap::lookup`] would give a field locus without a
+    /// list index, for `n` loci at the cost of one scan.
+    pub fn lines_of(&self, n: usize, wanted: impl Fn(&Locus) -> Option<usize>) -> Vec<Option<u32>> {
+        let mut exact: Vec<Option<u32>> = vec![None; n];
+        let mut coarse: Vec<Option<u32>> = vec![None; n];
+        for (locus, pos) in &self.entries {
+            let Some(slot) = wanted(locus).filter(|&k| k < n) else {
+                continue;
+            };
+            let kept = if locus.field.is_some() {
+                &mut exact[slot]
+            } else {
+                &mut coarse[slot]
+            };
+            kept.get_or_insert(pos.line);
+        }
+        exact.iter().zip(coarse).map(|(e, c)| e.or(c)).collect()
+    }
+
     /// The position recorded for exactly this locus, without fallback.
     fn lookup_exact(&self, locus: &Locus) -> Option<Pos> {
+        if self.index.get().is_none()
+            && self.scans.0.fetch_add(1, Ordering::Relaxed) < SCANS_BEFORE_INDEX
+        {
+            return self
+                .entries
+                .iter()
+                .find(|(l, _)| l == locus)
+                .map(|(_, p)| *p);
+        }
         let index = self.index.get_or_init(|| {
             let mut index =
                 HashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
@@ -458,6 +508,58 @@ impl SourceMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scanned_and_indexed_lookups_agree_and_lines_of_finds_the_first() {
+        let mut map = SourceMap::new();
+        for i in 0..100 {
+            let line = i as u32 + 1;
+            map.insert(
+                Locus::element(Element::Instruction(i)),
+                Pos { line, column: 1 },
+            );
+            let id = Locus::field(Element::Instruction(i), FieldKey::Id);
+            map.insert(id.clone(), Pos { line, column: 3 });
+            // A later record of the same locus never wins.
+            map.insert(
+                id,
+                Pos {
+                    line: 999,
+                    column: 1,
+                },
+            );
+        }
+        map.insert(
+            Locus::element(Element::Instruction(100)),
+            Pos {
+                line: 500,
+                column: 1,
+            },
+        );
+        // Past SCANS_BEFORE_INDEX lookups the index answers: the same positions throughout.
+        for round in 0..3 {
+            for i in 0..101 {
+                let want = if i < 100 { (i as u32 + 1, 3) } else { (500, 1) };
+                let p = map
+                    .lookup(&Locus::field(Element::Instruction(i), FieldKey::Id))
+                    .unwrap();
+                assert_eq!((p.line, p.column), want, "round {round}, instruction {i}");
+            }
+        }
+        assert!(map.index.get().is_some());
+        let lines = map.lines_of(102, |l| match l.element {
+            Element::Instruction(i) => Some(i),
+            _ => None,
+        });
+        assert_eq!(lines[0], Some(1));
+        assert_eq!(lines[99], Some(100));
+        assert_eq!(
+            lines[100],
+            Some(500),
+            "the element's line when the field has none"
+        );
+        assert_eq!(lines[101], None);
+    }
 
     #[test]
     fn fields_spell_and_parse_both_ways() {

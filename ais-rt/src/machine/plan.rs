@@ -10,7 +10,7 @@ use ais_core::bind::{self, Access, BindSource, ProgramIndex, SlotOperand};
 use ais_core::expr::Compiled;
 use ais_core::plan::{self as lower, Executor, FanOut, ToolKind};
 use ais_core::sig::{self, Return};
-use ais_core::{Element, Isolation, Locus, Opcode, Program, SourceMap, Type};
+use ais_core::{Element, Isolation, Opcode, Program, SourceMap, Type};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -333,17 +333,31 @@ fn resolve(
         program,
         names,
         plan,
-        map,
         registry,
         ix: ProgramIndex::new(program),
         reach: Reach::new(plan),
         human: human_inputs(program),
+        lines: instruction_lines(map, plan.steps.len()),
     };
-    plan.steps
-        .iter()
-        .enumerate()
-        .map(|(i, ls)| r.step(i, ls))
-        .collect()
+    let mut steps = Vec::with_capacity(plan.steps.len());
+    for (i, ls) in plan.steps.iter().enumerate() {
+        steps.push(r.step(i, ls)?);
+    }
+    Ok(steps)
+}
+
+/// The source line of each of the first `n` instructions (its `id` field, else the element),
+/// found in one pass over the source map.
+fn instruction_lines(map: &SourceMap, n: usize) -> Vec<Option<u32>> {
+    let id = ais_core::FieldKey::from("id");
+    map.lines_of(n, |l| match l.element {
+        Element::Instruction(i)
+            if l.index.is_none() && l.field.as_ref().is_none_or(|f| *f == id) =>
+        {
+            Some(i)
+        }
+        _ => None,
+    })
 }
 
 /// What resolving a plan's steps looks up, computed once for the whole plan.
@@ -351,13 +365,14 @@ struct Resolver<'p> {
     program: &'p Program,
     names: &'p Names,
     plan: &'p lower::Plan,
-    map: &'p SourceMap,
     registry: &'p ToolRegistry,
     ix: ProgramIndex<'p>,
     /// Which steps reach which ([`Reach`]).
     reach: Reach,
     /// [`human_inputs`] of the program.
     human: Vec<usize>,
+    /// [`instruction_lines`] of the program.
+    lines: Vec<Option<u32>>,
 }
 
 impl Resolver<'_> {
@@ -367,10 +382,7 @@ impl Resolver<'_> {
         let Some(n) = self.program.instructions().get(i) else {
             return Err(format!("the plan has a step {i} with no instruction"));
         };
-        let line = self
-            .map
-            .lookup(&Locus::field(Element::Instruction(i), "id"))
-            .map(|p| p.line as usize);
+        let line = self.lines.get(i).copied().flatten().map(|l| l as usize);
         let work = self.work(n, ls);
         let model = ls.unit == lower::Unit::Model;
         let (control, tests) = self.control(i, n, ls, model);

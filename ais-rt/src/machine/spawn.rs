@@ -103,6 +103,9 @@ impl Run {
         if matches!(step.work, Work::None) {
             return self.structural(step, ctl);
         }
+        // The cap is checked before anything is copied or forked: a model-produced list of
+        // any length costs nothing past it.
+        self.cap_siblings(step, self.fan_out_len(ctl))?;
         let subtasks: Vec<Value> = match (ctl.list, &ctl.literal) {
             (Some(c), _) => match self.carries.get(c) {
                 Value::List(items) => items.clone(),
@@ -112,14 +115,13 @@ impl Run {
             (None, Some(items)) => items.iter().cloned().map(Value::Str).collect(),
             (None, None) => vec![Value::Str(self.task.clone())],
         };
-        let forks = subtasks.len();
         let limit = ctl
             .max_parallel
             .unwrap_or(self.settings.max_parallel)
             .min(self.settings.max_parallel)
             .max(1);
         let (to_run, mut results, mut waiting) = self.siblings_to_run(at, step, subtasks)?;
-        self.count_siblings(step, forks, to_run.len())?;
+        self.count_siblings(step, to_run.len())?;
         let semaphore = Arc::new(Semaphore::new(limit));
         let snapshot = Arc::new(self.carries.clone());
         let mut set = tokio::task::JoinSet::new();
@@ -179,21 +181,41 @@ impl Run {
         self.transition_after_spawn(step)
     }
 
-    /// Counts a fan-out of `n` siblings, `running` of which run now (all of them, or the one a
-    /// resume answers): more than the runtime's sibling cap is the fault `budget_exhausted`,
-    /// and each sibling that runs is a step toward the step budget (the SPAWN itself is one
-    /// already), so a fan-out cannot do unbounded work in one step.
-    fn count_siblings(&mut self, step: &Step, n: usize, running: usize) -> Result<(), Stop> {
+    /// How many siblings the SPAWN forks: one per element of its list carry, else one per
+    /// literal sub-task, else one (the task).
+    fn fan_out_len(&self, ctl: &SpawnCtl) -> usize {
+        match (ctl.list, &ctl.literal) {
+            (Some(c), _) => match self.carries.get(c) {
+                Value::List(items) => items.len(),
+                Value::Null => 0,
+                _ => 1,
+            },
+            (None, Some(items)) => items.len(),
+            (None, None) => 1,
+        }
+    }
+
+    /// A fan-out of more than the runtime's sibling cap is the fault `budget_exhausted`,
+    /// naming the SPAWN, the count, the cap and the flag that raises it.
+    fn cap_siblings(&self, step: &Step, n: usize) -> Result<(), Stop> {
         let cap = self.settings.max_siblings;
         if n > cap {
             return Err(Stop::Fault(
                 FaultKind::BudgetExhausted,
                 format!(
-                    "SPAWN `{}` would fork {n} siblings, more than the cap of {cap}; raise it with `--max-siblings`, or fan out over fewer items",
+                    "SPAWN `{}` would fork {n} siblings, more than the cap of {cap}; raise it with `--max-siblings` (`RuntimeBuilder::max_siblings`), or fan out over fewer items",
                     step.id
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// Counts the `running` siblings that run now (all of them, or the one a resume answers)
+    /// toward the step budget, each a step (the SPAWN itself is one already), so a fan-out
+    /// cannot do unbounded work in one step. A journaled run commits the count with the
+    /// SPAWN's step, so a rebuilt or resumed run goes on from it.
+    fn count_siblings(&mut self, step: &Step, running: usize) -> Result<(), Stop> {
         let after = self.steps.saturating_add(running as u64);
         if after > self.max_steps {
             let limit = self.max_steps;

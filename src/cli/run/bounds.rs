@@ -1,10 +1,15 @@
 //! The bounds a run's untrusted input runs under, as `ais run` / `ais resume` flags: the size of
 //! a model's answer, the siblings of a SPAWN, what the built-ins may read and fetch.
+//!
+//! A run records the bounds it was started with (in its journal row, or beside its resume
+//! handle), and `ais resume` runs under them again: a bound given to the resume replaces the
+//! recorded one, flag by flag.
 
 use ais_rt::RuntimeBuilder;
 
 /// The flags of a run's bounds.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone, Default, clap::Args, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Bounds {
     /// The largest model answer a slot accepts, in bytes [default: 8388608]; a larger one
     /// fails the slot with an error saying so.
@@ -25,6 +30,29 @@ pub struct Bounds {
 }
 
 impl Bounds {
+    /// These bounds as a run records them: the read roots absolute, so that a resume from
+    /// another directory reads under the same places.
+    pub fn recorded(&self) -> Bounds {
+        let mut b = self.clone();
+        for dir in &mut b.allow_read {
+            if let Ok(abs) = std::path::absolute(&*dir) {
+                *dir = abs;
+            }
+        }
+        b
+    }
+
+    /// The bounds of a resume: each one given on its command line, else the one `recorded`
+    /// when the run started.
+    pub fn or(self, recorded: Bounds) -> Bounds {
+        Bounds {
+            max_answer_bytes: self.max_answer_bytes.or(recorded.max_answer_bytes),
+            max_siblings: self.max_siblings.or(recorded.max_siblings),
+            allow_read: given_or(self.allow_read, recorded.allow_read),
+            allow_net: given_or(self.allow_net, recorded.allow_net),
+        }
+    }
+
     /// `builder` with these bounds applied (the runtime's defaults where a flag is absent).
     pub fn apply(&self, mut builder: RuntimeBuilder) -> RuntimeBuilder {
         if let Some(n) = self.max_answer_bytes {
@@ -41,4 +69,9 @@ impl Bounds {
         }
         builder
     }
+}
+
+/// The list given, unless it is empty: then the one kept.
+fn given_or<T>(given: Vec<T>, kept: Vec<T>) -> Vec<T> {
+    if given.is_empty() { kept } else { given }
 }

@@ -20,14 +20,17 @@ pub(super) struct Meta {
     pub(super) model: Option<String>,
     pub(super) out: PathBuf,
     pub(super) max_steps: u64,
+    /// The bounds it was started with (absent in a record of an older `ais`: the defaults).
+    #[serde(default)]
+    pub(super) bounds: super::bounds::Bounds,
 }
 
 const META_FORMAT: &str = "ais-run-cli/2";
 
 impl Meta {
     /// What `setup` records about the command that started a run, in `format`: the program,
-    /// the model (a scripted model's file made absolute), the output root and the step budget,
-    /// so a resume from any directory finds them again.
+    /// the model (a scripted model's file made absolute), the output root, the step budget and
+    /// the bounds, so a resume from any directory finds them again and runs under them.
     pub(super) fn new(setup: &Setup, format: &str) -> Meta {
         let model = setup
             .model_spec
@@ -42,6 +45,7 @@ impl Meta {
             model,
             out: absolute(&setup.out),
             max_steps: setup.max_steps,
+            bounds: setup.bounds.recorded(),
         }
     }
 }

@@ -266,6 +266,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     options.model = options.model.or(meta.model.clone());
     options.out = options.out.or(Some(meta.out.clone()));
     options.max_steps = options.max_steps.or(Some(meta.max_steps));
+    options.bounds = options.bounds.or(meta.bounds.clone());
     let file = args.program.clone().unwrap_or(meta.program.clone());
     let mut setup = prepare(&file, None, &options, output)?;
     if let Some(s) = &setup.scripted {
@@ -351,6 +352,7 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
         options.model = options.model.or_else(|| r.meta.model.clone());
         options.out = options.out.or_else(|| Some(r.meta.out.clone()));
         options.max_steps = options.max_steps.or(Some(r.meta.max_steps));
+        options.bounds = options.bounds.or(r.meta.bounds.clone());
     }
     // A handle lives at `<out>/.ais/resume/<name>.json`.
     if options.out.is_none() {
