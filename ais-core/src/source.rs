@@ -305,8 +305,8 @@ impl Locator for SourceMap {
 /// Where each [`Locus`] of a program stands in its source text.
 ///
 /// Recording is a push onto a list: a document of 10,000 instructions records some 180,000
-/// positions and looks up only the few that findings name. The first [`SCANS_BEFORE_INDEX`]
-/// lookups scan the list; only a caller that looks up more gets the hash index over it (tens
+/// positions and looks up only the few that findings name. The first 32 lookups scan the
+/// list; only a caller that looks up more gets the hash index over it (tens
 /// of megabytes for a large program, which a run whose program has three warnings never
 /// needs).
 #[derive(Clone, Debug, Default)]

@@ -3,7 +3,7 @@
 //!
 //! A replay is one more [`Journal`] on the same seam: [`ReplayJournal`] answers each effect
 //! the machine asks for from a [`Recording`] (read from the SQLite store, or from a
-//! [`MemoryJournal`](super::memory::MemoryJournal)) and writes nothing anywhere — its commits
+//! [`MemoryJournal`]) and writes nothing anywhere — its commits
 //! and its end stay in memory, so replaying a run never changes it.
 //!
 //! - **Slots** (and model-owned ROUTE choices) are answered by instruction and request: a

@@ -34,7 +34,8 @@ struct Row {
     result: Option<String>,
 }
 
-/// One run's journal in a [`SqliteStore`] (see the [module docs](self) for when it writes).
+/// One run's journal in a [`SqliteStore`] (the [`sqlite`](super) module docs say when it
+/// writes).
 pub struct SqliteJournal {
     id: String,
     store: SqliteStore,
