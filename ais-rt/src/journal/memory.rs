@@ -12,8 +12,33 @@ use std::sync::Mutex;
 #[derive(Default)]
 struct State {
     effects: HashMap<EffectKey, (Effect, Option<Json>)>,
-    commits: Vec<StepCommit>,
-    end: Option<RunEnd>,
+    steps: Steps,
+}
+
+/// A run's step commits and its end, kept in memory: what a [`MemoryJournal`] and a replay's
+/// journal record of the steps.
+#[derive(Default)]
+pub(super) struct Steps {
+    pub(super) commits: Vec<StepCommit>,
+    pub(super) end: Option<RunEnd>,
+}
+
+impl Steps {
+    /// Records a completed step; a run that commits a step is no longer paused.
+    pub(super) fn commit(&mut self, commit: &StepCommit) {
+        self.commits.push(commit.clone());
+        if let Some(end) = &mut self.end {
+            end.pause = None;
+        }
+    }
+
+    /// The history a resume reads: the commits, and the pause the run ended with.
+    pub(super) fn history(&self) -> History {
+        History {
+            commits: self.commits.clone(),
+            pause: self.end.as_ref().and_then(|e| e.pause.clone()),
+        }
+    }
 }
 
 /// A run's journal kept in memory.
@@ -43,13 +68,13 @@ impl MemoryJournal {
     /// a crash in the middle of the next step leaves behind.
     pub fn crash(&self) {
         let mut s = self.lock();
-        let last = s.commits.last().map_or(0, |c| c.step);
+        let last = s.steps.commits.last().map_or(0, |c| c.step);
         for (key, (_, result)) in s.effects.iter_mut() {
             if key.step > last {
                 *result = None;
             }
         }
-        s.end = None;
+        s.steps.end = None;
     }
 
     /// The effects recorded so far (intent and result), in no particular order.
@@ -59,7 +84,7 @@ impl MemoryJournal {
 
     /// How the run ended, once it has.
     pub fn ended(&self) -> Option<RunEnd> {
-        self.lock().end.clone()
+        self.lock().steps.end.clone()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -112,30 +137,20 @@ impl Journal for MemoryJournal {
 
     fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
         Box::pin(async move {
-            let mut s = self.lock();
-            s.commits.push(commit.clone());
-            if let Some(end) = &mut s.end {
-                end.pause = None;
-            }
+            self.lock().steps.commit(commit);
             Ok(())
         })
     }
 
     fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
         Box::pin(async move {
-            self.lock().end = Some(end.clone());
+            self.lock().steps.end = Some(end.clone());
             Ok(())
         })
     }
 
     fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
-        Box::pin(async move {
-            let s = self.lock();
-            Ok(History {
-                commits: s.commits.clone(),
-                pause: s.end.as_ref().and_then(|e| e.pause.clone()),
-            })
-        })
+        Box::pin(async move { Ok(self.lock().steps.history()) })
     }
 }
 

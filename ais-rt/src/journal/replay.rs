@@ -20,7 +20,7 @@
 //! The model is never asked: [`crate::Runtime::replay`] runs with a model that refuses
 //! every exchange.
 
-use super::memory::MemoryJournal;
+use super::memory::{MemoryJournal, Steps};
 use super::request::differences;
 use super::sqlite::{SqliteStore, recorded_outcome};
 use super::{
@@ -239,8 +239,7 @@ struct Entry {
 struct State {
     entries: Vec<Entry>,
     misses: Vec<Miss>,
-    commits: Vec<StepCommit>,
-    end: Option<RunEnd>,
+    steps: Steps,
 }
 
 /// A journal that answers a replay from a [`Recording`] and records nothing durable.
@@ -290,7 +289,7 @@ impl ReplayJournal {
 
     /// The replay's own step commits (kept in memory only).
     pub fn commits(&self) -> Vec<StepCommit> {
-        self.lock().commits.clone()
+        self.lock().steps.commits.clone()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -378,30 +377,20 @@ impl Journal for ReplayJournal {
 
     fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
         Box::pin(async move {
-            let mut s = self.lock();
-            s.commits.push(commit.clone());
-            if let Some(end) = &mut s.end {
-                end.pause = None;
-            }
+            self.lock().steps.commit(commit);
             Ok(())
         })
     }
 
     fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
         Box::pin(async move {
-            self.lock().end = Some(end.clone());
+            self.lock().steps.end = Some(end.clone());
             Ok(())
         })
     }
 
     fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
-        Box::pin(async move {
-            let s = self.lock();
-            Ok(History {
-                commits: s.commits.clone(),
-                pause: s.end.as_ref().and_then(|e| e.pause.clone()),
-            })
-        })
+        Box::pin(async move { Ok(self.lock().steps.history()) })
     }
 }
 
