@@ -9,10 +9,13 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The endpoint runs on a current-thread runtime of its own and runs a program's SPAWN
-//! siblings one at a time: the order of a run's entries in Restate's journal is then the
-//! program's own in every attempt (see [`crate::journal`]). Scale out with more endpoints: any
-//! registered endpoint continues any invocation.
+//! The endpoint runs on a current-thread runtime of its own. A program's SPAWN siblings run as
+//! Restate invocations of their own ([`crate::siblings`]), at most [`Endpoint::sibling_lanes`]
+//! at a time on each endpoint; work that stays in the run's own invocation (a CALL's sub-run's
+//! siblings, `orchestrator_owned` siblings) runs one sibling at a time, so the order of a run's
+//! entries in Restate's journal is the program's own in every attempt (see
+//! [`crate::journal`]). Scale out with more endpoint processes behind the deployment's URL (a
+//! load balancer: Restate sends a deployment's invocations to its one URL).
 
 use crate::workflow;
 use ais_core::Program;
@@ -21,6 +24,8 @@ use restate_sdk::endpoint::Endpoint as SdkEndpoint;
 use restate_sdk::http_server::HttpServer;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::sync::Semaphore;
 
 /// Why an endpoint could not be built or served.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +47,7 @@ pub enum EndpointError {
 pub struct Endpoint {
     runtime: RuntimeBuilder,
     programs: Vec<(String, Program)>,
+    lanes: usize,
 }
 
 impl Endpoint {
@@ -50,7 +56,15 @@ impl Endpoint {
         Endpoint {
             runtime,
             programs: Vec::new(),
+            lanes: ais_rt::DEFAULT_MAX_PARALLEL,
         }
+    }
+
+    /// At most `n` SPAWN siblings run at once on this endpoint (default
+    /// [`ais_rt::DEFAULT_MAX_PARALLEL`]; at least one); more wait for a lane.
+    pub fn sibling_lanes(mut self, n: usize) -> Endpoint {
+        self.lanes = n.max(1);
+        self
     }
 
     /// Serves `program` as the workflow named by the program's name.
@@ -70,9 +84,14 @@ impl Endpoint {
         program: Program,
     ) -> Result<Endpoint, EndpointError> {
         let name = name.into();
-        if self.programs.iter().any(|(n, _)| *n == name) {
+        let siblings = crate::siblings::service_name(&name);
+        if self
+            .programs
+            .iter()
+            .any(|(n, _)| *n == name || *n == siblings || crate::siblings::service_name(n) == name)
+        {
             return Err(EndpointError::Program(format!(
-                "two programs would be served as the workflow `{name}`; serve one of them under another name"
+                "two programs would be served as the workflow `{name}` (or one as the other's siblings service, `{siblings}`); serve one of them under another name"
             )));
         }
         self.programs.push((name, program));
@@ -123,9 +142,16 @@ impl Endpoint {
 
     fn build(self) -> Result<SdkEndpoint, EndpointError> {
         let runtime = self.runtime.max_parallel(1).build();
+        let lanes = Arc::new(Semaphore::new(self.lanes));
         let mut builder = SdkEndpoint::builder();
         for (name, program) in self.programs {
-            let def = workflow::definition(&name, program, runtime.clone())
+            let prepared = runtime.prepare(&program, None);
+            let siblings = crate::siblings::service_name(&name);
+            let def =
+                workflow::definition(&name, program, prepared.clone(), runtime.clone(), siblings)
+                    .map_err(EndpointError::Program)?;
+            builder = builder.bind(def);
+            let def = crate::siblings::definition(&name, prepared, runtime.clone(), lanes.clone())
                 .map_err(EndpointError::Program)?;
             builder = builder.bind(def);
         }

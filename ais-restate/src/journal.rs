@@ -40,8 +40,12 @@ const IN_FLIGHT: &str = "ais: in flight at a crash, may have run once";
 pub struct RestateJournal {
     id: String,
     ctx: ContextInternal,
-    turn: tokio::sync::Mutex<()>,
+    /// The entries' turn: one `ctx.run` (or one SPAWN's sibling calls) at a time.
+    pub(crate) turn: tokio::sync::Mutex<()>,
     state: Mutex<History>,
+    /// The service that runs the program's SPAWN siblings, when they run as invocations of
+    /// their own ([`crate::siblings`]).
+    pub(crate) siblings: Option<String>,
 }
 
 impl RestateJournal {
@@ -52,10 +56,20 @@ impl RestateJournal {
             ctx,
             turn: tokio::sync::Mutex::new(()),
             state: Mutex::new(History::default()),
+            siblings: None,
         }
     }
 
-    /// The invocation context, for the workflow's own entries (promises, state) between runs.
+    /// Runs the SPAWN siblings of the journaled run as invocations of the Restate service
+    /// `service` (the program's siblings service), so they spread over every endpoint the
+    /// server reaches through that service's deployment.
+    pub fn with_siblings(mut self, service: impl Into<String>) -> RestateJournal {
+        self.siblings = Some(service.into());
+        self
+    }
+
+    /// The invocation context: the workflow's own entries (promises, state) between runs, and
+    /// the sibling calls.
     pub(crate) fn ctx(&self) -> &ContextInternal {
         &self.ctx
     }
@@ -146,5 +160,11 @@ impl Journal for RestateJournal {
 
     fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
         Box::pin(async move { Ok(self.lock().clone()) })
+    }
+
+    fn offload(&self) -> Option<&dyn ais_rt::journal::offload::Offload> {
+        self.siblings
+            .as_ref()
+            .map(|_| self as &dyn ais_rt::journal::offload::Offload)
     }
 }

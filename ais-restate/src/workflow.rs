@@ -47,49 +47,33 @@ pub(crate) struct ProgramWorkflow {
     program: Program,
     prepared: Arc<Prepared>,
     runtime: Runtime,
+    /// The service that runs this program's SPAWN siblings ([`crate::siblings`]).
+    siblings: String,
 }
 
-/// The workflow definition of `program`, served as the service `name`.
+/// The workflow definition of `program` (prepared as `prepared`), served as the service
+/// `name`; its SPAWN siblings run as invocations of the service `siblings`.
 pub(crate) fn definition(
     name: &str,
     program: Program,
+    prepared: Arc<Prepared>,
     runtime: Runtime,
+    siblings: String,
 ) -> Result<ServiceDefinition, String> {
     let service = discovery::ServiceName::try_from(name.to_owned())
         .map_err(|e| format!("`{name}` cannot name a Restate service: {e}"))?;
-    let prepared = runtime.prepare(&program, None);
     let dispatcher = Dispatcher(Arc::new(ProgramWorkflow {
         program,
         prepared,
         runtime,
+        siblings,
     }));
-    let handler =
-        |h: &str, ty: HandlerType, input: InputPayload, output: OutputPayload| discovery::Handler {
-            name: HandlerName::try_from(h.to_owned()).expect("a fixed handler name"),
-            input: Some(input),
-            output: Some(output),
-            ty: Some(ty),
-            documentation: None,
-            metadata: Default::default(),
-            abort_timeout: None,
-            inactivity_timeout: None,
-            journal_retention: None,
-            idempotency_retention: None,
-            workflow_completion_retention: None,
-            enable_lazy_state: None,
-            ingress_private: None,
-            retry_policy_initial_interval: None,
-            retry_policy_max_interval: None,
-            retry_policy_max_attempts: None,
-            retry_policy_exponentiation_factor: None,
-            retry_policy_on_max_attempts: None,
-        };
     let json_in = InputPayload::from_metadata::<Json<Value>>;
     let json_out = OutputPayload::from_metadata::<Json<Value>>;
-    let discovery = discovery::Service {
-        ty: discovery::ServiceType::Workflow,
-        name: service,
-        handlers: vec![
+    let discovery = discovery_service(
+        discovery::ServiceType::Workflow,
+        service,
+        vec![
             handler("run", HandlerType::Workflow, json_in(), json_out()),
             handler(
                 "answer",
@@ -104,7 +88,52 @@ pub(crate) fn definition(
                 json_out(),
             ),
         ],
-        documentation: Some(format!("The ais program `{name}`")),
+        format!("The ais program `{name}`"),
+    );
+    Ok(service_definition(dispatcher, discovery))
+}
+
+/// The discovery record of one handler (no per-handler options: the server's defaults).
+pub(crate) fn handler(
+    h: &str,
+    ty: HandlerType,
+    input: InputPayload,
+    output: OutputPayload,
+) -> discovery::Handler {
+    discovery::Handler {
+        name: HandlerName::try_from(h.to_owned()).expect("a fixed handler name"),
+        input: Some(input),
+        output: Some(output),
+        ty: Some(ty),
+        documentation: None,
+        metadata: Default::default(),
+        abort_timeout: None,
+        inactivity_timeout: None,
+        journal_retention: None,
+        idempotency_retention: None,
+        workflow_completion_retention: None,
+        enable_lazy_state: None,
+        ingress_private: None,
+        retry_policy_initial_interval: None,
+        retry_policy_max_interval: None,
+        retry_policy_max_attempts: None,
+        retry_policy_exponentiation_factor: None,
+        retry_policy_on_max_attempts: None,
+    }
+}
+
+/// The discovery record of one service (no options: the server's defaults).
+pub(crate) fn discovery_service(
+    ty: discovery::ServiceType,
+    name: discovery::ServiceName,
+    handlers: Vec<discovery::Handler>,
+    documentation: String,
+) -> discovery::Service {
+    discovery::Service {
+        ty,
+        name,
+        handlers,
+        documentation: Some(documentation),
         metadata: Default::default(),
         abort_timeout: None,
         inactivity_timeout: None,
@@ -117,8 +146,7 @@ pub(crate) fn definition(
         retry_policy_max_attempts: None,
         retry_policy_exponentiation_factor: None,
         retry_policy_on_max_attempts: None,
-    };
-    Ok(service_definition(dispatcher, discovery))
+    }
 }
 
 struct Dispatcher(Arc<ProgramWorkflow>);
@@ -190,7 +218,8 @@ impl ProgramWorkflow {
         let start = self
             .runtime
             .run_start(id.clone(), &self.prepared, &inputs, Value::Null);
-        let journal = Arc::new(RestateJournal::new(id, ctx.clone()));
+        let journal =
+            Arc::new(RestateJournal::new(id, ctx.clone()).with_siblings(self.siblings.clone()));
         let mut outcome = self
             .runtime
             .run_journaled(&self.prepared, inputs, journal.clone())

@@ -440,6 +440,19 @@ impl Runtime {
         run.drive(0).await
     }
 
+    /// Runs one SPAWN sibling that another process's journal handed over
+    /// ([`journal::offload`]) over `prepared` — the program the job names by its digest —
+    /// with its effects journaled on `journal` when given. A job of another program or
+    /// another step is refused with the fault `invalid_handle`.
+    pub async fn run_sibling(
+        &self,
+        prepared: &Arc<Prepared>,
+        job: journal::offload::SiblingJob,
+        journal: Option<Arc<dyn journal::Journal>>,
+    ) -> journal::offload::SiblingOutcome {
+        machine::elsewhere::run_job(self.settings.clone(), prepared.clone(), job, journal).await
+    }
+
     /// Continues a journaled run that did not finish — crashed, stopped at an effect in
     /// flight, or paused for a human (then `answer` is the human's answer). Nothing the journal
     /// recorded runs again. `start` is what the journal recorded at the start (its program

@@ -24,7 +24,7 @@ pub enum Status {
 }
 
 /// The faults of spec §10.1, and an unsupported construct.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultKind {
     /// A ROUTE with several guarded edges, no default, and no guard holding.

@@ -1,0 +1,281 @@
+//! SPAWN siblings as Restate invocations of their own, spread over two real `ais serve
+//! --restate` endpoint processes behind one deployment URL, against a real Restate server on
+//! loopback (feature `restate`; skipped with a notice when no server is installed, a failure
+//! under CI=true: `.ci/run` installs it).
+//!
+//! Restate sends a deployment's invocations to its one URL; spreading them over processes is a
+//! load balancer's job. The test's balancer is a round-robin TCP proxy (an L4 load balancer),
+//! and the server opens one HTTP/2 connection per invocation in flight
+//! (`http2-streams-per-connection-limit = 1`), so consecutive invocations land on alternate
+//! endpoints. Each endpoint notes on its standard error every sibling it runs, with its pid:
+//! that is what shows where the work landed.
+
+use ais::restate::server::{RestateServer, free_port, server_for_tests};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const PROGRAM: &str = "tests/fixtures/restate/spread.agir";
+const SIBLINGS: usize = 100;
+/// Each sibling's slot takes this long (the scripted model's `$latency_ms`).
+const LATENCY_MS: u64 = 50;
+/// Siblings one endpoint runs at once (`ais serve --max-parallel`).
+const LANES: usize = 4;
+
+fn ais(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("the ais binary runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn json_of(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("no JSON ({e}): {}", text(o)))
+}
+
+/// An `ais serve --restate` endpoint process whose standard error goes to `log`; killed when
+/// dropped.
+struct Endpoint {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Endpoint {
+    fn start(dir: &Path, name: &str, responses: &Path) -> Endpoint {
+        let port = free_port().unwrap();
+        let out = dir.join(format!("out-{name}"));
+        std::fs::create_dir_all(&out).unwrap();
+        let log = dir.join(format!("{name}.log"));
+        let child = Command::new(env!("CARGO_BIN_EXE_ais"))
+            .args(["serve", "--restate", "--bind"])
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--out")
+            .arg(&out)
+            .arg("--model")
+            .arg(format!("scripted:{}", responses.display()))
+            .args(["--max-parallel", &LANES.to_string(), PROGRAM])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the endpoint did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Endpoint { child, port, log }
+    }
+
+    /// The siblings of run `run` this endpoint noted, by index, and the pids it noted them with.
+    fn siblings_of(&self, run: &str) -> (Vec<usize>, Vec<u32>) {
+        let log = std::fs::read_to_string(&self.log).unwrap();
+        let (mut indexes, mut pids) = (Vec::new(), Vec::new());
+        for line in log
+            .lines()
+            .filter(|l| l.ends_with(&format!(" of run {run}")))
+        {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            // "ais serve: pid P runs sibling I of SPAWN `fan` of run R"
+            pids.push(words[3].parse().unwrap());
+            indexes.push(words[6].parse().unwrap());
+        }
+        (indexes, pids)
+    }
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A round-robin TCP proxy on loopback: each connection goes to the next upstream port.
+/// Changing the upstreams drops the connections open so far, so the server connects anew.
+struct Balancer {
+    port: u16,
+    upstreams: Arc<Mutex<(Vec<u16>, tokio::task::JoinSet<()>)>>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Balancer {
+    async fn start(upstreams: Vec<u16>) -> Balancer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let shared = Arc::new(Mutex::new((upstreams, tokio::task::JoinSet::new())));
+        let state = shared.clone();
+        let accept = tokio::spawn(async move {
+            let mut next = 0usize;
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let mut s = state.lock().unwrap();
+                let to = s.0[next % s.0.len()];
+                next += 1;
+                s.1.spawn(async move {
+                    if let Ok(mut outbound) =
+                        tokio::net::TcpStream::connect(("127.0.0.1", to)).await
+                    {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+            }
+        });
+        Balancer {
+            port,
+            upstreams: shared,
+            accept,
+        }
+    }
+
+    fn set(&self, upstreams: Vec<u16>) {
+        let mut s = self.upstreams.lock().unwrap();
+        s.0 = upstreams;
+        s.1.abort_all();
+    }
+}
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        self.accept.abort();
+        self.upstreams.lock().unwrap().1.abort_all();
+    }
+}
+
+/// What must be equal between the two engines' reports: all but where the run lives.
+fn comparable(mut v: Value) -> Value {
+    let map = v.as_object_mut().unwrap();
+    for k in ["run", "journal", "workflow", "engine"] {
+        map.remove(k);
+    }
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spawn_of_100_runs_on_both_endpoints_and_reports_as_ais_run() {
+    let Some(bin) = server_for_tests("restate_spread::spawn_of_100") else {
+        return;
+    };
+    let server = RestateServer::start_with(
+        &bin,
+        &[(
+            "RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT",
+            "1",
+        )],
+    )
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Sibling i answers from `fan[i]` wherever it runs; each endpoint process reads the whole
+    // script, and three copies leave a response for every run of the test.
+    let mut script = serde_json::Map::new();
+    script.insert("$latency_ms".into(), json!(LATENCY_MS));
+    for i in 0..SIBLINGS {
+        let answer = format!("answer {i}");
+        script.insert(format!("fan[{i}]"), json!([answer, answer, answer]));
+    }
+    let responses = dir.path().join("responses.json");
+    std::fs::write(&responses, Value::Object(script).to_string()).unwrap();
+    let items: Vec<String> = (0..SIBLINGS).map(|i| format!("item {i}")).collect();
+    let items = format!("items={}", serde_json::to_string(&items).unwrap());
+
+    let a = Endpoint::start(dir.path(), "a", &responses);
+    let b = Endpoint::start(dir.path(), "b", &responses);
+    let balancer = Balancer::start(vec![a.port]).await;
+    server
+        .register(&format!("http://127.0.0.1:{}", balancer.port))
+        .await
+        .unwrap();
+    let run = ["run", PROGRAM, "--task", "spread", "--input", &items];
+    let engine = [
+        "--engine",
+        "restate",
+        "--ingress",
+        &server.ingress_url(),
+        "--format",
+        "json",
+    ];
+    let remote = || {
+        let started = Instant::now();
+        let o = ais(&[&run[..], &engine[..]].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        (json_of(&o), started.elapsed())
+    };
+    // Warm up (the server's first invocations), then one endpoint, then both.
+    let _ = remote();
+    let (one, one_time) = remote();
+    balancer.set(vec![a.port, b.port]);
+    let (two, two_time) = remote();
+
+    let local_out = dir.path().join("out-local");
+    let model = format!("scripted:{}", responses.display());
+    let started = Instant::now();
+    let local = ais(&[
+        &run[..],
+        &[
+            "--model",
+            &model,
+            "--out",
+            local_out.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    ]
+    .concat());
+    let local_time = started.elapsed();
+    assert_eq!(local.status.code(), Some(0), "{}", text(&local));
+    let local = json_of(&local);
+    assert_eq!(local["report"]["count"], json!(SIBLINGS), "{local}");
+    let answers: Vec<Value> = (0..SIBLINGS)
+        .map(|i| json!(format!("answer {i}")))
+        .collect();
+    assert_eq!(local["report"]["answers"], json!(answers), "{local}");
+    assert_eq!(comparable(one.clone()), comparable(local.clone()));
+    assert_eq!(comparable(two.clone()), comparable(local));
+
+    // Where the work landed: one endpoint ran all of the first run's siblings; both ran some
+    // of the second's, each sibling once, each under its own process id.
+    let run_of = |v: &Value| v["run"].as_str().unwrap().to_owned();
+    let (on_a, _) = a.siblings_of(&run_of(&one));
+    let (on_b, _) = b.siblings_of(&run_of(&one));
+    assert_eq!((on_a.len(), on_b.len()), (SIBLINGS, 0), "one endpoint");
+    let (on_a, pids_a) = a.siblings_of(&run_of(&two));
+    let (on_b, pids_b) = b.siblings_of(&run_of(&two));
+    assert!(
+        !on_a.is_empty() && !on_b.is_empty(),
+        "both endpoints run siblings: a ran {on_a:?}, b ran {on_b:?}"
+    );
+    let mut all: Vec<usize> = on_a.iter().chain(&on_b).copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..SIBLINGS).collect::<Vec<_>>(), "each sibling once");
+    assert!(pids_a.iter().all(|p| *p == a.child.id()), "{pids_a:?}");
+    assert!(pids_b.iter().all(|p| *p == b.child.id()), "{pids_b:?}");
+
+    let ideal = |endpoints: usize| {
+        Duration::from_millis(LATENCY_MS * SIBLINGS as u64 / (LANES * endpoints) as u64)
+    };
+    eprintln!(
+        "SPAWN of {SIBLINGS} siblings × {LATENCY_MS} ms, {LANES} lanes per endpoint: one endpoint {one_time:?} (ideal {:?}), two endpoints {two_time:?} (ideal {:?}; a ran {}, b ran {}); ais run in process, 16 at a time: {local_time:?}",
+        ideal(1),
+        ideal(2),
+        on_a.len(),
+        on_b.len()
+    );
+}
