@@ -56,6 +56,10 @@ struct Endpoint {
 
 impl Endpoint {
     fn start(dir: &Path, name: &str, responses: &Path) -> Endpoint {
+        Endpoint::start_with(dir, name, responses, &[])
+    }
+
+    fn start_with(dir: &Path, name: &str, responses: &Path, args: &[&str]) -> Endpoint {
         let port = free_port().unwrap();
         let out = dir.join(format!("out-{name}"));
         std::fs::create_dir_all(&out).unwrap();
@@ -67,7 +71,9 @@ impl Endpoint {
             .arg(&out)
             .arg("--model")
             .arg(format!("scripted:{}", responses.display()))
-            .args(["--max-parallel", &LANES.to_string(), PROGRAM])
+            .args(["--max-parallel", &LANES.to_string()])
+            .args(args)
+            .arg(PROGRAM)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -278,4 +284,80 @@ async fn a_spawn_of_100_runs_on_both_endpoints_and_reports_as_ais_run() {
         on_a.len(),
         on_b.len()
     );
+}
+
+/// The script of `n` siblings, each answering from `fan[i]`, with the keys in `missing` left
+/// out (a sibling with no response left fails: its slot's error is the join's error value).
+fn script(dir: &Path, n: usize, missing: &[usize]) -> PathBuf {
+    let mut script = serde_json::Map::new();
+    for i in (0..n).filter(|i| !missing.contains(i)) {
+        script.insert(format!("fan[{i}]"), json!([format!("answer {i}")]));
+    }
+    let path = dir.join(format!("responses-{n}-{}.json", missing.len()));
+    std::fs::write(&path, Value::Object(script).to_string()).unwrap();
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_sibling_and_the_step_budget_end_a_restate_run_as_they_end_ais_run() {
+    let Some(bin) = server_for_tests("restate_spread::faults") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let items: Vec<String> = (0..6).map(|i| format!("item {i}")).collect();
+    let items = format!("items={}", serde_json::to_string(&items).unwrap());
+    let run = ["run", PROGRAM, "--task", "spread", "--input", &items];
+    let ingress = server.ingress_url();
+    let engine = [
+        "--engine",
+        "restate",
+        "--ingress",
+        &ingress,
+        "--format",
+        "json",
+    ];
+    // (what, the script's missing siblings, the step budget, the exit both give)
+    let cases: [(&str, &[usize], &str, i32); 2] = [
+        ("sibling 4 fails", &[4], "100", 1),
+        ("six siblings, four steps left", &[], "5", 1),
+    ];
+    for (what, missing, steps, exit) in cases {
+        let responses = script(dir.path(), 6, missing);
+        let served = Endpoint::start_with(dir.path(), what, &responses, &["--max-steps", steps]);
+        server
+            .register(&format!("http://127.0.0.1:{}", served.port))
+            .await
+            .unwrap();
+        let remote = ais(&[&run[..], &engine[..]].concat());
+        let out = dir.path().join(format!("local {what}"));
+        let model = format!("scripted:{}", responses.display());
+        let local_flags = ["--model", &model, "--out", out.to_str().unwrap()];
+        let local_flags = [
+            &local_flags[..],
+            &["--max-steps", steps, "--format", "json"],
+        ]
+        .concat();
+        let local = ais(&[&run[..], &local_flags[..]].concat());
+        assert_eq!(local.status.code(), Some(exit), "{what}: {}", text(&local));
+        assert_eq!(
+            remote.status.code(),
+            Some(exit),
+            "{what}: {}",
+            text(&remote)
+        );
+        let (r, l) = (json_of(&remote), json_of(&local));
+        assert_eq!(comparable(r.clone()), comparable(l.clone()), "{what}");
+        let (ran, _) = served.siblings_of(r["run"].as_str().unwrap());
+        if missing.is_empty() {
+            assert_eq!(l["fault"]["kind"], "budget_exhausted", "{what}: {l}");
+            assert!(
+                ran.is_empty(),
+                "{what}: the budget is checked before any sibling: {ran:?}"
+            );
+        } else {
+            assert_eq!(l["status"], "error", "{what}: {l}");
+            assert_eq!(ran.len(), 6, "{what}");
+        }
+    }
 }

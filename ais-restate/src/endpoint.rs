@@ -19,6 +19,7 @@
 
 use crate::workflow;
 use ais_core::Program;
+use ais_core::SourceMap;
 use ais_rt::RuntimeBuilder;
 use restate_sdk::endpoint::Endpoint as SdkEndpoint;
 use restate_sdk::http_server::HttpServer;
@@ -46,7 +47,7 @@ pub enum EndpointError {
 /// Programs to serve as Restate workflows, with the runtime settings they run with.
 pub struct Endpoint {
     runtime: RuntimeBuilder,
-    programs: Vec<(String, Program)>,
+    programs: Vec<(String, Program, Option<SourceMap>)>,
     lanes: usize,
 }
 
@@ -79,28 +80,44 @@ impl Endpoint {
 
     /// Serves `program` as the workflow `name`.
     pub fn program_named(
-        mut self,
+        self,
         name: impl Into<String>,
         program: Program,
     ) -> Result<Endpoint, EndpointError> {
-        let name = name.into();
+        self.add(name.into(), program, None)
+    }
+
+    /// Serves the program of the AG-IR document `doc` as the workflow `name`, with its source
+    /// map: a fault names the line of its instruction, as `ais run` does.
+    pub fn document_named(
+        self,
+        name: impl Into<String>,
+        doc: ais_core::agir::Document,
+    ) -> Result<Endpoint, EndpointError> {
+        self.add(name.into(), doc.program, Some(doc.source_map))
+    }
+
+    fn add(
+        mut self,
+        name: String,
+        program: Program,
+        source_map: Option<SourceMap>,
+    ) -> Result<Endpoint, EndpointError> {
         let siblings = crate::siblings::service_name(&name);
-        if self
-            .programs
-            .iter()
-            .any(|(n, _)| *n == name || *n == siblings || crate::siblings::service_name(n) == name)
-        {
+        if self.programs.iter().any(|(n, _, _)| {
+            *n == name || *n == siblings || crate::siblings::service_name(n) == name
+        }) {
             return Err(EndpointError::Program(format!(
                 "two programs would be served as the workflow `{name}` (or one as the other's siblings service, `{siblings}`); serve one of them under another name"
             )));
         }
-        self.programs.push((name, program));
+        self.programs.push((name, program, source_map));
         Ok(self)
     }
 
     /// The workflow names served, in order.
     pub fn names(&self) -> Vec<String> {
-        self.programs.iter().map(|(n, _)| n.clone()).collect()
+        self.programs.iter().map(|(n, _, _)| n.clone()).collect()
     }
 
     /// Serves on `addr` until the process ends (blocks the calling thread).
@@ -144,8 +161,8 @@ impl Endpoint {
         let runtime = self.runtime.max_parallel(1).build();
         let lanes = Arc::new(Semaphore::new(self.lanes));
         let mut builder = SdkEndpoint::builder();
-        for (name, program) in self.programs {
-            let prepared = runtime.prepare(&program, None);
+        for (name, program, source_map) in self.programs {
+            let prepared = runtime.prepare(&program, source_map.as_ref());
             let siblings = crate::siblings::service_name(&name);
             let def =
                 workflow::definition(&name, program, prepared.clone(), runtime.clone(), siblings)

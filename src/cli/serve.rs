@@ -100,11 +100,9 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
             }
         };
         let name = super::run::restate::workflow_name(file, &doc.program);
-        endpoint = endpoint
-            .program_named(name.clone(), doc.program)
-            .map_err(|e| {
-                CliError::new(format!("`{}`: {e}", shown(file)), "serve each program once")
-            })?;
+        endpoint = endpoint.document_named(name.clone(), doc).map_err(|e| {
+            CliError::new(format!("`{}`: {e}", shown(file)), "serve each program once")
+        })?;
         served.push(format!("{name} ({})", shown(file)));
     }
     writeln!(
