@@ -361,3 +361,71 @@ async fn a_failed_sibling_and_the_step_budget_end_a_restate_run_as_they_end_ais_
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
+    let Some(bin) = server_for_tests("restate_spread::call") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, "{}").unwrap();
+    let model = format!("scripted:{}", empty.display());
+    let (outer, inner) = (
+        "tests/fixtures/restate/call_outer.agir",
+        "tests/fixtures/restate/call_inner.agir",
+    );
+    let port = free_port().unwrap();
+    let log = dir.path().join("serve.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(["serve", "--restate", "--bind"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--out")
+        .arg(dir.path())
+        .args(["--model", &model, outer, inner])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no endpoint");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server
+        .register(&format!("http://127.0.0.1:{port}"))
+        .await
+        .unwrap();
+    let run = ["run", outer, "--task", "world", "--format", "json"];
+    let remote = ais(&[
+        &run[..],
+        &["--engine", "restate", "--ingress", &server.ingress_url()],
+    ]
+    .concat());
+    let out = dir.path().join("local");
+    let local = ais(&[
+        &run[..],
+        &["--model", &model, "--out", out.to_str().unwrap()],
+    ]
+    .concat());
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(remote.status.code(), Some(0), "{}", text(&remote));
+    assert_eq!(local.status.code(), Some(0), "{}", text(&local));
+    let (r, l) = (json_of(&remote), json_of(&local));
+    assert_eq!(l["report"]["result"], "HELLO, WORLD!", "{l}");
+    assert_eq!(comparable(r.clone()), comparable(l));
+
+    // The callee ran as a workflow run of its own, keyed by the caller's run and its step
+    // count at the CALL (`greet` is step 1, the CALL step 2).
+    let id = r["run"].as_str().unwrap();
+    let admin = ais::restate::Admin::new(&server.admin_url());
+    let callee = format!("{id}/c2");
+    let runs = admin.runs(Some(&callee)).await.unwrap();
+    assert_eq!(runs.len(), 1, "{runs:?} of {:?}", admin.runs(None).await);
+    assert_eq!(runs[0].workflow, "call_inner", "{runs:?}");
+    assert_eq!(runs[0].id, callee, "{runs:?}");
+}

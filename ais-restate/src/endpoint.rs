@@ -23,6 +23,7 @@ use ais_core::SourceMap;
 use ais_rt::RuntimeBuilder;
 use restate_sdk::endpoint::Endpoint as SdkEndpoint;
 use restate_sdk::http_server::HttpServer;
+use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -161,12 +162,31 @@ impl Endpoint {
         let runtime = self.runtime.max_parallel(1).build();
         let lanes = Arc::new(Semaphore::new(self.lanes));
         let mut builder = SdkEndpoint::builder();
-        for (name, program, source_map) in self.programs {
-            let prepared = runtime.prepare(&program, source_map.as_ref());
+        let prepared: Vec<_> = self
+            .programs
+            .into_iter()
+            .map(|(name, program, map)| {
+                let prepared = runtime.prepare(&program, map.as_ref());
+                (name, program, prepared)
+            })
+            .collect();
+        let workflows: Arc<HashMap<String, String>> = Arc::new(
+            prepared
+                .iter()
+                .map(|(name, _, p)| (p.digest().to_owned(), name.clone()))
+                .collect(),
+        );
+        for (name, program, prepared) in prepared {
             let siblings = crate::siblings::service_name(&name);
-            let def =
-                workflow::definition(&name, program, prepared.clone(), runtime.clone(), siblings)
-                    .map_err(EndpointError::Program)?;
+            let def = workflow::definition(
+                &name,
+                program,
+                prepared.clone(),
+                runtime.clone(),
+                siblings,
+                workflows.clone(),
+            )
+            .map_err(EndpointError::Program)?;
             builder = builder.bind(def);
             let def = crate::siblings::definition(&name, prepared, runtime.clone(), lanes.clone())
                 .map_err(EndpointError::Program)?;

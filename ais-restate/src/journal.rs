@@ -30,8 +30,9 @@ use ais_rt::journal::{
 use restate_sdk::context::RunFuture;
 use restate_sdk::endpoint::ContextInternal;
 use restate_sdk::errors::{HandlerError, TerminalError};
-use std::sync::Mutex;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The message of the terminal outcome recorded for an effect found in flight.
 const IN_FLIGHT: &str = "ais: in flight at a crash, may have run once";
@@ -46,6 +47,8 @@ pub struct RestateJournal {
     /// The service that runs the program's SPAWN siblings, when they run as invocations of
     /// their own ([`crate::siblings`]).
     pub(crate) siblings: Option<String>,
+    /// The workflows a CALL's callee runs as, by the digest of their program.
+    pub(crate) workflows: Option<Arc<HashMap<String, String>>>,
 }
 
 impl RestateJournal {
@@ -57,7 +60,16 @@ impl RestateJournal {
             turn: tokio::sync::Mutex::new(()),
             state: Mutex::new(History::default()),
             siblings: None,
+            workflows: None,
         }
+    }
+
+    /// Runs a CALL whose callee is one of `workflows` (workflow names by the digest of their
+    /// program, [`ais_rt::Prepared::digest`]) as a call of that workflow; other callees run in
+    /// the caller's invocation.
+    pub fn with_workflows(mut self, workflows: Arc<HashMap<String, String>>) -> RestateJournal {
+        self.workflows = Some(workflows);
+        self
     }
 
     /// Runs the SPAWN siblings of the journaled run as invocations of the Restate service
@@ -163,8 +175,7 @@ impl Journal for RestateJournal {
     }
 
     fn offload(&self) -> Option<&dyn ais_rt::journal::offload::Offload> {
-        self.siblings
-            .as_ref()
-            .map(|_| self as &dyn ais_rt::journal::offload::Offload)
+        (self.siblings.is_some() || self.workflows.is_some())
+            .then_some(self as &dyn ais_rt::journal::offload::Offload)
     }
 }

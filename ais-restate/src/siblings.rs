@@ -16,6 +16,15 @@
 //! a replay asks for the same call entries in the same order. The siblings themselves run
 //! concurrently — on the endpoints, not in this handler.
 //!
+//! # A CALL, workflow to workflow
+//!
+//! A CALL whose callee is a program the endpoint serves (found by its digest) is a call of
+//! that program's workflow, keyed `<run>/c<step>` (the caller's run and step count), with the
+//! input `{"call": CallJob}`: the callee runs as a workflow run of its own — its steps
+//! journaled there, its SPAWNs spread, its budget the caller's remainder — and returns its
+//! report, which the caller lands as it lands an in-process sub-run's. A callee that needs a
+//! human's answer ends its run `input_required` (the caller faults, as under `ais run`).
+//!
 //! # Each endpoint's share
 //!
 //! An endpoint runs at most `max_parallel` (the runtime's setting; `ais serve --max-parallel`)
@@ -25,7 +34,7 @@
 
 use crate::journal::RestateJournal;
 use crate::workflow::{discovery_service, handler};
-use ais_rt::journal::offload::{Offload, SiblingJob, SiblingOutcome};
+use ais_rt::journal::offload::{CallJob, CallOutcome, Offload, SiblingJob, SiblingOutcome};
 use ais_rt::journal::{BoxFuture, JournalError};
 use ais_rt::{Prepared, Runtime};
 use restate_sdk::context::RequestTarget;
@@ -183,5 +192,36 @@ impl Offload for RestateJournal {
             }
             Ok(out)
         })
+    }
+
+    fn call<'a>(
+        &'a self,
+        job: CallJob,
+    ) -> Option<BoxFuture<'a, Result<CallOutcome, JournalError>>> {
+        let workflow = self.workflows.as_ref()?.get(&job.digest)?.clone();
+        Some(Box::pin(async move {
+            let _turn = self.turn.lock().await;
+            let target = RequestTarget::Workflow {
+                name: workflow.clone(),
+                key: format!("{}/c{}", job.run, job.at_step),
+                handler: "run".into(),
+            };
+            let instruction = job.instruction.clone();
+            let input = serde_json::json!({ "call": job });
+            let called = self
+                .ctx()
+                .call::<Json<Value>, Json<Value>>(target, None, None, None, Vec::new(), Json(input))
+                .await;
+            let failed = |why: String| {
+                JournalError::Store(format!(
+                    "CALL `{instruction}` of the workflow `{workflow}`: {why}"
+                ))
+            };
+            match called {
+                Ok(Json(report)) => serde_json::from_value(report)
+                    .map_err(|e| failed(format!("its report does not read: {e}"))),
+                Err(e) => Err(failed(e.message().to_owned())),
+            }
+        }))
     }
 }

@@ -15,6 +15,7 @@
 
 use crate::journal::RestateJournal;
 use ais_core::Program;
+use ais_rt::journal::offload::CallJob;
 use ais_rt::{Inputs, Prepared, Runtime, Status};
 use restate_sdk::discovery::{self, HandlerName, HandlerType, InputPayload, OutputPayload};
 use restate_sdk::endpoint::{ContextInternal, Error as EndpointError};
@@ -24,6 +25,7 @@ use restate_sdk::service::macro_support::{ServiceBoxFuture, service_definition};
 use restate_sdk::service::{Service, ServiceDefinition};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The state key holding the pause a run waits on.
@@ -49,6 +51,8 @@ pub(crate) struct ProgramWorkflow {
     runtime: Runtime,
     /// The service that runs this program's SPAWN siblings ([`crate::siblings`]).
     siblings: String,
+    /// The endpoint's workflows by the digest of their program (a CALL's callees).
+    workflows: Arc<HashMap<String, String>>,
 }
 
 /// The workflow definition of `program` (prepared as `prepared`), served as the service
@@ -59,6 +63,7 @@ pub(crate) fn definition(
     prepared: Arc<Prepared>,
     runtime: Runtime,
     siblings: String,
+    workflows: Arc<HashMap<String, String>>,
 ) -> Result<ServiceDefinition, String> {
     let service = discovery::ServiceName::try_from(name.to_owned())
         .map_err(|e| format!("`{name}` cannot name a Restate service: {e}"))?;
@@ -67,6 +72,7 @@ pub(crate) fn definition(
         prepared,
         runtime,
         siblings,
+        workflows,
     }));
     let json_in = InputPayload::from_metadata::<Json<Value>>;
     let json_out = OutputPayload::from_metadata::<Json<Value>>;
@@ -196,6 +202,9 @@ impl ProgramWorkflow {
         id: String,
         req: Value,
     ) -> Result<Json<Value>, HandlerError> {
+        if let Some(call) = req.get("call") {
+            return self.run_called(ctx, id, call.clone()).await;
+        }
         let req: RunRequest = serde_json::from_value(req).map_err(|e| {
             TerminalError::new_with_code(
                 400,
@@ -218,8 +227,7 @@ impl ProgramWorkflow {
         let start = self
             .runtime
             .run_start(id.clone(), &self.prepared, &inputs, Value::Null);
-        let journal =
-            Arc::new(RestateJournal::new(id, ctx.clone()).with_siblings(self.siblings.clone()));
+        let journal = self.journal(id, ctx);
         let mut outcome = self
             .runtime
             .run_journaled(&self.prepared, inputs, journal.clone())
@@ -243,6 +251,44 @@ impl ProgramWorkflow {
                 .resume_journaled(&self.prepared, journal.clone(), &start, Some(answer.0))
                 .await;
         }
+        Ok(Json(outcome.to_json()))
+    }
+}
+
+impl ProgramWorkflow {
+    /// The journal of run `id`: its siblings and its CALLs run as invocations of their own.
+    fn journal(&self, id: String, ctx: &ContextInternal) -> Arc<RestateJournal> {
+        Arc::new(
+            RestateJournal::new(id, ctx.clone())
+                .with_siblings(self.siblings.clone())
+                .with_workflows(self.workflows.clone()),
+        )
+    }
+
+    /// The run of a CALL's callee (`{"call": CallJob}`): to its end, or to a pause, which ends
+    /// it `input_required` (the caller faults, as under `ais run`).
+    async fn run_called(
+        &self,
+        ctx: &ContextInternal,
+        id: String,
+        call: Value,
+    ) -> Result<Json<Value>, HandlerError> {
+        let job: CallJob = serde_json::from_value(call).map_err(|e| {
+            TerminalError::new_with_code(400, format!("the input's `call` is not a CALL job: {e}"))
+        })?;
+        if job.digest != self.prepared.digest() {
+            return Err(TerminalError::new_with_code(
+                409,
+                format!(
+                    "the callee's program has digest {}, this workflow's is {}; serve the same program on every endpoint",
+                    job.digest,
+                    self.prepared.digest()
+                ),
+            )
+            .into());
+        }
+        let journal = self.journal(id, ctx);
+        let outcome = self.runtime.run_callee(&self.prepared, &job, journal).await;
         Ok(Json(outcome.to_json()))
     }
 }

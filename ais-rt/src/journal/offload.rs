@@ -19,10 +19,16 @@
 //! pauses the SPAWN before its join. Siblings whose writes the orchestrator applies
 //! (`orchestrator_owned`: staged on the disk of the process that ran them) and siblings of a
 //! CALL's sub-run stay in process.
+//!
+//! A CALL's callee may run elsewhere too ([`Offload::call`]): a [`CallJob`] (the callee's
+//! program by digest, the values the CALL binds, the caller's remaining step budget, the
+//! nesting depth) goes out, the callee's report comes back as a [`CallOutcome`], and the
+//! caller lands it as it lands an in-process sub-run's (`ais_rt::Runtime::run_callee` runs it
+//! there). A runner that does not serve the callee answers `None`: the callee runs in process.
 
 use super::{BoxFuture, JournalError, Json};
 use crate::model::Usage;
-use crate::report::FaultKind;
+use crate::report::{FaultKind, RunUsage, Status};
 use serde::{Deserialize, Serialize};
 
 /// One SPAWN sibling, as work another process can run.
@@ -80,7 +86,68 @@ pub enum SiblingOutcome {
     },
 }
 
-/// A journal's way to run a SPAWN's siblings elsewhere.
+/// A CALL's callee, as a run another process can run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallJob {
+    /// The id of the calling run.
+    pub run: String,
+    /// The CALL's instruction id.
+    pub instruction: String,
+    /// The calling run's step count at the CALL (with `run`, it names the callee's run).
+    pub at_step: u64,
+    /// The digest of the callee's program ([`crate::Prepared::digest`]).
+    pub digest: String,
+    /// The task text (the caller's).
+    pub task: String,
+    /// The values the CALL binds, by the callee's carry names.
+    pub values: Vec<(String, Json)>,
+    /// The caller's remaining step budget: the callee spends it.
+    pub max_steps: u64,
+    /// How deep the callee is nested (the caller's depth + 1).
+    pub depth: usize,
+}
+
+/// How a callee's run ended: the parts of its report object (`RunOutcome::to_json`) the
+/// caller lands.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct CallOutcome {
+    /// How it ended.
+    pub status: Status,
+    /// Its report.
+    pub report: serde_json::Map<String, Json>,
+    /// Its deviations, as `ais run --format json` prints them.
+    #[serde(default)]
+    pub deviations: Vec<Json>,
+    /// Its fault.
+    pub fault: Option<CallFault>,
+    /// The steps it executed.
+    pub steps: u64,
+    /// The tokens it spent.
+    pub usage: RunUsage,
+    /// Its pause (a callee that needs human input).
+    pub pause: Option<CallPause>,
+}
+
+/// A callee's fault.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct CallFault {
+    /// Which fault.
+    pub kind: FaultKind,
+    /// Where.
+    pub instruction: String,
+    /// What happened.
+    pub message: String,
+}
+
+/// A callee's pause.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct CallPause {
+    /// The carry the answer would fill.
+    pub carry: String,
+}
+
+/// A journal's way to run a SPAWN's siblings, and a CALL's callee, elsewhere.
 pub trait Offload: Send + Sync {
     /// Runs `jobs` — one SPAWN's siblings, in sibling order — and returns their outcomes in
     /// the same order. `limit` is the SPAWN's own `max_parallel` when the program declares
@@ -91,4 +158,14 @@ pub trait Offload: Send + Sync {
         jobs: Vec<SiblingJob>,
         limit: Option<usize>,
     ) -> BoxFuture<'a, Result<Vec<SiblingOutcome>, JournalError>>;
+
+    /// Runs a CALL's callee elsewhere and returns its report; `None` when this runner does
+    /// not serve the callee's program (the default): it runs in process.
+    fn call<'a>(
+        &'a self,
+        job: CallJob,
+    ) -> Option<BoxFuture<'a, Result<CallOutcome, JournalError>>> {
+        let _ = job;
+        None
+    }
 }

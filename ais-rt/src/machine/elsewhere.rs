@@ -7,9 +7,9 @@ use super::durable::{Scope, journal_stop};
 use super::plan::{Prepared, SpawnCtl, Step};
 use super::spawn::{Ran, Sibling, SiblingResult, Waiting};
 use super::{Answer, Run, Settings, Stop};
-use crate::journal::offload::{SiblingJob, SiblingOutcome};
+use crate::journal::offload::{CallJob, CallOutcome, SiblingJob, SiblingOutcome};
 use crate::journal::{Journal, Json};
-use crate::report::FaultKind;
+use crate::report::{Fault, FaultKind, Pause, RunOutcome};
 use ais_core::{Isolation, Value};
 use std::sync::Arc;
 
@@ -18,12 +18,37 @@ impl Run {
     /// not a CALL's sub-run (its program is not the one the journal serves), and the
     /// siblings' writes are not staged for the orchestrator to apply from its own disk.
     pub(super) fn offloads(&self, ctl: &SpawnCtl) -> bool {
-        self.depth == 0
-            && ctl.isolation != Isolation::OrchestratorOwned
+        ctl.isolation != Isolation::OrchestratorOwned
             && self
                 .durable
                 .as_deref()
-                .is_some_and(|d| d.journal.offload().is_some())
+                .is_some_and(|d| d.commits && d.journal.offload().is_some())
+    }
+
+    /// The callee of a CALL as a job for the journal's runner: the run is journaled as itself
+    /// (not a CALL's sub-run), its journal has a runner, and the callee has a program.
+    pub(super) fn call_job(
+        &self,
+        step: &Step,
+        prep: &Prepared,
+        values: &[(usize, Value)],
+    ) -> Option<(Arc<dyn Journal>, CallJob)> {
+        let d = self.durable.as_deref().filter(|d| d.commits)?;
+        d.journal.offload()?;
+        let job = CallJob {
+            run: d.journal.run_id().to_owned(),
+            instruction: step.id.clone(),
+            at_step: self.steps,
+            digest: prep.digest.clone(),
+            task: self.task.clone(),
+            values: values
+                .iter()
+                .map(|(c, v)| (prep.names.list[*c].clone(), v.to_json()))
+                .collect(),
+            max_steps: self.max_steps.saturating_sub(self.steps),
+            depth: self.depth + 1,
+        };
+        Some((d.journal.clone(), job))
     }
 
     /// Hands the siblings to the journal's runner and reads their outcomes back, in order: a
@@ -187,5 +212,51 @@ fn outcome(r: Result<SiblingResult, Stop>) -> SiblingOutcome {
         },
         Err(Stop::Pause { prompt, tool, .. }) => SiblingOutcome::Waiting { tool, prompt },
         Err(Stop::Fault(kind, message)) => SiblingOutcome::Fault { kind, message },
+    }
+}
+
+/// Runs a CALL's callee through `journal`'s runner: `None` when the runner does not serve it.
+pub(super) async fn call_elsewhere(
+    journal: Arc<dyn Journal>,
+    job: CallJob,
+) -> Option<Result<RunOutcome, Stop>> {
+    let call = journal.offload()?.call(job)?;
+    Some(call.await.map(outcome_of_call).map_err(journal_stop))
+}
+
+/// A callee's report as the outcome an in-process sub-run returns (what the caller lands).
+fn outcome_of_call(o: CallOutcome) -> RunOutcome {
+    let text = |v: &Json, k: &str| v[k].as_str().unwrap_or_default().to_owned();
+    RunOutcome {
+        status: o.status,
+        report: o.report,
+        unproduced: Vec::new(),
+        deviations: o
+            .deviations
+            .iter()
+            .map(|d| ais_core::Deviation {
+                check: d["check"].as_str().and_then(ais_core::CheckId::parse),
+                subject: text(d, "subject"),
+                intended: text(d, "intended"),
+                substituted: text(d, "substituted"),
+            })
+            .collect(),
+        findings: Vec::new(),
+        fault: o.fault.map(|f| Fault {
+            kind: f.kind,
+            instruction: f.instruction,
+            line: None,
+            message: f.message,
+        }),
+        pause: o.pause.map(|p| Pause {
+            carry: p.carry,
+            prompt: String::new(),
+            instruction: String::new(),
+            line: None,
+            handle: None,
+        }),
+        steps: o.steps,
+        usage: o.usage,
+        scripted: false,
     }
 }
