@@ -12,9 +12,12 @@
 //!
 //! The SDK's context may not be used by two futures at once, and a replay must ask for the
 //! same entries in the same order. So effects take a FIFO turn ([`tokio::sync::Mutex`]) around
-//! their `ctx.run`, and the endpoint runs its programs with SPAWN siblings one at a time on a
-//! current-thread runtime (see [`crate::endpoint`]): the order of the entries is then the
-//! program's own, the same in every attempt.
+//! their `ctx.run`; a SPAWN's siblings and a CALL's callee leave the invocation as calls of
+//! their own ([`crate::siblings`]), made and awaited in order within one turn; and what stays
+//! in the invocation (the siblings of a CALL run in process, `orchestrator_owned` siblings)
+//! runs one sibling at a time on the endpoint's current-thread runtime (see
+//! [`crate::endpoint`]): the order of the entries is then the program's own, the same in every
+//! attempt.
 //!
 //! # Effects that must not repeat
 //!

@@ -9,6 +9,9 @@
 //!   with every effect journaled through `ctx.run`, and returns the report object of
 //!   `ais run --format json` ([`ais_rt::RunOutcome::to_json`]). A pause for human input waits
 //!   on a durable promise (`answer-N` for the run's N-th pause) and continues with the answer.
+//!   Given `{"call": CallJob}` instead ([`ais_rt::journal::offload::CallJob`]), the run is a
+//!   CALL's callee ([`crate::siblings`]): the job's values bound by name, the caller's
+//!   remaining step budget, and a pause ends it `input_required` rather than waiting.
 //! - `answer` (shared): the human's answer (a JSON string) to the pause the run waits on.
 //! - `pause` (shared): the pause the run waits on (`{"n", "carry", "prompt", "instruction"}`),
 //!   or `null`.
