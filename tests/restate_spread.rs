@@ -429,3 +429,74 @@ async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
     assert_eq!(runs[0].workflow, "call_inner", "{runs:?}");
     assert_eq!(runs[0].id, callee, "{runs:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn siblings_that_ask_a_human_pause_the_run_and_each_answer_resumes_one() {
+    let Some(bin) = server_for_tests("restate_spread::sibling_pause") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let program = "tests/fixtures/restate/ask_fan.agir";
+    let port = free_port().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(["serve", "--restate", "--bind"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--out")
+        .arg(dir.path())
+        .arg(program)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no endpoint");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server
+        .register(&format!("http://127.0.0.1:{port}"))
+        .await
+        .unwrap();
+    let (ingress, admin) = (server.ingress_url(), server.admin_url());
+    let engine = [
+        "--engine",
+        "restate",
+        "--ingress",
+        &ingress,
+        "--admin",
+        &admin,
+        "--format",
+        "json",
+    ];
+    let o = ais(&[
+        &[
+            "run",
+            program,
+            "--task",
+            "go",
+            "--input",
+            r#"items=["first?","second?"]"#,
+        ][..],
+        &engine[..],
+    ]
+    .concat());
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let v = json_of(&o);
+    assert_eq!(v["pause"]["carry"], "answers[0]", "{v}");
+    assert_eq!(v["pause"]["prompt"], "first?", "{v}");
+    let id = v["run"].as_str().unwrap().to_owned();
+    let o = ais(&[&["resume", &id, "--answer", "one"][..], &engine[..]].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let v = json_of(&o);
+    assert_eq!(v["pause"]["carry"], "answers[1]", "{v}");
+    assert_eq!(v["pause"]["prompt"], "second?", "{v}");
+    let o = ais(&[&["resume", &id, "--answer", "two"][..], &engine[..]].concat());
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let v = json_of(&o);
+    assert_eq!(v["report"]["answers"], json!(["one", "two"]), "{v}");
+}
