@@ -108,6 +108,16 @@ impl Endpoint {
     }
 }
 
+/// A child process killed when dropped, so a failed assertion leaves no endpoint running.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 impl Drop for Endpoint {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -378,7 +388,7 @@ async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
     );
     let port = free_port().unwrap();
     let log = dir.path().join("serve.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ais"))
+    let child = Command::new(env!("CARGO_BIN_EXE_ais"))
         .args(["serve", "--restate", "--bind"])
         .arg(format!("127.0.0.1:{port}"))
         .arg("--out")
@@ -390,6 +400,7 @@ async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
+    let child = Killed(child);
     let started = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(started.elapsed() < Duration::from_secs(60), "no endpoint");
@@ -411,8 +422,7 @@ async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
         &["--model", &model, "--out", out.to_str().unwrap()],
     ]
     .concat());
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(child);
     assert_eq!(remote.status.code(), Some(0), "{}", text(&remote));
     assert_eq!(local.status.code(), Some(0), "{}", text(&local));
     let (r, l) = (json_of(&remote), json_of(&local));
@@ -439,7 +449,7 @@ async fn siblings_that_ask_a_human_pause_the_run_and_each_answer_resumes_one() {
     let dir = tempfile::tempdir().unwrap();
     let program = "tests/fixtures/restate/ask_fan.agir";
     let port = free_port().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ais"))
+    let child = Command::new(env!("CARGO_BIN_EXE_ais"))
         .args(["serve", "--restate", "--bind"])
         .arg(format!("127.0.0.1:{port}"))
         .arg("--out")
@@ -451,6 +461,7 @@ async fn siblings_that_ask_a_human_pause_the_run_and_each_answer_resumes_one() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let child = Killed(child);
     let started = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(started.elapsed() < Duration::from_secs(60), "no endpoint");
@@ -494,8 +505,7 @@ async fn siblings_that_ask_a_human_pause_the_run_and_each_answer_resumes_one() {
     assert_eq!(v["pause"]["carry"], "answers[1]", "{v}");
     assert_eq!(v["pause"]["prompt"], "second?", "{v}");
     let o = ais(&[&["resume", &id, "--answer", "two"][..], &engine[..]].concat());
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(child);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let v = json_of(&o);
     assert_eq!(v["report"]["answers"], json!(["one", "two"]), "{v}");
