@@ -9,18 +9,25 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The endpoint runs on a current-thread runtime of its own and runs a program's SPAWN
-//! siblings one at a time: the order of a run's entries in Restate's journal is then the
-//! program's own in every attempt (see [`crate::journal`]). Scale out with more endpoints: any
-//! registered endpoint continues any invocation.
+//! The endpoint runs on a current-thread runtime of its own. A program's SPAWN siblings run as
+//! Restate invocations of their own ([`crate::siblings`]), at most [`Endpoint::sibling_lanes`]
+//! at a time on each endpoint; work that stays in the run's own invocation (a CALL's sub-run's
+//! siblings, `orchestrator_owned` siblings) runs one sibling at a time, so the order of a run's
+//! entries in Restate's journal is the program's own in every attempt (see
+//! [`crate::journal`]). Scale out with more endpoint processes behind the deployment's URL (a
+//! load balancer: Restate sends a deployment's invocations to its one URL).
 
 use crate::workflow;
 use ais_core::Program;
+use ais_core::SourceMap;
 use ais_rt::RuntimeBuilder;
 use restate_sdk::endpoint::Endpoint as SdkEndpoint;
 use restate_sdk::http_server::HttpServer;
+use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::sync::Semaphore;
 
 /// Why an endpoint could not be built or served.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +48,8 @@ pub enum EndpointError {
 /// Programs to serve as Restate workflows, with the runtime settings they run with.
 pub struct Endpoint {
     runtime: RuntimeBuilder,
-    programs: Vec<(String, Program)>,
+    programs: Vec<(String, Program, Option<SourceMap>)>,
+    lanes: usize,
 }
 
 impl Endpoint {
@@ -50,7 +58,15 @@ impl Endpoint {
         Endpoint {
             runtime,
             programs: Vec::new(),
+            lanes: ais_rt::DEFAULT_MAX_PARALLEL,
         }
+    }
+
+    /// At most `n` SPAWN siblings run at once on this endpoint (default
+    /// [`ais_rt::DEFAULT_MAX_PARALLEL`]; at least one); more wait for a lane.
+    pub fn sibling_lanes(mut self, n: usize) -> Endpoint {
+        self.lanes = n.max(1);
+        self
     }
 
     /// Serves `program` as the workflow named by the program's name.
@@ -65,23 +81,44 @@ impl Endpoint {
 
     /// Serves `program` as the workflow `name`.
     pub fn program_named(
-        mut self,
+        self,
         name: impl Into<String>,
         program: Program,
     ) -> Result<Endpoint, EndpointError> {
-        let name = name.into();
-        if self.programs.iter().any(|(n, _)| *n == name) {
+        self.add(name.into(), program, None)
+    }
+
+    /// Serves the program of the AG-IR document `doc` as the workflow `name`, with its source
+    /// map: a fault names the line of its instruction, as `ais run` does.
+    pub fn document_named(
+        self,
+        name: impl Into<String>,
+        doc: ais_core::agir::Document,
+    ) -> Result<Endpoint, EndpointError> {
+        self.add(name.into(), doc.program, Some(doc.source_map))
+    }
+
+    fn add(
+        mut self,
+        name: String,
+        program: Program,
+        source_map: Option<SourceMap>,
+    ) -> Result<Endpoint, EndpointError> {
+        let siblings = crate::siblings::service_name(&name);
+        if self.programs.iter().any(|(n, _, _)| {
+            *n == name || *n == siblings || crate::siblings::service_name(n) == name
+        }) {
             return Err(EndpointError::Program(format!(
-                "two programs would be served as the workflow `{name}`; serve one of them under another name"
+                "two programs would be served as the workflow `{name}` (or one as the other's siblings service, `{siblings}`); serve one of them under another name"
             )));
         }
-        self.programs.push((name, program));
+        self.programs.push((name, program, source_map));
         Ok(self)
     }
 
     /// The workflow names served, in order.
     pub fn names(&self) -> Vec<String> {
-        self.programs.iter().map(|(n, _)| n.clone()).collect()
+        self.programs.iter().map(|(n, _, _)| n.clone()).collect()
     }
 
     /// Serves on `addr` until the process ends (blocks the calling thread).
@@ -123,9 +160,35 @@ impl Endpoint {
 
     fn build(self) -> Result<SdkEndpoint, EndpointError> {
         let runtime = self.runtime.max_parallel(1).build();
+        let lanes = Arc::new(Semaphore::new(self.lanes));
         let mut builder = SdkEndpoint::builder();
-        for (name, program) in self.programs {
-            let def = workflow::definition(&name, program, runtime.clone())
+        let prepared: Vec<_> = self
+            .programs
+            .into_iter()
+            .map(|(name, program, map)| {
+                let prepared = runtime.prepare(&program, map.as_ref());
+                (name, program, prepared)
+            })
+            .collect();
+        let workflows: Arc<HashMap<String, String>> = Arc::new(
+            prepared
+                .iter()
+                .map(|(name, _, p)| (p.digest().to_owned(), name.clone()))
+                .collect(),
+        );
+        for (name, program, prepared) in prepared {
+            let siblings = crate::siblings::service_name(&name);
+            let def = workflow::definition(
+                &name,
+                program,
+                prepared.clone(),
+                runtime.clone(),
+                siblings,
+                workflows.clone(),
+            )
+            .map_err(EndpointError::Program)?;
+            builder = builder.bind(def);
+            let def = crate::siblings::definition(&name, prepared, runtime.clone(), lanes.clone())
                 .map_err(EndpointError::Program)?;
             builder = builder.bind(def);
         }

@@ -12,9 +12,12 @@
 //!
 //! The SDK's context may not be used by two futures at once, and a replay must ask for the
 //! same entries in the same order. So effects take a FIFO turn ([`tokio::sync::Mutex`]) around
-//! their `ctx.run`, and the endpoint runs its programs with SPAWN siblings one at a time on a
-//! current-thread runtime (see [`crate::endpoint`]): the order of the entries is then the
-//! program's own, the same in every attempt.
+//! their `ctx.run`; a SPAWN's siblings and a CALL's callee leave the invocation as calls of
+//! their own ([`crate::siblings`]), made and awaited in order within one turn; and what stays
+//! in the invocation (the siblings of a CALL run in process, `orchestrator_owned` siblings)
+//! runs one sibling at a time on the endpoint's current-thread runtime (see
+//! [`crate::endpoint`]): the order of the entries is then the program's own, the same in every
+//! attempt.
 //!
 //! # Effects that must not repeat
 //!
@@ -30,8 +33,9 @@ use ais_rt::journal::{
 use restate_sdk::context::RunFuture;
 use restate_sdk::endpoint::ContextInternal;
 use restate_sdk::errors::{HandlerError, TerminalError};
-use std::sync::Mutex;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The message of the terminal outcome recorded for an effect found in flight.
 const IN_FLIGHT: &str = "ais: in flight at a crash, may have run once";
@@ -40,8 +44,14 @@ const IN_FLIGHT: &str = "ais: in flight at a crash, may have run once";
 pub struct RestateJournal {
     id: String,
     ctx: ContextInternal,
-    turn: tokio::sync::Mutex<()>,
+    /// The entries' turn: one `ctx.run` (or one SPAWN's sibling calls) at a time.
+    pub(crate) turn: tokio::sync::Mutex<()>,
     state: Mutex<History>,
+    /// The service that runs the program's SPAWN siblings, when they run as invocations of
+    /// their own ([`crate::siblings`]).
+    pub(crate) siblings: Option<String>,
+    /// The workflows a CALL's callee runs as, by the digest of their program.
+    pub(crate) workflows: Option<Arc<HashMap<String, String>>>,
 }
 
 impl RestateJournal {
@@ -52,10 +62,29 @@ impl RestateJournal {
             ctx,
             turn: tokio::sync::Mutex::new(()),
             state: Mutex::new(History::default()),
+            siblings: None,
+            workflows: None,
         }
     }
 
-    /// The invocation context, for the workflow's own entries (promises, state) between runs.
+    /// Runs a CALL whose callee is one of `workflows` (workflow names by the digest of their
+    /// program, [`ais_rt::Prepared::digest`]) as a call of that workflow; other callees run in
+    /// the caller's invocation.
+    pub fn with_workflows(mut self, workflows: Arc<HashMap<String, String>>) -> RestateJournal {
+        self.workflows = Some(workflows);
+        self
+    }
+
+    /// Runs the SPAWN siblings of the journaled run as invocations of the Restate service
+    /// `service` (the program's siblings service), so they spread over every endpoint the
+    /// server reaches through that service's deployment.
+    pub fn with_siblings(mut self, service: impl Into<String>) -> RestateJournal {
+        self.siblings = Some(service.into());
+        self
+    }
+
+    /// The invocation context: the workflow's own entries (promises, state) between runs, and
+    /// the sibling calls.
     pub(crate) fn ctx(&self) -> &ContextInternal {
         &self.ctx
     }
@@ -146,5 +175,10 @@ impl Journal for RestateJournal {
 
     fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
         Box::pin(async move { Ok(self.lock().clone()) })
+    }
+
+    fn offload(&self) -> Option<&dyn ais_rt::journal::offload::Offload> {
+        (self.siblings.is_some() || self.workflows.is_some())
+            .then_some(self as &dyn ais_rt::journal::offload::Offload)
     }
 }

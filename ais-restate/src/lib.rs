@@ -13,6 +13,7 @@
 //! - [`Ingress`]: submits, follows and answers runs (`ais run --engine restate`).
 //! - [`Admin`]: the runs a server holds (`ais runs --engine restate`).
 //! - [`journal`]: the seam on `ctx.run`.
+//! - [`siblings`]: SPAWN siblings as invocations of their own, over every endpoint.
 //! - [`server`]: a local `restate-server` child process (tests, trying it out).
 #![deny(missing_docs)]
 
@@ -21,6 +22,7 @@ pub mod client;
 pub mod endpoint;
 pub mod journal;
 pub mod server;
+pub mod siblings;
 pub mod workflow;
 
 pub use admin::{Admin, RunListing};

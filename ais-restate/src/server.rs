@@ -104,6 +104,8 @@ pub struct RestateServer {
     ingress: u16,
     admin: u16,
     node: u16,
+    /// Settings of the server's own (`RESTATE_…` variables), beside the loopback ones.
+    env: Vec<(String, String)>,
     child: Option<Child>,
 }
 
@@ -111,6 +113,16 @@ impl RestateServer {
     /// Starts `bin` on loopback with a fresh data directory and free ports, and waits until it
     /// is ready.
     pub async fn start(bin: &Path) -> Result<RestateServer, ServerError> {
+        RestateServer::start_with(bin, &[]).await
+    }
+
+    /// Starts `bin` as [`RestateServer::start`] does, with the server settings `env` too
+    /// (`RESTATE_…` variables, e.g. `RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT`),
+    /// kept across [`RestateServer::restart`].
+    pub async fn start_with(
+        bin: &Path,
+        env: &[(&str, &str)],
+    ) -> Result<RestateServer, ServerError> {
         let data = tempfile::Builder::new().prefix("ais-restate-").tempdir()?;
         let mut server = RestateServer {
             bin: bin.to_owned(),
@@ -119,6 +131,10 @@ impl RestateServer {
             ingress: free_port()?,
             admin: free_port()?,
             node: free_port()?,
+            env: env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
             child: None,
         };
         server.spawn().await?;
@@ -191,6 +207,7 @@ impl RestateServer {
             // One node on loopback: two partitions, not the default 24, each of which starts
             // its own processor and log before it takes an invocation.
             .env("RESTATE_DEFAULT_NUM_PARTITIONS", "2")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log)

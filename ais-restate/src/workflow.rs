@@ -9,12 +9,16 @@
 //!   with every effect journaled through `ctx.run`, and returns the report object of
 //!   `ais run --format json` ([`ais_rt::RunOutcome::to_json`]). A pause for human input waits
 //!   on a durable promise (`answer-N` for the run's N-th pause) and continues with the answer.
+//!   Given `{"call": CallJob}` instead ([`ais_rt::journal::offload::CallJob`]), the run is a
+//!   CALL's callee ([`crate::siblings`]): the job's values bound by name, the caller's
+//!   remaining step budget, and a pause ends it `input_required` rather than waiting.
 //! - `answer` (shared): the human's answer (a JSON string) to the pause the run waits on.
 //! - `pause` (shared): the pause the run waits on (`{"n", "carry", "prompt", "instruction"}`),
 //!   or `null`.
 
 use crate::journal::RestateJournal;
 use ais_core::Program;
+use ais_rt::journal::offload::CallJob;
 use ais_rt::{Inputs, Prepared, Runtime, Status};
 use restate_sdk::discovery::{self, HandlerName, HandlerType, InputPayload, OutputPayload};
 use restate_sdk::endpoint::{ContextInternal, Error as EndpointError};
@@ -24,6 +28,7 @@ use restate_sdk::service::macro_support::{ServiceBoxFuture, service_definition};
 use restate_sdk::service::{Service, ServiceDefinition};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The state key holding the pause a run waits on.
@@ -47,49 +52,37 @@ pub(crate) struct ProgramWorkflow {
     program: Program,
     prepared: Arc<Prepared>,
     runtime: Runtime,
+    /// The service that runs this program's SPAWN siblings ([`crate::siblings`]).
+    siblings: String,
+    /// The endpoint's workflows by the digest of their program (a CALL's callees).
+    workflows: Arc<HashMap<String, String>>,
 }
 
-/// The workflow definition of `program`, served as the service `name`.
+/// The workflow definition of `program` (prepared as `prepared`), served as the service
+/// `name`; its SPAWN siblings run as invocations of the service `siblings`.
 pub(crate) fn definition(
     name: &str,
     program: Program,
+    prepared: Arc<Prepared>,
     runtime: Runtime,
+    siblings: String,
+    workflows: Arc<HashMap<String, String>>,
 ) -> Result<ServiceDefinition, String> {
     let service = discovery::ServiceName::try_from(name.to_owned())
         .map_err(|e| format!("`{name}` cannot name a Restate service: {e}"))?;
-    let prepared = runtime.prepare(&program, None);
     let dispatcher = Dispatcher(Arc::new(ProgramWorkflow {
         program,
         prepared,
         runtime,
+        siblings,
+        workflows,
     }));
-    let handler =
-        |h: &str, ty: HandlerType, input: InputPayload, output: OutputPayload| discovery::Handler {
-            name: HandlerName::try_from(h.to_owned()).expect("a fixed handler name"),
-            input: Some(input),
-            output: Some(output),
-            ty: Some(ty),
-            documentation: None,
-            metadata: Default::default(),
-            abort_timeout: None,
-            inactivity_timeout: None,
-            journal_retention: None,
-            idempotency_retention: None,
-            workflow_completion_retention: None,
-            enable_lazy_state: None,
-            ingress_private: None,
-            retry_policy_initial_interval: None,
-            retry_policy_max_interval: None,
-            retry_policy_max_attempts: None,
-            retry_policy_exponentiation_factor: None,
-            retry_policy_on_max_attempts: None,
-        };
     let json_in = InputPayload::from_metadata::<Json<Value>>;
     let json_out = OutputPayload::from_metadata::<Json<Value>>;
-    let discovery = discovery::Service {
-        ty: discovery::ServiceType::Workflow,
-        name: service,
-        handlers: vec![
+    let discovery = discovery_service(
+        discovery::ServiceType::Workflow,
+        service,
+        vec![
             handler("run", HandlerType::Workflow, json_in(), json_out()),
             handler(
                 "answer",
@@ -104,7 +97,52 @@ pub(crate) fn definition(
                 json_out(),
             ),
         ],
-        documentation: Some(format!("The ais program `{name}`")),
+        format!("The ais program `{name}`"),
+    );
+    Ok(service_definition(dispatcher, discovery))
+}
+
+/// The discovery record of one handler (no per-handler options: the server's defaults).
+pub(crate) fn handler(
+    h: &str,
+    ty: HandlerType,
+    input: InputPayload,
+    output: OutputPayload,
+) -> discovery::Handler {
+    discovery::Handler {
+        name: HandlerName::try_from(h.to_owned()).expect("a fixed handler name"),
+        input: Some(input),
+        output: Some(output),
+        ty: Some(ty),
+        documentation: None,
+        metadata: Default::default(),
+        abort_timeout: None,
+        inactivity_timeout: None,
+        journal_retention: None,
+        idempotency_retention: None,
+        workflow_completion_retention: None,
+        enable_lazy_state: None,
+        ingress_private: None,
+        retry_policy_initial_interval: None,
+        retry_policy_max_interval: None,
+        retry_policy_max_attempts: None,
+        retry_policy_exponentiation_factor: None,
+        retry_policy_on_max_attempts: None,
+    }
+}
+
+/// The discovery record of one service (no options: the server's defaults).
+pub(crate) fn discovery_service(
+    ty: discovery::ServiceType,
+    name: discovery::ServiceName,
+    handlers: Vec<discovery::Handler>,
+    documentation: String,
+) -> discovery::Service {
+    discovery::Service {
+        ty,
+        name,
+        handlers,
+        documentation: Some(documentation),
         metadata: Default::default(),
         abort_timeout: None,
         inactivity_timeout: None,
@@ -117,8 +155,7 @@ pub(crate) fn definition(
         retry_policy_max_attempts: None,
         retry_policy_exponentiation_factor: None,
         retry_policy_on_max_attempts: None,
-    };
-    Ok(service_definition(dispatcher, discovery))
+    }
 }
 
 struct Dispatcher(Arc<ProgramWorkflow>);
@@ -168,6 +205,9 @@ impl ProgramWorkflow {
         id: String,
         req: Value,
     ) -> Result<Json<Value>, HandlerError> {
+        if let Some(call) = req.get("call") {
+            return self.run_called(ctx, id, call.clone()).await;
+        }
         let req: RunRequest = serde_json::from_value(req).map_err(|e| {
             TerminalError::new_with_code(
                 400,
@@ -190,7 +230,7 @@ impl ProgramWorkflow {
         let start = self
             .runtime
             .run_start(id.clone(), &self.prepared, &inputs, Value::Null);
-        let journal = Arc::new(RestateJournal::new(id, ctx.clone()));
+        let journal = self.journal(id, ctx);
         let mut outcome = self
             .runtime
             .run_journaled(&self.prepared, inputs, journal.clone())
@@ -214,6 +254,44 @@ impl ProgramWorkflow {
                 .resume_journaled(&self.prepared, journal.clone(), &start, Some(answer.0))
                 .await;
         }
+        Ok(Json(outcome.to_json()))
+    }
+}
+
+impl ProgramWorkflow {
+    /// The journal of run `id`: its siblings and its CALLs run as invocations of their own.
+    fn journal(&self, id: String, ctx: &ContextInternal) -> Arc<RestateJournal> {
+        Arc::new(
+            RestateJournal::new(id, ctx.clone())
+                .with_siblings(self.siblings.clone())
+                .with_workflows(self.workflows.clone()),
+        )
+    }
+
+    /// The run of a CALL's callee (`{"call": CallJob}`): to its end, or to a pause, which ends
+    /// it `input_required` (the caller faults, as under `ais run`).
+    async fn run_called(
+        &self,
+        ctx: &ContextInternal,
+        id: String,
+        call: Value,
+    ) -> Result<Json<Value>, HandlerError> {
+        let job: CallJob = serde_json::from_value(call).map_err(|e| {
+            TerminalError::new_with_code(400, format!("the input's `call` is not a CALL job: {e}"))
+        })?;
+        if job.digest != self.prepared.digest() {
+            return Err(TerminalError::new_with_code(
+                409,
+                format!(
+                    "the callee's program has digest {}, this workflow's is {}; serve the same program on every endpoint",
+                    job.digest,
+                    self.prepared.digest()
+                ),
+            )
+            .into());
+        }
+        let journal = self.journal(id, ctx);
+        let outcome = self.runtime.run_callee(&self.prepared, &job, journal).await;
         Ok(Json(outcome.to_json()))
     }
 }

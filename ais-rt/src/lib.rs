@@ -440,6 +440,46 @@ impl Runtime {
         run.drive(0).await
     }
 
+    /// Runs one SPAWN sibling that another process's journal handed over
+    /// ([`journal::offload`]) over `prepared` — the program the job names by its digest —
+    /// with its effects journaled on `journal` when given. A job of another program or
+    /// another step is refused with the fault `invalid_handle`.
+    pub async fn run_sibling(
+        &self,
+        prepared: &Arc<Prepared>,
+        job: journal::offload::SiblingJob,
+        journal: Option<Arc<dyn journal::Journal>>,
+    ) -> journal::offload::SiblingOutcome {
+        machine::elsewhere::run_job(self.settings.clone(), prepared.clone(), job, journal).await
+    }
+
+    /// Runs `prepared` as the callee of a CALL that another process's journal handed over
+    /// ([`journal::offload::CallJob`]): `values` bound by carry name, at most `max_steps`
+    /// steps, `depth` CALLs deep, every step committed to `journal` — what the caller's
+    /// in-process sub-run would do.
+    pub async fn run_callee(
+        &self,
+        prepared: &Arc<Prepared>,
+        job: &journal::offload::CallJob,
+        journal: Arc<dyn journal::Journal>,
+    ) -> RunOutcome {
+        let values: Vec<(usize, Value)> = job
+            .values
+            .iter()
+            .filter_map(|(n, v)| Some((prepared.names.index(n)?, Value::from_json(v))))
+            .collect();
+        let mut run = machine::durable::fresh(
+            self.settings.clone(),
+            prepared.clone(),
+            Some(job.task.clone()),
+            &values,
+            journal,
+        );
+        run.max_steps = job.max_steps;
+        run.depth = job.depth;
+        run.drive(0).await
+    }
+
     /// Continues a journaled run that did not finish — crashed, stopped at an effect in
     /// flight, or paused for a human (then `answer` is the human's answer). Nothing the journal
     /// recorded runs again. `start` is what the journal recorded at the start (its program

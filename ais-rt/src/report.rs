@@ -4,7 +4,7 @@ use ais_core::{Deviation, Finding};
 use serde::Serialize;
 
 /// How a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// The TERMINAL ran and no unrouted failure happened.
@@ -24,7 +24,7 @@ pub enum Status {
 }
 
 /// The faults of spec §10.1, and an unsupported construct.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultKind {
     /// A ROUTE with several guarded edges, no default, and no guard holding.
@@ -80,7 +80,7 @@ pub struct Pause {
 }
 
 /// Token usage of a run, summed over its slots.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct RunUsage {
     /// Prompt tokens.
     pub prompt_tokens: u64,

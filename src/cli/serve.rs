@@ -29,6 +29,10 @@ pub struct ServeArgs {
     /// The step budget of each run [default: 10000].
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
+    /// At most N SPAWN siblings run at once on this endpoint; every endpoint behind the
+    /// deployment adds its N [default: 16].
+    #[arg(long, value_name = "N")]
+    pub max_parallel: Option<usize>,
     /// The programs: AG-IR files.
     #[arg(required = true, value_name = "PROGRAM")]
     pub programs: Vec<PathBuf>,
@@ -77,7 +81,8 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
     if let Some(spec) = &spec {
         runtime = runtime.model(super::run::open_model(spec)?.0);
     }
-    let mut endpoint = ais_restate::Endpoint::new(runtime);
+    let mut endpoint = ais_restate::Endpoint::new(runtime)
+        .sibling_lanes(args.max_parallel.unwrap_or(ais_rt::DEFAULT_MAX_PARALLEL));
     let mut served = Vec::new();
     for file in &args.programs {
         let source = read_source(file, &limits)?;
@@ -95,11 +100,9 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
             }
         };
         let name = super::run::restate::workflow_name(file, &doc.program);
-        endpoint = endpoint
-            .program_named(name.clone(), doc.program)
-            .map_err(|e| {
-                CliError::new(format!("`{}`: {e}", shown(file)), "serve each program once")
-            })?;
+        endpoint = endpoint.document_named(name.clone(), doc).map_err(|e| {
+            CliError::new(format!("`{}`: {e}", shown(file)), "serve each program once")
+        })?;
         served.push(format!("{name} ({})", shown(file)));
     }
     writeln!(

@@ -52,6 +52,7 @@
 //! ([`sqlite::SqliteStore`]) is what `ais run` uses by default.
 
 pub mod memory;
+pub mod offload;
 pub mod replay;
 pub mod request;
 pub mod sqlite;
@@ -330,6 +331,12 @@ pub trait Journal: Send + Sync {
     /// The commits of the run so far, and its pause record when it is paused (a commit after
     /// a pause means the pause was answered: the record is gone).
     fn history(&self) -> BoxFuture<'_, Result<History, JournalError>>;
+
+    /// Where this journal runs a SPAWN's siblings, when it runs them elsewhere ([`offload`]);
+    /// `None` (the default): the machine runs them in this process.
+    fn offload(&self) -> Option<&dyn offload::Offload> {
+        None
+    }
 }
 
 /// A run's state folded from its commits.

@@ -140,16 +140,25 @@ impl Run {
                 (name != "task" && self.produced(c)).then(|| (sub, self.carries.get(c).clone()))
             })
             .collect();
-        let mut sub = Run::new(
-            self.settings.clone(),
-            prep.clone(),
-            Some(self.task.clone()),
-            &values,
-            self.depth + 1,
-        );
-        sub.max_steps = self.max_steps.saturating_sub(self.steps);
-        sub.durable = self.call_durable();
-        let out: RunOutcome = sub.drive(0).await;
+        let elsewhere = match self.call_job(step, &prep, &values) {
+            Some((journal, job)) => super::elsewhere::call_elsewhere(journal, job).await,
+            None => None,
+        };
+        let out: RunOutcome = match elsewhere {
+            Some(out) => out?,
+            None => {
+                let mut sub = Run::new(
+                    self.settings.clone(),
+                    prep.clone(),
+                    Some(self.task.clone()),
+                    &values,
+                    self.depth + 1,
+                );
+                sub.max_steps = self.max_steps.saturating_sub(self.steps);
+                sub.durable = self.call_durable();
+                sub.drive(0).await
+            }
+        };
         self.steps += out.steps;
         self.usage.prompt_tokens += out.usage.prompt_tokens;
         self.usage.completion_tokens += out.usage.completion_tokens;

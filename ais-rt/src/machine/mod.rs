@@ -15,6 +15,7 @@
 mod call;
 pub(crate) mod carries;
 pub(crate) mod durable;
+pub(crate) mod elsewhere;
 mod exec;
 mod multi;
 pub(crate) mod pause;

@@ -39,10 +39,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
+/// How one sibling ended, short of stopping the run.
+pub(super) enum Ran {
+    /// It finished.
+    Done(SiblingResult),
+    /// It stopped at an `ask_user` call.
+    Waiting(Waiting),
+}
+
 /// What one sibling produced.
-struct SiblingResult {
-    value: Result<Value, String>,
-    usage: Option<Usage>,
+pub(super) struct SiblingResult {
+    pub value: Result<Value, String>,
+    pub usage: Option<Usage>,
 }
 
 /// The siblings to run now (index, sub-task, answer), the results so far, the waiting ones.
@@ -122,6 +130,46 @@ impl Run {
             .max(1);
         let (to_run, mut results, mut waiting) = self.siblings_to_run(at, step, subtasks)?;
         self.count_siblings(step, to_run.len())?;
+        let ran = if self.offloads(ctl) {
+            self.run_elsewhere(at, step, ctl, to_run).await?
+        } else {
+            self.run_here(at, step, ctl, to_run, limit).await?
+        };
+        for (i, r) in ran {
+            match r {
+                Ran::Done(r) => results[i] = Some(r),
+                Ran::Waiting(w) => waiting.push(w),
+            }
+        }
+        if !waiting.is_empty() {
+            return Err(self.pause_siblings(at, step, results, waiting));
+        }
+        if ctl.isolation == Isolation::OrchestratorOwned
+            && let Err(e) = apply_staged(&self.settings.out_dir, &step.id)
+        {
+            self.fail(
+                step,
+                format!(
+                    "applying the staged effects of SPAWN `{}` failed: {e}",
+                    step.id
+                ),
+                String::new(),
+            );
+        }
+        self.join(step, results);
+        self.transition_after_spawn(step)
+    }
+
+    /// Runs the siblings in this process, at most `limit` at a time, on tokio tasks; the first
+    /// sibling to stop the run stops it (the others are dropped with the task set).
+    async fn run_here(
+        &mut self,
+        at: usize,
+        step: &Step,
+        ctl: &SpawnCtl,
+        to_run: Vec<(usize, Value, Option<Answer>)>,
+        limit: usize,
+    ) -> Result<Vec<(usize, Ran)>, Stop> {
         let semaphore = Arc::new(Semaphore::new(limit));
         let snapshot = Arc::new(self.carries.clone());
         let mut set = tokio::task::JoinSet::new();
@@ -145,14 +193,18 @@ impl Run {
                 (i, sib.run().await)
             });
         }
+        let mut ran = Vec::new();
         while let Some(joined) = set.join_next().await {
             match joined {
-                Ok((i, Ok(r))) => results[i] = Some(r),
-                Ok((index, Err(Stop::Pause { prompt, tool, .. }))) => waiting.push(Waiting {
+                Ok((i, Ok(r))) => ran.push((i, Ran::Done(r))),
+                Ok((index, Err(Stop::Pause { prompt, tool, .. }))) => ran.push((
                     index,
-                    tool,
-                    prompt,
-                }),
+                    Ran::Waiting(Waiting {
+                        index,
+                        tool,
+                        prompt,
+                    }),
+                )),
                 Ok((_, Err(stop))) => return Err(stop),
                 Err(e) => {
                     return Err(Stop::Fault(
@@ -162,23 +214,7 @@ impl Run {
                 }
             }
         }
-        if !waiting.is_empty() {
-            return Err(self.pause_siblings(at, step, results, waiting));
-        }
-        if ctl.isolation == Isolation::OrchestratorOwned
-            && let Err(e) = apply_staged(&self.settings.out_dir, &step.id)
-        {
-            self.fail(
-                step,
-                format!(
-                    "applying the staged effects of SPAWN `{}` failed: {e}",
-                    step.id
-                ),
-                String::new(),
-            );
-        }
-        self.join(step, results);
-        self.transition_after_spawn(step)
+        Ok(ran)
     }
 
     /// How many siblings the SPAWN forks: one per element of its list carry, else one per
@@ -315,7 +351,7 @@ impl Run {
     }
 
     /// The tool context of sibling `i` under the SPAWN's isolation.
-    async fn sibling_ctx(
+    pub(super) async fn sibling_ctx(
         &self,
         step: &Step,
         isolation: &Isolation,
@@ -485,24 +521,24 @@ fn apply_staged(root: &Path, id: &str) -> Result<(), String> {
 }
 
 /// One sibling of a data fan-out, owning everything it needs to run on its own task.
-struct Sibling {
-    settings: Arc<Settings>,
-    prep: Arc<Prepared>,
-    at: usize,
-    index: usize,
-    subtask: Value,
-    snapshot: Arc<CarryFile>,
-    task: String,
-    ctx: ToolContext,
-    list: Option<usize>,
+pub(super) struct Sibling {
+    pub settings: Arc<Settings>,
+    pub prep: Arc<Prepared>,
+    pub at: usize,
+    pub index: usize,
+    pub subtask: Value,
+    pub snapshot: Arc<CarryFile>,
+    pub task: String,
+    pub ctx: ToolContext,
+    pub list: Option<usize>,
     /// The human's answer, for a sibling resumed at its `ask_user` call.
-    answer: Option<Answer>,
+    pub answer: Option<Answer>,
     /// Where its effects are journaled (`None`: not journaled).
-    scope: Option<super::durable::Scope>,
+    pub scope: Option<super::durable::Scope>,
 }
 
 impl Sibling {
-    async fn run(mut self) -> Result<SiblingResult, Stop> {
+    pub(super) async fn run(mut self) -> Result<SiblingResult, Stop> {
         let step = &self.prep.steps[self.at];
         // The sibling's view: the frozen snapshot with its own sub-task in place (no copy).
         let (task, as_task) = match self.list {

@@ -25,7 +25,9 @@
 //!   `id` (shared by the siblings, in the order they ask).
 //! - A response `{"$tool_calls": [{"name": "grep", "arguments": {…}}, …]}` is a round of tool
 //!   calls instead of a value (an `id` per call is optional).
-//! - Keys that start with `$` are notes, ignored.
+//! - `"$latency_ms": N` makes every exchange take N milliseconds (a model's think time: for
+//!   tests and benchmarks of concurrent slots, e.g. SPAWN siblings spread over endpoints).
+//! - Other keys that start with `$` are notes, ignored.
 //!
 //! A malformed file is an error naming the file and the key; a slot with no response left is
 //! an [`ModelErrorKind::Exhausted`] error naming the file and the id.
@@ -95,6 +97,14 @@ impl ScriptedModel {
                 super::shape::kind_of(&json)
             )));
         };
+        let latency = match map.get("$latency_ms") {
+            None => None,
+            Some(v) => Some(Duration::from_millis(v.as_u64().ok_or_else(|| {
+                config(format!(
+                    "in the scripted responses `{shown}`, `$latency_ms` must be a whole number of milliseconds, not `{v}`"
+                ))
+            })?)),
+        };
         let mut queues = HashMap::new();
         for (key, responses) in map {
             if key.starts_with('$') {
@@ -128,7 +138,7 @@ impl ScriptedModel {
             name: format!("scripted:{shown}"),
             file: file.to_owned(),
             queues: Mutex::new(queues),
-            latency: None,
+            latency,
         })
     }
 

@@ -1,0 +1,227 @@
+//! A program's SPAWN siblings as Restate invocations of their own.
+//!
+//! Beside each program's workflow the endpoint serves the service `<program>_siblings`, whose
+//! one handler `run` takes a sibling job ([`SiblingJob`]) and returns what the sibling did
+//! ([`SiblingOutcome`]), running it with [`ais_rt::Runtime::run_sibling`] over the same
+//! program; its effects are journaled in its own invocation. The workflow's journal is the
+//! sibling runner of the machine's hook ([`ais_rt::journal::offload`]): it calls that service
+//! once per sibling, so Restate dispatches the siblings to the service's deployment — every
+//! endpoint process behind it — and joins them through their results.
+//!
+//! # The context, serially (restatedev/sdk-rust #89)
+//!
+//! The calls are made in sibling order, within the journal's turn, and awaited one at a time
+//! in the same order (a window of at most the SPAWN's own `max_parallel` calls in flight, all
+//! of them when it declares none): no two futures of the context are ever polled at once, and
+//! a replay asks for the same call entries in the same order. The siblings themselves run
+//! concurrently — on the endpoints, not in this handler.
+//!
+//! # A CALL, workflow to workflow
+//!
+//! A CALL whose callee is a program the endpoint serves (found by its digest) is a call of
+//! that program's workflow, keyed `<run>/c<step>` (the caller's run and step count), with the
+//! input `{"call": CallJob}`: the callee runs as a workflow run of its own — its steps
+//! journaled there, its SPAWNs spread, its budget the caller's remainder — and returns its
+//! report, which the caller lands as it lands an in-process sub-run's. A callee that needs a
+//! human's answer ends its run `input_required` (the caller faults, as under `ais run`).
+//!
+//! # Each endpoint's share
+//!
+//! An endpoint runs at most `max_parallel` (the runtime's setting; `ais serve --max-parallel`)
+//! sibling invocations at a time; more wait for a lane. Two endpoints behind the deployment
+//! double the siblings that run at once. Each sibling an endpoint runs is noted on its
+//! standard error (`ais serve: pid P runs sibling I of SPAWN `S` of run R`).
+
+use crate::journal::RestateJournal;
+use crate::workflow::{discovery_service, handler};
+use ais_rt::journal::offload::{CallJob, CallOutcome, Offload, SiblingJob, SiblingOutcome};
+use ais_rt::journal::{BoxFuture, JournalError};
+use ais_rt::{Prepared, Runtime};
+use restate_sdk::context::RequestTarget;
+use restate_sdk::discovery::{self, HandlerType, InputPayload, OutputPayload};
+use restate_sdk::endpoint::{ContextInternal, Error as EndpointError};
+use restate_sdk::errors::{HandlerError, TerminalError};
+use restate_sdk::serde::Json;
+use restate_sdk::service::macro_support::{ServiceBoxFuture, service_definition};
+use restate_sdk::service::{Service, ServiceDefinition};
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use tokio::sync::Semaphore;
+
+/// The name of the service that runs the SPAWN siblings of the workflow `program`.
+pub fn service_name(program: &str) -> String {
+    format!("{program}_siblings")
+}
+
+/// The siblings service of the program served as `program`, prepared as `prepared`; at most
+/// `lanes` of its invocations run at once on this endpoint.
+pub(crate) fn definition(
+    program: &str,
+    prepared: Arc<Prepared>,
+    runtime: Runtime,
+    lanes: Arc<Semaphore>,
+) -> Result<ServiceDefinition, String> {
+    let name = service_name(program);
+    let service = discovery::ServiceName::try_from(name.clone())
+        .map_err(|e| format!("`{name}` cannot name a Restate service: {e}"))?;
+    let discovery = discovery_service(
+        discovery::ServiceType::Service,
+        service,
+        vec![discovery::Handler {
+            ty: None,
+            ..handler(
+                "run",
+                HandlerType::Shared,
+                InputPayload::from_metadata::<Json<Value>>(),
+                OutputPayload::from_metadata::<Json<Value>>(),
+            )
+        }],
+        format!("The SPAWN siblings of the ais program `{program}`"),
+    );
+    let dispatcher = Dispatcher(Arc::new(Siblings {
+        prepared,
+        runtime,
+        lanes,
+    }));
+    Ok(service_definition(dispatcher, discovery))
+}
+
+struct Siblings {
+    prepared: Arc<Prepared>,
+    runtime: Runtime,
+    lanes: Arc<Semaphore>,
+}
+
+struct Dispatcher(Arc<Siblings>);
+
+impl Service for Dispatcher {
+    type Future = ServiceBoxFuture;
+
+    fn handle(&self, ctx: ContextInternal) -> ServiceBoxFuture {
+        let siblings = self.0.clone();
+        Box::pin(async move {
+            if ctx.handler_name() != "run" {
+                return Err(EndpointError::unknown_handler(
+                    ctx.service_name(),
+                    ctx.handler_name(),
+                ));
+            }
+            let (Json(job), _) = ctx.input::<Json<Value>>().await;
+            let res = siblings.run(&ctx, job).await;
+            ctx.handle_handler_result(res);
+            ctx.end();
+            Ok(())
+        })
+    }
+}
+
+impl Siblings {
+    async fn run(&self, ctx: &ContextInternal, job: Value) -> Result<Json<Value>, HandlerError> {
+        let job: SiblingJob = serde_json::from_value(job).map_err(|e| {
+            TerminalError::new_with_code(400, format!("the input is not a sibling job: {e}"))
+        })?;
+        let _lane = self.lanes.acquire().await.map_err(|e| {
+            HandlerError::from(TerminalError::new(format!("the endpoint is closing: {e}")))
+        })?;
+        eprintln!(
+            "ais serve: pid {} runs sibling {} of SPAWN `{}` of run {}",
+            std::process::id(),
+            job.index,
+            job.instruction,
+            job.run
+        );
+        let id = format!("{}/s{}", job.run, job.index);
+        let journal = Arc::new(RestateJournal::new(id, ctx.clone()));
+        let outcome = self
+            .runtime
+            .run_sibling(&self.prepared, job, Some(journal))
+            .await;
+        let json = serde_json::to_value(outcome)
+            .map_err(|e| TerminalError::new(format!("the sibling's outcome: {e}")))?;
+        Ok(Json(json))
+    }
+}
+
+impl Offload for RestateJournal {
+    fn siblings<'a>(
+        &'a self,
+        jobs: Vec<SiblingJob>,
+        limit: Option<usize>,
+    ) -> BoxFuture<'a, Result<Vec<SiblingOutcome>, JournalError>> {
+        Box::pin(async move {
+            let Some(service) = self.siblings.clone() else {
+                return Err(JournalError::Store(
+                    "this run's journal has no siblings service".into(),
+                ));
+            };
+            let _turn = self.turn.lock().await;
+            let window = limit.unwrap_or(usize::MAX).max(1);
+            let mut out = Vec::with_capacity(jobs.len());
+            let mut jobs = jobs.into_iter();
+            let mut in_flight = VecDeque::new();
+            loop {
+                while in_flight.len() < window {
+                    let Some(job) = jobs.next() else { break };
+                    let target = RequestTarget::Service {
+                        name: service.clone(),
+                        handler: "run".into(),
+                    };
+                    in_flight.push_back(self.ctx().call::<Json<SiblingJob>, Json<SiblingOutcome>>(
+                        target,
+                        None,
+                        None,
+                        None,
+                        Vec::new(),
+                        Json(job),
+                    ));
+                }
+                let Some(call) = in_flight.pop_front() else {
+                    break;
+                };
+                match call.await {
+                    Ok(Json(outcome)) => out.push(outcome),
+                    Err(e) => {
+                        return Err(JournalError::Store(format!(
+                            "sibling {} of the SPAWN failed as a Restate invocation of `{service}`: {}",
+                            out.len(),
+                            e.message()
+                        )));
+                    }
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn call<'a>(
+        &'a self,
+        job: CallJob,
+    ) -> Option<BoxFuture<'a, Result<CallOutcome, JournalError>>> {
+        let workflow = self.workflows.as_ref()?.get(&job.digest)?.clone();
+        Some(Box::pin(async move {
+            let _turn = self.turn.lock().await;
+            let target = RequestTarget::Workflow {
+                name: workflow.clone(),
+                key: format!("{}/c{}", job.run, job.at_step),
+                handler: "run".into(),
+            };
+            let instruction = job.instruction.clone();
+            let input = serde_json::json!({ "call": job });
+            let called = self
+                .ctx()
+                .call::<Json<Value>, Json<Value>>(target, None, None, None, Vec::new(), Json(input))
+                .await;
+            let failed = |why: String| {
+                JournalError::Store(format!(
+                    "CALL `{instruction}` of the workflow `{workflow}`: {why}"
+                ))
+            };
+            match called {
+                Ok(Json(report)) => serde_json::from_value(report)
+                    .map_err(|e| failed(format!("its report does not read: {e}"))),
+                Err(e) => Err(failed(e.message().to_owned())),
+            }
+        }))
+    }
+}

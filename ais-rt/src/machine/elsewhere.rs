@@ -1,0 +1,262 @@
+//! SPAWN siblings run elsewhere, through the journal's sibling-runner hook
+//! ([`crate::journal::offload`]): the orchestrating side (jobs out, outcomes in, in sibling
+//! order) and the running side ([`run_job`], behind `Runtime::run_sibling`).
+
+use super::carries::CarryFile;
+use super::durable::{Scope, journal_stop};
+use super::plan::{Prepared, SpawnCtl, Step};
+use super::spawn::{Ran, Sibling, SiblingResult, Waiting};
+use super::{Answer, Run, Settings, Stop};
+use crate::journal::offload::{CallJob, CallOutcome, SiblingJob, SiblingOutcome};
+use crate::journal::{Journal, Json};
+use crate::report::{Fault, FaultKind, Pause, RunOutcome};
+use ais_core::{Isolation, Value};
+use std::sync::Arc;
+
+impl Run {
+    /// Whether this SPAWN's siblings run elsewhere: the run's journal offers it, the run is
+    /// not a CALL's sub-run (its program is not the one the journal serves), and the
+    /// siblings' writes are not staged for the orchestrator to apply from its own disk.
+    pub(super) fn offloads(&self, ctl: &SpawnCtl) -> bool {
+        ctl.isolation != Isolation::OrchestratorOwned
+            && self
+                .durable
+                .as_deref()
+                .is_some_and(|d| d.commits && d.journal.offload().is_some())
+    }
+
+    /// The callee of a CALL as a job for the journal's runner: the run is journaled as itself
+    /// (not a CALL's sub-run), its journal has a runner, and the callee has a program.
+    pub(super) fn call_job(
+        &self,
+        step: &Step,
+        prep: &Prepared,
+        values: &[(usize, Value)],
+    ) -> Option<(Arc<dyn Journal>, CallJob)> {
+        let d = self.durable.as_deref().filter(|d| d.commits)?;
+        d.journal.offload()?;
+        let job = CallJob {
+            run: d.journal.run_id().to_owned(),
+            instruction: step.id.clone(),
+            at_step: self.steps,
+            digest: prep.digest.clone(),
+            task: self.task.clone(),
+            values: values
+                .iter()
+                .map(|(c, v)| (prep.names.list[*c].clone(), v.to_json()))
+                .collect(),
+            max_steps: self.max_steps.saturating_sub(self.steps),
+            depth: self.depth + 1,
+        };
+        Some((d.journal.clone(), job))
+    }
+
+    /// Hands the siblings to the journal's runner and reads their outcomes back, in order: a
+    /// fault of any sibling (the first in sibling order) stops the run, as in process.
+    pub(super) async fn run_elsewhere(
+        &mut self,
+        at: usize,
+        step: &Step,
+        ctl: &SpawnCtl,
+        to_run: Vec<(usize, Value, Option<Answer>)>,
+    ) -> Result<Vec<(usize, Ran)>, Stop> {
+        let Some(journal) = self.durable.as_deref().map(|d| d.journal.clone()) else {
+            return Ok(Vec::new());
+        };
+        let carries: Vec<(String, Json)> = self
+            .carries
+            .names
+            .list
+            .iter()
+            .zip(&self.carries.values)
+            .map(|(n, v)| (n.clone(), v.to_json()))
+            .collect();
+        let indexes: Vec<usize> = to_run.iter().map(|(i, _, _)| *i).collect();
+        let jobs: Vec<SiblingJob> = to_run
+            .into_iter()
+            .map(|(index, sub, answer)| SiblingJob {
+                run: journal.run_id().to_owned(),
+                digest: self.prep.digest.clone(),
+                step: at,
+                instruction: step.id.clone(),
+                at_step: self.steps,
+                index,
+                subtask: sub.to_json(),
+                task: self.task.clone(),
+                carries: carries.clone(),
+                answer: answer.map(|a| (a.value.to_json(), a.tool)),
+            })
+            .collect();
+        let Some(offload) = journal.offload() else {
+            return Ok(Vec::new());
+        };
+        let outcomes = offload
+            .siblings(jobs, ctl.max_parallel)
+            .await
+            .map_err(journal_stop)?;
+        if outcomes.len() != indexes.len() {
+            return Err(Stop::Fault(
+                FaultKind::Journal,
+                format!(
+                    "SPAWN `{}` handed over {} siblings and got {} outcomes back",
+                    step.id,
+                    indexes.len(),
+                    outcomes.len()
+                ),
+            ));
+        }
+        let mut ran = Vec::with_capacity(indexes.len());
+        for (index, outcome) in indexes.into_iter().zip(outcomes) {
+            let r = match outcome {
+                SiblingOutcome::Done { value, usage } => Ran::Done(SiblingResult {
+                    value: value.map(|j| Value::from_json(&j)),
+                    usage,
+                }),
+                SiblingOutcome::Waiting { tool, prompt } => Ran::Waiting(Waiting {
+                    index,
+                    tool,
+                    prompt,
+                }),
+                SiblingOutcome::Fault { kind, message } => {
+                    return Err(Stop::Fault(kind, message));
+                }
+            };
+            ran.push((index, r));
+        }
+        Ok(ran)
+    }
+}
+
+/// Runs one sibling another process handed over, over `prep` — the same program, checked by
+/// its digest and the SPAWN's position — with its effects journaled on `journal` when given.
+pub(crate) async fn run_job(
+    settings: Arc<Settings>,
+    prep: Arc<Prepared>,
+    job: SiblingJob,
+    journal: Option<Arc<dyn Journal>>,
+) -> SiblingOutcome {
+    let refuse = |why: String| SiblingOutcome::Fault {
+        kind: FaultKind::InvalidHandle,
+        message: format!(
+            "sibling {} of SPAWN `{}` (run {}): {why}",
+            job.index, job.instruction, job.run
+        ),
+    };
+    if job.digest != prep.digest {
+        return refuse(format!(
+            "it belongs to another version of the program (digest {}, this endpoint serves {}); serve the same program on every endpoint",
+            job.digest, prep.digest
+        ));
+    }
+    let Some((step, ctl)) = prep
+        .steps
+        .get(job.step)
+        .filter(|s| s.id == job.instruction)
+        .and_then(|s| Some((s, s.spawn.as_ref()?)))
+    else {
+        return refuse(format!(
+            "step {} of the program is not that SPAWN",
+            job.step
+        ));
+    };
+    let mut snapshot = CarryFile {
+        names: prep.names.clone(),
+        values: prep.initial.clone(),
+    };
+    for (name, v) in &job.carries {
+        if let Some(c) = prep.names.index(name) {
+            snapshot.set(c, Value::from_json(v));
+        }
+    }
+    let run = Run::new(
+        settings.clone(),
+        prep.clone(),
+        Some(job.task.clone()),
+        &[],
+        0,
+    );
+    let ctx = match run.sibling_ctx(step, &ctl.isolation, job.index).await {
+        Ok(ctx) => ctx,
+        Err(stop) => return outcome(Err(stop)),
+    };
+    let sibling = Sibling {
+        settings,
+        prep: prep.clone(),
+        at: job.step,
+        index: job.index,
+        subtask: Value::from_json(&job.subtask),
+        snapshot: Arc::new(snapshot),
+        task: job.task,
+        ctx,
+        list: ctl.list,
+        answer: job.answer.map(|(v, tool)| Answer {
+            value: Value::from_json(&v),
+            tool,
+        }),
+        scope: journal.map(|journal| Scope {
+            journal,
+            step: job.at_step,
+            path: Arc::from(format!("s{}", job.index)),
+            seq: 0,
+        }),
+    };
+    outcome(sibling.run().await)
+}
+
+/// A sibling's end as the data that crosses the hook.
+fn outcome(r: Result<SiblingResult, Stop>) -> SiblingOutcome {
+    match r {
+        Ok(r) => SiblingOutcome::Done {
+            value: r.value.map(|v| v.to_json()),
+            usage: r.usage,
+        },
+        Err(Stop::Pause { prompt, tool, .. }) => SiblingOutcome::Waiting { tool, prompt },
+        Err(Stop::Fault(kind, message)) => SiblingOutcome::Fault { kind, message },
+    }
+}
+
+/// Runs a CALL's callee through `journal`'s runner: `None` when the runner does not serve it.
+pub(super) async fn call_elsewhere(
+    journal: Arc<dyn Journal>,
+    job: CallJob,
+) -> Option<Result<RunOutcome, Stop>> {
+    let call = journal.offload()?.call(job)?;
+    Some(call.await.map(outcome_of_call).map_err(journal_stop))
+}
+
+/// A callee's report as the outcome an in-process sub-run returns (what the caller lands).
+fn outcome_of_call(o: CallOutcome) -> RunOutcome {
+    let text = |v: &Json, k: &str| v[k].as_str().unwrap_or_default().to_owned();
+    RunOutcome {
+        status: o.status,
+        report: o.report,
+        unproduced: Vec::new(),
+        deviations: o
+            .deviations
+            .iter()
+            .map(|d| ais_core::Deviation {
+                check: d["check"].as_str().and_then(ais_core::CheckId::parse),
+                subject: text(d, "subject"),
+                intended: text(d, "intended"),
+                substituted: text(d, "substituted"),
+            })
+            .collect(),
+        findings: Vec::new(),
+        fault: o.fault.map(|f| Fault {
+            kind: f.kind,
+            instruction: f.instruction,
+            line: None,
+            message: f.message,
+        }),
+        pause: o.pause.map(|p| Pause {
+            carry: p.carry,
+            prompt: String::new(),
+            instruction: String::new(),
+            line: None,
+            handle: None,
+        }),
+        steps: o.steps,
+        usage: o.usage,
+        scripted: false,
+    }
+}

@@ -1,0 +1,267 @@
+//! The sibling-runner hook (`ais_rt::journal::offload`): a journal that runs a SPAWN's
+//! siblings and a CALL's callee on another runtime — through JSON, as across a network — gives
+//! the report of the in-process run; the orchestrator's own model is never asked for a
+//! sibling's answer; a job for another program is refused by name; the cap and the step budget
+//! are checked before any job is handed over.
+
+mod common;
+
+use ais_rt::journal::memory::MemoryJournal;
+use ais_rt::journal::offload::{CallJob, CallOutcome, Offload, SiblingJob, SiblingOutcome};
+use ais_rt::journal::{
+    BoxFuture, Effect, History, Journal, JournalError, Json, RunEnd, StepCommit,
+};
+use ais_rt::model::ScriptedModel;
+use ais_rt::{FaultKind, Inputs, Prepared, Runtime, Status};
+use common::{block_on, program};
+use serde_json::json;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// A SPAWN of one worker slot per item, then a CALL of `Shout` over the answers.
+const FAN: &str = r#"walker:
+  name: Fan
+  carries:
+    task: {type: str, role: input}
+    items: {type: "list[str]", role: input}
+    answers: {type: "list[str]", produced_by: fan}
+    joined: {type: str, produced_by: join}
+    shouted: {type: str, produced_by: call}
+nodes:
+  - {id: fan, type: SPAWN, owner: code, reads: [items], writes: [answers], doc: "Answer this item.", concurrency: {isolation: shared_read}}
+  - {id: join, type: CODE, owner: code, reads: [answers], writes: [joined], body: "', '.join(answers)"}
+  - {id: call, type: CALL, owner: model, reads: [joined], writes: [shouted], doc: "Shout it.", target: Shout}
+  - {id: done, type: TERMINAL, reads: [answers, shouted]}
+edges:
+  - {from: fan, to: join}
+  - {from: join, to: call}
+  - {from: call, to: done}
+"#;
+
+const SHOUT: &str = r#"walker:
+  name: Shout
+  carries:
+    task: {type: str, role: input}
+    joined: {type: str, role: input}
+    shouted: {type: str, produced_by: shout}
+nodes:
+  - {id: shout, type: CODE, owner: code, reads: [joined], writes: [shouted], body: "joined.upper()"}
+  - {id: done, type: TERMINAL, reads: [shouted]}
+edges:
+  - {from: shout, to: done}
+"#;
+
+fn model(n: usize) -> Arc<ScriptedModel> {
+    let mut script = serde_json::Map::new();
+    for i in 0..n {
+        script.insert(format!("fan[{i}]"), json!([format!("answer {i}")]));
+    }
+    Arc::new(ScriptedModel::from_json(Path::new("fan.json"), Json::Object(script)).unwrap())
+}
+
+fn runtime(model: Arc<ScriptedModel>, max_steps: u64) -> Runtime {
+    Runtime::builder()
+        .model(model)
+        .max_steps(max_steps)
+        .program("Shout", program(SHOUT).program)
+        .build()
+}
+
+/// A memory journal whose siblings and callees run on `other` (another process, as far as
+/// the run can tell: every job and outcome crosses as JSON).
+struct Elsewhere {
+    inner: MemoryJournal,
+    other: Runtime,
+    fan: Arc<Prepared>,
+    shout: Arc<Prepared>,
+    jobs: Mutex<Vec<SiblingJob>>,
+    calls: Mutex<Vec<CallJob>>,
+}
+
+fn across<T: serde::Serialize, U: serde::de::DeserializeOwned>(t: &T) -> U {
+    serde_json::from_value(serde_json::to_value(t).unwrap()).unwrap()
+}
+
+impl Journal for Elsewhere {
+    fn run_id(&self) -> &str {
+        self.inner.run_id()
+    }
+    fn effect<'a>(
+        &'a self,
+        effect: Effect,
+        work: BoxFuture<'a, Json>,
+    ) -> BoxFuture<'a, Result<Json, JournalError>> {
+        self.inner.effect(effect, work)
+    }
+    fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.inner.commit(commit)
+    }
+    fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.inner.end(end)
+    }
+    fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
+        self.inner.history()
+    }
+    fn offload(&self) -> Option<&dyn Offload> {
+        Some(self)
+    }
+}
+
+impl Offload for Elsewhere {
+    fn siblings<'a>(
+        &'a self,
+        jobs: Vec<SiblingJob>,
+        _limit: Option<usize>,
+    ) -> BoxFuture<'a, Result<Vec<SiblingOutcome>, JournalError>> {
+        Box::pin(async move {
+            let mut out = Vec::new();
+            for job in jobs {
+                self.jobs.lock().unwrap().push(job.clone());
+                let outcome = self.other.run_sibling(&self.fan, across(&job), None).await;
+                out.push(across(&outcome));
+            }
+            Ok(out)
+        })
+    }
+
+    fn call<'a>(
+        &'a self,
+        job: CallJob,
+    ) -> Option<BoxFuture<'a, Result<CallOutcome, JournalError>>> {
+        (job.digest == self.shout.digest()).then(|| {
+            Box::pin(async move {
+                self.calls.lock().unwrap().push(job.clone());
+                let callee = Arc::new(MemoryJournal::new(format!("{}/c{}", job.run, job.at_step)));
+                let outcome = self
+                    .other
+                    .run_callee(&self.shout, &across(&job), callee)
+                    .await;
+                Ok(across(&outcome.to_json()))
+            }) as BoxFuture<'a, _>
+        })
+    }
+}
+
+fn inputs(n: usize) -> Inputs {
+    let items: Vec<String> = (0..n).map(|i| format!("item {i}")).collect();
+    let pairs = [("items".to_owned(), serde_json::to_string(&items).unwrap())];
+    Inputs::parse(&program(FAN).program, Some("go".into()), &pairs).unwrap()
+}
+
+fn elsewhere(n: usize, max_steps: u64) -> (Arc<Elsewhere>, Runtime, Arc<Prepared>) {
+    // The orchestrator's model has no answers: a sibling run here would fail.
+    let here = runtime(model(0), max_steps);
+    let other = runtime(model(n), max_steps);
+    let fan = here.prepare(&program(FAN).program, None);
+    let shout = here.prepare(&program(SHOUT).program, None);
+    let journal = Arc::new(Elsewhere {
+        inner: MemoryJournal::new("run-1"),
+        other,
+        fan: fan.clone(),
+        shout,
+        jobs: Mutex::default(),
+        calls: Mutex::default(),
+    });
+    (journal, here, fan)
+}
+
+#[test]
+fn siblings_and_a_callee_run_elsewhere_give_the_in_process_report() {
+    let n = 7;
+    let local = runtime(model(n), 1000);
+    let prepared = local.prepare(&program(FAN).program, None);
+    let expected = block_on(local.run_prepared(&prepared, inputs(n)));
+    assert_eq!(expected.status, Status::Ok, "{:?}", expected.fault);
+    assert_eq!(
+        expected.report["shouted"],
+        json!("ANSWER 0, ANSWER 1, ANSWER 2, ANSWER 3, ANSWER 4, ANSWER 5, ANSWER 6")
+    );
+
+    let (journal, here, fan) = elsewhere(n, 1000);
+    let got = block_on(here.run_journaled(&fan, inputs(n), journal.clone()));
+    assert_eq!(got.to_json(), expected.to_json());
+    let jobs = journal.jobs.lock().unwrap();
+    assert_eq!(
+        jobs.iter().map(|j| j.index).collect::<Vec<_>>(),
+        (0..n).collect::<Vec<_>>()
+    );
+    assert!(
+        jobs.iter()
+            .all(|j| j.instruction == "fan" && j.run == "run-1")
+    );
+    let calls = journal.calls.lock().unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        calls[0].values,
+        vec![(
+            "joined".to_owned(),
+            json!("answer 0, answer 1, answer 2, answer 3, answer 4, answer 5, answer 6")
+        )]
+    );
+    assert_eq!(calls[0].depth, 1);
+}
+
+#[test]
+fn the_step_budget_is_checked_before_any_sibling_is_handed_over() {
+    let (journal, here, fan) = elsewhere(9, 5);
+    let got = block_on(here.run_journaled(&fan, inputs(9), journal.clone()));
+    assert_eq!(got.status, Status::Fault);
+    assert_eq!(got.fault.as_ref().unwrap().kind, FaultKind::BudgetExhausted);
+    assert!(journal.jobs.lock().unwrap().is_empty());
+}
+
+#[test]
+fn a_job_of_another_program_or_step_is_refused_by_name() {
+    let (journal, _, fan) = elsewhere(2, 100);
+    let job = SiblingJob {
+        run: "run-1".into(),
+        digest: fan.digest().to_owned(),
+        step: 0,
+        instruction: "fan".into(),
+        at_step: 1,
+        index: 0,
+        subtask: json!("item 0"),
+        task: "go".into(),
+        carries: vec![],
+        answer: None,
+    };
+    let ok = block_on(journal.other.run_sibling(&fan, job.clone(), None));
+    assert!(
+        matches!(&ok, SiblingOutcome::Done { value: Ok(v), .. } if *v == json!("answer 0")),
+        "{ok:?}"
+    );
+    for (bad, why) in [
+        (
+            SiblingJob {
+                digest: "0000".into(),
+                ..job.clone()
+            },
+            "another version of the program",
+        ),
+        (
+            SiblingJob {
+                step: 1,
+                ..job.clone()
+            },
+            "is not that SPAWN",
+        ),
+        (
+            SiblingJob {
+                instruction: "join".into(),
+                ..job.clone()
+            },
+            "is not that SPAWN",
+        ),
+    ] {
+        match block_on(journal.other.run_sibling(&fan, bad, None)) {
+            SiblingOutcome::Fault { kind, message } => {
+                assert_eq!(kind, FaultKind::InvalidHandle);
+                assert!(
+                    message.contains(why) && message.contains("SPAWN `"),
+                    "{message}"
+                );
+            }
+            other => panic!("refused, not {other:?}"),
+        }
+    }
+}
