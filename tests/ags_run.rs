@@ -39,6 +39,23 @@ fn record(path: &Path) -> serde_json::Value {
     rec
 }
 
+/// The exit code a run with record `rec` ends with: its record's status decides it (a run the
+/// record calls `failed` is no success, although the program reached its end).
+fn assert_exit_matches(o: &Output, rec: &serde_json::Value) {
+    let expected = match rec["status"].as_str() {
+        Some("succeeded") => 0,
+        Some("awaiting_human") => 3,
+        _ => 1,
+    };
+    assert_eq!(
+        o.status.code(),
+        Some(expected),
+        "a `{}` run: {}",
+        rec["status"],
+        text(o)
+    );
+}
+
 /// Runs minimal.agraph.yaml to its gate and answers it; returns the record of the resumed run.
 fn run_minimal(
     answer: &str,
@@ -82,15 +99,7 @@ fn run_minimal_with(
         text(&o)
     );
     let paused = record(&tmp.path().join("paused.json"));
-    // The run is journaled: stderr names its id (`run ID (journal PATH)`).
-    let run = text(&o)
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("run ")
-                .and_then(|r| r.split_whitespace().next())
-        })
-        .map(str::to_owned)
-        .expect("the run's id on stderr");
+    let run = run_id(&o);
     let o = ais(
         tmp.path(),
         &[
@@ -104,9 +113,21 @@ fn run_minimal_with(
             "done.json",
         ],
     );
-    assert!(o.status.code().is_some(), "{}", text(&o));
     let done = record(&tmp.path().join("done.json"));
+    assert_exit_matches(&o, &done);
     Some((tmp, paused, done))
+}
+
+/// A journaled run's id: stderr names it (`run ID (journal PATH)`).
+fn run_id(o: &Output) -> String {
+    text(o)
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("run ")
+                .and_then(|r| r.split_whitespace().next())
+        })
+        .map(str::to_owned)
+        .expect("the run's id on stderr")
 }
 
 fn states(rec: &serde_json::Value) -> Vec<(String, String)> {
@@ -241,8 +262,8 @@ fn a_node_that_exhausts_its_attempts_fails_before_the_gate_is_asked() {
             "rec.json",
         ],
     );
-    // No pause: the gate after a failed node is never asked.
-    assert_ne!(o.status.code(), Some(3), "{}", text(&o));
+    // No pause: the gate after a failed node is never asked; the failed run exits 1.
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
         !text(&o).contains("Approve the new CONTRIBUTING.md?"),
         "{}",
@@ -363,7 +384,9 @@ fn run_answering(
             ],
         );
     }
-    (prompts, o.status.code(), record(&tmp.join("rec.json")))
+    let rec = record(&tmp.join("rec.json"));
+    assert_exit_matches(&o, &rec);
+    (prompts, o.status.code(), rec)
 }
 
 #[test]
@@ -679,6 +702,9 @@ fn run_with(
     let o = cmd.output().unwrap();
     let path = tmp.join("rec.json");
     let rec = path.exists().then(|| record(&path));
+    if let Some(rec) = &rec {
+        assert_exit_matches(&o, rec);
+    }
     (o, rec)
 }
 
@@ -795,4 +821,110 @@ fn an_output_that_fails_its_type_fails_its_node_with_rt031() {
         "{d}"
     );
     assert_eq!(states(&rec)[1], ("review".into(), "failed".into()));
+}
+
+/// The commands fixture with one more criterion, `extra` (YAML list items), before `failure:`.
+fn commands_graph(dir: &Path, extra: &str) -> std::path::PathBuf {
+    let graph = dir.join("graph.agraph.yaml");
+    let text_of = std::fs::read_to_string(fixture("commands.agraph.yaml")).unwrap();
+    std::fs::write(
+        &graph,
+        text_of.replace("    failure:\n", &format!("{extra}    failure:\n")),
+    )
+    .unwrap();
+    graph
+}
+
+#[test]
+fn a_judge_that_runs_commands_runs_once_and_a_crash_in_it_does_not_run_them_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The criterion counts its runs, names its process group, then waits to be killed.
+    let graph = commands_graph(
+        tmp.path(),
+        "        - id: counts\n          kind: command\n          description: Counts its runs.\n          run: \"echo $$ >> runs.txt; sleep 20\"\n",
+    );
+    std::fs::write(
+        tmp.path().join("script.json"),
+        serde_json::json!({"report": ["OK"]}).to_string(),
+    )
+    .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args([
+        "run",
+        graph.to_str().unwrap(),
+        "--task",
+        "t",
+        "--model",
+        "scripted:script.json",
+        "--out",
+        "out",
+        "--allow-commands",
+    ])
+    .current_dir(tmp.path())
+    .env("NO_COLOR", "1")
+    .env_remove("AIS_MODEL")
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let runs = tmp.path().join("out/runs.txt");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_to_string(&runs).is_ok_and(|t| t.ends_with('\n')) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the criterion never ran"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // A crash in the middle of the judge: `ais` killed, then the criterion's own group.
+    child.kill().unwrap();
+    let o = child.wait_with_output().unwrap();
+    let group = std::fs::read_to_string(&runs).unwrap().trim().to_owned();
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{group}")])
+        .status();
+    let run = run_id(&o);
+    // The journal holds the judge as a run-once tool effect, in flight.
+    let shown = ais(tmp.path(), &["runs", "show", &run, "--out", "out"]);
+    let judge = text(&shown)
+        .lines()
+        .find(|l| l.contains("report__ags_judge"))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("the judge's effect: {}", text(&shown)));
+    assert!(
+        judge.contains(" tool ") && judge.contains(" once ") && judge.ends_with("in flight"),
+        "{judge}"
+    );
+    // The resume stops at the effect in flight instead of running the commands again.
+    let o = ais(
+        tmp.path(),
+        &["resume", &run, "--out", "out", "--allow-commands"],
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    assert!(
+        text(&o).contains("fault[effect_in_flight] at `report__ags_judge`"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&runs).unwrap().lines().count(),
+        1,
+        "the criterion ran again"
+    );
+}
+
+#[test]
+fn a_judge_without_commands_to_run_is_a_read_the_journal_may_run_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = serde_json::json!({"plan": ["p"], "review": ["r"]});
+    let env = [("AIS_MODEL_TIER", "frontier")];
+    let (o, _) = run_with(tmp.path(), &fixture("tiers.agraph.yaml"), script, &[], &env);
+    let shown = ais(tmp.path(), &["runs", "show", &run_id(&o), "--out", "out"]);
+    let table = String::from_utf8_lossy(&shown.stdout).into_owned();
+    let judges: Vec<&str> = table
+        .lines()
+        .filter(|l| l.contains(" tool ") && l.contains("__ags_judge "))
+        .collect();
+    assert_eq!(judges.len(), 2, "{}", text(&shown));
+    assert!(judges.iter().all(|l| l.contains(" retry ")), "{judges:#?}");
 }

@@ -62,8 +62,12 @@ fn output_names(node: &Json) -> Vec<String> {
 
 /// Lowers the imported program of `doc` into the program the harness runs: a judge and a
 /// route after every task node, the node reading its feedback, the report reading every
-/// verdict.
-pub fn lower(doc: &Json, program: &mut Program) {
+/// verdict. With `allow_commands` (`ais run --allow-commands`), the judge of a node with `command`
+/// criteria is declared an `ACT` tool: a command line may change the world, so the journal
+/// runs such a judge at most once (a crash in the middle of it stops the resume at the
+/// effect in flight instead of running the commands again); any other judge only reads and
+/// writes the node's own file outputs again, so it is a `SENSE` tool, run again after a crash.
+pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
     let nodes: Map<String, Json> = doc
         .get("nodes")
         .and_then(Json::as_object)
@@ -126,10 +130,15 @@ pub fn lower(doc: &Json, program: &mut Program) {
         }
         reads.push(verdict.clone());
         let name = judge_name(&nid);
+        let acts = allow_commands && !commands(doc, &name).is_empty();
         tools.push(Tool {
             name: name.clone(),
             sig: Some(format!("({}) -> ({})", reads.join(", "), writes.join(", "))),
-            surface: Some(ToolSurface::Sense),
+            surface: Some(if acts {
+                ToolSurface::Act
+            } else {
+                ToolSurface::Sense
+            }),
             doc: Some(format!(
                 "The harness's judge of node `{nid}`: writes its file outputs, evaluates its success criteria, decides (native, registered by `ais run`)."
             )),
