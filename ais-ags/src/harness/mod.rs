@@ -13,7 +13,7 @@ pub mod judge;
 pub mod record;
 pub mod routing;
 
-use crate::translate::{CARRY_SEP, TERMINAL_ID, carry_name};
+use crate::translate::{CARRY_SEP, TERMINAL_ID, carry_name, ident, node_id};
 use ais_core::{Carry, Edge, Instruction, Modality, Opcode, Owner, Program, Tool, ToolSurface};
 use serde_json::{Map, Value as Json};
 
@@ -21,9 +21,16 @@ use serde_json::{Map, Value as Json};
 /// (an output name starting with it is refused, so none collides with a node output).
 pub const OWN: &str = "ags_";
 
-/// The name of the harness's own carry or instruction `name` of node `nid`.
+/// The name of the harness's own carry or instruction `name` of node `nid` (the node's id as
+/// an identifier, so the name reads as one in a guard).
 pub fn own(nid: &str, name: &str) -> String {
-    format!("{nid}{CARRY_SEP}{OWN}{name}")
+    format!("{}{CARRY_SEP}{OWN}{name}", ident(nid))
+}
+
+/// The node whose harness step `own(node, step)` is named `name`.
+fn owner_of(name: &str, step: &str) -> Option<String> {
+    name.strip_suffix(&format!("{CARRY_SEP}{OWN}{step}"))
+        .map(node_id)
 }
 
 /// The carries a judge writes for node `nid`, in its signature's order: whether the node
@@ -245,9 +252,9 @@ fn edges(instructions: &[Instruction]) -> Vec<Edge> {
         }
         let judged =
             a.id.strip_suffix(&format!("{CARRY_SEP}route"))
-                .and_then(|p| p.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")));
+                .and_then(|p| owner_of(p, "judge"));
         if let Some(node) = judged {
-            out.push(edge(&a.id, node, Some(judge_writes(node)[1].clone())));
+            out.push(edge(&a.id, &node, Some(judge_writes(&node)[1].clone())));
         }
         if b.id != TERMINAL_ID {
             out.push(edge(&a.id, &b.id, a.reads.first().cloned()));
@@ -391,7 +398,7 @@ pub struct CommandCriterion {
 
 /// The `command` criteria the native tool `tool` runs before it judges (a judge's node's).
 pub fn commands(doc: &Json, tool: &str) -> Vec<CommandCriterion> {
-    let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")) else {
+    let Some(nid) = owner_of(tool, "judge") else {
         return Vec::new();
     };
     doc.pointer(&format!("/nodes/{nid}/success/criteria"))
@@ -419,12 +426,12 @@ pub fn commands(doc: &Json, tool: &str) -> Vec<CommandCriterion> {
 /// Writes the `file` outputs a judge's node produced under the output root before its
 /// [`commands`] run, so they see this attempt's files (the judge then collects the same files).
 pub fn write_files(doc: &Json, tool: &str, args: &Map<String, Json>, write: &mut judge::Writer) {
-    if let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")) {
+    if let Some(nid) = owner_of(tool, "judge") {
         let node = doc
             .pointer(&format!("/nodes/{nid}"))
             .cloned()
             .unwrap_or(Json::Null);
-        judge::write_files(nid, &node, args, write);
+        judge::write_files(&nid, &node, args, write);
     }
 }
 
@@ -447,15 +454,13 @@ pub fn call(
 ) -> Map<String, Json> {
     let [value, ok, error] = if tool == inputs::PARAMS {
         inputs::params_writes()
-    } else if let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}inputs")) {
-        inputs::input_writes(nid)
+    } else if let Some(nid) = owner_of(tool, "inputs") {
+        inputs::input_writes(&nid)
     } else {
-        let nid = tool
-            .strip_suffix(&format!("{CARRY_SEP}{OWN}judge"))
-            .unwrap_or(tool);
+        let nid = owner_of(tool, "judge").unwrap_or_else(|| tool.to_owned());
         let call = judge::Call {
             doc,
-            node: nid,
+            node: &nid,
             args,
             root,
             now: crate::run::rfc3339(std::time::SystemTime::now()),
@@ -473,9 +478,7 @@ pub fn call(
             )
         })
     } else {
-        let nid = tool
-            .strip_suffix(&format!("{CARRY_SEP}{OWN}inputs"))
-            .unwrap_or(tool);
+        let nid = owner_of(tool, "inputs").unwrap_or_else(|| tool.to_owned());
         let params = args
             .get(inputs::PARAMS)
             .and_then(Json::as_object)
@@ -487,7 +490,7 @@ pub fn call(
             .unwrap_or(Json::Null);
         // Routing comes first (§17.7 steps 1–2: refused before any model call).
         routing::route(&node, 1, tier)
-            .and_then(|_| inputs::resolve(doc, nid, &params, args))
+            .and_then(|_| inputs::resolve(doc, &nid, &params, args))
             .map_err(Json::String)
     };
     let mut out = Map::new();

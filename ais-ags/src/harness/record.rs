@@ -24,9 +24,12 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// Whether the run stopped (paused or faulted) at one of the instructions of node `id`.
     fn stopped_here(&self, id: &str) -> bool {
-        self.ran
-            .stopped_at
-            .is_some_and(|s| s == id || s.starts_with(&format!("{id}__")))
+        self.ran.stopped_at.is_some_and(|s| {
+            // The node's own instructions are named by its id, the harness's by the id as
+            // an identifier (`crate::translate::ident`).
+            let named = crate::translate::ident(id);
+            s == id || s.starts_with(&format!("{id}__")) || s.starts_with(&format!("{named}__"))
+        })
     }
 
     /// The state of a node no verdict or answer decides: awaiting its human, failed where the
