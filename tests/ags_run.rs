@@ -986,3 +986,45 @@ fn a_judge_without_commands_to_run_is_a_read_the_journal_may_run_again() {
     assert_eq!(judges.len(), 2, "{}", text(&shown));
     assert!(judges.iter().all(|l| l.contains(" retry ")), "{judges:#?}");
 }
+
+#[test]
+fn an_output_that_breaks_its_schema_fails_its_node_with_rt032_and_one_that_fits_passes() {
+    let text_of = std::fs::read_to_string(fixture("tiers.agraph.yaml")).unwrap();
+    let typed = text_of.replace(
+        "{ type: string, description: The review.",
+        "{ type: object, schema: { type: object, required: [score], properties: { score: { type: integer, minimum: 1, maximum: 5 } } }, description: The review.",
+    );
+    let env = [("AIS_MODEL_TIER", "frontier")];
+    for (answer, status) in [
+        (r#"{"score": 9}"#, "failed"),
+        (r#"{"score": 4}"#, "succeeded"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let graph = tmp.path().join("typed.agraph.yaml");
+        std::fs::write(&graph, &typed).unwrap();
+        let script = serde_json::json!({"plan": ["p"], "review": [answer]});
+        let (o, rec) = run_with(tmp.path(), &graph, script, &[], &env);
+        let rec = rec.expect("a record");
+        assert_eq!(rec["status"], status, "{}\n{rec:#}", text(&o));
+        let rt032: Vec<&serde_json::Value> = rec["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["code"] == "RT032")
+            .collect();
+        if status == "failed" {
+            let message = rt032
+                .first()
+                .and_then(|d| d["message"].as_str())
+                .unwrap_or_else(|| panic!("RT032: {rec:#}"));
+            assert!(
+                message.contains("breaks its schema") && message.contains('9'),
+                "{message}"
+            );
+            assert_eq!(rec["nodes"][1]["attempts"][0]["status"], "failed");
+        } else {
+            assert!(rt032.is_empty(), "{rec:#}");
+            assert_eq!(rec["nodes"][1]["outputs"]["verdict"]["score"], 4);
+        }
+    }
+}

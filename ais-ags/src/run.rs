@@ -8,13 +8,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The conformance level this harness claims in its run records: 0 — it executes most of
 /// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: gates other than `approve` with
-/// `on_reject: fail`, `failure.on_exhausted` other than `fail`, output `schema` checks
-/// (`RT032`) and the default `policy.on_node_failure: isolate` (a failed node stops the run here) are
-/// missing (docs/AGS.md, "Conformance level").
+/// `on_reject: fail`, `failure.on_exhausted` other than `fail` and the default
+/// `policy.on_node_failure: isolate` (a failed node stops the run here) are missing (docs/AGS.md, "Conformance level").
 pub const CLAIMED_LEVEL: u64 = 0;
 
 /// What this harness executes, as published in `harness.supported_features`.
-pub const SUPPORTED_FEATURES: [&str; 20] = [
+pub const SUPPORTED_FEATURES: [&str; 21] = [
     "node:task",
     "node:gate:approve",
     "edge:sequence",
@@ -28,6 +27,7 @@ pub const SUPPORTED_FEATURES: [&str; 20] = [
     "inputs:implicit-binding",
     "outputs:file-by-path_hint",
     "outputs:type-check",
+    "outputs:schema-check",
     "criterion:file_exists",
     "criterion:artifact_present",
     "criterion:human",

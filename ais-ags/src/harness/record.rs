@@ -140,10 +140,10 @@ impl Walk<'_> {
                 .and_then(|a| a.get("error"))
                 .and_then(Json::as_str);
             if let Some(e) = error {
-                let (code, e) = match e.strip_prefix("RT031: ") {
-                    Some(rest) => ("RT031", rest),
-                    None => ("RT033", e),
-                };
+                let (code, e) = ["RT031", "RT032"]
+                    .into_iter()
+                    .find_map(|c| Some((c, e.strip_prefix(c)?.strip_prefix(": ")?)))
+                    .unwrap_or(("RT033", e));
                 self.diagnostics.push(json!({"code": code, "severity": "error", "node_id": id, "message": format!("node `{id}`: {e}")}));
             }
             let why = format!(
