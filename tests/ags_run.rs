@@ -40,7 +40,7 @@ fn record(path: &Path) -> serde_json::Value {
 }
 
 /// The exit code a run with record `rec` ends with: its record's status decides it (a run the
-/// record calls `failed` is no success, although the program reached its end).
+/// record calls `failed` or `partial` is no success, although the program reached its end).
 fn assert_exit_matches(o: &Output, rec: &serde_json::Value) {
     let expected = match rec["status"].as_str() {
         Some("succeeded") => 0,
@@ -1026,5 +1026,141 @@ fn an_output_that_breaks_its_schema_fails_its_node_with_rt032_and_one_that_fits_
             assert!(rt032.is_empty(), "{rec:#}");
             assert_eq!(rec["nodes"][1]["outputs"]["verdict"]["score"], 4);
         }
+    }
+}
+
+#[test]
+fn a_failed_node_skips_only_its_dependents_unless_the_graph_halts_and_on_exhausted_decides() {
+    let base = std::fs::read_to_string(fixture("isolate.agraph.yaml")).unwrap();
+    let exhausted = |how: &str| {
+        base.replace(
+            "          min_bytes: 10\n",
+            &format!("          min_bytes: 10\n    failure: {{ on_exhausted: {how} }}\n"),
+        )
+    };
+    let halt = base.replace(
+        "entrypoints:",
+        "policy: { on_node_failure: halt }\nentrypoints:",
+    );
+    let script = serde_json::json!({
+        "first": ["short"], "first-review": ["fine"], "second": ["done"], "second_review": ["good"]
+    });
+    // (variant, graph, run status, the four node states, a diagnostic the record must hold)
+    type Case<'a> = (&'a str, String, &'a str, [&'a str; 4], Option<&'a str>);
+    let cases: [Case; 5] = [
+        (
+            "isolate (the default)",
+            base.clone(),
+            "failed",
+            ["failed", "skipped", "succeeded", "succeeded"],
+            None,
+        ),
+        (
+            "halt",
+            halt,
+            "failed",
+            ["failed", "skipped", "skipped", "skipped"],
+            None,
+        ),
+        (
+            "on_exhausted: fail",
+            exhausted("fail"),
+            "failed",
+            ["failed", "skipped", "succeeded", "succeeded"],
+            None,
+        ),
+        (
+            "on_exhausted: skip",
+            exhausted("skip"),
+            "succeeded",
+            ["skipped", "skipped", "succeeded", "succeeded"],
+            None,
+        ),
+        (
+            "on_exhausted: succeed_degraded",
+            exhausted("succeed_degraded"),
+            "partial",
+            ["succeeded", "succeeded", "succeeded", "succeeded"],
+            Some("RT042"),
+        ),
+    ];
+    for (variant, graph, status, nodes, code) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("g.agraph.yaml");
+        std::fs::write(&path, &graph).unwrap();
+        let (o, rec) = run_with(tmp.path(), &path, script.clone(), &[], &[]);
+        let rec = rec.unwrap_or_else(|| panic!("{variant}: no record: {}", text(&o)));
+        assert_eq!(rec["status"], status, "{variant}: {}\n{rec:#}", text(&o));
+        let ids = ["first", "first-review", "second", "second_review"];
+        let want: Vec<(String, String)> = ids
+            .iter()
+            .zip(nodes)
+            .map(|(i, s)| (i.to_string(), s.to_string()))
+            .collect();
+        assert_eq!(states(&rec), want, "{variant}: {rec:#}");
+        if let Some(code) = code {
+            assert!(
+                rec["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|d| d["code"] == code),
+                "{variant}: {rec:#}"
+            );
+        }
+        let reason = rec["nodes"][1]["skip_reason"].as_str().unwrap_or_default();
+        if nodes[1] == "skipped" {
+            assert!(reason.contains("`first`"), "{variant}: {reason}");
+        }
+        if nodes[3] == "succeeded" {
+            assert_eq!(rec["outputs"]["review"], "good", "{variant}");
+        }
+    }
+}
+
+#[test]
+fn a_gate_rejected_with_skip_dependents_is_skipped_and_the_run_goes_on() {
+    let Some(dir) = ags() else { return };
+    let minimal = std::fs::read_to_string(dir.join("examples/minimal.agraph.yaml")).unwrap();
+    let source = minimal.replace("on_reject: fail", "on_reject: skip_dependents");
+    let body = format!("# Contributing\n\n{}", "Run cargo test first. ".repeat(40));
+    let (_tmp, _, done) = run_gated(&source, "draft_contributing", "reject", &[&body]);
+    assert_eq!(done["status"], "succeeded", "{done:#}");
+    assert_eq!(
+        states(&done)[1],
+        ("maintainer_approval".into(), "skipped".into())
+    );
+    assert_eq!(done["nodes"][1]["human_events"][0]["outcome"], "rejected");
+    assert!(
+        done["nodes"][1]["skip_reason"]
+            .as_str()
+            .unwrap()
+            .contains("skip_dependents")
+    );
+}
+
+#[test]
+fn what_level_1_still_lacks_is_refused_by_name() {
+    let Some(dir) = ags() else { return };
+    let minimal = std::fs::read_to_string(dir.join("examples/minimal.agraph.yaml")).unwrap();
+    let source = minimal
+        .replace("on_reject: fail", "on_reject: route")
+        .replace("on_exhausted: fail", "on_exhausted: escalate")
+        .replace(
+            "entrypoints:",
+            "policy: { on_node_failure: continue }\nentrypoints:",
+        );
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.agraph.yaml");
+    std::fs::write(&graph, source).unwrap();
+    let (o, rec) = run_with(tmp.path(), &graph, serde_json::json!({}), &[], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(rec.is_none());
+    for named in [
+        "`on_reject: route`",
+        "node `draft_contributing`: `failure.on_exhausted: escalate`",
+        "`policy.on_node_failure: continue`",
+    ] {
+        assert!(text(&o).contains(named), "{named}: {}", text(&o));
     }
 }

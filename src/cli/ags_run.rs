@@ -87,8 +87,9 @@ pub fn program(
 }
 
 /// After a run of an AGS graph: its run record, written to `record` when asked; returns the
-/// record's status (`succeeded`, `failed`, `awaiting_human`…), which decides the exit code
-/// (a run the record calls `failed` is no success, even when the program reached its end).
+/// record's status (`succeeded`, `partial`, `failed`, `awaiting_human`), which decides the exit
+/// code (a run the record does not call `succeeded` is no success, even when the program
+/// reached its end).
 pub fn finish(
     file: &Path,
     outcome: &RunOutcome,

@@ -408,10 +408,18 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
         record["routed"] = routed;
     }
     attempts.push(record);
-    let status = if passed {
+    // Exhausted: the terminal disposition (§14.2 `on_exhausted`; `fail` by default).
+    let disposition = (!passed && !retry)
+        .then(|| node.pointer("/failure/on_exhausted").and_then(Json::as_str))
+        .flatten()
+        .unwrap_or("fail");
+    let degraded = !passed && !retry && disposition == "succeed_degraded";
+    let status = if passed || degraded {
         "succeeded"
     } else if retry {
         "retrying"
+    } else if disposition == "skip" {
+        "skipped"
     } else {
         "failed"
     };
@@ -426,12 +434,12 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
         String::new()
     };
     let mut out = Map::new();
-    out.insert(passed_c, json!(passed));
+    out.insert(passed_c, json!(passed || degraded));
     out.insert(retry_c, json!(retry));
     out.insert(feedback_c, json!(fb));
     out.insert(
         verdict_c,
-        json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs, "refused": refused}),
+        json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs, "refused": refused, "degraded": degraded}),
     );
     out
 }

@@ -10,6 +10,7 @@
 pub mod human;
 pub mod inputs;
 pub mod judge;
+pub mod ready;
 pub mod record;
 pub mod routing;
 
@@ -88,6 +89,7 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         .unwrap_or_default();
     let mut tools = program.tools.take().unwrap_or_default();
     let mut verdicts = Vec::new();
+    let mut starts = std::collections::HashMap::new();
     let has_params = !inputs::param_names(doc).is_empty();
     if has_params {
         let (ins, mut cs, tool) = params_step(doc);
@@ -172,6 +174,10 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
             ..Instruction::default()
         };
         let task = instructions.remove(at);
+        starts.insert(
+            nid.clone(),
+            before.first().map_or(&task.id, |i| &i.id).clone(),
+        );
         let segment: Vec<Instruction> = before
             .into_iter()
             .chain([task])
@@ -207,13 +213,35 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         }
         verdicts.push(verdict.clone());
     }
+    for (nid, _) in nodes
+        .iter()
+        .filter(|(_, n)| n.get("type").and_then(Json::as_str) == Some("gate"))
+    {
+        let ask = format!("{nid}{CARRY_SEP}ask");
+        if instructions.iter().any(|i| i.id == ask) {
+            starts.insert(nid.clone(), ask);
+        }
+    }
+    let otherwise = ready::insert(
+        doc,
+        &mut instructions,
+        &mut carries,
+        &mut tools,
+        &mut starts,
+    );
+    for nid in starts.keys() {
+        let [_, ok, error] = ready::ready_writes(nid);
+        if carries.iter().any(|c| c.name == ok) {
+            verdicts.extend([ok, error]);
+        }
+    }
     if let Some(report) = instructions.iter_mut().find(|i| i.id == TERMINAL_ID) {
         report.reads.extend(verdicts);
     }
     let asks = instructions
         .iter()
         .any(|i| i.tool.as_deref() == Some("ask_user"));
-    program.edges = Some(edges(&instructions));
+    program.edges = Some(edges(&instructions, &otherwise));
     program.nodes = Some(instructions);
     if let Some(w) = program.walker.as_mut() {
         w.carries = Some(carries);
@@ -229,9 +257,13 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
 }
 
 /// The control plane: each instruction to the next; a ROUTE goes on under its guard (a gate's
-/// approval, a judge's pass), a judge's route also back to its node under `retry`, and every
-/// route otherwise to the report.
-fn edges(instructions: &[Instruction]) -> Vec<Edge> {
+/// approval, a judge's pass, a ready check), a judge's route also back to its node under
+/// `retry`, and every route otherwise where `otherwise` says (the next node, when the failure
+/// is isolated or absorbed, [`ready::insert`]), else to the report.
+fn edges(
+    instructions: &[Instruction],
+    otherwise: &std::collections::HashMap<String, String>,
+) -> Vec<Edge> {
     let edge = |from: &str, to: &str, guard: Option<String>| Edge {
         from: from.to_owned(),
         to: to.to_owned(),
@@ -256,10 +288,12 @@ fn edges(instructions: &[Instruction]) -> Vec<Edge> {
         if let Some(node) = judged {
             out.push(edge(&a.id, &node, Some(judge_writes(&node)[1].clone())));
         }
-        if b.id != TERMINAL_ID {
+        let fallback = otherwise.get(&a.id).map_or(TERMINAL_ID, String::as_str);
+        // Both ways to the same place: one edge, unguarded.
+        if b.id != TERMINAL_ID && b.id != fallback {
             out.push(edge(&a.id, &b.id, a.reads.first().cloned()));
         }
-        out.push(edge(&a.id, TERMINAL_ID, None));
+        out.push(edge(&a.id, fallback, None));
     }
     out
 }
@@ -366,6 +400,11 @@ pub fn tools(doc: &Json) -> Vec<String> {
     if !inputs::param_names(doc).is_empty() {
         out.push(inputs::PARAMS.to_owned());
     }
+    for nid in crate::schedule(doc) {
+        if !ready::predecessors(doc, &nid).is_empty() {
+            out.push(own(&nid, "ready"));
+        }
+    }
     for nid in judged(doc) {
         let node = doc
             .pointer(&format!("/nodes/{nid}"))
@@ -454,6 +493,11 @@ pub fn call(
 ) -> Map<String, Json> {
     let [value, ok, error] = if tool == inputs::PARAMS {
         inputs::params_writes()
+    } else if let Some(nid) = owner_of(tool, "ready") {
+        return answer(
+            ready::ready_writes(&nid),
+            ready::check(doc, &nid, args).map_err(Json::String),
+        );
     } else if let Some(nid) = owner_of(tool, "inputs") {
         inputs::input_writes(&nid)
     } else {
@@ -493,6 +537,12 @@ pub fn call(
             .and_then(|_| inputs::resolve(doc, &nid, &params, args))
             .map_err(Json::String)
     };
+    answer([value, ok, error], result)
+}
+
+/// The writes of a native step (value, whether it succeeded, why not) for its `result`.
+fn answer(writes: [String; 3], result: Result<Map<String, Json>, Json>) -> Map<String, Json> {
+    let [value, ok, error] = writes;
     let mut out = Map::new();
     match result {
         Ok(v) => {

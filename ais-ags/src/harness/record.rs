@@ -17,6 +17,10 @@ struct Walk<'a> {
     halted: Option<String>,
     diagnostics: Vec<Json>,
     any_failed: bool,
+    /// A node ended `succeed_degraded` (the run is at best `partial`).
+    degraded: bool,
+    /// `policy.on_node_failure: halt`: a failure skips every later node.
+    halt: bool,
     /// Whether the walk has passed the node a pause or a fault stopped at.
     past_stop: bool,
 }
@@ -56,9 +60,23 @@ impl Walk<'_> {
 
     fn fail(&mut self, id: &str, why: &str) {
         self.any_failed = true;
-        self.halted = Some(format!(
-            "node `{id}` failed ({why}); this harness stops at a failed node"
-        ));
+        if self.halt {
+            self.halted = Some(format!(
+                "node `{id}` failed ({why}); `policy.on_node_failure: halt` stops the run"
+            ));
+        }
+    }
+
+    /// Whether node `id`'s ready check skipped it (a node it depends on did not succeed).
+    fn skipped(&self, id: &str, nr: &mut Json) -> bool {
+        let [_, ok, error] = super::ready::ready_writes(id);
+        if self.ran.report.get(&ok) != Some(&json!(false)) {
+            return false;
+        }
+        let why = self.ran.report.get(&error).and_then(Json::as_str);
+        nr["status"] = json!("skipped");
+        nr["skip_reason"] = json!(why.unwrap_or("a node it depends on did not succeed"));
+        true
     }
 
     /// The node's checkpoint answers as human events; true when one was a rejection.
@@ -79,6 +97,9 @@ impl Walk<'_> {
     }
 
     fn task(&mut self, id: &str, node: &Json, nr: &mut Json) {
+        if self.skipped(id, nr) {
+            return;
+        }
         if self.checkpoints(id, node, nr) {
             nr["status"] = json!("failed");
             return self.fail(id, "a human checkpoint was rejected");
@@ -115,6 +136,7 @@ impl Walk<'_> {
         let status = v.get("status").and_then(Json::as_str).unwrap_or("failed");
         nr["status"] = json!(match status {
             "succeeded" => "succeeded",
+            "skipped" => "skipped",
             // Judged and sent back, then the run stopped: the next attempt never finished.
             "retrying" if self.stopped_here(id) && self.ran.status == "input_required" => {
                 "awaiting_human"
@@ -134,6 +156,16 @@ impl Walk<'_> {
             self.diagnostics.push(json!({"code": "RT011", "severity": "error", "node_id": id, "message": format!("node `{id}`: the retry is refused: {why}")}));
         }
         nr["attempts"] = Json::Array(attempts.clone());
+        if nr["status"] == "skipped" {
+            nr["skip_reason"] = json!(format!(
+                "`on_exhausted: skip` after {} attempt(s)",
+                attempts.len()
+            ));
+        }
+        if v.get("degraded") == Some(&json!(true)) {
+            self.degraded = true;
+            self.diagnostics.push(json!({"code": "RT042", "severity": "warning", "node_id": id, "message": format!("node `{id}` did not succeed in {} attempt(s) and is accepted as it is (`on_exhausted: succeed_degraded`)", attempts.len())}));
+        }
         if nr["status"] == "failed" {
             let error = attempts
                 .last()
@@ -159,16 +191,27 @@ impl Walk<'_> {
         }
     }
 
-    fn gate(&mut self, id: &str, nr: &mut Json) {
+    fn gate(&mut self, id: &str, node: &Json, nr: &mut Json) {
+        if self.skipped(id, nr) {
+            return;
+        }
         let Some(approved) = self.ran.report.get(&carry_name(id, "approved")) else {
             return self.unfinished(id, nr);
         };
         let approved = approved == &json!(true);
         nr["started_at"] = self.last_finished.clone();
         nr["finished_at"] = json!(rfc3339(self.ran.finished));
-        nr["status"] = json!(if approved { "succeeded" } else { "failed" });
+        let skips =
+            node.pointer("/gate/on_reject").and_then(Json::as_str) == Some("skip_dependents");
+        nr["status"] = json!(match (approved, skips) {
+            (true, _) => "succeeded",
+            (false, true) => "skipped",
+            (false, false) => "failed",
+        });
         nr["human_events"] = json!([{"at_stage": "gate", "mode": "approve", "outcome": if approved { "approved" } else { "rejected" }, "at": nr["finished_at"]}]);
-        if !approved {
+        if !approved && skips {
+            nr["skip_reason"] = json!("its approver rejected it (`on_reject: skip_dependents`)");
+        } else if !approved {
             self.fail(id, "its approver rejected it");
         }
     }
@@ -217,6 +260,8 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
         halted: None,
         diagnostics: Vec::new(),
         any_failed: false,
+        degraded: false,
+        halt: super::ready::halts(doc),
         past_stop: false,
     };
     let [_, ok, error] = inputs::params_writes();
@@ -243,7 +288,7 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
             nr["status"] = json!("skipped");
             nr["skip_reason"] = json!(reason);
         } else if ty == "gate" {
-            walk.gate(id, &mut nr);
+            walk.gate(id, node, &mut nr);
         } else {
             walk.task(id, node, &mut nr);
         }
@@ -284,7 +329,7 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
     let status = match ran.status {
         "input_required" => "awaiting_human",
         "ok" if walk.any_failed => "failed",
-        "ok" if unbound => "partial",
+        "ok" if unbound || walk.degraded => "partial",
         "ok" => "succeeded",
         _ => "failed",
     };

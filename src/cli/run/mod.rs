@@ -175,7 +175,7 @@ struct Setup {
     /// The run's journal (none with `--no-journal`, or for a handle resume).
     journaled: Option<journal::Journaled>,
     bounds: bounds::Bounds,
-    /// An AGS graph's run-record status, set by [`Setup::wrap_up`]: `failed` fails the exit.
+    /// An AGS graph's run-record status, set by [`Setup::wrap_up`]: any but `succeeded` fails.
     ags_status: Option<String>,
 }
 
@@ -756,8 +756,15 @@ fn conclude(
     Ok(match outcome.status {
         // A run whose trace was asked for and not written is no success.
         Status::Ok if trace_error.is_some() => 1,
-        // An AGS graph whose run record says `failed` (a node failed, the run stopped at it).
-        Status::Ok if setup.ags_status.as_deref() == Some("failed") => 1,
+        // An AGS graph whose run record says `failed` or `partial`: no success.
+        Status::Ok
+            if setup
+                .ags_status
+                .as_deref()
+                .is_some_and(|s| s != "succeeded") =>
+        {
+            1
+        }
         Status::Ok => 0,
         Status::Fault if cannot_start => 2,
         Status::Error | Status::Fault => 1,
