@@ -1015,3 +1015,32 @@ fn what_level_1_still_lacks_is_refused_by_name() {
         assert!(text(&o).contains(named), "{named}: {}", text(&o));
     }
 }
+
+#[test]
+fn a_notify_gate_sends_its_prompt_and_does_not_wait() {
+    let Some(source) = minimal_edited(&[("mode: approve", "mode: notify")]) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.agraph.yaml");
+    std::fs::write(&graph, source).unwrap();
+    let body = format!("# Contributing\n\n{}", "Run cargo test first. ".repeat(40));
+    let script = serde_json::json!({"draft_contributing": [body]});
+    let (o, rec) = run_with(tmp.path(), &graph, script, &[], &[]);
+    let rec = rec.expect("a record");
+    assert_eq!(rec["status"], "succeeded", "{}\n{rec:#}", text(&o));
+    assert!(
+        text(&o).contains("notify[maintainer_approval]: Approve the new CONTRIBUTING.md?"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        states(&rec)[1],
+        ("maintainer_approval".into(), "succeeded".into())
+    );
+    let event = &rec["nodes"][1]["human_events"][0];
+    assert_eq!(
+        (&event["mode"], &event["outcome"]),
+        (&"notify".into(), &"notified".into())
+    );
+}

@@ -7,14 +7,15 @@ use std::path::{Component, Path};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The conformance level this harness claims in its run records: 0 — it executes most of
-/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: gate modes other than `approve`,
+/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: gate modes `review` and `input`,
 /// `on_reject: route` and `failure.on_exhausted: escalate` are missing (docs/AGS.md, "Conformance level").
 pub const CLAIMED_LEVEL: u64 = 0;
 
 /// What this harness executes, as published in `harness.supported_features`.
-pub const SUPPORTED_FEATURES: [&str; 24] = [
+pub const SUPPORTED_FEATURES: [&str; 25] = [
     "node:task",
     "node:gate:approve",
+    "node:gate:notify",
     "edge:sequence",
     "join:all",
     "scheduling:sequential",
@@ -87,8 +88,12 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
         if !matches!(ty, "task" | "gate") {
             out.push(format!("node `{id}`: `type: {ty}`"));
         }
-        if ty == "gate" && node.pointer("/gate/mode").and_then(Json::as_str) != Some("approve") {
-            out.push(format!("node `{id}`: a gate other than `mode: approve`"));
+        let mode = node.pointer("/gate/mode").and_then(Json::as_str);
+        if ty == "gate" && !matches!(mode, Some("approve" | "notify")) {
+            out.push(format!(
+                "node `{id}`: a gate of `mode: {}`",
+                mode.unwrap_or("?")
+            ));
         }
         if let Some(r) = node.pointer("/gate/on_reject").and_then(Json::as_str)
             && !matches!(r, "fail" | "skip_dependents")

@@ -210,6 +210,10 @@ impl ais_rt::tools::Tool for HarnessTool {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
+            if let Some((gate, text)) = ais_ags::harness::gates::notice(&self.name, &args) {
+                // A notify gate's channel: the operator's terminal (it does not wait).
+                eprintln!("notify[{gate}]: {text}");
+            }
             let root = ais_rt::tools::ArtifactRoot::for_writes(ctx);
             let mut write = |path: &str, content: &str| {
                 root.write(path, content.as_bytes())

@@ -7,6 +7,7 @@
 //! stops there). So each node's criteria are evaluated before the next node starts
 //! (SPEC.md §10.3), inside the runtime's journal: a paused or resumed run replays them.
 
+pub mod gates;
 pub mod human;
 pub mod inputs;
 pub mod judge;
@@ -29,7 +30,7 @@ pub fn own(nid: &str, name: &str) -> String {
 }
 
 /// The node whose harness step `own(node, step)` is named `name`.
-fn owner_of(name: &str, step: &str) -> Option<String> {
+pub(crate) fn owner_of(name: &str, step: &str) -> Option<String> {
     name.strip_suffix(&format!("{CARRY_SEP}{OWN}{step}"))
         .map(node_id)
 }
@@ -222,6 +223,7 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
             starts.insert(nid.clone(), ask);
         }
     }
+    gates::lower_notify(doc, &mut instructions, &mut tools);
     let otherwise = ready::insert(
         doc,
         &mut instructions,
@@ -405,6 +407,11 @@ pub fn tools(doc: &Json) -> Vec<String> {
             out.push(own(&nid, "ready"));
         }
     }
+    out.extend(
+        gates::notify_gates(doc)
+            .iter()
+            .map(|g| gates::notify_tool(g)),
+    );
     for nid in judged(doc) {
         let node = doc
             .pointer(&format!("/nodes/{nid}"))
@@ -493,6 +500,8 @@ pub fn call(
 ) -> Map<String, Json> {
     let [value, ok, error] = if tool == inputs::PARAMS {
         inputs::params_writes()
+    } else if let Some(nid) = owner_of(tool, "notify") {
+        return gates::notified(&nid);
     } else if let Some(nid) = owner_of(tool, "ready") {
         return answer(
             ready::ready_writes(&nid),

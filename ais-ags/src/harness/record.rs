@@ -208,7 +208,16 @@ impl Walk<'_> {
             (false, true) => "skipped",
             (false, false) => "failed",
         });
-        nr["human_events"] = json!([{"at_stage": "gate", "mode": "approve", "outcome": if approved { "approved" } else { "rejected" }, "at": nr["finished_at"]}]);
+        let mode = node
+            .pointer("/gate/mode")
+            .and_then(Json::as_str)
+            .unwrap_or("approve");
+        let outcome = match (mode, approved) {
+            ("notify", _) => "notified",
+            (_, true) => "approved",
+            (_, false) => "rejected",
+        };
+        nr["human_events"] = json!([{"at_stage": "gate", "mode": mode, "outcome": outcome, "at": nr["finished_at"]}]);
         if !approved && skips {
             nr["skip_reason"] = json!("its approver rejected it (`on_reject: skip_dependents`)");
         } else if !approved {
