@@ -992,7 +992,6 @@ fn a_gate_rejected_with_skip_dependents_is_skipped_and_the_run_goes_on() {
 #[test]
 fn what_level_1_still_lacks_is_refused_by_name() {
     let Some(source) = minimal_edited(&[
-        ("on_reject: fail", "on_reject: route"),
         ("on_exhausted: fail", "on_exhausted: escalate"),
         (
             "entrypoints:",
@@ -1008,7 +1007,6 @@ fn what_level_1_still_lacks_is_refused_by_name() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(rec.is_none());
     for named in [
-        "`on_reject: route`",
         "node `draft_contributing`: `failure.on_exhausted: escalate`",
         "`policy.on_node_failure: continue`",
     ] {
@@ -1043,4 +1041,110 @@ fn a_notify_gate_sends_its_prompt_and_does_not_wait() {
         (&event["mode"], &event["outcome"]),
         (&"notify".into(), &"notified".into())
     );
+}
+
+#[test]
+fn input_review_and_route_gates_read_their_answers_into_outputs_and_decisions() {
+    let input = (
+        "mode: approve",
+        "mode: input\n      collect:\n        reviewer: { type: string, description: Who reviewed it. }\n        score: { type: integer, description: A score., schema: { minimum: 1, maximum: 5 } }",
+    );
+    let review = ("mode: approve", "mode: review");
+    let declares = (
+        "    gate:\n      mode: review",
+        "    outputs:\n      notes: { type: string, description: The reviewer's notes. }\n    gate:\n      mode: review",
+    );
+    let route = ("on_reject: fail", "on_reject: route");
+    // (edits, answer, run status, gate status, outcome, the gate's outputs, a note says)
+    type Case<'a> = (
+        Vec<(&'a str, &'a str)>,
+        &'a str,
+        &'a str,
+        &'a str,
+        &'a str,
+        serde_json::Value,
+        &'a str,
+    );
+    let cases: [Case; 7] = [
+        (
+            vec![input],
+            r#"{"reviewer": "ana", "score": 4}"#,
+            "succeeded",
+            "succeeded",
+            "provided",
+            serde_json::json!({"reviewer": "ana", "score": 4}),
+            "",
+        ),
+        (
+            vec![input],
+            r#"{"reviewer": "ana", "score": 9}"#,
+            "failed",
+            "failed",
+            "rejected",
+            serde_json::Value::Null,
+            "breaks its schema",
+        ),
+        (
+            vec![input],
+            r#"{"score": "four"}"#,
+            "failed",
+            "failed",
+            "rejected",
+            serde_json::Value::Null,
+            "not of type `integer`",
+        ),
+        (
+            vec![review, declares],
+            r#"{"notes": "Fine, ship it."}"#,
+            "succeeded",
+            "succeeded",
+            "edited",
+            serde_json::json!({"notes": "Fine, ship it."}),
+            "",
+        ),
+        (
+            vec![review, declares],
+            "approve",
+            "succeeded",
+            "succeeded",
+            "approved",
+            serde_json::Value::Null,
+            "",
+        ),
+        (
+            vec![review, declares],
+            r#"{"title": "x"}"#,
+            "failed",
+            "failed",
+            "rejected",
+            serde_json::Value::Null,
+            "does not declare",
+        ),
+        (
+            vec![route],
+            "reject",
+            "succeeded",
+            "succeeded",
+            "rejected",
+            serde_json::json!({"decision": "rejected"}),
+            "",
+        ),
+    ];
+    let body = format!("# Contributing\n\n{}", "Run cargo test first. ".repeat(40));
+    for (edits, answer, status, gate, outcome, outputs, note) in cases {
+        let Some(source) = minimal_edited(&edits) else {
+            return;
+        };
+        let (_tmp, _, done) = run_gated(&source, "draft_contributing", answer, &[&body]);
+        let case = format!("{edits:?} answered {answer}");
+        assert_eq!(done["status"], status, "{case}: {done:#}");
+        let g = &done["nodes"][1];
+        assert_eq!(g["status"], gate, "{case}: {done:#}");
+        assert_eq!(g["human_events"][0]["outcome"], outcome, "{case}: {done:#}");
+        if !outputs.is_null() {
+            assert_eq!(g["outputs"], outputs, "{case}: {done:#}");
+        }
+        let said = g["human_events"][0]["note"].as_str().unwrap_or_default();
+        assert!(said.contains(note), "{case}: {said}");
+    }
 }

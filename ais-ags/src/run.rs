@@ -7,15 +7,17 @@ use std::path::{Component, Path};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The conformance level this harness claims in its run records: 0 — it executes most of
-/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: gate modes `review` and `input`,
-/// `on_reject: route` and `failure.on_exhausted: escalate` are missing (docs/AGS.md, "Conformance level").
+/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: `failure.on_exhausted: escalate` is
+/// missing (docs/AGS.md, "Conformance level").
 pub const CLAIMED_LEVEL: u64 = 0;
 
 /// What this harness executes, as published in `harness.supported_features`.
-pub const SUPPORTED_FEATURES: [&str; 25] = [
+pub const SUPPORTED_FEATURES: [&str; 27] = [
     "node:task",
     "node:gate:approve",
     "node:gate:notify",
+    "node:gate:review",
+    "node:gate:input",
     "edge:sequence",
     "join:all",
     "scheduling:sequential",
@@ -35,7 +37,7 @@ pub const SUPPORTED_FEATURES: [&str; 25] = [
     "human:before_start,after_outputs",
     "failure:retry",
     "failure:on_exhausted:fail,skip,succeed_degraded",
-    "gate:on_reject:fail,skip_dependents",
+    "gate:on_reject:fail,skip_dependents,route",
     "policy:on_node_failure:isolate,halt",
     "intelligence:routing",
 ];
@@ -89,14 +91,14 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
             out.push(format!("node `{id}`: `type: {ty}`"));
         }
         let mode = node.pointer("/gate/mode").and_then(Json::as_str);
-        if ty == "gate" && !matches!(mode, Some("approve" | "notify")) {
+        if ty == "gate" && !matches!(mode, Some("approve" | "notify" | "review" | "input")) {
             out.push(format!(
                 "node `{id}`: a gate of `mode: {}`",
                 mode.unwrap_or("?")
             ));
         }
         if let Some(r) = node.pointer("/gate/on_reject").and_then(Json::as_str)
-            && !matches!(r, "fail" | "skip_dependents")
+            && !matches!(r, "fail" | "skip_dependents" | "route")
         {
             out.push(format!("node `{id}`: `on_reject: {r}`"));
         }

@@ -103,7 +103,7 @@ pub fn write_files(nid: &str, node: &Json, args: &Map<String, Json>, write: &mut
 }
 
 /// Whether a produced value fits its AGS type (§9.1; a `file` is its path once written).
-fn fits(ty: &str, v: &Json) -> bool {
+pub(crate) fn fits(ty: &str, v: &Json) -> bool {
     match ty {
         "number" => v.is_number(),
         "integer" => v.is_i64() || v.is_u64(),

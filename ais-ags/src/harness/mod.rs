@@ -224,6 +224,8 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         }
     }
     gates::lower_notify(doc, &mut instructions, &mut tools);
+    gates::lower_answers(doc, &mut instructions, &mut carries, &mut tools);
+    verdicts.extend(gates::answered_gates(doc).iter().map(|g| own(g, "gate")));
     let otherwise = ready::insert(
         doc,
         &mut instructions,
@@ -412,6 +414,11 @@ pub fn tools(doc: &Json) -> Vec<String> {
             .iter()
             .map(|g| gates::notify_tool(g)),
     );
+    out.extend(
+        gates::answered_gates(doc)
+            .iter()
+            .map(|g| gates::answer_tool(g)),
+    );
     for nid in judged(doc) {
         let node = doc
             .pointer(&format!("/nodes/{nid}"))
@@ -502,6 +509,8 @@ pub fn call(
         inputs::params_writes()
     } else if let Some(nid) = owner_of(tool, "notify") {
         return gates::notified(&nid);
+    } else if let Some(nid) = owner_of(tool, "answer") {
+        return gates::read_answer(doc, &nid, args);
     } else if let Some(nid) = owner_of(tool, "ready") {
         return answer(
             ready::ready_writes(&nid),

@@ -10,6 +10,7 @@ use serde_json::{Map, Value as Json, json};
 
 /// Where the walk through the schedule stands.
 struct Walk<'a> {
+    doc: &'a Json,
     ran: &'a Ran<'a>,
     /// When the last node before this one finished (a node starts when it does).
     last_finished: Json,
@@ -198,29 +199,46 @@ impl Walk<'_> {
         let Some(approved) = self.ran.report.get(&carry_name(id, "approved")) else {
             return self.unfinished(id, nr);
         };
-        let approved = approved == &json!(true);
         nr["started_at"] = self.last_finished.clone();
         nr["finished_at"] = json!(rfc3339(self.ran.finished));
-        let skips =
-            node.pointer("/gate/on_reject").and_then(Json::as_str) == Some("skip_dependents");
-        nr["status"] = json!(match (approved, skips) {
+        let text = |p: &str| node.pointer(p).and_then(Json::as_str);
+        let mode = text("/gate/mode").unwrap_or("approve");
+        let answered = self.ran.report.get(&super::own(id, "gate"));
+        let outcome = match (mode, answered.and_then(|a| a["outcome"].as_str())) {
+            ("notify", _) => "notified",
+            (_, Some(o)) => o,
+            _ if approved == &json!(true) => "approved",
+            _ => "rejected",
+        };
+        // With `on_reject: route` the gate succeeds either way; its `decision` says which.
+        let routes = text("/gate/on_reject") == Some("route");
+        let skips = text("/gate/on_reject") == Some("skip_dependents");
+        let passed = outcome != "rejected" || routes;
+        nr["status"] = json!(match (passed, skips) {
             (true, _) => "succeeded",
             (false, true) => "skipped",
             (false, false) => "failed",
         });
-        let mode = node
-            .pointer("/gate/mode")
-            .and_then(Json::as_str)
-            .unwrap_or("approve");
-        let outcome = match (mode, approved) {
-            ("notify", _) => "notified",
-            (_, true) => "approved",
-            (_, false) => "rejected",
-        };
-        nr["human_events"] = json!([{"at_stage": "gate", "mode": mode, "outcome": outcome, "at": nr["finished_at"]}]);
-        if !approved && skips {
+        let mut event =
+            json!({"at_stage": "gate", "mode": mode, "outcome": outcome, "at": nr["finished_at"]});
+        if let Some(note) = answered.and_then(|a| a["note"].as_str()) {
+            event["note"] = json!(note);
+        }
+        nr["human_events"] = json!([event]);
+        let outputs: Map<String, Json> = super::gates::answer_outputs(self.doc, id)
+            .into_iter()
+            .filter_map(|o| {
+                let v = self.ran.report.get(&carry_name(id, &o))?;
+                (!v.is_null()).then(|| (o.clone(), v.clone()))
+            })
+            .collect();
+        if !outputs.is_empty() {
+            nr["outputs"] = Json::Object(outputs);
+        }
+        if passed {
+        } else if skips {
             nr["skip_reason"] = json!("its approver rejected it (`on_reject: skip_dependents`)");
-        } else if !approved {
+        } else {
             self.fail(id, "its approver rejected it");
         }
     }
@@ -264,6 +282,7 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
         }
     }
     let mut walk = Walk {
+        doc,
         ran,
         last_finished: json!(started),
         halted: None,
