@@ -16,17 +16,22 @@ pub fn mode<'d>(doc: &'d Json, nid: &str) -> &'d str {
         .unwrap_or("approve")
 }
 
-/// The notify gates of `doc`, in the schedule's order.
-pub fn notify_gates(doc: &Json) -> Vec<String> {
+/// The gates of `doc` for which `which` holds, in the schedule's order.
+fn gates_where(doc: &Json, which: impl Fn(&str) -> bool) -> Vec<String> {
     crate::schedule(doc)
         .into_iter()
         .filter(|n| {
             doc.pointer(&format!("/nodes/{n}/type"))
                 .and_then(Json::as_str)
                 == Some("gate")
-                && mode(doc, n) == "notify"
+                && which(n)
         })
         .collect()
+}
+
+/// The notify gates of `doc`, in the schedule's order.
+pub fn notify_gates(doc: &Json) -> Vec<String> {
+    gates_where(doc, |n| mode(doc, n) == "notify")
 }
 
 /// The native tool a notify gate `nid` calls.
@@ -87,15 +92,9 @@ pub fn notice(tool: &str, args: &Map<String, Json>) -> Option<(String, String)> 
 /// `review` gate (its answer may edit outputs), an `input` gate (its answer is the values of
 /// `gate.collect`), and any gate with `on_reject: route` (it records its `decision`).
 pub fn answered_gates(doc: &Json) -> Vec<String> {
-    crate::schedule(doc)
-        .into_iter()
-        .filter(|n| {
-            doc.pointer(&format!("/nodes/{n}/type"))
-                .and_then(Json::as_str)
-                == Some("gate")
-                && (matches!(mode(doc, n), "review" | "input") || routes(doc, n))
-        })
-        .collect()
+    gates_where(doc, |n| {
+        matches!(mode(doc, n), "review" | "input") || routes(doc, n)
+    })
 }
 
 fn routes(doc: &Json, nid: &str) -> bool {
