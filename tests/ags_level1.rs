@@ -55,7 +55,7 @@ fn a_failed_node_skips_only_its_dependents_unless_the_graph_halts_and_on_exhaust
     });
     // (variant, graph, run status, the four node states, a diagnostic the record must hold)
     type Case<'a> = (&'a str, String, &'a str, [&'a str; 4], Option<&'a str>);
-    let cases: [Case; 5] = [
+    let cases: [Case; 6] = [
         (
             "isolate (the default)",
             base.clone(),
@@ -91,6 +91,13 @@ fn a_failed_node_skips_only_its_dependents_unless_the_graph_halts_and_on_exhaust
             ["succeeded", "succeeded", "succeeded", "succeeded"],
             Some("RT042"),
         ),
+        (
+            "on_exhausted: escalate",
+            exhausted("escalate"),
+            "failed",
+            ["failed", "skipped", "succeeded", "succeeded"],
+            Some("ais:escalated"),
+        ),
     ];
     for (variant, graph, status, nodes, code) in cases {
         let tmp = tempfile::tempdir().unwrap();
@@ -109,6 +116,20 @@ fn a_failed_node_skips_only_its_dependents_unless_the_graph_halts_and_on_exhaust
         if let Some(code) = code {
             message(&rec, code);
         }
+        // Escalated to the operator: told on stderr what failed, the node marked `escalated`.
+        let escalated = code == Some("ais:escalated");
+        assert_eq!(
+            rec["nodes"][0]["escalated"] == true,
+            escalated,
+            "{variant}: {rec:#}"
+        );
+        let told = "escalate: node `first` did not succeed in 1 attempt(s); `long_enough` failed (first.txt: 5 bytes";
+        assert_eq!(
+            text(&o).contains(told),
+            escalated,
+            "{variant}: {}",
+            text(&o)
+        );
         let reason = rec["nodes"][1]["skip_reason"].as_str().unwrap_or_default();
         if nodes[1] == "skipped" {
             assert!(reason.contains("`first`"), "{variant}: {reason}");
@@ -143,11 +164,15 @@ fn a_gate_rejected_with_skip_dependents_is_skipped_and_the_run_goes_on() {
 #[test]
 fn what_level_1_still_lacks_is_refused_by_name() {
     let Some(source) = minimal_edited(&[
-        ("on_exhausted: fail", "on_exhausted: escalate"),
+        (
+            "      on_exhausted: fail\n",
+            "      on_exhausted: fail\n      fallback:\n        - strategy: skip\n",
+        ),
         (
             "entrypoints:",
             "policy: { on_node_failure: continue }\nentrypoints:",
         ),
+        ("on_timeout: hold", "on_timeout: approve"),
     ]) else {
         return;
     };
@@ -158,8 +183,9 @@ fn what_level_1_still_lacks_is_refused_by_name() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(rec.is_none());
     for named in [
-        "node `draft_contributing`: `failure.on_exhausted: escalate`",
+        "node `draft_contributing`: `failure.fallback`",
         "`policy.on_node_failure: continue`",
+        "node `maintainer_approval`: `on_timeout: approve` (this harness holds)",
     ] {
         assert!(text(&o).contains(named), "{named}: {}", text(&o));
     }

@@ -7,8 +7,8 @@ use std::path::{Component, Path};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The conformance level this harness claims in its run records: 0 — it executes most of
-/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: `failure.on_exhausted: escalate` is
-/// missing (docs/AGS.md, "Conformance level").
+/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: `human` checkpoints of modes
+/// other than `approve` and timeouts other than `hold` are missing (docs/AGS.md, "Conformance level").
 pub const CLAIMED_LEVEL: u64 = 0;
 
 /// What this harness executes, as published in `harness.supported_features`.
@@ -36,7 +36,7 @@ pub const SUPPORTED_FEATURES: [&str; 27] = [
     "criterion:command",
     "human:before_start,after_outputs",
     "failure:retry",
-    "failure:on_exhausted:fail,skip,succeed_degraded",
+    "failure:on_exhausted:fail,skip,succeed_degraded,escalate-to-operator",
     "gate:on_reject:fail,skip_dependents,route",
     "policy:on_node_failure:isolate,halt",
     "intelligence:routing",
@@ -97,6 +97,27 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
                 mode.unwrap_or("?")
             ));
         }
+        // A person's timeout: only `hold` (wait for the answer, however late) is executed.
+        let policy_timeout = doc
+            .pointer("/policy/on_human_timeout")
+            .and_then(Json::as_str);
+        let timeouts = node
+            .get("human")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+            .map(|h| h.get("on_timeout"))
+            .chain([node.pointer("/gate/on_timeout")]);
+        for t in timeouts {
+            if let Some(t) = t.and_then(Json::as_str).or(policy_timeout)
+                && t != "hold"
+            {
+                out.push(format!(
+                    "node `{id}`: `on_timeout: {t}` (this harness holds)"
+                ));
+                break;
+            }
+        }
         if let Some(r) = node.pointer("/gate/on_reject").and_then(Json::as_str)
             && !matches!(r, "fail" | "skip_dependents" | "route")
         {
@@ -113,7 +134,8 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
             .flatten()
         {
             match (k.as_str(), v.as_str()) {
-                ("retry", _) | ("on_exhausted", Some("fail" | "skip" | "succeed_degraded")) => {}
+                ("retry", _)
+                | ("on_exhausted", Some("fail" | "skip" | "succeed_degraded" | "escalate")) => {}
                 ("on_exhausted", Some(how)) => {
                     out.push(format!("node `{id}`: `failure.on_exhausted: {how}`"));
                 }

@@ -239,6 +239,12 @@ impl ais_rt::tools::Tool for HarnessTool {
                 root.dir(),
                 &mut write,
             );
+            if let Some(text) = ais_ags::harness::judged_node(&self.name)
+                .and_then(|n| ais_ags::harness::gates::escalation(&n, &out))
+            {
+                // `on_exhausted: escalate`: the operator is the human it goes to.
+                eprintln!("escalate: {text}");
+            }
             Ok(ais_core::Value::from_json(&serde_json::Value::Object(out)))
         })
     }

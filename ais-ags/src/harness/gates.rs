@@ -278,3 +278,32 @@ pub fn read_answer(doc: &Json, nid: &str, args: &Map<String, Json>) -> Map<Strin
     }
     out
 }
+
+/// The escalation a judge's writes `out` (of node `nid`) raise, when its node exhausted its
+/// attempts under `on_exhausted: escalate`: the text the operator is shown — the node, its
+/// attempts and what failed in the last one (§14.2: `failed_criteria` and `diagnostics`).
+pub fn escalation(nid: &str, out: &Map<String, Json>) -> Option<String> {
+    let verdict = out.get(&super::judge_writes(nid)[3])?;
+    if verdict.get("escalated") != Some(&json!(true)) {
+        return None;
+    }
+    let attempts = verdict["attempts"].as_array().map_or(0, Vec::len);
+    let last = verdict["attempts"].as_array().and_then(|a| a.last());
+    let mut text = format!("node `{nid}` did not succeed in {attempts} attempt(s)");
+    if let Some(e) = last.and_then(|a| a["error"].as_str()) {
+        text.push_str(&format!(": {e}"));
+    }
+    for r in last
+        .and_then(|a| a["success"]["results"].as_array())
+        .into_iter()
+        .flatten()
+        .filter(|r| r["passed"] == false && r["severity"] == "required")
+    {
+        let evidence = r["evidence"].as_str().or(r["error"].as_str()).unwrap_or("");
+        text.push_str(&format!(
+            "; `{}` failed ({evidence})",
+            r["id"].as_str().unwrap_or("?")
+        ));
+    }
+    Some(text)
+}

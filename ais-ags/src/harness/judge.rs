@@ -439,7 +439,8 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     out.insert(feedback_c, json!(fb));
     out.insert(
         verdict_c,
-        json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs, "refused": refused, "degraded": degraded}),
+        json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs, "refused": refused, "degraded": degraded,
+            "escalated": disposition == "escalate"}),
     );
     out
 }

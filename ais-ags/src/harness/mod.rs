@@ -29,6 +29,11 @@ pub fn own(nid: &str, name: &str) -> String {
     format!("{}{CARRY_SEP}{OWN}{name}", ident(nid))
 }
 
+/// The node a judge tool `tool` judges (none for another tool).
+pub fn judged_node(tool: &str) -> Option<String> {
+    owner_of(tool, "judge")
+}
+
 /// The node whose harness step `own(node, step)` is named `name`.
 pub(crate) fn owner_of(name: &str, step: &str) -> Option<String> {
     name.strip_suffix(&format!("{CARRY_SEP}{OWN}{step}"))

@@ -163,6 +163,10 @@ impl Walk<'_> {
                 attempts.len()
             ));
         }
+        if v.get("escalated") == Some(&json!(true)) {
+            nr["escalated"] = json!(true);
+            self.diagnostics.push(json!({"code": "ais:escalated", "severity": "warning", "node_id": id, "message": format!("node `{id}` did not succeed in {} attempt(s) and was escalated to the operator (`on_exhausted: escalate`; no one took it over, so it failed)", attempts.len())}));
+        }
         if v.get("degraded") == Some(&json!(true)) {
             self.degraded = true;
             self.diagnostics.push(json!({"code": "RT042", "severity": "warning", "node_id": id, "message": format!("node `{id}` did not succeed in {} attempt(s) and is accepted as it is (`on_exhausted: succeed_degraded`)", attempts.len())}));
