@@ -3,9 +3,11 @@
 //! tool `<node>__judge`, which the CLI registers ([`judge`]) — collects the node's outputs,
 //! writes its `file` outputs under the output root, evaluates its success criteria and
 //! decides; a ROUTE then goes on to the next node (passed), back to the node for another
-//! attempt with the failed criteria as feedback (retry), or to the report (exhausted: the run
-//! stops there). So each node's criteria are evaluated before the next node starts
-//! (SPEC.md §10.3), inside the runtime's journal: a paused or resumed run replays them.
+//! attempt with the failed criteria as feedback (retry), or — exhausted — on to the next node
+//! under the default `policy.on_node_failure: isolate` (whose ready check skips it when it
+//! depends on the failure, [`ready`]) or to the report under `halt`. So each node's criteria
+//! are evaluated before the next node starts (SPEC.md §10.3), inside the runtime's journal: a
+//! paused or resumed run replays them.
 
 pub mod gates;
 pub mod human;
