@@ -1,127 +1,12 @@
 //! `ais run` on an AGS graph, end to end through the real binary on a scripted model: the
 //! minimal example pauses at its gate, resumes with the approver's answer, writes its file
-//! output and an AGS run record that validates against the run schema; a rejected gate fails
-//! the run; a graph using features this harness does not execute is refused, naming them.
+//! output and an AGS run record that validates against the run schema; retries, checkpoints,
+//! params and inputs, tiers, command criteria (their sandbox and their journal class); a graph
+//! using features this harness does not execute is refused, naming them.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+mod ags;
 
-#[path = "../ais-ags/tests/support/mod.rs"]
-mod support;
-
-use support::ags_dir as ags;
-
-fn ais(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ais"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("AIS_MODEL")
-        .stdin(Stdio::null())
-        .output()
-        .expect("ais runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn record(path: &Path) -> serde_json::Value {
-    let rec: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("a run record")).expect("JSON");
-    if let Err(errors) = ais_ags::validate_run_record(&rec) {
-        panic!("the run record fails the run schema: {errors:#?}");
-    }
-    rec
-}
-
-/// Runs minimal.agraph.yaml to its gate and answers it; returns the record of the resumed run.
-fn run_minimal(
-    answer: &str,
-    body: &str,
-) -> Option<(tempfile::TempDir, serde_json::Value, serde_json::Value)> {
-    run_minimal_with(answer, &[body])
-}
-
-/// As [`run_minimal`], with the task's answer for each attempt.
-fn run_minimal_with(
-    answer: &str,
-    bodies: &[&str],
-) -> Option<(tempfile::TempDir, serde_json::Value, serde_json::Value)> {
-    let dir = ags()?;
-    let graph = dir.join("examples/minimal.agraph.yaml");
-    let tmp = tempfile::tempdir().expect("a temp dir");
-    std::fs::write(
-        tmp.path().join("script.json"),
-        serde_json::json!({"draft_contributing": bodies}).to_string(),
-    )
-    .unwrap();
-    let args = [
-        "run",
-        graph.to_str().unwrap(),
-        "--task",
-        "Add a guide",
-        "--model",
-        "scripted:script.json",
-        "--out",
-        "out",
-        "--run-record",
-        "paused.json",
-        "--trace",
-        "trace.jsonl",
-    ];
-    let o = ais(tmp.path(), &args);
-    assert_eq!(o.status.code(), Some(3), "pauses at the gate: {}", text(&o));
-    assert!(
-        text(&o).contains("Approve the new CONTRIBUTING.md?"),
-        "{}",
-        text(&o)
-    );
-    let paused = record(&tmp.path().join("paused.json"));
-    // The run is journaled: stderr names its id (`run ID (journal PATH)`).
-    let run = text(&o)
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("run ")
-                .and_then(|r| r.split_whitespace().next())
-        })
-        .map(str::to_owned)
-        .expect("the run's id on stderr");
-    let o = ais(
-        tmp.path(),
-        &[
-            "resume",
-            &run,
-            "--out",
-            "out",
-            "--answer",
-            answer,
-            "--run-record",
-            "done.json",
-        ],
-    );
-    assert!(o.status.code().is_some(), "{}", text(&o));
-    let done = record(&tmp.path().join("done.json"));
-    Some((tmp, paused, done))
-}
-
-fn states(rec: &serde_json::Value) -> Vec<(String, String)> {
-    rec["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| {
-            (
-                n["node_id"].as_str().unwrap().to_owned(),
-                n["status"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
+use ags::*;
 
 #[test]
 fn minimal_runs_end_to_end_and_its_run_records_validate() {
@@ -158,6 +43,53 @@ fn minimal_runs_end_to_end_and_its_run_records_validate() {
 }
 
 #[test]
+fn node_ids_with_a_dash_or_a_leading_digit_run_and_translate_back_unchanged() {
+    // AGX names are identifiers, so no expression can read such a node: the gate presents
+    // nothing and the graph binds no output; every guard and carry of the run names them.
+    let Some(source) = minimal_edited(&[
+        ("draft_contributing", "draft-contributing"),
+        ("maintainer_approval", "1st-maintainer-approval"),
+        (
+            "      present:\n        - nodes.draft-contributing.outputs.contributing\n",
+            "",
+        ),
+    ]) else {
+        return;
+    };
+    let source = &source[..source.find("\noutputs:\n").expect("graph outputs")];
+    let body = format!("# Contributing\n\n{}", "Run cargo test first. ".repeat(40));
+    for (answer, status) in [("approve", "succeeded"), ("reject", "failed")] {
+        let (tmp, _, done) = run_gated(source, "draft-contributing", answer, &[STUB, &body]);
+        assert_eq!(done["status"], status, "{done:#}");
+        assert_eq!(
+            states(&done),
+            [
+                ("draft-contributing".into(), "succeeded".into()),
+                ("1st-maintainer-approval".into(), status.into())
+            ]
+        );
+        assert_eq!(done["nodes"][0]["attempts"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("out/CONTRIBUTING.md")).unwrap(),
+            body
+        );
+    }
+    // The import checks clean, and its export is the graph again, ids and all.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("g.agraph.yaml"), source).unwrap();
+    let o = ais(tmp.path(), &["import", "g.agraph.yaml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    std::fs::write(tmp.path().join("g.agir"), &o.stdout).unwrap();
+    let o = ais(tmp.path(), &["check", "g.agir"]);
+    assert!(text(&o).contains("clean"), "{}", text(&o));
+    let o = ais(tmp.path(), &["export", "--ags", "g.agir"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let back: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let original = ais_ags::load_text(source).data.unwrap().value;
+    assert_eq!(back, original);
+}
+
+#[test]
 fn a_rejected_gate_or_a_stub_file_fails_the_run() {
     let body = format!("# Contributing\n\n{}", "Open a pull request. ".repeat(40));
     let Some((_tmp, _, done)) = run_minimal("reject", &body) else {
@@ -170,8 +102,6 @@ fn a_rejected_gate_or_a_stub_file_fails_the_run() {
     );
     assert_eq!(done["nodes"][1]["human_events"][0]["outcome"], "rejected");
 }
-
-const STUB: &str = "# Contributing\n\nTBD.\n";
 
 #[test]
 fn a_failed_criterion_is_retried_with_its_feedback_before_the_gate() {
@@ -221,34 +151,16 @@ fn a_node_that_exhausts_its_attempts_fails_before_the_gate_is_asked() {
     let Some(dir) = ags() else { return };
     let graph = dir.join("examples/minimal.agraph.yaml");
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::write(
-        tmp.path().join("script.json"),
-        serde_json::json!({"draft_contributing": [STUB, STUB]}).to_string(),
-    )
-    .unwrap();
-    let o = ais(
-        tmp.path(),
-        &[
-            "run",
-            graph.to_str().unwrap(),
-            "--task",
-            "t",
-            "--model",
-            "scripted:script.json",
-            "--out",
-            "out",
-            "--run-record",
-            "rec.json",
-        ],
-    );
-    // No pause: the gate after a failed node is never asked.
-    assert_ne!(o.status.code(), Some(3), "{}", text(&o));
+    let script = serde_json::json!({"draft_contributing": [STUB, STUB]});
+    let (o, rec) = run_with(tmp.path(), &graph, script, &[], &[]);
+    // No pause: the gate after a failed node is never asked; the failed run exits 1.
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
         !text(&o).contains("Approve the new CONTRIBUTING.md?"),
         "{}",
         text(&o)
     );
-    let rec = record(&tmp.path().join("rec.json"));
+    let rec = rec.expect("a record");
     assert_eq!(rec["status"], "failed", "{rec:#}");
     assert_eq!(
         states(&rec),
@@ -260,14 +172,7 @@ fn a_node_that_exhausts_its_attempts_fails_before_the_gate_is_asked() {
     let attempts = rec["nodes"][0]["attempts"].as_array().unwrap();
     assert_eq!(attempts.len(), 2, "max_attempts: 2");
     assert!(attempts.iter().all(|a| a["status"] == "criteria_failed"));
-    assert!(
-        rec["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|d| d["code"] == "RT041"),
-        "{rec:#}"
-    );
+    message(&rec, "RT041");
 }
 
 #[test]
@@ -297,73 +202,6 @@ fn a_graph_beyond_what_this_harness_executes_is_refused_naming_the_features() {
     let o = ais(tmp.path(), &["run", bad.to_str().unwrap(), "--task", "t"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("error[AG111]"), "{}", text(&o));
-}
-
-fn fixture(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/ags")
-        .join(name)
-}
-
-/// The run's id, from a paused run's stderr (`resume with: ais resume ID …`).
-fn handle(o: &Output) -> Option<String> {
-    text(o).lines().find_map(|l| {
-        l.strip_prefix("resume with: ais resume ")
-            .and_then(|r| r.split_whitespace().next())
-            .map(str::to_owned)
-    })
-}
-
-/// Runs `graph` on `script` and answers each pause with the next of `answers`; returns the
-/// prompts asked, in order, the last exit code and the last run record.
-fn run_answering(
-    tmp: &Path,
-    graph: &Path,
-    script: serde_json::Value,
-    answers: &[&str],
-) -> (Vec<String>, Option<i32>, serde_json::Value) {
-    std::fs::write(tmp.join("script.json"), script.to_string()).unwrap();
-    let g = graph.to_str().unwrap();
-    let mut o = ais(
-        tmp,
-        &[
-            "run",
-            g,
-            "--task",
-            "t",
-            "--model",
-            "scripted:script.json",
-            "--out",
-            "out",
-            "--run-record",
-            "rec.json",
-        ],
-    );
-    let mut prompts = Vec::new();
-    let mut answers = answers.iter();
-    while let Some(run) = handle(&o) {
-        let asked = text(&o)
-            .lines()
-            .find(|l| l.contains(" needs `"))
-            .unwrap_or("")
-            .to_owned();
-        prompts.push(asked.rsplit(": ").next().unwrap_or("").to_owned());
-        let Some(answer) = answers.next() else { break };
-        o = ais(
-            tmp,
-            &[
-                "resume",
-                &run,
-                "--out",
-                "out",
-                "--answer",
-                answer,
-                "--run-record",
-                "rec.json",
-            ],
-        );
-    }
-    (prompts, o.status.code(), record(&tmp.join("rec.json")))
 }
 
 #[test]
@@ -431,26 +269,9 @@ fn a_rejected_checkpoint_fails_its_node_before_any_model_call() {
 fn run_params(args: &[&str]) -> (tempfile::TempDir, Output, serde_json::Value) {
     let tmp = tempfile::tempdir().unwrap();
     let script = serde_json::json!({"announce": ["ais 1.2.0 is out."], "condense": ["Out now."]});
-    std::fs::write(tmp.path().join("script.json"), script.to_string()).unwrap();
     let graph = fixture("params-inputs.agraph.yaml");
-    let mut all = vec![
-        "run",
-        graph.to_str().unwrap(),
-        "--task",
-        "t",
-        "--model",
-        "scripted:script.json",
-        "--out",
-        "out",
-        "--run-record",
-        "rec.json",
-        "--trace",
-        "trace.jsonl",
-    ];
-    all.extend_from_slice(args);
-    let o = ais(tmp.path(), &all);
-    let rec = record(&tmp.path().join("rec.json"));
-    (tmp, o, rec)
+    let (o, rec) = run_with(tmp.path(), &graph, script, args, &[]);
+    (tmp, o, rec.expect("a record"))
 }
 
 #[test]
@@ -523,42 +344,13 @@ fn a_required_input_that_resolves_to_nothing_fails_its_node_before_the_model() {
     // `audience` loses its value: nothing named `audience` in params or context binds it.
     std::fs::write(&graph, text_of.replace(", value: developers", "")).unwrap();
     let script = serde_json::json!({"announce": ["x"], "condense": ["y"]});
-    std::fs::write(tmp.path().join("script.json"), script.to_string()).unwrap();
-    let o = ais(
-        tmp.path(),
-        &[
-            "run",
-            graph.to_str().unwrap(),
-            "--task",
-            "t",
-            "--model",
-            "scripted:script.json",
-            "--input",
-            "version=1.0.0",
-            "--out",
-            "out",
-            "--run-record",
-            "rec.json",
-            "--trace",
-            "trace.jsonl",
-        ],
-    );
-    let rec = record(&tmp.path().join("rec.json"));
+    let input = ["--input", "version=1.0.0"];
+    let (o, rec) = run_with(tmp.path(), &graph, script, &input, &[]);
+    let rec = rec.expect("a record");
     assert_eq!(rec["status"], "failed", "{}\n{rec:#}", text(&o));
     assert_eq!(states(&rec)[0], ("announce".into(), "failed".into()));
-    let d = rec["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["code"] == "RT033")
-        .expect("RT033");
-    assert!(
-        d["message"]
-            .as_str()
-            .unwrap()
-            .contains("required input `audience`"),
-        "{d}"
-    );
+    let m = message(&rec, "RT033");
+    assert!(m.contains("required input `audience`"), "{m}");
     let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
     assert!(trace.contains("\"instruction\":\"announce__ags_inputs\","));
     assert!(
@@ -571,34 +363,10 @@ fn a_required_input_that_resolves_to_nothing_fails_its_node_before_the_model() {
 fn run_tiers(tier: Option<&str>) -> (tempfile::TempDir, serde_json::Value) {
     let tmp = tempfile::tempdir().unwrap();
     let script = serde_json::json!({"plan": ["1. Copy. 2. Switch."], "review": ["Safe."]});
-    std::fs::write(tmp.path().join("script.json"), script.to_string()).unwrap();
     let graph = fixture("tiers.agraph.yaml");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
-    cmd.args([
-        "run",
-        graph.to_str().unwrap(),
-        "--task",
-        "t",
-        "--model",
-        "scripted:script.json",
-        "--out",
-        "out",
-        "--run-record",
-        "rec.json",
-        "--trace",
-        "trace.jsonl",
-    ])
-    .current_dir(tmp.path())
-    .env_remove("AIS_MODEL")
-    .env_remove("AIS_MODEL_TIER")
-    .stdin(Stdio::null());
-    if let Some(t) = tier {
-        cmd.env("AIS_MODEL_TIER", t);
-    }
-    let o = cmd.output().unwrap();
-    assert!(o.status.code().is_some(), "{}", text(&o));
-    let rec = record(&tmp.path().join("rec.json"));
-    (tmp, rec)
+    let env: Vec<(&str, &str)> = tier.map(|t| ("AIS_MODEL_TIER", t)).into_iter().collect();
+    let (_, rec) = run_with(tmp.path(), &graph, script, &[], &env);
+    (tmp, rec.expect("a record"))
 }
 
 #[test]
@@ -622,13 +390,8 @@ fn a_tier_above_the_model_is_refused_before_any_token_unless_downgrade_is_allowe
             .unwrap()
             .contains("allow_downgrade")
     );
-    let d = rec["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["code"] == "RT011")
-        .expect("RT011");
-    assert_eq!(d["node_id"], "review");
+    message(&rec, "RT011");
+    assert_eq!(diagnostic(&rec, "RT011").unwrap()["node_id"], "review");
     let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
     assert!(
         !trace.contains("\"instruction\":\"review\","),
@@ -645,41 +408,6 @@ fn a_tier_above_the_model_is_refused_before_any_token_unless_downgrade_is_allowe
         rec["nodes"][0]["attempts"][0]["routed"]["downgraded"],
         false
     );
-}
-
-/// Runs `graph` on `script` with `extra` arguments and `env`; returns the output and record.
-fn run_with(
-    tmp: &Path,
-    graph: &Path,
-    script: serde_json::Value,
-    extra: &[&str],
-    env: &[(&str, &str)],
-) -> (Output, Option<serde_json::Value>) {
-    std::fs::write(tmp.join("script.json"), script.to_string()).unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
-    cmd.args([
-        "run",
-        graph.to_str().unwrap(),
-        "--task",
-        "t",
-        "--model",
-        "scripted:script.json",
-        "--out",
-        "out",
-        "--run-record",
-        "rec.json",
-    ])
-    .args(extra)
-    .current_dir(tmp)
-    .env_remove("AIS_MODEL")
-    .stdin(Stdio::null());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let o = cmd.output().unwrap();
-    let path = tmp.join("rec.json");
-    let rec = path.exists().then(|| record(&path));
-    (o, rec)
 }
 
 #[test]
@@ -781,18 +509,100 @@ fn an_output_that_fails_its_type_fails_its_node_with_rt031() {
     );
     let rec = rec.expect("a record");
     assert_eq!(rec["status"], "failed", "{}\n{rec:#}", text(&o));
-    let d = rec["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["code"] == "RT031")
-        .expect("RT031");
-    assert!(
-        d["message"]
-            .as_str()
-            .unwrap()
-            .contains("not of type `object`"),
-        "{d}"
-    );
+    let m = message(&rec, "RT031");
+    assert!(m.contains("not of type `object`"), "{m}");
     assert_eq!(states(&rec)[1], ("review".into(), "failed".into()));
+}
+
+/// The commands fixture with one more criterion, `extra` (YAML list items), before `failure:`.
+fn commands_graph(dir: &Path, extra: &str) -> std::path::PathBuf {
+    let graph = dir.join("graph.agraph.yaml");
+    let text_of = std::fs::read_to_string(fixture("commands.agraph.yaml")).unwrap();
+    std::fs::write(
+        &graph,
+        text_of.replace("    failure:\n", &format!("{extra}    failure:\n")),
+    )
+    .unwrap();
+    graph
+}
+
+#[test]
+fn a_judge_that_runs_commands_runs_once_and_a_crash_in_it_does_not_run_them_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The criterion counts its runs, names its process group, then waits to be killed.
+    let graph = commands_graph(
+        tmp.path(),
+        "        - id: counts\n          kind: command\n          description: Counts its runs.\n          run: \"echo $$ >> runs.txt; sleep 20\"\n",
+    );
+    std::fs::write(
+        tmp.path().join("script.json"),
+        serde_json::json!({"report": ["OK"]}).to_string(),
+    )
+    .unwrap();
+    let mut cmd = scripted_run(&graph);
+    cmd.arg("--allow-commands")
+        .current_dir(tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let runs = tmp.path().join("out/runs.txt");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_to_string(&runs).is_ok_and(|t| t.ends_with('\n')) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the criterion never ran"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // A crash in the middle of the judge: `ais` killed, then the criterion's own group.
+    child.kill().unwrap();
+    let o = child.wait_with_output().unwrap();
+    let group = std::fs::read_to_string(&runs).unwrap().trim().to_owned();
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{group}")])
+        .status();
+    let run = run_id(&o);
+    // The journal holds the judge as a run-once tool effect, in flight.
+    let shown = ais(tmp.path(), &["runs", "show", &run, "--out", "out"]);
+    let judge = text(&shown)
+        .lines()
+        .find(|l| l.contains("report__ags_judge"))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("the judge's effect: {}", text(&shown)));
+    assert!(
+        judge.contains(" tool ") && judge.contains(" once ") && judge.ends_with("in flight"),
+        "{judge}"
+    );
+    // The resume stops at the effect in flight instead of running the commands again.
+    let o = ais(
+        tmp.path(),
+        &["resume", &run, "--out", "out", "--allow-commands"],
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    assert!(
+        text(&o).contains("fault[effect_in_flight] at `report__ags_judge`"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&runs).unwrap().lines().count(),
+        1,
+        "the criterion ran again"
+    );
+}
+
+#[test]
+fn a_judge_without_commands_to_run_is_a_read_the_journal_may_run_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = serde_json::json!({"plan": ["p"], "review": ["r"]});
+    let env = [("AIS_MODEL_TIER", "frontier")];
+    let (o, _) = run_with(tmp.path(), &fixture("tiers.agraph.yaml"), script, &[], &env);
+    let shown = ais(tmp.path(), &["runs", "show", &run_id(&o), "--out", "out"]);
+    let table = String::from_utf8_lossy(&shown.stdout).into_owned();
+    let judges: Vec<&str> = table
+        .lines()
+        .filter(|l| l.contains(" tool ") && l.contains("__ags_judge "))
+        .collect();
+    assert_eq!(judges.len(), 2, "{}", text(&shown));
+    assert!(judges.iter().all(|l| l.contains(" retry ")), "{judges:#?}");
 }

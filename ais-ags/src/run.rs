@@ -7,16 +7,17 @@ use std::path::{Component, Path};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The conformance level this harness claims in its run records: 0 — it executes most of
-/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: gates other than `approve` with
-/// `on_reject: fail`, `failure.on_exhausted` other than `fail`, output `schema` checks
-/// (`RT032`) and the default `policy.on_node_failure: isolate` (a failed node stops the run here) are
-/// missing (docs/AGS.md, "Conformance level").
+/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: `human` checkpoints of modes
+/// other than `approve` and timeouts other than `hold` are missing (docs/AGS.md, "Conformance level").
 pub const CLAIMED_LEVEL: u64 = 0;
 
 /// What this harness executes, as published in `harness.supported_features`.
-pub const SUPPORTED_FEATURES: [&str; 20] = [
+pub const SUPPORTED_FEATURES: [&str; 27] = [
     "node:task",
     "node:gate:approve",
+    "node:gate:notify",
+    "node:gate:review",
+    "node:gate:input",
     "edge:sequence",
     "join:all",
     "scheduling:sequential",
@@ -28,12 +29,16 @@ pub const SUPPORTED_FEATURES: [&str; 20] = [
     "inputs:implicit-binding",
     "outputs:file-by-path_hint",
     "outputs:type-check",
+    "outputs:schema-check",
     "criterion:file_exists",
     "criterion:artifact_present",
     "criterion:human",
     "criterion:command",
     "human:before_start,after_outputs",
     "failure:retry",
+    "failure:on_exhausted:fail,skip,succeed_degraded,escalate-to-operator",
+    "gate:on_reject:fail,skip_dependents,route",
+    "policy:on_node_failure:isolate,halt",
     "intelligence:routing",
 ];
 
@@ -42,6 +47,13 @@ pub const SUPPORTED_FEATURES: [&str; 20] = [
 /// that use features it lacks, and say which).
 pub fn unsupported(doc: &Json) -> Vec<String> {
     let mut out = Vec::new();
+    if let Some(p) = doc
+        .pointer("/policy/on_node_failure")
+        .and_then(Json::as_str)
+        && p == "continue"
+    {
+        out.push("`policy.on_node_failure: continue`".to_owned());
+    }
     if let Some(level) = doc.get("requires_conformance").and_then(Json::as_u64)
         && level > 1
     {
@@ -78,12 +90,56 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
         if !matches!(ty, "task" | "gate") {
             out.push(format!("node `{id}`: `type: {ty}`"));
         }
-        if ty == "gate" && node.pointer("/gate/mode").and_then(Json::as_str) != Some("approve") {
-            out.push(format!("node `{id}`: a gate other than `mode: approve`"));
+        let mode = node.pointer("/gate/mode").and_then(Json::as_str);
+        if ty == "gate" && !matches!(mode, Some("approve" | "notify" | "review" | "input")) {
+            out.push(format!(
+                "node `{id}`: a gate of `mode: {}`",
+                mode.unwrap_or("?")
+            ));
         }
-        for field in ["when", "failure"] {
-            if node.get(field).is_some() && !(field == "failure" && retry_only(node)) {
-                out.push(format!("node `{id}`: `{field}`"));
+        // A person's timeout: only `hold` (wait for the answer, however late) is executed.
+        let policy_timeout = doc
+            .pointer("/policy/on_human_timeout")
+            .and_then(Json::as_str);
+        let timeouts = node
+            .get("human")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+            .map(|h| h.get("on_timeout"))
+            .chain([node.pointer("/gate/on_timeout")]);
+        for t in timeouts {
+            if let Some(t) = t.and_then(Json::as_str).or(policy_timeout)
+                && t != "hold"
+            {
+                out.push(format!(
+                    "node `{id}`: `on_timeout: {t}` (this harness holds)"
+                ));
+                break;
+            }
+        }
+        if let Some(r) = node.pointer("/gate/on_reject").and_then(Json::as_str)
+            && !matches!(r, "fail" | "skip_dependents" | "route")
+        {
+            out.push(format!("node `{id}`: `on_reject: {r}`"));
+        }
+        if node.get("when").is_some() {
+            out.push(format!("node `{id}`: `when`"));
+        }
+        // `failure`: `retry`, and an `on_exhausted` of `fail`, `skip` or `succeed_degraded`.
+        for (k, v) in node
+            .get("failure")
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten()
+        {
+            match (k.as_str(), v.as_str()) {
+                ("retry", _)
+                | ("on_exhausted", Some("fail" | "skip" | "succeed_degraded" | "escalate")) => {}
+                ("on_exhausted", Some(how)) => {
+                    out.push(format!("node `{id}`: `failure.on_exhausted: {how}`"));
+                }
+                _ => out.push(format!("node `{id}`: `failure.{k}`")),
             }
         }
         for h in node
@@ -175,18 +231,6 @@ pub fn required_commands(doc: &Json) -> Vec<String> {
         }
     }
     out
-}
-
-/// True when a node's `failure` block says only what a run with one attempt honours anyway.
-fn retry_only(node: &Json) -> bool {
-    node.get("failure")
-        .and_then(Json::as_object)
-        .is_some_and(|f| {
-            f.keys().all(|k| k == "retry" || k == "on_exhausted")
-                && f.get("on_exhausted")
-                    .and_then(Json::as_str)
-                    .is_none_or(|v| v == "fail")
-        })
 }
 
 /// A `path_hint` the harness may write under the output root: relative, no `..`.

@@ -75,7 +75,7 @@ pub fn program(
             "run `ais check` on it",
         )
     })?;
-    ais_ags::harness::lower(data, &mut program);
+    ais_ags::harness::lower(data, &mut program, allow_commands);
     let text = agir::write(&program);
     let doc = agir::read(&text).map_err(|e| {
         CliError::new(
@@ -86,22 +86,23 @@ pub fn program(
     Ok((text, doc))
 }
 
-/// After a run of an AGS graph: writes its `file` outputs under `root` and, when asked, its run
-/// record to `record`.
+/// After a run of an AGS graph: its run record, written to `record` when asked; returns the
+/// record's status (`succeeded`, `partial`, `failed`, `awaiting_human`), which decides the exit
+/// code (a run the record does not call `succeeded` is no success, even when the program
+/// reached its end).
 pub fn finish(
     file: &Path,
     outcome: &RunOutcome,
     started: SystemTime,
     root: &Path,
     record: Option<&Path>,
-) -> Result<(), Failure> {
+) -> Result<Option<String>, Failure> {
     let name = shown(file);
     let text = std::fs::read_to_string(file)
         .map_err(|e| CliError::new(format!("cannot read `{name}`: {e}"), "check the path"))?;
     let Some(doc) = ais_ags::load_text(&text).data.map(|d| d.value) else {
-        return Ok(());
+        return Ok(None);
     };
-    let Some(path) = record else { return Ok(()) };
     let status = match outcome.status {
         Status::Ok => "ok",
         Status::Error => "error",
@@ -135,6 +136,13 @@ pub fn finish(
         run_id: format!("ais-{nanos:x}-{}", std::process::id()),
     };
     let rec = ais_ags::run::run_record(&doc, &ais_ags::schedule(&doc), &ran);
+    let verdict = rec
+        .get("status")
+        .and_then(|s| s.as_str())
+        .map(str::to_owned);
+    let Some(path) = record else {
+        return Ok(verdict);
+    };
     if let Err(errors) = ais_ags::validate_run_record(&rec) {
         return Err(CliError::new(
             format!(
@@ -152,7 +160,7 @@ pub fn finish(
             "name a writable file with `--run-record PATH`",
         )
     })?;
-    Ok(())
+    Ok(verdict)
 }
 
 /// One of the harness's native tools (see `ais_ags::harness`): a params step, a node's inputs
@@ -202,6 +210,10 @@ impl ais_rt::tools::Tool for HarnessTool {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
+            if let Some((gate, text)) = ais_ags::harness::gates::notice(&self.name, &args) {
+                // A notify gate's channel: the operator's terminal (it does not wait).
+                eprintln!("notify[{gate}]: {text}");
+            }
             let root = ais_rt::tools::ArtifactRoot::for_writes(ctx);
             let mut write = |path: &str, content: &str| {
                 root.write(path, content.as_bytes())
@@ -227,6 +239,12 @@ impl ais_rt::tools::Tool for HarnessTool {
                 root.dir(),
                 &mut write,
             );
+            if let Some(text) = ais_ags::harness::judged_node(&self.name)
+                .and_then(|n| ais_ags::harness::gates::escalation(&n, &out))
+            {
+                // `on_exhausted: escalate`: the operator is the human it goes to.
+                eprintln!("escalate: {text}");
+            }
             Ok(ais_core::Value::from_json(&serde_json::Value::Object(out)))
         })
     }

@@ -47,14 +47,24 @@ pub fn bind_params(
     doc: &Json,
     supplied: &Map<String, Json>,
 ) -> Result<Map<String, Json>, Vec<(String, String)>> {
-    let mut bound = Map::new();
-    let mut errors = Vec::new();
-    for (name, spec) in doc
+    let specs = doc
         .get("params")
         .and_then(Json::as_object)
-        .into_iter()
-        .flatten()
-    {
+        .cloned()
+        .unwrap_or_default();
+    bind_specs(&specs, supplied, "param")
+}
+
+/// Binds `supplied` values (by name) to param specs (`type` aside: `default`, `required`,
+/// `enum`, `schema`), each finding named as a `what` (`param`, or a gate's collected `value`).
+pub fn bind_specs(
+    specs: &Map<String, Json>,
+    supplied: &Map<String, Json>,
+    what: &str,
+) -> Result<Map<String, Json>, Vec<(String, String)>> {
+    let mut bound = Map::new();
+    let mut errors = Vec::new();
+    for (name, spec) in specs {
         let value = supplied
             .get(name)
             .filter(|v| !v.is_null())
@@ -62,7 +72,15 @@ pub fn bind_params(
             .cloned();
         let Some(value) = value else {
             if spec.get("required").and_then(Json::as_bool) != Some(false) {
-                errors.push(("AG301".into(), format!("param `{name}` is required and has no default: supply it with `--input {name}=VALUE`")));
+                let how = if what == "param" {
+                    format!(": supply it with `--input {name}=VALUE`")
+                } else {
+                    String::new()
+                };
+                errors.push((
+                    "AG301".into(),
+                    format!("{what} `{name}` is required and has no default{how}"),
+                ));
             }
             continue;
         };
@@ -72,7 +90,7 @@ pub fn bind_params(
             errors.push((
                 "AG302".into(),
                 format!(
-                    "param `{name}` is {value}, not one of {}",
+                    "{what} `{name}` is {value}, not one of {}",
                     Json::Array(allowed.clone())
                 ),
             ));
@@ -84,7 +102,7 @@ pub fn bind_params(
             let why: Vec<String> = v.iter_errors(&value).map(|e| e.to_string()).collect();
             errors.push((
                 "AG302".into(),
-                format!("param `{name}` breaks its schema: {}", why.join("; ")),
+                format!("{what} `{name}` breaks its schema: {}", why.join("; ")),
             ));
         }
         bound.insert(name.clone(), value);

@@ -1,5 +1,6 @@
 //! What a task node's judge decides when the node's attempt ends (SPEC.md §9.3, §10.3, §14.2):
-//! its `file` outputs written, its required outputs checked (`RT033`), its criteria evaluated
+//! its `file` outputs written, its required outputs checked (`RT033`), their `type` (`RT031`)
+//! and `schema` (`RT032`), its criteria evaluated
 //! per `success.mode`, and — when it failed — whether `failure.retry` gives it another attempt,
 //! with which feedback.
 
@@ -61,12 +62,25 @@ fn collect(call: &Call, node: &Json, write: &mut Writer) -> (Map<String, Json>, 
                 }
                 Err(e) => problems.push(format!("output `{name}`: {e}")),
             },
+            (Some(ty), _, Json::String(text)) if structured(ty) => {
+                // A model answers in text: JSON text is the structured value it stands for.
+                let parsed = serde_json::from_str(text.trim()).unwrap_or_else(|_| v.clone());
+                outputs.insert(name.clone(), parsed);
+            }
             _ => {
                 outputs.insert(name.clone(), v.clone());
             }
         }
     }
     (outputs, problems)
+}
+
+/// Whether values of AGS type `ty` are structured (read from JSON text when a model wrote them).
+fn structured(ty: &str) -> bool {
+    matches!(
+        ty,
+        "object" | "array" | "json" | "file_set" | "number" | "integer" | "boolean"
+    )
 }
 
 /// Writes node `nid`'s produced `file` outputs that have a `path_hint` (errors are reported
@@ -89,7 +103,7 @@ pub fn write_files(nid: &str, node: &Json, args: &Map<String, Json>, write: &mut
 }
 
 /// Whether a produced value fits its AGS type (§9.1; a `file` is its path once written).
-fn fits(ty: &str, v: &Json) -> bool {
+pub(crate) fn fits(ty: &str, v: &Json) -> bool {
     match ty {
         "number" => v.is_number(),
         "integer" => v.is_i64() || v.is_u64(),
@@ -111,6 +125,24 @@ fn mistyped(node: &Json, outputs: &Map<String, Json>) -> Vec<String> {
         .filter_map(|(name, v)| {
             let ty = specs?.get(name)?.get("type")?.as_str()?;
             (!fits(ty, v)).then(|| format!("output `{name}` is not of type `{ty}`: {v}"))
+        })
+        .collect()
+}
+
+/// Each produced output of the right type that breaks its `schema` (`RT032`), described
+/// (the `jsonschema` crate; a `file` output is checked as its path).
+fn off_schema(node: &Json, outputs: &Map<String, Json>) -> Vec<String> {
+    let specs = node.get("outputs").and_then(Json::as_object);
+    outputs
+        .iter()
+        .filter_map(|(name, v)| {
+            let schema = specs?.get(name)?.get("schema")?;
+            let why: Vec<String> = match jsonschema::validator_for(schema) {
+                Ok(validator) => validator.iter_errors(v).map(|e| e.to_string()).collect(),
+                Err(e) => vec![format!("its schema does not compile: {e}")],
+            };
+            (!why.is_empty())
+                .then(|| format!("output `{name}` breaks its schema: {}", why.join("; ")))
         })
         .collect()
 }
@@ -309,11 +341,20 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     }
     let criteria_pass = results.is_empty() || combine(&block, &results);
     let mistyped = mistyped(&node, &outputs);
-    let passed = error.is_empty() && mistyped.is_empty() && criteria_pass;
+    // The schema is checked on values of the right type (§9.1: `type` first, then `schema`).
+    let off_schema = if mistyped.is_empty() {
+        off_schema(&node, &outputs)
+    } else {
+        Vec::new()
+    };
+    let passed = error.is_empty() && mistyped.is_empty() && off_schema.is_empty() && criteria_pass;
     let class = if !error.is_empty() {
         "output_missing"
     } else if !mistyped.is_empty() {
         error = format!("RT031: {}", mistyped.join("; "));
+        "validation_error"
+    } else if !off_schema.is_empty() {
+        error = format!("RT032: {}", off_schema.join("; "));
         "validation_error"
     } else {
         "criteria_failed"
@@ -367,10 +408,18 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
         record["routed"] = routed;
     }
     attempts.push(record);
-    let status = if passed {
+    // Exhausted: the terminal disposition (§14.2 `on_exhausted`; `fail` by default).
+    let disposition = (!passed && !retry)
+        .then(|| node.pointer("/failure/on_exhausted").and_then(Json::as_str))
+        .flatten()
+        .unwrap_or("fail");
+    let degraded = !passed && !retry && disposition == "succeed_degraded";
+    let status = if passed || degraded {
         "succeeded"
     } else if retry {
         "retrying"
+    } else if disposition == "skip" {
+        "skipped"
     } else {
         "failed"
     };
@@ -385,12 +434,13 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
         String::new()
     };
     let mut out = Map::new();
-    out.insert(passed_c, json!(passed));
+    out.insert(passed_c, json!(passed || degraded));
     out.insert(retry_c, json!(retry));
     out.insert(feedback_c, json!(fb));
     out.insert(
         verdict_c,
-        json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs, "refused": refused}),
+        json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs, "refused": refused, "degraded": degraded,
+            "escalated": disposition == "escalate"}),
     );
     out
 }

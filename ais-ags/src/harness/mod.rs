@@ -3,17 +3,21 @@
 //! tool `<node>__judge`, which the CLI registers ([`judge`]) — collects the node's outputs,
 //! writes its `file` outputs under the output root, evaluates its success criteria and
 //! decides; a ROUTE then goes on to the next node (passed), back to the node for another
-//! attempt with the failed criteria as feedback (retry), or to the report (exhausted: the run
-//! stops there). So each node's criteria are evaluated before the next node starts
-//! (SPEC.md §10.3), inside the runtime's journal: a paused or resumed run replays them.
+//! attempt with the failed criteria as feedback (retry), or — exhausted — on to the next node
+//! under the default `policy.on_node_failure: isolate` (whose ready check skips it when it
+//! depends on the failure, [`ready`]) or to the report under `halt`. So each node's criteria
+//! are evaluated before the next node starts (SPEC.md §10.3), inside the runtime's journal: a
+//! paused or resumed run replays them.
 
+pub mod gates;
 pub mod human;
 pub mod inputs;
 pub mod judge;
+pub mod ready;
 pub mod record;
 pub mod routing;
 
-use crate::translate::{CARRY_SEP, TERMINAL_ID, carry_name};
+use crate::translate::{CARRY_SEP, TERMINAL_ID, carry_name, ident, node_id};
 use ais_core::{Carry, Edge, Instruction, Modality, Opcode, Owner, Program, Tool, ToolSurface};
 use serde_json::{Map, Value as Json};
 
@@ -21,9 +25,21 @@ use serde_json::{Map, Value as Json};
 /// (an output name starting with it is refused, so none collides with a node output).
 pub const OWN: &str = "ags_";
 
-/// The name of the harness's own carry or instruction `name` of node `nid`.
+/// The name of the harness's own carry or instruction `name` of node `nid` (the node's id as
+/// an identifier, so the name reads as one in a guard).
 pub fn own(nid: &str, name: &str) -> String {
-    format!("{nid}{CARRY_SEP}{OWN}{name}")
+    format!("{}{CARRY_SEP}{OWN}{name}", ident(nid))
+}
+
+/// The node a judge tool `tool` judges (none for another tool).
+pub fn judged_node(tool: &str) -> Option<String> {
+    owner_of(tool, "judge")
+}
+
+/// The node whose harness step `own(node, step)` is named `name`.
+pub(crate) fn owner_of(name: &str, step: &str) -> Option<String> {
+    name.strip_suffix(&format!("{CARRY_SEP}{OWN}{step}"))
+        .map(node_id)
 }
 
 /// The carries a judge writes for node `nid`, in its signature's order: whether the node
@@ -62,8 +78,12 @@ fn output_names(node: &Json) -> Vec<String> {
 
 /// Lowers the imported program of `doc` into the program the harness runs: a judge and a
 /// route after every task node, the node reading its feedback, the report reading every
-/// verdict.
-pub fn lower(doc: &Json, program: &mut Program) {
+/// verdict. With `allow_commands` (`ais run --allow-commands`), the judge of a node with `command`
+/// criteria is declared an `ACT` tool: a command line may change the world, so the journal
+/// runs such a judge at most once (a crash in the middle of it stops the resume at the
+/// effect in flight instead of running the commands again); any other judge only reads and
+/// writes the node's own file outputs again, so it is a `SENSE` tool, run again after a crash.
+pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
     let nodes: Map<String, Json> = doc
         .get("nodes")
         .and_then(Json::as_object)
@@ -77,6 +97,7 @@ pub fn lower(doc: &Json, program: &mut Program) {
         .unwrap_or_default();
     let mut tools = program.tools.take().unwrap_or_default();
     let mut verdicts = Vec::new();
+    let mut starts = std::collections::HashMap::new();
     let has_params = !inputs::param_names(doc).is_empty();
     if has_params {
         let (ins, mut cs, tool) = params_step(doc);
@@ -126,10 +147,15 @@ pub fn lower(doc: &Json, program: &mut Program) {
         }
         reads.push(verdict.clone());
         let name = judge_name(&nid);
+        let acts = allow_commands && !commands(doc, &name).is_empty();
         tools.push(Tool {
             name: name.clone(),
             sig: Some(format!("({}) -> ({})", reads.join(", "), writes.join(", "))),
-            surface: Some(ToolSurface::Sense),
+            surface: Some(if acts {
+                ToolSurface::Act
+            } else {
+                ToolSurface::Sense
+            }),
             doc: Some(format!(
                 "The harness's judge of node `{nid}`: writes its file outputs, evaluates its success criteria, decides (native, registered by `ais run`)."
             )),
@@ -156,6 +182,10 @@ pub fn lower(doc: &Json, program: &mut Program) {
             ..Instruction::default()
         };
         let task = instructions.remove(at);
+        starts.insert(
+            nid.clone(),
+            before.first().map_or(&task.id, |i| &i.id).clone(),
+        );
         let segment: Vec<Instruction> = before
             .into_iter()
             .chain([task])
@@ -191,13 +221,38 @@ pub fn lower(doc: &Json, program: &mut Program) {
         }
         verdicts.push(verdict.clone());
     }
+    for (nid, _) in nodes
+        .iter()
+        .filter(|(_, n)| n.get("type").and_then(Json::as_str) == Some("gate"))
+    {
+        let ask = format!("{nid}{CARRY_SEP}ask");
+        if instructions.iter().any(|i| i.id == ask) {
+            starts.insert(nid.clone(), ask);
+        }
+    }
+    gates::lower_notify(doc, &mut instructions, &mut tools);
+    gates::lower_answers(doc, &mut instructions, &mut carries, &mut tools);
+    verdicts.extend(gates::answered_gates(doc).iter().map(|g| own(g, "gate")));
+    let otherwise = ready::insert(
+        doc,
+        &mut instructions,
+        &mut carries,
+        &mut tools,
+        &mut starts,
+    );
+    for nid in starts.keys() {
+        let [_, ok, error] = ready::ready_writes(nid);
+        if carries.iter().any(|c| c.name == ok) {
+            verdicts.extend([ok, error]);
+        }
+    }
     if let Some(report) = instructions.iter_mut().find(|i| i.id == TERMINAL_ID) {
         report.reads.extend(verdicts);
     }
     let asks = instructions
         .iter()
         .any(|i| i.tool.as_deref() == Some("ask_user"));
-    program.edges = Some(edges(&instructions));
+    program.edges = Some(edges(&instructions, &otherwise));
     program.nodes = Some(instructions);
     if let Some(w) = program.walker.as_mut() {
         w.carries = Some(carries);
@@ -213,9 +268,13 @@ pub fn lower(doc: &Json, program: &mut Program) {
 }
 
 /// The control plane: each instruction to the next; a ROUTE goes on under its guard (a gate's
-/// approval, a judge's pass), a judge's route also back to its node under `retry`, and every
-/// route otherwise to the report.
-fn edges(instructions: &[Instruction]) -> Vec<Edge> {
+/// approval, a judge's pass, a ready check), a judge's route also back to its node under
+/// `retry`, and every route otherwise where `otherwise` says (the next node, when the failure
+/// is isolated or absorbed, [`ready::insert`]), else to the report.
+fn edges(
+    instructions: &[Instruction],
+    otherwise: &std::collections::HashMap<String, String>,
+) -> Vec<Edge> {
     let edge = |from: &str, to: &str, guard: Option<String>| Edge {
         from: from.to_owned(),
         to: to.to_owned(),
@@ -236,14 +295,16 @@ fn edges(instructions: &[Instruction]) -> Vec<Edge> {
         }
         let judged =
             a.id.strip_suffix(&format!("{CARRY_SEP}route"))
-                .and_then(|p| p.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")));
+                .and_then(|p| owner_of(p, "judge"));
         if let Some(node) = judged {
-            out.push(edge(&a.id, node, Some(judge_writes(node)[1].clone())));
+            out.push(edge(&a.id, &node, Some(judge_writes(&node)[1].clone())));
         }
-        if b.id != TERMINAL_ID {
+        let fallback = otherwise.get(&a.id).map_or(TERMINAL_ID, String::as_str);
+        // Both ways to the same place: one edge, unguarded.
+        if b.id != TERMINAL_ID && b.id != fallback {
             out.push(edge(&a.id, &b.id, a.reads.first().cloned()));
         }
-        out.push(edge(&a.id, TERMINAL_ID, None));
+        out.push(edge(&a.id, fallback, None));
     }
     out
 }
@@ -350,6 +411,21 @@ pub fn tools(doc: &Json) -> Vec<String> {
     if !inputs::param_names(doc).is_empty() {
         out.push(inputs::PARAMS.to_owned());
     }
+    for nid in crate::schedule(doc) {
+        if !ready::predecessors(doc, &nid).is_empty() {
+            out.push(own(&nid, "ready"));
+        }
+    }
+    out.extend(
+        gates::notify_gates(doc)
+            .iter()
+            .map(|g| gates::notify_tool(g)),
+    );
+    out.extend(
+        gates::answered_gates(doc)
+            .iter()
+            .map(|g| gates::answer_tool(g)),
+    );
     for nid in judged(doc) {
         let node = doc
             .pointer(&format!("/nodes/{nid}"))
@@ -382,7 +458,7 @@ pub struct CommandCriterion {
 
 /// The `command` criteria the native tool `tool` runs before it judges (a judge's node's).
 pub fn commands(doc: &Json, tool: &str) -> Vec<CommandCriterion> {
-    let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")) else {
+    let Some(nid) = owner_of(tool, "judge") else {
         return Vec::new();
     };
     doc.pointer(&format!("/nodes/{nid}/success/criteria"))
@@ -410,12 +486,12 @@ pub fn commands(doc: &Json, tool: &str) -> Vec<CommandCriterion> {
 /// Writes the `file` outputs a judge's node produced under the output root before its
 /// [`commands`] run, so they see this attempt's files (the judge then collects the same files).
 pub fn write_files(doc: &Json, tool: &str, args: &Map<String, Json>, write: &mut judge::Writer) {
-    if let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}judge")) {
+    if let Some(nid) = owner_of(tool, "judge") {
         let node = doc
             .pointer(&format!("/nodes/{nid}"))
             .cloned()
             .unwrap_or(Json::Null);
-        judge::write_files(nid, &node, args, write);
+        judge::write_files(&nid, &node, args, write);
     }
 }
 
@@ -438,15 +514,22 @@ pub fn call(
 ) -> Map<String, Json> {
     let [value, ok, error] = if tool == inputs::PARAMS {
         inputs::params_writes()
-    } else if let Some(nid) = tool.strip_suffix(&format!("{CARRY_SEP}{OWN}inputs")) {
-        inputs::input_writes(nid)
+    } else if let Some(nid) = owner_of(tool, "notify") {
+        return gates::notified(&nid);
+    } else if let Some(nid) = owner_of(tool, "answer") {
+        return gates::read_answer(doc, &nid, args);
+    } else if let Some(nid) = owner_of(tool, "ready") {
+        return answer(
+            ready::ready_writes(&nid),
+            ready::check(doc, &nid, args).map_err(Json::String),
+        );
+    } else if let Some(nid) = owner_of(tool, "inputs") {
+        inputs::input_writes(&nid)
     } else {
-        let nid = tool
-            .strip_suffix(&format!("{CARRY_SEP}{OWN}judge"))
-            .unwrap_or(tool);
+        let nid = owner_of(tool, "judge").unwrap_or_else(|| tool.to_owned());
         let call = judge::Call {
             doc,
-            node: nid,
+            node: &nid,
             args,
             root,
             now: crate::run::rfc3339(std::time::SystemTime::now()),
@@ -464,9 +547,7 @@ pub fn call(
             )
         })
     } else {
-        let nid = tool
-            .strip_suffix(&format!("{CARRY_SEP}{OWN}inputs"))
-            .unwrap_or(tool);
+        let nid = owner_of(tool, "inputs").unwrap_or_else(|| tool.to_owned());
         let params = args
             .get(inputs::PARAMS)
             .and_then(Json::as_object)
@@ -478,9 +559,15 @@ pub fn call(
             .unwrap_or(Json::Null);
         // Routing comes first (§17.7 steps 1–2: refused before any model call).
         routing::route(&node, 1, tier)
-            .and_then(|_| inputs::resolve(doc, nid, &params, args))
+            .and_then(|_| inputs::resolve(doc, &nid, &params, args))
             .map_err(Json::String)
     };
+    answer([value, ok, error], result)
+}
+
+/// The writes of a native step (value, whether it succeeded, why not) for its `result`.
+fn answer(writes: [String; 3], result: Result<Map<String, Json>, Json>) -> Map<String, Json> {
+    let [value, ok, error] = writes;
     let mut out = Map::new();
     match result {
         Ok(v) => {

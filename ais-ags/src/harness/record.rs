@@ -10,6 +10,7 @@ use serde_json::{Map, Value as Json, json};
 
 /// Where the walk through the schedule stands.
 struct Walk<'a> {
+    doc: &'a Json,
     ran: &'a Ran<'a>,
     /// When the last node before this one finished (a node starts when it does).
     last_finished: Json,
@@ -17,6 +18,10 @@ struct Walk<'a> {
     halted: Option<String>,
     diagnostics: Vec<Json>,
     any_failed: bool,
+    /// A node ended `succeed_degraded` (the run is at best `partial`).
+    degraded: bool,
+    /// `policy.on_node_failure: halt`: a failure skips every later node.
+    halt: bool,
     /// Whether the walk has passed the node a pause or a fault stopped at.
     past_stop: bool,
 }
@@ -24,9 +29,12 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// Whether the run stopped (paused or faulted) at one of the instructions of node `id`.
     fn stopped_here(&self, id: &str) -> bool {
-        self.ran
-            .stopped_at
-            .is_some_and(|s| s == id || s.starts_with(&format!("{id}__")))
+        self.ran.stopped_at.is_some_and(|s| {
+            // The node's own instructions are named by its id, the harness's by the id as
+            // an identifier (`crate::translate::ident`).
+            let named = crate::translate::ident(id);
+            s == id || s.starts_with(&format!("{id}__")) || s.starts_with(&format!("{named}__"))
+        })
     }
 
     /// The state of a node no verdict or answer decides: awaiting its human, failed where the
@@ -53,9 +61,23 @@ impl Walk<'_> {
 
     fn fail(&mut self, id: &str, why: &str) {
         self.any_failed = true;
-        self.halted = Some(format!(
-            "node `{id}` failed ({why}); this harness stops at a failed node"
-        ));
+        if self.halt {
+            self.halted = Some(format!(
+                "node `{id}` failed ({why}); `policy.on_node_failure: halt` stops the run"
+            ));
+        }
+    }
+
+    /// Whether node `id`'s ready check skipped it (a node it depends on did not succeed).
+    fn skipped(&self, id: &str, nr: &mut Json) -> bool {
+        let [_, ok, error] = super::ready::ready_writes(id);
+        if self.ran.report.get(&ok) != Some(&json!(false)) {
+            return false;
+        }
+        let why = self.ran.report.get(&error).and_then(Json::as_str);
+        nr["status"] = json!("skipped");
+        nr["skip_reason"] = json!(why.unwrap_or("a node it depends on did not succeed"));
+        true
     }
 
     /// The node's checkpoint answers as human events; true when one was a rejection.
@@ -76,6 +98,9 @@ impl Walk<'_> {
     }
 
     fn task(&mut self, id: &str, node: &Json, nr: &mut Json) {
+        if self.skipped(id, nr) {
+            return;
+        }
         if self.checkpoints(id, node, nr) {
             nr["status"] = json!("failed");
             return self.fail(id, "a human checkpoint was rejected");
@@ -112,6 +137,7 @@ impl Walk<'_> {
         let status = v.get("status").and_then(Json::as_str).unwrap_or("failed");
         nr["status"] = json!(match status {
             "succeeded" => "succeeded",
+            "skipped" => "skipped",
             // Judged and sent back, then the run stopped: the next attempt never finished.
             "retrying" if self.stopped_here(id) && self.ran.status == "input_required" => {
                 "awaiting_human"
@@ -131,16 +157,30 @@ impl Walk<'_> {
             self.diagnostics.push(json!({"code": "RT011", "severity": "error", "node_id": id, "message": format!("node `{id}`: the retry is refused: {why}")}));
         }
         nr["attempts"] = Json::Array(attempts.clone());
+        if nr["status"] == "skipped" {
+            nr["skip_reason"] = json!(format!(
+                "`on_exhausted: skip` after {} attempt(s)",
+                attempts.len()
+            ));
+        }
+        if v.get("escalated") == Some(&json!(true)) {
+            nr["escalated"] = json!(true);
+            self.diagnostics.push(json!({"code": "ais:escalated", "severity": "warning", "node_id": id, "message": format!("node `{id}` did not succeed in {} attempt(s) and was escalated to the operator (`on_exhausted: escalate`; no one took it over, so it failed)", attempts.len())}));
+        }
+        if v.get("degraded") == Some(&json!(true)) {
+            self.degraded = true;
+            self.diagnostics.push(json!({"code": "RT042", "severity": "warning", "node_id": id, "message": format!("node `{id}` did not succeed in {} attempt(s) and is accepted as it is (`on_exhausted: succeed_degraded`)", attempts.len())}));
+        }
         if nr["status"] == "failed" {
             let error = attempts
                 .last()
                 .and_then(|a| a.get("error"))
                 .and_then(Json::as_str);
             if let Some(e) = error {
-                let (code, e) = match e.strip_prefix("RT031: ") {
-                    Some(rest) => ("RT031", rest),
-                    None => ("RT033", e),
-                };
+                let (code, e) = ["RT031", "RT032"]
+                    .into_iter()
+                    .find_map(|c| Some((c, e.strip_prefix(c)?.strip_prefix(": ")?)))
+                    .unwrap_or(("RT033", e));
                 self.diagnostics.push(json!({"code": code, "severity": "error", "node_id": id, "message": format!("node `{id}`: {e}")}));
             }
             let why = format!(
@@ -156,16 +196,53 @@ impl Walk<'_> {
         }
     }
 
-    fn gate(&mut self, id: &str, nr: &mut Json) {
+    fn gate(&mut self, id: &str, node: &Json, nr: &mut Json) {
+        if self.skipped(id, nr) {
+            return;
+        }
         let Some(approved) = self.ran.report.get(&carry_name(id, "approved")) else {
             return self.unfinished(id, nr);
         };
-        let approved = approved == &json!(true);
         nr["started_at"] = self.last_finished.clone();
         nr["finished_at"] = json!(rfc3339(self.ran.finished));
-        nr["status"] = json!(if approved { "succeeded" } else { "failed" });
-        nr["human_events"] = json!([{"at_stage": "gate", "mode": "approve", "outcome": if approved { "approved" } else { "rejected" }, "at": nr["finished_at"]}]);
-        if !approved {
+        let text = |p: &str| node.pointer(p).and_then(Json::as_str);
+        let mode = text("/gate/mode").unwrap_or("approve");
+        let answered = self.ran.report.get(&super::own(id, "gate"));
+        let outcome = match (mode, answered.and_then(|a| a["outcome"].as_str())) {
+            ("notify", _) => "notified",
+            (_, Some(o)) => o,
+            _ if approved == &json!(true) => "approved",
+            _ => "rejected",
+        };
+        // With `on_reject: route` the gate succeeds either way; its `decision` says which.
+        let routes = text("/gate/on_reject") == Some("route");
+        let skips = text("/gate/on_reject") == Some("skip_dependents");
+        let passed = outcome != "rejected" || routes;
+        nr["status"] = json!(match (passed, skips) {
+            (true, _) => "succeeded",
+            (false, true) => "skipped",
+            (false, false) => "failed",
+        });
+        let mut event =
+            json!({"at_stage": "gate", "mode": mode, "outcome": outcome, "at": nr["finished_at"]});
+        if let Some(note) = answered.and_then(|a| a["note"].as_str()) {
+            event["note"] = json!(note);
+        }
+        nr["human_events"] = json!([event]);
+        let outputs: Map<String, Json> = super::gates::answer_outputs(self.doc, id)
+            .into_iter()
+            .filter_map(|o| {
+                let v = self.ran.report.get(&carry_name(id, &o))?;
+                (!v.is_null()).then(|| (o.clone(), v.clone()))
+            })
+            .collect();
+        if !outputs.is_empty() {
+            nr["outputs"] = Json::Object(outputs);
+        }
+        if passed {
+        } else if skips {
+            nr["skip_reason"] = json!("its approver rejected it (`on_reject: skip_dependents`)");
+        } else {
             self.fail(id, "its approver rejected it");
         }
     }
@@ -209,11 +286,14 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
         }
     }
     let mut walk = Walk {
+        doc,
         ran,
         last_finished: json!(started),
         halted: None,
         diagnostics: Vec::new(),
         any_failed: false,
+        degraded: false,
+        halt: super::ready::halts(doc),
         past_stop: false,
     };
     let [_, ok, error] = inputs::params_writes();
@@ -240,7 +320,7 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
             nr["status"] = json!("skipped");
             nr["skip_reason"] = json!(reason);
         } else if ty == "gate" {
-            walk.gate(id, &mut nr);
+            walk.gate(id, node, &mut nr);
         } else {
             walk.task(id, node, &mut nr);
         }
@@ -281,7 +361,7 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
     let status = match ran.status {
         "input_required" => "awaiting_human",
         "ok" if walk.any_failed => "failed",
-        "ok" if unbound => "partial",
+        "ok" if unbound || walk.degraded => "partial",
         "ok" => "succeeded",
         _ => "failed",
     };

@@ -175,6 +175,8 @@ struct Setup {
     /// The run's journal (none with `--no-journal`, or for a handle resume).
     journaled: Option<journal::Journaled>,
     bounds: bounds::Bounds,
+    /// An AGS graph's run-record status, set by [`Setup::wrap_up`]: any but `succeeded` fails.
+    ags_status: Option<String>,
 }
 
 /// `ais run`.
@@ -497,6 +499,7 @@ fn prepare(
         format: options.format,
         journaled: None,
         bounds: options.bounds.clone(),
+        ags_status: None,
     })
 }
 
@@ -565,7 +568,7 @@ impl Setup {
     /// After a run: the MCP servers stopped (their logs kept under the output root), and an
     /// AGS graph's run record written.
     fn wrap_up(
-        &self,
+        &mut self,
         tokio: &tokio::runtime::Runtime,
         servers: Option<ais_rt::mcp::McpServers>,
         outcome: &RunOutcome,
@@ -576,7 +579,7 @@ impl Setup {
             mcp::keep_logs(&self.out, &tokio.block_on(servers.shutdown()));
         }
         if ais_ags::is_ags_path(&self.file) {
-            super::ags_run::finish(
+            self.ags_status = super::ags_run::finish(
                 &self.file,
                 outcome,
                 started,
@@ -753,6 +756,15 @@ fn conclude(
     Ok(match outcome.status {
         // A run whose trace was asked for and not written is no success.
         Status::Ok if trace_error.is_some() => 1,
+        // An AGS graph whose run record says `failed` or `partial`: no success.
+        Status::Ok
+            if setup
+                .ags_status
+                .as_deref()
+                .is_some_and(|s| s != "succeeded") =>
+        {
+            1
+        }
         Status::Ok => 0,
         Status::Fault if cannot_start => 2,
         Status::Error | Status::Fault => 1,

@@ -1,0 +1,309 @@
+//! Gate modes beyond `approve` (SPEC.md §7.3). A `notify` gate is fire-and-forget: instead of
+//! pausing for an answer, its step — a native `SENSE` — sends its prompt (the CLI prints it on
+//! stderr, `notify[G]: …`) and succeeds at once, so the run goes on without a person. A
+//! `review` or `input` gate, or one with `on_reject: route`, pauses like an `approve` gate, and a
+//! native `SENSE` reads its answer ([`read_answer`]) into its approval and its outputs.
+
+use super::own;
+use crate::translate::{CARRY_SEP, carry_name};
+use ais_core::{Instruction, Tool, ToolSurface};
+use serde_json::{Map, Value as Json, json};
+
+/// The gate mode of node `nid` (`approve` when unset).
+pub fn mode<'d>(doc: &'d Json, nid: &str) -> &'d str {
+    doc.pointer(&format!("/nodes/{nid}/gate/mode"))
+        .and_then(Json::as_str)
+        .unwrap_or("approve")
+}
+
+/// The gates of `doc` for which `which` holds, in the schedule's order.
+fn gates_where(doc: &Json, which: impl Fn(&str) -> bool) -> Vec<String> {
+    crate::schedule(doc)
+        .into_iter()
+        .filter(|n| {
+            doc.pointer(&format!("/nodes/{n}/type"))
+                .and_then(Json::as_str)
+                == Some("gate")
+                && which(n)
+        })
+        .collect()
+}
+
+/// The notify gates of `doc`, in the schedule's order.
+pub fn notify_gates(doc: &Json) -> Vec<String> {
+    gates_where(doc, |n| mode(doc, n) == "notify")
+}
+
+/// The native tool a notify gate `nid` calls.
+pub fn notify_tool(nid: &str) -> String {
+    own(nid, "notify")
+}
+
+/// Lowers each notify gate: its `ask_user` step becomes a call of [`notify_tool`], writing the
+/// answer `notified` and the approval itself, so the gate's verdict over an answer goes.
+pub fn lower_notify(doc: &Json, instructions: &mut Vec<Instruction>, tools: &mut Vec<Tool>) {
+    for nid in notify_gates(doc) {
+        let name = notify_tool(&nid);
+        let (prompt, answer, approved) = (
+            carry_name(&nid, "prompt"),
+            carry_name(&nid, "answer"),
+            carry_name(&nid, "approved"),
+        );
+        let Some(ask) = instructions.iter_mut().find(|i| i.id == nid) else {
+            continue;
+        };
+        ask.tool = Some(name.clone());
+        ask.reads = vec![prompt.clone()];
+        ask.writes = vec![answer.clone(), approved.clone()];
+        ask.doc = Some(format!("Notify gate `{nid}`'s audience; it does not wait."));
+        instructions.retain(|i| i.id != format!("{nid}{CARRY_SEP}verdict"));
+        tools.push(Tool {
+            name: name.clone(),
+            sig: Some(format!("({prompt}) -> ({answer}, {approved})")),
+            surface: Some(ToolSurface::Sense),
+            doc: Some(format!(
+                "Send gate `{nid}`'s notification (native, registered by `ais run`)."
+            )),
+            ..Tool::default()
+        });
+    }
+}
+
+/// What notify gate `nid`'s step writes: the answer `notified` and the approval.
+pub fn notified(nid: &str) -> Map<String, Json> {
+    let mut out = Map::new();
+    out.insert(carry_name(nid, "answer"), json!("notified"));
+    out.insert(carry_name(nid, "approved"), json!(true));
+    out
+}
+
+/// The notification a call of `tool` sends, when it is a notify gate's: its prompt.
+pub fn notice(tool: &str, args: &Map<String, Json>) -> Option<(String, String)> {
+    let nid = super::owner_of(tool, "notify")?;
+    let prompt = args
+        .get(&carry_name(&nid, "prompt"))
+        .and_then(Json::as_str)
+        .unwrap_or_default();
+    let text = prompt.trim().trim_end_matches("(approve/reject)").trim();
+    Some((nid, text.to_owned()))
+}
+
+/// The gates whose verdict is the native step [`answer_tool`] instead of the import's CODE: a
+/// `review` gate (its answer may edit outputs), an `input` gate (its answer is the values of
+/// `gate.collect`), and any gate with `on_reject: route` (it records its `decision`).
+pub fn answered_gates(doc: &Json) -> Vec<String> {
+    gates_where(doc, |n| {
+        matches!(mode(doc, n), "review" | "input") || routes(doc, n)
+    })
+}
+
+fn routes(doc: &Json, nid: &str) -> bool {
+    doc.pointer(&format!("/nodes/{nid}/gate/on_reject"))
+        .and_then(Json::as_str)
+        == Some("route")
+}
+
+/// The native tool that reads gate `nid`'s answer.
+pub fn answer_tool(nid: &str) -> String {
+    own(nid, "answer")
+}
+
+/// The outputs gate `nid`'s answer may set, by name: `gate.collect` (input), the declared
+/// `outputs` (review: the edits), and `decision` with `on_reject: route`.
+pub(crate) fn answer_outputs(doc: &Json, nid: &str) -> Vec<String> {
+    let block = match mode(doc, nid) {
+        "input" => "collect",
+        "review" => "outputs",
+        _ => "",
+    };
+    let node = doc.pointer(&format!("/nodes/{nid}")).unwrap_or(&Json::Null);
+    let from = if block == "collect" {
+        node.pointer("/gate/collect")
+    } else {
+        node.get(block)
+    };
+    let mut names: Vec<String> = from
+        .and_then(Json::as_object)
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    if routes(doc, nid) && !names.iter().any(|n| n == "decision") {
+        names.push("decision".into());
+    }
+    names
+}
+
+/// Lowers each [`answered_gates`] gate: the `ask_user` step writes only the answer, and the
+/// verdict becomes a call of [`answer_tool`] writing the approval and the outputs.
+pub fn lower_answers(
+    doc: &Json,
+    instructions: &mut [Instruction],
+    carries: &mut Vec<ais_core::Carry>,
+    tools: &mut Vec<Tool>,
+) {
+    for nid in answered_gates(doc) {
+        let answer = carry_name(&nid, "answer");
+        let verdict_id = format!("{nid}{CARRY_SEP}verdict");
+        let mut writes = vec![carry_name(&nid, "approved"), own(&nid, "gate")];
+        writes.extend(
+            answer_outputs(doc, &nid)
+                .iter()
+                .map(|o| carry_name(&nid, o)),
+        );
+        if let Some(ask) = instructions.iter_mut().find(|i| i.id == nid) {
+            ask.writes = vec![answer.clone()];
+        }
+        let Some(verdict) = instructions.iter_mut().find(|i| i.id == verdict_id) else {
+            continue;
+        };
+        let name = answer_tool(&nid);
+        verdict.opcode = ais_core::Opcode::Sense;
+        verdict.body = None;
+        verdict.tool = Some(name.clone());
+        verdict.writes = writes.clone();
+        for w in &writes {
+            match carries.iter_mut().find(|c| &c.name == w) {
+                Some(c) => c.produced_by = Some(verdict_id.clone()),
+                None => carries.push(ais_core::Carry {
+                    name: w.clone(),
+                    ty: Some(ais_core::Type::Any),
+                    produced_by: Some(verdict_id.clone()),
+                    doc: Some(format!("What gate `{nid}`'s answer sets.")),
+                    ..ais_core::Carry::default()
+                }),
+            }
+        }
+        tools.push(Tool {
+            name,
+            sig: Some(format!("({answer}) -> ({})", writes.join(", "))),
+            surface: Some(ToolSurface::Sense),
+            doc: Some(format!(
+                "Read gate `{nid}`'s answer (native, registered by `ais run`)."
+            )),
+            ..Tool::default()
+        });
+    }
+}
+
+/// What gate `nid`'s answer decides: the approval (for `on_reject: route`, whether the run goes
+/// on: always), and its outputs. `approve`/`review`: an approving word, or for `review` a JSON
+/// object of edits to the gate's declared outputs (approval with edits). `input`: a JSON object
+/// of the `gate.collect` values — or the bare value when there is one — each checked against
+/// its spec (a missing required one, or one outside its `enum` or `schema`, rejects).
+pub fn read_answer(doc: &Json, nid: &str, args: &Map<String, Json>) -> Map<String, Json> {
+    let text = args
+        .get(&carry_name(nid, "answer"))
+        .and_then(Json::as_str)
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+    let word = matches!(
+        text.to_lowercase().as_str(),
+        "approve" | "approved" | "yes" | "y" | "ok"
+    );
+    let object = serde_json::from_str::<Json>(&text)
+        .ok()
+        .and_then(|v| v.as_object().cloned());
+    let declared = answer_outputs(doc, nid);
+    let mut values = Map::new();
+    let (mut outcome, mut note) = ("", None);
+    let approved = match mode(doc, nid) {
+        "input" => {
+            outcome = "provided";
+            let collect = doc
+                .pointer(&format!("/nodes/{nid}/gate/collect"))
+                .and_then(Json::as_object)
+                .cloned()
+                .unwrap_or_default();
+            let supplied = object.unwrap_or_else(|| {
+                let only = collect.keys().next().cloned().unwrap_or_default();
+                let v = serde_json::from_str(&text).unwrap_or(Json::String(text.clone()));
+                Map::from_iter([(only, v)])
+            });
+            let mut why: Vec<String> = supplied
+                .iter()
+                .filter_map(|(k, v)| {
+                    let ty = collect.get(k)?.get("type")?.as_str()?;
+                    (!super::judge::fits(ty, v))
+                        .then(|| format!("value `{k}` is not of type `{ty}`: {v}"))
+                })
+                .collect();
+            match super::inputs::bind_specs(&collect, &supplied, "value") {
+                Ok(bound) if why.is_empty() => values = bound,
+                Ok(_) => {}
+                Err(errors) => why.extend(errors.into_iter().map(|(_, m)| m)),
+            }
+            note = (!why.is_empty()).then(|| why.join("; "));
+            why.is_empty()
+        }
+        "review" => match object {
+            Some(edits) if !edits.is_empty() && edits.keys().all(|k| declared.contains(k)) => {
+                values = edits;
+                outcome = "edited";
+                true
+            }
+            Some(edits) => {
+                let names: Vec<&String> = edits.keys().filter(|k| !declared.contains(k)).collect();
+                note = Some(format!(
+                    "the edit names outputs the gate does not declare: {names:?}"
+                ));
+                false
+            }
+            _ => word,
+        },
+        _ => word,
+    };
+    if !approved || outcome.is_empty() {
+        outcome = if approved { "approved" } else { "rejected" };
+    }
+    let mut out = Map::new();
+    out.insert(
+        own(nid, "gate"),
+        json!({"mode": mode(doc, nid), "outcome": outcome, "note": note}),
+    );
+    if routes(doc, nid) {
+        values.insert(
+            "decision".into(),
+            json!(if approved { "approved" } else { "rejected" }),
+        );
+    }
+    out.insert(
+        carry_name(nid, "approved"),
+        json!(approved || routes(doc, nid)),
+    );
+    for name in declared {
+        out.insert(
+            carry_name(nid, &name),
+            values.get(&name).cloned().unwrap_or(Json::Null),
+        );
+    }
+    out
+}
+
+/// The escalation a judge's writes `out` (of node `nid`) raise, when its node exhausted its
+/// attempts under `on_exhausted: escalate`: the text the operator is shown — the node, its
+/// attempts and what failed in the last one (§14.2: `failed_criteria` and `diagnostics`).
+pub fn escalation(nid: &str, out: &Map<String, Json>) -> Option<String> {
+    let verdict = out.get(&super::judge_writes(nid)[3])?;
+    if verdict.get("escalated") != Some(&json!(true)) {
+        return None;
+    }
+    let attempts = verdict["attempts"].as_array().map_or(0, Vec::len);
+    let last = verdict["attempts"].as_array().and_then(|a| a.last());
+    let mut text = format!("node `{nid}` did not succeed in {attempts} attempt(s)");
+    if let Some(e) = last.and_then(|a| a["error"].as_str()) {
+        text.push_str(&format!(": {e}"));
+    }
+    for r in last
+        .and_then(|a| a["success"]["results"].as_array())
+        .into_iter()
+        .flatten()
+        .filter(|r| r["passed"] == false && r["severity"] == "required")
+    {
+        let evidence = r["evidence"].as_str().or(r["error"].as_str()).unwrap_or("");
+        text.push_str(&format!(
+            "; `{}` failed ({evidence})",
+            r["id"].as_str().unwrap_or("?")
+        ));
+    }
+    Some(text)
+}
