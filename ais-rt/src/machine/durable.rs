@@ -375,6 +375,7 @@ impl Run {
         let Some(d) = self.durable.as_deref_mut() else {
             return Ok(());
         };
+        let pure = d.seq == 0 && d.supplied.is_empty() && is_pure(step);
         d.seq = 0;
         if !d.commits {
             d.dirty.clear();
@@ -412,7 +413,12 @@ impl Run {
             ),
         };
         d.deviations = self.deviations.len();
-        d.journal.commit(&commit).await.map_err(journal_stop)
+        let done = if pure {
+            d.journal.commit_pure(&commit).await
+        } else {
+            d.journal.commit(&commit).await
+        };
+        done.map_err(journal_stop)
     }
 
     /// Records how the run ended (a pause records itself, with its state).
@@ -432,6 +438,17 @@ impl Run {
             tracing::warn!("{e}");
         }
     }
+}
+
+/// Whether `step` is pure by what it is (contract 5 of [`crate::journal`]): a CODE body, a
+/// code-decided ROUTE, a LOOP whose work is a body or nothing — no tool, no slot, no model
+/// choice, no SPAWN, no CALL, no write-out. (The caller adds: it ran no effect and took no
+/// human answer.)
+fn is_pure(step: &Step) -> bool {
+    use super::plan::{Control, Work};
+    step.spawn.is_none()
+        && !matches!(step.control, Control::Choose(_))
+        && matches!(step.work, Work::Inline(_) | Work::None)
 }
 
 /// A status as the journal stores it.
