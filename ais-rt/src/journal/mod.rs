@@ -217,6 +217,9 @@ pub struct StepCommit {
     pub branches: Option<Vec<(usize, usize)>>,
     /// The run's usage after the step: (prompt, completion, cached tokens, slots).
     pub usage: (u64, u64, u64, u64),
+    /// When the step started (ms since the Unix epoch) and how long it took (µs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<(u64, u64)>,
 }
 
 /// How a run ended, as [`Journal::end`] records it.
