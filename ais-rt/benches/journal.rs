@@ -5,8 +5,8 @@
 //! delta and its call's result (a `once` effect adds its intent's transaction). This is the
 //! whole per-step cost of an effectful step.
 //!
-//! The `pure_*` cases run the same 10,000-step loop with CODE bodies instead of tools: every
-//! step is pure (a deterministic function of journaled values, §4.3), the cost of a pure
+//! The `pure_*` cases run a 10,000-step loop of two CODE bodies and a code-decided ROUTE
+//! instead: every step is pure (a deterministic function of journaled values, §4.3), the cost of a pure
 //! step. Also prints the size of the SQLite journal of one 10,000-step run of each.
 //!
 //! `cargo bench -p ais-rt --bench journal`
@@ -48,6 +48,7 @@ const ITER: i64 = 5_000;
 /// The loop with tools (`pure` false: each step an effect) or CODE bodies (each step pure).
 fn program(pure: bool) -> ais_core::agir::Document {
     if pure {
+        // bump, check, gate: three pure steps a round (a LOOP's work is a tool or a slot).
         let text = format!(
             r#"---
 name: bench_pure
@@ -57,19 +58,20 @@ walker:
   name: Loop
   carries:
     task: {{type: str, role: input}}
-    n: {{type: int, produced_by: work}}
+    n: {{type: int, produced_by: bump}}
     done_yet: {{type: bool, produced_by: check}}
-    rounds: {{type: int, produced_by: work}}
 nodes:
-  - {{id: work, type: LOOP, owner: code, reads: [n], writes: [n], verdict: done_yet, cap: {cap}, counter: rounds, body: "n + 1"}}
-  - {{id: check, type: CODE, owner: code, reads: [n], writes: [done_yet], body: "n >= {ITER}"}}
+  - {{id: bump, type: CODE, owner: code, reads: [n], writes: [n], body: "n + 1"}}
+  - {{id: check, type: CODE, owner: code, reads: [n], writes: [done_yet], body: "n >= {rounds}"}}
+  - {{id: gate, type: ROUTE, owner: code, reads: [done_yet]}}
   - {{id: done, type: TERMINAL, reads: [n]}}
 edges:
-  - {{from: work, to: check}}
-  - {{from: check, to: work}}
-  - {{from: work, to: done}}
+  - {{from: bump, to: check}}
+  - {{from: check, to: gate}}
+  - {{from: gate, to: done, guard: "done_yet == true"}}
+  - {{from: gate, to: bump, guard: otherwise}}
 "#,
-            cap = ITER + 1
+            rounds = (2 * ITER) / 3 + 1
         );
         return ais_core::agir::read(&text).expect("the pure bench program reads");
     }
