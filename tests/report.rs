@@ -449,7 +449,8 @@ fn chromium_renders_the_report_of_a_journaled_run_by_its_id() {
     };
     let dir = tempfile::tempdir().unwrap();
     // The same hostile run, journaled by default under the output root; the report needs
-    // only its id: the journal holds the program, the steps, the slot's value and the outcome.
+    // only its id: the journal holds the program, the steps and their times, the slot's
+    // exchanges and value, and the outcome.
     report_of_attack(dir.path(), "http://127.0.0.1:9");
     let run: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
@@ -495,6 +496,48 @@ fn chromium_renders_the_report_of_a_journaled_run_by_its_id() {
         ),
         true
     );
+    // The exchange itself: the request the model was sent (the slot's doc and the task) and
+    // its response, the hostile text shown as text, the secret redacted.
+    let request = b.eval(
+        &s,
+        "document.querySelector('details.slot pre.request').innerText",
+    );
+    let request = request.as_str().unwrap();
+    assert!(
+        request.contains("Write a draft.") && request.contains("go"),
+        "{request}"
+    );
+    let response = b.eval(
+        &s,
+        "document.querySelector('details.slot pre.response').innerText",
+    );
+    let response = response.as_str().unwrap();
+    assert!(
+        response.contains("window.pwned=1") && response.contains("[redacted]"),
+        "{response}"
+    );
+    assert!(!response.contains("sk-live-"), "{response}");
+    assert_eq!(
+        b.eval(
+            &s,
+            "document.querySelectorAll('details.slot p.note').length"
+        ),
+        0,
+        "no note that the journal lacks the exchanges"
+    );
+    // Step times: the slot step's is journaled (the TERMINAL commits none).
+    let times = b.eval(
+        &s,
+        "[...document.querySelectorAll('#steps tbody tr td:nth-child(5)')].map(td => td.innerText).join(' ')",
+    );
+    let times: Vec<f64> = times
+        .as_str()
+        .unwrap()
+        .split(' ')
+        .map(|t| t.parse().unwrap())
+        .collect();
+    assert_eq!(times.len(), 3, "{times:?}");
+    assert!(times[0] > 0.0, "the slot step took time: {times:?}");
     // The graph comes from the journaled program, with the path marked.
     assert_eq!(
         b.eval(

@@ -1,9 +1,13 @@
 //! The cost of journaling a step: the 10,000-step LOOP of the `machine` bench run with no
 //! journal, the in-memory journal, and the SQLite journal (`synchronous=NORMAL`, the default,
-//! and `FULL`). Each step calls a native `SENSE` tool — a read, whose result the journal records
-//! but which needs no intent — so with SQLite a step is one transaction: its delta and its
-//! call's result (a `once` effect adds its intent's transaction). This is the whole per-step
-//! cost. Also prints the size of the SQLite journal of one 10,000-step run.
+//! and `FULL`). Each step calls a native `SENSE` tool — an effect: a read, whose result the
+//! journal records but which needs no intent — so with SQLite a step is one transaction: its
+//! delta and its call's result (a `once` effect adds its intent's transaction). This is the
+//! whole per-step cost of an effectful step.
+//!
+//! The `pure_*` cases run a 10,000-step loop of two CODE bodies and a code-decided ROUTE
+//! instead: every step is pure (a deterministic function of journaled values, §4.3), the cost of a pure
+//! step. Also prints the size of the SQLite journal of one 10,000-step run of each.
 //!
 //! `cargo bench -p ais-rt --bench journal`
 
@@ -41,7 +45,36 @@ impl Tool for Reached {
 
 const ITER: i64 = 5_000;
 
-fn program() -> ais_core::agir::Document {
+/// The loop with tools (`pure` false: each step an effect) or CODE bodies (each step pure).
+fn program(pure: bool) -> ais_core::agir::Document {
+    if pure {
+        // bump, check, gate: three pure steps a round (a LOOP's work is a tool or a slot).
+        let text = format!(
+            r#"---
+name: bench_pure
+description: A benchmark program of pure steps.
+---
+walker:
+  name: Loop
+  carries:
+    task: {{type: str, role: input}}
+    n: {{type: int, produced_by: bump}}
+    done_yet: {{type: bool, produced_by: check}}
+nodes:
+  - {{id: bump, type: CODE, owner: code, reads: [n], writes: [n], body: "n + 1"}}
+  - {{id: check, type: CODE, owner: code, reads: [n], writes: [done_yet], body: "n >= {rounds}"}}
+  - {{id: gate, type: ROUTE, owner: code, reads: [done_yet]}}
+  - {{id: done, type: TERMINAL, reads: [n]}}
+edges:
+  - {{from: bump, to: check}}
+  - {{from: check, to: gate}}
+  - {{from: gate, to: done, guard: "done_yet == true"}}
+  - {{from: gate, to: bump, guard: otherwise}}
+"#,
+            rounds = (2 * ITER) / 3 + 1
+        );
+        return ais_core::agir::read(&text).expect("the pure bench program reads");
+    }
     let text = format!(
         r#"---
 name: bench
@@ -78,8 +111,8 @@ struct Setup {
     dir: tempfile::TempDir,
 }
 
-fn setup() -> Setup {
-    let d = program();
+fn setup(pure: bool) -> Setup {
+    let d = program(pure);
     let mut tools = ToolRegistry::new();
     tools.register("inc", Arc::new(Inc));
     tools.register("reached", Arc::new(Reached(ITER)));
@@ -109,7 +142,13 @@ impl Setup {
 }
 
 fn journal_loop(c: &mut Criterion) {
-    let s = setup();
+    for (pure, prefix) in [(false, ""), (true, "pure_")] {
+        bench_loop(c, pure, prefix);
+    }
+}
+
+fn bench_loop(c: &mut Criterion, pure: bool, prefix: &str) {
+    let s = setup(pure);
     let steps = s
         .trt
         .block_on(s.rt.run_prepared(&s.prep, Inputs::task("go")))
@@ -128,7 +167,7 @@ fn journal_loop(c: &mut Criterion) {
         .map(|m| m.len())
         .sum();
     println!(
-        "journal of one {steps}-step run: {:.2} MB ({} bytes per step)",
+        "journal of one {steps}-step {prefix}run: {:.2} MB ({} bytes per step)",
         size as f64 / 1e6,
         size / steps
     );
@@ -137,11 +176,11 @@ fn journal_loop(c: &mut Criterion) {
     g.throughput(Throughput::Elements(steps));
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(8));
-    g.bench_function("loop_10000_steps_none", |b| {
+    g.bench_function(format!("{prefix}loop_10000_steps_none"), |b| {
         b.to_async(&s.trt)
             .iter(|| s.rt.run_prepared(&s.prep, Inputs::task("go")))
     });
-    g.bench_function("loop_10000_steps_memory", |b| {
+    g.bench_function(format!("{prefix}loop_10000_steps_memory"), |b| {
         b.to_async(&s.trt).iter(|| {
             let j: Arc<dyn Journal> = Arc::new(MemoryJournal::new("bench"));
             s.rt.run_journaled(&s.prep, Inputs::task("go"), j)
@@ -150,7 +189,7 @@ fn journal_loop(c: &mut Criterion) {
     for (name, durability) in [("normal", Durability::Normal), ("full", Durability::Full)] {
         let db = s.dir.path().join(format!("{name}.db"));
         let store = SqliteStore::open(&db, durability).expect("open");
-        g.bench_function(format!("loop_10000_steps_sqlite_{name}"), |b| {
+        g.bench_function(format!("{prefix}loop_10000_steps_sqlite_{name}"), |b| {
             b.to_async(&s.trt).iter(|| s.sqlite(&store))
         });
     }

@@ -44,7 +44,17 @@
 //!    effect replay alone — re-executing from the first step with every effect answered from
 //!    the journal reaches the same state, because guards, CODE bodies and write-back are
 //!    deterministic (this is how a Restate backend resumes).
-//! 5. **Fail closed.** A row that is malformed, belongs to another run or program, or
+//! 5. **A pure step may wait.** The machine hands a *pure* step — one that ran no effect,
+//!    took no human answer and is no SPAWN or CALL: a CODE body, a code-decided ROUTE, a LOOP
+//!    whose work is a body or nothing, each a deterministic function of journaled values
+//!    (spec §4.3) — to [`Journal::commit_pure`]. A backend may hold it and write it, in order
+//!    and atomically with them, with its next transaction: the next effect's intent, the next
+//!    other step's commit, the run's end, or a bound of its own. A crash before that loses
+//!    only pure steps, which the resume computes again from the last durable commit, exactly
+//!    as they were, repeating no effect and no model exchange. Every other step is handed to
+//!    [`Journal::commit`] and is durable before the next step starts. (The default
+//!    `commit_pure` is `commit`.)
+//! 6. **Fail closed.** A row that is malformed, belongs to another run or program, or
 //!    contradicts the rest (a key recorded with another kind or name) is a
 //!    [`JournalError::Corrupt`] naming the run and the row; never a guessed state.
 //!
@@ -208,6 +218,9 @@ pub struct StepCommit {
     pub branches: Option<Vec<(usize, usize)>>,
     /// The run's usage after the step: (prompt, completion, cached tokens, slots).
     pub usage: (u64, u64, u64, u64),
+    /// When the step started (ms since the Unix epoch) and how long it took (µs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<(u64, u64)>,
 }
 
 /// How a run ended, as [`Journal::end`] records it.
@@ -324,6 +337,15 @@ pub trait Journal: Send + Sync {
 
     /// Commits a completed step, atomically, before the next starts.
     fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>>;
+
+    /// Commits a completed *pure* step (contract 5 of the [module docs](self)): the backend
+    /// may hold it until its next transaction, writing it in order with that one.
+    fn commit_pure<'a>(
+        &'a self,
+        commit: &'a StepCommit,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.commit(commit)
+    }
 
     /// Records how the run ended (or paused), and releases the run.
     fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>>;

@@ -282,8 +282,35 @@ impl Record for Result<Value, ToolError> {
     }
 }
 
-/// A slot's outcome as the journal keeps it: the value (or the error), the usage, and how many
-/// exchanges it took (what a scripted model must skip on resume); not the exchanges themselves.
+/// When a step that started at `started` started (ms since the Unix epoch), and how long it
+/// took (µs).
+fn step_time(started: std::time::Instant) -> (u64, u64) {
+    let took = started.elapsed();
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    (
+        now_ms.saturating_sub(took.as_millis() as u64),
+        took.as_micros() as u64,
+    )
+}
+
+/// The most exchanges of one slot the journal keeps (a slot's repair and tool rounds are
+/// bounded; this bounds the journal's row whatever the limits).
+pub(crate) const KEPT_EXCHANGES: usize = 32;
+
+/// The longest string of a kept exchange, in bytes; longer ones are cut as the trace cuts them
+/// ([`crate::trace::bound_values`]).
+pub(crate) const KEPT_EXCHANGE_BYTES: usize = 16 * 1024;
+
+/// The scrubber of the journal's kept exchanges: this process's secrets, read once.
+static SCRUB: std::sync::LazyLock<crate::trace::Scrubber> =
+    std::sync::LazyLock::new(crate::trace::Scrubber::from_env);
+
+/// A slot's outcome as the journal keeps it: the value (or the error), the usage, how many
+/// exchanges it took (what a scripted model must skip on resume), and the exchanges themselves
+/// for the report — at most [`KEPT_EXCHANGES`], each string at most [`KEPT_EXCHANGE_BYTES`],
+/// secrets scrubbed as the trace scrubs them.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct SlotRecord {
     pub value: Result<Json, String>,
@@ -291,6 +318,23 @@ pub(crate) struct SlotRecord {
     pub exchanges: usize,
     pub repairs: u32,
     pub tool_rounds: u32,
+    /// The kept exchanges: `{request, response}` each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<Json>,
+}
+
+/// A slot's exchanges as the journal keeps them (see [`SlotRecord`]).
+fn kept_exchanges(exchanges: &[crate::model::Exchange]) -> Vec<Json> {
+    exchanges
+        .iter()
+        .take(KEPT_EXCHANGES)
+        .map(|x| {
+            let mut v = serde_json::json!({"request": x.request, "response": x.response});
+            SCRUB.scrub(&mut v);
+            crate::trace::bound_values(&mut v, KEPT_EXCHANGE_BYTES);
+            v
+        })
+        .collect()
 }
 
 impl Record for SlotOutcome {
@@ -301,6 +345,7 @@ impl Record for SlotOutcome {
             exchanges: self.exchanges.len(),
             repairs: self.repairs,
             tool_rounds: self.tool_rounds,
+            log: kept_exchanges(&self.exchanges),
         })
         .unwrap_or(Json::Null)
     }
@@ -371,10 +416,16 @@ impl Run {
 
     /// Commits the step that just completed (the run continues at `next`), in one transaction,
     /// before the next step starts.
-    pub(crate) async fn commit_step(&mut self, step: &Step, next: usize) -> Result<(), Stop> {
+    pub(crate) async fn commit_step(
+        &mut self,
+        step: &Step,
+        next: usize,
+        started: Option<std::time::Instant>,
+    ) -> Result<(), Stop> {
         let Some(d) = self.durable.as_deref_mut() else {
             return Ok(());
         };
+        let pure = d.seq == 0 && d.supplied.is_empty() && is_pure(step);
         d.seq = 0;
         if !d.commits {
             d.dirty.clear();
@@ -410,9 +461,15 @@ impl Run {
                 self.usage.cached_tokens,
                 self.usage.slots,
             ),
+            time: started.map(step_time),
         };
         d.deviations = self.deviations.len();
-        d.journal.commit(&commit).await.map_err(journal_stop)
+        let done = if pure {
+            d.journal.commit_pure(&commit).await
+        } else {
+            d.journal.commit(&commit).await
+        };
+        done.map_err(journal_stop)
     }
 
     /// Records how the run ended (a pause records itself, with its state).
@@ -432,6 +489,17 @@ impl Run {
             tracing::warn!("{e}");
         }
     }
+}
+
+/// Whether `step` is pure by what it is (contract 5 of [`crate::journal`]): a CODE body, a
+/// code-decided ROUTE, a LOOP whose work is a body or nothing — no tool, no slot, no model
+/// choice, no SPAWN, no CALL, no write-out. (The caller adds: it ran no effect and took no
+/// human answer.)
+fn is_pure(step: &Step) -> bool {
+    use super::plan::{Control, Work};
+    step.spawn.is_none()
+        && !matches!(step.control, Control::Choose(_))
+        && matches!(step.work, Work::Inline(_) | Work::None)
 }
 
 /// A status as the journal stores it.

@@ -172,6 +172,10 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
     } = hooks;
     let mut last = Ok((Value::Null, &Return::None));
     let start = answer.as_ref().map_or(0, |a| a.tool);
+    // Resumed at its `ask_user` call: each call before it took one journal key.
+    if let Some(s) = scope.as_deref_mut() {
+        s.seq += start as u32;
+    }
     for (k, call) in calls.iter().enumerate().skip(start) {
         let mut args = bind_args(step, call, carries, task)?;
         if step.access == Access::Write
@@ -187,7 +191,26 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
         }
         if call.ask_user {
             if let Some(a) = answer.take() {
-                last = Ok((a.value, &call.ret));
+                // The human's answer is the call's result, journaled as one: a replay gives
+                // it back.
+                let given = match scope.as_deref_mut() {
+                    Some(s) => {
+                        let class = super::durable::ToolClass {
+                            idempotent: true,
+                            ..Default::default()
+                        };
+                        let spec = super::durable::tool_spec(&step.id, &call.name, class, &args);
+                        super::durable::guard(Some(s), spec, async {
+                            Ok::<Value, ToolError>(a.value)
+                        })
+                        .await?
+                    }
+                    None => Ok(a.value),
+                };
+                match given {
+                    Ok(v) => last = Ok((v, &call.ret)),
+                    Err(e) => return Ok(Err(e)),
+                }
                 continue;
             }
             let prompt = args

@@ -338,7 +338,7 @@ impl Run {
             if let Some(p) = self.settings.pulse.as_ref().filter(|_| self.depth == 0) {
                 p.beat(self.steps, cursor);
             }
-            let started = self.tracing.then(Instant::now);
+            let started = (self.tracing || self.durable.is_some()).then(Instant::now);
             let step = &prep.steps[cursor];
             if let Some(&c) = step.human.iter().find(|&&c| !self.supplied[c]) {
                 let name = prep.names.list[c].clone();
@@ -356,13 +356,14 @@ impl Run {
             }
             let result = self.step(cursor, step).await;
             self.stall.after(step, self.steps);
-            if let Some(started) = started {
+            if let Some(started) = started.filter(|_| self.tracing) {
                 self.emit(step, started);
             }
             match result {
                 Ok(Flow::Goto(next)) => {
                     if self.durable.is_some()
-                        && let Err(Stop::Fault(kind, message)) = self.commit_step(step, next).await
+                        && let Err(Stop::Fault(kind, message)) =
+                            self.commit_step(step, next, started).await
                     {
                         return self.fault(kind, Some(cursor), message);
                     }

@@ -1,10 +1,12 @@
 //! The machine's side of a replay ([`crate::journal::replay`]): a fresh run of the program on
 //! a [`ReplayJournal`], with a model that refuses every exchange (every slot is answered from
-//! the journal, or the replay stops), and the human answers the recorded run was given
-//! supplied again where it paused.
+//! the journal, or the replay stops), and the human answers the recorded run was given —
+//! `role: input` carries and `ask_user` results — supplied again where it paused.
 
 use super::plan::Prepared;
 use super::{Settings, durable};
+use crate::journal::EffectKind;
+use crate::journal::Journal;
 use crate::journal::replay::{Recording, Replay, ReplayError, ReplayJournal, ToolReplay, compare};
 use crate::model::{Model, ModelError, ModelErrorKind, ModelFuture, SlotRequest};
 use crate::report::Status;
@@ -48,20 +50,47 @@ fn offline(s: &Settings) -> Settings {
     }
 }
 
-/// The answers the recorded run was given on resume, in order: (carry, answer text).
-fn answers(recording: &Recording) -> Vec<(String, String)> {
-    recording
+/// What a human answer was given for.
+#[derive(Debug, PartialEq)]
+enum Given {
+    /// A `role: input` carry, by name.
+    Carry(String),
+    /// An `ask_user` call of an instruction.
+    Ask(String),
+}
+
+/// The answers the recorded run was given on resume, in order: carries supplied (from its
+/// commits) and `ask_user` results (from its effects, in key order, siblings by number).
+fn answers(recording: &Recording) -> Vec<(Given, String)> {
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut out: Vec<(Given, String)> = recording
         .commits
         .iter()
         .flat_map(|c| c.supplied.iter())
-        .map(|(name, v)| {
-            let text = match v {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (name.clone(), text)
-        })
-        .collect()
+        .map(|(name, v)| (Given::Carry(name.clone()), text(v)))
+        .collect();
+    let mut asks: Vec<_> = recording
+        .effects
+        .iter()
+        .filter(|(e, _)| e.kind == EffectKind::Tool && e.name == "ask_user")
+        .filter_map(|(e, r)| Some((e, r.as_ref()?.get("ok")?)))
+        .collect();
+    let sibling = |path: &str| -> u64 {
+        path.rsplit('/')
+            .next()
+            .and_then(|s| s.strip_prefix('s'))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    asks.sort_by_key(|(e, _)| (e.key.step, sibling(&e.key.path), e.key.index));
+    out.extend(
+        asks.into_iter()
+            .map(|(e, v)| (Given::Ask(e.instruction.clone()), text(v))),
+    );
+    out
 }
 
 /// Replays `recording` on `prep`; see [`crate::Runtime::replay`].
@@ -88,12 +117,25 @@ pub(crate) async fn replay(
         journal.clone(),
     );
     let mut outcome = run.drive(0).await;
-    let mut answers = answers(recording).into_iter();
+    let mut answers = answers(recording);
     while outcome.status == Status::InputRequired {
         let Some(pause) = &outcome.pause else { break };
-        let Some((_, answer)) = answers.by_ref().find(|(c, _)| *c == pause.carry) else {
+        // The pause record says whether an `ask_user` call asked.
+        let ask = journal
+            .history()
+            .await
+            .ok()
+            .and_then(|h| h.pause)
+            .is_some_and(|p| p["ask"] == true);
+        let wanted = if ask {
+            Given::Ask(pause.instruction.clone())
+        } else {
+            Given::Carry(pause.carry.clone())
+        };
+        let Some(at) = answers.iter().position(|(g, _)| *g == wanted) else {
             break;
         };
+        let (_, answer) = answers.remove(at);
         outcome = durable::resume(
             settings.clone(),
             prep.clone(),

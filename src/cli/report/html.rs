@@ -247,7 +247,7 @@ fn slots(h: &mut String, r: &RunRecord) {
             );
         }
         if s.exchanges.is_empty() && s.recorded > 0 {
-            h.push_str("<p class=\"note\">The journal keeps a slot's value, not its exchanges; run with <code>--trace FILE</code> to see them.</p>\n");
+            h.push_str("<p class=\"note\">This journal (of an older ais) kept the slot's value, not its exchanges; run with <code>--trace FILE</code> to see them.</p>\n");
         }
         if let Some(p) = &s.parsed {
             let _ = writeln!(

@@ -2,11 +2,13 @@
 //! reads, the program the run started with (for the graph, the opcodes and the units), and
 //! the outcome it ended with.
 //!
-//! The journal keeps less than a trace: each slot's value, usage and number of exchanges but
-//! not the exchanges themselves, each tool's result but not its operands, and no timings. The
-//! page shows what there is and says where the rest is (`ais run --trace FILE`).
+//! The journal keeps each slot's value, usage and exchanges (at most 32, each string cut at
+//! 16 KiB, secrets scrubbed when written, as the trace scrubs them), each step's start and
+//! duration, and each tool's result — but not a tool's operands, nor the TERMINAL's time (it
+//! commits nothing). A journal of an older ais kept no exchanges: the page says so and where
+//! they are (`ais run --trace FILE`).
 
-use super::{Event, RunRecord, SlotEvent, UsageEvent};
+use super::{Event, ExchangeEvent, RunRecord, SlotEvent, UsageEvent};
 use crate::cli::{CliError, shown};
 use ais_rt::journal::sqlite::{Durability, EffectRow, SqliteStore, recorded_outcome};
 use ais_rt::journal::{EffectKind, JournalError, Json};
@@ -57,10 +59,21 @@ fn slot_event(result: &Json, model: &str, scripted: bool) -> SlotEvent {
         Json::Object(m) => m.get("Err").map(|e| serde_json::json!({"error": e})),
         _ => None,
     };
+    let exchanges = result["log"]
+        .as_array()
+        .map(|log| {
+            log.iter()
+                .map(|x| ExchangeEvent {
+                    request: x["request"].clone(),
+                    response: x["response"].clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     SlotEvent {
         model: model.to_owned(),
         scripted,
-        exchanges: Vec::new(),
+        exchanges,
         recorded: result["exchanges"].as_u64().unwrap_or(0) as usize,
         parsed,
         repairs: result["repairs"].as_u64().unwrap_or(0) as u32,
@@ -149,6 +162,9 @@ pub(super) fn load(db: &Path, id: &str) -> Result<RunRecord, CliError> {
     for s in &steps {
         let mut ev = event(s.commit.step, &s.commit.instruction);
         ev.written = s.commit.written.clone();
+        if let Some((started_ms, elapsed_us)) = s.commit.time {
+            (ev.started_ms, ev.elapsed_us) = (started_ms, elapsed_us);
+        }
         at_step.push((s.commit.step, events.len()));
         events.push(ev);
     }
@@ -186,8 +202,15 @@ pub(super) fn load(db: &Path, id: &str) -> Result<RunRecord, CliError> {
         for (_, v) in &mut e.written {
             scrub.scrub(v);
         }
-        if let Some(p) = e.slot.as_mut().and_then(|s| s.parsed.as_mut()) {
-            scrub.scrub(p);
+        if let Some(slot) = e.slot.as_mut() {
+            if let Some(p) = slot.parsed.as_mut() {
+                scrub.scrub(p);
+            }
+            // Scrubbed when journaled; again for secrets of this process's environment.
+            for x in &mut slot.exchanges {
+                scrub.scrub(&mut x.request);
+                scrub.scrub(&mut x.response);
+            }
         }
         if let Some(t) = e.error.as_deref().and_then(|t| scrub.scrub_str(t)) {
             e.error = Some(t);

@@ -120,7 +120,8 @@ pub struct SlotEvent {
     pub tool_rounds: u32,
     /// Token usage.
     pub usage: UsageEvent,
-    /// How many exchanges the journal counted (it keeps the slot's value, not the exchanges).
+    /// How many exchanges the journal counted (a journal of an older ais kept the count, not
+    /// the exchanges).
     pub recorded: usize,
 }
 

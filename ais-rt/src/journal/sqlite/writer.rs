@@ -14,7 +14,15 @@
 //!   was recorded, which the contract already covers: a `Retry` effect runs again, a `Once`
 //!   one stops the run as in flight.
 //! - **A step is one transaction**: the results of its effects, its delta row, and — at the
-//!   run's first commit, then about once a second — the run's row. A step whose effects are all reads is one transaction in all.
+//!   run's first commit, then about once a second — the run's row. A step whose effects are
+//!   all reads is one transaction in all.
+//! - **A pure step is no transaction of its own** ([`Journal::commit_pure`]): its delta row is
+//!   held and written, in order, with the next transaction that happens anyway — the next
+//!   intent, the next effectful step's commit, the run's end —, or on its own once
+//!   [`PURE_STEPS`] rows are held or the oldest has waited [`PURE_WAIT`]. A start of an
+//!   effect that needs no intent writes nothing for them. The first commit of a journal
+//!   (which marks the run `running` and clears a pause) is never held. A crash loses at most
+//!   those held rows: pure steps, which the resume computes again exactly as they were.
 //! - A journal that [`SqliteStore::begin`] opened for a new run looks nothing up: a new run
 //!   has no recorded effect. A resumed one looks up each key.
 
@@ -34,6 +42,26 @@ struct Row {
     result: Option<String>,
 }
 
+/// A step's delta row to write: (step, instruction, delta JSON).
+type Delta = (u64, String, String);
+
+/// The most pure steps' rows held before they are written on their own.
+pub const PURE_STEPS: usize = 256;
+
+/// The longest a pure step's row is held before it is written on their own.
+pub const PURE_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// What waits for the next transaction.
+#[derive(Default)]
+struct Pending {
+    /// Effect results.
+    results: Vec<Row>,
+    /// Pure steps' delta rows, in order.
+    steps: Vec<Delta>,
+    /// When the oldest of `steps` was held.
+    since: Option<std::time::Instant>,
+}
+
 /// One run's journal in a [`SqliteStore`] (the [`sqlite`](super) module docs say when it
 /// writes).
 pub struct SqliteJournal {
@@ -42,8 +70,8 @@ pub struct SqliteJournal {
     in_flight: InFlight,
     /// The run began in this journal: there is no recorded effect to look up.
     fresh: bool,
-    /// Results not written yet: they go with the next transaction.
-    pending: Mutex<Vec<Row>>,
+    /// Results and pure steps not written yet: they go with the next transaction.
+    pending: Mutex<Pending>,
     /// Effects of this run running now.
     running: AtomicUsize,
     /// Whether a commit of this journal already set the run `running` and cleared its pause.
@@ -71,6 +99,16 @@ impl Drop for Running<'_> {
 /// Whether an intent row must be durable before the effect starts (see the module docs).
 fn needs_intent(e: &Effect) -> bool {
     e.idempotency == Idempotency::Once || !matches!(e.kind, EffectKind::Tool | EffectKind::Mcp)
+}
+
+fn write_delta(
+    run: &str,
+    conn: &Connection,
+    (step, instruction, delta): &Delta,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached("INSERT INTO steps (run, seq, step, instruction, delta) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE run=?1), ?2, ?3, ?4)")?
+        .execute(params![run, step, instruction, delta])?;
+    Ok(())
 }
 
 fn write_row(run: &str, conn: &Connection, row: &Row) -> rusqlite::Result<()> {
@@ -104,7 +142,7 @@ impl SqliteJournal {
             store,
             in_flight,
             fresh,
-            pending: Mutex::new(Vec::new()),
+            pending: Mutex::new(Pending::default()),
             running: AtomicUsize::new(0),
             opened: AtomicBool::new(false),
             updated: AtomicI64::new(0),
@@ -115,8 +153,12 @@ impl SqliteJournal {
         store_err(&self.store.path)
     }
 
-    fn take_pending(&self) -> Vec<Row> {
-        std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()))
+    fn pending(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn take_pending(&self) -> Pending {
+        std::mem::take(&mut *self.pending())
     }
 
     fn lookup(
@@ -137,26 +179,88 @@ impl SqliteJournal {
         raw.map(|r| parse_effect(&self.id, r)).transpose()
     }
 
-    /// Writes the pending results and `extra` in one transaction (none when there is nothing).
-    fn flush(&self, extra: Option<Row>) -> Result<(), JournalError> {
-        let mut rows = self.take_pending();
-        rows.extend(extra);
-        if rows.is_empty() {
-            return Ok(());
-        }
+    /// Writes `extra` with whatever is pending, in one transaction; with no `extra` and no
+    /// pending result, nothing — held pure steps wait for a transaction that happens anyway —
+    /// unless `all`.
+    fn flush(&self, extra: Option<Row>, all: bool) -> Result<(), JournalError> {
+        let pending = {
+            let mut p = self.pending();
+            if extra.is_none() && p.results.is_empty() && (p.steps.is_empty() || !all) {
+                return Ok(());
+            }
+            std::mem::take(&mut *p)
+        };
+        self.transact(pending, |tx| {
+            extra
+                .as_ref()
+                .map_or(Ok(()), |row| write_row(&self.id, tx, row))
+        })
+    }
+
+    /// One transaction: the `pending` steps and results, then `more`.
+    fn transact(
+        &self,
+        pending: Pending,
+        more: impl FnOnce(&Connection) -> rusqlite::Result<()>,
+    ) -> Result<(), JournalError> {
         let mut conn = self.store.lock();
         let tx = conn.transaction().map_err(self.err())?;
-        for row in &rows {
+        for delta in &pending.steps {
+            write_delta(&self.id, &tx, delta).map_err(self.err())?;
+        }
+        for row in &pending.results {
             write_row(&self.id, &tx, row).map_err(self.err())?;
         }
+        more(&tx).map_err(self.err())?;
         tx.commit().map_err(self.err())
+    }
+
+    /// The statement updating the run's row with a commit of step `(step, instruction)` at
+    /// time `t`: its status and pause at the first commit, its counters when the second
+    /// changed (a reader takes the steps from the last steps row), else none.
+    fn run_row(&self, t: i64) -> Option<&'static str> {
+        if !self.opened.load(Ordering::Relaxed) {
+            Some(
+                "UPDATE runs SET steps=?2, last_step=?3, updated=?4, pause=NULL, status='running' WHERE id=?1",
+            )
+        } else if self.updated.load(Ordering::Relaxed) != t {
+            Some("UPDATE runs SET steps=?2, last_step=?3, updated=?4 WHERE id=?1")
+        } else {
+            None
+        }
+    }
+
+    /// Writes `pending` (steps last among them, or `commit` after them) and the run's row in one
+    /// transaction.
+    fn write_commit(&self, pending: Pending, commit: Option<Delta>) -> Result<(), JournalError> {
+        let last = commit
+            .as_ref()
+            .or(pending.steps.last())
+            .map(|(step, instruction, _)| (*step, instruction.clone()));
+        let t = now();
+        let runs = self.run_row(t);
+        self.transact(pending, |tx| {
+            if let Some(delta) = &commit {
+                write_delta(&self.id, tx, delta)?;
+            }
+            if let (Some(sql), Some((step, instruction))) = (runs, &last) {
+                tx.prepare_cached(sql)?
+                    .execute(params![self.id, step, instruction, t])?;
+            }
+            Ok(())
+        })?;
+        self.opened.store(true, Ordering::Relaxed);
+        if runs.is_some() {
+            self.updated.store(t, Ordering::Relaxed);
+        }
+        Ok(())
     }
 }
 
 impl Drop for SqliteJournal {
     /// A journal dropped with results pending (its run cancelled) writes them: they ran.
     fn drop(&mut self) {
-        if let Err(e) = self.flush(None) {
+        if let Err(e) = self.flush(None, true) {
             tracing::warn!("{e}");
         }
     }
@@ -181,10 +285,13 @@ impl Journal for SqliteJournal {
                 match (prior.result, self.in_flight, effect.idempotency) {
                     (Some(v), _, _) => return Ok(v),
                     (None, InFlight::MarkDone, _) => {
-                        self.flush(Some(Row {
-                            effect,
-                            result: Some("null".to_owned()),
-                        }))?;
+                        self.flush(
+                            Some(Row {
+                                effect,
+                                result: Some("null".to_owned()),
+                            }),
+                            true,
+                        )?;
                         return Ok(Json::Null);
                     }
                     (None, InFlight::Stop, Idempotency::Once) => {
@@ -194,11 +301,15 @@ impl Journal for SqliteJournal {
                     _ => intent = false,
                 }
             }
-            // Whatever is pending is written before this effect starts, with its intent.
-            self.flush(intent.then(|| Row {
-                effect: effect.clone(),
-                result: None,
-            }))?;
+            // Pending results are written before this effect starts, with its intent (and the
+            // held pure steps with them).
+            self.flush(
+                intent.then(|| Row {
+                    effect: effect.clone(),
+                    result: None,
+                }),
+                false,
+            )?;
             let running = Running::start(&self.running);
             let v = work.await;
             drop(running);
@@ -208,12 +319,9 @@ impl Journal for SqliteJournal {
             };
             if self.running.load(Ordering::SeqCst) > 0 {
                 // Another effect is running: this result does not wait for it.
-                self.flush(Some(row))?;
+                self.flush(Some(row), false)?;
             } else {
-                self.pending
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(row);
+                self.pending().results.push(row);
             }
             Ok(v)
         })
@@ -223,71 +331,61 @@ impl Journal for SqliteJournal {
         Box::pin(async move {
             let delta =
                 serde_json::to_string(commit).map_err(|e| JournalError::Store(e.to_string()))?;
-            let rows = self.take_pending();
-            let mut conn = self.store.lock();
-            let tx = conn.transaction().map_err(self.err())?;
-            for row in &rows {
-                write_row(&self.id, &tx, row).map_err(self.err())?;
+            let pending = self.take_pending();
+            self.write_commit(
+                pending,
+                Some((commit.step, commit.instruction.clone(), delta)),
+            )
+        })
+    }
+
+    fn commit_pure<'a>(
+        &'a self,
+        commit: &'a StepCommit,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
+        Box::pin(async move {
+            if !self.opened.load(Ordering::Relaxed) {
+                return self.commit(commit).await;
             }
-            tx.prepare_cached("INSERT INTO steps (run, seq, step, instruction, delta) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE run=?1), ?2, ?3, ?4)")
-                .and_then(|mut s| s.execute(params![self.id, commit.step, commit.instruction, delta]))
-                .map_err(self.err())?;
-            // The run's row: its status and pause at the first commit, its counters when the
-            // second changed (a reader takes the steps from the last steps row).
-            let t = now();
-            let opened = self.opened.load(Ordering::Relaxed);
-            let runs = if !opened {
-                Some(
-                    "UPDATE runs SET steps=?2, last_step=?3, updated=?4, pause=NULL, status='running' WHERE id=?1",
-                )
-            } else if self.updated.load(Ordering::Relaxed) != t {
-                Some("UPDATE runs SET steps=?2, last_step=?3, updated=?4 WHERE id=?1")
-            } else {
-                None
+            let delta =
+                serde_json::to_string(commit).map_err(|e| JournalError::Store(e.to_string()))?;
+            let pending = {
+                let mut p = self.pending();
+                p.steps
+                    .push((commit.step, commit.instruction.clone(), delta));
+                let since = *p.since.get_or_insert_with(std::time::Instant::now);
+                if p.steps.len() < PURE_STEPS && since.elapsed() < PURE_WAIT {
+                    return Ok(());
+                }
+                std::mem::take(&mut *p)
             };
-            if let Some(sql) = runs {
-                tx.prepare_cached(sql)
-                    .and_then(|mut s| {
-                        s.execute(params![self.id, commit.step, commit.instruction, t])
-                    })
-                    .map_err(self.err())?;
-            }
-            tx.commit().map_err(self.err())?;
-            self.opened.store(true, Ordering::Relaxed);
-            if runs.is_some() {
-                self.updated.store(t, Ordering::Relaxed);
-            }
-            Ok(())
+            self.write_commit(pending, None)
         })
     }
 
     fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
         Box::pin(async move {
-            let rows = self.take_pending();
-            let mut conn = self.store.lock();
-            let tx = conn.transaction().map_err(self.err())?;
-            for row in &rows {
-                write_row(&self.id, &tx, row).map_err(self.err())?;
-            }
-            tx.execute(
-                "UPDATE runs SET status=?2, steps=MAX(steps, ?3), outcome=?4, pause=?5, updated=?6, lease_pid=NULL, lease_since=NULL WHERE id=?1",
-                params![
-                    self.id,
-                    end.status,
-                    end.steps,
-                    end.outcome.to_string(),
-                    end.pause.as_ref().map(Json::to_string),
-                    now()
-                ],
-            )
-            .map_err(self.err())?;
-            tx.commit().map_err(self.err())
+            let pending = self.take_pending();
+            self.transact(pending, |tx| {
+                tx.execute(
+                    "UPDATE runs SET status=?2, steps=MAX(steps, ?3), outcome=?4, pause=?5, updated=?6, lease_pid=NULL, lease_since=NULL WHERE id=?1",
+                    params![
+                        self.id,
+                        end.status,
+                        end.steps,
+                        end.outcome.to_string(),
+                        end.pause.as_ref().map(Json::to_string),
+                        now()
+                    ],
+                )?;
+                Ok(())
+            })
         })
     }
 
     fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
         Box::pin(async move {
-            self.flush(None)?;
+            self.flush(None, true)?;
             let commits = self
                 .store
                 .steps(&self.id)?
