@@ -83,21 +83,6 @@ fn g6_follows_a_human_answer_through_sense_and_code_steps() {
 }
 
 #[test]
-fn g6_through_code_also_asks_a_code_route_for_guards() {
-    let fs = findings(&gate(THROUGH_SENSE_AND_CODE, "approved", "code", None));
-    let g6 = of(&fs, CheckId::G6);
-    assert_eq!(g6.len(), 1, "{fs:#?}");
-    assert!(
-        g6[0]
-            .message
-            .contains("reads `approved`, computed from human input `approval`")
-            && g6[0].message.contains("has no explicit guards"),
-        "{}",
-        g6[0].message
-    );
-}
-
-#[test]
 fn g6_passes_a_code_route_guarding_on_the_parsed_answer_and_values_not_from_a_human() {
     let fs = findings(&gate(
         THROUGH_SENSE_AND_CODE,

@@ -366,7 +366,9 @@ fn g6_human_routes_are_code(cx: &mut Ctx) {
                 "ROUTE `{}` decides on {what} but is not `owner: code`; a model reading the answer turns the gate into a suggestion",
                 n.id
             )
-        } else if guard_texts.is_empty() {
+        } else if guard_texts.is_empty() && from.is_none() {
+            // A code ROUTE over a value computed from the answer may branch on another carry
+            // (an AGS approve gate's route): only the answer itself must be guarded on.
             format!(
                 "ROUTE `{}` reads {what} but has no explicit guards, so the answer decides nothing",
                 n.id
