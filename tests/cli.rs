@@ -416,3 +416,81 @@ fn fmt_w_never_writes_through_a_symlink() {
     );
     assert_eq!(std::fs::read_to_string(&target).expect("read"), messy);
 }
+
+/// The README's `ais check …` and `ais eval …` examples: each command (a line `$ ais …` in a
+/// fenced block that starts with one) and the output the README shows under it.
+fn readme_examples(readme: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    // `None` outside a block; in one, whether its first line is an `ais` command (a block
+    // that starts elsewhere, `$ cd examples/mcp`, runs its commands from elsewhere).
+    let mut block: Option<Option<bool>> = None;
+    let mut current: Option<(String, String)> = None;
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            out.extend(current.take());
+            block = if block.is_some() { None } else { Some(None) };
+            continue;
+        }
+        let Some(first) = block.as_mut() else {
+            continue;
+        };
+        if !*first.get_or_insert(line.starts_with("$ ais ")) {
+            continue;
+        }
+        if let Some(command) = line.strip_prefix("$ ais ") {
+            out.extend(current.take());
+            current = Some((command.to_owned(), String::new()));
+        } else if let Some((_, shown)) = current.as_mut() {
+            shown.push_str(line);
+            shown.push('\n');
+        }
+    }
+    out.retain(|(c, _)| c.starts_with("check ") || c.starts_with("eval "));
+    out
+}
+
+#[test]
+fn every_check_and_eval_example_in_the_readme_prints_what_the_readme_shows() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("the README reads");
+    let examples = readme_examples(&readme);
+    assert!(examples.len() >= 4, "{examples:?}");
+    for (command, shown) in examples {
+        // The README's own quoting, through a shell, with this build's `ais`.
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(format!("\"$AIS\" {command}"))
+            .env("AIS", env!("CARGO_BIN_EXE_ais"))
+            .current_dir(root())
+            .env_remove("NO_COLOR")
+            .output()
+            .expect("sh runs");
+        let (out, err) = (stdout(&o), stderr(&o));
+        let printed = [format!("{err}{out}"), format!("{out}{err}")];
+        assert!(
+            printed.iter().any(|p| p.trim_end() == shown.trim_end()),
+            "`ais {command}` prints\n{out}{err}\nbut the README shows\n{shown}"
+        );
+    }
+}
+
+#[test]
+fn the_readmes_fatal_x5_example_is_what_ais_check_prints_for_it() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("the README reads");
+    let at = readme
+        .find("```\nerror[X5]: ")
+        .expect("the README shows a fatal X5");
+    let block = &readme[at + 4..];
+    let block = &block[..block.find("\n```").expect("closed")];
+    let file = block
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("--> "))
+        .and_then(|l| l.rsplitn(3, ':').nth(2))
+        .expect("the block names its file");
+    if !root().join(file).exists() && std::env::var("CI").as_deref() != Ok("true") {
+        eprintln!("notice: {file} not found; skipping");
+        return;
+    }
+    let o = ais(&["check", file]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).contains(block), "{}\n---\n{block}", stdout(&o));
+}

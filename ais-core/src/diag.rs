@@ -259,6 +259,11 @@ pub enum FindingKind {
     CallWriteUnproduced,
     /// X5: a GEN-ENUM whose result type is not a declared enum.
     GenEnumNotEnum,
+    /// X2: a LOOP whose verdict a model writes, not code (§4.4.2).
+    LoopVerdictNotCode,
+    /// G6: a ROUTE deciding on a value computed from a human answer (not on the answer itself)
+    /// that is not `owner: code` with guards.
+    HumanGateOnDerived,
 }
 
 /// A secondary place a finding points at, with a label: the first definition of a duplicated

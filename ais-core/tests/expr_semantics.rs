@@ -248,18 +248,19 @@ fn static_errors_name_the_place_and_the_fix() {
         "Did you mean `merge`?",
     );
     at("op == Op.MERGE", Category::NameError, 1, 7, "`merge`?");
+    // A quoted member is pointed at inside its quotes, where its rename goes.
     at(
         "op == \"merg\"",
         Category::TypeError,
         1,
-        7,
+        8,
         "no member `merg`",
     );
     at(
         "op in {\"merge\", \"splt\"}",
         Category::TypeError,
         1,
-        17,
+        18,
         "no member `splt`",
     );
     at("loud == 3", Category::TypeError, 1, 1, "(str)");

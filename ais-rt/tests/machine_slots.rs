@@ -139,6 +139,55 @@ fn a_gen_edit_that_silently_truncates_is_rejected() {
     );
 }
 
+/// What the user reads when a GEN-EDIT's only scripted answer is rejected: the run's deviations
+/// for `edit`.
+fn edit_failure(edit_answer: &str) -> String {
+    let mut bench = Bench::new();
+    let long = "First point. Second point. Third point, with detail. Fourth point, also detailed.";
+    scripted(
+        &mut bench,
+        serde_json::json!({
+            "classify": ["bug"],
+            "fill": [{"title": "x", "priority": 2}],
+            "draft": [long],
+            "edit": [edit_answer]
+        }),
+    );
+    let out = bench.run(MIND, "meh", &[]);
+    assert_eq!(out.status, Status::Error, "{out:?}");
+    assert!(!out.report.contains_key("final_reply"), "{out:?}");
+    let said: Vec<String> = out
+        .deviations
+        .iter()
+        .filter(|d| d.subject == "edit")
+        .map(|d| format!("{} {}", d.intended, d.substituted))
+        .collect();
+    assert!(
+        !said.is_empty(),
+        "no deviation for `edit`: {:?}",
+        out.deviations
+    );
+    said.join("\n")
+}
+
+#[test]
+fn a_rejected_gen_edit_says_why_when_the_responses_then_run_out() {
+    // Truncated: 6 of the prior's 81 characters kept. The scripted list has no second answer
+    // for the repair round, and the error still says why the first was refused.
+    let why = edit_failure("First.");
+    assert!(
+        why.contains("its answer was rejected: the revision keeps 6 of the prior value's 81 characters, less than half"),
+        "{why}"
+    );
+    assert!(why.contains("no response left for `edit`"), "{why}");
+    // Elided: a placeholder line stands for the rest.
+    let why = edit_failure("First point, sharpened.\n... rest unchanged ...");
+    assert!(
+        why.contains("its answer was rejected: the revision elides part of the value with the placeholder line `... rest unchanged ...`"),
+        "{why}"
+    );
+}
+
 #[test]
 fn an_su_route_follows_the_edge_the_model_chooses() {
     let text = r#"---

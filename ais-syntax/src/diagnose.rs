@@ -93,6 +93,14 @@ pub fn diagnose_with(
                 .trim_start_matches(&format!("{}: ", d.id))
                 .to_owned();
             prev.message = format!("{}; and {extra}", prev.message);
+            if let Some(h) = d.help
+                && prev.help.as_ref() != Some(&h)
+            {
+                prev.help = Some(match prev.help.take() {
+                    Some(p) => format!("{p}; and {h}"),
+                    None => h,
+                });
+            }
             continue;
         }
         out.push((f.instruction.clone(), mergeable, d));
@@ -344,10 +352,19 @@ fn check_help(
         CheckId::X1 => format!(
             "give `{id}` a tool (`{id}: {op} my_tool(..)`), or let a model do it with a doc comment and `{op}(model)`"
         ),
-        CheckId::X2 => {
-            format!("bound the loop: `#[verdict(ok)] #[cap(3)] #[counter(round)]` on `{id}`")
-        }
+        CheckId::X2 => loop_help(f, instr?)?,
         CheckId::X4 => format!("add a default edge: `{id} -> fallback else;`"),
+        CheckId::G5 if f.message.contains("obligations") => format!(
+            "split `{id}` into one step per obligation, each with its own doc comment and one \
+             `#[traces_to(..)]` rule"
+        ),
+        CheckId::G5 => format!("say what `{id}` must produce in a doc comment above it"),
+        CheckId::G6 if f.kind == Some(FindingKind::HumanGateOnDerived) => {
+            let on = quoted(f, 1).unwrap_or("it");
+            format!(
+                "decide in code: `{id}: ROUTE(code)({on});` with guards over it (`{id} -> next if {on} == …;` and a default edge)"
+            )
+        }
         CheckId::G6 => format!(
             "decide in code: `{id}: ROUTE(code)(..)` with guards over a carry a DU step parses from the answer"
         ),
@@ -374,6 +391,34 @@ fn check_help(
         _ => return None,
     };
     Some(text)
+}
+
+/// X2: the attributes the LOOP lacks (and only those), or, for a verdict a model writes, that
+/// code must compute it.
+fn loop_help(f: &Finding, instr: &Instruction) -> Option<String> {
+    let id = &instr.id;
+    if f.kind == Some(FindingKind::LoopVerdictNotCode) {
+        let v = instr.verdict.as_deref().unwrap_or("ok");
+        let by = quoted(f, 2).unwrap_or("the model step");
+        let work = instr.reads.first().map_or("draft", String::as_str);
+        return Some(format!(
+            "compute `{v}` in code, in place of `{by}`: a SENSE or CODE step that checks the \
+             work (`check: SENSE passes({work}) -> {v};` or `check: CODE({work}) -> {v} = \
+             len({work}) > 200;`), with the loop's back edge leading through it"
+        ));
+    }
+    let missing: Vec<&str> = [
+        (instr.verdict.is_none(), "#[verdict(ok)]"),
+        (instr.cap.is_none(), "#[cap(3)]"),
+        (instr.counter.is_none(), "#[counter(round)]"),
+    ]
+    .into_iter()
+    .filter_map(|(gone, attr)| gone.then_some(attr))
+    .collect();
+    if missing.is_empty() {
+        return f.repair.as_ref().map(|r| r.summary.clone());
+    }
+    Some(format!("bound the loop: `{}` on `{id}`", missing.join(" ")))
 }
 
 /// The `n`-th name (from 0) the finding's message quotes in backticks.

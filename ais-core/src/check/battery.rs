@@ -6,11 +6,11 @@ use super::executable::{is_program_carry, real_guard};
 use super::guards;
 use super::index::{ToolRef, quote_list};
 use crate::bind::is_artifact_surface;
-use crate::diag::{CheckId, Repair, Severity};
+use crate::diag::{CheckId, FindingKind, Repair, Severity};
 use crate::model::{Isolation, Opcode, Owner, ToolSurface};
 use crate::plan::builtins::{ASK_USER, builtin};
 use crate::source::{Element, FieldKey, Locus};
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// Runs G1, G3, G5, G6, G7 and G8.
 pub(super) fn run(cx: &mut Ctx) {
@@ -326,25 +326,10 @@ fn g5_slots_state_one_obligation(cx: &mut Ctx) {
 }
 
 /// G6: a ROUTE whose decision consumes human input — a `role: input` carry other than `task`,
-/// or a carry written by the `ask_user` tool — is `owner: code` with explicit guards (§4.4.1).
+/// a carry written by the `ask_user` tool, or a value computed from one through CODE or SENSE
+/// steps (their operands taint their writes) — is `owner: code` with explicit guards (§4.4.1).
 fn g6_human_routes_are_code(cx: &mut Ctx) {
-    let mut human: HashSet<&str> = cx
-        .ix
-        .p
-        .carries()
-        .iter()
-        .filter(|c| c.is_input() && c.name != "task")
-        .map(|c| c.name.as_str())
-        .collect();
-    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
-        let asks = cx.ix.binding[i].pipeline.iter().any(|r| match r {
-            ToolRef::Builtin(b) => b.name == ASK_USER,
-            ToolRef::Declared(t) => cx.ix.tool_at(*t).is_some_and(|t| t.name == ASK_USER),
-        });
-        if asks {
-            human.extend(n.writes.iter().map(String::as_str));
-        }
-    }
+    let human = human_values(cx);
     let edges = cx.ix.p.edge_list();
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
         if n.opcode != Opcode::Route {
@@ -356,38 +341,121 @@ fn g6_human_routes_are_code(cx: &mut Ctx) {
             .collect();
         let guard_subjects: Vec<String> =
             guard_texts.iter().flat_map(|g| guards::names(g)).collect();
-        let Some(h) = n
+        let Some((h, from)) = n
             .reads
             .iter()
             .chain(&guard_subjects)
-            .find(|r| human.contains(r.as_str()))
-            .cloned()
+            .find_map(|r| human.get(r.as_str()).map(|f| (r.clone(), f.clone())))
         else {
             continue;
         };
+        let what = match &from {
+            None => format!("human input `{h}`"),
+            Some(t) => format!(
+                "`{h}`, computed from human input `{}` by {},",
+                t.origin,
+                t.via
+                    .iter()
+                    .map(|v| format!("`{v}`"))
+                    .collect::<Vec<_>>()
+                    .join(" then ")
+            ),
+        };
         let message = if n.effective_owner() != Some(Owner::Code) {
             format!(
-                "ROUTE `{}` decides on human input `{h}` but is not `owner: code`; a model reading the answer turns the gate into a suggestion",
+                "ROUTE `{}` decides on {what} but is not `owner: code`; a model reading the answer turns the gate into a suggestion",
                 n.id
             )
-        } else if guard_texts.is_empty() {
+        } else if guard_texts.is_empty() && from.is_none() {
+            // A code ROUTE over a value computed from the answer may branch on another carry
+            // (an AGS approve gate's route): only the answer itself must be guarded on.
             format!(
-                "ROUTE `{}` reads human input `{h}` but has no explicit guards, so the answer decides nothing",
+                "ROUTE `{}` reads {what} but has no explicit guards, so the answer decides nothing",
                 n.id
             )
         } else {
             continue;
         };
-        cx.report_instr(
+        let on = match from {
+            None => format!("a carry a DU step parses from `{h}`"),
+            Some(_) => format!("`{h}`"),
+        };
+        let f = cx.report_instr(
             CheckId::G6,
             i,
             Locus::field(Element::Instruction(i), FieldKey::Owner),
             message,
-        )
-        .repair = Some(Repair::manual(format!(
-            "set `owner: code` on `{}` and guard its edges on a carry a DU step parses from `{h}` (e.g. `approved == true`)",
+        );
+        f.repair = Some(Repair::manual(format!(
+            "set `owner: code` on `{}` and guard its edges on {on} (e.g. `approved == true`)",
             n.id
         )));
+        if from.is_some() {
+            f.kind = Some(FindingKind::HumanGateOnDerived);
+        }
+    }
+}
+
+/// How a carry's value comes from a human answer it is not itself.
+#[derive(Clone, Debug)]
+struct Derived {
+    /// The human input it is computed from.
+    origin: String,
+    /// The CODE and SENSE steps that computed it, in order.
+    via: Vec<String>,
+}
+
+/// The carries holding human input (G6), each with `None` when it is the answer itself (a
+/// `role: input` carry other than `task`, a write of `ask_user`), or how it was computed from
+/// one: a CODE or SENSE step that reads a human value makes its writes human values too.
+fn human_values<'p>(cx: &Ctx<'p>) -> HashMap<&'p str, Option<Derived>> {
+    let p = cx.ix.p;
+    let mut human: HashMap<&str, Option<Derived>> = p
+        .carries()
+        .iter()
+        .filter(|c| c.is_input() && c.name != "task")
+        .map(|c| (c.name.as_str(), None))
+        .collect();
+    for (i, n) in p.instructions().iter().enumerate() {
+        let asks = cx.ix.binding[i].pipeline.iter().any(|r| match r {
+            ToolRef::Builtin(b) => b.name == ASK_USER,
+            ToolRef::Declared(t) => cx.ix.tool_at(*t).is_some_and(|t| t.name == ASK_USER),
+        });
+        if asks {
+            human.extend(n.writes.iter().map(|w| (w.as_str(), None)));
+        }
+    }
+    // To a fixed point: each round taints the writes of the steps reading a tainted value.
+    loop {
+        let mut grew = false;
+        for n in p.instructions() {
+            if !matches!(n.opcode, Opcode::Code | Opcode::Sense) {
+                continue;
+            }
+            let Some(derived) = n.reads.iter().find_map(|r| {
+                human.get(r.as_str()).map(|from| match from {
+                    None => Derived {
+                        origin: r.clone(),
+                        via: vec![n.id.clone()],
+                    },
+                    Some(d) => Derived {
+                        origin: d.origin.clone(),
+                        via: d.via.iter().cloned().chain([n.id.clone()]).collect(),
+                    },
+                })
+            }) else {
+                continue;
+            };
+            for w in &n.writes {
+                if !human.contains_key(w.as_str()) {
+                    human.insert(w.as_str(), Some(derived.clone()));
+                    grew = true;
+                }
+            }
+        }
+        if !grew {
+            return human;
+        }
     }
 }
 

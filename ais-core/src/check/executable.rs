@@ -4,7 +4,7 @@
 use super::Ctx;
 use super::guards;
 use super::index::{Index, ToolRef, quote_list};
-use crate::diag::{CheckId, Repair};
+use crate::diag::{CheckId, FindingKind, Repair};
 use crate::edit::Edit;
 use crate::model::{Instruction, Isolation, Opcode, Owner, Type};
 use crate::source::{Element, FieldKey, Locus};
@@ -179,12 +179,16 @@ fn x2_loop_bounded(cx: &mut Ctx) {
             continue;
         }
         let mut problems: Vec<Problem> = Vec::new();
-        loop_verdict(&cx.ix, i, n, &mut problems);
+        let by_model = loop_verdict(&cx.ix, i, n, &mut problems);
         loop_cap(i, n, &mut problems);
         loop_counter(&cx.ix, i, n, &mut problems);
         loop_edges(&cx.ix, i, n, &mut problems);
-        for (locus, message, repair) in problems {
-            cx.report_instr(CheckId::X2, i, locus, message).repair = Some(Repair::manual(repair));
+        for (k, (locus, message, repair)) in problems.into_iter().enumerate() {
+            let f = cx.report_instr(CheckId::X2, i, locus, message);
+            f.repair = Some(Repair::manual(repair));
+            if by_model == Some(k) {
+                f.kind = Some(FindingKind::LoopVerdictNotCode);
+            }
         }
     }
 }
@@ -192,8 +196,14 @@ fn x2_loop_bounded(cx: &mut Ctx) {
 /// One X2 problem: where, what, and the manual repair.
 type Problem = (Locus, String, String);
 
-/// X2's verdict: declared, a carry, typed `bool`, produced by DU instructions only.
-fn loop_verdict(ix: &Index, i: usize, n: &Instruction, problems: &mut Vec<Problem>) {
+/// X2's verdict: declared, a carry, typed `bool`, produced by DU instructions only. Returns
+/// which of `problems` says that a model (or nothing) produces it, if one does.
+fn loop_verdict(
+    ix: &Index,
+    i: usize,
+    n: &Instruction,
+    problems: &mut Vec<Problem>,
+) -> Option<usize> {
     let el = Element::Instruction(i);
     match &n.verdict {
         None => problems.push((
@@ -221,22 +231,39 @@ fn loop_verdict(ix: &Index, i: usize, n: &Instruction, problems: &mut Vec<Proble
                 ));
             }
             let writers = ix.writers.get(v.as_str()).cloned().unwrap_or_default();
-            let du = !writers.is_empty()
-                && writers
-                    .iter()
-                    .all(|&w| ix.node(w).is_some_and(|w| w.is_du()));
-            if !du {
+            let by_model: Vec<String> = writers
+                .iter()
+                .filter_map(|&w| ix.node(w))
+                .filter(|w| !w.is_du())
+                .map(|w| w.id.clone())
+                .collect();
+            if writers.is_empty() {
                 problems.push((
                     Locus::field(el, FieldKey::Verdict),
                     format!(
-                        "the verdict `{v}` of LOOP `{}` is not produced by a DU instruction, so the loop's exit is a model's opinion",
+                        "the verdict `{v}` of LOOP `{}` is written by no instruction, so it never says the work passes",
                         n.id
                     ),
                     format!("produce `{v}` with an `owner: code` SENSE or CODE that checks the work"),
                 ));
+            } else if !by_model.is_empty() {
+                problems.push((
+                    Locus::field(el, FieldKey::Verdict),
+                    format!(
+                        "the verdict `{v}` of LOOP `{}` is written by {} on a model, so the loop's exit is a model's opinion; a verdict must be computed by code (§4.4.2)",
+                        n.id,
+                        quote_list(&by_model)
+                    ),
+                    format!(
+                        "compute `{v}` in an `owner: code` SENSE or CODE that checks the work, in place of {}",
+                        quote_list(&by_model)
+                    ),
+                ));
+                return Some(problems.len() - 1);
             }
         }
     }
+    None
 }
 
 /// X2's cap: declared and at least one.

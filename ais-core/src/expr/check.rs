@@ -250,7 +250,7 @@ impl<'e> Checker<'e> {
         }
         let ty = match hint {
             Some(Ty::Enum(name)) => {
-                self.member(name, s, pos, Category::TypeError)?;
+                self.member(name, s, Self::quoted(s, pos), Category::TypeError)?;
                 Ty::Enum(name.clone())
             }
             _ => Ty::Str,
@@ -475,27 +475,41 @@ impl<'e> Checker<'e> {
         ))
     }
 
-    /// Checks that `member` is a member of enum `name`.
+    /// Checks that `member` is a member of enum `name`. The error points at the member as
+    /// written, `len` characters at `at`, and offers the close members spelled as they are
+    /// written there (`prefix` before each: `Verdict.` for a qualified member, none for a bare
+    /// or quoted one), so a misspelling gets its rename.
     fn member(
         &self,
         name: &str,
         member: &str,
-        pos: Pos,
+        (at, len, prefix): (Pos, usize, &str),
         category: Category,
     ) -> Result<(), ExprError> {
         let members = self.env.enum_members(name).unwrap_or_default();
         if members.iter().any(|m| m == member) {
             return Ok(());
         }
+        let close = crate::suggest::did_you_mean(member, members.iter().map(String::as_str));
         Err(err(
             category,
-            pos,
+            at,
             format!(
                 "enum `{name}` has no member `{member}`.{} Its members: {}.",
                 did_you_mean(member, members.iter().map(String::as_str)),
                 list_names(members)
             ),
-        ))
+        )
+        .about_span(len, close.iter().map(|c| format!("{prefix}{c}")).collect()))
+    }
+
+    /// Where a quoted member's text starts (after the quote) and how long it is.
+    fn quoted(s: &str, pos: Pos) -> (Pos, usize, &'static str) {
+        (
+            Pos::new(pos.line, pos.column.saturating_add(1)),
+            s.chars().count(),
+            "",
+        )
     }
 
     fn name(&self, name: &str, pos: Pos, hint: Option<&Ty>) -> Result<(Node, Ty), ExprError> {
@@ -514,6 +528,25 @@ impl<'e> Checker<'e> {
             ));
         }
         let close = self.close_carries(name);
+        if let Some(Ty::Enum(e)) = hint
+            && let Some(members) = self.env.enum_members(e)
+        {
+            // Compared with an enum: a misspelled member is likelier than a misspelled carry,
+            // unless no member is close and a carry is.
+            let near = crate::suggest::did_you_mean(name, members.iter().map(String::as_str));
+            if !near.is_empty() || close.is_empty() {
+                return Err(err(
+                    Category::NameError,
+                    pos,
+                    format!(
+                        "`{name}` is no member of enum `{e}` (and names no carry).{} Its members: {}.",
+                        did_you_mean(name, members.iter().map(String::as_str)),
+                        list_names(members)
+                    ),
+                )
+                .about_name(name, near));
+            }
+        }
         let why = if self.env.enum_members(name).is_some() {
             format!(" `{name}` is an enum: name one of its members, `{name}.member`.")
         } else if self.env.object_fields(name).is_some() {
@@ -548,7 +581,9 @@ impl<'e> Checker<'e> {
             && self.env.carry(t).is_none()
         {
             if self.env.enum_members(t).is_some() {
-                self.member(t, field, pos, Category::NameError)?;
+                let len = t.chars().count() + 1 + field.chars().count();
+                let prefix = format!("{t}.");
+                self.member(t, field, (pos, len, &prefix), Category::NameError)?;
                 return Ok((
                     Node::new(NodeKind::Const(Value::Str(field.to_owned())), pos),
                     Ty::Enum(t.clone()),
@@ -662,11 +697,14 @@ impl<'e> Checker<'e> {
             return Ok(());
         };
         match &other.kind {
-            NodeKind::Const(Value::Str(s)) => self.member(name, s, other.pos, Category::TypeError),
+            NodeKind::Const(Value::Str(s)) => {
+                self.member(name, s, Self::quoted(s, other.pos), Category::TypeError)
+            }
             NodeKind::Const(Value::List(items)) => {
                 for item in items {
                     if let Value::Str(s) = item {
-                        self.member(name, s, other.pos, Category::TypeError)?;
+                        let at = (other.pos, 0, "");
+                        self.member(name, s, at, Category::TypeError)?;
                     }
                 }
                 Ok(())

@@ -255,6 +255,14 @@ impl ExprError {
         self
     }
 
+    /// Marks the error as about `len` characters of text at its position, with the names it
+    /// could have meant (a misspelled `Enum.member`, whose text is longer than the member).
+    pub fn about_span(mut self, len: usize, did_you_mean: Vec<String>) -> Self {
+        self.len = u32::try_from(len).unwrap_or(u32::MAX);
+        self.did_you_mean = did_you_mean;
+        self
+    }
+
     /// The range of the offending text within the expression.
     pub fn range(&self) -> crate::source::SubRange {
         crate::source::SubRange::new(self.pos(), self.len)

@@ -146,8 +146,18 @@ pub(crate) async fn fill_compiled(
         let completion = match model.complete(&request).await {
             Ok(c) => c,
             Err(e) => {
+                // Asked again after a rejected answer: why it was rejected is the news.
+                let rejected = match request.history.last() {
+                    Some(Turn::Repair { error }) => {
+                        format!("its answer was rejected: {error}; asked again, ")
+                    }
+                    _ => String::new(),
+                };
                 out.value = Err(SlotError {
-                    message: format!("{slot}: the model `{}` gave no answer: {e}", model.name()),
+                    message: format!(
+                        "{slot}: {rejected}the model `{}` gave no answer: {e}",
+                        model.name()
+                    ),
                     model: Some(e.kind),
                 });
                 return out;

@@ -1,0 +1,248 @@
+//! Mistakes a new user made, as `ais check` and `ais!` both see them (one validator): a
+//! model-owned ROUTE deciding on a value computed from a human answer (G6, through CODE and
+//! SENSE steps), a misspelled enum member in a guard (X5, pointed at and renamed), and a LOOP
+//! whose verdict a model writes (X2, said as what is wrong).
+
+use ais_core::{CheckId, Edit, Finding, FindingKind, Repairs, Severity, check};
+
+/// The findings of `text` (AG-IR) with no repairs applied.
+fn findings(text: &str) -> Vec<Finding> {
+    let doc = ais_core::agir::read(text).unwrap_or_else(|e| panic!("reads: {e}\n{text}"));
+    check(&doc.program, &doc.source_map, Repairs::Off).findings
+}
+
+fn of(fs: &[Finding], id: CheckId) -> Vec<&Finding> {
+    fs.iter().filter(|f| f.id == id).collect()
+}
+
+/// A program that takes a human's `approval`, computes `steps` from it and routes on the last
+/// one with a ROUTE of `owner` (and `guard` on its edge to `ship`, when given).
+fn gate(steps: &str, decides_on: &str, owner: &str, guard: Option<&str>) -> String {
+    let guard = guard.map_or(String::new(), |g| format!(", guard: \"{g}\""));
+    format!(
+        r#"---
+name: ship
+description: Ship after a human says yes.
+---
+walker:
+  name: Ship
+  carries:
+    task: {{type: str, role: input}}
+    approval: {{type: str, role: input, doc: "Ship it? (yes/no)"}}
+    answer: {{type: str, produced_by: clean}}
+    approved: {{type: bool, produced_by: parse}}
+    shipped: {{type: str, produced_by: ship}}
+tools:
+  - name: tidy
+    sig: "(approval) -> str"
+    surface: SENSE
+    body: |
+      def tidy(approval):
+          return approval.strip().lower()
+nodes:
+{steps}
+  - {{id: gate, type: ROUTE, owner: {owner}, reads: [{decides_on}], doc: "Decide whether to ship."}}
+  - {{id: ship, type: GEN-RAW, reads: [task], writes: [shipped], doc: "Write the release notes."}}
+  - {{id: done, type: TERMINAL, reads: [shipped]}}
+edges:
+  - {{from: clean, to: parse}}
+  - {{from: parse, to: gate}}
+  - {{from: gate, to: ship{guard}}}
+  - {{from: gate, to: done}}
+  - {{from: ship, to: done}}
+"#
+    )
+}
+
+/// `clean` (a SENSE running `tidy` on the answer) then `parse` (a CODE over its result).
+const THROUGH_SENSE_AND_CODE: &str = r#"  - {id: clean, type: SENSE, owner: code, tool: tidy, reads: [approval], writes: [answer]}
+  - {id: parse, type: CODE, owner: code, reads: [answer], writes: [approved], body: "answer == 'yes'"}"#;
+
+/// `clean` and `parse` reading only the task: nothing computed from the human.
+const FROM_THE_TASK: &str = r#"  - {id: clean, type: SENSE, owner: code, tool: tidy, reads: [task], writes: [answer]}
+  - {id: parse, type: CODE, owner: code, reads: [answer], writes: [approved], body: "answer == 'yes'"}"#;
+
+#[test]
+fn g6_follows_a_human_answer_through_sense_and_code_steps() {
+    let fs = findings(&gate(THROUGH_SENSE_AND_CODE, "approved", "model", None));
+    let g6 = of(&fs, CheckId::G6);
+    assert_eq!(g6.len(), 1, "{fs:#?}");
+    assert_eq!(g6[0].severity, Severity::Error);
+    assert_eq!(g6[0].instruction.as_deref(), Some("gate"));
+    assert_eq!(
+        g6[0].message,
+        "ROUTE `gate` decides on `approved`, computed from human input `approval` by `clean` then \
+         `parse`, but is not `owner: code`; a model reading the answer turns the gate into a \
+         suggestion"
+    );
+    let repair = g6[0].repair.as_ref().expect("a repair");
+    assert!(
+        repair.summary.contains("guard its edges on `approved`"),
+        "{repair:?}"
+    );
+}
+
+#[test]
+fn g6_passes_a_code_route_guarding_on_the_parsed_answer_and_values_not_from_a_human() {
+    let fs = findings(&gate(
+        THROUGH_SENSE_AND_CODE,
+        "approved",
+        "code",
+        Some("approved == true"),
+    ));
+    assert!(of(&fs, CheckId::G6).is_empty(), "{fs:#?}");
+    // A model route on values computed from the task alone decides nothing a human said.
+    let fs = findings(&gate(FROM_THE_TASK, "approved", "model", None));
+    assert!(of(&fs, CheckId::G6).is_empty(), "{fs:#?}");
+}
+
+/// A review program: a GEN-ENUM into `verdict` and a code ROUTE guarded by `guard`.
+fn review(guard: &str) -> String {
+    format!(
+        r#"---
+name: review
+description: Review a change and merge it when approved.
+---
+types:
+  Verdict: {{kind: enum, members: [approve, reject, needs_work]}}
+walker:
+  name: Review
+  carries:
+    task: {{type: str, role: input}}
+    verdict: {{type: Verdict, produced_by: judge}}
+    merged: {{type: str, produced_by: merge}}
+nodes:
+  - {{id: judge, type: GEN-ENUM, reads: [task], writes: [verdict], doc: "Decide."}}
+  - {{id: gate, type: ROUTE, owner: code, reads: [verdict]}}
+  - {{id: merge, type: GEN-RAW, reads: [task], writes: [merged], doc: "Write the merge message."}}
+  - {{id: done, type: TERMINAL, reads: [merged]}}
+edges:
+  - {{from: judge, to: gate}}
+  - {{from: gate, to: merge, guard: '{guard}'}}
+  - {{from: gate, to: done, guard: otherwise}}
+  - {{from: merge, to: done}}
+"#
+    )
+}
+
+/// The X5 finding of a guard, with the text its inner range covers.
+fn guard_finding(guard: &str) -> (Finding, String) {
+    let fs = findings(&review(guard));
+    let x5 = of(&fs, CheckId::X5);
+    assert_eq!(x5.len(), 1, "{fs:#?}");
+    let f = x5[0].clone();
+    let inner = f.inner.expect("a range inside the guard");
+    assert_eq!(inner.line, 1);
+    let covered: String = guard
+        .chars()
+        .skip(inner.column as usize - 1)
+        .take(inner.len as usize)
+        .collect();
+    (f, covered)
+}
+
+fn rename(f: &Finding) -> Option<(String, String)> {
+    match f.repair.as_ref()?.edit.as_ref()? {
+        Edit::RenameInGuard { name, to, .. } => Some((name.clone(), to.clone())),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_misspelled_bare_member_points_at_it_with_the_enums_members() {
+    let (f, covered) = guard_finding("verdict == aprove");
+    assert_eq!(covered, "aprove");
+    assert!(
+        f.message.contains(
+            "`aprove` is no member of enum `Verdict` (and names no carry). Did you mean \
+             `approve`? Its members: approve, reject, needs_work."
+        ),
+        "{}",
+        f.message
+    );
+    assert_eq!(f.did_you_mean, ["approve"]);
+    assert_eq!(rename(&f), Some(("aprove".into(), "approve".into())));
+}
+
+#[test]
+fn a_misspelled_quoted_or_qualified_member_points_at_it_and_is_renamed() {
+    let (f, covered) = guard_finding(r#"verdict == "aprove""#);
+    assert_eq!(covered, "aprove", "the member inside the quotes");
+    assert!(
+        f.message
+            .contains("enum `Verdict` has no member `aprove`. Did you mean `approve`?")
+    );
+    assert_eq!(rename(&f), Some(("aprove".into(), "approve".into())));
+
+    let (f, covered) = guard_finding("verdict == Verdict.aprove");
+    assert_eq!(covered, "Verdict.aprove");
+    assert_eq!(f.did_you_mean, ["Verdict.approve"]);
+    assert_eq!(
+        rename(&f),
+        Some(("Verdict.aprove".into(), "Verdict.approve".into()))
+    );
+}
+
+#[test]
+fn a_misspelled_carry_compared_with_an_enum_is_still_a_carry_misspelling() {
+    // `verdikt` is close to the carry `verdict` and to no member: the carry is meant.
+    let (f, covered) = guard_finding("verdict == verdikt");
+    assert_eq!(covered, "verdikt");
+    assert!(
+        f.message
+            .contains("`verdikt` names no carry. Did you mean `verdict`?"),
+        "{}",
+        f.message
+    );
+}
+
+/// A repair loop whose verdict `ok` is written by `judge`, a SENSE of `owner`.
+fn repair_loop(owner: &str) -> String {
+    format!(
+        r#"---
+name: fix
+description: Improve a draft until it passes.
+---
+walker:
+  name: Fix
+  carries:
+    task: {{type: str, role: input}}
+    draft: {{type: str, produced_by: write}}
+    ok: {{type: bool, produced_by: judge}}
+    round: {{type: int, produced_by: improve}}
+nodes:
+  - {{id: write, type: GEN-RAW, reads: [task], writes: [draft], doc: "Write a draft."}}
+  - {{id: judge, type: SENSE, owner: {owner}, reads: [draft], writes: [ok], doc: "Is the draft good enough?"}}
+  - {{id: improve, type: LOOP, owner: model, reads: [draft], writes: [draft], verdict: ok, cap: 3, counter: round, doc: "Improve the draft."}}
+  - {{id: done, type: TERMINAL, reads: [draft]}}
+edges:
+  - {{from: write, to: judge}}
+  - {{from: judge, to: improve}}
+  - {{from: improve, to: judge}}
+  - {{from: improve, to: done}}
+"#
+    )
+}
+
+#[test]
+fn a_loop_verdict_a_model_writes_says_so_and_names_the_writer() {
+    let fs = findings(&repair_loop("model"));
+    let x2 = of(&fs, CheckId::X2);
+    assert_eq!(x2.len(), 1, "{fs:#?}");
+    assert_eq!(x2[0].kind, Some(FindingKind::LoopVerdictNotCode));
+    assert_eq!(
+        x2[0].message,
+        "the verdict `ok` of LOOP `improve` is written by `judge` on a model, so the loop's exit \
+         is a model's opinion; a verdict must be computed by code (§4.4.2)"
+    );
+    assert!(
+        x2[0]
+            .repair
+            .as_ref()
+            .unwrap()
+            .summary
+            .contains("in place of `judge`"),
+        "{:?}",
+        x2[0].repair
+    );
+}
