@@ -489,6 +489,11 @@ impl SourceMap {
         self.entries.reserve(additional);
     }
 
+    /// Gives back the room [`SourceMap::reserve`] made and recording did not use.
+    pub fn shrink_to_fit(&mut self) {
+        self.entries.shrink_to_fit();
+    }
+
     /// Every recorded position, in recording order (a locus may repeat; the first wins).
     pub fn iter(&self) -> impl Iterator<Item = (&Locus, Pos)> + '_ {
         self.entries.iter().map(|(l, p)| (l, *p))

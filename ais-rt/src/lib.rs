@@ -329,7 +329,27 @@ impl Runtime {
     /// Checks (applying mechanical repairs, each a deviation), lowers and resolves a program
     /// once, for any number of runs.
     pub fn prepare(&self, program: &Program, source_map: Option<&SourceMap>) -> Arc<Prepared> {
-        Arc::new(Prepared::new(program, source_map, &self.settings.tools))
+        Arc::new(Prepared::new(
+            Arc::new(program.clone()),
+            source_map.map(std::borrow::Cow::Borrowed),
+            &self.settings.tools,
+        ))
+    }
+
+    /// [`Runtime::prepare`] of a program the caller shares rather than copies, with its source
+    /// map given up: the prepared program is `program` itself unless a repair changes it (a
+    /// large program is held once), and the map — read for the findings and each step's line
+    /// — is dropped before the plan is built, not kept for the run.
+    pub fn prepare_shared(
+        &self,
+        program: Arc<Program>,
+        source_map: Option<SourceMap>,
+    ) -> Arc<Prepared> {
+        Arc::new(Prepared::new(
+            program,
+            source_map.map(std::borrow::Cow::Owned),
+            &self.settings.tools,
+        ))
     }
 
     /// Runs a program to its TERMINAL, a fault, or a pause for human input.
@@ -570,6 +590,17 @@ impl Runtime {
         answer: String,
     ) -> RunOutcome {
         let prepared = self.prepare(program, source_map);
-        machine::pause::resume(self.settings.clone(), prepared, handle, answer).await
+        self.resume_prepared(&prepared, handle, answer).await
+    }
+
+    /// [`Runtime::resume`] of a program already prepared (by [`Runtime::prepare`] or
+    /// [`Runtime::prepare_shared`]).
+    pub async fn resume_prepared(
+        &self,
+        prepared: &Arc<Prepared>,
+        handle: &Path,
+        answer: String,
+    ) -> RunOutcome {
+        machine::pause::resume(self.settings.clone(), prepared.clone(), handle, answer).await
     }
 }

@@ -27,11 +27,13 @@ pub enum McpCommand {
     /// Exit status: 0 written; 2 when the program cannot be read or a server cannot be started
     /// or does not offer a bound tool.
     Lock(LockArgs),
-    /// Offer programs as MCP tools over stdio: each program one tool (its name and
-    /// description, an inputSchema from its input carries, an outputSchema from its report,
-    /// readOnlyHint when it has no ACT); each step of a call is a progress notification.
+    /// Offer programs as MCP tools over stdio (or streamable HTTP with `--http ADDR`): each
+    /// program one tool (its name and description, an inputSchema from its input carries, an
+    /// outputSchema from its report, readOnlyHint when it has no ACT); each step of a call is
+    /// a progress notification.
     ///
-    /// Standard output carries the MCP protocol only; diagnostics go to standard error.
+    /// Standard output carries the MCP protocol only (over stdio); diagnostics go to standard
+    /// error. With `--http`, the line `serving N programs at http://ADDR/mcp` goes there first.
     Serve(ServeArgs),
 }
 
@@ -47,6 +49,11 @@ pub struct ServeArgs {
     /// The output root of the runs.
     #[arg(long, default_value = ".")]
     pub out: PathBuf,
+    /// Serve over streamable HTTP at `http://ADDR/mcp` instead of stdio (e.g.
+    /// `127.0.0.1:8080`; port 0 picks a free one, named on standard error). Requests must name
+    /// a loopback host (`localhost`, `127.0.0.1`, `::1`): rmcp's guard against DNS rebinding.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
 }
 
 /// Arguments of `ais mcp lock`.
@@ -124,8 +131,35 @@ fn serve(args: &ServeArgs) -> CmdResult {
         .enable_all()
         .build()
         .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}"), "retry"))?;
-    tokio.block_on(server.serve_stdio()).map_err(mcp_error)?;
+    match args.http {
+        None => tokio.block_on(server.serve_stdio()).map_err(mcp_error)?,
+        Some(addr) => tokio.block_on(serve_http(server, addr, args.programs.len()))?,
+    }
     Ok(Status::Ok)
+}
+
+/// `ais mcp serve --http ADDR`: binds, says where on standard error, serves until killed.
+async fn serve_http(
+    server: ais_rt::mcp::ProgramServer,
+    addr: std::net::SocketAddr,
+    programs: usize,
+) -> Result<(), CliError> {
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        CliError::new(
+            format!("cannot listen on {addr}: {e}"),
+            "choose a free address with `--http ADDR` (port 0 picks one)",
+        )
+    })?;
+    let bound = listener.local_addr().unwrap_or(addr);
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "serving {programs} program{} at http://{bound}/mcp (streamable HTTP)",
+        if programs == 1 { "" } else { "s" }
+    );
+    let _ = err.flush();
+    drop(err);
+    server.serve_http(listener).await.map_err(mcp_error)
 }
 
 fn server_needs_model(program: &Program) -> bool {

@@ -240,6 +240,7 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
     // About three positions are recorded for every four nodes of a typical program.
     source_map.reserve(stream.nodes / 4 * 3);
     let program = read::program(&stream.docs, &mut source_map)?;
+    source_map.shrink_to_fit();
     let parsed = current.as_deref().unwrap_or(original);
     let layout = Layout::new(
         parsed,

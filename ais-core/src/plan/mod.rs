@@ -162,21 +162,31 @@ impl Step {
     /// must happen); otherwise [`Next::DeadEnd`]. A guard that fails to evaluate is returned
     /// with its edge's index. A `LOOP` chooses by its [`LoopControl`] instead.
     pub fn next<C: Carries + ?Sized>(&self, carries: &C) -> Result<Next<'_>, (usize, ExprError)> {
-        if self.guarded.is_empty() && self.default.is_empty() {
-            return Ok(Next::Halt);
-        }
-        if self.default.is_empty() && self.guarded.len() == 1 {
-            return Ok(Next::Take(&self.guarded[0]));
-        }
-        for t in &self.guarded {
-            if let Some(g) = &t.guard
-                && g.compiled.eval_bool(carries).map_err(|e| (t.edge, e))?
-            {
-                return Ok(Next::Take(t));
-            }
-        }
-        Ok(self.default.first().map_or(Next::DeadEnd, Next::Take))
+        next(&self.guarded, &self.default, carries)
     }
+}
+
+/// [`Step::next`] over a step's `guarded` and `default` transitions alone, for a caller that
+/// keeps only those of the step.
+pub fn next<'a, C: Carries + ?Sized>(
+    guarded: &'a [Transition],
+    default: &'a [Transition],
+    carries: &C,
+) -> Result<Next<'a>, (usize, ExprError)> {
+    if guarded.is_empty() && default.is_empty() {
+        return Ok(Next::Halt);
+    }
+    if default.is_empty() && guarded.len() == 1 {
+        return Ok(Next::Take(&guarded[0]));
+    }
+    for t in guarded {
+        if let Some(g) = &t.guard
+            && g.compiled.eval_bool(carries).map_err(|e| (t.edge, e))?
+        {
+            return Ok(Next::Take(t));
+        }
+    }
+    Ok(default.first().map_or(Next::DeadEnd, Next::Take))
 }
 
 /// The execution unit of a step.

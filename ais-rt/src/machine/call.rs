@@ -213,7 +213,11 @@ impl Run {
     /// directory (never outside it).
     fn load_target(&self, step: &Step, target: &str) -> Result<Arc<Prepared>, Stop> {
         if let Some(p) = self.settings.programs.get(target) {
-            return Ok(Arc::new(Prepared::new(p, None, &self.settings.tools)));
+            return Ok(Arc::new(Prepared::new(
+                p.clone(),
+                None,
+                &self.settings.tools,
+            )));
         }
         let rel = std::path::Path::new(target);
         let escapes = rel.is_absolute()
@@ -249,8 +253,8 @@ impl Run {
             }
         };
         Ok(Arc::new(Prepared::new(
-            &doc.program,
-            Some(&doc.source_map),
+            Arc::new(doc.program),
+            Some(std::borrow::Cow::Owned(doc.source_map)),
             &self.settings.tools,
         )))
     }

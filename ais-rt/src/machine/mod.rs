@@ -502,7 +502,7 @@ impl Run {
 
     /// The transition of §4.4.1 over the step's compiled guards.
     pub(crate) fn edges(&self, step: &Step) -> Result<Flow, Stop> {
-        match step.core.next(&self.carries) {
+        match ais_core::plan::next(&step.guarded, &step.default, &self.carries) {
             Ok(Next::Take(t)) => Ok(Flow::Goto(t.to)),
             Ok(Next::Halt) => Ok(Flow::End),
             Ok(Next::DeadEnd) => {
@@ -523,7 +523,6 @@ impl Run {
             }
             Err((edge, e)) => {
                 let to = step
-                    .core
                     .guarded
                     .iter()
                     .find(|t| t.edge == edge)

@@ -11,6 +11,7 @@
 //! program (§10.3) for each instruction it applies to.
 
 use ais_core::{Deviation, Edit, Program};
+use std::sync::Arc;
 
 /// The name of the object type synthesized for instruction `id`'s writes. A `.` keeps it
 /// apart from every declared name (identifiers have none, §3.1).
@@ -23,7 +24,7 @@ pub(crate) fn synthesized_name(id: &str) -> String {
 /// validator's mechanical repair (G9) has already done this for a GEN-FILL, under a declared
 /// name; this is the same edit ([`Edit::ObjectOfWrites`]) for the other Mind opcodes, and for
 /// a GEN-FILL whose repair did not land.
-pub(crate) fn contract(program: &mut Program, deviations: &mut Vec<Deviation>) {
+pub(crate) fn contract(program: &mut Arc<Program>, deviations: &mut Vec<Deviation>) {
     let edits: Vec<Edit> = program
         .instructions()
         .iter()
@@ -34,6 +35,11 @@ pub(crate) fn contract(program: &mut Program, deviations: &mut Vec<Deviation>) {
             fields: program.fields_of_writes(n),
         })
         .collect();
+    if edits.is_empty() {
+        return;
+    }
+    // Copied only when there is something to edit.
+    let program = Arc::make_mut(program);
     for edit in edits {
         if let Some(change) = edit.apply(program) {
             deviations.push(Deviation {

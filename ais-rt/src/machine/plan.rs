@@ -11,6 +11,7 @@ use ais_core::expr::Compiled;
 use ais_core::plan::{self as lower, Executor, FanOut, ToolKind};
 use ais_core::sig::{self, Return};
 use ais_core::{Element, Isolation, Opcode, Program, SourceMap, Type};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -143,8 +144,11 @@ pub(crate) struct Step {
     /// `autonomy.tools`.
     pub autonomy: Vec<String>,
     pub access: Access,
-    /// The core plan's step (its compiled guards and transitions).
-    pub core: lower::Step,
+    /// The core step's guarded transitions (compiled guards, tried in edge order) and its
+    /// default ones, for [`lower::next`] (§4.4.1). The rest of the core step is resolved into
+    /// the fields above, not kept beside them.
+    pub guarded: Box<[lower::Transition]>,
+    pub default: Box<[lower::Transition]>,
 }
 
 /// A prepared program: checked, lowered and resolved.
@@ -189,17 +193,27 @@ impl Prepared {
 
     /// Checks (with the mechanical repairs of ladder step 1, each a deviation), lowers and
     /// resolves `program`.
+    ///
+    /// `program` is shared, not copied, when neither a repair nor the runtime's own marking
+    /// changes it: a caller holding it in an [`Arc`] holds one copy with the plan. The source
+    /// map serves the check and each step's line, and is let go (when owned) before the plan
+    /// is built.
     pub(crate) fn new(
-        program: &Program,
-        map: Option<&SourceMap>,
+        program: Arc<Program>,
+        map: Option<Cow<'_, SourceMap>>,
         registry: &ToolRegistry,
     ) -> Prepared {
-        let empty = SourceMap::new();
-        let map = map.unwrap_or(&empty);
-        let native = mark_native(program, registry);
-        let input = native.as_ref().unwrap_or(program);
-        let mut checked = ais_core::check(input, map, ais_core::Repairs::Mechanical);
-        let mut program = checked.repaired.take().unwrap_or_else(|| input.clone());
+        let map = map.unwrap_or_default();
+        let native = mark_native(&program, registry);
+        let input = native.as_ref().unwrap_or(&program);
+        let mut checked = ais_core::check(input, &*map, ais_core::Repairs::Mechanical);
+        let lines = instruction_lines(&map, input.instructions().len());
+        drop(map);
+        let mut program = match (checked.repaired.take(), native) {
+            (Some(repaired), _) => Arc::new(repaired),
+            (None, Some(marked)) => Arc::new(marked),
+            (None, None) => program,
+        };
         let digest = digest(&program);
         super::multi::contract(&mut program, &mut checked.deviations);
         let names = carries::names(&program);
@@ -216,7 +230,7 @@ impl Prepared {
             inputs: Vec::new(),
             task: 0,
             schemas: Default::default(),
-            program: Arc::new(program),
+            program,
         };
         prepared.task = prepared.names.index("task").unwrap_or(0);
         prepared.inputs = prepared
@@ -271,7 +285,7 @@ impl Prepared {
         }
         prepared.initial = carries::initial_values(&prepared.program, &names);
         prepared.names = Arc::new(names);
-        match resolve(&prepared.program, &prepared.names, &plan, map, registry) {
+        match resolve(&prepared.program, &prepared.names, plan, lines, registry) {
             Ok(steps) => {
                 prepared.has_slots = steps.iter().any(|s| {
                     matches!(s.work, Work::Slot(_) | Work::Call(None))
@@ -325,25 +339,32 @@ pub(crate) fn digest(program: &Program) -> String {
 fn resolve(
     program: &Program,
     names: &Names,
-    plan: &lower::Plan,
-    map: &SourceMap,
+    plan: lower::Plan,
+    lines: Vec<Option<u32>>,
     registry: &ToolRegistry,
 ) -> Result<Vec<Step>, String> {
     let r = Resolver {
         program,
         names,
-        plan,
         registry,
         ix: ProgramIndex::new(program),
-        reach: Reach::new(plan),
+        reach: Reach::new(&plan),
         human: human_inputs(program),
-        lines: instruction_lines(map, plan.steps.len()),
+        lines,
     };
     let mut steps = Vec::with_capacity(plan.steps.len());
-    for (i, ls) in plan.steps.iter().enumerate() {
+    // Each core step is consumed as it is resolved: the plan and the resolved steps are never
+    // held whole side by side.
+    for (i, ls) in plan.steps.into_iter().enumerate() {
         steps.push(r.step(i, ls)?);
     }
     Ok(steps)
+}
+
+/// A core step's transitions as the machine keeps them: exactly sized (the lowering's
+/// vectors have room to grow; 20,000 steps of that spare room were 20 MB).
+fn exact(v: Vec<lower::Transition>) -> Box<[lower::Transition]> {
+    v.into_boxed_slice()
 }
 
 /// The source line of each of the first `n` instructions (its `id` field, else the element),
@@ -364,7 +385,6 @@ fn instruction_lines(map: &SourceMap, n: usize) -> Vec<Option<u32>> {
 struct Resolver<'p> {
     program: &'p Program,
     names: &'p Names,
-    plan: &'p lower::Plan,
     registry: &'p ToolRegistry,
     ix: ProgramIndex<'p>,
     /// Which steps reach which ([`Reach`]).
@@ -378,14 +398,14 @@ struct Resolver<'p> {
 impl Resolver<'_> {
     /// Resolves step `i` of the plan: its work, how control leaves it, its carries as indices,
     /// the human inputs it needs, its folded knowledge and its source line.
-    fn step(&self, i: usize, ls: &lower::Step) -> Result<Step, String> {
+    fn step(&self, i: usize, ls: lower::Step) -> Result<Step, String> {
         let Some(n) = self.program.instructions().get(i) else {
             return Err(format!("the plan has a step {i} with no instruction"));
         };
         let line = self.lines.get(i).copied().flatten().map(|l| l as usize);
-        let work = self.work(n, ls);
+        let work = self.work(n, &ls);
         let model = ls.unit == lower::Unit::Model;
-        let (control, tests) = self.control(i, n, ls, model);
+        let (control, tests) = self.control(i, n, &ls, model);
         let reads: Vec<usize> = ls.reads.iter().filter_map(|c| self.index(c)).collect();
         let human = self.human_needs(&reads, &tests, &work);
         let writes: Vec<(usize, String)> = ls
@@ -400,7 +420,7 @@ impl Resolver<'_> {
             model,
             line,
             spawn: match &ls.executor {
-                Executor::Spawn(sp) => Some(spawn_ctl(sp, self.names, ls, self.plan, &self.reach)),
+                Executor::Spawn(sp) => Some(spawn_ctl(sp, self.names, &ls, &self.reach)),
                 _ => None,
             },
             work,
@@ -412,14 +432,15 @@ impl Resolver<'_> {
             tests,
             human,
             doc: n.doc.clone().unwrap_or_default(),
-            knowledge: self.knowledge(n, ls),
+            knowledge: self.knowledge(n, &ls),
             autonomy: n
                 .autonomy
                 .as_ref()
                 .map(|a| a.tools.clone())
                 .unwrap_or_default(),
             access: ls.access,
-            core: ls.clone(),
+            guarded: exact(ls.guarded),
+            default: exact(ls.default),
         })
     }
 
@@ -649,13 +670,7 @@ fn spawn_work(
 
 /// A SPAWN's control: its fan-out source, its isolation and parallelism, and for a structural
 /// fan-out the step where its branches join. `reach` answers which steps reach which.
-fn spawn_ctl(
-    sp: &lower::Spawn,
-    names: &Names,
-    ls: &lower::Step,
-    plan: &lower::Plan,
-    reach: &Reach,
-) -> SpawnCtl {
+fn spawn_ctl(sp: &lower::Spawn, names: &Names, ls: &lower::Step, reach: &Reach) -> SpawnCtl {
     let branches: Vec<usize> = ls.default.iter().map(|t| t.to).collect();
     let join = (branches.len() >= 2)
         .then(|| {
@@ -671,9 +686,7 @@ fn spawn_ctl(
                 if !branches.contains(&v) && branches.iter().all(|&b| reach.reaches(b, v)) {
                     return Some(v);
                 }
-                if let Some(s) = plan.steps.get(v) {
-                    queue.extend(s.guarded.iter().chain(&s.default).map(|t| t.to));
-                }
+                queue.extend(reach.successors(v).iter().copied());
             }
             None
         })
@@ -750,6 +763,11 @@ impl Reach {
             succ,
             rows: Default::default(),
         }
+    }
+
+    /// The steps `v` has an edge to (guarded ones first, in edge order); none out of range.
+    fn successors(&self, v: usize) -> &[usize] {
+        self.succ.get(v).map_or(&[], Vec::as_slice)
     }
 
     /// The number of steps.

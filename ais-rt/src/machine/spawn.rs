@@ -440,7 +440,7 @@ impl Run {
 
     /// A structural fan-out: run each unguarded branch up to the join, then continue there.
     fn structural(&mut self, step: &Step, ctl: &SpawnCtl) -> Result<Flow, Stop> {
-        let branches: Vec<usize> = step.core.default.iter().map(|t| t.to).collect();
+        let branches: Vec<usize> = step.default.iter().map(|t| t.to).collect();
         match (branches.as_slice(), ctl.join) {
             ([], _) => self.transition_after_spawn(step),
             ([first], _) => Ok(Flow::Goto(*first)),

@@ -42,6 +42,7 @@
 //! Otherwise the value is the result's `structuredContent` when it has one, else its text
 //! content (text blocks joined by newlines; any other block as its JSON).
 
+pub mod elicit;
 pub mod serve;
 mod servers;
 mod tool;

@@ -12,23 +12,28 @@
 //! that run and shut down after it). Each step is a `notifications/progress` when the caller
 //! sent a progress token. A run that ends `ok` gives its report as the structured result; an
 //! error or a fault is a tool error (`isError`) whose structured content says which and why;
-//! a run that pauses for human input is a tool error naming the question and how to resume
-//! (`ais resume HANDLE --answer TEXT`) — this server does not ask through elicitation.
+//! a run that pauses for human input asks the client through elicitation when the client
+//! declares it ([`elicit`](super::elicit): a request while the call is open, or an
+//! `InputRequiredResult` on protocols without sessions) and resumes with the answer; without
+//! the capability, or when the client declines, the call is a tool error naming the question
+//! and how to resume (`ais resume HANDLE --answer TEXT`).
 
 use super::McpServers;
+use super::elicit::{self, Asking, Pending, PendingPauses};
 use crate::model::Model;
 use crate::tools::ToolRegistry;
 use crate::trace::{StepEvent, TraceSink};
 use crate::{Inputs, RunOutcome, Runtime, Status};
 use ais_core::{Opcode, Program};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
+    InputRequest, InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// One program offered as a tool.
@@ -47,7 +52,12 @@ pub struct ProgramServer {
     model: Option<Arc<dyn Model>>,
     tools: ToolRegistry,
     out_dir: PathBuf,
+    /// Paused calls waiting for a client's retry with the answer (shared by every session).
+    pending: PendingPauses,
 }
+
+/// Where a call's progress notifications go: the client's peer and its token.
+type ProgressTo = Option<(Peer<RoleServer>, ProgressToken)>;
 
 impl ProgramServer {
     /// A server with no programs yet; runs write under `out_dir`, use `tools` (the built-ins
@@ -59,6 +69,7 @@ impl ProgramServer {
             model,
             tools,
             out_dir,
+            pending: PendingPauses::default(),
         }
     }
 
@@ -99,18 +110,45 @@ impl ProgramServer {
         Ok(())
     }
 
+    /// Serves the programs over streamable HTTP at `/mcp` on `listener` (so
+    /// `http://ADDR/mcp`) until the process ends, each client session with its own handler.
+    /// rmcp's guard against DNS rebinding stays on: a request whose `Host` is not a loopback
+    /// name (`localhost`, `127.0.0.1`, `::1`) is refused. An error when serving fails.
+    pub async fn serve_http(
+        self,
+        listener: tokio::net::TcpListener,
+    ) -> Result<(), super::McpError> {
+        use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+        use rmcp::transport::streamable_http_server::{
+            StreamableHttpServerConfig, StreamableHttpService,
+        };
+        let service = StreamableHttpService::new(
+            move || Ok(self.clone()),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default(),
+        );
+        let router = axum::Router::new().nest_service("/mcp", service);
+        axum::serve(listener, router)
+            .await
+            .map_err(|e| super::McpError {
+                server: None,
+                message: format!("the MCP HTTP server stopped: {e}"),
+                help: "check the address given to `--http`".to_owned(),
+            })
+    }
+
     /// The tools offered, as `tools/list` gives them.
     pub fn tools(&self) -> Vec<Tool> {
         self.offered.iter().map(|o| o.tool.clone()).collect()
     }
 
+    /// Runs `offered` once with the call's `args` (`task` and the input carries).
     async fn run(
         &self,
         offered: &Offered,
         args: serde_json::Map<String, serde_json::Value>,
-        progress: Option<(Peer<RoleServer>, ProgressToken)>,
-    ) -> CallToolResult {
-        let mut program = (*offered.program).clone();
+        progress: ProgressTo,
+    ) -> Result<RunOutcome, CallToolResult> {
         let mut task = None;
         let mut pairs = Vec::new();
         for (k, v) in args {
@@ -124,22 +162,59 @@ impl ProgramServer {
                 pairs.push((k, text));
             }
         }
-        let inputs = match Inputs::parse(&program, task.or(Some(String::new())), &pairs) {
-            Ok(i) => i,
-            Err(e) => return failure("bad_input", &format!("`{}`: {}", e.name, e.message)),
-        };
+        let inputs = Inputs::parse(&offered.program, task.or(Some(String::new())), &pairs)
+            .map_err(|e| failure("bad_input", &format!("`{}`: {}", e.name, e.message)))?;
+        let (runtime, program, servers) = self.engine(offered, progress).await?;
+        let outcome = runtime.run(&program, None, inputs).await;
+        if let Some(s) = servers {
+            s.shutdown().await;
+        }
+        Ok(outcome)
+    }
+
+    /// Resumes a paused run of `offered` from its `handle` with a human's `answer`; the
+    /// handle is removed once it has been used (kept when the resume refused it).
+    async fn resume(
+        &self,
+        offered: &Offered,
+        handle: &Path,
+        answer: String,
+        progress: ProgressTo,
+    ) -> Result<RunOutcome, CallToolResult> {
+        let (runtime, program, servers) = self.engine(offered, progress).await?;
+        let outcome = runtime.resume(&program, None, handle, answer).await;
+        if let Some(s) = servers {
+            s.shutdown().await;
+        }
+        let refused = outcome
+            .fault
+            .as_ref()
+            .is_some_and(|f| f.kind == crate::FaultKind::InvalidHandle);
+        if !refused {
+            let _ = std::fs::remove_file(handle);
+        }
+        Ok(outcome)
+    }
+
+    /// What one run of `offered` runs with: its runtime, its program (attached to its MCP
+    /// servers, when it binds tools to any) and those servers, started (the caller shuts them
+    /// down).
+    async fn engine(
+        &self,
+        offered: &Offered,
+        progress: ProgressTo,
+    ) -> Result<(Runtime, Program, Option<McpServers>), CallToolResult> {
+        let mut program = (*offered.program).clone();
         let mut tools = self.tools.clone();
         let servers = if program.tool_list().iter().any(|t| t.mcp.is_some()) {
-            match McpServers::start(&program, &offered.dir).await {
-                Ok(s) => match s.attach(&mut program, &mut tools, None) {
-                    Ok(()) => Some(s),
-                    Err(e) => {
-                        s.shutdown().await;
-                        return failure("mcp", &e.message);
-                    }
-                },
-                Err(e) => return failure("mcp", &e.message),
+            let s = McpServers::start(&program, &offered.dir)
+                .await
+                .map_err(|e| failure("mcp", &e.message))?;
+            if let Err(e) = s.attach(&mut program, &mut tools, None) {
+                s.shutdown().await;
+                return Err(failure("mcp", &e.message));
             }
+            Some(s)
         } else {
             None
         };
@@ -153,11 +228,83 @@ impl ProgramServer {
         if let Some((peer, token)) = progress {
             builder = builder.trace(Arc::new(ProgressSink::new(peer, token)));
         }
-        let outcome = builder.build().run(&program, None, inputs).await;
-        if let Some(s) = servers {
-            s.shutdown().await;
+        Ok((builder.build(), program, servers))
+    }
+
+    /// A call that retries with the answer to the question its `requestState` names.
+    async fn answered(
+        &self,
+        offered: &Offered,
+        request: &CallToolRequestParams,
+        state: &str,
+        progress: ProgressTo,
+    ) -> Result<RunOutcome, CallToolResult> {
+        let pending = self
+            .pending
+            .take(state)
+            .filter(|p| p.tool == offered.tool.name.as_ref())
+            .ok_or_else(|| {
+                failure(
+                    "bad_request",
+                    "the call's `requestState` names no question this server is waiting on (it was answered, forgotten, or is for another tool); call the tool again",
+                )
+            })?;
+        let text = elicit::response(request.input_responses.as_ref())
+            .and_then(|r| elicit::answer(&pending.carry, &r))
+            .map_err(|why| elicit::unanswered(&pending.message, &why))?;
+        self.resume(offered, &pending.handle, text, progress).await
+    }
+
+    /// The call's answer to `outcome`: a paused run asks the client (see [`elicit`]) while it
+    /// can and the client answers, then the finished run's result.
+    async fn conclude(
+        &self,
+        offered: &Offered,
+        mut outcome: RunOutcome,
+        asking: Option<Asking>,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        loop {
+            let (Some(asking), Status::InputRequired) = (asking, outcome.status) else {
+                return result_of(&outcome).into();
+            };
+            let (Some(pause), Some(form)) = (
+                outcome.pause.clone(),
+                elicit::request(&offered.program, &outcome),
+            ) else {
+                return result_of(&outcome).into();
+            };
+            let Some(handle) = pause.handle.clone() else {
+                return result_of(&outcome).into();
+            };
+            let message = paused_message(&pause);
+            if asking == Asking::Rounds {
+                let state = self.pending.keep(Pending {
+                    tool: offered.tool.name.to_string(),
+                    handle,
+                    carry: pause.carry.clone(),
+                    message,
+                });
+                let mut requests = InputRequests::new();
+                requests.insert(
+                    elicit::ANSWER_KEY.to_owned(),
+                    InputRequest::Elicitation(ElicitRequest::new(form)),
+                );
+                return InputRequiredResult::new(Some(requests), Some(state)).into();
+            }
+            let answer = match context.peer.create_elicitation(form).await {
+                Ok(r) => elicit::answer(&pause.carry, &r),
+                Err(e) => Err(format!("the elicitation failed: {e}")),
+            };
+            let text = match answer {
+                Ok(t) => t,
+                Err(why) => return elicit::unanswered(&message, &why).into(),
+            };
+            outcome = match self.resume(offered, &handle, text, None).await {
+                Ok(o) => o,
+                Err(r) => return r.into(),
+            };
         }
-        result_of(&outcome)
     }
 }
 
@@ -212,7 +359,7 @@ fn tool_of(program: &Program) -> Tool {
 }
 
 /// A tool error with structured content `{status, error}`.
-fn failure(status: &str, error: &str) -> CallToolResult {
+pub(super) fn failure(status: &str, error: &str) -> CallToolResult {
     let mut r = CallToolResult::structured_error(serde_json::json!({
         "status": status,
         "error": error,
@@ -246,27 +393,27 @@ fn result_of(o: &RunOutcome) -> CallToolResult {
                 .map(|f| format!("at `{}`: {}", f.instruction, f.message))
                 .unwrap_or_else(|| "the run faulted".to_owned()),
         ),
-        Status::InputRequired => {
-            let Some(p) = &o.pause else {
-                return failure("input_required", "the run paused for human input");
-            };
-            let resume = match &p.handle {
-                Some(h) => format!(
-                    "; answer it with `ais resume {} --answer TEXT`, or call again with `{}` given",
-                    h.display(),
-                    p.carry
-                ),
-                None => format!("; call again with `{}` given", p.carry),
-            };
-            failure(
-                "input_required",
-                &format!(
-                    "the run paused at `{}` for human input `{}`: {}{resume}",
-                    p.instruction, p.carry, p.prompt
-                ),
-            )
-        }
+        Status::InputRequired => match &o.pause {
+            Some(p) => failure("input_required", &paused_message(p)),
+            None => failure("input_required", "the run paused for human input"),
+        },
     }
+}
+
+/// What a paused run's tool error says: the question, and how to resume.
+fn paused_message(p: &crate::Pause) -> String {
+    let resume = match &p.handle {
+        Some(h) => format!(
+            "; answer it with `ais resume {} --answer TEXT`, or call again with `{}` given",
+            h.display(),
+            p.carry
+        ),
+        None => format!("; call again with `{}` given", p.carry),
+    };
+    format!(
+        "the run paused at `{}` for human input `{}`: {}{resume}",
+        p.instruction, p.carry, p.prompt
+    )
 }
 
 /// Sends a `notifications/progress` per step, in order, to the caller that asked for them.
@@ -337,7 +484,17 @@ impl ServerHandler for ProgramServer {
             .meta
             .get_progress_token()
             .map(|t| (context.peer.clone(), t));
-        let args = request.arguments.unwrap_or_default();
-        Ok(self.run(offered, args, progress).await.into())
+        let asking = elicit::asking(&context);
+        let outcome = match request.request_state.as_deref() {
+            Some(state) => self.answered(offered, &request, state, progress).await,
+            None => {
+                let args = request.arguments.clone().unwrap_or_default();
+                self.run(offered, args, progress).await
+            }
+        };
+        Ok(match outcome {
+            Ok(o) => self.conclude(offered, o, asking, &context).await,
+            Err(r) => r.into(),
+        })
     }
 }

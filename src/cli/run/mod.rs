@@ -19,6 +19,7 @@ use super::files::read_source;
 use super::{CliError, Failure, Output, mcp, shown};
 use ais_core::agir::{self, Limits};
 use ais_core::render;
+use ais_core::{Program, SourceMap};
 use ais_rt::model::{self, Model, ScriptedModel};
 use ais_rt::trace::{JsonLinesSink, Tee, TraceSink, TracingSink};
 use ais_rt::{FaultKind, Inputs, RunOutcome, Runtime, Status};
@@ -158,7 +159,11 @@ pub struct Options {
 struct Setup {
     file: PathBuf,
     source: String,
-    doc: agir::Document,
+    /// The program, shared with its prepared form (held once).
+    program: Arc<Program>,
+    /// Its source positions, until it is prepared ([`Setup::prepare_run`]): the prepared form
+    /// keeps what a run reports (the findings, each step's line).
+    source_map: Option<SourceMap>,
     model: Option<Arc<dyn Model>>,
     model_spec: Option<String>,
     scripted: Option<Arc<ScriptedModel>>,
@@ -210,7 +215,7 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
         };
         pairs.push((name.trim().to_owned(), value.to_owned()));
     }
-    let inputs = Inputs::parse(&setup.doc.program, Some(args.task), &pairs).map_err(|e| {
+    let inputs = Inputs::parse(&setup.program, Some(args.task), &pairs).map_err(|e| {
         CliError::new(
             format!("`--input {}`: {}", e.name, e.message),
             "each `--input` names a `role: input` carry and a value of its type",
@@ -219,7 +224,7 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
     let mut setup = setup;
     let (tokio, servers, runtime) = setup.engine()?;
     let started = std::time::SystemTime::now();
-    let prep = runtime.prepare(&setup.doc.program, Some(&setup.doc.source_map));
+    let prep = setup.prepare_run(&runtime);
     if !args.no_journal {
         let path = journal::journal_path(args.options.journal.as_deref(), &setup.out);
         let j = journal::begin(&setup, &runtime, &prep, &inputs, &path, args.journal_full)?;
@@ -233,7 +238,7 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
         None => tokio.block_on(runtime.run_prepared(&prep, inputs)),
     };
     setup.wrap_up(&tokio, servers, &outcome, started, &args.options)?;
-    let code = conclude(&setup, &runtime, &tokio, outcome, output);
+    let code = conclude(&setup, &runtime, &tokio, &prep, outcome, output);
     leave(tokio);
     code
 }
@@ -275,14 +280,14 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
         journal::skip_scripted(&j, s)?;
     }
     let (tokio, servers, runtime) = setup.engine()?;
-    let prep = runtime.prepare(&setup.doc.program, Some(&setup.doc.source_map));
+    let prep = setup.prepare_run(&runtime);
     if prep.digest() != j.start.digest && !args.accept_changed_program {
         return Err(CliError::new(
             format!(
                 "`{}` changed since run {} started: {}",
                 shown(&file),
                 j.id,
-                journal::changes(&j.start, &setup.doc.program)
+                journal::changes(&j.start, &setup.program)
             ),
             format!("resume against the changed program only if its completed steps still hold: `ais resume {} --accept-changed-program`", j.id),
         )
@@ -296,7 +301,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
         tokio.block_on(runtime.resume_journaled(&prep, j.journal.clone(), &j.start, args.answer));
     setup.wrap_up(&tokio, servers, &outcome, started, &options)?;
     setup.journaled = Some(j);
-    let code = conclude(&setup, &runtime, &tokio, outcome, output);
+    let code = conclude(&setup, &runtime, &tokio, &prep, outcome, output);
     leave(tokio);
     code
 }
@@ -369,17 +374,13 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
     let mut setup = prepare(&file, used.as_ref(), &options, output)?;
     let started = std::time::SystemTime::now();
     let (tokio, servers, runtime) = setup.engine()?;
-    let outcome = tokio.block_on(runtime.resume(
-        &setup.doc.program,
-        Some(&setup.doc.source_map),
-        &args.handle,
-        args.answer,
-    ));
+    let prep = setup.prepare_run(&runtime);
+    let outcome = tokio.block_on(runtime.resume_prepared(&prep, &args.handle, args.answer));
     if !invalid_handle(&outcome) {
         remove_handle(&args.handle);
     }
     setup.wrap_up(&tokio, servers, &outcome, started, &options)?;
-    let code = conclude(&setup, &runtime, &tokio, outcome, output);
+    let code = conclude(&setup, &runtime, &tokio, &prep, outcome, output);
     leave(tokio);
     code
 }
@@ -485,7 +486,8 @@ fn prepare(
         pulse,
         file: file.to_owned(),
         source,
-        doc,
+        program: Arc::new(doc.program),
+        source_map: Some(doc.source_map),
         model,
         model_spec: spec,
         scripted,
@@ -560,9 +562,16 @@ impl Setup {
         let tokio = tokio_runtime()?;
         let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
         super::ags_run::register_tools(&self.file, &mut tools);
-        let servers = tokio.block_on(mcp::start(&self.file, &mut self.doc.program, &mut tools))?;
+        let program = Arc::make_mut(&mut self.program);
+        let servers = tokio.block_on(mcp::start(&self.file, program, &mut tools))?;
         let runtime = self.runtime(tools);
         Ok((tokio, servers, runtime))
+    }
+
+    /// The program prepared for this run (once: a resume at the terminal reuses it), sharing
+    /// the program; the source map is let go here.
+    fn prepare_run(&mut self, runtime: &Runtime) -> Arc<ais_rt::Prepared> {
+        runtime.prepare_shared(self.program.clone(), self.source_map.take())
     }
 
     /// After a run: the MCP servers stopped (their logs kept under the output root), and an
@@ -643,6 +652,7 @@ fn conclude(
     setup: &Setup,
     runtime: &Runtime,
     tokio: &tokio::runtime::Runtime,
+    prep: &Arc<ais_rt::Prepared>,
     mut outcome: RunOutcome,
     output: &mut Output,
 ) -> Result<u8, Failure> {
@@ -677,22 +687,14 @@ fn conclude(
         };
         let answer = answer.trim_end_matches(['\n', '\r']).to_owned();
         outcome = match (&setup.journaled, handle) {
-            (Some(j), _) => {
-                let prep = runtime.prepare(&setup.doc.program, Some(&setup.doc.source_map));
-                tokio.block_on(runtime.resume_journaled(
-                    &prep,
-                    j.journal.clone(),
-                    &j.start,
-                    Some(answer),
-                ))
-            }
+            (Some(j), _) => tokio.block_on(runtime.resume_journaled(
+                prep,
+                j.journal.clone(),
+                &j.start,
+                Some(answer),
+            )),
             (None, Some(handle)) => {
-                let out = tokio.block_on(runtime.resume(
-                    &setup.doc.program,
-                    Some(&setup.doc.source_map),
-                    &handle,
-                    answer,
-                ));
+                let out = tokio.block_on(runtime.resume_prepared(prep, &handle, answer));
                 if !invalid_handle(&out) {
                     remove_handle(&handle);
                 }

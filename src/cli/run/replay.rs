@@ -111,7 +111,7 @@ fn replay_inner(args: ReplayArgs, output: &mut Output) -> Result<u8, Failure> {
         builder = builder.program_dir(dir.to_owned());
     }
     let runtime = builder.build();
-    let prep = runtime.prepare(&doc.program, Some(&doc.source_map));
+    let prep = runtime.prepare_shared(std::sync::Arc::new(doc.program), Some(doc.source_map));
     let mode = match args.tools {
         Tools::Journal => ToolReplay::Journal,
         Tools::Live => ToolReplay::Live,
