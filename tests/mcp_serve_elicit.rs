@@ -158,6 +158,8 @@ async fn the_http_transport_lists_and_calls_the_programs() {
     assert!(line.starts_with("serving 1 program at "), "{line}");
     assert!(url.ends_with("/mcp"), "{url}");
 
+    // reqwest (as rmcp builds it) has no TLS provider of its own; install the one ais-rt uses.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let service = ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.unwrap();
     let tools = service.peer().list_all_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
