@@ -9,6 +9,8 @@
 # time per iteration of each and their ratio. Needs python3 with venv and cargo.
 #   - ais: the whole `ais run` process, start-up removed by difference: (t(big) - t(1)) /
 #     (big - 1) iterations, best of RUNS each.
+#     Measured twice: with `--no-journal` (like for like: LangGraph's graph runs without a
+#     checkpointer) and with the default SQLite journal (every step durable).
 #   - LangGraph: `graph.invoke` in-process, the graph compiled once outside the timing, best
 #     of RUNS.
 set -euo pipefail
@@ -33,31 +35,41 @@ ais="$root/target/release/ais"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The best wall time of RUNS runs of `ais run` counting to $1, in seconds.
+# The best wall time of RUNS runs of `ais run` counting to $1, in seconds; $2 and on are extra
+# flags (`--no-journal`).
 ais_time() {
-    sed "s/LIMIT/$1/" "$here/counter.agir.in" > "$work/counter_$1.agir"
+    local n=$1
+    shift
+    sed "s/LIMIT/$n/" "$here/counter.agir.in" > "$work/counter_$n.agir"
     local best=""
     for _ in $(seq "$RUNS"); do
         local start end
         start=$(date +%s.%N)
-        "$ais" run "$work/counter_$1.agir" --task go --max-steps $((2 * $1 + 10)) --out "$work" > "$work/out.txt"
+        rm -rf "$work/.ais"
+        "$ais" run "$work/counter_$n.agir" --task go --max-steps $((2 * n + 10)) --out "$work" "$@" > "$work/out.txt"
         end=$(date +%s.%N)
-        grep -q "n: $1" "$work/out.txt" || { cat "$work/out.txt" >&2; exit 1; }
+        grep -q "n: $n" "$work/out.txt" || { cat "$work/out.txt" >&2; exit 1; }
         best=$(python3 -c "import sys; t=$end-$start; b='$best'; print(t if not b else min(t, float(b)))")
     done
     echo "$best"
 }
 
-small=$(ais_time 1)
-big=$(ais_time "$AIS_ITERATIONS")
+small=$(ais_time 1 --no-journal)
+big=$(ais_time "$AIS_ITERATIONS" --no-journal)
+jsmall=$(ais_time 1)
+jbig=$(ais_time "$AIS_ITERATIONS")
 lg=$("$venv/bin/python" "$here/counter.py" "$LG_ITERATIONS" "$RUNS")
 
-python3 - "$small" "$big" "$AIS_ITERATIONS" "$lg" "$LG_ITERATIONS" "$RUNS" <<'PY'
+python3 - "$small" "$big" "$jsmall" "$jbig" "$AIS_ITERATIONS" "$lg" "$LG_ITERATIONS" "$RUNS" <<'PY'
 import sys
-small, big, n, lg, lg_n, runs = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+small, big, jsmall, jbig = (float(a) for a in sys.argv[1:5])
+n, lg, lg_n, runs = int(sys.argv[5]), float(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
 ais = (big - small) / (n - 1)
+journaled = (jbig - jsmall) / (n - 1)
 print(f"counter loop, best of {runs} runs each")
-print(f"  ais run    {ais * 1e6:10.3f} µs per iteration  ({n} iterations; start-up {small * 1e3:.1f} ms removed)")
-print(f"  LangGraph  {lg * 1e6:10.3f} µs per iteration  ({lg_n} iterations of graph.invoke)")
-print(f"  ratio      {lg / ais:10.0f}x")
+print(f"  ais run --no-journal  {ais * 1e6:10.3f} µs per iteration  ({n} iterations; start-up {small * 1e3:.1f} ms removed)")
+print(f"  ais run (journaled)   {journaled * 1e6:10.3f} µs per iteration  (SQLite journal, start-up {jsmall * 1e3:.1f} ms removed)")
+print(f"  LangGraph             {lg * 1e6:10.3f} µs per iteration  ({lg_n} iterations of graph.invoke, no checkpointer)")
+print(f"  ratio, like for like  {lg / ais:10.0f}x  (ais --no-journal vs LangGraph without a checkpointer)")
+print(f"  ratio, journaled      {lg / journaled:10.0f}x")
 PY
