@@ -13,7 +13,7 @@
 //! sent a progress token. A run that ends `ok` gives its report as the structured result; an
 //! error or a fault is a tool error (`isError`) whose structured content says which and why;
 //! a run that pauses for human input asks the client through elicitation when the client
-//! declares it ([`elicit`](super::elicit): a request while the call is open, or an
+//! declares it ([`elicit`]: a request while the call is open, or an
 //! `InputRequiredResult` on protocols without sessions) and resumes with the answer; without
 //! the capability, or when the client declines, the call is a tool error naming the question
 //! and how to resume (`ais resume HANDLE --answer TEXT`).
