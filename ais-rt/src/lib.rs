@@ -71,6 +71,7 @@ pub mod model;
 pub mod otlp;
 pub mod report;
 pub mod sandbox;
+pub mod tls;
 pub mod tools;
 pub mod trace;
 
@@ -191,7 +192,9 @@ impl RuntimeBuilder {
         self
     }
     /// The largest model answer a slot accepts, in bytes of JSON text (default
-    /// [`DEFAULT_MAX_ANSWER_BYTES`]); a larger one fails the slot with an error saying so.
+    /// [`DEFAULT_MAX_ANSWER_BYTES`]); a larger one fails the slot with an error saying so. A
+    /// human answer given to a resume has the same bound: a longer one is refused and the run
+    /// stays paused.
     pub fn max_answer_bytes(mut self, n: usize) -> Self {
         self.max_answer_bytes = n.max(1);
         self

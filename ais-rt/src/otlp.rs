@@ -139,7 +139,7 @@ impl OtlpSink {
                 "`{url}` is not an http(s) URL of an OTLP/HTTP collector (e.g. http://127.0.0.1:4318)"
             ));
         }
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        crate::tls::install_crypto_provider();
         let client = reqwest::blocking::Client::builder()
             .timeout(Duration::from_secs(10))
             .build()

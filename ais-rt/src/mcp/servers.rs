@@ -422,7 +422,7 @@ async fn connect(s: &McpServer, program_dir: &Path) -> Result<Conn, McpError> {
     let (service, pgid) = match (&s.command, &s.url) {
         (Some(command), None) => spawn(s, command, program_dir, &stderr).await?,
         (None, Some(url)) => {
-            let _ = rustls::crypto::ring::default_provider().install_default();
+            crate::tls::install_crypto_provider();
             let transport = StreamableHttpClientTransport::from_uri(url.as_str());
             let service = initialize(s, ().serve(transport), &stderr).await?;
             (service, None)

@@ -94,9 +94,7 @@ fn refusal(host: &str, ips: &[IpAddr]) -> String {
 }
 
 fn build_client(policy: Arc<AccessPolicy>) -> Result<reqwest::Client, String> {
-    // reqwest is built without a default crypto provider: use ring (installing it is
-    // idempotent; an error only says one is installed already).
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    crate::tls::install_crypto_provider();
     let redirects = policy.clone();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::custom(move |attempt| {

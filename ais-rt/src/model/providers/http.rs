@@ -85,9 +85,7 @@ impl Transport {
         options: ProviderOptions,
         secret: Option<Secret>,
     ) -> Result<Self, ModelError> {
-        // reqwest is built without a default crypto provider (see Cargo.toml): use ring, as
-        // http_get does; installing it a second time is a no-op.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        crate::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             .user_agent(concat!("ais/", env!("CARGO_PKG_VERSION")))
