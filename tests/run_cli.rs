@@ -542,6 +542,45 @@ fn a_paused_run_resumes_with_the_other_answer_and_a_moved_program() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", both(&o));
     assert!(stderr(&o).contains("approval.agir"), "{}", stderr(&o));
+    // An answer over the answer limit is refused, and the run still waits for one.
+    let long = "false ".repeat(4);
+    let o = ais_in(
+        dir.path(),
+        &[
+            "resume",
+            id,
+            "--out",
+            "out",
+            "--answer",
+            &long,
+            "--program",
+            "moved.agir",
+            "--max-answer-bytes",
+            "16",
+        ],
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", both(&o));
+    assert!(
+        both(&o).contains("its answer is 24 bytes, more than the 16 a human answer may have"),
+        "{}",
+        both(&o)
+    );
+    // So is an answer that is not of the carry's type (`approved` is a `bool`).
+    let o = ais_in(
+        dir.path(),
+        &[
+            "resume",
+            id,
+            "--out",
+            "out",
+            "--answer",
+            "maybe",
+            "--program",
+            "moved.agir",
+        ],
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", both(&o));
+    assert!(both(&o).contains("the run still waits"), "{}", both(&o));
     let resume = [
         "resume",
         id,

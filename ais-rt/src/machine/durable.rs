@@ -635,9 +635,24 @@ async fn rebuild(
                 ),
             )));
         };
-        let (mut run, cursor, supplied) =
-            super::pause::restore_value(settings, prep, pause, &answer)
-                .map_err(|m| corrupt(&id, "runs row (its pause record)".into(), m))?;
+        let restored = super::pause::restore_value(settings.clone(), prep.clone(), pause, &answer);
+        let (mut run, cursor, supplied) = match restored {
+            Ok(r) => r,
+            // The answer is refused and the run still waits for one: nothing is journaled.
+            Err(super::pause::Unfit::Answer(m)) => {
+                return Ok(Err(refused(
+                    &settings,
+                    &prep,
+                    FaultKind::InvalidHandle,
+                    format!(
+                        "the answer cannot continue run {id}: {m}; the run still waits: `ais resume {id} --answer TEXT`"
+                    ),
+                )));
+            }
+            Err(super::pause::Unfit::Record(m)) => {
+                return Err(corrupt(&id, "runs row (its pause record)".into(), m));
+            }
+        };
         let mut d = Durable::new(journal, Arc::from(""), true);
         d.deviations = folded.deviations.len();
         d.unrouted = folded

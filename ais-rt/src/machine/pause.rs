@@ -10,7 +10,8 @@
 //! Resuming reads the handle and fails closed: a handle that does not parse, that names
 //! another format, another program (or this program changed), an instruction that is not at
 //! its index, or a carry the program does not declare is refused with status `fault`
-//! ([`FaultKind::InvalidHandle`]) and nothing runs. Otherwise the answer fills the carry
+//! ([`FaultKind::InvalidHandle`]) and nothing runs; so is an answer longer than the largest
+//! model answer (`max_answer_bytes`). Otherwise the answer fills the carry
 //! (typed by its declaration) or becomes the `ask_user` call's result, and the run continues
 //! at that instruction: nothing before it runs again — nor, for an `ask_user` call inside a
 //! pipeline, the tools before the call (the handle records its position).
@@ -227,9 +228,15 @@ pub(crate) async fn resume(
     };
     let (mut run, (cursor, ask)) = match restore(settings.clone(), prep.clone(), handle, &answer) {
         Ok(x) => x,
-        Err(e) => {
+        Err(Unfit::Record(e)) => {
             return invalid(format!(
                 "the resume handle {} does not fit this run: {e}",
+                path.display()
+            ));
+        }
+        Err(Unfit::Answer(e)) => {
+            return invalid(format!(
+                "the answer cannot continue the run of {}: {e}",
                 path.display()
             ));
         }
@@ -247,17 +254,21 @@ pub(crate) async fn resume(
 
 /// Rebuilds a journaled run from its pause record (the handle's JSON) with `answer`: the run,
 /// its cursor, and the carry the answer supplied (none for an `ask_user` answer, which is the
-/// call's result).
+/// call's result). An [`Unfit::Answer`] leaves the run waiting; an [`Unfit::Record`] means the
+/// journal's pause record cannot continue in this program.
 pub(crate) fn restore_value(
     settings: Arc<Settings>,
     prep: Arc<Prepared>,
     pause: serde_json::Value,
     answer: &str,
-) -> Result<(Run, usize, Vec<usize>), String> {
+) -> Result<(Run, usize, Vec<usize>), Unfit> {
     let h: Handle =
         serde_json::from_value(pause).map_err(|e| format!("it is no pause record ({e})"))?;
     if h.format != FORMAT {
-        return Err(format!("its format is `{}`, not `{FORMAT}`", h.format));
+        return Err(Unfit::Record(format!(
+            "its format is `{}`, not `{FORMAT}`",
+            h.format
+        )));
     }
     let carry = h.carry.clone();
     let (mut run, (cursor, ask)) = restore(settings, prep.clone(), h, answer)?;
@@ -285,6 +296,22 @@ fn read_handle(path: &Path) -> Result<Handle, String> {
     Ok(handle)
 }
 
+/// Why a paused run cannot continue with an answer.
+#[derive(Debug)]
+pub(crate) enum Unfit {
+    /// The answer does not fit (too long, or not of the carry's type): the run still waits,
+    /// and another answer may.
+    Answer(String),
+    /// The pause record does not fit this program: no answer can continue it.
+    Record(String),
+}
+
+impl From<String> for Unfit {
+    fn from(m: String) -> Unfit {
+        Unfit::Record(m)
+    }
+}
+
 /// Rebuilds the run a handle describes and applies the answer; returns the run and (cursor,
 /// the pipeline position of the `ask_user` call the answer is the result of, if it is one).
 fn restore(
@@ -292,11 +319,19 @@ fn restore(
     prep: Arc<Prepared>,
     h: Handle,
     answer: &str,
-) -> Result<(Run, (usize, Option<usize>)), String> {
+) -> Result<(Run, (usize, Option<usize>)), Unfit> {
+    // A human answer is bounded as a model's is: it fills a carry, the journal and the report.
+    if answer.len() > settings.max_answer_bytes {
+        return Err(Unfit::Answer(format!(
+            "its answer is {} bytes, more than the {} a human answer may have (the limit of a model's answer, `--max-answer-bytes`); answer again, shorter, or raise the limit",
+            answer.len(),
+            settings.max_answer_bytes
+        )));
+    }
     if h.program != prep.digest {
-        return Err(
+        return Err(Unfit::Record(
             "it belongs to another program, or the program changed since the run paused".into(),
-        );
+        ));
     }
     let step = prep
         .steps
@@ -331,7 +366,9 @@ fn restore(
             .iter()
             .any(|&(a, b)| a >= prep.steps.len() || b >= prep.steps.len())
     {
-        return Err("its loop and branch state does not match this program's steps".into());
+        return Err(Unfit::Record(
+            "its loop and branch state does not match this program's steps".into(),
+        ));
     }
     let mut run = Run::new(settings, prep.clone(), Some(h.task.clone()), &[], 0);
     run.carries = CarryFile {
@@ -370,10 +407,10 @@ fn restore(
     if let Some(p) = &h.spawn
         && (p.at != h.cursor || step.spawn.is_none() || !h.ask)
     {
-        return Err(format!(
+        return Err(Unfit::Record(format!(
             "it records paused siblings of step {}, and the run paused at `{}`, which is not that SPAWN",
             p.at, step.id
-        ));
+        )));
     }
     run.spawn_pending = h.spawn;
     if !h.ask {
@@ -385,15 +422,15 @@ fn restore(
         })?;
         let ty = names.types.get(c).cloned().flatten();
         let v = carries::parse_input(&prep.program, &h.carry, ty.as_ref(), answer)
-            .map_err(|e| e.message)?;
+            .map_err(|e| Unfit::Answer(e.message))?;
         run.carries.set(c, v);
         run.supplied[c] = true;
     } else if !matches!(&step.work, super::plan::Work::Tools(calls) if calls.get(h.tool).is_some_and(|c| c.ask_user))
     {
-        return Err(format!(
+        return Err(Unfit::Record(format!(
             "it says `{}` asked the user with its tool {}, and that tool of the step is no `ask_user` call",
             step.id, h.tool
-        ));
+        )));
     }
     Ok((run, (h.cursor, h.ask.then_some(h.tool))))
 }
