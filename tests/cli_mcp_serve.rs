@@ -2,6 +2,8 @@
 //! SDK's client (rmcp) and by the official Inspector's command-line mode
 //! (`@modelcontextprotocol/inspector --cli`, from the npm registry via `.ci/run`).
 
+#[path = "support/mcp_serve.rs"]
+mod mcp_serve;
 #[path = "../ais-rt/tests/mcp_support/mod.rs"]
 mod mcp_support;
 
@@ -15,50 +17,9 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// A read-only program: one input, two steps.
-const SHOUT: &str = r#"---
-name: shout
-description: Shout a phrase back, louder.
----
-walker:
-  name: Shout
-  carries:
-    phrase: {type: str, role: input, doc: "The phrase to shout."}
-    loud: {type: str, produced_by: up}
-    louder: {type: str, produced_by: more}
-nodes:
-  - {id: up, type: CODE, owner: code, reads: [phrase], writes: [loud], body: "phrase + '!'"}
-  - {id: more, type: CODE, owner: code, reads: [loud], writes: [louder], body: "loud + '!'"}
-  - {id: done, type: TERMINAL, reads: [louder]}
-edges:
-  - {from: up, to: more}
-  - {from: more, to: done}
-"#;
-
-/// A program that acts: it writes its note out.
-const NOTE: &str = r#"---
-name: note
-description: Write a note out to a file.
----
-walker:
-  name: Note
-  carries:
-    text_in: {type: str, role: input, doc: "The note's text."}
-    note_md: {type: str, produced_by: draft}
-    saved: {type: str, produced_by: save}
-nodes:
-  - {id: draft, type: CODE, owner: code, reads: [text_in], writes: [note_md], body: "'# ' + text_in"}
-  - {id: save, type: ACT, owner: code, reads: [note_md], writes: [saved]}
-  - {id: done, type: TERMINAL, reads: [saved]}
-edges:
-  - {from: draft, to: save}
-  - {from: save, to: done}
-"#;
-
 fn programs(dir: &Path) -> (String, String) {
-    let (a, b) = (dir.join("shout.agir"), dir.join("note.agir"));
-    std::fs::write(&a, SHOUT).unwrap();
-    std::fs::write(&b, NOTE).unwrap();
+    let a = mcp_serve::write(dir, "shout.agir", mcp_serve::SHOUT);
+    let b = mcp_serve::write(dir, "note.agir", mcp_serve::NOTE);
     (a.display().to_string(), b.display().to_string())
 }
 
@@ -187,33 +148,29 @@ async fn rmcp_lists_the_programs_as_tools_and_calls_one_with_progress() {
     service.cancel().await.unwrap();
 }
 
-#[test]
-fn the_inspector_cli_lists_and_calls_the_tools() {
-    let Some(inspector) = mcp_support::bin("mcp-inspector") else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let (shout, note) = programs(dir.path());
-    let out = dir.path().join("out").display().to_string();
-    let ais = env!("CARGO_BIN_EXE_ais");
-    let inspect = |extra: &[&str]| {
-        let o = std::process::Command::new(&inspector)
-            .arg("--cli")
-            .args([ais, "mcp", "serve", &shout, &note, "--out", &out])
-            .args(extra)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-        assert!(
-            o.status.success(),
-            "{stdout}{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let start = stdout.find('{').unwrap_or(0);
-        serde_json::from_str::<serde_json::Value>(&stdout[start..]).unwrap()
-    };
-    let listed = inspect(&["--method", "tools/list"]);
+/// The Inspector's `--cli` mode run against `target` (a command line, or a URL) with `args`:
+/// its JSON answer.
+fn inspect(inspector: &Path, dir: &Path, target: &[&str], args: &[&str]) -> serde_json::Value {
+    let o = std::process::Command::new(inspector)
+        .arg("--cli")
+        .args(target)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let start = stdout.find('{').unwrap_or(0);
+    serde_json::from_str::<serde_json::Value>(&stdout[start..]).unwrap()
+}
+
+/// Lists the tools through the Inspector and calls `note`, checking the file it wrote.
+fn list_and_call(inspector: &Path, dir: &Path, target: &[&str], out: &Path) {
+    let listed = inspect(inspector, dir, target, &["--method", "tools/list"]);
     let names: Vec<&str> = listed["tools"]
         .as_array()
         .unwrap()
@@ -221,16 +178,48 @@ fn the_inspector_cli_lists_and_calls_the_tools() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["shout", "note"], "{listed:#}");
-    let called = inspect(&[
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "note",
-        "--tool-arg",
-        "text_in=groceries",
-    ]);
+    let called = inspect(
+        inspector,
+        dir,
+        target,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "note",
+            "--tool-arg",
+            "text_in=groceries",
+        ],
+    );
     assert_eq!(called["isError"], false, "{called:#}");
     let saved = called["structuredContent"]["saved"].as_str().unwrap();
-    let written = std::fs::read_to_string(Path::new(&out).join(saved)).unwrap();
+    let written = std::fs::read_to_string(out.join(saved)).unwrap();
     assert_eq!(written.trim(), "# groceries");
+}
+
+#[test]
+fn the_inspector_cli_lists_and_calls_the_tools() {
+    let Some(inspector) = mcp_support::bin("mcp-inspector") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (shout, note) = programs(dir.path());
+    let out = dir.path().join("out");
+    let ais = env!("CARGO_BIN_EXE_ais");
+    let out_arg = out.display().to_string();
+    let target = [ais, "mcp", "serve", &shout, &note, "--out", &out_arg];
+    list_and_call(&inspector, dir.path(), &target, &out);
+}
+
+#[test]
+fn the_inspector_cli_lists_and_calls_the_tools_over_streamable_http() {
+    let Some(inspector) = mcp_support::bin("mcp-inspector") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (shout, note) = programs(dir.path());
+    let out = dir.path().join("out");
+    let server = mcp_serve::Http::start(&[&shout, &note, "--out", &out.display().to_string()]);
+    let target = [server.url.as_str(), "--transport", "http"];
+    list_and_call(&inspector, dir.path(), &target, &out);
 }

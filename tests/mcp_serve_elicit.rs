@@ -12,34 +12,15 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// A read-only program with one human input, `phrase`: a call without it pauses at `up`.
-const SHOUT: &str = r#"---
-name: shout
-description: Shout a phrase back, louder.
----
-walker:
-  name: Shout
-  carries:
-    phrase: {type: str, role: input, doc: "The phrase to shout."}
-    loud: {type: str, produced_by: up}
-    louder: {type: str, produced_by: more}
-nodes:
-  - {id: up, type: CODE, owner: code, reads: [phrase], writes: [loud], body: "phrase + '!'"}
-  - {id: more, type: CODE, owner: code, reads: [loud], writes: [louder], body: "loud + '!'"}
-  - {id: done, type: TERMINAL, reads: [louder]}
-edges:
-  - {from: up, to: more}
-  - {from: more, to: done}
-"#;
+#[path = "support/mcp_serve.rs"]
+mod mcp_serve;
 
+/// The read-only program with one human input, `phrase`: a call without it pauses at `up`.
 fn program(dir: &Path) -> PathBuf {
-    let file = dir.join("shout.agir");
-    std::fs::write(&file, SHOUT).unwrap();
-    file
+    mcp_serve::write(dir, "shout.agir", mcp_serve::SHOUT)
 }
 
 /// What a client does when it is asked.
@@ -47,6 +28,8 @@ fn program(dir: &Path) -> PathBuf {
 enum Reply {
     Answer,
     Decline,
+    /// A hostile client: a 64 KiB answer.
+    Flood,
 }
 
 /// A client that declares form elicitation (on `protocol`) and answers `phrase` with
@@ -96,17 +79,29 @@ impl ClientHandler for Asked {
             Reply::Answer => ElicitResult::new(ElicitationAction::Accept)
                 .with_content(serde_json::json!({"phrase": "hey"})),
             Reply::Decline => ElicitResult::new(ElicitationAction::Decline),
+            Reply::Flood => ElicitResult::new(ElicitationAction::Accept)
+                .with_content(serde_json::json!({"phrase": "\u{1b}[2J".repeat(16 * 1024)})),
         })
     }
 }
 
 /// `ais mcp serve` of the program over stdio, for `client`.
 async fn serve_stdio<C: ClientHandler>(dir: &Path, client: C) -> RunningService<RoleClient, C> {
+    serve_stdio_with(dir, client, &[]).await
+}
+
+/// `ais mcp serve` of the program over stdio with `args` besides, for `client`.
+async fn serve_stdio_with<C: ClientHandler>(
+    dir: &Path,
+    client: C,
+    args: &[&str],
+) -> RunningService<RoleClient, C> {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ais"));
     cmd.args(["mcp", "serve"])
         .arg(program(dir))
         .arg("--out")
-        .arg(dir.join("out"));
+        .arg(dir.join("out"))
+        .args(args);
     cmd.env_remove("AIS_MODEL");
     client
         .serve(TokioChildProcess::new(cmd).unwrap())
@@ -126,40 +121,12 @@ fn handles(dir: &Path) -> usize {
 #[tokio::test]
 async fn the_http_transport_lists_and_calls_the_programs() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ais"))
-        .args(["mcp", "serve"])
-        .arg(program(dir.path()))
-        .arg("--out")
-        .arg(dir.path().join("out"))
-        .args(["--http", "127.0.0.1:0"])
-        .env_remove("AIS_MODEL")
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Killed however the test ends.
-    struct Kill(std::process::Child);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let stderr = child.stderr.take().unwrap();
-    let child = Kill(child);
-    let mut line = String::new();
-    std::io::BufReader::new(stderr)
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_owned();
-    assert!(line.starts_with("serving 1 program at "), "{line}");
-    assert!(url.ends_with("/mcp"), "{url}");
+    let out = dir.path().join("out");
+    let server = mcp_serve::Http::start(&[program(dir.path()), "--out".into(), out]);
+    let url = server.url.clone();
 
     // reqwest (as rmcp builds it) has no TLS provider of its own; install the one ais-rt uses.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    ais_rt::tls::install_crypto_provider();
     let service = ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.unwrap();
     let tools = service.peer().list_all_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
@@ -199,8 +166,7 @@ async fn the_http_transport_lists_and_calls_the_programs() {
     service.cancel().await.unwrap();
 
     // A request naming another host is refused (rmcp's guard against DNS rebinding).
-    let port = url.trim_start_matches("http://127.0.0.1:");
-    let port = port.trim_end_matches("/mcp");
+    let port = server.port();
     let refused = std::process::Command::new("curl")
         .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST"])
         .args([
@@ -217,7 +183,6 @@ async fn the_http_transport_lists_and_calls_the_programs() {
         let code = String::from_utf8_lossy(&o.stdout).into_owned();
         assert!(code.starts_with('4'), "{code}");
     }
-    drop(child);
 }
 
 #[tokio::test]
@@ -294,4 +259,35 @@ async fn a_forged_request_state_resumes_nothing() {
     );
     assert!(client.questions.lock().unwrap().is_empty());
     service.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_answer_over_the_answer_limit_is_refused_and_the_run_still_waits() {
+    for protocol in [ProtocolVersion::LATEST, ProtocolVersion::V_2025_11_25] {
+        let dir = tempfile::tempdir().unwrap();
+        let client = Asked::new(Reply::Flood, protocol.clone());
+        let args = ["--max-answer-bytes", "4096"];
+        let service = serve_stdio_with(dir.path(), client.clone(), &args).await;
+        let result = service
+            .peer()
+            .call_tool(CallToolRequestParams::new("shout"))
+            .await
+            .unwrap();
+        assert_eq!(result.is_error, Some(true), "{protocol}: {result:?}");
+        let said = text(&result);
+        assert!(
+            said.contains("its answer is 65536 bytes, more than the 4096 a human answer may have"),
+            "{protocol}: {said}"
+        );
+        // Nothing of the answer reached the run, its report or the error text.
+        assert!(!said.contains('\u{1b}'), "{protocol}: {said}");
+        assert!(
+            result
+                .structured_content
+                .is_none_or(|r| r.get("louder").is_none())
+        );
+        // The run still waits: its handle is kept, for a shorter answer.
+        assert_eq!(handles(dir.path()), 1, "{protocol}");
+        service.cancel().await.unwrap();
+    }
 }

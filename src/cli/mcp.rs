@@ -54,6 +54,10 @@ pub struct ServeArgs {
     /// a loopback host (`localhost`, `127.0.0.1`, `::1`): rmcp's guard against DNS rebinding.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+    /// The bounds of every run served (as `ais run` takes them); a human answer given through
+    /// elicitation is bounded by `--max-answer-bytes` as a model's is.
+    #[command(flatten)]
+    pub bounds: super::run::bounds::Bounds,
 }
 
 /// Arguments of `ais mcp lock`.
@@ -109,8 +113,10 @@ fn serve(args: &ServeArgs) -> CmdResult {
         })?),
         None => None,
     };
+    let bounds = args.bounds.clone();
     let mut server =
-        ais_rt::mcp::ProgramServer::new(model, ToolRegistry::with_builtins(), args.out.clone());
+        ais_rt::mcp::ProgramServer::new(model, ToolRegistry::with_builtins(), args.out.clone())
+            .configure(move |b| bounds.apply(b));
     for file in &args.programs {
         let program = read_program(file)?;
         if server_needs_model(&program) && spec.is_none() {

@@ -23,7 +23,7 @@ use super::elicit::{self, Asking, Pending, PendingPauses};
 use crate::model::Model;
 use crate::tools::ToolRegistry;
 use crate::trace::{StepEvent, TraceSink};
-use crate::{Inputs, RunOutcome, Runtime, Status};
+use crate::{Inputs, RunOutcome, Runtime, RuntimeBuilder, Status};
 use ais_core::{Opcode, Program};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
@@ -54,7 +54,12 @@ pub struct ProgramServer {
     out_dir: PathBuf,
     /// Paused calls waiting for a client's retry with the answer (shared by every session).
     pending: PendingPauses,
+    /// Applied to each run's runtime builder last (its bounds: see [`ProgramServer::configure`]).
+    configure: Option<Configure>,
 }
+
+/// What [`ProgramServer::configure`] keeps.
+type Configure = Arc<dyn Fn(RuntimeBuilder) -> RuntimeBuilder + Send + Sync>;
 
 /// Where a call's progress notifications go: the client's peer and its token.
 type ProgressTo = Option<(Peer<RoleServer>, ProgressToken)>;
@@ -70,7 +75,20 @@ impl ProgramServer {
             tools,
             out_dir,
             pending: PendingPauses::default(),
+            configure: None,
         }
+    }
+
+    /// Sets what every run (and resume) of this server is built with beyond its tools, output
+    /// root, program directory, model and progress: `f` gets the runtime builder with those set
+    /// and returns it, e.g. with the bounds of `ais run` (`max_answer_bytes`, `max_siblings`,
+    /// `allow_read`, `allow_net`).
+    pub fn configure(
+        mut self,
+        f: impl Fn(RuntimeBuilder) -> RuntimeBuilder + Send + Sync + 'static,
+    ) -> Self {
+        self.configure = Some(Arc::new(f));
+        self
     }
 
     /// Offers `program` (whose relative paths resolve in `dir`) as a tool. An error when
@@ -227,6 +245,9 @@ impl ProgramServer {
         }
         if let Some((peer, token)) = progress {
             builder = builder.trace(Arc::new(ProgressSink::new(peer, token)));
+        }
+        if let Some(f) = &self.configure {
+            builder = f(builder);
         }
         Ok((builder.build(), program, servers))
     }

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-mod bounds;
+pub(crate) mod bounds;
 mod journal;
 mod log;
 #[cfg(feature = "otlp")]
