@@ -109,6 +109,26 @@ async fn serve_stdio_with<C: ClientHandler>(
         .unwrap()
 }
 
+/// Serves the program with `args` to a client that replies `reply` on `protocol`, and calls
+/// `shout` without its input (so the run pauses and asks): the output root's directory, the
+/// client, and the call's result.
+async fn call_shout(
+    reply: Reply,
+    protocol: &ProtocolVersion,
+    args: &[&str],
+) -> (tempfile::TempDir, Asked, CallToolResult) {
+    let dir = tempfile::tempdir().unwrap();
+    let client = Asked::new(reply, protocol.clone());
+    let service = serve_stdio_with(dir.path(), client.clone(), args).await;
+    let result = service
+        .peer()
+        .call_tool(CallToolRequestParams::new("shout"))
+        .await
+        .unwrap();
+    service.cancel().await.unwrap();
+    (dir, client, result)
+}
+
 fn text(r: &CallToolResult) -> String {
     r.content[0].as_text().unwrap().text.clone()
 }
@@ -188,14 +208,7 @@ async fn the_http_transport_lists_and_calls_the_programs() {
 #[tokio::test]
 async fn a_paused_run_asks_the_client_and_resumes_with_its_answer() {
     for protocol in [ProtocolVersion::LATEST, ProtocolVersion::V_2025_11_25] {
-        let dir = tempfile::tempdir().unwrap();
-        let client = Asked::new(Reply::Answer, protocol.clone());
-        let service = serve_stdio(dir.path(), client.clone()).await;
-        let result = service
-            .peer()
-            .call_tool(CallToolRequestParams::new("shout"))
-            .await
-            .unwrap();
+        let (dir, client, result) = call_shout(Reply::Answer, &protocol, &[]).await;
         assert_eq!(result.is_error, Some(false), "{protocol}: {result:?}");
         assert_eq!(result.structured_content.unwrap()["louder"], "hey!!");
         let questions = client.questions.lock().unwrap().clone();
@@ -206,21 +219,13 @@ async fn a_paused_run_asks_the_client_and_resumes_with_its_answer() {
         );
         // The handle the pause wrote was used, and removed.
         assert_eq!(handles(dir.path()), 0, "{protocol}");
-        service.cancel().await.unwrap();
     }
 }
 
 #[tokio::test]
 async fn a_declined_question_is_the_tool_error_that_says_how_to_resume() {
     for protocol in [ProtocolVersion::LATEST, ProtocolVersion::V_2025_11_25] {
-        let dir = tempfile::tempdir().unwrap();
-        let client = Asked::new(Reply::Decline, protocol.clone());
-        let service = serve_stdio(dir.path(), client.clone()).await;
-        let result = service
-            .peer()
-            .call_tool(CallToolRequestParams::new("shout"))
-            .await
-            .unwrap();
+        let (dir, client, result) = call_shout(Reply::Decline, &protocol, &[]).await;
         assert_eq!(result.is_error, Some(true), "{protocol}: {result:?}");
         let said = text(&result);
         assert!(
@@ -232,7 +237,6 @@ async fn a_declined_question_is_the_tool_error_that_says_how_to_resume() {
         assert_eq!(client.questions.lock().unwrap().len(), 1, "{protocol}");
         // The handle stays, for `ais resume`.
         assert_eq!(handles(dir.path()), 1, "{protocol}");
-        service.cancel().await.unwrap();
     }
 }
 
@@ -264,15 +268,8 @@ async fn a_forged_request_state_resumes_nothing() {
 #[tokio::test]
 async fn an_answer_over_the_answer_limit_is_refused_and_the_run_still_waits() {
     for protocol in [ProtocolVersion::LATEST, ProtocolVersion::V_2025_11_25] {
-        let dir = tempfile::tempdir().unwrap();
-        let client = Asked::new(Reply::Flood, protocol.clone());
         let args = ["--max-answer-bytes", "4096"];
-        let service = serve_stdio_with(dir.path(), client.clone(), &args).await;
-        let result = service
-            .peer()
-            .call_tool(CallToolRequestParams::new("shout"))
-            .await
-            .unwrap();
+        let (dir, _, result) = call_shout(Reply::Flood, &protocol, &args).await;
         assert_eq!(result.is_error, Some(true), "{protocol}: {result:?}");
         let said = text(&result);
         assert!(
@@ -288,6 +285,5 @@ async fn an_answer_over_the_answer_limit_is_refused_and_the_run_still_waits() {
         );
         // The run still waits: its handle is kept, for a shorter answer.
         assert_eq!(handles(dir.path()), 1, "{protocol}");
-        service.cancel().await.unwrap();
     }
 }
