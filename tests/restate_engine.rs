@@ -15,24 +15,6 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// The MCP example (`examples/mcp/notes.agir`, its lock beside it) copied into `dir`, with
-/// this machine's copy of the pinned file server in place of `npx`; returns the program's path.
-fn notes_program(dir: &Path, server: &Path) -> PathBuf {
-    let root = repo("examples/mcp");
-    std::fs::create_dir(dir.join("notes")).unwrap();
-    let program = std::fs::read_to_string(root.join("notes.agir"))
-        .unwrap()
-        .replace("command: npx", &format!("command: {}", server.display()))
-        .replace(
-            "[-y, \"@modelcontextprotocol/server-filesystem@2026.8.31\", notes]",
-            "[notes]",
-        );
-    assert!(program.contains("args: [notes]"), "{program}");
-    std::fs::write(dir.join("notes.agir"), program).unwrap();
-    std::fs::copy(root.join("notes.mcp.lock"), dir.join("notes.mcp.lock")).unwrap();
-    dir.join("notes.agir")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_program_on_an_mcp_server_is_served_with_it_and_reports_as_ais_run() {
     let Some(bin) = server_for_tests("restate_engine::mcp") else {
@@ -44,8 +26,8 @@ async fn a_program_on_an_mcp_server_is_served_with_it_and_reports_as_ais_run() {
     let server = RestateServer::start(&bin).await.unwrap();
     let (remote_dir, local_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (remote_program, local_program) = (
-        notes_program(remote_dir.path(), &fs),
-        notes_program(local_dir.path(), &fs),
+        mcp_support::notes_example(remote_dir.path(), &fs),
+        mcp_support::notes_example(local_dir.path(), &fs),
     );
     let (remote_program, local_program) = (
         remote_program.to_str().unwrap(),

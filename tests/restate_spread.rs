@@ -47,15 +47,7 @@ async fn a_spawn_of_100_runs_on_both_endpoints_and_reports_as_ais_run() {
     let Some(bin) = server_for_tests("restate_spread::spawn_of_100") else {
         return;
     };
-    let server = RestateServer::start_with(
-        &bin,
-        &[(
-            "RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT",
-            "1",
-        )],
-    )
-    .await
-    .unwrap();
+    let server = restate_support::balanced_server(&bin).await;
     let dir = tempfile::tempdir().unwrap();
     // Sibling i answers from `fan[i]` wherever it runs; each endpoint process reads the whole
     // script, and three copies leave a response for every run of the test.
@@ -363,15 +355,7 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
     let Some(bin) = server_for_tests("restate_spread::kill_mid_spawn") else {
         return;
     };
-    let server = RestateServer::start_with(
-        &bin,
-        &[(
-            "RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT",
-            "1",
-        )],
-    )
-    .await
-    .unwrap();
+    let server = restate_support::balanced_server(&bin).await;
     let dir = tempfile::tempdir().unwrap();
     // Both endpoints write under one directory (one disk behind both, as a shared volume):
     // the lines file counts every sibling's append, wherever it ran.

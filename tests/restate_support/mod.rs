@@ -168,6 +168,21 @@ pub async fn serve(server: &RestateServer, out: &Path, args: &[&str]) -> Served 
     served
 }
 
+/// A server on `bin` for endpoints behind a [`Balancer`]: each invocation in flight opens an
+/// HTTP/2 connection of its own (`http2-streams-per-connection-limit = 1`), so consecutive
+/// invocations land on alternate endpoints.
+pub async fn balanced_server(bin: &Path) -> RestateServer {
+    RestateServer::start_with(
+        bin,
+        &[(
+            "RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT",
+            "1",
+        )],
+    )
+    .await
+    .unwrap()
+}
+
 /// A round-robin TCP proxy on loopback (an L4 load balancer): each connection goes to the
 /// next upstream port that accepts it, so an upstream that died is passed over.
 /// [`Balancer::set`] drops the connections open so far, so the server connects anew.
