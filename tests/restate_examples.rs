@@ -1,7 +1,7 @@
 //! The `ais!` examples whose tools are Rust, served as Restate workflows from Rust — the
 //! facade's `Endpoint` builder over each example's own `runtime()` (its native tools and, for
-//! `release_notes`, its callee) — give the report the library gives in process, against a real
-//! Restate server on loopback (feature `restate`; skipped with a notice when no server is
+//! `release_notes`, its callee) — give the report the library gives in process (`approve_refund`
+//! paused and answered, as `Runtime::resume` answers it), against a real Restate server on loopback (feature `restate`; skipped with a notice when no server is
 //! installed, a failure under CI=true: `.ci/run` installs it).
 
 mod restate_support;
@@ -26,9 +26,13 @@ mod release_notes;
 #[path = "../examples/extract_invoice.rs"]
 mod extract_invoice;
 
+#[allow(dead_code)]
+#[path = "../examples/approve_refund.rs"]
+mod approve_refund;
+
 use ais::Program;
 use ais::restate::server::{RestateServer, server_for_tests};
-use ais::restate::{Endpoint, Ingress, RunRequest};
+use ais::restate::{Endpoint, Followed, Ingress, RunRequest};
 use ais::rt::{Inputs, RuntimeBuilder};
 use restate_support::comparable;
 use serde_json::Value;
@@ -236,4 +240,67 @@ async fn every_example_with_rust_tools_served_from_rust_reports_as_in_process() 
         .collect();
     assert_eq!(callee.len(), 1, "{runs:?}");
     assert!(callee[0].id.starts_with("release_notes-1/c"), "{runs:?}");
+}
+
+/// A paused run's object without its resume handle (a file only a run without a journal
+/// writes; a Restate run waits on a durable promise instead).
+fn without_handle(mut v: Value) -> Value {
+    if let Some(p) = v["pause"].as_object_mut() {
+        p.remove("handle");
+    }
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_approval_example_pauses_on_restate_and_the_answer_resumes_it_as_in_process() {
+    let Some(bin) = server_for_tests("restate_examples::approval") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    let ingress = Ingress::new(&server.ingress_url());
+    let (remote_out, local_out) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let program = approve_refund::ApproveRefund::program();
+    let builder = |out: &Path| {
+        approve_refund::ApproveRefund::runtime()
+            .model(shipped("approve_refund"))
+            .out_dir(out.into())
+    };
+    let endpoint = Endpoint::new(builder(remote_out.path()))
+        .program(program.clone())
+        .unwrap();
+    let workflow = endpoint.names()[0].clone();
+    let endpoint = InProcess::serve(endpoint);
+    server
+        .register(&format!("http://127.0.0.1:{}", endpoint.port))
+        .await
+        .unwrap();
+    let runtime = builder(local_out.path()).build();
+    let inputs = || Inputs::parse(program, Some(approve_refund::REQUEST.to_owned()), &[]).unwrap();
+    for (k, answer) in ["yes", "no, out of warranty"].into_iter().enumerate() {
+        let id = format!("approval-{k}");
+        let request = RunRequest {
+            task: Some(approve_refund::REQUEST.to_owned()),
+            inputs: Default::default(),
+        };
+        ingress.submit(&workflow, &id, &request).await.unwrap();
+        let Followed::Paused(pause) = ingress.follow(&workflow, &id).await.unwrap() else {
+            panic!("{answer}: the run did not pause");
+        };
+        let local = runtime.run(program, None, inputs()).await;
+        let handle = local.pause.as_ref().and_then(|p| p.handle.clone());
+        let handle = handle.unwrap_or_else(|| panic!("no handle: {:#}", local.to_json()));
+        assert_eq!(
+            without_handle(pause["outcome"].clone()),
+            without_handle(local.to_json()),
+            "{answer}: paused"
+        );
+        ingress.answer(&workflow, &id, answer).await.unwrap();
+        let remote = ingress.output(&workflow, &id).await.unwrap();
+        let local = runtime
+            .resume(program, None, &handle, answer.to_owned())
+            .await
+            .to_json();
+        assert_eq!(local["status"], "ok", "{answer}: {local:#}");
+        assert_eq!(comparable(remote), local, "{answer}");
+    }
 }
