@@ -209,20 +209,7 @@ fn the_example_checks_offline_and_runs_against_the_pinned_server() {
     };
     // The same program and lock, with this machine's copy of the pinned server for `npx`.
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("notes")).unwrap();
-    let program = std::fs::read_to_string(root.join("notes.agir"))
-        .unwrap()
-        .replace("command: npx", &format!("command: {}", server.display()))
-        .replace(
-            "[-y, \"@modelcontextprotocol/server-filesystem@2026.8.31\", notes]",
-            "[notes]",
-        );
-    std::fs::write(dir.path().join("notes.agir"), program).unwrap();
-    std::fs::copy(
-        root.join("notes.mcp.lock"),
-        dir.path().join("notes.mcp.lock"),
-    )
-    .unwrap();
+    mcp_support::notes_example(dir.path(), &server);
     let o = ais_in(
         dir.path(),
         &[

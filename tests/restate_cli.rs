@@ -1,12 +1,15 @@
 //! `ais serve --restate` against a real Restate server on loopback (feature `restate`; skipped
 //! with a notice when no server is installed, a failure under CI=true: `.ci/run` installs it).
 
+mod restate_support;
+
 use ais::restate::server::{RestateServer, free_port, server_for_tests};
 use ais::restate::{Ingress, RunRequest};
+use restate_support::{Served, wait_for};
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -14,34 +17,13 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `ais serve --restate` on `port`, serving `program`; waits until it accepts connections.
-fn serve(port: u16, out: &Path, program: &Path) -> Child {
-    let child = Command::new(env!("CARGO_BIN_EXE_ais"))
-        .args(["serve", "--restate", "--bind"])
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--out")
-        .arg(out)
-        .arg(program)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_for("the endpoint to listen", || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
-    child
-}
-
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// `ais serve --restate` on `port`, serving `program`, its standard error in `out`
+/// (`serve-N.log`, the Nth endpoint of the test binary); waits until it accepts connections.
+fn serve(port: u16, out: &Path, program: &Path) -> Served {
+    static STARTED: AtomicUsize = AtomicUsize::new(0);
+    let n = STARTED.fetch_add(1, Ordering::Relaxed);
+    let log = out.join(format!("serve-{n}.log"));
+    Served::start(port, out, &[program.to_str().unwrap()], &log)
 }
 
 /// A run of `fixture` (which appends a line to `log_file`, then waits for `release_file`)
@@ -88,8 +70,7 @@ impl Killed {
         ingress.submit(name, id, &request).await.unwrap();
         let waiting = PathBuf::from(format!("{}.waiting", release.display()));
         wait_for("the wait to start", || waiting.exists());
-        endpoint.kill().unwrap(); // SIGKILL, mid-step
-        endpoint.wait().unwrap();
+        endpoint.kill(); // SIGKILL, mid-step
         std::fs::remove_file(&waiting).unwrap();
         Some(Killed {
             _server: server,
@@ -104,18 +85,17 @@ impl Killed {
     }
 
     /// A new endpoint on the same port.
-    fn serve_again(&self) -> Child {
+    fn serve_again(&self) -> Served {
         serve(self.port, self.dir.path(), &self.program)
     }
 
     /// The run's report (waits at most a minute), then stops `endpoint`.
-    async fn report(&self, name: &str, id: &str, mut endpoint: Child) -> serde_json::Value {
+    async fn report(&self, name: &str, id: &str, mut endpoint: Served) -> serde_json::Value {
         let report = tokio::time::timeout(Duration::from_secs(60), self.ingress.output(name, id))
             .await
             .expect("the run ends")
             .unwrap();
-        endpoint.kill().unwrap();
-        endpoint.wait().unwrap();
+        endpoint.kill();
         report
     }
 }

@@ -2,103 +2,93 @@
 //! `ais serve --restate` endpoints (feature `restate`; skipped with a notice when no server is
 //! installed, a failure under CI=true: `.ci/run` installs it).
 
+mod restate_support;
+
+#[path = "../ais-rt/tests/mcp_support/mod.rs"]
+mod mcp_support;
+
 use ais::restate::server::{RestateServer, free_port, server_for_tests};
-use serde_json::Value;
+use restate_support::{ais, comparable, engine, json_of as json, serve, text};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-fn ais(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ais"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("the ais binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("no JSON ({e}): {}", text(o)))
-}
-
-/// An `ais serve --restate` endpoint, killed when dropped.
-struct Served(Child);
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Serves `program` (with `model`, when given, writing under `out`) on a free port and
-/// registers it with `server`.
-async fn serve(server: &RestateServer, out: &Path, model: Option<&str>, program: &str) -> Served {
-    let port = free_port().unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
-    cmd.args(["serve", "--restate", "--bind"])
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--out")
-        .arg(out)
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    if let Some(m) = model {
-        cmd.args(["--model", m]);
-    }
-    let child = cmd
-        .arg(program)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let served = Served(child);
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the endpoint did not listen"
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_on_an_mcp_server_is_served_with_it_and_reports_as_ais_run() {
+    let Some(bin) = server_for_tests("restate_engine::mcp") else {
+        return;
+    };
+    let Some(fs) = mcp_support::bin("mcp-server-filesystem") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    let (remote_dir, local_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (remote_program, local_program) = (
+        mcp_support::notes_example(remote_dir.path(), &fs),
+        mcp_support::notes_example(local_dir.path(), &fs),
+    );
+    let (remote_program, local_program) = (
+        remote_program.to_str().unwrap(),
+        local_program.to_str().unwrap(),
+    );
+    // The endpoint starts the program's server once and keeps it for every run.
+    let served = serve(&server, remote_dir.path(), &[remote_program]).await;
+    let flags = engine(&server);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let local_out = local_dir.path().to_str().unwrap();
+    // A note saved and read back; a path outside the server's root, refused by the server
+    // and routed to the explanation.
+    for (note, saved) in [("today.md", true), ("../outside.md", false)] {
+        let note = format!("note_file={note}");
+        let inputs = [
+            "--task",
+            "",
+            "--input",
+            &note,
+            "--input",
+            "note_text=buy milk",
+        ];
+        let json_flags = ["--format", "json"];
+        let remote = ais(&[&["run", remote_program][..], &inputs, &json_flags, &flags].concat());
+        let local = ais(&[
+            &["run", local_program][..],
+            &inputs,
+            &json_flags,
+            &["--out", local_out],
+        ]
+        .concat());
+        assert_eq!(remote.status.code(), Some(0), "{note}: {}", text(&remote));
+        assert_eq!(local.status.code(), Some(0), "{note}: {}", text(&local));
+        let (r, l) = (json(&remote), json(&local));
+        // The server names the paths it refuses: each run's own directory.
+        let here = |v: &serde_json::Value, dir: &Path| {
+            let dir = dir.to_str().unwrap();
+            comparable(v.clone()).to_string().replace(dir, "DIR")
+        };
+        assert_eq!(
+            here(&r, remote_dir.path()),
+            here(&l, local_dir.path()),
+            "{note}"
         );
-        std::thread::sleep(Duration::from_millis(20));
+        if saved {
+            assert_eq!(r["report"]["readback"]["content"], "buy milk", "{r:#}");
+        } else {
+            assert!(
+                r["report"]["refusal"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("not saved: ")),
+                "{r:#}"
+            );
+        }
     }
-    server
-        .register(&format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap();
-    served
-}
-
-/// `--ingress URL --admin URL` of `server`.
-fn engine(server: &RestateServer) -> Vec<String> {
-    vec![
-        "--engine".into(),
-        "restate".into(),
-        "--ingress".into(),
-        server.ingress_url(),
-        "--admin".into(),
-        server.admin_url(),
-    ]
-}
-
-/// What must be equal between the two engines' reports: all but where the run lives.
-fn comparable(mut v: Value) -> Value {
-    let map = v.as_object_mut().unwrap();
-    for k in ["run", "journal", "workflow", "engine"] {
-        map.remove(k);
-    }
-    v
+    drop(served);
+    assert_eq!(
+        std::fs::read_to_string(remote_dir.path().join("notes/today.md")).unwrap(),
+        "buy milk"
+    );
+    assert!(!remote_dir.path().join("outside.md").exists());
 }
 
 const SALES_CSV: &str = "date,region,product,units,unit_price\n\
@@ -148,7 +138,7 @@ async fn every_cli_example_gives_the_same_report_and_exit_on_restate_as_embedded
         for dir in [remote_out.path(), local_out.path()] {
             std::fs::write(dir.join("sales.csv"), SALES_CSV).unwrap();
         }
-        let _served = serve(&server, remote_out.path(), Some(&model), program).await;
+        let _served = serve(&server, remote_out.path(), &["--model", &model, program]).await;
         let mut args: Vec<String> = ["run", program, "--task", task, "--format", "json"]
             .map(String::from)
             .to_vec();
@@ -187,7 +177,7 @@ async fn a_run_paused_on_restate_is_listed_answered_and_followed_from_the_cli() 
     let server = RestateServer::start(&bin).await.unwrap();
     let out = tempfile::tempdir().unwrap();
     let program = "tests/fixtures/restate/ask_then_echo.agir";
-    let _served = serve(&server, out.path(), None, program).await;
+    let _served = serve(&server, out.path(), &[program]).await;
     let flags = engine(&server);
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
 

@@ -10,11 +10,12 @@
 //! endpoints. Each endpoint notes on its standard error every sibling it runs, with its pid:
 //! that is what shows where the work landed.
 
+mod restate_support;
+
 use ais::restate::server::{RestateServer, free_port, server_for_tests};
+use restate_support::{Balancer, Served, ais, comparable, json_of, serve, text};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const PROGRAM: &str = "tests/fixtures/restate/spread.agir";
@@ -24,164 +25,21 @@ const LATENCY_MS: u64 = 50;
 /// Siblings one endpoint runs at once (`ais serve --max-parallel`).
 const LANES: usize = 4;
 
-fn ais(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ais"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("the ais binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+/// An endpoint serving the spread program on the scripted model `responses`, writing under
+/// `dir/out-NAME`, its standard error in `dir/NAME.log` (not registered).
+fn spread_endpoint(dir: &Path, name: &str, responses: &Path, args: &[&str]) -> Served {
+    let out = dir.join(format!("out-{name}"));
+    std::fs::create_dir_all(&out).unwrap();
+    let model = format!("scripted:{}", responses.display());
+    let lanes = LANES.to_string();
+    let flags = ["--model", &model, "--max-parallel", &lanes];
+    let args = [&flags[..], args, &[PROGRAM]].concat();
+    Served::start(
+        free_port().unwrap(),
+        &out,
+        &args,
+        &dir.join(format!("{name}.log")),
     )
-}
-
-fn json_of(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("no JSON ({e}): {}", text(o)))
-}
-
-/// An `ais serve --restate` endpoint process whose standard error goes to `log`; killed when
-/// dropped.
-struct Endpoint {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-}
-
-impl Endpoint {
-    fn start(dir: &Path, name: &str, responses: &Path) -> Endpoint {
-        Endpoint::start_with(dir, name, responses, &[])
-    }
-
-    fn start_with(dir: &Path, name: &str, responses: &Path, args: &[&str]) -> Endpoint {
-        let port = free_port().unwrap();
-        let out = dir.join(format!("out-{name}"));
-        std::fs::create_dir_all(&out).unwrap();
-        let log = dir.join(format!("{name}.log"));
-        let child = Command::new(env!("CARGO_BIN_EXE_ais"))
-            .args(["serve", "--restate", "--bind"])
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("--out")
-            .arg(&out)
-            .arg("--model")
-            .arg(format!("scripted:{}", responses.display()))
-            .args(["--max-parallel", &LANES.to_string()])
-            .args(args)
-            .arg(PROGRAM)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "the endpoint did not listen"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Endpoint { child, port, log }
-    }
-
-    /// The siblings of run `run` this endpoint noted, by index, and the pids it noted them with.
-    fn siblings_of(&self, run: &str) -> (Vec<usize>, Vec<u32>) {
-        let log = std::fs::read_to_string(&self.log).unwrap();
-        let (mut indexes, mut pids) = (Vec::new(), Vec::new());
-        for line in log
-            .lines()
-            .filter(|l| l.ends_with(&format!(" of run {run}")))
-        {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            // "ais serve: pid P runs sibling I of SPAWN `fan` of run R"
-            pids.push(words[3].parse().unwrap());
-            indexes.push(words[6].parse().unwrap());
-        }
-        (indexes, pids)
-    }
-}
-
-/// A child process killed when dropped, so a failed assertion leaves no endpoint running.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Drop for Endpoint {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A round-robin TCP proxy on loopback: each connection goes to the next upstream port.
-/// Changing the upstreams drops the connections open so far, so the server connects anew.
-struct Balancer {
-    port: u16,
-    upstreams: Arc<Mutex<(Vec<u16>, tokio::task::JoinSet<()>)>>,
-    accept: tokio::task::JoinHandle<()>,
-}
-
-impl Balancer {
-    async fn start(upstreams: Vec<u16>) -> Balancer {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let shared = Arc::new(Mutex::new((upstreams, tokio::task::JoinSet::new())));
-        let state = shared.clone();
-        let accept = tokio::spawn(async move {
-            let mut next = 0usize;
-            while let Ok((mut inbound, _)) = listener.accept().await {
-                let mut s = state.lock().unwrap();
-                let to = s.0[next % s.0.len()];
-                next += 1;
-                s.1.spawn(async move {
-                    if let Ok(mut outbound) =
-                        tokio::net::TcpStream::connect(("127.0.0.1", to)).await
-                    {
-                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
-                    }
-                });
-            }
-        });
-        Balancer {
-            port,
-            upstreams: shared,
-            accept,
-        }
-    }
-
-    fn set(&self, upstreams: Vec<u16>) {
-        let mut s = self.upstreams.lock().unwrap();
-        s.0 = upstreams;
-        s.1.abort_all();
-    }
-}
-
-impl Drop for Balancer {
-    fn drop(&mut self) {
-        self.accept.abort();
-        self.upstreams.lock().unwrap().1.abort_all();
-    }
-}
-
-/// What must be equal between the two engines' reports: all but where the run lives.
-fn comparable(mut v: Value) -> Value {
-    let map = v.as_object_mut().unwrap();
-    for k in ["run", "journal", "workflow", "engine"] {
-        map.remove(k);
-    }
-    v
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -189,15 +47,7 @@ async fn a_spawn_of_100_runs_on_both_endpoints_and_reports_as_ais_run() {
     let Some(bin) = server_for_tests("restate_spread::spawn_of_100") else {
         return;
     };
-    let server = RestateServer::start_with(
-        &bin,
-        &[(
-            "RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT",
-            "1",
-        )],
-    )
-    .await
-    .unwrap();
+    let server = restate_support::balanced_server(&bin).await;
     let dir = tempfile::tempdir().unwrap();
     // Sibling i answers from `fan[i]` wherever it runs; each endpoint process reads the whole
     // script, and three copies leave a response for every run of the test.
@@ -212,8 +62,8 @@ async fn a_spawn_of_100_runs_on_both_endpoints_and_reports_as_ais_run() {
     let items: Vec<String> = (0..SIBLINGS).map(|i| format!("item {i}")).collect();
     let items = format!("items={}", serde_json::to_string(&items).unwrap());
 
-    let a = Endpoint::start(dir.path(), "a", &responses);
-    let b = Endpoint::start(dir.path(), "b", &responses);
+    let a = spread_endpoint(dir.path(), "a", &responses, &[]);
+    let b = spread_endpoint(dir.path(), "b", &responses, &[]);
     let balancer = Balancer::start(vec![a.port]).await;
     server
         .register(&format!("http://127.0.0.1:{}", balancer.port))
@@ -334,7 +184,7 @@ async fn a_failed_sibling_and_the_step_budget_end_a_restate_run_as_they_end_ais_
     ];
     for (what, missing, steps, exit) in cases {
         let responses = script(dir.path(), 6, missing);
-        let served = Endpoint::start_with(dir.path(), what, &responses, &["--max-steps", steps]);
+        let served = spread_endpoint(dir.path(), what, &responses, &["--max-steps", steps]);
         server
             .register(&format!("http://127.0.0.1:{}", served.port))
             .await
@@ -386,30 +236,7 @@ async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
         "tests/fixtures/restate/call_outer.agir",
         "tests/fixtures/restate/call_inner.agir",
     );
-    let port = free_port().unwrap();
-    let log = dir.path().join("serve.log");
-    let child = Command::new(env!("CARGO_BIN_EXE_ais"))
-        .args(["serve", "--restate", "--bind"])
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--out")
-        .arg(dir.path())
-        .args(["--model", &model, outer, inner])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let child = Killed(child);
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(60), "no endpoint");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    server
-        .register(&format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap();
+    let served = serve(&server, dir.path(), &["--model", &model, outer, inner]).await;
     let run = ["run", outer, "--task", "world", "--format", "json"];
     let remote = ais(&[
         &run[..],
@@ -422,7 +249,7 @@ async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
         &["--model", &model, "--out", out.to_str().unwrap()],
     ]
     .concat());
-    drop(child);
+    drop(served);
     assert_eq!(remote.status.code(), Some(0), "{}", text(&remote));
     assert_eq!(local.status.code(), Some(0), "{}", text(&local));
     let (r, l) = (json_of(&remote), json_of(&local));
@@ -441,72 +268,214 @@ async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn siblings_that_ask_a_human_pause_the_run_and_each_answer_resumes_one() {
+async fn siblings_that_ask_a_human_pause_the_run_and_each_answer_resumes_one_as_ais_resume() {
     let Some(bin) = server_for_tests("restate_spread::sibling_pause") else {
         return;
     };
     let server = RestateServer::start(&bin).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let program = "tests/fixtures/restate/ask_fan.agir";
-    let port = free_port().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_ais"))
-        .args(["serve", "--restate", "--bind"])
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--out")
-        .arg(dir.path())
-        .arg(program)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let child = Killed(child);
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(60), "no endpoint");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    server
-        .register(&format!("http://127.0.0.1:{port}"))
+    let served = serve(&server, dir.path(), &[program]).await;
+    let engine = restate_support::engine(&server);
+    let engine: Vec<&str> = engine.iter().map(String::as_str).collect();
+    let local_out = dir.path().join("local");
+    let local = ["--out", local_out.to_str().unwrap()];
+    let json = ["--format", "json"];
+    let run = [
+        "run",
+        program,
+        "--task",
+        "go",
+        "--input",
+        r#"items=["first?","second?"]"#,
+    ];
+    // Each stage on both engines: the same exit and the same object, but where the run lives.
+    let both = |remote: &[&str], local: &[&str], exit: i32| {
+        let (r, l) = (
+            ais(&[remote, &engine[..], &json[..]].concat()),
+            ais(&[local, &json[..]].concat()),
+        );
+        assert_eq!(r.status.code(), Some(exit), "{}", text(&r));
+        assert_eq!(l.status.code(), Some(exit), "{}", text(&l));
+        let (r, l) = (json_of(&r), json_of(&l));
+        assert_eq!(comparable(r.clone()), comparable(l.clone()), "{remote:?}");
+        (r, l)
+    };
+    let (r, l) = both(&run, &[&run[..], &local[..]].concat(), 3);
+    assert_eq!(r["pause"]["carry"], "answers[0]", "{r}");
+    assert_eq!(r["pause"]["prompt"], "first?", "{r}");
+    let (id, local_id) = (
+        r["run"].as_str().unwrap().to_owned(),
+        l["run"].as_str().unwrap().to_owned(),
+    );
+    let answer = |answer: &str, exit: i32| {
+        let remote = ["resume", &id, "--answer", answer];
+        let local_run = ["resume", &local_id, "--answer", answer];
+        both(&remote, &[&local_run[..], &local[..]].concat(), exit).0
+    };
+    let r = answer("one", 3);
+    assert_eq!(r["pause"]["carry"], "answers[1]", "{r}");
+    assert_eq!(r["pause"]["prompt"], "second?", "{r}");
+    let r = answer("two", 0);
+    drop(served);
+    assert_eq!(r["report"]["answers"], json!(["one", "two"]), "{r}");
+}
+
+/// The kill test's siblings: a quick one is done once it appended its line, a slow one then
+/// waits for the release file.
+const KILL_ITEMS: [&str; 8] = [
+    "quick 0", "slow 1", "quick 2", "slow 3", "quick 4", "slow 5", "quick 6", "slow 7",
+];
+
+/// The lines of `dir/lines.txt` (one per sibling's append), sorted.
+fn appended(dir: &Path) -> Vec<String> {
+    let mut lines: Vec<String> = std::fs::read_to_string(dir.join("lines.txt"))
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// How many invocations of the kill test's siblings service the server holds as completed.
+async fn completed_siblings(admin: &ais::restate::Admin) -> usize {
+    let rows = admin
+        .query(
+            "SELECT id FROM sys_invocation WHERE target_service_name = 'append_fan_siblings' \
+             AND status = 'completed'",
+        )
         .await
         .unwrap();
-    let (ingress, admin) = (server.ingress_url(), server.admin_url());
-    let engine = [
-        "--engine",
-        "restate",
-        "--ingress",
-        &ingress,
-        "--admin",
-        &admin,
-        "--format",
-        "json",
-    ];
-    let o = ais(&[
-        &[
-            "run",
-            program,
-            "--task",
-            "go",
-            "--input",
-            r#"items=["first?","second?"]"#,
-        ][..],
-        &engine[..],
+    rows.len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_twice() {
+    let Some(bin) = server_for_tests("restate_spread::kill_mid_spawn") else {
+        return;
+    };
+    let server = restate_support::balanced_server(&bin).await;
+    let dir = tempfile::tempdir().unwrap();
+    // Both endpoints write under one directory (one disk behind both, as a shared volume):
+    // the lines file counts every sibling's append, wherever it ran.
+    let shared = dir.path().join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    let program = "tests/fixtures/restate/append_fan.agir";
+    let start = |name: &str| {
+        let log = dir.path().join(format!("{name}.log"));
+        Served::start(free_port().unwrap(), &shared, &[program], &log)
+    };
+    let (a, b) = (start("a"), start("b"));
+    let balancer = Balancer::start(vec![a.port, b.port]).await;
+    server
+        .register(&format!("http://127.0.0.1:{}", balancer.port))
+        .await
+        .unwrap();
+    let items = format!("items={}", json!(KILL_ITEMS));
+    let run = |dir: &Path| {
+        let dir = format!("dir={}", dir.display());
+        [
+            "run", program, "--task", "kill", "--input", &items, "--input", &dir,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let mut remote = run(&shared);
+    remote.extend(restate_support::engine(&server));
+    remote.extend(["--format".into(), "json".into()]);
+    let remote =
+        std::thread::spawn(move || ais(&remote.iter().map(String::as_str).collect::<Vec<_>>()));
+
+    // Mid-SPAWN: the quick siblings completed, every slow one is waiting.
+    let slow: Vec<usize> = (0..KILL_ITEMS.len()).filter(|i| i % 2 == 1).collect();
+    let marker = |i: usize| shared.join(format!("waiting {}", KILL_ITEMS[i]));
+    restate_support::wait_for("every slow sibling to wait", || {
+        slow.iter().all(|&i| marker(i).exists())
+    });
+    let admin = ais::restate::Admin::new(&server.admin_url());
+    let started = Instant::now();
+    while completed_siblings(&admin).await < KILL_ITEMS.len() - slow.len() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "quick siblings"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        appended(&shared).len(),
+        KILL_ITEMS.len(),
+        "every sibling appended"
+    );
+    // Kill an endpoint that runs a slow sibling (b when both do).
+    let runs_slow = |e: &Served| -> Vec<usize> {
+        e.noted()
+            .into_iter()
+            .map(|(_, i, _)| i)
+            .filter(|i| i % 2 == 1)
+            .collect()
+    };
+    let (mut victim, survivor) = if runs_slow(&b).is_empty() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let lost = runs_slow(&victim);
+    assert!(!lost.is_empty(), "neither endpoint runs a slow sibling");
+    victim.kill();
+    for &i in &lost {
+        std::fs::remove_file(marker(i)).unwrap();
+    }
+    // Restate retries the lost siblings on the survivor (the balancer passes the dead
+    // endpoint over): each replays its append from its journal and waits again.
+    restate_support::wait_for("the lost siblings to wait again", || {
+        lost.iter().all(|&i| marker(i).exists())
+    });
+    std::fs::write(shared.join("release"), "").unwrap();
+    let remote = remote.join().unwrap();
+    assert_eq!(remote.status.code(), Some(0), "{}", text(&remote));
+
+    // The same report as `ais run` (nothing killed, released from the start).
+    let local_dir = dir.path().join("local");
+    std::fs::create_dir_all(&local_dir).unwrap();
+    std::fs::write(local_dir.join("release"), "").unwrap();
+    let out = local_dir.to_str().unwrap();
+    let local = run(&local_dir);
+    let local = [
+        &local.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        &["--out", out, "--format", "json"],
     ]
-    .concat());
-    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
-    let v = json_of(&o);
-    assert_eq!(v["pause"]["carry"], "answers[0]", "{v}");
-    assert_eq!(v["pause"]["prompt"], "first?", "{v}");
-    let id = v["run"].as_str().unwrap().to_owned();
-    let o = ais(&[&["resume", &id, "--answer", "one"][..], &engine[..]].concat());
-    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
-    let v = json_of(&o);
-    assert_eq!(v["pause"]["carry"], "answers[1]", "{v}");
-    assert_eq!(v["pause"]["prompt"], "second?", "{v}");
-    let o = ais(&[&["resume", &id, "--answer", "two"][..], &engine[..]].concat());
-    drop(child);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let v = json_of(&o);
-    assert_eq!(v["report"]["answers"], json!(["one", "two"]), "{v}");
+    .concat();
+    let local = ais(&local);
+    assert_eq!(local.status.code(), Some(0), "{}", text(&local));
+    let (r, l) = (json_of(&remote), json_of(&local));
+    assert_eq!(l["report"]["answers"][1], "slow 1: released", "{l}");
+    assert_eq!(comparable(r.clone()), comparable(l), "{r}");
+
+    // Each sibling's append ran once, wherever it ran and however often it was retried.
+    let mut expected: Vec<String> = KILL_ITEMS.map(String::from).to_vec();
+    expected.sort();
+    assert_eq!(appended(&shared), expected);
+    assert_eq!(appended(&local_dir), expected);
+    // The survivor ran each lost sibling again; every other sibling ran once, on one of them.
+    let run_id = r["run"].as_str().unwrap();
+    let (on_victim, _) = victim.siblings_of(run_id);
+    let (on_survivor, pids) = survivor.siblings_of(run_id);
+    assert!(pids.iter().all(|p| *p == survivor.child.id()), "{pids:?}");
+    for i in 0..KILL_ITEMS.len() {
+        let count = |on: &[usize]| on.iter().filter(|&&k| k == i).count();
+        let (v, s) = (count(&on_victim), count(&on_survivor));
+        let once = if lost.contains(&i) {
+            (v, s) == (1, 1)
+        } else {
+            v + s == 1
+        };
+        assert!(
+            once,
+            "sibling {i}: the victim ran {on_victim:?}, the survivor {on_survivor:?}"
+        );
+    }
+    eprintln!(
+        "killed the endpoint running siblings {on_victim:?} (slow {lost:?}); the survivor ran {on_survivor:?}"
+    );
 }

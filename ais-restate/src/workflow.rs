@@ -13,8 +13,9 @@
 //!   CALL's callee ([`crate::siblings`]): the job's values bound by name, the caller's
 //!   remaining step budget, and a pause ends it `input_required` rather than waiting.
 //! - `answer` (shared): the human's answer (a JSON string) to the pause the run waits on.
-//! - `pause` (shared): the pause the run waits on (`{"n", "carry", "prompt", "instruction"}`),
-//!   or `null`.
+//! - `pause` (shared): the pause the run waits on (`{"n", "carry", "prompt", "instruction",
+//!   "outcome"}`, the last the run's object as `ais run --format json` prints it paused), or
+//!   `null`.
 
 use crate::journal::RestateJournal;
 use ais_core::Program;
@@ -244,6 +245,7 @@ impl ProgramWorkflow {
                 "carry": p.map(|p| p.carry.clone()),
                 "prompt": p.map(|p| p.prompt.clone()),
                 "instruction": p.map(|p| p.instruction.clone()),
+                "outcome": outcome.to_json(),
             });
             let jctx = journal.ctx();
             jctx.set(PAUSE, Json(pause));

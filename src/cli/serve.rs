@@ -63,8 +63,43 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
     use std::io::Write;
 
     let limits = Limits::default();
+    let mut docs = Vec::with_capacity(args.programs.len());
+    for file in &args.programs {
+        let source = read_source(file, &limits)?;
+        match agir::read_with_limits(&source, &limits) {
+            Ok(doc) => docs.push((file, doc)),
+            Err(err) => {
+                let text = ais_core::render::render_read_error(
+                    &err,
+                    &source,
+                    &shown(file),
+                    output.color_err,
+                );
+                writeln!(output.err, "{text}")?;
+                return Err(Failure::Exit(2));
+            }
+        }
+    }
+    // The programs' MCP servers, started once and attached to the tools every run uses; they
+    // live on an async runtime of their own (the endpoint's is current-thread) as long as the
+    // endpoint serves.
+    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+    let mcp_runtime = super::run::tokio_runtime()?;
+    let mut mcp_servers = Vec::new();
+    for (file, doc) in &mut docs {
+        let started = mcp_runtime.block_on(super::mcp::start(file, &mut doc.program, &mut tools));
+        match started {
+            Ok(servers) => mcp_servers.extend(servers),
+            Err(e) => {
+                for servers in mcp_servers {
+                    mcp_runtime.block_on(servers.shutdown());
+                }
+                return Err(e.into());
+            }
+        }
+    }
     let mut runtime = ais_rt::Runtime::builder()
-        .tools(ais_rt::tools::ToolRegistry::with_builtins())
+        .tools(tools)
         .out_dir(args.out.clone().unwrap_or_else(|| PathBuf::from(".")))
         .max_steps(args.max_steps.unwrap_or(ais_rt::DEFAULT_MAX_STEPS));
     if let Some(dir) = args.programs[0]
@@ -84,21 +119,7 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
     let mut endpoint = ais_restate::Endpoint::new(runtime)
         .sibling_lanes(args.max_parallel.unwrap_or(ais_rt::DEFAULT_MAX_PARALLEL));
     let mut served = Vec::new();
-    for file in &args.programs {
-        let source = read_source(file, &limits)?;
-        let doc = match agir::read_with_limits(&source, &limits) {
-            Ok(doc) => doc,
-            Err(err) => {
-                let text = ais_core::render::render_read_error(
-                    &err,
-                    &source,
-                    &shown(file),
-                    output.color_err,
-                );
-                writeln!(output.err, "{text}")?;
-                return Err(Failure::Exit(2));
-            }
-        };
+    for (file, doc) in docs {
         let name = super::run::restate::workflow_name(file, &doc.program);
         endpoint = endpoint.document_named(name.clone(), doc).map_err(|e| {
             CliError::new(format!("`{}`: {e}", shown(file)), "serve each program once")
@@ -118,7 +139,12 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
         args.bind
     )?;
     output.err.flush()?;
-    endpoint.serve(args.bind).map_err(|e| {
+    let served = endpoint.serve(args.bind).map_err(|e| {
         CliError::new(e.to_string(), "choose a free address with `--bind ADDR`").into()
-    })
+    });
+    let out = args.out.unwrap_or_else(|| PathBuf::from("."));
+    for servers in mcp_servers {
+        super::mcp::keep_logs(&out, &mcp_runtime.block_on(servers.shutdown()));
+    }
+    served
 }

@@ -7,36 +7,51 @@ use super::durable::{Scope, journal_stop};
 use super::plan::{Prepared, SpawnCtl, Step};
 use super::spawn::{Ran, Sibling, SiblingResult, Waiting};
 use super::{Answer, Run, Settings, Stop};
-use crate::journal::offload::{CallJob, CallOutcome, SiblingJob, SiblingOutcome};
+use crate::journal::offload::{CallJob, CallOutcome, Offload, SiblingJob, SiblingOutcome};
 use crate::journal::{Journal, Json};
 use crate::report::{Fault, FaultKind, Pause, RunOutcome};
 use ais_core::{Isolation, Value};
 use std::sync::Arc;
 
+/// A journaled run's sibling runner, looked up once: the journal the jobs name as their run,
+/// and the runner it offers ([`Journal::offload`]).
+#[derive(Clone, Copy)]
+pub(super) struct Runner<'j> {
+    journal: &'j dyn Journal,
+    offload: &'j dyn Offload,
+}
+
 impl Run {
-    /// Whether this SPAWN's siblings run elsewhere: the run's journal offers it, the run is
-    /// not a CALL's sub-run (its program is not the one the journal serves), and the
-    /// siblings' writes are not staged for the orchestrator to apply from its own disk.
-    pub(super) fn offloads(&self, ctl: &SpawnCtl) -> bool {
-        ctl.isolation != Isolation::OrchestratorOwned
-            && self
-                .durable
-                .as_deref()
-                .is_some_and(|d| d.commits && d.journal.offload().is_some())
+    /// The runner of this run's journal, when it has one and the run commits its steps (it is
+    /// not a CALL's sub-run: its program is not the one the journal serves).
+    fn runner(&self) -> Option<Runner<'_>> {
+        let d = self.durable.as_deref().filter(|d| d.commits)?;
+        Some(Runner {
+            journal: &*d.journal,
+            offload: d.journal.offload()?,
+        })
     }
 
-    /// The callee of a CALL as a job for the journal's runner: the run is journaled as itself
-    /// (not a CALL's sub-run), its journal has a runner, and the callee has a program.
+    /// Where this SPAWN's siblings run elsewhere: the run's [runner](Self::runner), unless the
+    /// siblings' writes are staged for the orchestrator to apply from its own disk (`None`:
+    /// they run in this process).
+    pub(super) fn sibling_runner(&self, ctl: &SpawnCtl) -> Option<Runner<'_>> {
+        if ctl.isolation == Isolation::OrchestratorOwned {
+            return None;
+        }
+        self.runner()
+    }
+
+    /// The callee of a CALL as a job for the run's [runner](Self::runner), with the runner.
     pub(super) fn call_job(
         &self,
         step: &Step,
         prep: &Prepared,
         values: &[(usize, Value)],
-    ) -> Option<(Arc<dyn Journal>, CallJob)> {
-        let d = self.durable.as_deref().filter(|d| d.commits)?;
-        d.journal.offload()?;
+    ) -> Option<(Runner<'_>, CallJob)> {
+        let runner = self.runner()?;
         let job = CallJob {
-            run: d.journal.run_id().to_owned(),
+            run: runner.journal.run_id().to_owned(),
             instruction: step.id.clone(),
             at_step: self.steps,
             digest: prep.digest.clone(),
@@ -48,21 +63,19 @@ impl Run {
             max_steps: self.max_steps.saturating_sub(self.steps),
             depth: self.depth + 1,
         };
-        Some((d.journal.clone(), job))
+        Some((runner, job))
     }
 
-    /// Hands the siblings to the journal's runner and reads their outcomes back, in order: a
-    /// fault of any sibling (the first in sibling order) stops the run, as in process.
+    /// Hands the siblings to `runner` and reads their outcomes back, in order: a fault of any
+    /// sibling (the first in sibling order) stops the run, as in process.
     pub(super) async fn run_elsewhere(
-        &mut self,
+        &self,
+        runner: Runner<'_>,
         at: usize,
         step: &Step,
         ctl: &SpawnCtl,
         to_run: Vec<(usize, Value, Option<Answer>)>,
     ) -> Result<Vec<(usize, Ran)>, Stop> {
-        let Some(journal) = self.durable.as_deref().map(|d| d.journal.clone()) else {
-            return Ok(Vec::new());
-        };
         let carries: Vec<(String, Json)> = self
             .carries
             .names
@@ -75,7 +88,7 @@ impl Run {
         let jobs: Vec<SiblingJob> = to_run
             .into_iter()
             .map(|(index, sub, answer)| SiblingJob {
-                run: journal.run_id().to_owned(),
+                run: runner.journal.run_id().to_owned(),
                 digest: self.prep.digest.clone(),
                 step: at,
                 instruction: step.id.clone(),
@@ -87,10 +100,8 @@ impl Run {
                 answer: answer.map(|a| (a.value.to_json(), a.tool)),
             })
             .collect();
-        let Some(offload) = journal.offload() else {
-            return Ok(Vec::new());
-        };
-        let outcomes = offload
+        let outcomes = runner
+            .offload
             .siblings(jobs, ctl.max_parallel)
             .await
             .map_err(journal_stop)?;
@@ -215,12 +226,12 @@ fn outcome(r: Result<SiblingResult, Stop>) -> SiblingOutcome {
     }
 }
 
-/// Runs a CALL's callee through `journal`'s runner: `None` when the runner does not serve it.
+/// Runs a CALL's callee through `runner`: `None` when the runner does not serve it.
 pub(super) async fn call_elsewhere(
-    journal: Arc<dyn Journal>,
+    runner: Runner<'_>,
     job: CallJob,
 ) -> Option<Result<RunOutcome, Stop>> {
-    let call = journal.offload()?.call(job)?;
+    let call = runner.offload.call(job)?;
     Some(call.await.map(outcome_of_call).map_err(journal_stop))
 }
 

@@ -130,10 +130,9 @@ impl Run {
             .max(1);
         let (to_run, mut results, mut waiting) = self.siblings_to_run(at, step, subtasks)?;
         self.count_siblings(step, to_run.len())?;
-        let ran = if self.offloads(ctl) {
-            self.run_elsewhere(at, step, ctl, to_run).await?
-        } else {
-            self.run_here(at, step, ctl, to_run, limit).await?
+        let ran = match self.sibling_runner(ctl) {
+            Some(runner) => self.run_elsewhere(runner, at, step, ctl, to_run).await?,
+            None => self.run_here(at, step, ctl, to_run, limit).await?,
         };
         for (i, r) in ran {
             match r {

@@ -81,3 +81,27 @@ pub async fn run(
     let outcome = runtime.run(&program, None, inputs).await;
     Ok((outcome, servers.shutdown().await))
 }
+
+/// The MCP example (`examples/mcp/notes.agir` of the workspace, its lock beside it) copied
+/// into `dir` with an empty `notes/`, with `server` (this machine's copy of the pinned file
+/// server) in place of `npx`; returns the copy's path.
+pub fn notes_example(dir: &Path, server: &Path) -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = [manifest, manifest.parent().unwrap_or(manifest)]
+        .map(|r| r.join("examples/mcp"))
+        .into_iter()
+        .find(|d| d.join("notes.agir").exists())
+        .expect("examples/mcp/notes.agir in the workspace");
+    std::fs::create_dir(dir.join("notes")).unwrap();
+    let program = std::fs::read_to_string(root.join("notes.agir"))
+        .unwrap()
+        .replace("command: npx", &format!("command: {}", server.display()))
+        .replace(
+            "[-y, \"@modelcontextprotocol/server-filesystem@2026.8.31\", notes]",
+            "[notes]",
+        );
+    assert!(program.contains("args: [notes]"), "{program}");
+    std::fs::write(dir.join("notes.agir"), program).unwrap();
+    std::fs::copy(root.join("notes.mcp.lock"), dir.join("notes.mcp.lock")).unwrap();
+    dir.join("notes.agir")
+}

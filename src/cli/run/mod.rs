@@ -790,7 +790,7 @@ fn leave(tokio: tokio::runtime::Runtime) {
     tokio.shutdown_background();
 }
 
-fn tokio_runtime() -> Result<tokio::runtime::Runtime, CliError> {
+pub(super) fn tokio_runtime() -> Result<tokio::runtime::Runtime, CliError> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -335,17 +335,24 @@ impl Run<'_> {
         );
         match self.format {
             Format::Json => {
-                let v = serde_json::json!({
-                    "status": "input_required",
-                    "pause": {
-                        "carry": field("carry"),
-                        "prompt": field("prompt"),
-                        "instruction": field("instruction"),
-                    },
-                    "run": self.id,
-                    "workflow": self.workflow,
-                    "engine": "restate",
-                });
+                // The run's object as `ais run` prints it paused; only what the pause record
+                // names when the endpoint recorded no outcome (an older endpoint).
+                let mut v = match pause.get("outcome") {
+                    Some(Value::Object(o)) => Value::Object(o.clone()),
+                    _ => serde_json::json!({
+                        "status": "input_required",
+                        "pause": {
+                            "carry": field("carry"),
+                            "prompt": field("prompt"),
+                            "instruction": field("instruction"),
+                        },
+                    }),
+                };
+                if let Some(map) = v.as_object_mut() {
+                    map.insert("run".into(), self.id.clone().into());
+                    map.insert("workflow".into(), self.workflow.clone().into());
+                    map.insert("engine".into(), "restate".into());
+                }
                 writeln!(output.out, "{v}")?;
             }
             Format::Human => {
