@@ -8,22 +8,115 @@
 //! (`interrupted`); the test then acts as an operator would: it looks at `lines.txt`, and
 //! continues with `--mark-done` when the line is there and `--retry` when it is not.
 //!
+//! The model is a real HTTP server on loopback speaking OpenAI's chat completions (`openai:`
+//! with `OPENAI_BASE_URL`), answering each slot after a short wait so that kills land inside
+//! slots too, and counting the requests it is sent: the total, over every process of every
+//! round, must be the uninterrupted runs' plus at most one retry per slot the journal had in
+//! flight at a kill.
+//!
 //! `AIS_KILLS=100 cargo test --test kill_journal -- --nocapture` runs the full hundred; the
 //! suite runs 20.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+/// How long the model takes to answer each slot.
+const ANSWER_WAIT: Duration = Duration::from_millis(15);
+
+/// The model: an OpenAI-compatible server on 127.0.0.1 that answers from the fixture's
+/// `responses.json` (by the instruction and sibling each request names) and counts requests.
+struct ModelServer {
+    url: String,
+    requests: Arc<AtomicUsize>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl ModelServer {
+    fn start() -> ModelServer {
+        let text = std::fs::read_to_string(fixture().join("responses.json")).unwrap();
+        let script: Arc<serde_json::Value> = Arc::new(serde_json::from_str(&text).unwrap());
+        let requests = Arc::new(AtomicUsize::new(0));
+        let count = requests.clone();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let app = axum::Router::new().fallback(move |body: axum::body::Bytes| {
+            let (script, count) = (script.clone(), count.clone());
+            async move {
+                count.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(ANSWER_WAIT).await;
+                let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                let answer = answer(&script, &request);
+                axum::Json(serde_json::json!({
+                    "id": "chatcmpl-kill",
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": answer.to_string()}}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 2},
+                }))
+            }
+        });
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        runtime.spawn(async move { axum::serve(listener, app).await });
+        ModelServer {
+            url,
+            requests,
+            _runtime: runtime,
+        }
+    }
+
+    fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
+/// The scripted answer to a slot request: the instruction from the system prompt
+/// (`# Instruction `plan``), the sibling from the user message, wrapped under `value` when the
+/// request asks for that.
+fn answer(script: &serde_json::Value, request: &serde_json::Value) -> serde_json::Value {
+    let messages = request["messages"].as_array().unwrap();
+    let system = messages[0]["content"].as_str().unwrap();
+    let user = messages[1]["content"].as_str().unwrap();
+    let instruction = system
+        .split("# Instruction `")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .unwrap();
+    let key = match user
+        .split("You are sibling ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+    {
+        Some(n) => format!("{instruction}[{n}]"),
+        None => instruction.to_owned(),
+    };
+    let value = script[&key][0].clone();
+    assert!(!value.is_null(), "no answer for `{key}` in {user}");
+    if user.contains("Put the result under the key \"value\"") {
+        serde_json::json!({ "value": value })
+    } else {
+        value
+    }
+}
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kill")
 }
 
-fn ais(dir: &Path, args: &[&str]) -> Command {
+fn ais(dir: &Path, args: &[&str], model: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
     cmd.args(args)
         .current_dir(dir)
         .env_remove("AIS_MODEL")
+        .env("OPENAI_API_KEY", "sk-kill-test")
+        .env("OPENAI_BASE_URL", model)
         .env_remove("RUST_LOG")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -32,9 +125,7 @@ fn ais(dir: &Path, args: &[&str]) -> Command {
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for f in ["kill.agir", "responses.json"] {
-        std::fs::copy(fixture().join(f), dir.path().join(f)).unwrap();
-    }
+    std::fs::copy(fixture().join("kill.agir"), dir.path().join("kill.agir")).unwrap();
     dir
 }
 
@@ -44,7 +135,7 @@ const RUN: [&str; 8] = [
     "--task",
     "go",
     "--model",
-    "scripted:responses.json",
+    "openai:kill-test",
     "--out",
     "out",
 ];
@@ -151,8 +242,8 @@ fn lines(out: &Path) -> Vec<String> {
 
 /// Runs (or resumes) once; with `kill_after`, SIGKILLs it then. Returns the exit code, `None`
 /// when killed.
-fn attempt(dir: &Path, args: &[&str], kill_after: Option<Duration>) -> Option<i32> {
-    let mut child = ais(dir, args).spawn().unwrap();
+fn attempt(dir: &Path, args: &[&str], model: &str, kill_after: Option<Duration>) -> Option<i32> {
+    let mut child = ais(dir, args, model).spawn().unwrap();
     if let Some(after) = kill_after {
         let until = Instant::now() + after;
         while Instant::now() < until {
@@ -186,7 +277,14 @@ struct Stats {
 
 /// Starts the run in `dir` and resumes it after each kill (while fewer than `kills` happened,
 /// each attempt is killed at a random moment within `window`) until it finishes.
-fn run_to_the_end(dir: &Path, kills: usize, window: Duration, rng: &mut Rng, stats: &mut Stats) {
+fn run_to_the_end(
+    dir: &Path,
+    model: &str,
+    kills: usize,
+    window: Duration,
+    rng: &mut Rng,
+    stats: &mut Stats,
+) {
     let out = dir.join("out");
     let mut policy: Option<&'static str> = None;
     for attempt_no in 0.. {
@@ -200,7 +298,7 @@ fn run_to_the_end(dir: &Path, kills: usize, window: Duration, rng: &mut Rng, sta
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let kill = (stats.killed < kills)
             .then(|| Duration::from_millis(rng.below(window.as_millis() as u64 + 1)));
-        match attempt(dir, &args, kill) {
+        match attempt(dir, &args, model, kill) {
             None => {
                 stats.killed += 1;
                 stats.in_flight_slots += journal(&out).slots_in_flight;
@@ -227,14 +325,20 @@ fn a_run_killed_at_random_moments_finishes_as_if_never_killed() {
         .ok()
         .and_then(|k| k.parse().ok())
         .unwrap_or(20);
+    let model = ModelServer::start();
     // The uninterrupted run.
     let clean = project();
     let started = Instant::now();
-    assert_eq!(attempt(clean.path(), &RUN, None), Some(0));
+    assert_eq!(attempt(clean.path(), &RUN, &model.url, None), Some(0));
+    let clean_requests = model.requests();
     let span = started.elapsed();
     let clean_out = clean.path().join("out");
     let reference = journal(&clean_out);
     assert_eq!((reference.slots, reference.slot_exchanges), (10, 10));
+    assert_eq!(
+        clean_requests, 10,
+        "the model answers each of the 10 slots once"
+    );
     let artifacts = ["lines.txt", "summary_md.md"];
     let expected: Vec<Vec<u8>> = artifacts
         .iter()
@@ -255,7 +359,14 @@ fn a_run_killed_at_random_moments_finishes_as_if_never_killed() {
         rounds += 1;
         let dir = project();
         let out = dir.path().join("out");
-        run_to_the_end(dir.path(), kills, span / 3, &mut rng, &mut stats);
+        run_to_the_end(
+            dir.path(),
+            &model.url,
+            kills,
+            span / 3,
+            &mut rng,
+            &mut stats,
+        );
         let got = lines(&out);
         let mut unique = got.clone();
         unique.sort();
@@ -274,14 +385,27 @@ fn a_run_killed_at_random_moments_finishes_as_if_never_killed() {
         assert_eq!((j.slots, j.slot_exchanges), (10, reference.slot_exchanges));
         assert_eq!(j.slots_in_flight, 0);
     }
+    // What the model was really sent, over every process of every round: the uninterrupted
+    // runs' exchanges, plus at most one retry per slot in flight at a kill (a kill after the
+    // intent and before the request sends none), and nothing else.
+    let sent = model.requests() - clean_requests;
+    let clean_total = rounds * clean_requests;
     println!(
-        "kill test: {} kills over {rounds} runs, {} attempts, {} appends in flight retried, {} marked done, {} slots in flight at a kill (retried: {} model exchanges beyond the uninterrupted runs' {})",
+        "kill test: {} kills over {rounds} runs, {} attempts, {} appends in flight retried, {} marked done, {} slots in flight at a kill; the model was sent {sent} requests: the uninterrupted runs' {clean_total} + {}",
         stats.killed,
         stats.attempts,
         stats.retried,
         stats.marked,
         stats.in_flight_slots,
-        stats.in_flight_slots,
-        rounds as u64 * reference.slot_exchanges
+        sent - clean_total.min(sent),
+    );
+    assert!(
+        sent >= clean_total,
+        "{sent} requests, fewer than {clean_total}"
+    );
+    assert!(
+        sent <= clean_total + stats.in_flight_slots,
+        "{sent} requests: more than the uninterrupted runs' {clean_total} and the {} slots in flight at a kill",
+        stats.in_flight_slots
     );
 }
