@@ -2,7 +2,7 @@
 //! [`PythonTool::call`]:
 //!
 //! - `warm`: the calls of one run (one [`ToolContext`]): each is served by the run's warm worker,
-//!   which forks a fresh child per call;
+//!   in a fresh child the worker forked for it ahead of the call;
 //! - `cold`: a fresh context per call, so every call starts its own interpreter — the cost every
 //!   call paid before workers were warm.
 //!

@@ -176,3 +176,85 @@ async fn siblings_calling_at_once_get_workers_of_their_own() {
     let (a, b) = tokio::join!(run(body, &ctx), run(body, &sibling));
     assert_ne!(a.unwrap(), b.unwrap());
 }
+
+/// A call's child is forked from the worker before the call: it must not reach, through the
+/// worker's frames, its module or any live object, what the previous call was given or
+/// returned.
+#[tokio::test]
+async fn a_call_cannot_reach_the_previous_calls_arguments_or_result() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let secret = PythonTool::new(
+        "secret",
+        "return 'returned-' + token[::-1]",
+        Some(vec!["token".into()]),
+    );
+    let mut args = ToolArgs::default();
+    args.params
+        .insert("token".into(), Value::from("tsoh-nevig-terces"));
+    let got = secret.call(args, &ctx).await.unwrap();
+    assert_eq!(got, Value::from("returned-secret-given-host"));
+    let probe = r#"import gc
+seen = []
+frame = sys._getframe()
+while frame is not None:
+    seen.append(repr(frame.f_locals))
+    frame = frame.f_back
+seen.append(repr(vars(sys.modules["__main__"])))
+for obj in gc.get_objects():
+    try:
+        seen.append(repr(obj))
+    except Exception:
+        pass
+text = "\n".join(seen)
+# Spelled apart, so that this body (which the worker holds) does not contain them.
+markers = ["-".join(["tsoh", "nevig"]), "-".join(["secret", "given"])]
+return [m for m in markers if m in text]
+"#;
+    assert_eq!(
+        run(probe, &ctx).await.unwrap(),
+        Value::List(vec![]),
+        "the previous call's argument or result is reachable"
+    );
+}
+
+/// The worker keeps the next call's child forked and waiting; killed from outside while it
+/// waits (it runs no tool code yet), it is replaced and the call runs as if nothing happened.
+#[tokio::test]
+async fn a_waiting_child_killed_from_outside_is_replaced() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let worker = worker_of(&ctx).await;
+    let children = |pid: i64| {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default()
+    };
+    // The worker forks it just after answering: allow it a moment on a loaded machine.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let mut waiting = children(worker);
+    while waiting.trim().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        waiting = children(worker);
+    }
+    let spare: Vec<&str> = waiting.split_whitespace().collect();
+    assert_eq!(
+        spare.len(),
+        1,
+        "one child waits for the next call: {waiting:?}"
+    );
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", spare[0]])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(
+        run("return 'still served'", &ctx).await.unwrap(),
+        Value::from("still served")
+    );
+    assert_eq!(worker_of(&ctx).await, worker, "the worker was retired");
+}

@@ -1,10 +1,15 @@
 # The warm Python worker that runs tool bodies for ais (ais-rt/src/tools/python.rs).
 #
 # The worker is started once (per run, per working directory) and serves calls one at a time.
-# Requests: one JSON object a line on stdin: {"name", "params" (list or null), "body", "args"}.
-# For each, the worker forks a child that runs the call in fresh globals and exits; nothing a
-# call changes (globals, imported modules' state, the working directory, the environment,
-# files in its TMPDIR) survives it, because the worker itself never runs tool code.
+# Requests: two JSON lines on stdin: the tool, {"name", "params" (list or null), "body"}, then
+# the call's arguments, an object. Each call runs in a child forked from the worker, in fresh
+# globals, and exits; nothing a call changes (globals, imported modules' state, the working
+# directory, the environment, files in its TMPDIR) survives it, because the worker itself never
+# runs tool code. The child is forked ahead of its call (the "spare", forked once the previous
+# call and everything it left are gone, so no tool code runs while a spare exists): it sets
+# itself up and warms up on the worker's own code, then waits on a pipe for its request. The
+# worker lowers and compiles each tool's body once (that runs no tool code) and the spares
+# inherit the code object.
 # Frames on the worker's ORIGINAL stdout, each a tag byte, a 4-byte big-endian length and the
 # payload:
 #   b"O" <bytes>   what the call printed (its stdout and stderr, merged), as it comes;
@@ -193,31 +198,60 @@ def _emit(obj, code):
     os._exit(code)
 
 
-def _main(req):
-    name, args = req["name"], req.get("args") or {}
-    params = [_safe(p) for p in (req.get("params") if req.get("params") is not None else list(args))]
+def _main(spec_line, args_line):
+    args = json.loads(args_line) or {}
+    hit = _CODE.get(spec_line)
+    if hit is not None:
+        name, params, code = hit
+    else:
+        spec = json.loads(spec_line)
+        name = spec["name"]
+        params = [_safe(p) for p in (spec.get("params") if spec.get("params") is not None else list(args))]
+        code = compile(_lower(name, spec["body"], params), "<tool %s>" % name, "exec")
     kwargs = {}
     for k, v in args.items():
         if _safe(k) in params:
             kwargs[_safe(k)] = v
-    src = _lower(name, req["body"], params)
     import csv, glob, math, re, shutil, subprocess, tempfile  # noqa: E401 - the body's ambient imports
     g = {"__name__": "__ais_tool__", "__builtins__": __builtins__, "os": os, "sys": sys,
          "json": json, "_json": json, "re": re, "csv": csv, "glob": glob, "_glob": glob,
          "math": math, "shutil": shutil, "subprocess": subprocess, "_subprocess": subprocess,
          "tempfile": tempfile, "__ais_shell": __ais_shell}
-    exec(compile(src, "<tool %s>" % name, "exec"), g)
+    exec(code, g)
     return g["__ais_impl"](**kwargs)
 
 
-def _call(req, result_fd):
+# A request's spec line -> (name, parameters, code object of the lowered body), or None when
+# each call lowers the body itself (no signature: the parameters are each call's arguments; or
+# a body that does not lower, whose error each call reports). Lowering and compiling run no
+# tool code, so the worker does them once per tool, and every call's child inherits the result.
+_CODE = {}
+_CODE_KEPT = 256
+
+
+def _precompile(spec_line):
+    """Lowers and compiles a tool's body into the worker's cache, for the tool's calls to come."""
+    if spec_line in _CODE or len(_CODE) >= _CODE_KEPT:
+        return
+    entry = None
+    try:
+        spec = json.loads(spec_line)
+        if spec.get("params") is not None:
+            name, params = spec["name"], [_safe(p) for p in spec["params"]]
+            entry = (name, params, compile(_lower(name, spec["body"], params), "<tool %s>" % name, "exec"))
+    except Exception:  # noqa: BLE001 - each call lowers it again and reports why
+        entry = None
+    _CODE[spec_line] = entry
+
+
+def _call(spec_line, args_line, result_fd):
     """Runs one call in the forked child; never returns."""
     global _RESULT
     _RESULT = os.fdopen(result_fd, "w", encoding="utf-8")
     sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
     sys.stderr = os.fdopen(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
     try:
-        value = _main(req)
+        value = _main(spec_line, args_line)
     except SystemExit as e:
         _emit({"ok": False, "error": "SystemExit: the tool called exit(%r)" % (e.code,),
                "traceback": ""}, 1)
@@ -234,6 +268,7 @@ def _call(req, result_fd):
 # ---- the worker -------------------------------------------------------------------------
 
 import ctypes  # noqa: E402
+import gc  # noqa: E402
 import select  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
@@ -245,13 +280,12 @@ import csv, glob, math, re, subprocess  # noqa: E401,E402,F401 - imported once, 
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 _DRAIN_AFTER_EXIT = 0.25
+_MAX_FD = os.sysconf("SC_OPEN_MAX")
+_TAKEN = b"+"  # the first byte a spare writes on its result channel: it took the request
 
 
 def _frame(fd, tag, data):
-    view = memoryview(tag + struct.pack(">I", len(data)) + data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
+    _write_all(fd, tag + struct.pack(">I", len(data)) + data)
 
 
 def _children():
@@ -317,47 +351,122 @@ def _relay(frames, pid, out_r, res_r):
     return bytes(result), status
 
 
+def _read_all(fd):
+    chunks = []
+    while True:
+        data = os.read(fd, 65536)
+        if not data:
+            return b"".join(chunks)
+        chunks.append(data)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+_WARM = (b'{"name": "__warm__", "params": [], "body": "return None"}', b"{}")
+
+
+def _warm():
+    """Runs a trivial call's path in the spare (the worker's own code, no tool's), so the pages
+    a call touches are copied from the worker before the call comes, not while it runs."""
+    try:
+        _DUMPS({"ok": True, "value": _jsonable(_main(*_WARM))}, ensure_ascii=False)
+        os.fdopen(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _fork_spare(base_tmp):
+    """Forks the child that will run the next call, before that call is asked for: it sets
+    itself up (its descriptors, its TMPDIR) and waits for its request on a pipe of its own, so
+    a call pays no fork. No tool code runs while a spare waits (it is forked once the previous
+    call and everything it left are gone), so a spare is as pristine as the worker.
+    Returns (pid, tmp, request pipe, output pipe, result pipe)."""
+    tmp = tempfile.mkdtemp(prefix="call-", dir=base_tmp)
+    req_r, req_w = os.pipe()
+    out_r, out_w = os.pipe()
+    res_r, res_w = os.pipe()
+    gc.freeze()  # the worker's objects: a collection in the call need not touch (and copy) them
+    worker = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != worker:
+                os._exit(0)  # the worker died before the parent-death signal was armed
+            os.dup2(req_r, 0)
+            os.dup2(out_w, 1)
+            os.dup2(out_w, 2)
+            os.dup2(res_w, 3, inheritable=False)
+            # Every other descriptor is the worker's: its frames to ais, the other pipe ends.
+            os.closerange(4, _MAX_FD)
+            os.environ["TMPDIR"] = tmp
+            tempfile.tempdir = tmp
+            _warm()
+            request = _read_all(0)
+            spec_line, _, args_line = request.partition(b"\n")
+            if not args_line:
+                os._exit(0)  # the worker went away
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
+            os.write(3, _TAKEN)
+            _call(spec_line, args_line, 3)
+        finally:
+            os._exit(70)
+    for fd in (req_r, out_w, res_w):
+        os.close(fd)
+    return pid, tmp, req_w, out_r, res_r
+
+
+def _take(frames, spare, request):
+    """Runs `request` in `spare`: (result, wait status); the result is None when the spare died
+    before it took the request (killed from outside: no tool code ran)."""
+    pid, _, req_w, out_r, res_r = spare
+    try:
+        _write_all(req_w, request)
+    except OSError:
+        pass
+    os.close(req_w)
+    result, status = _relay(frames, pid, out_r, res_r)
+    os.close(out_r)
+    os.close(res_r)
+    return (result[1:] if result[:1] == _TAKEN else None), status
+
+
 def _serve():
     frames = os.dup(1)
     os.dup2(2, 1)
     _LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     base_tmp = os.environ.get("TMPDIR") or tempfile.gettempdir()
     requests = sys.stdin.buffer
+    _precompile(_WARM[0])
+    spare = _fork_spare(base_tmp)
     while True:
-        line = requests.readline()
-        if not line:
+        spec_line = requests.readline()
+        args_line = requests.readline()
+        if not args_line.endswith(b"\n"):
             os._exit(0)
-        req = json.loads(line)
-        tmp = tempfile.mkdtemp(prefix="call-", dir=base_tmp)
-        out_r, out_w = os.pipe()
-        res_r, res_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-                os.close(out_r)
-                os.close(res_r)
-                os.close(frames)
-                null = os.open(os.devnull, os.O_RDONLY)
-                os.dup2(null, 0)
-                os.close(null)
-                os.dup2(out_w, 1)
-                os.dup2(out_w, 2)
-                os.close(out_w)
-                os.environ["TMPDIR"] = tmp
-                tempfile.tempdir = tmp
-                _call(req, res_w)
-            finally:
-                os._exit(70)
-        os.close(out_w)
-        os.close(res_w)
-        result, status = _relay(frames, pid, out_r, res_r)
-        os.close(out_r)
-        os.close(res_r)
+        result, status = _take(frames, spare, spec_line + args_line)
+        if result is None:
+            shutil.rmtree(spare[1], ignore_errors=True)
+            spare = _fork_spare(base_tmp)
+            result, status = _take(frames, spare, spec_line + args_line)
+        del args_line
         dirty = _reap_leftovers()
-        shutil.rmtree(tmp, ignore_errors=True)
-        _frame(frames, b"R", result)
+        _frame(frames, b"R", result or b"")
         _frame(frames, b"E", _DUMPS({"status": status, "dirty": dirty}).encode())
+        del result
+        _precompile(spec_line[:-1])
+        # The next call's spare first (it warms itself up meanwhile), then the last call's
+        # TMPDIR goes, before the next request is read.
+        tmp = spare[1]
+        spare = _fork_spare(base_tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 _serve()

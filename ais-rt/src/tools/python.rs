@@ -2,15 +2,17 @@
 //!
 //! Calls run in a **warm worker** (`python3 -X utf8 -u -c DRIVER`, started once per run and
 //! working directory; `python3` is resolved once per process to the interpreter it names, its
-//! `sys.executable`, so a version manager's shim is not paid per call). The worker forks a
-//! fresh child for each call, so every call runs in fresh globals with pristine modules, the
-//! worker's working directory and environment, and a `TMPDIR` of its own: nothing one call
-//! changes reaches the next. A timeout, an output overrun, a crash of the worker or a call that
+//! `sys.executable`, so a version manager's shim is not paid per call). Each call runs in a
+//! fresh child forked from the worker (forked ahead of the call, once the previous call and all
+//! it left are gone), so every call runs in fresh globals with pristine modules, the worker's
+//! working directory and environment, and a `TMPDIR` of its own: nothing one call changes
+//! reaches the next. The worker compiles each tool's body once; its calls' children inherit
+//! the code. A timeout, an output overrun, a crash of the worker or a call that
 //! leaves a process behind kills the worker's process group, and the next call starts another
 //! (see `python_worker.rs`; the [module docs](super) give the environment, working directory,
 //! sandbox, timeout and output cap). The driver (`driver.py`, beside this file) receives
-//! `{name, params, body, args}` as JSON, lowers the body exactly as the reference
-//! implementation does, calls it with the arguments by parameter name, and answers `{ok,
+//! the tool (`{name, params, body}`) and the arguments as two JSON lines, lowers the body
+//! exactly as the reference implementation does, calls it with the arguments by parameter name, and answers `{ok,
 //! value}` or `{ok: false, error, traceback}` on a channel of its own: whatever the tool or its
 //! children print (standard output and error alike) can never corrupt the result; that output
 //! comes back as the error's `output` when the call fails.
@@ -123,14 +125,23 @@ impl PythonTool {
         self
     }
 
+    /// The tool as the worker's request names it, one JSON line: its name, parameters, body.
+    fn spec_line(&self) -> String {
+        serde_json::json!({"name": self.name, "params": self.params, "body": self.body}).to_string()
+    }
+
     async fn call_inner(&self, args: ToolArgs, ctx: &ToolContext) -> Result<Value, ToolError> {
-        let request = serde_json::json!({
-            "name": self.name,
-            "params": self.params,
-            "body": self.body,
-            "args": args.params.iter().map(|(k, v)| (k.clone(), v.to_json()))
-                .collect::<serde_json::Map<_, _>>(),
-        });
+        let args = args
+            .params
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_json()))
+            .collect::<serde_json::Map<_, _>>();
+        // Two lines: the tool (the same for each of its calls: the worker compiles its body
+        // once, keyed by this line), then the call's arguments.
+        let mut request = self.spec_line();
+        request.push('\n');
+        request.push_str(&serde_json::Value::Object(args).to_string());
+        request.push('\n');
         let cwd = ctx.work_dir_created(&self.name)?;
         let program = match &self.interpreter {
             Some(chosen) => OsString::from(chosen),
@@ -143,7 +154,7 @@ impl PythonTool {
                 program.clone(),
                 &cwd,
                 ctx.writable_roots(),
-                request.to_string().as_bytes(),
+                request.as_bytes(),
                 &ctx.limits,
             )
             .await?;

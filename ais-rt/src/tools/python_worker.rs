@@ -6,7 +6,9 @@
 //! SPAWN's siblings calling at once each get their own, and up to [`Pool::KEEP`] idle workers
 //! are kept). The worker (`driver.py`) is started like every tool subprocess — scrubbed
 //! environment, its own process group under a guard, confined by Landlock (see
-//! [`crate::sandbox`]) — and forks a child per call, so each call runs in fresh globals and
+//! [`crate::sandbox`]) — and runs each call in a child of its own, forked before the call is
+//! asked for (a call pays no fork; no tool code runs while that spare child waits), so each
+//! call runs in fresh globals and
 //! nothing it changes (globals, imported modules, the working directory, the environment, its
 //! `TMPDIR`) reaches the next. The call's limits are enforced here: past the timeout or the
 //! output cap, or when the worker dies, its whole process group is killed and the worker is
@@ -91,7 +93,7 @@ impl Pool {
         }
     }
 
-    /// Runs one call (`request`: the JSON request, one line) in a worker of `program` working
+    /// Runs one call (`request`: the tool's JSON line, then the arguments' JSON line) in a worker of `program` working
     /// in `cwd` and allowed to write beneath `writable`, under `limits`. `Ok` with the call's
     /// result (`stdout`), what it printed (`stderr`) and its exit status when it ended within
     /// the limits; a [`ToolError`] of kind `Timeout`, `OutputLimit`, `Io` or `Failed` (the
@@ -234,7 +236,6 @@ impl Worker {
     async fn serve(&mut self, request: &[u8], capture: &mut Capture) -> Served {
         let sent = async {
             self.stdin.write_all(request).await?;
-            self.stdin.write_all(b"\n").await?;
             self.stdin.flush().await
         };
         if sent.await.is_err() {
