@@ -325,3 +325,126 @@ fn input_review_and_route_gates_read_their_answers_into_outputs_and_decisions() 
         assert!(said.contains(note), "{case}: {said}");
     }
 }
+
+/// isolate.agraph.yaml with `edits`, and a gate `sign_off` after `second_review`.
+fn isolate_gated(edits: &[(&str, &str)]) -> String {
+    let base = std::fs::read_to_string(fixture("isolate.agraph.yaml")).unwrap();
+    let gate = "  sign_off:\n    type: gate\n    title: Sign off\n    description: A person signs the reviews off.\n    depends_on: [second_review]\n    gate: { mode: approve, prompt: Sign the reviews off? }\noutputs:";
+    edits.iter().fold(
+        base.replacen("outputs:\n  review:", &format!("{gate}\n  review:"), 1),
+        |t, (f, to)| {
+            assert!(t.contains(f), "no `{f}`");
+            t.replace(f, to)
+        },
+    )
+}
+
+#[test]
+fn a_paused_runs_record_shows_each_earlier_node_as_it_ended_not_as_succeeded() {
+    let skip = (
+        "          min_bytes: 10\n",
+        "          min_bytes: 10\n    failure: { on_exhausted: skip }\n",
+    );
+    // (variant, edits, the states before the gate while it waits, the run's final status)
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, [&'a str; 4], &'a str);
+    let cases: [Case; 2] = [
+        (
+            "isolate",
+            vec![],
+            ["failed", "skipped", "succeeded", "succeeded"],
+            "failed",
+        ),
+        (
+            "on_exhausted: skip",
+            vec![skip],
+            ["skipped", "skipped", "succeeded", "succeeded"],
+            "succeeded",
+        ),
+    ];
+    let script = serde_json::json!({"first": ["short"], "first-review": ["fine"], "second": ["done"], "second_review": ["good"]});
+    for (variant, edits, before, status) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let graph = tmp.path().join("g.agraph.yaml");
+        std::fs::write(&graph, isolate_gated(&edits)).unwrap();
+        let (o, paused) = run_with(tmp.path(), &graph, script.clone(), &[], &[]);
+        let paused = paused.expect("a record");
+        assert_eq!(
+            paused["status"],
+            "awaiting_human",
+            "{variant}: {}",
+            text(&o)
+        );
+        let mut expected: Vec<(String, String)> =
+            ["first", "first-review", "second", "second_review"]
+                .iter()
+                .zip(before)
+                .map(|(n, s)| (n.to_string(), s.to_string()))
+                .collect();
+        expected.push(("sign_off".into(), "awaiting_human".into()));
+        assert_eq!(states(&paused), expected, "{variant}: {paused:#}");
+        // The failed node's attempt and its failed criterion are in the paused record too.
+        let first = &paused["nodes"][0];
+        assert_eq!(
+            first["attempts"][0]["success"]["results"][0]["passed"], false,
+            "{variant}: {paused:#}"
+        );
+        assert_eq!(
+            paused["nodes"][3]["outputs"]["review"], "good",
+            "{variant}: {paused:#}"
+        );
+        let o = resume(tmp.path(), &run_id(&o), "approve", "done.json");
+        assert!(
+            tmp.path().join("done.json").exists(),
+            "{variant}: {}",
+            text(&o)
+        );
+        let done = record(&tmp.path().join("done.json"));
+        assert_exit_matches(&o, &done);
+        assert_eq!(done["status"], status, "{variant}: {done:#}");
+        expected[4].1 = "succeeded".into();
+        assert_eq!(states(&done), expected, "{variant}: {done:#}");
+    }
+}
+
+#[test]
+fn downstream_inputs_read_a_structured_output_as_its_value_and_a_file_output_as_its_path() {
+    let source = isolate_gated(&[
+        (
+            "report: { type: string, description: The second report. }",
+            "report: { type: object, description: The second report., schema: { type: object, required: [score] } }",
+        ),
+        (
+            "      report: { type: string, description: The report., from: nodes.second.outputs.report }",
+            "      report: { type: object, description: The report., from: nodes.second.outputs.report }\n      score: { type: integer, description: Its score., from: nodes.second.outputs.report.score }\n      line: { type: string, description: A line., template: \"score ${{ nodes.second.outputs.report.score }} of ${{ nodes.second.outputs.report.of }}\" }",
+        ),
+        (
+            "    depends_on: [first]\n",
+            "    depends_on: [first]\n    inputs:\n      report: { type: file, description: The first report., from: nodes.first.outputs.report }\n",
+        ),
+    ]);
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.agraph.yaml");
+    std::fs::write(&graph, source).unwrap();
+    let script = serde_json::json!({"first": ["A first report, long enough."], "first-review": ["fine"],
+        "second": [r#" {"score": 4, "of": 5} "#], "second_review": ["good"]});
+    let (o, rec) = run_with(tmp.path(), &graph, script, &[], &[]);
+    let rec = rec.expect("a record");
+    assert_eq!(rec["status"], "awaiting_human", "{}\n{rec:#}", text(&o));
+    let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+    let inputs = |step: &str| -> serde_json::Value {
+        let line = trace
+            .lines()
+            .find(|l| l.contains(&format!("\"written\":[[\"{step}\"")))
+            .unwrap_or_else(|| panic!("no `{step}` in the trace"));
+        serde_json::from_str::<serde_json::Value>(line).unwrap()["written"][0][1].clone()
+    };
+    assert_eq!(
+        inputs("second_review__ags_inputs"),
+        serde_json::json!({"report": {"score": 4, "of": 5}, "score": 4, "line": "score 4 of 5"})
+    );
+    // A `file` output is its workspace-relative path downstream (§9.1), not its content.
+    assert_eq!(
+        inputs("first_H_review__ags_inputs"),
+        serde_json::json!({"report": "first.txt"})
+    );
+}

@@ -266,7 +266,7 @@ pub fn rfc3339(t: SystemTime) -> String {
 pub struct Ran<'a> {
     /// The runtime's status: `ok`, `error`, `fault` or `input_required`.
     pub status: &'a str,
-    /// The produced carries.
+    /// The produced carries (for a run stopped at a pause or a fault: those written by then).
     pub report: &'a Map<String, Json>,
     /// The instruction a fault or a pause stopped at.
     pub stopped_at: Option<&'a str>,

@@ -127,7 +127,13 @@ pub fn finish(
         .map_or(0, |d| d.as_nanos());
     let ran = ais_ags::run::Ran {
         status,
-        report: &outcome.report,
+        // A paused or faulted run reports nothing; what it wrote before it stopped says how
+        // each node before the stop ended.
+        report: if outcome.report.is_empty() {
+            &outcome.written
+        } else {
+            &outcome.report
+        },
         stopped_at,
         message,
         started,

@@ -132,8 +132,8 @@ impl agx::Env for Scope<'_> {
                 &rest[1..],
             ),
             "nodes" if rest.get(1).map(String::as_str) == Some("outputs") => {
-                let c = carry_name(rest.first()?, rest.get(2)?);
-                (self.carries.get(&c)?.clone(), &rest[3..])
+                let (node, name) = (rest.first()?, rest.get(2)?);
+                (output(self.carries, node, name)?, &rest[3..])
             }
             _ => return None,
         };
@@ -145,6 +145,20 @@ impl agx::Env for Scope<'_> {
 
     fn state(&self, _node: &str) -> Option<String> {
         None
+    }
+}
+
+/// Output `name` of node `node` as the nodes after it read it: as the node's judge collected
+/// it (its verdict's `outputs`: JSON text of a structured type read as the value, a `file`
+/// output its path, SPEC.md §9.1), else — a gate's output, set from its answer — the carry.
+fn output(carries: &Map<String, Json>, node: &str, name: &str) -> Option<Json> {
+    let verdict = carries.get(&super::judge_writes(node)[3]);
+    match verdict
+        .and_then(|v| v.get("outputs"))
+        .and_then(Json::as_object)
+    {
+        Some(outputs) => outputs.get(name).cloned(),
+        None => carries.get(&carry_name(node, name)).cloned(),
     }
 }
 

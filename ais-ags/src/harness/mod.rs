@@ -240,7 +240,12 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         &mut tools,
         &mut starts,
     );
-    for nid in starts.keys() {
+    // In the schedule's order (not the map's): the program must be the same on every build,
+    // or a resume would find it changed.
+    for nid in crate::schedule(doc)
+        .iter()
+        .filter(|n| starts.contains_key(*n))
+    {
         let [_, ok, error] = ready::ready_writes(nid);
         if carries.iter().any(|c| c.name == ok) {
             verdicts.extend([ok, error]);
@@ -383,7 +388,8 @@ fn params_step(doc: &Json) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     (ins, carries, tool)
 }
 
-/// Node `nid`'s start step — its model routed (§11.4), its inputs resolved (§9.2): it reads the bound params and every output of the nodes before it.
+/// Node `nid`'s start step — its model routed (§11.4), its inputs resolved (§9.2): it reads the
+/// bound params, every output of the nodes before it and each earlier task's verdict.
 fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     let mut reads = Vec::new();
     if has_params {
@@ -395,6 +401,11 @@ fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec
             .cloned()
             .unwrap_or(Json::Null);
         reads.extend(output_names(&node).iter().map(|o| carry_name(earlier, o)));
+        // A task's outputs as its judge collected them (§9.1: a structured value, a file's
+        // path), which is what `nodes.X.outputs.Y` reads ([`inputs::resolve`]).
+        if judged(doc).contains(earlier) {
+            reads.push(judge_writes(earlier)[3].clone());
+        }
     }
     step(
         &own(nid, "inputs"),

@@ -38,7 +38,8 @@ impl Walk<'_> {
     }
 
     /// The state of a node no verdict or answer decides: awaiting its human, failed where the
-    /// run faulted, else not reached.
+    /// run faulted, else not reached (a node before a pause or a fault has its verdict in the
+    /// carries written by then, [`Ran::report`], so it is never guessed here).
     fn unfinished(&mut self, id: &str, nr: &mut Json) {
         let here = self.stopped_here(id);
         let stopped = self.ran.stopped_at.is_some();
@@ -46,10 +47,6 @@ impl Walk<'_> {
             "awaiting_human"
         } else if here || (self.ran.status != "ok" && !stopped && !self.past_stop) {
             "failed"
-        } else if stopped && !self.past_stop {
-            // Before the pause or the fault: the schedule went on, so the node succeeded
-            // (its verdict is in the report of the run that reaches its end).
-            "succeeded"
         } else {
             "pending"
         });
