@@ -162,7 +162,7 @@ fn a_gate_rejected_with_skip_dependents_is_skipped_and_the_run_goes_on() {
 }
 
 #[test]
-fn what_level_1_still_lacks_is_refused_by_name() {
+fn what_level_1_does_not_execute_is_refused_by_name() {
     let Some(source) = minimal_edited(&[
         (
             "      on_exhausted: fail\n",
@@ -172,7 +172,10 @@ fn what_level_1_still_lacks_is_refused_by_name() {
             "entrypoints:",
             "policy: { on_node_failure: continue }\nentrypoints:",
         ),
-        ("on_timeout: hold", "on_timeout: approve"),
+        (
+            "    type: task\n",
+            "    type: task\n    human:\n      - { id: pre, at: before_side_effects, mode: approve, prompt: Write? }\n",
+        ),
     ]) else {
         return;
     };
@@ -185,7 +188,7 @@ fn what_level_1_still_lacks_is_refused_by_name() {
     for named in [
         "node `draft_contributing`: `failure.fallback`",
         "`policy.on_node_failure: continue`",
-        "node `maintainer_approval`: `on_timeout: approve` (this harness holds)",
+        "node `draft_contributing`: human checkpoint `pre` `at: before_side_effects`",
     ] {
         assert!(text(&o).contains(named), "{named}: {}", text(&o));
     }

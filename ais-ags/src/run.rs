@@ -97,27 +97,6 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
                 mode.unwrap_or("?")
             ));
         }
-        // A person's timeout: only `hold` (wait for the answer, however late) is executed.
-        let policy_timeout = doc
-            .pointer("/policy/on_human_timeout")
-            .and_then(Json::as_str);
-        let timeouts = node
-            .get("human")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-            .map(|h| h.get("on_timeout"))
-            .chain([node.pointer("/gate/on_timeout")]);
-        for t in timeouts {
-            if let Some(t) = t.and_then(Json::as_str).or(policy_timeout)
-                && t != "hold"
-            {
-                out.push(format!(
-                    "node `{id}`: `on_timeout: {t}` (this harness holds)"
-                ));
-                break;
-            }
-        }
         if let Some(r) = node.pointer("/gate/on_reject").and_then(Json::as_str)
             && !matches!(r, "fail" | "skip_dependents" | "route")
         {
@@ -152,11 +131,6 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
             let at = h.get("at").and_then(Json::as_str).unwrap_or_default();
             if ty != "task" || !crate::harness::human::STAGES.contains(&at) {
                 out.push(format!("node `{id}`: human checkpoint `{hid}` `at: {at}`"));
-            }
-            if h.get("mode").and_then(Json::as_str) != Some("approve") {
-                out.push(format!(
-                    "node `{id}`: human checkpoint `{hid}` other than `mode: approve`"
-                ));
             }
             if h.get("when").is_some() {
                 out.push(format!("node `{id}`: human checkpoint `{hid}` with `when`"));

@@ -216,7 +216,9 @@ impl ais_rt::tools::Tool for HarnessTool {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
-            if let Some((gate, text)) = ais_ags::harness::gates::notice(&self.name, &args) {
+            let notice = ais_ags::harness::checkpoint::notice(&self.doc, &self.name, &args)
+                .or_else(|| ais_ags::harness::gates::notice(&self.name, &args));
+            if let Some((gate, text)) = notice {
                 // A notify gate's channel: the operator's terminal (it does not wait).
                 eprintln!("notify[{gate}]: {text}");
             }
@@ -247,6 +249,7 @@ impl ais_rt::tools::Tool for HarnessTool {
             );
             if let Some(text) = ais_ags::harness::judged_node(&self.name)
                 .and_then(|n| ais_ags::harness::gates::escalation(&n, &out))
+                .or_else(|| ais_ags::harness::checkpoint::escalation(&self.name, &out))
             {
                 // `on_exhausted: escalate`: the operator is the human it goes to.
                 eprintln!("escalate: {text}");

@@ -306,7 +306,9 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
         .cloned()
         .unwrap_or_default();
     let attempt = attempts.len() as u64 + 1;
-    let (outputs, problems) = collect(call, &node, write);
+    let (mut outputs, problems) = collect(call, &node, write);
+    // An input checkpoint's values that name no declared output are outputs of their own.
+    outputs.extend(super::checkpoint::overlay(call.doc, call.node, call.args).1);
     let missing: Vec<&String> = node
         .get("outputs")
         .and_then(Json::as_object)

@@ -9,6 +9,7 @@
 //! are evaluated before the next node starts (SPEC.md §10.3), inside the runtime's journal: a
 //! paused or resumed run replays them.
 
+pub mod checkpoint;
 pub mod gates;
 pub mod human;
 pub mod inputs;
@@ -131,13 +132,20 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         }
         let mut after = Vec::new();
         for (stage, list) in [("before_start", &mut before), ("after_outputs", &mut after)] {
-            for (hid, prompt) in human::checkpoints(&node, stage) {
-                let (mut ins, mut cs) =
-                    human::approval(&human::checkpoint_id(&nid, &hid), &prompt, true);
+            for h in node
+                .get("human")
+                .and_then(Json::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|h| h.get("at").and_then(Json::as_str) == Some(stage))
+            {
+                let (mut ins, mut cs, mut ts) = checkpoint::lower(doc, &nid, h);
                 list.append(&mut ins);
                 carries.append(&mut cs);
+                tools.append(&mut ts);
             }
         }
+        reads.extend(checkpoint::values_carries(doc, &nid, &node));
         for (cid, prompt) in human::criteria(&node) {
             let prefix = human::criterion_id(&nid, &cid);
             let (mut ins, mut cs) = human::approval(&prefix, &prompt, false);
@@ -427,6 +435,7 @@ pub fn tools(doc: &Json) -> Vec<String> {
             out.push(own(&nid, "ready"));
         }
     }
+    out.extend(checkpoint::tools(doc));
     out.extend(
         gates::notify_gates(doc)
             .iter()
@@ -502,7 +511,8 @@ pub fn write_files(doc: &Json, tool: &str, args: &Map<String, Json>, write: &mut
             .pointer(&format!("/nodes/{nid}"))
             .cloned()
             .unwrap_or(Json::Null);
-        judge::write_files(&nid, &node, args, write);
+        let (args, _) = checkpoint::overlay(doc, &nid, args);
+        judge::write_files(&nid, &node, &args, write);
     }
 }
 
@@ -523,6 +533,9 @@ pub fn call(
     root: &std::path::Path,
     write: &mut judge::Writer,
 ) -> Map<String, Json> {
+    if let Some(out) = checkpoint::call(doc, tool, args) {
+        return out;
+    }
     let [value, ok, error] = if tool == inputs::PARAMS {
         inputs::params_writes()
     } else if let Some(nid) = owner_of(tool, "notify") {
@@ -538,10 +551,11 @@ pub fn call(
         inputs::input_writes(&nid)
     } else {
         let nid = owner_of(tool, "judge").unwrap_or_else(|| tool.to_owned());
+        let (args, _) = checkpoint::overlay(doc, &nid, args);
         let call = judge::Call {
             doc,
             node: &nid,
-            args,
+            args: &args,
             root,
             now: crate::run::rfc3339(std::time::SystemTime::now()),
             tier: tier.to_owned(),
