@@ -355,3 +355,71 @@ fn a_gate_answered_after_its_timeout_fails_or_passes_by_on_timeout() {
         assert_eq!(g["human_events"][0]["outcome"], expected, "{on}: {rec:#}");
     }
 }
+
+#[test]
+fn a_checkpoints_when_decides_whether_it_is_asked_and_an_error_in_it_is_run_fatal() {
+    let when = |expr: &str| look("approve", &format!("\n        when: \"{expr}\""));
+    let lenient = (
+        "entrypoints:",
+        "policy: { on_expression_error: \"false\" }\nentrypoints:".to_owned(),
+    );
+    // (case, edits, prompts asked, run status, summarize's state, RT062's severity)
+    type Case<'a> = (
+        &'a str,
+        Vec<(&'a str, String)>,
+        Vec<&'a str>,
+        &'a str,
+        &'a str,
+        Option<&'a str>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "holds",
+            vec![when("nodes.self.outputs.notes == '# Notes v1'")],
+            vec![START, LOOK, SIGN],
+            "succeeded",
+            "succeeded",
+            None,
+        ),
+        (
+            "does not hold",
+            vec![when("self.outputs.notes == 'other'")],
+            vec![START, SIGN],
+            "succeeded",
+            "succeeded",
+            None,
+        ),
+        (
+            "cannot be evaluated",
+            vec![when("1 / 0 > 1")],
+            vec![START],
+            "failed",
+            "skipped",
+            Some("error"),
+        ),
+        (
+            "cannot be evaluated, leniently",
+            vec![when("1 / 0 > 1"), lenient],
+            vec![START, SIGN],
+            "succeeded",
+            "succeeded",
+            Some("warning"),
+        ),
+    ];
+    for (case, edits, asked, status, summarize, rt062) in cases {
+        let edits: Vec<(&str, &str)> = edits.iter().map(|(f, t)| (*f, t.as_str())).collect();
+        let (prompts, o, rec, _tmp) = run(&human_review(&edits), &["approve"; 5], Duration::ZERO);
+        assert_eq!(prompts, asked, "{case}: {}\n{rec:#}", text(&o));
+        assert_eq!(rec["status"], status, "{case}: {rec:#}");
+        assert_eq!(rec["nodes"][1]["status"], summarize, "{case}: {rec:#}");
+        let severity =
+            diagnostic(&rec, "RT062").map(|d| d["severity"].as_str().unwrap().to_owned());
+        assert_eq!(severity.as_deref(), rt062, "{case}: {rec:#}");
+        if rt062.is_some() {
+            assert!(
+                message(&rec, "RT062").contains("division"),
+                "{case}: {rec:#}"
+            );
+        }
+    }
+}

@@ -132,9 +132,6 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
             if ty != "task" || !crate::harness::human::STAGES.contains(&at) {
                 out.push(format!("node `{id}`: human checkpoint `{hid}` `at: {at}`"));
             }
-            if h.get("when").is_some() {
-                out.push(format!("node `{id}`: human checkpoint `{hid}` with `when`"));
-            }
         }
         if node
             .get("join")

@@ -144,6 +144,13 @@ pub fn lower(doc: &Json, nid: &str, h: &Json) -> (Vec<Instruction>, Vec<Carry>, 
     let prompt = h.get("prompt").and_then(Json::as_str).unwrap_or("Proceed?");
     let (mut ins, mut carries) = human::approval(&prefix, prompt, true);
     let mut tools = Vec::new();
+    if h.get("when").and_then(Json::as_str).is_some() {
+        let (mut guard, mut cs, tool) = when_step(doc, nid, h, &prefix);
+        guard.append(&mut ins);
+        ins = guard;
+        carries.append(&mut cs);
+        tools.push(tool);
+    }
     if !native(doc, h) {
         return (ins, carries, tools);
     }
@@ -208,6 +215,97 @@ pub fn lower(doc: &Json, nid: &str, h: &Json) -> (Vec<Instruction>, Vec<Carry>, 
     (ins, carries, tools)
 }
 
+/// The carries checkpoint `prefix`'s `when` step writes: ask it, skip it, the evaluation error.
+fn when_writes(prefix: &str) -> [String; 3] {
+    [
+        own(prefix, "ask"),
+        own(prefix, "skip"),
+        own(prefix, "when_error"),
+    ]
+}
+
+/// The step that evaluates checkpoint `h`'s `when` (§15) and its ROUTE: on to the question
+/// when it holds, past the checkpoint when it does not, to the report when it cannot be
+/// evaluated ([`past`]; with `policy.on_expression_error: false` it does not hold, RT062).
+fn when_step(
+    doc: &Json,
+    nid: &str,
+    h: &Json,
+    prefix: &str,
+) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+    let has_params = !super::inputs::param_names(doc).is_empty();
+    let mut reads = super::scope_reads(doc, nid, has_params);
+    let node = doc.pointer(&format!("/nodes/{nid}")).unwrap_or(&Json::Null);
+    if node
+        .get("inputs")
+        .and_then(Json::as_object)
+        .is_some_and(|i| !i.is_empty())
+    {
+        reads.push(super::inputs::input_writes(nid)[0].clone());
+    }
+    if h.get("at").and_then(Json::as_str) == Some("after_outputs") {
+        reads.extend(
+            node.get("outputs")
+                .and_then(Json::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(o, _)| carry_name(nid, o)),
+        );
+    }
+    let writes = when_writes(prefix);
+    let name = own(prefix, "when");
+    let sense = Instruction {
+        id: name.clone(),
+        opcode: Opcode::Sense,
+        owner: Some(Owner::Code),
+        tool: Some(name.clone()),
+        reads: reads.clone(),
+        writes: writes.to_vec(),
+        doc: Some(format!(
+            "Whether checkpoint `{}` is asked (its `when`).",
+            of(h).0
+        )),
+        ..Instruction::default()
+    };
+    let route = Instruction {
+        id: format!("{name}{CARRY_SEP}route"),
+        opcode: Opcode::Route,
+        owner: Some(Owner::Code),
+        reads: writes[..2].to_vec(),
+        doc: Some("Ask the checkpoint when its `when` holds, else go past it.".into()),
+        ..Instruction::default()
+    };
+    let carries = writes
+        .iter()
+        .zip([
+            ais_core::Type::Bool,
+            ais_core::Type::Bool,
+            ais_core::Type::Str,
+        ])
+        .map(|(w, ty)| Carry {
+            name: w.clone(),
+            ty: Some(ty),
+            produced_by: Some(name.clone()),
+            ..Carry::default()
+        })
+        .collect();
+    let tool = native_tool(&name, &reads, &writes, "Evaluate the checkpoint's `when`");
+    (vec![sense, route], carries, tool)
+}
+
+/// For the ROUTE of a checkpoint's `when` step, named `route`: the guard that skips the
+/// checkpoint and the first instruction past it.
+pub(crate) fn past(instructions: &[Instruction], route: &str) -> Option<(String, String)> {
+    let when = route.strip_suffix(&format!("{CARRY_SEP}route"))?;
+    let prefix = when.strip_suffix(&format!("{CARRY_SEP}{}when", super::OWN))?;
+    let own_route = format!("{prefix}{CARRY_SEP}route");
+    let at = instructions.iter().position(|i| i.id == own_route)?;
+    let next = instructions
+        .get(at + 1)
+        .map_or(crate::translate::TERMINAL_ID, |i| i.id.as_str());
+    Some((when_writes(prefix)[1].clone(), next.to_owned()))
+}
+
 fn native_tool(name: &str, reads: &[String], writes: &[String], doc: &str) -> Tool {
     Tool {
         name: name.to_owned(),
@@ -226,7 +324,10 @@ fn all(doc: &Json) -> Vec<(String, &Json)> {
             continue;
         };
         for stage in human::STAGES {
-            for h in at_stage(node, stage).into_iter().filter(|h| native(doc, h)) {
+            for h in at_stage(node, stage)
+                .into_iter()
+                .filter(|h| native(doc, h) || h.get("when").is_some())
+            {
                 out.push((nid.clone(), h));
             }
         }
@@ -240,6 +341,12 @@ pub fn tools(doc: &Json) -> Vec<String> {
     let mut out = Vec::new();
     for (nid, h) in all(doc) {
         let prefix = human::checkpoint_id(&nid, &of(h).0);
+        if h.get("when").is_some() {
+            out.push(own(&prefix, "when"));
+        }
+        if !native(doc, h) {
+            continue;
+        }
         if timeout(doc, h).is_some() && of(h).1 != "notify" {
             out.push(own(&prefix, "asked"));
         }
@@ -267,7 +374,7 @@ pub fn tools(doc: &Json) -> Vec<String> {
 fn find<'d>(doc: &'d Json, tool: &str) -> Option<(String, &'d Json, &'static str)> {
     all(doc).into_iter().find_map(|(nid, h)| {
         let prefix = human::checkpoint_id(&nid, &of(h).0);
-        ["notify", "answer"]
+        ["notify", "answer", "when"]
             .into_iter()
             .find(|step| own(&prefix, step) == tool)
             .map(|step| (nid.clone(), h, step))
@@ -285,6 +392,28 @@ pub fn call(doc: &Json, tool: &str, args: &Map<String, Json>) -> Option<Map<Stri
     let (hid, mode, _) = of(h);
     let prefix = human::checkpoint_id(&nid, &hid);
     let [answer, approved] = human::answer_carries(&prefix);
+    if step == "when" {
+        let params = args
+            .get(super::inputs::PARAMS)
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let expr = h.get("when").and_then(Json::as_str).unwrap_or("true");
+        let lenient = doc
+            .pointer("/policy/on_expression_error")
+            .and_then(Json::as_str)
+            == Some("false");
+        let (ask, skip, error) = match super::inputs::holds(doc, &nid, expr, &params, args) {
+            Ok(b) => (b, !b, String::new()),
+            Err(e) => (false, lenient, format!("checkpoint `{hid}`'s `when`: {e}")),
+        };
+        let [a, s, e] = when_writes(&prefix);
+        return Some(Map::from_iter([
+            (a, json!(ask)),
+            (s, json!(skip)),
+            (e, json!(error)),
+        ]));
+    }
     if step == "notify" {
         return Some(Map::from_iter([
             (answer, json!("notified")),
@@ -405,4 +534,13 @@ pub fn overlay(
         }
     }
     (out, extra)
+}
+
+/// Why checkpoint `h` of node `nid`'s `when` could not be evaluated, when it could not: the
+/// message, and whether that was fatal (`policy.on_expression_error: fail`, the default).
+pub fn when_error(report: &Map<String, Json>, nid: &str, h: &Json) -> Option<(String, bool)> {
+    let prefix = human::checkpoint_id(nid, &of(h).0);
+    let [_, skip, error] = when_writes(&prefix);
+    let e = report.get(&error)?.as_str().filter(|e| !e.is_empty())?;
+    Some((e.to_owned(), report.get(&skip) != Some(&json!(true))))
 }

@@ -120,12 +120,48 @@ struct Scope<'a> {
     doc: &'a Json,
     params: &'a Map<String, Json>,
     carries: &'a Map<String, Json>,
+    /// The node `self` names (a checkpoint's `when`), with its own outputs and inputs.
+    me: Option<&'a str>,
+}
+
+impl Scope<'_> {
+    /// `self.outputs.<name>` or `self.inputs.<name>` of the node [`Scope::me`] names: an
+    /// output as the model wrote it (JSON text of a structured type read as the value), an
+    /// input as it was resolved.
+    fn own(&self, rest: &[String]) -> Option<Json> {
+        let me = self.me?;
+        match rest.first()?.as_str() {
+            "outputs" => {
+                let name = rest.get(1)?;
+                let v = self.carries.get(&carry_name(me, name))?.clone();
+                let ty = self
+                    .doc
+                    .pointer(&format!("/nodes/{me}/outputs/{name}/type"));
+                match (ty.and_then(Json::as_str), &v) {
+                    (Some(t), Json::String(text)) if super::judge::structured(t) => {
+                        serde_json::from_str(text.trim()).ok().or(Some(v))
+                    }
+                    _ => Some(v),
+                }
+            }
+            "inputs" => self
+                .carries
+                .get(&input_writes(me)[0])?
+                .get(rest.get(1)?.as_str())
+                .cloned(),
+            _ => None,
+        }
+    }
 }
 
 impl agx::Env for Scope<'_> {
     fn lookup(&self, path: &[String]) -> Option<Json> {
         let (root, rest) = path.split_first()?;
         let (mut v, rest) = match root.as_str() {
+            "self" => (self.own(rest)?, rest.get(2..).unwrap_or_default()),
+            "nodes" if rest.first().map(String::as_str) == Some("self") => {
+                (self.own(&rest[1..])?, rest.get(3..).unwrap_or_default())
+            }
             "params" => (self.params.get(rest.first()?)?.clone(), &rest[1..]),
             "context" => (
                 self.doc.get("context")?.get(rest.first()?)?.clone(),
@@ -185,6 +221,7 @@ pub fn resolve(
         doc,
         params,
         carries,
+        me: None,
     };
     let mut out = Map::new();
     let inputs = doc
@@ -218,4 +255,27 @@ pub fn resolve(
         out.insert(name.clone(), v);
     }
     Ok(out)
+}
+
+/// Evaluates the guard `expr` (a checkpoint's `when`) of node `nid` over the bound `params` and
+/// the produced `carries` (`self` names the node): whether it holds, or why it could not be
+/// evaluated (a syntax error, an evaluation error, a value that is not a boolean).
+pub fn holds(
+    doc: &Json,
+    nid: &str,
+    expr: &str,
+    params: &Map<String, Json>,
+    carries: &Map<String, Json>,
+) -> Result<bool, String> {
+    let scope = Scope {
+        doc,
+        params,
+        carries,
+        me: Some(nid),
+    };
+    let e = agx::parse(expr).map_err(|e| e.message)?;
+    match agx::eval(&e, &scope).map_err(|e| e.0)? {
+        Json::Bool(b) => Ok(b),
+        other => Err(format!("`{expr}` is {other}, not a boolean")),
+    }
 }

@@ -76,7 +76,7 @@ fn collect(call: &Call, node: &Json, write: &mut Writer) -> (Map<String, Json>, 
 }
 
 /// Whether values of AGS type `ty` are structured (read from JSON text when a model wrote them).
-fn structured(ty: &str) -> bool {
+pub(crate) fn structured(ty: &str) -> bool {
     matches!(
         ty,
         "object" | "array" | "json" | "file_set" | "number" | "integer" | "boolean"

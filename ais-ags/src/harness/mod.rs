@@ -312,10 +312,18 @@ fn edges(
         if let Some(node) = judged {
             out.push(edge(&a.id, &node, Some(judge_writes(&node)[1].clone())));
         }
-        let fallback = otherwise.get(&a.id).map_or(TERMINAL_ID, String::as_str);
+        let mut fallback = otherwise.get(&a.id).map_or(TERMINAL_ID, String::as_str);
+        let past = checkpoint::past(instructions, &a.id);
+        if past.is_some() {
+            // A checkpoint's `when` that cannot be evaluated is run-fatal (§5.5).
+            fallback = TERMINAL_ID;
+        }
         // Both ways to the same place: one edge, unguarded.
         if b.id != TERMINAL_ID && b.id != fallback {
             out.push(edge(&a.id, &b.id, a.reads.first().cloned()));
+        }
+        if let Some((skip, to)) = past {
+            out.push(edge(&a.id, &to, Some(skip)));
         }
         out.push(edge(&a.id, fallback, None));
     }
@@ -399,6 +407,17 @@ fn params_step(doc: &Json) -> (Vec<Instruction>, Vec<Carry>, Tool) {
 /// Node `nid`'s start step — its model routed (§11.4), its inputs resolved (§9.2): it reads the
 /// bound params, every output of the nodes before it and each earlier task's verdict.
 fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+    step(
+        &own(nid, "inputs"),
+        scope_reads(doc, nid, has_params),
+        &inputs::input_writes(nid),
+        &format!("Resolve the inputs of node `{nid}`"),
+    )
+}
+
+/// What an expression of node `nid` may read at run time: the bound params, every output of
+/// the nodes before it and each earlier task's verdict ([`inputs::resolve`]).
+pub(crate) fn scope_reads(doc: &Json, nid: &str, has_params: bool) -> Vec<String> {
     let mut reads = Vec::new();
     if has_params {
         reads.push(inputs::PARAMS.to_owned());
@@ -415,12 +434,7 @@ fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec
             reads.push(judge_writes(earlier)[3].clone());
         }
     }
-    step(
-        &own(nid, "inputs"),
-        reads,
-        &inputs::input_writes(nid),
-        &format!("Resolve the inputs of node `{nid}`"),
-    )
+    reads
 }
 
 /// The native tools the harness program calls: the params step, each node's inputs step and

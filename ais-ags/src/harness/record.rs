@@ -91,6 +91,16 @@ impl Walk<'_> {
                 .flatten()
                 .filter(|h| h.get("at").and_then(Json::as_str) == Some(stage))
             {
+                if let Some((why, fatal)) = super::checkpoint::when_error(self.ran.report, id, h) {
+                    let severity = if fatal { "error" } else { "warning" };
+                    self.diagnostics.push(json!({"code": "RT062", "severity": severity, "node_id": id, "message": format!("node `{id}`: {why}")}));
+                    if fatal {
+                        rejected = true;
+                        self.halted = Some(format!(
+                            "node `{id}`: an expression could not be evaluated, which is run-fatal (`policy.on_expression_error: fail`)"
+                        ));
+                    }
+                }
                 let Some((e, approved, escalated)) =
                     super::checkpoint::event(self.ran.report, id, h, &at)
                 else {
