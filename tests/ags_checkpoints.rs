@@ -423,3 +423,35 @@ fn a_checkpoints_when_decides_whether_it_is_asked_and_an_error_in_it_is_run_fata
         }
     }
 }
+
+#[test]
+fn a_question_is_put_with_its_template_filled_and_the_material_it_presents() {
+    let Some(source) = minimal_edited(&[
+        (
+            "prompt: \"Approve the new CONTRIBUTING.md?\"",
+            "prompt: \"Approve the new CONTRIBUTING.md for ${{ context.project }}?\"",
+        ),
+        ("entrypoints:", "context: { project: ais }\nentrypoints:"),
+    ]) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.agraph.yaml");
+    std::fs::write(&graph, source).unwrap();
+    let body = format!("# Contributing\n\n{}", "Run cargo test first. ".repeat(40));
+    let script = serde_json::json!({"draft_contributing": [body]});
+    let (o, _) = run_with(tmp.path(), &graph, script, &[], &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let said = text(&o);
+    assert!(
+        said.contains("Approve the new CONTRIBUTING.md for ais? (approve/reject)"),
+        "{said}"
+    );
+    // The file output it presents is its path under the output root.
+    assert!(
+        said.lines()
+            .any(|l| l == "  nodes.draft_contributing.outputs.contributing: CONTRIBUTING.md"),
+        "{said}"
+    );
+    assert!(!said.contains("${{"), "{said}");
+}

@@ -451,3 +451,84 @@ fn downstream_inputs_read_a_structured_output_as_its_value_and_a_file_output_as_
         serde_json::json!({"report": "first.txt"})
     );
 }
+
+#[test]
+fn routing_refuses_before_any_model_call_a_node_without_inputs_a_context_floor_and_a_default_tier()
+{
+    let base = std::fs::read_to_string(fixture("tiers.agraph.yaml")).unwrap();
+    let plan_intel = "    intelligence: { tier: advanced, allow_downgrade: true, rationale: Ordering matters. }\n";
+    let edit = |to: &str| base.replace(plan_intel, to);
+    let defaults = base.replace(plan_intel, "").replace(
+        "entrypoints:",
+        "defaults: { intelligence: { tier: frontier, rationale: Inherited. } }\nentrypoints:",
+    );
+    let floor = "    intelligence: { tier: minimal, min_context_tokens: 100000 }\n";
+    // (case, graph, AIS_MODEL_TIER, AIS_MODEL_CONTEXT_TOKENS, plan's state, RT011 says)
+    type Case<'a> = (&'a str, String, &'a str, Option<&'a str>, &'a str, &'a str);
+    let cases: [Case; 5] = [
+        (
+            "a tier above, no inputs, no downgrade",
+            edit("    intelligence: { tier: advanced }\n"),
+            "standard",
+            None,
+            "blocked",
+            "demands tier `advanced`",
+        ),
+        (
+            "a tier from the graph's defaults",
+            defaults,
+            "standard",
+            None,
+            "blocked",
+            "demands tier `frontier`",
+        ),
+        (
+            "a context floor, the window unstated",
+            edit(floor),
+            "frontier",
+            None,
+            "blocked",
+            "AIS_MODEL_CONTEXT_TOKENS=100000",
+        ),
+        (
+            "a context floor above the window",
+            edit(floor),
+            "frontier",
+            Some("8000"),
+            "blocked",
+            "has 8000",
+        ),
+        (
+            "a context floor within the window",
+            edit(floor),
+            "frontier",
+            Some("200000"),
+            "succeeded",
+            "",
+        ),
+    ];
+    for (case, graph_text, tier, window, state, says) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let graph = tmp.path().join("g.agraph.yaml");
+        std::fs::write(&graph, graph_text).unwrap();
+        let script = serde_json::json!({"plan": ["1. Copy. 2. Switch."], "review": ["Safe."]});
+        let mut env = vec![("AIS_MODEL_TIER", tier)];
+        env.extend(window.map(|w| ("AIS_MODEL_CONTEXT_TOKENS", w)));
+        let (o, rec) = run_with(tmp.path(), &graph, script, &[], &env);
+        let rec = rec.unwrap_or_else(|| panic!("{case}: no record: {}", text(&o)));
+        assert_eq!(rec["nodes"][0]["status"], state, "{case}: {rec:#}");
+        let trace = std::fs::read_to_string(tmp.path().join("trace.jsonl")).unwrap();
+        let asked = trace.contains("\"instruction\":\"plan\",");
+        assert_eq!(
+            asked,
+            state == "succeeded",
+            "{case}: the model asked for `plan`"
+        );
+        if state == "blocked" {
+            assert_eq!(rec["status"], "failed", "{case}");
+            assert_eq!(rec["nodes"][1]["status"], "skipped", "{case}: {rec:#}");
+            let m = message(&rec, "RT011");
+            assert!(m.contains(says), "{case}: {m}");
+        }
+    }
+}

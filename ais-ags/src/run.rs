@@ -42,6 +42,49 @@ pub const SUPPORTED_FEATURES: [&str; 27] = [
     "intelligence:routing",
 ];
 
+/// The graph as it runs: `defaults` merged into every node (SPEC.md §6.3) — per block, shallow
+/// (the node's keys over the defaults'), arrays (and `human`, an array) replaced, never
+/// joined. A gate never takes `intelligence` or `human` from them (it calls no model, AG102,
+/// and is itself the human checkpoint). Fragments keep their own (this harness runs none).
+pub fn merged(doc: &Json) -> Json {
+    let mut out = doc.clone();
+    let Some(defaults) = doc.get("defaults").and_then(Json::as_object) else {
+        return out;
+    };
+    let Some(nodes) = out.get_mut("nodes").and_then(Json::as_object_mut) else {
+        return out;
+    };
+    for node in nodes.values_mut().filter_map(Json::as_object_mut) {
+        let gate = node.get("type").and_then(Json::as_str) == Some("gate");
+        for block in [
+            "intelligence",
+            "requirements",
+            "constraints",
+            "failure",
+            "human",
+            "join",
+        ] {
+            let Some(d) = defaults.get(block) else {
+                continue;
+            };
+            if gate && matches!(block, "intelligence" | "human") {
+                continue;
+            }
+            let merged = match (d, node.get(block)) {
+                (Json::Object(d), Some(Json::Object(n))) => {
+                    let mut m = d.clone();
+                    m.extend(n.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    Json::Object(m)
+                }
+                (_, Some(n)) => n.clone(),
+                (d, None) => d.clone(),
+            };
+            node.insert(block.to_owned(), merged);
+        }
+    }
+    out
+}
+
 /// The features a graph uses that this harness does not execute, each with where it is used.
 /// A graph using any is refused before it runs (SPEC.md §19: a harness MUST reject documents
 /// that use features it lacks, and say which).

@@ -48,6 +48,8 @@ pub fn program(
         )?;
         return Err(Failure::Exit(2));
     };
+    // `defaults` merged into the nodes: what the harness runs (SPEC.md §6.3).
+    let data = &ais_ags::run::merged(data);
     ais_ags::harness::routing::model_tier().map_err(|e| {
         CliError::new(
             e,
@@ -100,7 +102,10 @@ pub fn finish(
     let name = shown(file);
     let text = std::fs::read_to_string(file)
         .map_err(|e| CliError::new(format!("cannot read `{name}`: {e}"), "check the path"))?;
-    let Some(doc) = ais_ags::load_text(&text).data.map(|d| d.value) else {
+    let Some(doc) = ais_ags::load_text(&text)
+        .data
+        .map(|d| ais_ags::run::merged(&d.value))
+    else {
         return Ok(None);
     };
     let status = match outcome.status {
@@ -254,7 +259,12 @@ impl ais_rt::tools::Tool for HarnessTool {
                 // `on_exhausted: escalate`: the operator is the human it goes to.
                 eprintln!("escalate: {text}");
             }
-            Ok(ais_core::Value::from_json(&serde_json::Value::Object(out)))
+            // A step that writes one carry takes the whole result: its value, bare.
+            let result = match (out.len(), out.values().next()) {
+                (1, Some(only)) => only.clone(),
+                _ => serde_json::Value::Object(out),
+            };
+            Ok(ais_core::Value::from_json(&result))
         })
     }
 }
@@ -267,7 +277,10 @@ pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
     let Ok(text) = std::fs::read_to_string(file) else {
         return;
     };
-    let Some(doc) = ais_ags::load_text(&text).data.map(|d| d.value) else {
+    let Some(doc) = ais_ags::load_text(&text)
+        .data
+        .map(|d| ais_ags::run::merged(&d.value))
+    else {
         return;
     };
     let doc = std::sync::Arc::new(doc);

@@ -144,6 +144,7 @@ pub fn lower(doc: &Json, nid: &str, h: &Json) -> (Vec<Instruction>, Vec<Carry>, 
     let prompt = h.get("prompt").and_then(Json::as_str).unwrap_or("Proceed?");
     let (mut ins, mut carries) = human::approval(&prefix, prompt, true);
     let mut tools = Vec::new();
+    frame_natively(doc, nid, &prefix, h, &mut ins, &mut tools);
     if h.get("when").and_then(Json::as_str).is_some() {
         let (mut guard, mut cs, tool) = when_step(doc, nid, h, &prefix);
         guard.append(&mut ins);
@@ -306,6 +307,106 @@ pub(crate) fn past(instructions: &[Instruction], route: &str) -> Option<(String,
     Some((when_writes(prefix)[1].clone(), next.to_owned()))
 }
 
+/// What the question of `frame_of` (a gate's id, or a checkpoint's prefix) is framed from,
+/// when it needs the run's values: its prompt holds `${{ }}`, or it has material to `present`.
+fn framing(spec: &Json) -> Option<(String, Vec<String>)> {
+    let prompt = spec.get("prompt").and_then(Json::as_str)?;
+    let present: Vec<String> = spec
+        .get("present")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+        .map(str::to_owned)
+        .collect();
+    (prompt.contains("${{") || !present.is_empty()).then(|| (prompt.to_owned(), present))
+}
+
+/// Makes the frame instruction `{id}__ask` of a gate or checkpoint (`spec`, of node `nid`) a
+/// native `SENSE` that interpolates its prompt and shows its `present` material
+/// ([`super::inputs::frame`]), when it needs to; its tool is pushed on `tools`.
+pub fn frame_natively(
+    doc: &Json,
+    nid: &str,
+    id: &str,
+    spec: &Json,
+    instructions: &mut [Instruction],
+    tools: &mut Vec<Tool>,
+) {
+    if framing(spec).is_none() {
+        return;
+    }
+    let Some(frame) = instructions
+        .iter_mut()
+        .find(|i| i.id == format!("{id}{CARRY_SEP}ask"))
+    else {
+        return;
+    };
+    let has_params = !super::inputs::param_names(doc).is_empty();
+    let mut reads = super::scope_reads(doc, nid, has_params);
+    if doc
+        .pointer(&format!("/nodes/{nid}/type"))
+        .and_then(Json::as_str)
+        != Some("gate")
+    {
+        // A checkpoint's prompt may read its node's inputs and (after outputs) its outputs.
+        let node = doc.pointer(&format!("/nodes/{nid}")).unwrap_or(&Json::Null);
+        if node
+            .get("inputs")
+            .and_then(Json::as_object)
+            .is_some_and(|i| !i.is_empty())
+        {
+            reads.push(super::inputs::input_writes(nid)[0].clone());
+        }
+        reads.extend(
+            node.get("outputs")
+                .and_then(Json::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(o, _)| carry_name(nid, o)),
+        );
+    }
+    let name = own(id, "frame");
+    frame.opcode = Opcode::Sense;
+    frame.body = None;
+    frame.tool = Some(name.clone());
+    frame.reads = reads.clone();
+    tools.push(native_tool(
+        &name,
+        &reads,
+        &frame.writes,
+        "Frame the question with the run's values",
+    ));
+}
+
+/// Every gate or checkpoint whose question is framed natively: (its node, the frame's tool,
+/// the block).
+fn frames(doc: &Json) -> Vec<(String, String, &Json)> {
+    let mut out = Vec::new();
+    for (nid, node) in doc
+        .get("nodes")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(g) = node.get("gate").filter(|g| framing(g).is_some()) {
+            out.push((nid.clone(), own(nid, "frame"), g));
+        }
+        for h in node
+            .get("human")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if framing(h).is_some() {
+                let prefix = human::checkpoint_id(nid, &of(h).0);
+                out.push((nid.clone(), own(&prefix, "frame"), h));
+            }
+        }
+    }
+    out
+}
+
 fn native_tool(name: &str, reads: &[String], writes: &[String], doc: &str) -> Tool {
     Tool {
         name: name.to_owned(),
@@ -359,6 +460,7 @@ pub fn tools(doc: &Json) -> Vec<String> {
             },
         ));
     }
+    out.extend(frames(doc).into_iter().map(|(_, tool, _)| tool));
     for g in super::gates::answered_gates(doc) {
         let spec = doc
             .pointer(&format!("/nodes/{g}/gate"))
@@ -387,6 +489,17 @@ pub fn call(doc: &Json, tool: &str, args: &Map<String, Json>) -> Option<Map<Stri
         let [secs, text] = clock_writes(id);
         let at = crate::run::rfc3339(std::time::SystemTime::now());
         return Some(Map::from_iter([(secs, json!(now())), (text, json!(at))]));
+    }
+    if let Some((nid, _, spec)) = frames(doc).into_iter().find(|(_, t, _)| t == tool) {
+        let (prompt, present) = framing(spec).unwrap_or_default();
+        let params = args
+            .get(super::inputs::PARAMS)
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let text = super::inputs::frame(doc, &nid, &prompt, &present, &params, args);
+        let id = tool.strip_suffix(&format!("{CARRY_SEP}{}frame", super::OWN))?;
+        return Some(Map::from_iter([(carry_name(id, "prompt"), json!(text))]));
     }
     let (nid, h, step) = find(doc, tool)?;
     let (hid, mode, _) = of(h);

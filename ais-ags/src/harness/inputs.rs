@@ -279,3 +279,36 @@ pub fn holds(
         other => Err(format!("`{expr}` is {other}, not a boolean")),
     }
 }
+
+/// The question a gate or checkpoint puts (SPEC.md §7.3, §15): its `prompt` template
+/// interpolated over the bound `params` and the produced `carries` (`self` names node `me`),
+/// then the material `present` lists, each expression with its value (a `file` output is its
+/// path under the output root). An expression that cannot be evaluated is shown as the error.
+pub fn frame(
+    doc: &Json,
+    me: &str,
+    prompt: &str,
+    present: &[String],
+    params: &Map<String, Json>,
+    carries: &Map<String, Json>,
+) -> String {
+    let scope = Scope {
+        doc,
+        params,
+        carries,
+        me: Some(me),
+    };
+    let mut text = interpolate(prompt, &scope).unwrap_or_else(|e| format!("{prompt} [{e}]"));
+    text = format!("{} (approve/reject)", text.trim());
+    for p in present {
+        let shown = agx::parse(p)
+            .map_err(|e| e.message)
+            .and_then(|e| agx::eval(&e, &scope).map_err(|e| e.0))
+            .map_or_else(
+                |e| format!("[cannot be shown: {e}]"),
+                |v| agx::stringify(&v),
+            );
+        text.push_str(&format!("\n  {p}: {shown}"));
+    }
+    text
+}

@@ -119,11 +119,7 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
             .map(|o| carry_name(&nid, o))
             .collect();
         let mut before = Vec::new();
-        if node
-            .get("inputs")
-            .and_then(Json::as_object)
-            .is_some_and(|i| !i.is_empty())
-        {
+        if starts_with_a_step(&node) {
             let (mut ins, mut cs, tool) = input_step(doc, &nid, has_params);
             instructions[at].reads.push(cs[0].name.clone());
             before.append(&mut ins);
@@ -237,6 +233,9 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         if instructions.iter().any(|i| i.id == ask) {
             starts.insert(nid.clone(), ask);
         }
+    }
+    for (nid, gate) in nodes.iter().filter_map(|(n, v)| Some((n, v.get("gate")?))) {
+        checkpoint::frame_natively(doc, nid, nid, gate, &mut instructions, &mut tools);
     }
     gates::lower_notify(doc, &mut instructions, &mut tools);
     gates::lower_answers(doc, &mut instructions, &mut carries, &mut tools);
@@ -404,6 +403,16 @@ fn params_step(doc: &Json) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     (ins, carries, tool)
 }
 
+/// Whether a task node starts with its start step ([`input_step`]): it has inputs to resolve,
+/// or an `intelligence` demand to route before any model call (§11.4 rule 2).
+fn starts_with_a_step(node: &Json) -> bool {
+    node.get("intelligence").is_some()
+        || node
+            .get("inputs")
+            .and_then(Json::as_object)
+            .is_some_and(|i| !i.is_empty())
+}
+
 /// Node `nid`'s start step — its model routed (§11.4), its inputs resolved (§9.2): it reads the
 /// bound params, every output of the nodes before it and each earlier task's verdict.
 fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec<Carry>, Tool) {
@@ -465,11 +474,7 @@ pub fn tools(doc: &Json) -> Vec<String> {
             .pointer(&format!("/nodes/{nid}"))
             .cloned()
             .unwrap_or(Json::Null);
-        if node
-            .get("inputs")
-            .and_then(Json::as_object)
-            .is_some_and(|i| !i.is_empty())
-        {
+        if starts_with_a_step(&node) {
             out.push(own(&nid, "inputs"));
         }
         out.push(judge_name(&nid));
