@@ -532,3 +532,32 @@ fn routing_refuses_before_any_model_call_a_node_without_inputs_a_context_floor_a
         }
     }
 }
+
+#[test]
+fn a_retry_waits_its_backoff_before_the_next_attempt() {
+    let Some(source) = minimal_edited(&[(
+        "        retry_on: [transient, criteria_failed]\n",
+        "        retry_on: [transient, criteria_failed]\n        backoff: fixed\n        initial_delay_seconds: 1.5\n        jitter: false\n",
+    )]) else {
+        return;
+    };
+    let body = format!("# Contributing\n\n{}", "Run cargo test first. ".repeat(40));
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.agraph.yaml");
+    std::fs::write(&graph, source).unwrap();
+    let script = serde_json::json!({"draft_contributing": [STUB, body]});
+    let started = std::time::Instant::now();
+    let (o, rec) = run_with(tmp.path(), &graph, script, &[], &[]);
+    let took = started.elapsed();
+    assert_eq!(o.status.code(), Some(3), "pauses at the gate: {}", text(&o));
+    let rec = rec.expect("a record");
+    assert_eq!(
+        rec["nodes"][0]["attempts"].as_array().unwrap().len(),
+        2,
+        "{rec:#}"
+    );
+    assert!(
+        took >= std::time::Duration::from_millis(1500),
+        "the retry did not wait: {took:?}"
+    );
+}

@@ -6,21 +6,23 @@ use serde_json::{Map, Value as Json, json};
 use std::path::{Component, Path};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The conformance level this harness claims in its run records: 0 — it executes most of
-/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: `human` checkpoints of modes
-/// other than `approve` and timeouts other than `hold` are missing (docs/AGS.md, "Conformance level").
-pub const CLAIMED_LEVEL: u64 = 0;
+/// The conformance level this harness claims in its run records: 1 — everything SPEC.md §19
+/// lists for level 1 (see [`SUPPORTED_FEATURES`]), and a refusal by name of every feature above
+/// it ([`unsupported`]); docs/AGS.md, "Conformance level", says what level 2 would need.
+pub const CLAIMED_LEVEL: u64 = 1;
 
 /// What this harness executes, as published in `harness.supported_features`.
-pub const SUPPORTED_FEATURES: [&str; 27] = [
+pub const SUPPORTED_FEATURES: &[&str] = &[
     "node:task",
     "node:gate:approve",
     "node:gate:notify",
     "node:gate:review",
     "node:gate:input",
+    "gate:prompt-template,present",
     "edge:sequence",
     "join:all",
     "scheduling:sequential",
+    "defaults:merge",
     "params:bind-and-validate",
     "inputs:from",
     "inputs:template",
@@ -35,10 +37,15 @@ pub const SUPPORTED_FEATURES: [&str; 27] = [
     "criterion:human",
     "criterion:command",
     "human:before_start,after_outputs",
+    "human:mode:approve,review,input,notify",
+    "human:when",
+    "human:timeout:hold,fail,approve,escalate-to-operator",
     "failure:retry",
+    "failure:retry:backoff",
     "failure:on_exhausted:fail,skip,succeed_degraded,escalate-to-operator",
     "gate:on_reject:fail,skip_dependents,route",
     "policy:on_node_failure:isolate,halt",
+    "policy:on_expression_error",
     "intelligence:routing",
 ];
 

@@ -252,6 +252,17 @@ impl ais_rt::tools::Tool for HarnessTool {
                 root.dir(),
                 &mut write,
             );
+            if let Some(node) = ais_ags::harness::judged_node(&self.name) {
+                // `failure.retry`'s backoff: wait before the node is attempted again.
+                let verdict = out.get(&ais_ags::harness::judge_writes(&node)[3]);
+                let secs = verdict
+                    .and_then(|v| v["retry_delay_seconds"].as_f64())
+                    .unwrap_or(0.0);
+                if secs > 0.0 {
+                    let pause = std::time::Duration::from_secs_f64(secs);
+                    let _ = tokio::task::spawn_blocking(move || std::thread::sleep(pause)).await;
+                }
+            }
             if let Some(text) = ais_ags::harness::judged_node(&self.name)
                 .and_then(|n| ais_ags::harness::gates::escalation(&n, &out))
                 .or_else(|| ais_ags::harness::checkpoint::escalation(&self.name, &out))

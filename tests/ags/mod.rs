@@ -39,6 +39,8 @@ pub fn record(path: &Path) -> serde_json::Value {
     if let Err(errors) = ais_ags::validate_run_record(&rec) {
         panic!("the run record fails the run schema: {errors:#?}");
     }
+    // Every record claims the level this harness executes in full (SPEC.md §19).
+    assert_eq!(rec["harness"]["conformance_level"], 1, "{rec:#}");
     rec
 }
 
