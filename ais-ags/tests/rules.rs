@@ -310,7 +310,8 @@ fn a_repair_that_names_a_node_output_names_it_as_agx_can_parse_and_applying_it_c
     let guessed = dashed.replace("value: v", "from: nodes.draft_notes.outputs.r");
     let digit = dashed.replace("draft-notes", "1st-draft");
     // (the document, the code, the edits that apply the repair)
-    let cases: [(&str, &str, Vec<(&str, &str)>); 4] = [
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+    let cases: [Case; 4] = [
         (TWO, "AG904", vec![]),
         (
             dashed,
