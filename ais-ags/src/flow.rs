@@ -471,7 +471,14 @@ fn node_ref(
             format!("`{shown}` reads node `{x}`, which is not a node of this scope"),
             hint.first().map_or_else(
                 || "read a node of this scope that runs before this one".to_owned(),
-                |h| format!("did you mean `nodes.{h}`?"),
+                |h| match path.get(2..4) {
+                    Some([o, name]) if o == "outputs" => match crate::agx::output_reference(h, name) {
+                        Ok(r) => format!("did you mean `{r}`?"),
+                        Err(rename) => format!("did you mean node `{h}`? {rename}"),
+                    },
+                    _ if crate::agx::is_ident(h) => format!("did you mean `nodes.{h}`?"),
+                    _ => format!("did you mean node `{h}`? No expression can name it (AGX names are identifiers): rename it with `_` for `-`"),
+                },
             ),
         );
     };
@@ -664,7 +671,10 @@ fn node_advice(
         if !criterion && !reads.contains(&(scope.pointer.clone(), id.to_owned(), name.clone())) {
             sink.push("AG904", &format!("{np}/outputs/{}", pointer_token(name)),
                 format!("node `{id}` declares the output `{name}`, which no node, graph output or criterion reads"),
-                format!("read it (`nodes.{id}.outputs.{name}`) where it is needed, or remove it"));
+                match crate::agx::output_reference(id, name) {
+                    Ok(r) => format!("read it (`{r}`) where it is needed, or remove it"),
+                    Err(rename) => format!("{rename} where it is needed, or remove the output"),
+                });
         }
     }
     let intel = scope.effective(node, "intelligence");

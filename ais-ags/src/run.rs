@@ -6,21 +6,23 @@ use serde_json::{Map, Value as Json, json};
 use std::path::{Component, Path};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The conformance level this harness claims in its run records: 0 — it executes most of
-/// level 1 (see [`SUPPORTED_FEATURES`]) but not all of it: `human` checkpoints of modes
-/// other than `approve` and timeouts other than `hold` are missing (docs/AGS.md, "Conformance level").
-pub const CLAIMED_LEVEL: u64 = 0;
+/// The conformance level this harness claims in its run records: 1 — everything SPEC.md §19
+/// lists for level 1 (see [`SUPPORTED_FEATURES`]), and a refusal by name of every feature above
+/// it ([`unsupported`]); docs/AGS.md, "Conformance level", says what level 2 would need.
+pub const CLAIMED_LEVEL: u64 = 1;
 
 /// What this harness executes, as published in `harness.supported_features`.
-pub const SUPPORTED_FEATURES: [&str; 27] = [
+pub const SUPPORTED_FEATURES: &[&str] = &[
     "node:task",
     "node:gate:approve",
     "node:gate:notify",
     "node:gate:review",
     "node:gate:input",
+    "gate:prompt-template,present",
     "edge:sequence",
     "join:all",
     "scheduling:sequential",
+    "defaults:merge",
     "params:bind-and-validate",
     "inputs:from",
     "inputs:template",
@@ -35,12 +37,60 @@ pub const SUPPORTED_FEATURES: [&str; 27] = [
     "criterion:human",
     "criterion:command",
     "human:before_start,after_outputs",
+    "human:mode:approve,review,input,notify",
+    "human:when",
+    "human:timeout:hold,fail,approve,escalate-to-operator",
     "failure:retry",
+    "failure:retry:backoff",
     "failure:on_exhausted:fail,skip,succeed_degraded,escalate-to-operator",
     "gate:on_reject:fail,skip_dependents,route",
     "policy:on_node_failure:isolate,halt",
+    "policy:on_expression_error",
     "intelligence:routing",
 ];
+
+/// The graph as it runs: `defaults` merged into every node (SPEC.md §6.3) — per block, shallow
+/// (the node's keys over the defaults'), arrays (and `human`, an array) replaced, never
+/// joined. A gate never takes `intelligence` or `human` from them (it calls no model, AG102,
+/// and is itself the human checkpoint). Fragments keep their own (this harness runs none).
+pub fn merged(doc: &Json) -> Json {
+    let mut out = doc.clone();
+    let Some(defaults) = doc.get("defaults").and_then(Json::as_object) else {
+        return out;
+    };
+    let Some(nodes) = out.get_mut("nodes").and_then(Json::as_object_mut) else {
+        return out;
+    };
+    for node in nodes.values_mut().filter_map(Json::as_object_mut) {
+        let gate = node.get("type").and_then(Json::as_str) == Some("gate");
+        for block in [
+            "intelligence",
+            "requirements",
+            "constraints",
+            "failure",
+            "human",
+            "join",
+        ] {
+            let Some(d) = defaults.get(block) else {
+                continue;
+            };
+            if gate && matches!(block, "intelligence" | "human") {
+                continue;
+            }
+            let merged = match (d, node.get(block)) {
+                (Json::Object(d), Some(Json::Object(n))) => {
+                    let mut m = d.clone();
+                    m.extend(n.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    Json::Object(m)
+                }
+                (_, Some(n)) => n.clone(),
+                (d, None) => d.clone(),
+            };
+            node.insert(block.to_owned(), merged);
+        }
+    }
+    out
+}
 
 /// The features a graph uses that this harness does not execute, each with where it is used.
 /// A graph using any is refused before it runs (SPEC.md §19: a harness MUST reject documents
@@ -97,27 +147,6 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
                 mode.unwrap_or("?")
             ));
         }
-        // A person's timeout: only `hold` (wait for the answer, however late) is executed.
-        let policy_timeout = doc
-            .pointer("/policy/on_human_timeout")
-            .and_then(Json::as_str);
-        let timeouts = node
-            .get("human")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-            .map(|h| h.get("on_timeout"))
-            .chain([node.pointer("/gate/on_timeout")]);
-        for t in timeouts {
-            if let Some(t) = t.and_then(Json::as_str).or(policy_timeout)
-                && t != "hold"
-            {
-                out.push(format!(
-                    "node `{id}`: `on_timeout: {t}` (this harness holds)"
-                ));
-                break;
-            }
-        }
         if let Some(r) = node.pointer("/gate/on_reject").and_then(Json::as_str)
             && !matches!(r, "fail" | "skip_dependents" | "route")
         {
@@ -152,14 +181,6 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
             let at = h.get("at").and_then(Json::as_str).unwrap_or_default();
             if ty != "task" || !crate::harness::human::STAGES.contains(&at) {
                 out.push(format!("node `{id}`: human checkpoint `{hid}` `at: {at}`"));
-            }
-            if h.get("mode").and_then(Json::as_str) != Some("approve") {
-                out.push(format!(
-                    "node `{id}`: human checkpoint `{hid}` other than `mode: approve`"
-                ));
-            }
-            if h.get("when").is_some() {
-                out.push(format!("node `{id}`: human checkpoint `{hid}` with `when`"));
             }
         }
         if node
@@ -266,7 +287,7 @@ pub fn rfc3339(t: SystemTime) -> String {
 pub struct Ran<'a> {
     /// The runtime's status: `ok`, `error`, `fault` or `input_required`.
     pub status: &'a str,
-    /// The produced carries.
+    /// The produced carries (for a run stopped at a pause or a fault: those written by then).
     pub report: &'a Map<String, Json>,
     /// The instruction a fault or a pause stopped at.
     pub stopped_at: Option<&'a str>,

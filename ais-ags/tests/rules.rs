@@ -285,3 +285,92 @@ fn unreadable_text_is_one_located_finding() {
     assert!(checked.findings[0].pos.is_some());
     assert_eq!(checked.outcome(), ais_core::Outcome::Failed);
 }
+
+/// The findings of `code` in `body` (appended to the head), with their repairs.
+fn repairs(body: &str, code: &str) -> Vec<String> {
+    check_text(&format!("{HEAD}{body}"), None)
+        .findings
+        .iter()
+        .filter(|f| f.id.as_str() == code)
+        .map(|f| {
+            f.repair
+                .as_ref()
+                .map(|r| r.summary.clone())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+#[test]
+fn a_repair_that_names_a_node_output_names_it_as_agx_can_parse_and_applying_it_clears_the_finding()
+{
+    // A node id may hold `-` or start with a digit (the schema); an AGX name may not, so a
+    // repair never tells the author to write `nodes.draft-notes.outputs.r` (a subtraction).
+    let dashed = "entrypoints: [draft-notes]\nnodes:\n  draft-notes: {title: A, description: Do A., outputs: {r: {type: string, description: R.}}}\n  b: {title: B, description: Do B., depends_on: [draft-notes], inputs: {x: {type: string, description: X., value: v}}}\n";
+    let guessed = dashed.replace("value: v", "from: nodes.draft_notes.outputs.r");
+    let digit = dashed.replace("draft-notes", "1st-draft");
+    // (the document, the code, the edits that apply the repair)
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+    let cases: [Case; 4] = [
+        (TWO, "AG904", vec![]),
+        (
+            dashed,
+            "AG904",
+            vec![
+                ("draft-notes", "draft_notes"),
+                ("value: v", "from: nodes.draft_notes.outputs.r"),
+            ],
+        ),
+        (&guessed, "AG201", vec![("draft-notes", "draft_notes")]),
+        (
+            &digit,
+            "AG904",
+            vec![
+                ("1st-draft", "n_1st_draft"),
+                ("value: v", "from: nodes.n_1st_draft.outputs.r"),
+            ],
+        ),
+    ];
+    for (doc, code, edits) in cases {
+        let doc = if doc == TWO {
+            TWO.replace("from: nodes.a.outputs.r", "value: v")
+        } else {
+            doc.to_owned()
+        };
+        let found = repairs(&doc, code);
+        assert_eq!(found.len(), 1, "{code} once in:\n{doc}\n{found:?}");
+        let repair = &found[0];
+        let quoted: Vec<&str> = repair.split('`').skip(1).step_by(2).collect();
+        let reads: Vec<&&str> = quoted.iter().filter(|q| q.starts_with("nodes.")).collect();
+        assert!(
+            !reads.is_empty(),
+            "{code}: the repair names no read: {repair}"
+        );
+        for r in reads {
+            let e =
+                ais_ags::agx::parse(r).unwrap_or_else(|e| panic!("`{r}` does not parse: {e:?}"));
+            let refs = ais_ags::agx::references(&e);
+            assert_eq!(
+                refs.len(),
+                1,
+                "`{r}` is one reference, not arithmetic: {repair}"
+            );
+        }
+        if edits.is_empty() {
+            continue;
+        }
+        for (_, to) in &edits {
+            let to = to.strip_prefix("from: ").unwrap_or(to);
+            assert!(
+                repair.contains(to),
+                "{code}: the repair does not say `{to}`: {repair}"
+            );
+        }
+        let fixed = edits.iter().fold(doc.clone(), |d, (f, t)| d.replace(f, t));
+        assert_eq!(
+            codes(&fixed),
+            Vec::<String>::new(),
+            "the repair applied:\n{fixed}"
+        );
+    }
+}

@@ -102,6 +102,11 @@ pub struct RunOutcome {
     /// when the invocation supplied it (the caller, the task text, or its declared default). A
     /// carry nothing produced is absent — never reported with its starting value.
     pub report: serde_json::Map<String, serde_json::Value>,
+    /// When the run stopped at a pause or a fault (so `report` is empty): the carries it had
+    /// written by then, as JSON — what a harness shows of the steps before the stop (an AGS run
+    /// record's node states). Not part of [`RunOutcome::to_json`]: a stopped run reports nothing.
+    #[serde(skip)]
+    pub written: serde_json::Map<String, serde_json::Value>,
     /// The TERMINAL's reads that the run did not produce on the path it took, in the
     /// TERMINAL's order: they are absent from `report`.
     pub unproduced: Vec<String>,
@@ -133,6 +138,7 @@ impl RunOutcome {
     /// let outcome = RunOutcome {
     ///     status: Status::Ok,
     ///     report: serde_json::Map::new(),
+    ///     written: serde_json::Map::new(),
     ///     unproduced: vec![],
     ///     deviations: vec![],
     ///     findings: vec![],

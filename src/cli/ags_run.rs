@@ -48,6 +48,8 @@ pub fn program(
         )?;
         return Err(Failure::Exit(2));
     };
+    // `defaults` merged into the nodes: what the harness runs (SPEC.md §6.3).
+    let data = &ais_ags::run::merged(data);
     ais_ags::harness::routing::model_tier().map_err(|e| {
         CliError::new(
             e,
@@ -100,7 +102,10 @@ pub fn finish(
     let name = shown(file);
     let text = std::fs::read_to_string(file)
         .map_err(|e| CliError::new(format!("cannot read `{name}`: {e}"), "check the path"))?;
-    let Some(doc) = ais_ags::load_text(&text).data.map(|d| d.value) else {
+    let Some(doc) = ais_ags::load_text(&text)
+        .data
+        .map(|d| ais_ags::run::merged(&d.value))
+    else {
         return Ok(None);
     };
     let status = match outcome.status {
@@ -127,7 +132,13 @@ pub fn finish(
         .map_or(0, |d| d.as_nanos());
     let ran = ais_ags::run::Ran {
         status,
-        report: &outcome.report,
+        // A paused or faulted run reports nothing; what it wrote before it stopped says how
+        // each node before the stop ended.
+        report: if outcome.report.is_empty() {
+            &outcome.written
+        } else {
+            &outcome.report
+        },
         stopped_at,
         message,
         started,
@@ -210,7 +221,9 @@ impl ais_rt::tools::Tool for HarnessTool {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
-            if let Some((gate, text)) = ais_ags::harness::gates::notice(&self.name, &args) {
+            let notice = ais_ags::harness::checkpoint::notice(&self.doc, &self.name, &args)
+                .or_else(|| ais_ags::harness::gates::notice(&self.name, &args));
+            if let Some((gate, text)) = notice {
                 // A notify gate's channel: the operator's terminal (it does not wait).
                 eprintln!("notify[{gate}]: {text}");
             }
@@ -239,13 +252,30 @@ impl ais_rt::tools::Tool for HarnessTool {
                 root.dir(),
                 &mut write,
             );
+            if let Some(node) = ais_ags::harness::judged_node(&self.name) {
+                // `failure.retry`'s backoff: wait before the node is attempted again.
+                let verdict = out.get(&ais_ags::harness::judge_writes(&node)[3]);
+                let secs = verdict
+                    .and_then(|v| v["retry_delay_seconds"].as_f64())
+                    .unwrap_or(0.0);
+                if secs > 0.0 {
+                    let pause = std::time::Duration::from_secs_f64(secs);
+                    let _ = tokio::task::spawn_blocking(move || std::thread::sleep(pause)).await;
+                }
+            }
             if let Some(text) = ais_ags::harness::judged_node(&self.name)
                 .and_then(|n| ais_ags::harness::gates::escalation(&n, &out))
+                .or_else(|| ais_ags::harness::checkpoint::escalation(&self.name, &out))
             {
                 // `on_exhausted: escalate`: the operator is the human it goes to.
                 eprintln!("escalate: {text}");
             }
-            Ok(ais_core::Value::from_json(&serde_json::Value::Object(out)))
+            // A step that writes one carry takes the whole result: its value, bare.
+            let result = match (out.len(), out.values().next()) {
+                (1, Some(only)) => only.clone(),
+                _ => serde_json::Value::Object(out),
+            };
+            Ok(ais_core::Value::from_json(&result))
         })
     }
 }
@@ -258,7 +288,10 @@ pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
     let Ok(text) = std::fs::read_to_string(file) else {
         return;
     };
-    let Some(doc) = ais_ags::load_text(&text).data.map(|d| d.value) else {
+    let Some(doc) = ais_ags::load_text(&text)
+        .data
+        .map(|d| ais_ags::run::merged(&d.value))
+    else {
         return;
     };
     let doc = std::sync::Arc::new(doc);

@@ -39,6 +39,8 @@ pub fn record(path: &Path) -> serde_json::Value {
     if let Err(errors) = ais_ags::validate_run_record(&rec) {
         panic!("the run record fails the run schema: {errors:#?}");
     }
+    // Every record claims the level this harness executes in full (SPEC.md §19).
+    assert_eq!(rec["harness"]["conformance_level"], 1, "{rec:#}");
     rec
 }
 
@@ -227,6 +229,19 @@ pub fn run_answering(
     script: serde_json::Value,
     answers: &[&str],
 ) -> (Vec<String>, Option<i32>, serde_json::Value) {
+    let (prompts, o, rec) = answering(tmp, graph, script, answers, std::time::Duration::ZERO);
+    (prompts, o.status.code(), rec)
+}
+
+/// As [`run_answering`], each answer given `wait` after its question (a person who is slow to
+/// answer); returns the last run's output instead of its exit code.
+pub fn answering(
+    tmp: &Path,
+    graph: &Path,
+    script: serde_json::Value,
+    answers: &[&str],
+    wait: std::time::Duration,
+) -> (Vec<String>, Output, serde_json::Value) {
     let (mut o, _) = run_with(tmp, graph, script, &[], &[]);
     let mut prompts = Vec::new();
     let mut answers = answers.iter();
@@ -238,9 +253,10 @@ pub fn run_answering(
             .to_owned();
         prompts.push(asked.rsplit(": ").next().unwrap_or("").to_owned());
         let Some(answer) = answers.next() else { break };
+        std::thread::sleep(wait);
         o = resume(tmp, &run, answer, "rec.json");
     }
     let rec = record(&tmp.join("rec.json"));
     assert_exit_matches(&o, &rec);
-    (prompts, o.status.code(), rec)
+    (prompts, o, rec)
 }

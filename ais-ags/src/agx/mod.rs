@@ -221,6 +221,35 @@ fn string(chars: &[char], open: usize) -> Result<(String, usize), SyntaxError> {
 }
 
 /// Parses an expression (expression position).
+/// Whether `name` is an AGX identifier (`[A-Za-z_][A-Za-z0-9_]*`), so a reference can name it:
+/// a node id with a `-` or a leading digit (which the schema allows) is not one.
+pub fn is_ident(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The reference `nodes.<node>.outputs.<name>` when AGX can write it; otherwise why not and
+/// what to do instead (rename the node to an identifier), as a repair's words.
+pub fn output_reference(node: &str, name: &str) -> Result<String, String> {
+    if is_ident(node) {
+        return Ok(format!("nodes.{node}.outputs.{name}"));
+    }
+    let mut renamed: String = node
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if renamed.starts_with(|c: char| c.is_ascii_digit()) {
+        // A node id starts with a letter or a digit (the schema), an identifier not a digit.
+        renamed.insert_str(0, "n_");
+    }
+    Err(format!(
+        "no expression can name node `{node}` (AGX names are identifiers, `[A-Za-z_][A-Za-z0-9_]*`): rename it `{renamed}` (in `nodes`, `entrypoints`, `depends_on` and edges) and read `nodes.{renamed}.outputs.{name}`"
+    ))
+}
+
 pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
     let toks = lex(text)?;
     let mut p = Parser {

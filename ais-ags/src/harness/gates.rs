@@ -90,10 +90,16 @@ pub fn notice(tool: &str, args: &Map<String, Json>) -> Option<(String, String)> 
 
 /// The gates whose verdict is the native step [`answer_tool`] instead of the import's CODE: a
 /// `review` gate (its answer may edit outputs), an `input` gate (its answer is the values of
-/// `gate.collect`), and any gate with `on_reject: route` (it records its `decision`).
+/// `gate.collect`), any gate with `on_reject: route` (it records its `decision`), and one whose
+/// timeout does not hold (its answer may come too late, [`super::checkpoint::timeout`]).
 pub fn answered_gates(doc: &Json) -> Vec<String> {
     gates_where(doc, |n| {
-        matches!(mode(doc, n), "review" | "input") || routes(doc, n)
+        let spec = doc
+            .pointer(&format!("/nodes/{n}/gate"))
+            .unwrap_or(&Json::Null);
+        matches!(mode(doc, n), "review" | "input")
+            || routes(doc, n)
+            || (mode(doc, n) != "notify" && super::checkpoint::timeout(doc, spec).is_some())
     })
 }
 
@@ -136,7 +142,7 @@ pub(crate) fn answer_outputs(doc: &Json, nid: &str) -> Vec<String> {
 /// verdict becomes a call of [`answer_tool`] writing the approval and the outputs.
 pub fn lower_answers(
     doc: &Json,
-    instructions: &mut [Instruction],
+    instructions: &mut Vec<Instruction>,
     carries: &mut Vec<ais_core::Carry>,
     tools: &mut Vec<Tool>,
 ) {
@@ -152,6 +158,19 @@ pub fn lower_answers(
         if let Some(ask) = instructions.iter_mut().find(|i| i.id == nid) {
             ask.writes = vec![answer.clone()];
         }
+        let spec = doc
+            .pointer(&format!("/nodes/{nid}/gate"))
+            .unwrap_or(&Json::Null);
+        let mut reads = vec![answer.clone()];
+        if super::checkpoint::timeout(doc, spec).is_some()
+            && let Some(at) = instructions.iter().position(|i| i.id == nid)
+        {
+            let (clock, mut cs, tool) = super::checkpoint::clock(&nid);
+            reads.push(cs[0].name.clone());
+            instructions.insert(at, clock);
+            carries.append(&mut cs);
+            tools.push(tool);
+        }
         let Some(verdict) = instructions.iter_mut().find(|i| i.id == verdict_id) else {
             continue;
         };
@@ -159,6 +178,7 @@ pub fn lower_answers(
         verdict.opcode = ais_core::Opcode::Sense;
         verdict.body = None;
         verdict.tool = Some(name.clone());
+        verdict.reads = reads.clone();
         verdict.writes = writes.clone();
         for w in &writes {
             match carries.iter_mut().find(|c| &c.name == w) {
@@ -174,7 +194,7 @@ pub fn lower_answers(
         }
         tools.push(Tool {
             name,
-            sig: Some(format!("({answer}) -> ({})", writes.join(", "))),
+            sig: Some(format!("({}) -> ({})", reads.join(", "), writes.join(", "))),
             surface: Some(ToolSurface::Sense),
             doc: Some(format!(
                 "Read gate `{nid}`'s answer (native, registered by `ais run`)."
@@ -184,39 +204,47 @@ pub fn lower_answers(
     }
 }
 
-/// What gate `nid`'s answer decides: the approval (for `on_reject: route`, whether the run goes
-/// on: always), and its outputs. `approve`/`review`: an approving word, or for `review` a JSON
-/// object of edits to the gate's declared outputs (approval with edits). `input`: a JSON object
-/// of the `gate.collect` values — or the bare value when there is one — each checked against
-/// its spec (a missing required one, or one outside its `enum` or `schema`, rejects).
-pub fn read_answer(doc: &Json, nid: &str, args: &Map<String, Json>) -> Map<String, Json> {
-    let text = args
-        .get(&carry_name(nid, "answer"))
-        .and_then(Json::as_str)
-        .unwrap_or_default()
-        .trim()
-        .to_owned();
+/// What one answer decides (a gate's or a checkpoint's, SPEC.md §7.3, §15).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Decision {
+    /// Whether it lets the node go on.
+    pub approved: bool,
+    /// The human event's outcome: `approved`, `rejected`, `edited`, `provided`, `timed_out`.
+    pub outcome: &'static str,
+    /// Why, when the answer was not taken as it is.
+    pub note: Option<String>,
+    /// The outputs it sets: a review's edits, an input's collected values.
+    pub values: Map<String, Json>,
+    /// An `on_timeout: escalate` reached its operator.
+    pub escalated: bool,
+}
+
+/// What the answer `text` decides for a `mode` (`approve`, `review`, `input`): `approve`: an
+/// approving word; `review`: that, or a JSON object of edits to the `declared` outputs
+/// (approval with edits); `input`: a JSON object of the `collect` values — or the bare value
+/// when there is one — each checked against its spec (a missing required one, or one outside
+/// its `type`, `enum` or `schema`, rejects).
+pub(crate) fn decide(
+    mode: &str,
+    collect: &Map<String, Json>,
+    declared: &[String],
+    text: &str,
+) -> Decision {
+    let text = text.trim();
     let word = matches!(
         text.to_lowercase().as_str(),
         "approve" | "approved" | "yes" | "y" | "ok"
     );
-    let object = serde_json::from_str::<Json>(&text)
+    let object = serde_json::from_str::<Json>(text)
         .ok()
         .and_then(|v| v.as_object().cloned());
-    let declared = answer_outputs(doc, nid);
-    let mut values = Map::new();
-    let (mut outcome, mut note) = ("", None);
-    let approved = match mode(doc, nid) {
+    let mut d = Decision::default();
+    d.approved = match mode {
         "input" => {
-            outcome = "provided";
-            let collect = doc
-                .pointer(&format!("/nodes/{nid}/gate/collect"))
-                .and_then(Json::as_object)
-                .cloned()
-                .unwrap_or_default();
+            d.outcome = "provided";
             let supplied = object.unwrap_or_else(|| {
                 let only = collect.keys().next().cloned().unwrap_or_default();
-                let v = serde_json::from_str(&text).unwrap_or(Json::String(text.clone()));
+                let v = serde_json::from_str(text).unwrap_or(Json::String(text.to_owned()));
                 Map::from_iter([(only, v)])
             });
             let mut why: Vec<String> = supplied
@@ -227,24 +255,24 @@ pub fn read_answer(doc: &Json, nid: &str, args: &Map<String, Json>) -> Map<Strin
                         .then(|| format!("value `{k}` is not of type `{ty}`: {v}"))
                 })
                 .collect();
-            match super::inputs::bind_specs(&collect, &supplied, "value") {
-                Ok(bound) if why.is_empty() => values = bound,
+            match super::inputs::bind_specs(collect, &supplied, "value") {
+                Ok(bound) if why.is_empty() => d.values = bound,
                 Ok(_) => {}
                 Err(errors) => why.extend(errors.into_iter().map(|(_, m)| m)),
             }
-            note = (!why.is_empty()).then(|| why.join("; "));
+            d.note = (!why.is_empty()).then(|| why.join("; "));
             why.is_empty()
         }
         "review" => match object {
             Some(edits) if !edits.is_empty() && edits.keys().all(|k| declared.contains(k)) => {
-                values = edits;
-                outcome = "edited";
+                d.values = edits;
+                d.outcome = "edited";
                 true
             }
             Some(edits) => {
                 let names: Vec<&String> = edits.keys().filter(|k| !declared.contains(k)).collect();
-                note = Some(format!(
-                    "the edit names outputs the gate does not declare: {names:?}"
+                d.note = Some(format!(
+                    "the edit names outputs this node does not declare: {names:?}"
                 ));
                 false
             }
@@ -252,23 +280,70 @@ pub fn read_answer(doc: &Json, nid: &str, args: &Map<String, Json>) -> Map<Strin
         },
         _ => word,
     };
-    if !approved || outcome.is_empty() {
-        outcome = if approved { "approved" } else { "rejected" };
+    if !d.approved || d.outcome.is_empty() {
+        d.outcome = if d.approved { "approved" } else { "rejected" };
     }
+    d
+}
+
+/// The decision of an answer that came after its time ran out (`timeout` seconds, SPEC.md §15),
+/// by `on_timeout`: `fail` rejects; `approve` approves; `escalate` tells the operator (the CLI
+/// prints it) and — no one taking it over — rejects. None for `hold` (the answer is taken).
+pub(crate) fn timed_out(on_timeout: &str, timeout: f64, waited: f64) -> Option<Decision> {
+    if on_timeout == "hold" || waited <= timeout {
+        return None;
+    }
+    let late = format!("no answer within {timeout}s (it came after {waited:.0}s)");
+    let (approved, then) = match on_timeout {
+        "approve" => (true, "approved by `on_timeout: approve`"),
+        "escalate" => (
+            false,
+            "escalated to the operator by `on_timeout: escalate`; no one took it over",
+        ),
+        _ => (false, "rejected by `on_timeout: fail`"),
+    };
+    Some(Decision {
+        approved,
+        outcome: "timed_out",
+        note: Some(format!("{late}: {then}")),
+        values: Map::new(),
+        escalated: on_timeout == "escalate",
+    })
+}
+
+/// What gate `nid`'s answer decides ([`decide`], or [`timed_out`] past its timeout): the
+/// approval (for `on_reject: route`, whether the run goes on: always), and its outputs.
+pub fn read_answer(doc: &Json, nid: &str, args: &Map<String, Json>) -> Map<String, Json> {
+    let text = args
+        .get(&carry_name(nid, "answer"))
+        .and_then(Json::as_str)
+        .unwrap_or_default();
+    let declared = answer_outputs(doc, nid);
+    let collect = doc
+        .pointer(&format!("/nodes/{nid}/gate/collect"))
+        .and_then(Json::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let spec = doc
+        .pointer(&format!("/nodes/{nid}/gate"))
+        .unwrap_or(&Json::Null);
+    let d = super::checkpoint::late(doc, spec, args.get(&own(nid, "asked")))
+        .unwrap_or_else(|| decide(mode(doc, nid), &collect, &declared, text));
+    let mut values = d.values;
     let mut out = Map::new();
     out.insert(
         own(nid, "gate"),
-        json!({"mode": mode(doc, nid), "outcome": outcome, "note": note}),
+        json!({"mode": mode(doc, nid), "outcome": d.outcome, "note": d.note, "escalated": d.escalated}),
     );
     if routes(doc, nid) {
         values.insert(
             "decision".into(),
-            json!(if approved { "approved" } else { "rejected" }),
+            json!(if d.approved { "approved" } else { "rejected" }),
         );
     }
     out.insert(
         carry_name(nid, "approved"),
-        json!(approved || routes(doc, nid)),
+        json!(d.approved || routes(doc, nid)),
     );
     for name in declared {
         out.insert(

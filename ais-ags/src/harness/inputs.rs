@@ -120,20 +120,56 @@ struct Scope<'a> {
     doc: &'a Json,
     params: &'a Map<String, Json>,
     carries: &'a Map<String, Json>,
+    /// The node `self` names (a checkpoint's `when`), with its own outputs and inputs.
+    me: Option<&'a str>,
+}
+
+impl Scope<'_> {
+    /// `self.outputs.<name>` or `self.inputs.<name>` of the node [`Scope::me`] names: an
+    /// output as the model wrote it (JSON text of a structured type read as the value), an
+    /// input as it was resolved.
+    fn own(&self, rest: &[String]) -> Option<Json> {
+        let me = self.me?;
+        match rest.first()?.as_str() {
+            "outputs" => {
+                let name = rest.get(1)?;
+                let v = self.carries.get(&carry_name(me, name))?.clone();
+                let ty = self
+                    .doc
+                    .pointer(&format!("/nodes/{me}/outputs/{name}/type"));
+                match (ty.and_then(Json::as_str), &v) {
+                    (Some(t), Json::String(text)) if super::judge::structured(t) => {
+                        serde_json::from_str(text.trim()).ok().or(Some(v))
+                    }
+                    _ => Some(v),
+                }
+            }
+            "inputs" => self
+                .carries
+                .get(&input_writes(me)[0])?
+                .get(rest.get(1)?.as_str())
+                .cloned(),
+            _ => None,
+        }
+    }
 }
 
 impl agx::Env for Scope<'_> {
     fn lookup(&self, path: &[String]) -> Option<Json> {
         let (root, rest) = path.split_first()?;
         let (mut v, rest) = match root.as_str() {
+            "self" => (self.own(rest)?, rest.get(2..).unwrap_or_default()),
+            "nodes" if rest.first().map(String::as_str) == Some("self") => {
+                (self.own(&rest[1..])?, rest.get(3..).unwrap_or_default())
+            }
             "params" => (self.params.get(rest.first()?)?.clone(), &rest[1..]),
             "context" => (
                 self.doc.get("context")?.get(rest.first()?)?.clone(),
                 &rest[1..],
             ),
             "nodes" if rest.get(1).map(String::as_str) == Some("outputs") => {
-                let c = carry_name(rest.first()?, rest.get(2)?);
-                (self.carries.get(&c)?.clone(), &rest[3..])
+                let (node, name) = (rest.first()?, rest.get(2)?);
+                (output(self.carries, node, name)?, &rest[3..])
             }
             _ => return None,
         };
@@ -145,6 +181,20 @@ impl agx::Env for Scope<'_> {
 
     fn state(&self, _node: &str) -> Option<String> {
         None
+    }
+}
+
+/// Output `name` of node `node` as the nodes after it read it: as the node's judge collected
+/// it (its verdict's `outputs`: JSON text of a structured type read as the value, a `file`
+/// output its path, SPEC.md §9.1), else — a gate's output, set from its answer — the carry.
+fn output(carries: &Map<String, Json>, node: &str, name: &str) -> Option<Json> {
+    let verdict = carries.get(&super::judge_writes(node)[3]);
+    match verdict
+        .and_then(|v| v.get("outputs"))
+        .and_then(Json::as_object)
+    {
+        Some(outputs) => outputs.get(name).cloned(),
+        None => carries.get(&carry_name(node, name)).cloned(),
     }
 }
 
@@ -171,6 +221,7 @@ pub fn resolve(
         doc,
         params,
         carries,
+        me: None,
     };
     let mut out = Map::new();
     let inputs = doc
@@ -204,4 +255,60 @@ pub fn resolve(
         out.insert(name.clone(), v);
     }
     Ok(out)
+}
+
+/// Evaluates the guard `expr` (a checkpoint's `when`) of node `nid` over the bound `params` and
+/// the produced `carries` (`self` names the node): whether it holds, or why it could not be
+/// evaluated (a syntax error, an evaluation error, a value that is not a boolean).
+pub fn holds(
+    doc: &Json,
+    nid: &str,
+    expr: &str,
+    params: &Map<String, Json>,
+    carries: &Map<String, Json>,
+) -> Result<bool, String> {
+    let scope = Scope {
+        doc,
+        params,
+        carries,
+        me: Some(nid),
+    };
+    let e = agx::parse(expr).map_err(|e| e.message)?;
+    match agx::eval(&e, &scope).map_err(|e| e.0)? {
+        Json::Bool(b) => Ok(b),
+        other => Err(format!("`{expr}` is {other}, not a boolean")),
+    }
+}
+
+/// The question a gate or checkpoint puts (SPEC.md §7.3, §15): its `prompt` template
+/// interpolated over the bound `params` and the produced `carries` (`self` names node `me`),
+/// then the material `present` lists, each expression with its value (a `file` output is its
+/// path under the output root). An expression that cannot be evaluated is shown as the error.
+pub fn frame(
+    doc: &Json,
+    me: &str,
+    prompt: &str,
+    present: &[String],
+    params: &Map<String, Json>,
+    carries: &Map<String, Json>,
+) -> String {
+    let scope = Scope {
+        doc,
+        params,
+        carries,
+        me: Some(me),
+    };
+    let mut text = interpolate(prompt, &scope).unwrap_or_else(|e| format!("{prompt} [{e}]"));
+    text = format!("{} (approve/reject)", text.trim());
+    for p in present {
+        let shown = agx::parse(p)
+            .map_err(|e| e.message)
+            .and_then(|e| agx::eval(&e, &scope).map_err(|e| e.0))
+            .map_or_else(
+                |e| format!("[cannot be shown: {e}]"),
+                |v| agx::stringify(&v),
+            );
+        text.push_str(&format!("\n  {p}: {shown}"));
+    }
+    text
 }

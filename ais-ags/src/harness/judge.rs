@@ -76,7 +76,7 @@ fn collect(call: &Call, node: &Json, write: &mut Writer) -> (Map<String, Json>, 
 }
 
 /// Whether values of AGS type `ty` are structured (read from JSON text when a model wrote them).
-fn structured(ty: &str) -> bool {
+pub(crate) fn structured(ty: &str) -> bool {
     matches!(
         ty,
         "object" | "array" | "json" | "file_set" | "number" | "integer" | "boolean"
@@ -306,7 +306,9 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
         .cloned()
         .unwrap_or_default();
     let attempt = attempts.len() as u64 + 1;
-    let (outputs, problems) = collect(call, &node, write);
+    let (mut outputs, problems) = collect(call, &node, write);
+    // An input checkpoint's values that name no declared output are outputs of their own.
+    outputs.extend(super::checkpoint::overlay(call.doc, call.node, call.args).1);
     let missing: Vec<&String> = node
         .get("outputs")
         .and_then(Json::as_object)
@@ -433,6 +435,11 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     } else {
         String::new()
     };
+    let delay = if retry {
+        retry_delay(&retry_spec, attempt, jitter_draw()).as_secs_f64()
+    } else {
+        0.0
+    };
     let mut out = Map::new();
     out.insert(passed_c, json!(passed || degraded));
     out.insert(retry_c, json!(retry));
@@ -440,7 +447,89 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     out.insert(
         verdict_c,
         json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs, "refused": refused, "degraded": degraded,
-            "escalated": disposition == "escalate"}),
+            "escalated": disposition == "escalate", "retry_delay_seconds": delay}),
     );
     out
+}
+
+/// A draw in `[0, 1)` for the retry's jitter, from the clock (no generator to seed: the draw
+/// only spreads retries apart).
+fn jitter_draw() -> f64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    f64::from(nanos % 1_000_000) / 1_000_000.0
+}
+
+/// How long to wait before the retry that follows attempt `attempt` (1-based) under
+/// `failure.retry` `spec` (SPEC.md §14.2, Appendix A): `backoff` `none`, `fixed` (the initial
+/// delay), `linear` (initial × attempt) or `exponential` (initial × 2^(attempt−1), the
+/// default) from `initial_delay_seconds` (2), at most `max_delay_seconds` (60); with `jitter`
+/// (the default) somewhere in the upper half of that, by `draw` in `[0, 1)`.
+pub fn retry_delay(spec: &Json, attempt: u64, draw: f64) -> std::time::Duration {
+    let num = |k: &str, d: f64| spec.get(k).and_then(Json::as_f64).unwrap_or(d);
+    let initial = num("initial_delay_seconds", 2.0).max(0.0);
+    let n = attempt.max(1) as f64;
+    let secs = match spec
+        .get("backoff")
+        .and_then(Json::as_str)
+        .unwrap_or("exponential")
+    {
+        "none" => 0.0,
+        "fixed" => initial,
+        "linear" => initial * n,
+        _ => initial * 2f64.powf(n - 1.0),
+    }
+    .min(num("max_delay_seconds", 60.0).max(0.0));
+    let jitter = spec.get("jitter").and_then(Json::as_bool).unwrap_or(true);
+    let secs = if jitter {
+        secs * (0.5 + draw.clamp(0.0, 1.0) / 2.0)
+    } else {
+        secs
+    };
+    std::time::Duration::from_secs_f64(secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_retry_delay_follows_backoff_initial_max_and_jitter() {
+        let d =
+            |spec: Json, attempt: u64, draw: f64| retry_delay(&spec, attempt, draw).as_secs_f64();
+        // (spec, attempt, draw, seconds)
+        let cases = [
+            (json!({}), 1, 0.999_999, 2.0),
+            (json!({}), 1, 0.0, 1.0),
+            (json!({"jitter": false}), 3, 0.3, 8.0),
+            (json!({"jitter": false}), 9, 0.3, 60.0),
+            (
+                json!({"jitter": false, "max_delay_seconds": 5}),
+                4,
+                0.0,
+                5.0,
+            ),
+            (json!({"backoff": "none"}), 4, 0.7, 0.0),
+            (
+                json!({"backoff": "fixed", "initial_delay_seconds": 3, "jitter": false}),
+                4,
+                0.0,
+                3.0,
+            ),
+            (
+                json!({"backoff": "linear", "initial_delay_seconds": 3, "jitter": false}),
+                4,
+                0.0,
+                12.0,
+            ),
+        ];
+        for (spec, attempt, draw, secs) in cases {
+            let got = d(spec.clone(), attempt, draw);
+            assert!(
+                (got - secs).abs() < 1e-3,
+                "{spec} attempt {attempt}: {got} not {secs}"
+            );
+        }
+    }
 }

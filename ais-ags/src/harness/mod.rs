@@ -9,6 +9,7 @@
 //! are evaluated before the next node starts (SPEC.md §10.3), inside the runtime's journal: a
 //! paused or resumed run replays them.
 
+pub mod checkpoint;
 pub mod gates;
 pub mod human;
 pub mod inputs;
@@ -118,11 +119,7 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
             .map(|o| carry_name(&nid, o))
             .collect();
         let mut before = Vec::new();
-        if node
-            .get("inputs")
-            .and_then(Json::as_object)
-            .is_some_and(|i| !i.is_empty())
-        {
+        if starts_with_a_step(&node) {
             let (mut ins, mut cs, tool) = input_step(doc, &nid, has_params);
             instructions[at].reads.push(cs[0].name.clone());
             before.append(&mut ins);
@@ -131,13 +128,20 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         }
         let mut after = Vec::new();
         for (stage, list) in [("before_start", &mut before), ("after_outputs", &mut after)] {
-            for (hid, prompt) in human::checkpoints(&node, stage) {
-                let (mut ins, mut cs) =
-                    human::approval(&human::checkpoint_id(&nid, &hid), &prompt, true);
+            for h in node
+                .get("human")
+                .and_then(Json::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|h| h.get("at").and_then(Json::as_str) == Some(stage))
+            {
+                let (mut ins, mut cs, mut ts) = checkpoint::lower(doc, &nid, h);
                 list.append(&mut ins);
                 carries.append(&mut cs);
+                tools.append(&mut ts);
             }
         }
+        reads.extend(checkpoint::values_carries(doc, &nid, &node));
         for (cid, prompt) in human::criteria(&node) {
             let prefix = human::criterion_id(&nid, &cid);
             let (mut ins, mut cs) = human::approval(&prefix, &prompt, false);
@@ -230,6 +234,9 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
             starts.insert(nid.clone(), ask);
         }
     }
+    for (nid, gate) in nodes.iter().filter_map(|(n, v)| Some((n, v.get("gate")?))) {
+        checkpoint::frame_natively(doc, nid, nid, gate, &mut instructions, &mut tools);
+    }
     gates::lower_notify(doc, &mut instructions, &mut tools);
     gates::lower_answers(doc, &mut instructions, &mut carries, &mut tools);
     verdicts.extend(gates::answered_gates(doc).iter().map(|g| own(g, "gate")));
@@ -240,7 +247,12 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         &mut tools,
         &mut starts,
     );
-    for nid in starts.keys() {
+    // In the schedule's order (not the map's): the program must be the same on every build,
+    // or a resume would find it changed.
+    for nid in crate::schedule(doc)
+        .iter()
+        .filter(|n| starts.contains_key(*n))
+    {
         let [_, ok, error] = ready::ready_writes(nid);
         if carries.iter().any(|c| c.name == ok) {
             verdicts.extend([ok, error]);
@@ -299,10 +311,18 @@ fn edges(
         if let Some(node) = judged {
             out.push(edge(&a.id, &node, Some(judge_writes(&node)[1].clone())));
         }
-        let fallback = otherwise.get(&a.id).map_or(TERMINAL_ID, String::as_str);
+        let mut fallback = otherwise.get(&a.id).map_or(TERMINAL_ID, String::as_str);
+        let past = checkpoint::past(instructions, &a.id);
+        if past.is_some() {
+            // A checkpoint's `when` that cannot be evaluated is run-fatal (§5.5).
+            fallback = TERMINAL_ID;
+        }
         // Both ways to the same place: one edge, unguarded.
         if b.id != TERMINAL_ID && b.id != fallback {
             out.push(edge(&a.id, &b.id, a.reads.first().cloned()));
+        }
+        if let Some((skip, to)) = past {
+            out.push(edge(&a.id, &to, Some(skip)));
         }
         out.push(edge(&a.id, fallback, None));
     }
@@ -383,8 +403,30 @@ fn params_step(doc: &Json) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     (ins, carries, tool)
 }
 
-/// Node `nid`'s start step — its model routed (§11.4), its inputs resolved (§9.2): it reads the bound params and every output of the nodes before it.
+/// Whether a task node starts with its start step ([`input_step`]): it has inputs to resolve,
+/// or an `intelligence` demand to route before any model call (§11.4 rule 2).
+fn starts_with_a_step(node: &Json) -> bool {
+    node.get("intelligence").is_some()
+        || node
+            .get("inputs")
+            .and_then(Json::as_object)
+            .is_some_and(|i| !i.is_empty())
+}
+
+/// Node `nid`'s start step — its model routed (§11.4), its inputs resolved (§9.2): it reads the
+/// bound params, every output of the nodes before it and each earlier task's verdict.
 fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+    step(
+        &own(nid, "inputs"),
+        scope_reads(doc, nid, has_params),
+        &inputs::input_writes(nid),
+        &format!("Resolve the inputs of node `{nid}`"),
+    )
+}
+
+/// What an expression of node `nid` may read at run time: the bound params, every output of
+/// the nodes before it and each earlier task's verdict ([`inputs::resolve`]).
+pub(crate) fn scope_reads(doc: &Json, nid: &str, has_params: bool) -> Vec<String> {
     let mut reads = Vec::new();
     if has_params {
         reads.push(inputs::PARAMS.to_owned());
@@ -395,13 +437,13 @@ fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec
             .cloned()
             .unwrap_or(Json::Null);
         reads.extend(output_names(&node).iter().map(|o| carry_name(earlier, o)));
+        // A task's outputs as its judge collected them (§9.1: a structured value, a file's
+        // path), which is what `nodes.X.outputs.Y` reads ([`inputs::resolve`]).
+        if judged(doc).contains(earlier) {
+            reads.push(judge_writes(earlier)[3].clone());
+        }
     }
-    step(
-        &own(nid, "inputs"),
-        reads,
-        &inputs::input_writes(nid),
-        &format!("Resolve the inputs of node `{nid}`"),
-    )
+    reads
 }
 
 /// The native tools the harness program calls: the params step, each node's inputs step and
@@ -416,6 +458,7 @@ pub fn tools(doc: &Json) -> Vec<String> {
             out.push(own(&nid, "ready"));
         }
     }
+    out.extend(checkpoint::tools(doc));
     out.extend(
         gates::notify_gates(doc)
             .iter()
@@ -431,11 +474,7 @@ pub fn tools(doc: &Json) -> Vec<String> {
             .pointer(&format!("/nodes/{nid}"))
             .cloned()
             .unwrap_or(Json::Null);
-        if node
-            .get("inputs")
-            .and_then(Json::as_object)
-            .is_some_and(|i| !i.is_empty())
-        {
+        if starts_with_a_step(&node) {
             out.push(own(&nid, "inputs"));
         }
         out.push(judge_name(&nid));
@@ -491,7 +530,8 @@ pub fn write_files(doc: &Json, tool: &str, args: &Map<String, Json>, write: &mut
             .pointer(&format!("/nodes/{nid}"))
             .cloned()
             .unwrap_or(Json::Null);
-        judge::write_files(&nid, &node, args, write);
+        let (args, _) = checkpoint::overlay(doc, &nid, args);
+        judge::write_files(&nid, &node, &args, write);
     }
 }
 
@@ -512,6 +552,9 @@ pub fn call(
     root: &std::path::Path,
     write: &mut judge::Writer,
 ) -> Map<String, Json> {
+    if let Some(out) = checkpoint::call(doc, tool, args) {
+        return out;
+    }
     let [value, ok, error] = if tool == inputs::PARAMS {
         inputs::params_writes()
     } else if let Some(nid) = owner_of(tool, "notify") {
@@ -527,10 +570,11 @@ pub fn call(
         inputs::input_writes(&nid)
     } else {
         let nid = owner_of(tool, "judge").unwrap_or_else(|| tool.to_owned());
+        let (args, _) = checkpoint::overlay(doc, &nid, args);
         let call = judge::Call {
             doc,
             node: &nid,
-            args,
+            args: &args,
             root,
             now: crate::run::rfc3339(std::time::SystemTime::now()),
             tier: tier.to_owned(),

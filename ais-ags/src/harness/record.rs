@@ -38,7 +38,8 @@ impl Walk<'_> {
     }
 
     /// The state of a node no verdict or answer decides: awaiting its human, failed where the
-    /// run faulted, else not reached.
+    /// run faulted, else not reached (a node before a pause or a fault has its verdict in the
+    /// carries written by then, [`Ran::report`], so it is never guessed here).
     fn unfinished(&mut self, id: &str, nr: &mut Json) {
         let here = self.stopped_here(id);
         let stopped = self.ran.stopped_at.is_some();
@@ -46,10 +47,6 @@ impl Walk<'_> {
             "awaiting_human"
         } else if here || (self.ran.status != "ok" && !stopped && !self.past_stop) {
             "failed"
-        } else if stopped && !self.past_stop {
-            // Before the pause or the fault: the schedule went on, so the node succeeded
-            // (its verdict is in the report of the run that reaches its end).
-            "succeeded"
         } else {
             "pending"
         });
@@ -80,21 +77,59 @@ impl Walk<'_> {
         true
     }
 
-    /// The node's checkpoint answers as human events; true when one was a rejection.
+    /// The node's checkpoint answers as human events; true when one did not let it go on
+    /// (a rejection, or a late answer under `on_timeout: fail` or `escalate`).
     fn checkpoints(&mut self, id: &str, node: &Json, nr: &mut Json) -> bool {
         let mut events = Vec::new();
+        let mut rejected = false;
+        let at = json!(rfc3339(self.ran.finished));
         for stage in human::STAGES {
-            for (hid, _) in human::checkpoints(node, stage) {
-                let at = json!(rfc3339(self.ran.finished));
-                let prefix = human::checkpoint_id(id, &hid);
-                events.extend(human::event(self.ran.report, &prefix, &hid, stage, &at));
+            for h in node
+                .get("human")
+                .and_then(Json::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|h| h.get("at").and_then(Json::as_str) == Some(stage))
+            {
+                if let Some((why, fatal)) = super::checkpoint::when_error(self.ran.report, id, h) {
+                    let severity = if fatal { "error" } else { "warning" };
+                    self.diagnostics.push(json!({"code": "RT062", "severity": severity, "node_id": id, "message": format!("node `{id}`: {why}")}));
+                    if fatal {
+                        rejected = true;
+                        self.halted = Some(format!(
+                            "node `{id}`: an expression could not be evaluated, which is run-fatal (`policy.on_expression_error: fail`)"
+                        ));
+                    }
+                }
+                let Some((e, approved, escalated)) =
+                    super::checkpoint::event(self.ran.report, id, h, &at)
+                else {
+                    continue;
+                };
+                rejected |= !approved;
+                if escalated {
+                    self.escalated(id, &e);
+                }
+                events.push(e);
             }
         }
-        let rejected = events.iter().any(|e| e["outcome"] == "rejected");
         if !events.is_empty() {
             nr["human_events"] = Json::Array(events);
         }
         rejected
+    }
+
+    /// A late answer escalated to the operator (`on_timeout: escalate`), as a diagnostic.
+    fn escalated(&mut self, id: &str, event: &Json) {
+        let what = event["checkpoint_id"].as_str().map_or_else(
+            || format!("gate `{id}`"),
+            |h| format!("checkpoint `{h}` of node `{id}`"),
+        );
+        let note = event["note"].as_str().unwrap_or_default();
+        self.diagnostics.push(
+            json!({"code": "ais:escalated", "severity": "warning", "node_id": id,
+            "message": format!("{what}: {note}")}),
+        );
     }
 
     fn task(&mut self, id: &str, node: &Json, nr: &mut Json) {
@@ -217,7 +252,8 @@ impl Walk<'_> {
         // With `on_reject: route` the gate succeeds either way; its `decision` says which.
         let routes = text("/gate/on_reject") == Some("route");
         let skips = text("/gate/on_reject") == Some("skip_dependents");
-        let passed = outcome != "rejected" || routes;
+        // A late answer (`timed_out`) passes only when its `on_timeout` approved it.
+        let passed = routes || (outcome != "rejected" && approved == &json!(true));
         nr["status"] = json!(match (passed, skips) {
             (true, _) => "succeeded",
             (false, true) => "skipped",
@@ -227,6 +263,9 @@ impl Walk<'_> {
             json!({"at_stage": "gate", "mode": mode, "outcome": outcome, "at": nr["finished_at"]});
         if let Some(note) = answered.and_then(|a| a["note"].as_str()) {
             event["note"] = json!(note);
+        }
+        if answered.is_some_and(|a| a["escalated"] == json!(true)) {
+            self.escalated(id, &event);
         }
         nr["human_events"] = json!([event]);
         let outputs: Map<String, Json> = super::gates::answer_outputs(self.doc, id)

@@ -65,9 +65,39 @@ fn demanded(node: &Json, attempt: u64) -> Option<usize> {
     })
 }
 
+/// The environment variable stating the run model's usable context window, in tokens.
+pub const CONTEXT_ENV: &str = "AIS_MODEL_CONTEXT_TOKENS";
+
+/// The run model's usable context window as the operator states it ([`CONTEXT_ENV`]).
+pub fn model_context() -> Option<u64> {
+    std::env::var(CONTEXT_ENV).ok()?.trim().parse().ok()
+}
+
+/// Rule 5: `intelligence.min_context_tokens` is a hard floor, whatever the tier — a node
+/// demanding more context than the model is stated to have (`have`; unknown when unstated) is
+/// refused (`RT011`), a downgrade allowed or not.
+pub fn context_floor(node: &Json, have: Option<u64>) -> Result<(), String> {
+    let Some(want) = node
+        .pointer("/intelligence/min_context_tokens")
+        .and_then(Json::as_u64)
+    else {
+        return Ok(());
+    };
+    match have {
+        Some(h) if h >= want => Ok(()),
+        Some(h) => Err(format!(
+            "RT011: the node needs a context window of at least {want} tokens and the run's model has {h} ({CONTEXT_ENV}); run it with a model that has one"
+        )),
+        None => Err(format!(
+            "RT011: the node needs a context window of at least {want} tokens and the run's model's is not stated: state it, e.g. `{CONTEXT_ENV}={want}`, when the model has one that large"
+        )),
+    }
+}
+
 /// Routes attempt `attempt` of `node` to a model of tier `model`: the run record's `routed`
 /// object, or the `RT011` refusal's message.
 pub fn route(node: &Json, attempt: u64, model: &str) -> Result<Json, String> {
+    context_floor(node, model_context())?;
     let have = level(model).unwrap_or(2);
     let Some(want) = demanded(node, attempt) else {
         return Ok(json!({"effective_tier": model, "downgraded": false}));
@@ -115,5 +145,24 @@ mod tests {
             "frontier"
         );
         assert!(route(&json!({}), 1, "minimal").is_ok());
+    }
+
+    #[test]
+    fn the_context_floor_holds_whatever_the_tier_or_a_downgrade() {
+        let n = json!({"intelligence": {"tier": "minimal", "allow_downgrade": true, "min_context_tokens": 100000}});
+        // (the model's stated window, refused)
+        for (have, refused) in [
+            (None, true),
+            (Some(99_999), true),
+            (Some(100_000), false),
+            (Some(200_000), false),
+        ] {
+            let r = context_floor(&n, have);
+            assert_eq!(r.is_err(), refused, "{have:?}: {r:?}");
+            if let Err(e) = r {
+                assert!(e.starts_with("RT011") && e.contains(CONTEXT_ENV), "{e}");
+            }
+        }
+        assert!(context_floor(&json!({}), None).is_ok());
     }
 }

@@ -518,6 +518,7 @@ fn refused(settings: &Settings, prep: &Prepared, kind: FaultKind, message: Strin
     RunOutcome {
         status: Status::Fault,
         report: serde_json::Map::new(),
+        written: serde_json::Map::new(),
         unproduced: Vec::new(),
         deviations: prep.deviations.clone(),
         findings: prep.findings.clone(),

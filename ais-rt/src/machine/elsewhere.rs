@@ -241,6 +241,7 @@ fn outcome_of_call(o: CallOutcome) -> RunOutcome {
     RunOutcome {
         status: o.status,
         report: o.report,
+        written: serde_json::Map::new(),
         unproduced: Vec::new(),
         deviations: o
             .deviations

@@ -250,6 +250,7 @@ impl Run {
             Status::Fault
         };
         let mut out = self.outcome(status);
+        out.written = self.report(None).0;
         out.fault = Some(Fault {
             kind,
             instruction: step.map(|s| s.id.clone()).unwrap_or_default(),
@@ -266,6 +267,7 @@ impl Run {
         RunOutcome {
             status,
             report: serde_json::Map::new(),
+            written: serde_json::Map::new(),
             unproduced: Vec::new(),
             deviations,
             findings: self.prep.findings.clone(),

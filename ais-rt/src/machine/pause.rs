@@ -140,6 +140,7 @@ impl Run {
             },
         };
         let mut out = self.outcome(Status::InputRequired);
+        out.written = self.report(None).0;
         out.pause = Some(Pause {
             carry,
             prompt,
@@ -198,6 +199,7 @@ pub(crate) async fn resume(
     let invalid = |message: String| RunOutcome {
         status: Status::Fault,
         report: serde_json::Map::new(),
+        written: serde_json::Map::new(),
         unproduced: Vec::new(),
         deviations: prep.deviations.clone(),
         findings: prep.findings.clone(),
