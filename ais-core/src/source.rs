@@ -12,6 +12,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+mod packed;
+
 /// A 1-based line and column in a source text (columns count characters, not bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Pos {
@@ -305,16 +307,19 @@ impl Locator for SourceMap {
 /// Where each [`Locus`] of a program stands in its source text.
 ///
 /// Recording is a push onto a list: a document of 10,000 instructions records some 180,000
-/// positions and looks up only the few that findings name. The first 32 lookups scan the
-/// list; only a caller that looks up more gets the hash index over it (tens
-/// of megabytes for a large program, which a run whose program has three warnings never
-/// needs).
+/// positions and looks up only the few that findings name. Each position is kept packed (28
+/// bytes: the locus as small integers, see [`packed`]). The first 32 lookups scan the list;
+/// only a caller that looks up more gets the hash index over it (megabytes for a large
+/// program, which a run whose program has three warnings never needs).
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     /// Every recorded position, in recording order (a locus may repeat; the first wins).
-    entries: Vec<(Locus, Pos)>,
-    /// Locus → index of its first entry, built once the lookups outnumber the scans allowed.
-    index: OnceLock<HashMap<Locus, usize, foldhash::fast::RandomState>>,
+    entries: Vec<(packed::Key, Pos)>,
+    /// The spellings of the unknown fields the packed loci name.
+    fields: packed::Fields,
+    /// Packed locus → index of its first entry, built once the lookups outnumber the scans
+    /// allowed.
+    index: OnceLock<HashMap<packed::Key, usize, foldhash::fast::RandomState>>,
     /// The lookups answered by a scan so far.
     scans: ScanCount,
     /// The text the positions point into, when the reader attached it: it lets a position
@@ -342,7 +347,7 @@ impl Clone for ScanCount {
 impl PartialEq for SourceMap {
     /// Two maps are equal when they give the same positions (the lookup index is a cache).
     fn eq(&self, other: &Self) -> bool {
-        self.entries == other.entries
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
@@ -352,15 +357,17 @@ impl SourceMap {
         Self::default()
     }
 
-    /// Records the position of a locus (the first record wins).
+    /// Records the position of a locus (the first record wins). A locus whose indices do not
+    /// fit 32 bits (an element past the 4 billionth) is not recorded: its lookups fall back to
+    /// a coarser place.
     pub fn insert(&mut self, locus: Locus, pos: Pos) {
-        self.entries.push((locus, pos));
+        let Some(key) = self.fields.pack(&locus) else {
+            return;
+        };
+        self.entries.push((key, pos));
         // A lookup may already have built the index: keep it true.
         if let Some(index) = self.index.get_mut() {
-            let i = self.entries.len() - 1;
-            if let Some((locus, _)) = self.entries.last() {
-                index.entry(locus.clone()).or_insert(i);
-            }
+            index.entry(key).or_insert(self.entries.len() - 1);
         }
     }
 
@@ -392,8 +399,9 @@ impl SourceMap {
     pub fn lines_of(&self, n: usize, wanted: impl Fn(&Locus) -> Option<usize>) -> Vec<Option<u32>> {
         let mut exact: Vec<Option<u32>> = vec![None; n];
         let mut coarse: Vec<Option<u32>> = vec![None; n];
-        for (locus, pos) in &self.entries {
-            let Some(slot) = wanted(locus).filter(|&k| k < n) else {
+        for (key, pos) in &self.entries {
+            let locus = self.fields.unpack(key);
+            let Some(slot) = wanted(&locus).filter(|&k| k < n) else {
                 continue;
             };
             let kept = if locus.field.is_some() {
@@ -408,24 +416,26 @@ impl SourceMap {
 
     /// The position recorded for exactly this locus, without fallback.
     fn lookup_exact(&self, locus: &Locus) -> Option<Pos> {
+        // An unknown field never recorded has no key, and no position.
+        let key = self.fields.find(locus)?;
         if self.index.get().is_none()
             && self.scans.0.fetch_add(1, Ordering::Relaxed) < SCANS_BEFORE_INDEX
         {
             return self
                 .entries
                 .iter()
-                .find(|(l, _)| l == locus)
+                .find(|(k, _)| *k == key)
                 .map(|(_, p)| *p);
         }
         let index = self.index.get_or_init(|| {
             let mut index =
                 HashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
-            for (i, (l, _)) in self.entries.iter().enumerate() {
-                index.entry(l.clone()).or_insert(i);
+            for (i, (k, _)) in self.entries.iter().enumerate() {
+                index.entry(*k).or_insert(i);
             }
             index
         });
-        let &i = index.get(locus)?;
+        let &i = index.get(&key)?;
         self.entries.get(i).map(|(_, p)| *p)
     }
 
@@ -495,8 +505,10 @@ impl SourceMap {
     }
 
     /// Every recorded position, in recording order (a locus may repeat; the first wins).
-    pub fn iter(&self) -> impl Iterator<Item = (&Locus, Pos)> + '_ {
-        self.entries.iter().map(|(l, p)| (l, *p))
+    pub fn iter(&self) -> impl Iterator<Item = (Locus, Pos)> + '_ {
+        self.entries
+            .iter()
+            .map(|(k, p)| (self.fields.unpack(k), *p))
     }
 
     /// The number of positions recorded (a locus recorded twice counts twice).

@@ -92,7 +92,7 @@ struct Cx<'a> {
     /// Mappings: start byte, end byte, and whether flow (`{…}`; its end is the `}`).
     maps: Vec<(usize, usize, bool)>,
     /// Recorded positions, exactly as recorded (no fallback to coarser places).
-    exact: HashMap<&'a Locus, Pos>,
+    exact: HashMap<Locus, Pos>,
 }
 
 impl<'a> Cx<'a> {

@@ -287,22 +287,29 @@ fn carries(node: &Node, sm: &mut SourceMap) -> R<Vec<Carry>> {
 }
 
 /// `nodes` (§3, §4): a list of instructions.
-pub(crate) fn nodes(node: &Node, sm: &mut SourceMap) -> R<Vec<Instruction>> {
-    let items: &[Node] = match &node.kind {
+/// The section is consumed: each entry's nodes are freed once it is read.
+pub(crate) fn nodes(node: Node, sm: &mut SourceMap) -> R<Vec<Instruction>> {
+    let items = match node.kind {
         Kind::Seq(items) => items,
-        _ if node.is_null() => &[],
-        _ => {
+        kind => {
+            let node = Node {
+                pos: node.pos,
+                kind,
+            };
+            if node.is_null() {
+                return Ok(Vec::new());
+            }
             return Err(wrong(
                 "nodes",
-                node,
+                &node,
                 "a list of instructions",
                 "write each instruction as a `- id: …` entry under `nodes:`",
             ));
         }
     };
     let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        out.push(instruction(item, i, sm)?);
+    for (i, item) in items.into_iter().enumerate() {
+        out.push(instruction(&item, i, sm)?);
     }
     Ok(out)
 }
@@ -406,21 +413,29 @@ fn spawn_source(
 }
 
 /// `edges` (§5.3).
-pub(crate) fn edges(node: &Node, sm: &mut SourceMap) -> R<Vec<Edge>> {
-    let items: &[Node] = match &node.kind {
+/// The section is consumed: each entry's nodes are freed once it is read.
+pub(crate) fn edges(node: Node, sm: &mut SourceMap) -> R<Vec<Edge>> {
+    let items = match node.kind {
         Kind::Seq(items) => items,
-        _ if node.is_null() => &[],
-        _ => {
+        kind => {
+            let node = Node {
+                pos: node.pos,
+                kind,
+            };
+            if node.is_null() {
+                return Ok(Vec::new());
+            }
             return Err(wrong(
                 "edges",
-                node,
+                &node,
                 "a list of edges",
                 "write each edge as a `- {from: a, to: b, modality: mandatory}` entry",
             ));
         }
     };
     let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.into_iter().enumerate() {
+        let item = &item;
         let el = Element::Edge(i);
         let at = format!("edges[{i}]");
         sm.insert(Locus::element(el), item.pos);

@@ -234,7 +234,7 @@ fn kept_fields(
         by_pos
             .entry(e.value_pos)
             .and_modify(|b| *b = None)
-            .or_insert(e.bytes);
+            .or_insert(e.bytes());
     }
     let mut out = Vec::new();
     for locus in loci {
@@ -558,8 +558,8 @@ fn place_comments(
     source: &SourceMap,
     canonical: &SourceMap,
 ) -> String {
-    let mut anchors: Vec<(Pos, u8, &Locus)> =
-        source.iter().map(|(l, p)| (p, depth(l), l)).collect();
+    let mut anchors: Vec<(Pos, u8, Locus)> =
+        source.iter().map(|(l, p)| (p, depth(&l), l)).collect();
     anchors.sort_by_key(|(p, d, _)| (*p, *d));
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut above: Vec<Vec<&str>> = vec![Vec::new(); lines.len()];

@@ -239,7 +239,8 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
     source_map.attach_source(text);
     // About three positions are recorded for every four nodes of a typical program.
     source_map.reserve(stream.nodes / 4 * 3);
-    let program = read::program(&stream.docs, &mut source_map)?;
+    let body = read::body_index(&stream.docs);
+    let program = read::program(stream.docs, &mut source_map)?;
     source_map.shrink_to_fit();
     let parsed = current.as_deref().unwrap_or(original);
     let layout = Layout::new(
@@ -248,7 +249,7 @@ pub fn read_with_limits(text: &str, limits: &Limits) -> Result<Document, ReadErr
         stream.comments,
         &stream.top,
         &stream.entries,
-        read::body_index(&stream.docs),
+        body,
         &program,
         &source_map,
     );

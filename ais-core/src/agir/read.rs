@@ -11,15 +11,19 @@ use std::fmt;
 
 pub(crate) type R<T> = Result<T, ReadError>;
 
-/// Reads the documents of a stream (frontmatter, then body) into a program.
-pub(crate) fn program(docs: &[Node], sm: &mut SourceMap) -> R<Program> {
+/// Reads the documents of a stream (frontmatter, then body) into a program. The documents are
+/// consumed: each top-level section's nodes are freed once it is read, so the tree and the
+/// program it becomes are not both whole at once.
+pub(crate) fn program(docs: Vec<Node>, sm: &mut SourceMap) -> R<Program> {
     let mut p = Program::default();
-    let front = match body_index(docs) {
-        Some(1) => docs.first(),
-        _ => None,
+    let body_at = body_index(&docs);
+    let mut docs = docs.into_iter();
+    let (front, body) = match body_at {
+        Some(1) => (docs.next(), docs.next()),
+        Some(_) => (None, docs.next()),
+        None => (None, None),
     };
-    let body = body_index(docs).and_then(|i| docs.get(i));
-    if let Some(front) = front {
+    if let Some(front) = &front {
         frontmatter(front, &mut p, sm)?;
     }
     if let Some(body) = body {
@@ -73,19 +77,41 @@ fn frontmatter(node: &Node, p: &mut Program, sm: &mut SourceMap) -> R<()> {
     Ok(())
 }
 
-fn top_level(node: &Node, no_frontmatter: bool, p: &mut Program, sm: &mut SourceMap) -> R<()> {
+fn top_level(node: Node, no_frontmatter: bool, p: &mut Program, sm: &mut SourceMap) -> R<()> {
     if node.is_null() {
         return Ok(());
     }
     let el = Element::Program;
     sm.insert(Locus::element(el), node.pos);
-    let entries = fields(
-        node,
+    // Every key is checked (a name, written once) before any section is read.
+    fields(
+        &node,
         "the document",
         "a mapping of sections (`walker:`, `nodes:`, `edges:`, …)",
     )?;
-    for (key, value) in entries {
+    let Kind::Map(entries) = node.kind else {
+        return Ok(());
+    };
+    // Each section is taken out of the tree, read, and freed.
+    for (key_node, value) in entries {
+        let Kind::Scalar(key, _) = &key_node.kind else {
+            continue;
+        };
+        let key: &str = key;
         sm.insert(Locus::field(el, key), value.pos);
+        // The two long sections are read entry by entry, each entry freed once read.
+        let value = match key {
+            "nodes" => {
+                p.nodes = Some(elements::nodes(value, sm)?);
+                continue;
+            }
+            "edges" => {
+                p.edges = Some(elements::edges(value, sm)?);
+                continue;
+            }
+            _ => value,
+        };
+        let value = &value;
         match key {
             "agir_version" => p.agir_version = opt_text(value, "agir_version")?,
             "standalone" => p.standalone = opt_bool(value, "standalone")?,
@@ -94,8 +120,6 @@ fn top_level(node: &Node, no_frontmatter: bool, p: &mut Program, sm: &mut Source
             "knowledge" => p.knowledge = Some(elements::knowledge(value, sm)?),
             "tools" => p.tools = Some(elements::tools(value, sm)?),
             "walker" => p.walker = Some(elements::walker(value, sm)?),
-            "nodes" => p.nodes = Some(elements::nodes(value, sm)?),
-            "edges" => p.edges = Some(elements::edges(value, sm)?),
             "concurrency" => {
                 p.concurrency = Some(elements::concurrency(
                     value,
