@@ -308,7 +308,7 @@ impl Locator for SourceMap {
 ///
 /// Recording is a push onto a list: a document of 10,000 instructions records some 180,000
 /// positions and looks up only the few that findings name. Each position is kept packed (28
-/// bytes: the locus as small integers, see [`packed`]). The first 32 lookups scan the list;
+/// bytes: the locus as small integers, see the `packed` module). The first 32 lookups scan the list;
 /// only a caller that looks up more gets the hash index over it (megabytes for a large
 /// program, which a run whose program has three warnings never needs).
 #[derive(Clone, Debug, Default)]

@@ -4,7 +4,7 @@
 //!
 //! - `notify`: the ask becomes a native `SENSE` that sends the prompt (the CLI prints it on
 //!   stderr, `notify[NODE/CHECKPOINT]: …`) and approves at once — the run does not wait.
-//! - `review` and `input`: a native `SENSE` reads the answer ([`super::gates::decide`]): a
+//! - `review` and `input`: a native `SENSE` reads the answer (`gates::decide`): a
 //!   review may edit the node's declared outputs, an input supplies the values of `collect`;
 //!   either way the values become the node's outputs — the node's judge lays them over what
 //!   the model produced before it checks types, schemas and criteria.
@@ -12,7 +12,7 @@
 //!   `on_timeout`, else `policy.on_human_timeout`): a native `SENSE` notes when the question
 //!   was asked ([`clock`]; the journal replays it, so a resumed run keeps the first time), and
 //!   the answer that comes later than the timeout is not taken: `fail` rejects, `approve`
-//!   approves, `escalate` tells the operator and rejects ([`super::gates::timed_out`]). A
+//!   approves, `escalate` tells the operator and rejects (`gates::timed_out`). A
 //!   paused run has no one to wake it, so the timeout is applied when the answer arrives
 //!   (`ais resume … --answer`); until then the run is `awaiting_human`, as with `hold`.
 
@@ -59,7 +59,7 @@ fn clock_writes(id: &str) -> [String; 2] {
 }
 
 /// The clock step before the question of `id` (a gate's id or a checkpoint's prefix): a native
-/// `SENSE` writing when it was asked ([`clock_writes`]; its instruction and tool are named as
+/// `SENSE` writing when it was asked (`clock_writes`; its instruction and tool are named as
 /// its first carry), its carries and its tool.
 pub fn clock(id: &str) -> (Instruction, Vec<Carry>, Tool) {
     let writes = clock_writes(id);

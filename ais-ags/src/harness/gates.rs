@@ -311,7 +311,7 @@ pub(crate) fn timed_out(on_timeout: &str, timeout: f64, waited: f64) -> Option<D
     })
 }
 
-/// What gate `nid`'s answer decides ([`decide`], or [`timed_out`] past its timeout): the
+/// What gate `nid`'s answer decides (`decide`, or `timed_out` past its timeout): the
 /// approval (for `on_reject: route`, whether the run goes on: always), and its outputs.
 pub fn read_answer(doc: &Json, nid: &str, args: &Map<String, Json>) -> Map<String, Json> {
     let text = args
