@@ -17,6 +17,10 @@
 //! `AIS_KILLS=100 cargo test --test kill_journal -- --nocapture` runs the full hundred; the
 //! suite runs 20.
 
+#[path = "../ais-rt/tests/providers_support/mod.rs"]
+mod providers_support;
+
+use providers_support::{Answer, Proto};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -26,54 +30,43 @@ use std::time::{Duration, Instant};
 /// How long the model takes to answer each slot.
 const ANSWER_WAIT: Duration = Duration::from_millis(15);
 
-/// The model: an OpenAI-compatible server on 127.0.0.1 that answers from the fixture's
-/// `responses.json` (by the instruction and sibling each request names) and counts requests.
+/// The model: the provider tests' OpenAI-compatible server on 127.0.0.1, answering from the
+/// fixture's `responses.json` (by the instruction and sibling each request names), after
+/// [`ANSWER_WAIT`].
 struct ModelServer {
-    url: String,
-    requests: Arc<AtomicUsize>,
+    /// Its base URL (`http://127.0.0.1:PORT`).
+    base: String,
+    server: Arc<providers_support::Server>,
+    /// The requests taken from `server` so far.
+    seen: AtomicUsize,
     _runtime: tokio::runtime::Runtime,
 }
 
 impl ModelServer {
     fn start() -> ModelServer {
         let text = std::fs::read_to_string(fixture().join("responses.json")).unwrap();
-        let script: Arc<serde_json::Value> = Arc::new(serde_json::from_str(&text).unwrap());
-        let requests = Arc::new(AtomicUsize::new(0));
-        let count = requests.clone();
+        let script: serde_json::Value = serde_json::from_str(&text).unwrap();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .unwrap();
-        let app = axum::Router::new().fallback(move |body: axum::body::Bytes| {
-            let (script, count) = (script.clone(), count.clone());
-            async move {
-                count.fetch_add(1, Ordering::SeqCst);
-                tokio::time::sleep(ANSWER_WAIT).await;
-                let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
-                let answer = answer(&script, &request);
-                axum::Json(serde_json::json!({
-                    "id": "chatcmpl-kill",
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": answer.to_string()}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 2},
-                }))
-            }
-        });
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        runtime.spawn(async move { axum::serve(listener, app).await });
+        let (server, base) = runtime.block_on(providers_support::serve_fn(move |request| {
+            let answer = Proto::OpenAi.answer(answer(&script, request));
+            Answer::Slow(ANSWER_WAIT, Box::new(answer))
+        }));
         ModelServer {
-            url,
-            requests,
+            base,
+            server,
+            seen: AtomicUsize::new(0),
             _runtime: runtime,
         }
     }
 
+    /// The requests it was sent, in all.
     fn requests(&self) -> usize {
-        self.requests.load(Ordering::SeqCst)
+        let new = providers_support::received(&self.server).len();
+        self.seen.fetch_add(new, Ordering::SeqCst) + new
     }
 }
 
@@ -115,8 +108,7 @@ fn ais(dir: &Path, args: &[&str], model: &str) -> Command {
     cmd.args(args)
         .current_dir(dir)
         .env_remove("AIS_MODEL")
-        .env("OPENAI_API_KEY", "sk-kill-test")
-        .env("OPENAI_BASE_URL", model)
+        .envs(Proto::OpenAi.env(model))
         .env_remove("RUST_LOG")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -329,7 +321,7 @@ fn a_run_killed_at_random_moments_finishes_as_if_never_killed() {
     // The uninterrupted run.
     let clean = project();
     let started = Instant::now();
-    assert_eq!(attempt(clean.path(), &RUN, &model.url, None), Some(0));
+    assert_eq!(attempt(clean.path(), &RUN, &model.base, None), Some(0));
     let clean_requests = model.requests();
     let span = started.elapsed();
     let clean_out = clean.path().join("out");
@@ -361,7 +353,7 @@ fn a_run_killed_at_random_moments_finishes_as_if_never_killed() {
         let out = dir.path().join("out");
         run_to_the_end(
             dir.path(),
-            &model.url,
+            &model.base,
             kills,
             span / 3,
             &mut rng,
