@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long the model takes to answer each slot.
-const ANSWER_WAIT: Duration = Duration::from_millis(15);
+const ANSWER_WAIT: Duration = Duration::from_millis(60);
 
 /// The model: the provider tests' OpenAI-compatible server on 127.0.0.1, answering from the
 /// fixture's `responses.json` (by the instruction and sibling each request names), after
