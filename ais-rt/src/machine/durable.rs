@@ -513,8 +513,14 @@ pub(crate) fn status_name(s: Status) -> &'static str {
     }
 }
 
-/// A fault outcome before any step ran (the journal could not be read).
-fn refused(settings: &Settings, prep: &Prepared, kind: FaultKind, message: String) -> RunOutcome {
+/// A fault outcome before any step ran (the journal could not be read, the resume handle or
+/// the answer did not fit).
+pub(super) fn refused(
+    settings: &Settings,
+    prep: &Prepared,
+    kind: FaultKind,
+    message: String,
+) -> RunOutcome {
     RunOutcome {
         status: Status::Fault,
         report: serde_json::Map::new(),

@@ -196,23 +196,8 @@ pub(crate) async fn resume(
     path: &Path,
     answer: String,
 ) -> RunOutcome {
-    let invalid = |message: String| RunOutcome {
-        status: Status::Fault,
-        report: serde_json::Map::new(),
-        written: serde_json::Map::new(),
-        unproduced: Vec::new(),
-        deviations: prep.deviations.clone(),
-        findings: prep.findings.clone(),
-        fault: Some(crate::report::Fault {
-            kind: FaultKind::InvalidHandle,
-            instruction: String::new(),
-            line: None,
-            message,
-        }),
-        pause: None,
-        steps: 0,
-        usage: RunUsage::default(),
-        scripted: settings.model.as_ref().is_some_and(|m| m.is_scripted()),
+    let invalid = |message: String| {
+        super::durable::refused(&settings, &prep, FaultKind::InvalidHandle, message)
     };
     if let Some(why) = &prep.not_runnable {
         return invalid(format!(
