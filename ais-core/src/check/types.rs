@@ -30,8 +30,12 @@ pub(crate) struct Demand {
     pub tool: String,
     /// The parameter's name.
     pub param: String,
-    /// The demanded type (`None`: the parameter states no demand).
+    /// The demanded type (`None`: the parameter states no demand). For a SPAWN's fan-out
+    /// source this is the list of what the parameter demands of each element.
     pub ty: Option<Type>,
+    /// The parameter receives one element of the carry per sibling (the carry is the fan-out
+    /// source of a SPAWN, §4.4.4), not the carry itself.
+    pub per_element: bool,
 }
 
 /// Every DU consumer of every carry, by carry name, in program order.
@@ -46,6 +50,7 @@ pub(crate) fn demands(ix: &Index) -> HashMap<String, Vec<Demand>> {
                 },
                 ToolRef::Builtin(b) => (b.name.to_owned(), None),
             };
+            let source = fan_out_source(ix, i);
             for (param, binding) in call.sig.params.iter().zip(&call.bindings) {
                 let BindSource::Carry(c) = &binding.source else {
                     continue;
@@ -55,16 +60,37 @@ pub(crate) fn demands(ix: &Index) -> HashMap<String, Vec<Demand>> {
                     .clone()
                     .filter(|t| !matches!(t, Type::Any | Type::Invalid(_)))
                     .or_else(|| body.and_then(|b| body_demand(b, &name, &param.name)));
+                // A SPAWN's tool runs once per element of its fan-out source: what it demands
+                // of its parameter, the carry's elements must be.
+                let per_element = source == Some(c.as_str());
+                let ty = match ty {
+                    Some(t) if per_element => Some(Type::List(Some(Box::new(t)))),
+                    t => t,
+                };
                 out.entry(c.clone()).or_default().push(Demand {
                     instr: i,
                     tool: name.clone(),
                     param: param.name.clone(),
                     ty,
+                    per_element,
                 });
             }
         }
     }
     out
+}
+
+/// The carry a SPAWN at `i` fans out over, when it is one (§4.4.4: its first list-typed read,
+/// as the plan resolves it).
+fn fan_out_source<'p>(ix: &Index<'p>, i: usize) -> Option<&'p str> {
+    let n = ix.node(i)?;
+    if n.opcode != Opcode::Spawn {
+        return None;
+    }
+    n.reads
+        .iter()
+        .find(|r| matches!(ix.carry_type(r), Some(Type::List(_))))
+        .map(String::as_str)
 }
 
 /// The type a Python tool body demands of a parameter: its annotation on the body's `def`
@@ -200,6 +226,16 @@ fn g9_consumers_agree(cx: &mut Ctx, demands: &HashMap<String, Vec<Demand>>) {
                 };
                 let want = bad.ty.clone().unwrap_or(Type::Any);
                 let consumer = cx.ix.p.instructions()[bad.instr].id.clone();
+                let passes = match (&want, bad.per_element) {
+                    (Type::List(Some(each)), true) => format!(
+                        "passes each element of it to `{}`, whose `{}` parameter demands `{each}`",
+                        bad.tool, bad.param
+                    ),
+                    _ => format!(
+                        "passes it to `{}`, whose `{}` parameter demands `{want}`",
+                        bad.tool, bad.param
+                    ),
+                };
                 let repair = match &agree {
                     Some(a) => Repair::mechanical(
                         Edit::AdoptType {
@@ -221,8 +257,8 @@ fn g9_consumers_agree(cx: &mut Ctx, demands: &HashMap<String, Vec<Demand>>) {
                     bad.instr,
                     Locus::field(Element::Carry(c), FieldKey::Type),
                     format!(
-                        "carry `{}` is `{d}` but `{consumer}` passes it to `{}`, whose `{}` parameter demands `{want}`; the call crashes or misbehaves at run time",
-                        carry.name, bad.tool, bad.param
+                        "carry `{}` is `{d}` but `{consumer}` {passes}; the call crashes or misbehaves at run time",
+                        carry.name
                     ),
                 )
                 .repair = Some(repair);
