@@ -138,13 +138,7 @@ fn a_call_cannot_ptrace_or_read_the_worker_that_serves_it() {
 fn as_nobody() {
     let exe = std::env::current_exe().unwrap();
     let out = Command::new("setpriv")
-        .args([
-            "--reuid",
-            NOBODY,
-            "--regid",
-            NOBODY,
-            "--clear-groups",
-        ])
+        .args(["--reuid", NOBODY, "--regid", NOBODY, "--clear-groups"])
         .arg(&exe)
         .args([
             "--exact",
