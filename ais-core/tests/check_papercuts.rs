@@ -83,6 +83,33 @@ fn g6_follows_a_human_answer_through_sense_and_code_steps() {
 }
 
 #[test]
+fn g6_catches_a_code_route_with_no_guards_over_a_value_computed_from_a_human_answer() {
+    // `owner: code` but no guard: the route takes its edges as they come, so the answer
+    // decides nothing (the exemption for a derived value is gone).
+    let fs = findings(&gate(THROUGH_SENSE_AND_CODE, "approved", "code", None));
+    let g6 = of(&fs, CheckId::G6);
+    assert_eq!(g6.len(), 1, "{fs:#?}");
+    assert_eq!(g6[0].severity, Severity::Error);
+    assert_eq!(g6[0].instruction.as_deref(), Some("gate"));
+    assert_eq!(
+        g6[0].message,
+        "ROUTE `gate` reads `approved`, computed from human input `approval` by `clean` then \
+         `parse`, but has no explicit guards, so the answer decides nothing"
+    );
+    assert_eq!(g6[0].kind, Some(FindingKind::HumanGateOnDerived));
+    let repair = g6[0].repair.as_ref().expect("a repair");
+    assert_eq!(
+        repair.summary,
+        "guard `gate`'s edges on `approved` (e.g. `approved == true`) and give it a default edge"
+    );
+    // The answer itself, read by a guard-less code route, is caught as before.
+    let fs = findings(&gate(THROUGH_SENSE_AND_CODE, "approval", "code", None));
+    let g6 = of(&fs, CheckId::G6);
+    assert_eq!(g6.len(), 1, "{fs:#?}");
+    assert!(g6[0].message.contains("has no explicit guards"), "{g6:#?}");
+}
+
+#[test]
 fn g6_passes_a_code_route_guarding_on_the_parsed_answer_and_values_not_from_a_human() {
     let fs = findings(&gate(
         THROUGH_SENSE_AND_CODE,

@@ -359,6 +359,15 @@ fn check_help(
              `#[traces_to(..)]` rule"
         ),
         CheckId::G5 => format!("say what `{id}` must produce in a doc comment above it"),
+        CheckId::G6
+            if f.kind == Some(FindingKind::HumanGateOnDerived)
+                && f.message.contains("has no explicit guards") =>
+        {
+            let on = quoted(f, 1).unwrap_or("the answer");
+            format!(
+                "guard `{id}`'s edges on `{on}`: `{id} -> next if {on} == …;` and a default edge `{id} -> fallback else;`"
+            )
+        }
         CheckId::G6 if f.kind == Some(FindingKind::HumanGateOnDerived) => {
             let on = quoted(f, 1).unwrap_or("it");
             format!(

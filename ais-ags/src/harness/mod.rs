@@ -317,10 +317,9 @@ fn edges(
             // A checkpoint's `when` that cannot be evaluated is run-fatal (§5.5).
             fallback = TERMINAL_ID;
         }
-        // Both ways to the same place: one edge, unguarded.
-        if b.id != TERMINAL_ID && b.id != fallback {
-            out.push(edge(&a.id, &b.id, a.reads.first().cloned()));
-        }
+        // Guarded even when both ways lead to the same place: the route decides in code on
+        // its verdict (G6), then its default edge.
+        out.push(edge(&a.id, &b.id, a.reads.first().cloned()));
         if let Some((skip, to)) = past {
             out.push(edge(&a.id, &to, Some(skip)));
         }

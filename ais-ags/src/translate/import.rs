@@ -218,7 +218,9 @@ pub fn import(doc: &Json) -> Result<Program, ImportError> {
 fn schedule_edges(instructions: &[Instruction]) -> Vec<Edge> {
     let mut edges = Vec::new();
     for w in instructions.windows(2) {
-        let route = w[0].opcode == Opcode::Route && w[1].id != TERMINAL_ID;
+        // A gate's ROUTE decides in code even when both ways lead to the report (the gate
+        // is the last node): a guarded edge and a default edge, never one unguarded edge (G6).
+        let route = w[0].opcode == Opcode::Route;
         edges.push(Edge {
             from: w[0].id.clone(),
             to: w[1].id.clone(),

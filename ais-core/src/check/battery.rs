@@ -361,14 +361,15 @@ fn g6_human_routes_are_code(cx: &mut Ctx) {
                     .join(" then ")
             ),
         };
-        let message = if n.effective_owner() != Some(Owner::Code) {
+        let by_model = n.effective_owner() != Some(Owner::Code);
+        // A code ROUTE with guards decides in code (its guards may test another carry than
+        // the answer); one with none takes its edges as they come, whatever the answer was.
+        let message = if by_model {
             format!(
                 "ROUTE `{}` decides on {what} but is not `owner: code`; a model reading the answer turns the gate into a suggestion",
                 n.id
             )
-        } else if guard_texts.is_empty() && from.is_none() {
-            // A code ROUTE over a value computed from the answer may branch on another carry
-            // (an AGS approve gate's route): only the answer itself must be guarded on.
+        } else if guard_texts.is_empty() {
             format!(
                 "ROUTE `{}` reads {what} but has no explicit guards, so the answer decides nothing",
                 n.id
@@ -380,16 +381,29 @@ fn g6_human_routes_are_code(cx: &mut Ctx) {
             None => format!("a carry a DU step parses from `{h}`"),
             Some(_) => format!("`{h}`"),
         };
+        // At the owner a model holds, or at the route itself when its guards are missing.
+        let at = if by_model {
+            FieldKey::Owner
+        } else {
+            FieldKey::Id
+        };
         let f = cx.report_instr(
             CheckId::G6,
             i,
-            Locus::field(Element::Instruction(i), FieldKey::Owner),
+            Locus::field(Element::Instruction(i), at),
             message,
         );
-        f.repair = Some(Repair::manual(format!(
-            "set `owner: code` on `{}` and guard its edges on {on} (e.g. `approved == true`)",
-            n.id
-        )));
+        f.repair = Some(Repair::manual(if by_model {
+            format!(
+                "set `owner: code` on `{}` and guard its edges on {on} (e.g. `approved == true`)",
+                n.id
+            )
+        } else {
+            format!(
+                "guard `{}`'s edges on {on} (e.g. `approved == true`) and give it a default edge",
+                n.id
+            )
+        }));
         if from.is_some() {
             f.kind = Some(FindingKind::HumanGateOnDerived);
         }

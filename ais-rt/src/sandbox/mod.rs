@@ -32,7 +32,10 @@
 //! same user — a tool, or anything it starts — cannot read its memory or its environment
 //! (`/proc/<pid>/environ`, `/proc/<pid>/mem`), where the API keys live. The guard process is a
 //! fork of the runtime that never executes a program, so it stays non-dumpable too; the tool
-//! itself gets only the scrubbed environment (see [`crate::tools`]).
+//! itself gets only the scrubbed environment (see [`crate::tools`]). An `execve` makes a
+//! process dumpable again, so the warm Python worker (a long-lived program that runs every
+//! later call of its run) sets the flag on itself first thing (`driver.py`), and the calls it
+//! forks inherit it: a call cannot ptrace its worker or read its memory.
 
 mod child;
 mod groups;

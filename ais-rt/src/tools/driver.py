@@ -29,6 +29,19 @@
 #     of its parameters given the argument of the same name, or None;
 #   - a body that is not Python but looks like a shell script runs under bash; any other
 #     non-Python body is returned as a string (a template or asset).
+#
+# First of all, the worker makes itself non-dumpable (PR_SET_DUMPABLE 0: `execve` reset the
+# flag the runtime set on itself), so no process of the same user (a call it forks and that
+# call's programs included) can ptrace it or read its /proc/<pid>/mem or environ; the calls'
+# children inherit the flag across fork. A worker that cannot do that does not serve.
+import ctypes
+
+if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE = 4
+    import os as _os
+    _os.write(2, b"ais python worker: prctl(PR_SET_DUMPABLE, 0) failed: %s\n"
+              % _os.strerror(ctypes.get_errno()).encode())
+    _os._exit(70)
+
 import ast
 import json
 import os
@@ -267,7 +280,6 @@ def _call(spec_line, args_line, result_fd):
 
 # ---- the worker -------------------------------------------------------------------------
 
-import ctypes  # noqa: E402
 import gc  # noqa: E402
 import select  # noqa: E402
 import shutil  # noqa: E402
