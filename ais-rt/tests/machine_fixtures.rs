@@ -54,7 +54,12 @@ fn run_fixture(rel: &str) {
         }
     };
     assert_ne!(expect["status"], "unreadable", "{rel} reads");
-    let out_dir = tempfile::tempdir().unwrap();
+    // The output root sits alone in a directory of its own, so a write beside it shows.
+    let parent = tempfile::tempdir().unwrap();
+    let out_dir = tempfile::Builder::new()
+        .prefix("root")
+        .tempdir_in(parent.path())
+        .unwrap();
     if let Some(files) = spec["setup"].as_object() {
         for (path, contents) in files {
             std::fs::write(
@@ -136,12 +141,38 @@ fn run_fixture(rel: &str) {
             assert_eq!(got, contents.as_str().unwrap_or_default(), "{rel}: {path}");
         }
     }
+    assert_stays_in_root(rel, parent.path(), &show);
     if let Some(d) = expect["deviation"].as_str() {
         let found = out
             .deviations
             .iter()
             .any(|x| x.substituted.contains(d) || x.intended.contains(d));
         assert!(found, "{rel}: a deviation mentioning `{d}`\n{show}");
+    }
+}
+
+/// No corpus fixture writes outside its output root on purpose (the corpus README names none,
+/// and no fixture's task, inputs or scripted answers give an absolute, `~` or `..` path): so
+/// each run leaves nothing beside its root, and no write of it was refused as an escape (the
+/// documented error value, `ToolErrorKind::PathEscape`, whose messages say the path "is
+/// absolute", "starts with `~`", "contains `..`" or "is a symbolic link").
+fn assert_stays_in_root(rel: &str, parent: &Path, show: &str) {
+    let beside: Vec<_> = std::fs::read_dir(parent)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(beside.len(), 1, "{rel}: wrote beside its root: {beside:?}");
+    for says in [
+        "path_escape",
+        "is absolute; an artifact",
+        "starts with `~`",
+        "contains `..`",
+        "is a symbolic link",
+    ] {
+        assert!(
+            !show.contains(says),
+            "{rel}: a write was refused ({says})\n{show}"
+        );
     }
 }
 
