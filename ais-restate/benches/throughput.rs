@@ -3,7 +3,11 @@
 //! the embedded runtime (no journal). Prints runs per second and p50/p99 latency.
 //!
 //! Needs a `restate-server` (`$AIS_RESTATE_SERVER` or on PATH): `cargo bench -p ais-restate
-//! --bench throughput` (`RUNS=N` to change the count).
+//! --bench throughput` (`RUNS=N` to change the count). It starts its own server on loopback with
+//! a temporary data directory (killed and removed at the end, a panic included: the server is
+//! killed when dropped) and serves the endpoint in process; the machine's load average is printed
+//! before and after, since the figures are only as quiet as the machine. A bench target: `cargo
+//! test` does not build or run it.
 
 use ais_restate::server::{RestateServer, server_binary};
 use ais_restate::{Endpoint, Ingress, RunRequest};
@@ -165,8 +169,18 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    println!("load before: {}", load());
     rt.block_on(async {
         embedded(runs).await;
         on_restate(&bin, runs).await;
     });
+    println!("load after:  {}", load());
+}
+
+/// The machine's load averages (1, 5, 15 min) and its CPU count, as `/proc/loadavg` gives them.
+fn load() -> String {
+    let avg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let avg: Vec<&str> = avg.split_whitespace().take(3).collect();
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{} on {cpus} CPUs", avg.join(" "))
 }
