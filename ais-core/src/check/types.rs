@@ -80,9 +80,9 @@ pub(crate) fn demands(ix: &Index) -> HashMap<String, Vec<Demand>> {
     out
 }
 
-/// The carry a SPAWN at `i` fans out over, when it is one (§4.4.4: its first list-typed read,
-/// as the plan resolves it).
-fn fan_out_source<'p>(ix: &Index<'p>, i: usize) -> Option<&'p str> {
+/// The carry a SPAWN at `i` fans out over, when it is one (§4.4.4: its first list-typed read).
+/// The plan's SPAWN control and G9's demands both resolve it here.
+pub(crate) fn fan_out_source<'p>(ix: &Index<'p>, i: usize) -> Option<&'p str> {
     let n = ix.node(i)?;
     if n.opcode != Opcode::Spawn {
         return None;

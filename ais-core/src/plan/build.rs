@@ -6,7 +6,7 @@ use super::{
 };
 use crate::check::executable::{hollow_reason, implicit_act_source, real_guard};
 use crate::check::index::{self, Index, Map as HashMap};
-use crate::check::types::{Demand, du_result_type};
+use crate::check::types::{Demand, du_result_type, fan_out_source};
 use crate::diag::{CheckId, Finding, Severity};
 use crate::expr::{Guard, Limits};
 use crate::model::{Isolation, Opcode, Owner, SpawnSource, Type};
@@ -307,10 +307,7 @@ fn autonomy_tools(ix: &Index, i: usize) -> Vec<ToolRef> {
 /// list, else the task.
 fn spawn(ix: &Index, i: usize) -> Spawn {
     let n = &ix.p.instructions()[i];
-    let list_read = n
-        .reads
-        .iter()
-        .find(|r| matches!(ix.carry_type(r), Some(Type::List(_))));
+    let list_read = fan_out_source(ix, i);
     let conc = n.concurrency.as_ref();
     let source = match (list_read, conc.and_then(|c| c.spawn.as_ref())) {
         (Some(r), _) => FanOut::Carry(carry_ref(ix, r)),
