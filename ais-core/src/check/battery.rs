@@ -361,31 +361,39 @@ fn g6_human_routes_are_code(cx: &mut Ctx) {
                     .join(" then ")
             ),
         };
-        let by_model = n.effective_owner() != Some(Owner::Code);
-        // A code ROUTE with guards decides in code (its guards may test another carry than
-        // the answer); one with none takes its edges as they come, whatever the answer was.
-        let message = if by_model {
-            format!(
-                "ROUTE `{}` decides on {what} but is not `owner: code`; a model reading the answer turns the gate into a suggestion",
-                n.id
-            )
-        } else if guard_texts.is_empty() {
-            format!(
-                "ROUTE `{}` reads {what} but has no explicit guards, so the answer decides nothing",
-                n.id
-            )
-        } else {
-            continue;
-        };
         let on = match from {
             None => format!("a carry a DU step parses from `{h}`"),
             Some(_) => format!("`{h}`"),
         };
-        // At the owner a model holds, or at the route itself when its guards are missing.
-        let at = if by_model {
-            FieldKey::Owner
+        // A model-owned ROUTE is reported at its owner; a code ROUTE with no guards takes its
+        // edges as they come, whatever the answer was, and is reported at the route itself. A
+        // code ROUTE with guards decides in code (they may test another carry than the answer).
+        let (at, message, repair) = if n.effective_owner() != Some(Owner::Code) {
+            (
+                FieldKey::Owner,
+                format!(
+                    "ROUTE `{}` decides on {what} but is not `owner: code`; a model reading the answer turns the gate into a suggestion",
+                    n.id
+                ),
+                format!(
+                    "set `owner: code` on `{}` and guard its edges on {on} (e.g. `approved == true`)",
+                    n.id
+                ),
+            )
+        } else if guard_texts.is_empty() {
+            (
+                FieldKey::Id,
+                format!(
+                    "ROUTE `{}` reads {what} but has no explicit guards, so the answer decides nothing",
+                    n.id
+                ),
+                format!(
+                    "guard `{}`'s edges on {on} (e.g. `approved == true`) and give it a default edge",
+                    n.id
+                ),
+            )
         } else {
-            FieldKey::Id
+            continue;
         };
         let f = cx.report_instr(
             CheckId::G6,
@@ -393,17 +401,7 @@ fn g6_human_routes_are_code(cx: &mut Ctx) {
             Locus::field(Element::Instruction(i), at),
             message,
         );
-        f.repair = Some(Repair::manual(if by_model {
-            format!(
-                "set `owner: code` on `{}` and guard its edges on {on} (e.g. `approved == true`)",
-                n.id
-            )
-        } else {
-            format!(
-                "guard `{}`'s edges on {on} (e.g. `approved == true`) and give it a default edge",
-                n.id
-            )
-        }));
+        f.repair = Some(Repair::manual(repair));
         if from.is_some() {
             f.kind = Some(FindingKind::HumanGateOnDerived);
         }
