@@ -196,25 +196,25 @@ fn journal(out: &Path) -> Journal {
             |r| r.get(0),
         )
         .unwrap();
-    j.appends = conn
-        .query_row(
-            "SELECT count(*) FROM effects WHERE name='append_note' AND result IS NOT NULL",
-            [],
-            |r| r.get::<_, i64>(0),
-        )
-        .unwrap() as usize;
-    let mut s = conn
-        .prepare("SELECT result FROM effects WHERE kind='slot'")
-        .unwrap();
-    let results: Vec<Option<String>> = s
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    for r in results {
-        match r {
-            Some(text) => {
-                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // The effects as the journal records them (a result lives in its step's row or in an
+    // effects row: the store merges them).
+    let id = j.run.as_ref().map(|(id, _)| id.clone()).unwrap();
+    let store = ais::rt::journal::sqlite::SqliteStore::open(
+        &db,
+        ais::rt::journal::sqlite::Durability::Normal,
+    )
+    .unwrap();
+    let effects = store.effects(&id).unwrap();
+    j.appends = effects
+        .iter()
+        .filter(|e| e.effect.name == "append_note" && e.result.is_some())
+        .count();
+    for e in effects
+        .iter()
+        .filter(|e| e.effect.kind == ais::rt::journal::EffectKind::Slot)
+    {
+        match &e.result {
+            Some(v) => {
                 j.slots += 1;
                 j.slot_exchanges += v["exchanges"].as_u64().unwrap();
             }

@@ -375,10 +375,20 @@ fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
         .to_string();
     assert!(e.contains("ais-journal/9"), "{e}");
     conn.execute(
-        "UPDATE meta SET value='ais-journal/1' WHERE key='schema'",
+        "UPDATE meta SET value='ais-journal/2' WHERE key='schema'",
         [],
     )
     .unwrap();
+    // A meta table with no version in it.
+    conn.execute("DELETE FROM meta WHERE key='schema'", [])
+        .unwrap();
+    let e = SqliteStore::open(db.path(), Durability::Normal)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("no schema version"), "{e}");
+    conn.execute("INSERT INTO meta VALUES ('schema', 'ais-journal/2')", [])
+        .unwrap();
     // A malformed step row.
     conn.execute(
         "UPDATE steps SET delta='{oops' WHERE run='m1' AND seq=2",
@@ -398,15 +408,56 @@ fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
         e.contains("steps row 2") && e.contains("its delta says"),
         "{e}"
     );
-    // An effect recorded for another tool at the key the program now asks for.
+    // The results a step's row holds that are not JSON.
     conn.execute("UPDATE steps SET delta=(SELECT delta FROM steps WHERE run='m1' AND seq=1) WHERE run='m1' AND seq=2", []).unwrap();
-    conn.execute("DELETE FROM steps WHERE run='m1' AND seq>=2", [])
+    let judged: String = conn
+        .query_row(
+            "SELECT effects FROM steps WHERE run='m1' AND seq=4",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
+    assert!(judged.contains("\"judge_it\""), "step 4 judges: {judged}");
     conn.execute(
-        "UPDATE effects SET name='send_mail' WHERE run='m1' AND step=2",
+        "UPDATE steps SET effects='[[oops' WHERE run='m1' AND seq=4",
         [],
     )
     .unwrap();
+    let e = db.effects("m1").unwrap_err().to_string();
+    assert!(
+        e.contains("run m1") && e.contains("steps row 4") && e.contains("its effects"),
+        "{e}"
+    );
+    // A result recorded twice: in its step's row and as an effects row.
+    conn.execute(
+        "UPDATE steps SET effects=?1 WHERE run='m1' AND seq=4",
+        [&judged],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO effects SELECT 'm1', json_extract(effects, '$[0][0].key.step'), '', 0, 'tool', 'judge', 'judge_it', 'retry', NULL, 'true' FROM steps WHERE run='m1' AND seq=4",
+        [],
+    )
+    .unwrap();
+    let e = db.effects("m1").unwrap_err().to_string();
+    assert!(
+        e.contains("steps row 4") && e.contains("which an effects row records already"),
+        "{e}"
+    );
+    conn.execute(
+        "DELETE FROM effects WHERE run='m1' AND kind='tool' AND name='judge_it'",
+        [],
+    )
+    .unwrap();
+    // An effect recorded for another tool at the key the program now asks for: step 2's
+    // result written outside its step's commit (an effects row), naming another tool.
+    conn.execute(
+        "INSERT INTO effects SELECT 'm1', json_extract(effects, '$[0][0].key.step'), '', 0, 'tool', 'judge', 'send_mail', 'retry', NULL, json_extract(effects, '$[0][1]') FROM steps WHERE run='m1' AND seq=2",
+        [],
+    )
+    .unwrap();
+    conn.execute("DELETE FROM steps WHERE run='m1' AND seq>=2", [])
+        .unwrap();
     let g = fixture();
     let doc = program(LOOP);
     let rt = g.bench.runtime();
@@ -425,5 +476,68 @@ fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
         g.judge.calls.load(Ordering::SeqCst),
         0,
         "nothing guessed, nothing run"
+    );
+}
+
+/// A journal written by the previous schema (`ais-journal/1`: every result an `effects` row,
+/// no `effects` column in `steps`) is upgraded in place when opened, in one transaction, and
+/// its runs read and resume as they were.
+#[test]
+fn a_journal_of_the_previous_schema_is_upgraded_and_resumes() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let db = store(dir.path());
+    let out = sqlite_run(&f, &db, "v1");
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    let effects = db.effects("v1").unwrap();
+    drop(db);
+    // Rewrite it as the previous schema wrote it.
+    let conn = rusqlite::Connection::open(dir.path().join(".ais/runs.db")).unwrap();
+    conn.execute_batch(
+        "BEGIN;
+         INSERT OR REPLACE INTO effects
+           SELECT s.run, json_extract(e.value, '$[0].key.step'), json_extract(e.value, '$[0].key.path'),
+                  json_extract(e.value, '$[0].key.index'), json_extract(e.value, '$[0].kind'),
+                  json_extract(e.value, '$[0].instruction'), json_extract(e.value, '$[0].name'),
+                  json_extract(e.value, '$[0].idempotency'), json_extract(e.value, '$[0].request'),
+                  json(json_extract(e.value, '$[1]'))
+           FROM steps s, json_each(s.effects) e WHERE s.effects IS NOT NULL;
+         ALTER TABLE steps DROP COLUMN effects;
+         UPDATE meta SET value='ais-journal/1' WHERE key='schema';
+         COMMIT;",
+    )
+    .unwrap();
+    let db = store(dir.path());
+    let version: String = conn
+        .query_row("SELECT value FROM meta WHERE key='schema'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(version, ais_rt::journal::sqlite::SCHEMA);
+    assert_eq!(
+        db.effects("v1").unwrap(),
+        effects,
+        "the same effects, read from effects rows"
+    );
+    // A crash after step 4: the resume repeats no call the old journal recorded.
+    conn.execute("DELETE FROM steps WHERE run='v1' AND step>4", [])
+        .unwrap();
+    conn.execute("UPDATE runs SET status='running' WHERE id='v1'", [])
+        .unwrap();
+    let g = fixture();
+    let doc = program(LOOP);
+    let rt = g.bench.runtime();
+    let prep = rt.prepare(&doc.program, Some(&doc.source_map));
+    let (_, start, journal) = db.resume("v1", InFlight::Stop).unwrap();
+    let again = block_on(rt.resume_journaled(&prep, Arc::new(journal), &start, None));
+    assert_eq!(again.status, Status::Ok, "{again:?}");
+    assert_eq!(again.report, out.report);
+    assert_eq!(
+        (
+            g.polish.calls.load(Ordering::SeqCst),
+            g.judge.calls.load(Ordering::SeqCst)
+        ),
+        (0, 0),
+        "every call after step 4 was recorded by the old journal: none runs again"
     );
 }

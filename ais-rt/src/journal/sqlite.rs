@@ -4,12 +4,23 @@
 //! WAL mode; `synchronous=NORMAL` by default, which survives a crash of the process (a
 //! committed step is never lost to `kill -9`) but not necessarily a power loss; `FULL`
 //! ([`Durability::Full`]) syncs each commit to the disk and survives that too, at the cost of
-//! an fsync per step. A step commit is one transaction (its delta row, the results of its
-//! effects and the run's counters); an effect's intent, when it needs one, is one more
-//! (`writer`'s module docs say which, and when a result is written).
+//! an fsync per step. A step commit is one transaction (its delta row, which also carries the
+//! results of the step's effects, and now and then the run's counters); an effect's intent,
+//! when it needs one, is one more (`writer`'s module docs say which, and when a result is
+//! written).
 //!
-//! The schema is versioned (`meta.schema`): a database of another version, or one that is not
-//! an ais journal, is refused, never migrated in place or overwritten. Each run row carries a
+//! **Where a result lives.** An effect's result is stored in the `steps` row of the step that
+//! ran it (its `effects` column) when the step's commit is the transaction that writes it —
+//! the common case, which keeps a step's commit to one B-tree. A result written by any other
+//! transaction (an effect of a SPAWN sibling ending while another still runs, an effect before
+//! the run's end, a `--mark-done`) is an `effects` row, as is every intent. A key has at most
+//! one result in all; [`SqliteStore::effects`] merges the two places and refuses a journal that
+//! records two results, or a result whose effect contradicts its intent.
+//!
+//! The schema is versioned (`meta.schema`): a database of an unknown version, or one that is
+//! not an ais journal, is refused, never overwritten. A journal of the previous version
+//! (`ais-journal/1`, whose results were all `effects` rows) is upgraded in place, in one
+//! transaction, by adding the `effects` column: its rows mean what they meant. Each run row carries a
 //! lease (the pid holding it): a second process opening a run held by a live process is
 //! refused ([`JournalError::Held`]); a lease held by a process that no longer exists is taken
 //! over. Leases assume one host (a pid means nothing on another machine).
@@ -25,7 +36,10 @@ mod writer;
 pub use writer::SqliteJournal;
 
 /// The schema version this build reads and writes.
-pub const SCHEMA: &str = "ais-journal/1";
+pub const SCHEMA: &str = "ais-journal/2";
+
+/// The previous schema version, which [`SqliteStore::open`] upgrades to [`SCHEMA`].
+const SCHEMA_1: &str = "ais-journal/1";
 
 const SCHEMA_SQL: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,7 +50,7 @@ CREATE TABLE IF NOT EXISTS runs (
   last_step TEXT, outcome TEXT, pause TEXT, lease_pid INTEGER, lease_since INTEGER);
 CREATE TABLE IF NOT EXISTS steps (
   run TEXT NOT NULL, seq INTEGER NOT NULL, step INTEGER NOT NULL, instruction TEXT NOT NULL,
-  delta TEXT NOT NULL, PRIMARY KEY (run, seq)) WITHOUT ROWID;
+  delta TEXT NOT NULL, effects TEXT, PRIMARY KEY (run, seq)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS effects (
   run TEXT NOT NULL, step INTEGER NOT NULL, path TEXT NOT NULL, idx INTEGER NOT NULL,
   kind TEXT NOT NULL, instruction TEXT NOT NULL, name TEXT NOT NULL, idempotency TEXT NOT NULL,
@@ -134,7 +148,7 @@ impl SqliteStore {
                 .map_err(|e| JournalError::Store(format!("{}: {e}", dir.display())))?;
         }
         let err = store_err(path);
-        let conn = Connection::open(path).map_err(&err)?;
+        let mut conn = Connection::open(path).map_err(&err)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(&err)?;
         let sync = match durability {
@@ -150,37 +164,13 @@ impl SqliteStore {
                 path.display()
             ))
         })?;
-        let tables: Vec<String> = conn
-            .prepare("SELECT name FROM sqlite_master WHERE type='table'")
-            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        // One writer at a time decides what the file is and sets it up: two processes opening
+        // a new file at once create its schema once.
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(&err)?;
-        if !tables.is_empty() && !tables.iter().any(|t| t == "meta") {
-            return Err(JournalError::Store(format!(
-                "{} is an SQLite database but not an ais journal (it has tables {}); name another file with `--journal PATH`",
-                path.display(),
-                tables.join(", ")
-            )));
-        }
-        conn.execute_batch(SCHEMA_SQL).map_err(&err)?;
-        let version: Option<String> = conn
-            .query_row("SELECT value FROM meta WHERE key='schema'", [], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(&err)?;
-        match version {
-            None => {
-                conn.execute("INSERT INTO meta VALUES ('schema', ?1)", [SCHEMA])
-                    .map_err(&err)?;
-            }
-            Some(v) if v == SCHEMA => {}
-            Some(v) => {
-                return Err(JournalError::Store(format!(
-                    "{} has journal schema `{v}`, and this build reads `{SCHEMA}`; use the ais that wrote it, or another `--journal PATH`",
-                    path.display()
-                )));
-            }
-        }
+        setup(&tx, path)?;
+        tx.commit().map_err(&err)?;
         Ok(SqliteStore {
             path: path.to_owned(),
             conn: Arc::new(Mutex::new(conn)),
@@ -319,17 +309,82 @@ impl SqliteStore {
             .collect()
     }
 
-    /// Run `id`'s recorded effects, in key order.
+    /// Run `id`'s recorded effects, in key order: the `effects` rows, and the results its
+    /// steps' rows hold (the [module docs](self), "Where a result lives"), merged.
     pub fn effects(&self, id: &str) -> Result<Vec<EffectRow>, JournalError> {
-        let conn = self.lock();
-        let mut s = conn
-            .prepare_cached("SELECT step, path, idx, kind, instruction, name, idempotency, request, result FROM effects WHERE run=?1 ORDER BY step, path, idx")
-            .map_err(store_err(&self.path))?;
-        let rows = s
-            .query_map([id], effect_row)
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(store_err(&self.path))?;
-        rows.into_iter().map(|r| parse_effect(id, r)).collect()
+        let err = store_err(&self.path);
+        let (rows, embedded) = {
+            let conn = self.lock();
+            let rows = conn
+                .prepare_cached("SELECT step, path, idx, kind, instruction, name, idempotency, request, result FROM effects WHERE run=?1")
+                .and_then(|mut s| s.query_map([id], effect_row)?.collect::<Result<Vec<_>, _>>())
+                .map_err(&err)?;
+            let embedded: Vec<(u64, u64, String, String)> = conn
+                .prepare_cached("SELECT seq, step, instruction, effects FROM steps WHERE run=?1 AND effects IS NOT NULL ORDER BY seq")
+                .and_then(|mut s| {
+                    s.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                        .collect()
+                })
+                .map_err(&err)?;
+            (rows, embedded)
+        };
+        let mut by_key = std::collections::BTreeMap::new();
+        for raw in rows {
+            let r = parse_effect(id, raw)?;
+            by_key.insert(sort_key(&r.effect.key), r);
+        }
+        for (seq, step, instruction, text) in embedded {
+            let row = || format!("steps row {seq} (step {step}, `{instruction}`)");
+            let results: Vec<(Effect, Json)> = serde_json::from_str(&text).map_err(|e| {
+                corrupt(
+                    id,
+                    row(),
+                    format!("its effects are not the effects this build writes ({e})"),
+                )
+            })?;
+            for (effect, result) in results {
+                match by_key.entry(sort_key(&effect.key)) {
+                    std::collections::btree_map::Entry::Vacant(v) => {
+                        v.insert(EffectRow {
+                            effect,
+                            result: Some(result),
+                        });
+                    }
+                    std::collections::btree_map::Entry::Occupied(mut o) => {
+                        let prior = o.get_mut();
+                        if prior.result.is_some() {
+                            return Err(corrupt(
+                                id,
+                                row(),
+                                format!(
+                                    "it records a result for {}, which an effects row records already",
+                                    effect.key
+                                ),
+                            ));
+                        }
+                        let (a, b) = (&prior.effect, &effect);
+                        if (a.kind, &a.name, &a.instruction) != (b.kind, &b.name, &b.instruction) {
+                            return Err(corrupt(
+                                id,
+                                row(),
+                                format!(
+                                    "its result for {} is of {} `{}` of `{}`, and the intent there is of {} `{}` of `{}`",
+                                    effect.key,
+                                    effect.kind.as_str(),
+                                    effect.name,
+                                    effect.instruction,
+                                    prior.effect.kind.as_str(),
+                                    prior.effect.name,
+                                    prior.effect.instruction
+                                ),
+                            ));
+                        }
+                        prior.result = Some(result);
+                    }
+                }
+            }
+        }
+        Ok(by_key.into_values().collect())
     }
 
     /// Removes run `id` (its steps and effects too); false when there was none. A run held by a
@@ -376,6 +431,60 @@ impl SqliteStore {
         }
         Ok(old)
     }
+}
+
+/// Checks that the database `tx` opened is a journal of this build's schema and sets it up:
+/// creates a new one, upgrades one of [`SCHEMA_1`], refuses anything else.
+fn setup(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalError> {
+    let err = store_err(path);
+    let tables: Vec<String> = tx
+        .prepare("SELECT name FROM sqlite_master WHERE type='table'")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .map_err(&err)?;
+    if tables.is_empty() {
+        tx.execute_batch(SCHEMA_SQL).map_err(&err)?;
+        tx.execute("INSERT INTO meta VALUES ('schema', ?1)", [SCHEMA])
+            .map_err(&err)?;
+        return Ok(());
+    }
+    if !tables.iter().any(|t| t == "meta") {
+        return Err(JournalError::Store(format!(
+            "{} is an SQLite database but not an ais journal (it has tables {}); name another file with `--journal PATH`",
+            path.display(),
+            tables.join(", ")
+        )));
+    }
+    let version: Option<String> = tx
+        .query_row("SELECT value FROM meta WHERE key='schema'", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(&err)?;
+    let refuse = |what: String| {
+        JournalError::Store(format!(
+            "{} {what}, and this build reads `{SCHEMA}`; use the ais that wrote it, or another `--journal PATH`",
+            path.display()
+        ))
+    };
+    match version.as_deref() {
+        Some(SCHEMA) => Ok(()),
+        // The previous version: a result gains a place in its step's row.
+        Some(SCHEMA_1) => {
+            tx.execute_batch("ALTER TABLE steps ADD COLUMN effects TEXT")
+                .map_err(&err)?;
+            tx.execute("UPDATE meta SET value=?1 WHERE key='schema'", [SCHEMA])
+                .map_err(&err)?;
+            Ok(())
+        }
+        Some(v) => Err(refuse(format!("has journal schema `{v}`"))),
+        None => Err(refuse("has a `meta` table but no schema version".into())),
+    }
+}
+
+/// An effect key in the order `effects` lists them (SQLite compares text byte by byte, as
+/// `String` does).
+fn sort_key(key: &EffectKey) -> (u64, String, u32) {
+    (key.step, key.path.clone(), key.index)
 }
 
 type RawEffect = (

@@ -13,9 +13,10 @@
 //!   only computes (write-back, guards), so a crash there is a crash just before the result
 //!   was recorded, which the contract already covers: a `Retry` effect runs again, a `Once`
 //!   one stops the run as in flight.
-//! - **A step is one transaction**: the results of its effects, its delta row, and — at the
-//!   run's first commit, then about once a second — the run's row. A step whose effects are
-//!   all reads is one transaction in all.
+//! - **A step is one transaction**: its delta row, which carries the results of its effects
+//!   (its `effects` column), and — at the run's first commit, then about once a second — the
+//!   run's row. A step whose effects are all reads is one transaction in all, and writes one
+//!   row.
 //! - **A pure step is no transaction of its own** ([`Journal::commit_pure`]): its delta row is
 //!   held and written, in order, with the next transaction that happens anyway — the next
 //!   intent, the next effectful step's commit, the run's end —, or on its own once
@@ -26,15 +27,16 @@
 //! - A journal that [`SqliteStore::begin`] opened for a new run looks nothing up: a new run
 //!   has no recorded effect. A resumed one looks up each key.
 
-use super::{SqliteStore, corrupt, effect_row, now, parse_effect, store_err};
+use super::{EffectRow, SqliteStore, corrupt, now, store_err};
 use crate::journal::memory::{check_same, in_flight};
 use crate::journal::{
-    BoxFuture, Effect, EffectKind, History, Idempotency, InFlight, Journal, JournalError, Json,
-    RunEnd, StepCommit,
+    BoxFuture, Effect, EffectKey, EffectKind, History, Idempotency, InFlight, Journal,
+    JournalError, Json, RunEnd, StepCommit,
 };
 use rusqlite::{Connection, OptionalExtension, params};
-use std::sync::Mutex;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// An effect row to write: the intent (`result` `None`) or the intent and its result (JSON).
 struct Row {
@@ -78,6 +80,9 @@ pub struct SqliteJournal {
     opened: AtomicBool,
     /// When a commit last updated the run's row (seconds since the epoch).
     updated: AtomicI64,
+    /// A resumed run's recorded effects by key, read at its first lookup: every key this
+    /// journal writes afterwards is one the run had not reached, which it never asks again.
+    recorded: OnceLock<HashMap<EffectKey, EffectRow>>,
 }
 
 /// Counts an effect as running while it lives (a dropped effect future stops counting).
@@ -101,14 +106,40 @@ fn needs_intent(e: &Effect) -> bool {
     e.idempotency == Idempotency::Once || !matches!(e.kind, EffectKind::Tool | EffectKind::Mcp)
 }
 
+/// Writes a step's delta row, with the results of its effects (`effects`, JSON) when it has
+/// some.
 fn write_delta(
     run: &str,
     conn: &Connection,
     (step, instruction, delta): &Delta,
+    effects: Option<&str>,
 ) -> rusqlite::Result<()> {
-    conn.prepare_cached("INSERT INTO steps (run, seq, step, instruction, delta) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE run=?1), ?2, ?3, ?4)")?
-        .execute(params![run, step, instruction, delta])?;
+    conn.prepare_cached("INSERT INTO steps (run, seq, step, instruction, delta, effects) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE run=?1), ?2, ?3, ?4, ?5)")?
+        .execute(params![run, step, instruction, delta, effects])?;
     Ok(())
+}
+
+/// The `effects` column of a step's row holding `results` (each with its result): a JSON
+/// array of `[effect, result]` pairs, as [`SqliteStore::effects`] reads it.
+fn embed(results: &[Row]) -> Result<Option<String>, JournalError> {
+    if results.is_empty() {
+        return Ok(None);
+    }
+    let mut out = String::from("[");
+    for (k, row) in results.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        out.push_str(
+            &serde_json::to_string(&row.effect).map_err(|e| JournalError::Store(e.to_string()))?,
+        );
+        out.push(',');
+        out.push_str(row.result.as_deref().unwrap_or("null"));
+        out.push(']');
+    }
+    out.push(']');
+    Ok(Some(out))
 }
 
 fn write_row(run: &str, conn: &Connection, row: &Row) -> rusqlite::Result<()> {
@@ -146,6 +177,7 @@ impl SqliteJournal {
             running: AtomicUsize::new(0),
             opened: AtomicBool::new(false),
             updated: AtomicI64::new(0),
+            recorded: OnceLock::new(),
         }
     }
 
@@ -161,22 +193,20 @@ impl SqliteJournal {
         std::mem::take(&mut *self.pending())
     }
 
-    fn lookup(
-        &self,
-        effect: &Effect,
-    ) -> Result<Option<crate::journal::sqlite::EffectRow>, JournalError> {
-        let conn = self.store.lock();
-        let mut s = conn
-            .prepare_cached("SELECT step, path, idx, kind, instruction, name, idempotency, request, result FROM effects WHERE run=?1 AND step=?2 AND path=?3 AND idx=?4")
-            .map_err(self.err())?;
-        let raw = s
-            .query_row(
-                params![self.id, effect.key.step, effect.key.path, effect.key.index],
-                effect_row,
-            )
-            .optional()
-            .map_err(self.err())?;
-        raw.map(|r| parse_effect(&self.id, r)).transpose()
+    /// The recorded effect at `effect`'s key, with its result wherever it lives.
+    fn lookup(&self, effect: &Effect) -> Result<Option<EffectRow>, JournalError> {
+        let recorded = match self.recorded.get() {
+            Some(r) => r,
+            None => {
+                let rows = self.store.effects(&self.id)?;
+                self.recorded.get_or_init(|| {
+                    rows.into_iter()
+                        .map(|r| (r.effect.key.clone(), r))
+                        .collect()
+                })
+            }
+        };
+        Ok(recorded.get(&effect.key).cloned())
     }
 
     /// Writes `extra` with whatever is pending, in one transaction; with no `extra` and no
@@ -206,7 +236,7 @@ impl SqliteJournal {
         let mut conn = self.store.lock();
         let tx = conn.transaction().map_err(self.err())?;
         for delta in &pending.steps {
-            write_delta(&self.id, &tx, delta).map_err(self.err())?;
+            write_delta(&self.id, &tx, delta, None).map_err(self.err())?;
         }
         for row in &pending.results {
             write_row(&self.id, &tx, row).map_err(self.err())?;
@@ -230,18 +260,26 @@ impl SqliteJournal {
         }
     }
 
-    /// Writes `pending` (steps last among them, or `commit` after them) and the run's row in one
-    /// transaction.
-    fn write_commit(&self, pending: Pending, commit: Option<Delta>) -> Result<(), JournalError> {
+    /// Writes `pending` (steps last among them, or `commit` after them, holding the pending
+    /// results) and the run's row in one transaction.
+    fn write_commit(
+        &self,
+        mut pending: Pending,
+        commit: Option<Delta>,
+    ) -> Result<(), JournalError> {
         let last = commit
             .as_ref()
             .or(pending.steps.last())
             .map(|(step, instruction, _)| (*step, instruction.clone()));
         let t = now();
         let runs = self.run_row(t);
+        let embedded = match &commit {
+            Some(_) => embed(&std::mem::take(&mut pending.results))?,
+            None => None,
+        };
         self.transact(pending, |tx| {
             if let Some(delta) = &commit {
-                write_delta(&self.id, tx, delta)?;
+                write_delta(&self.id, tx, delta, embedded.as_deref())?;
             }
             if let (Some(sql), Some((step, instruction))) = (runs, &last) {
                 tx.prepare_cached(sql)?
