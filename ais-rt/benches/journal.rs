@@ -7,7 +7,10 @@
 //!
 //! The `pure_*` cases run a 10,000-step loop of two CODE bodies and a code-decided ROUTE
 //! instead: every step is pure (a deterministic function of journaled values, §4.3), the cost of a pure
-//! step. Also prints the size of the SQLite journal of one 10,000-step run of each.
+//! step. Also prints the size of the SQLite journal of one 10,000-step run of each, and the CPU
+//! time of a step with no journal and with the SQLite one (`NORMAL`) measured on this thread
+//! (the runs are on a current-thread runtime, SQLite included), which a loaded machine inflates
+//! far less than the wall time.
 //!
 //! `cargo bench -p ais-rt --bench journal`
 
@@ -172,6 +175,28 @@ fn bench_loop(c: &mut Criterion, pure: bool, prefix: &str) {
         size / steps
     );
 
+    // CPU time per step, this thread's: five runs of each journal.
+    let cpu = |run: &dyn Fn()| {
+        let t0 = thread_cpu();
+        for _ in 0..5 {
+            run();
+        }
+        (thread_cpu() - t0).as_secs_f64() * 1e6 / (5 * steps) as f64
+    };
+    let none = cpu(&|| {
+        s.trt
+            .block_on(s.rt.run_prepared(&s.prep, Inputs::task("go")));
+    });
+    // (`FULL` waits on the disk, which this does not count.)
+    let store = SqliteStore::open(&s.dir.path().join("cpu.db"), Durability::Normal).expect("open");
+    let normal = cpu(&|| {
+        s.trt.block_on(s.sqlite(&store));
+    });
+    println!(
+        "CPU per {prefix}step (this thread): none {none:.2} µs, sqlite normal {normal:.2} µs (load {})",
+        load()
+    );
+
     let mut g = c.benchmark_group("journal");
     g.throughput(Throughput::Elements(steps));
     g.sample_size(10);
@@ -194,6 +219,26 @@ fn bench_loop(c: &mut Criterion, pure: bool, prefix: &str) {
         });
     }
     g.finish();
+}
+
+/// This thread's CPU time so far.
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// The one-minute load average, as `/proc/loadavg` says.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".into())
 }
 
 criterion_group!(benches, journal_loop);

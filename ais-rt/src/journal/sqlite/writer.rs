@@ -233,16 +233,28 @@ impl SqliteJournal {
         pending: Pending,
         more: impl FnOnce(&Connection) -> rusqlite::Result<()>,
     ) -> Result<(), JournalError> {
-        let mut conn = self.store.lock();
-        let tx = conn.transaction().map_err(self.err())?;
-        for delta in &pending.steps {
-            write_delta(&self.id, &tx, delta, None).map_err(self.err())?;
-        }
-        for row in &pending.results {
-            write_row(&self.id, &tx, row).map_err(self.err())?;
-        }
-        more(&tx).map_err(self.err())?;
-        tx.commit().map_err(self.err())
+        let conn = self.store.lock();
+        // `BEGIN` and `COMMIT` as cached statements: a step's commit is the journal's hot
+        // path, and `Connection::transaction` parses both anew each time.
+        let work = || -> rusqlite::Result<()> {
+            conn.prepare_cached("BEGIN")?.execute([])?;
+            for delta in &pending.steps {
+                write_delta(&self.id, &conn, delta, None)?;
+            }
+            for row in &pending.results {
+                write_row(&self.id, &conn, row)?;
+            }
+            more(&conn)?;
+            conn.prepare_cached("COMMIT")?.execute([])?;
+            Ok(())
+        };
+        work().map_err(|e| {
+            // Nothing of a failed transaction is kept (a no-op when it never began).
+            if !conn.is_autocommit() {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
+            self.err()(e)
+        })
     }
 
     /// The statement updating the run's row with a commit of step `(step, instruction)` at
