@@ -25,6 +25,10 @@ const LATENCY_MS: u64 = 50;
 /// Siblings one endpoint runs at once (`ais serve --max-parallel`).
 const LANES: usize = 4;
 
+/// The timed test takes this for writing, every other test of this binary for reading: the
+/// wall time is never measured beside another test's server and endpoints on the same cores.
+static ALONE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
 /// An endpoint serving the spread program on the scripted model `responses`, writing under
 /// `dir/out-NAME`, its standard error in `dir/NAME.log` (not registered).
 fn spread_endpoint(dir: &Path, name: &str, responses: &Path, args: &[&str]) -> Served {
@@ -42,8 +46,32 @@ fn spread_endpoint(dir: &Path, name: &str, responses: &Path, args: &[&str]) -> S
     )
 }
 
+/// A SPAWN of 100 siblings whose model sleeps 50 ms, on one endpoint and then on two (4 lanes
+/// each): the report is `ais run`'s, both endpoints ran siblings, each sibling once — and the
+/// issue's bound on the wall time.
+///
+/// What is timed is the whole `ais run --engine restate` (the CLI's start, the submission
+/// through the ingress, the run's 100 sibling calls, the siblings on the endpoints, the join,
+/// the report back), as a user would time it. The ideal is 100 × 50 ms ÷ the total
+/// parallelism, the parallelism being what the endpoints really run: each sibling's model
+/// exchange takes one of its endpoint's `--max-parallel` lanes for its 50 ms, so 4 lanes per
+/// endpoint. Asserted:
+///
+/// - each time is at least its ideal (1.25 s on one endpoint, 625 ms on two): the lanes
+///   really bound the work, so the ideal is not flattered by more parallelism than claimed;
+/// - on two endpoints, the time is within 2× of the ideal (under 1.25 s), as the issue asks.
+///
+/// Not asserted: the one-endpoint upper bound, and any bound at 0 ms latency (then the time is
+/// all Restate's per-invocation round trips and the dev build's work, which the machine's load
+/// decides). Measured at load 8.4–9.0 on 2 shared cores (dev build): two endpoints 789 / 827 ms
+/// (1.26× / 1.32×), one 1.43 / 1.55 s (1.15× / 1.24×); before a sibling's lane was held only
+/// for its effects' work, two endpoints took 0.92–1.02 s (1.5–1.6×), its lane idling through
+/// each acknowledgement. At 0 ms latency the 100 siblings take 0.25–0.39 s on one endpoint and
+/// 0.32–0.75 s on two at that load. This test takes [`ALONE`] for writing, so no other test of
+/// this binary runs beside it; the assertion's message gives the machine's load.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spawn_of_100_runs_on_both_endpoints_and_reports_as_ais_run() {
+    let _alone = ALONE.write().await;
     let Some(bin) = server_for_tests("restate_spread::spawn_of_100") else {
         return;
     };
@@ -137,12 +165,24 @@ async fn a_spawn_of_100_runs_on_both_endpoints_and_reports_as_ais_run() {
     let ideal = |endpoints: usize| {
         Duration::from_millis(LATENCY_MS * SIBLINGS as u64 / (LANES * endpoints) as u64)
     };
-    eprintln!(
-        "SPAWN of {SIBLINGS} siblings × {LATENCY_MS} ms, {LANES} lanes per endpoint: one endpoint {one_time:?} (ideal {:?}), two endpoints {two_time:?} (ideal {:?}; a ran {}, b ran {}); ais run in process, 16 at a time: {local_time:?}",
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let measured = format!(
+        "SPAWN of {SIBLINGS} siblings × {LATENCY_MS} ms, {LANES} lanes per endpoint: one endpoint {one_time:?} (ideal {:?}), two endpoints {two_time:?} (ideal {:?}, {:.2}×; a ran {}, b ran {}); ais run in process, 16 at a time: {local_time:?}; load {}",
         ideal(1),
         ideal(2),
+        two_time.as_secs_f64() / ideal(2).as_secs_f64(),
         on_a.len(),
-        on_b.len()
+        on_b.len(),
+        load.trim()
+    );
+    eprintln!("{measured}");
+    assert!(
+        one_time >= ideal(1) && two_time >= ideal(2),
+        "faster than the lanes allow: {measured}"
+    );
+    assert!(
+        two_time <= 2 * ideal(2),
+        "not within 2× of the ideal: {measured}"
     );
 }
 
@@ -160,6 +200,7 @@ fn script(dir: &Path, n: usize, missing: &[usize]) -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_sibling_and_the_step_budget_end_a_restate_run_as_they_end_ais_run() {
+    let _shared = ALONE.read().await;
     let Some(bin) = server_for_tests("restate_spread::faults") else {
         return;
     };
@@ -224,6 +265,7 @@ async fn a_failed_sibling_and_the_step_budget_end_a_restate_run_as_they_end_ais_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
+    let _shared = ALONE.read().await;
     let Some(bin) = server_for_tests("restate_spread::call") else {
         return;
     };
@@ -269,6 +311,7 @@ async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn siblings_that_ask_a_human_pause_the_run_and_each_answer_resumes_one_as_ais_resume() {
+    let _shared = ALONE.read().await;
     let Some(bin) = server_for_tests("restate_spread::sibling_pause") else {
         return;
     };
@@ -352,6 +395,7 @@ async fn completed_siblings(admin: &ais::restate::Admin) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_twice() {
+    let _shared = ALONE.read().await;
     let Some(bin) = server_for_tests("restate_spread::kill_mid_spawn") else {
         return;
     };

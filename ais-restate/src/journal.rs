@@ -36,6 +36,7 @@ use restate_sdk::errors::{HandlerError, TerminalError};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use tokio::sync::Semaphore;
 
 /// The message of the terminal outcome recorded for an effect found in flight.
 const IN_FLIGHT: &str = "ais: in flight at a crash, may have run once";
@@ -52,6 +53,9 @@ pub struct RestateJournal {
     pub(crate) siblings: Option<String>,
     /// The workflows a CALL's callee runs as, by the digest of their program.
     pub(crate) workflows: Option<Arc<HashMap<String, String>>>,
+    /// The endpoint's lanes, when each effect's work takes one (a sibling's journal,
+    /// [`crate::siblings`]).
+    lanes: Option<Arc<Semaphore>>,
 }
 
 impl RestateJournal {
@@ -64,7 +68,16 @@ impl RestateJournal {
             state: Mutex::new(History::default()),
             siblings: None,
             workflows: None,
+            lanes: None,
         }
+    }
+
+    /// Runs each effect's work in one of `lanes`: waits for a lane when all are taken, and
+    /// holds it while the work runs — not while the server records the result, nor while the
+    /// effect is answered from the journal.
+    pub(crate) fn with_lanes(mut self, lanes: Arc<Semaphore>) -> RestateJournal {
+        self.lanes = Some(lanes);
+        self
     }
 
     /// Runs a CALL whose callee is one of `workflows` (workflow names by the digest of their
@@ -132,12 +145,18 @@ impl Journal for RestateJournal {
                     .map_err(|e| JournalError::Store(e.message().to_owned()))?;
             }
             let fresh = &fresh;
+            let lanes = self.lanes.as_deref();
             let result = self
                 .ctx
                 .run(move || async move {
                     if once && !fresh.load(Ordering::SeqCst) {
                         return Err(HandlerError::from(TerminalError::new(IN_FLIGHT)));
                     }
+                    // A closed semaphore (never: the endpoint holds it) would only mean no lane.
+                    let _lane = match lanes {
+                        Some(l) => l.acquire().await.ok(),
+                        None => None,
+                    };
                     Ok(restate_sdk::serde::Json(work.await))
                 })
                 .name(name)

@@ -27,9 +27,14 @@
 //!
 //! # Each endpoint's share
 //!
-//! An endpoint runs at most `max_parallel` (the runtime's setting; `ais serve --max-parallel`)
-//! sibling invocations at a time; more wait for a lane. Two endpoints behind the deployment
-//! double the siblings that run at once. Each sibling an endpoint runs is noted on its
+//! An endpoint does the work of at most `max_parallel` (the runtime's setting; `ais serve
+//! --max-parallel`) siblings at a time: each effect's work — a slot's model exchange, a tool
+//! call — takes one of the endpoint's lanes and holds it while it runs; more wait for a lane.
+//! A sibling holds no lane while it waits on the server: to start, for the server to record an
+//! effect's result (the acknowledgement of its `ctx.run`), or to deliver its outcome — so those
+//! round trips overlap the other siblings' work instead of idling a lane (a lane held for the
+//! whole invocation cost a round trip per sibling per lane). Two endpoints behind the
+//! deployment double the work that runs at once. Each sibling an endpoint runs is noted on its
 //! standard error (`ais serve: pid P runs sibling I of SPAWN `S` of run R`).
 
 use crate::journal::RestateJournal;
@@ -54,8 +59,8 @@ pub fn service_name(program: &str) -> String {
     format!("{program}_siblings")
 }
 
-/// The siblings service of the program served as `program`, prepared as `prepared`; at most
-/// `lanes` of its invocations run at once on this endpoint.
+/// The siblings service of the program served as `program`, prepared as `prepared`; the work
+/// of its invocations' effects runs in `lanes`, this endpoint's.
 pub(crate) fn definition(
     program: &str,
     prepared: Arc<Prepared>,
@@ -121,9 +126,6 @@ impl Siblings {
         let job: SiblingJob = serde_json::from_value(job).map_err(|e| {
             TerminalError::new_with_code(400, format!("the input is not a sibling job: {e}"))
         })?;
-        let _lane = self.lanes.acquire().await.map_err(|e| {
-            HandlerError::from(TerminalError::new(format!("the endpoint is closing: {e}")))
-        })?;
         eprintln!(
             "ais serve: pid {} runs sibling {} of SPAWN `{}` of run {}",
             std::process::id(),
@@ -132,7 +134,7 @@ impl Siblings {
             job.run
         );
         let id = format!("{}/s{}", job.run, job.index);
-        let journal = Arc::new(RestateJournal::new(id, ctx.clone()));
+        let journal = Arc::new(RestateJournal::new(id, ctx.clone()).with_lanes(self.lanes.clone()));
         let outcome = self
             .runtime
             .run_sibling(&self.prepared, job, Some(journal))
