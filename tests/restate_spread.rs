@@ -381,13 +381,13 @@ fn appended(dir: &Path) -> Vec<String> {
     lines
 }
 
-/// How many invocations of the kill test's siblings service the server holds as completed.
-async fn completed_siblings(admin: &ais::restate::Admin) -> usize {
+/// How many invocations of the siblings service `service` the server holds as completed.
+async fn completed_siblings(admin: &ais::restate::Admin, service: &str) -> usize {
     let rows = admin
-        .query(
-            "SELECT id FROM sys_invocation WHERE target_service_name = 'append_fan_siblings' \
-             AND status = 'completed'",
-        )
+        .query(&format!(
+            "SELECT id FROM sys_invocation WHERE target_service_name = '{service}' \
+             AND status = 'completed'"
+        ))
         .await
         .unwrap();
     rows.len()
@@ -439,7 +439,7 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
     });
     let admin = ais::restate::Admin::new(&server.admin_url());
     let started = Instant::now();
-    while completed_siblings(&admin).await < KILL_ITEMS.len() - slow.len() {
+    while completed_siblings(&admin, "append_fan_siblings").await < KILL_ITEMS.len() - slow.len() {
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "quick siblings"
@@ -521,5 +521,192 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
     }
     eprintln!(
         "killed the endpoint running siblings {on_victim:?} (slow {lost:?}); the survivor ran {on_survivor:?}"
+    );
+}
+
+/// The files under `root` (relative paths, `/`-separated) with their contents, `.ais/` and the
+/// kill test's own files (lines, markers, release, logs) left out.
+fn published(root: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut todo = vec![root.to_owned()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = e.path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if rel == ".ais" {
+                continue;
+            }
+            if path.is_dir() {
+                todo.push(path);
+            } else if rel.starts_with("staged/") {
+                out.push((rel, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The files left in `root/.ais/stage` (there should be none once a SPAWN applied its stage).
+fn left_staged(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![root.join(".ais/stage")];
+    while let Some(d) = todo.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            if e.path().is_dir() {
+                todo.push(e.path());
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+/// `orchestrator_owned` siblings run as invocations of their own too: each stages a file (and
+/// appends a line to a shared file, an effect that must not repeat), and the orchestrating run
+/// applies every stage after the join, from bytes that came back through Restate's journal.
+///
+/// An endpoint running a slow sibling — its write staged and journaled, its outcome not yet
+/// returned — is killed with SIGKILL, and its disk's share goes with it: the test removes the
+/// stage of each sibling it lost (`.ais/stage/fan/<i>/`). The survivor replays each lost
+/// sibling's write from its journal entry, which writes the staged file back without running
+/// the write again. The report and the published files are `ais run`'s, each line is appended
+/// once, and no staged file is left on either root.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staged_siblings_spread_survive_a_killed_endpoint_and_publish_as_ais_run() {
+    let _shared = ALONE.read().await;
+    let Some(bin) = server_for_tests("restate_spread::staged_kill") else {
+        return;
+    };
+    let server = restate_support::balanced_server(&bin).await;
+    let dir = tempfile::tempdir().unwrap();
+    let shared = dir.path().join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    let program = "tests/fixtures/restate/staged_fan.agir";
+    let start = |name: &str| {
+        let log = dir.path().join(format!("{name}.log"));
+        Served::start(free_port().unwrap(), &shared, &[program], &log)
+    };
+    let (a, b) = (start("a"), start("b"));
+    let balancer = Balancer::start(vec![a.port, b.port]).await;
+    server
+        .register(&format!("http://127.0.0.1:{}", balancer.port))
+        .await
+        .unwrap();
+    let items = format!("items={}", json!(KILL_ITEMS));
+    let run = |dir: &Path| {
+        let dir = format!("dir={}", dir.display());
+        [
+            "run", program, "--task", "staged", "--input", &items, "--input", &dir,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let mut remote = run(&shared);
+    remote.extend(restate_support::engine(&server));
+    remote.extend(["--format".into(), "json".into()]);
+    let remote =
+        std::thread::spawn(move || ais(&remote.iter().map(String::as_str).collect::<Vec<_>>()));
+
+    let slow: Vec<usize> = (0..KILL_ITEMS.len()).filter(|i| i % 2 == 1).collect();
+    let marker = |i: usize| shared.join(format!("waiting {}", KILL_ITEMS[i]));
+    restate_support::wait_for("every slow sibling to wait", || {
+        slow.iter().all(|&i| marker(i).exists())
+    });
+    let admin = ais::restate::Admin::new(&server.admin_url());
+    let started = Instant::now();
+    while completed_siblings(&admin, "staged_fan_siblings").await < KILL_ITEMS.len() - slow.len() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "quick siblings"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        appended(&shared).len(),
+        KILL_ITEMS.len(),
+        "every sibling wrote"
+    );
+    let runs_slow = |e: &Served| -> Vec<usize> {
+        e.noted()
+            .into_iter()
+            .map(|(_, i, _)| i)
+            .filter(|i| i % 2 == 1)
+            .collect()
+    };
+    let (mut victim, survivor) = if runs_slow(&b).is_empty() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let lost = runs_slow(&victim);
+    assert!(!lost.is_empty(), "neither endpoint runs a slow sibling");
+    victim.kill();
+    for &i in &lost {
+        let stage = ais::rt::stage_dir(&shared, "fan", i);
+        assert!(
+            stage
+                .join(format!("staged/{}.txt", KILL_ITEMS[i].replace(' ', "_")))
+                .is_file(),
+            "sibling {i} staged its file before the kill"
+        );
+        std::fs::remove_dir_all(stage).unwrap();
+        std::fs::remove_file(marker(i)).unwrap();
+    }
+    restate_support::wait_for("the lost siblings to wait again", || {
+        lost.iter().all(|&i| marker(i).exists())
+    });
+    std::fs::write(shared.join("release"), "").unwrap();
+    let remote = remote.join().unwrap();
+    assert_eq!(remote.status.code(), Some(0), "{}", text(&remote));
+
+    let local_dir = dir.path().join("local");
+    std::fs::create_dir_all(&local_dir).unwrap();
+    std::fs::write(local_dir.join("release"), "").unwrap();
+    let out = local_dir.to_str().unwrap();
+    let local = run(&local_dir);
+    let local = [
+        &local.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        &["--out", out, "--format", "json"],
+    ]
+    .concat();
+    let local = ais(&local);
+    assert_eq!(local.status.code(), Some(0), "{}", text(&local));
+    let (r, l) = (json_of(&remote), json_of(&local));
+    assert_eq!(l["report"]["answers"][1], "slow 1: released", "{l}");
+    assert_eq!(comparable(r.clone()), comparable(l), "{r}");
+
+    let mut expected: Vec<String> = KILL_ITEMS.map(String::from).to_vec();
+    expected.sort();
+    assert_eq!(appended(&shared), expected, "each write ran once");
+    assert_eq!(appended(&local_dir), expected);
+    let files = published(&shared);
+    assert_eq!(files.len(), KILL_ITEMS.len(), "{files:?}");
+    assert_eq!(files, published(&local_dir));
+    assert!(
+        files.iter().any(
+            |(p, text)| p.contains(&KILL_ITEMS[lost[0]].replace(' ', "_"))
+                && text == &format!("staged by {}\n", KILL_ITEMS[lost[0]])
+        ),
+        "{files:?}"
+    );
+    assert_eq!(left_staged(&shared), Vec::<PathBuf>::new());
+    assert_eq!(left_staged(&local_dir), Vec::<PathBuf>::new());
+    let run_id = r["run"].as_str().unwrap();
+    let (on_survivor, _) = survivor.siblings_of(run_id);
+    assert!(
+        lost.iter().all(|i| on_survivor.contains(i)),
+        "the survivor ran the lost siblings {lost:?}: {on_survivor:?}"
+    );
+    eprintln!(
+        "staged: killed the endpoint running slow siblings {lost:?}; the survivor ran {on_survivor:?}; published {files:?}"
     );
 }
