@@ -13,8 +13,9 @@
 //! Restate invocations of their own ([`crate::siblings`]), the work of at most
 //! [`Endpoint::sibling_lanes`] at a time on each endpoint; work that stays in the run's own
 //! invocation (a CALL's sub-run's siblings) runs one sibling at a time, so the order of a run's
-//! entries in Restate's journal is the program's own in every attempt (see [`crate::journal`]). Scale out with more endpoint processes behind the
-//! deployment's URL (a load balancer: Restate sends a deployment's invocations to its one URL).
+//! entries in Restate's journal is the program's own in every attempt (see [`crate::journal`]).
+//! Scale out with more endpoint processes behind the deployment's URL (a load balancer: Restate
+//! sends a deployment's invocations to its one URL).
 
 use crate::workflow;
 use ais_core::Program;

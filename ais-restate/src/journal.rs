@@ -20,7 +20,7 @@
 //!
 //! # Staged writes
 //!
-//! An `orchestrator_owned` sibling's journal ([`RestateJournal::with_stage`]) records, with
+//! An `orchestrator_owned` sibling's journal (`RestateJournal::with_stage`) records, with
 //! each effect's result, the files of the sibling's stage after it ran, and writes them back
 //! when the effect is answered from the journal: a sibling retried on another endpoint, whose
 //! disk never saw the first attempt's writes, stages them again without running them again

@@ -6,9 +6,9 @@
 //! own output root after the join. On Restate the sibling runs as an invocation of its own, on
 //! any endpoint, so its stage travels as bytes:
 //!
-//! - each effect of the sibling records, beside its value, what its stage holds after it ran
-//!   ([`Staged`]); a replay of the effect (the sibling retried after a crash, on this endpoint
-//!   or another) writes those files back into a fresh stage, so a replayed write is not lost;
+//! - each effect of the sibling records, beside its value, what its stage holds after it ran;
+//!   a replay of the effect (the sibling retried after a crash, on this endpoint or another)
+//!   writes those files back into a fresh stage, so a replayed write is not lost;
 //! - the sibling's outcome carries its stage's files to the orchestrating run
 //!   ([`crate::siblings`]), which writes them into its own stage for the sibling, where the
 //!   SPAWN's apply finds them.
