@@ -25,6 +25,10 @@ const LATENCY_MS: u64 = 50;
 /// Siblings one endpoint runs at once (`ais serve --max-parallel`).
 const LANES: usize = 4;
 
+/// The timed test takes this for writing, every other test of this binary for reading: the
+/// wall time is never measured beside another test's server and endpoints on the same cores.
+static ALONE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
 /// An endpoint serving the spread program on the scripted model `responses`, writing under
 /// `dir/out-NAME`, its standard error in `dir/NAME.log` (not registered).
 fn spread_endpoint(dir: &Path, name: &str, responses: &Path, args: &[&str]) -> Served {
@@ -42,8 +46,37 @@ fn spread_endpoint(dir: &Path, name: &str, responses: &Path, args: &[&str]) -> S
     )
 }
 
+/// A SPAWN of 100 siblings whose model sleeps 50 ms, on one endpoint and then on two (4 lanes
+/// each): the report is `ais run`'s, both endpoints ran siblings, each sibling once — and the
+/// issue's bound on the wall time.
+///
+/// What is timed is the whole `ais run --engine restate` (the CLI's start, the submission
+/// through the ingress, the run's 100 sibling calls, the siblings on the endpoints, the join,
+/// the report back), as a user would time it. The ideal is 100 × 50 ms ÷ the total
+/// parallelism, the parallelism being what the endpoints really run: each sibling's model
+/// exchange takes one of its endpoint's `--max-parallel` lanes for its 50 ms, so 4 lanes per
+/// endpoint. Asserted:
+///
+/// - each time is at least its ideal (1.25 s on one endpoint, 625 ms on two): the lanes
+///   really bound the work, so the ideal is not flattered by more parallelism than claimed;
+/// - on two endpoints, the time is within 2× of the ideal (under 1.25 s), as the issue asks.
+///
+/// Not asserted: the one-endpoint upper bound, and any bound at 0 ms latency (then the time is
+/// all Restate's per-invocation round trips and the dev build's work, which the machine's load
+/// decides). Measured (dev build, 2 shared cores), the lane held for a sibling's effects only
+/// against the lane held for its whole invocation, interleaved at load 3.5–3.9: two endpoints
+/// 763–819 ms (1.22–1.31×) against 825–853 ms (1.32–1.36×), one 1.37–1.43 s against
+/// 1.47–1.49 s; at load 8–9 (not interleaved) two endpoints took 789 / 827 ms against 0.92–1.02 s,
+/// the acknowledgement a lane idled through growing with the load (p50 5 ms, p90 9 ms, max
+/// 17 ms at load 8.8). What is left over the ideal: the CLI and the submission (~50 ms), the
+/// first wave (each endpoint's one thread takes in its 50 invocations while the first 4 model
+/// calls run, which then end 40–90 ms late), ~2 ms a lane cycle (the dev build's slot work and
+/// the timer), the last sibling's outcome and the report (~10 ms). This test takes [`ALONE`]
+/// for writing, so no other test of this binary runs beside it; the assertion's message gives
+/// the machine's load.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spawn_of_100_runs_on_both_endpoints_and_reports_as_ais_run() {
+    let _alone = ALONE.write().await;
     let Some(bin) = server_for_tests("restate_spread::spawn_of_100") else {
         return;
     };
@@ -137,12 +170,24 @@ async fn a_spawn_of_100_runs_on_both_endpoints_and_reports_as_ais_run() {
     let ideal = |endpoints: usize| {
         Duration::from_millis(LATENCY_MS * SIBLINGS as u64 / (LANES * endpoints) as u64)
     };
-    eprintln!(
-        "SPAWN of {SIBLINGS} siblings × {LATENCY_MS} ms, {LANES} lanes per endpoint: one endpoint {one_time:?} (ideal {:?}), two endpoints {two_time:?} (ideal {:?}; a ran {}, b ran {}); ais run in process, 16 at a time: {local_time:?}",
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let measured = format!(
+        "SPAWN of {SIBLINGS} siblings × {LATENCY_MS} ms, {LANES} lanes per endpoint: one endpoint {one_time:?} (ideal {:?}), two endpoints {two_time:?} (ideal {:?}, {:.2}×; a ran {}, b ran {}); ais run in process, 16 at a time: {local_time:?}; load {}",
         ideal(1),
         ideal(2),
+        two_time.as_secs_f64() / ideal(2).as_secs_f64(),
         on_a.len(),
-        on_b.len()
+        on_b.len(),
+        load.trim()
+    );
+    eprintln!("{measured}");
+    assert!(
+        one_time >= ideal(1) && two_time >= ideal(2),
+        "faster than the lanes allow: {measured}"
+    );
+    assert!(
+        two_time <= 2 * ideal(2),
+        "not within 2× of the ideal: {measured}"
     );
 }
 
@@ -160,6 +205,7 @@ fn script(dir: &Path, n: usize, missing: &[usize]) -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_sibling_and_the_step_budget_end_a_restate_run_as_they_end_ais_run() {
+    let _shared = ALONE.read().await;
     let Some(bin) = server_for_tests("restate_spread::faults") else {
         return;
     };
@@ -224,6 +270,7 @@ async fn a_failed_sibling_and_the_step_budget_end_a_restate_run_as_they_end_ais_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
+    let _shared = ALONE.read().await;
     let Some(bin) = server_for_tests("restate_spread::call") else {
         return;
     };
@@ -269,6 +316,7 @@ async fn a_call_is_a_workflow_call_and_reports_as_ais_run() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn siblings_that_ask_a_human_pause_the_run_and_each_answer_resumes_one_as_ais_resume() {
+    let _shared = ALONE.read().await;
     let Some(bin) = server_for_tests("restate_spread::sibling_pause") else {
         return;
     };
@@ -338,13 +386,13 @@ fn appended(dir: &Path) -> Vec<String> {
     lines
 }
 
-/// How many invocations of the kill test's siblings service the server holds as completed.
-async fn completed_siblings(admin: &ais::restate::Admin) -> usize {
+/// How many invocations of the siblings service `service` the server holds as completed.
+async fn completed_siblings(admin: &ais::restate::Admin, service: &str) -> usize {
     let rows = admin
-        .query(
-            "SELECT id FROM sys_invocation WHERE target_service_name = 'append_fan_siblings' \
-             AND status = 'completed'",
-        )
+        .query(&format!(
+            "SELECT id FROM sys_invocation WHERE target_service_name = '{service}' \
+             AND status = 'completed'"
+        ))
         .await
         .unwrap();
     rows.len()
@@ -352,6 +400,7 @@ async fn completed_siblings(admin: &ais::restate::Admin) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_twice() {
+    let _shared = ALONE.read().await;
     let Some(bin) = server_for_tests("restate_spread::kill_mid_spawn") else {
         return;
     };
@@ -395,7 +444,7 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
     });
     let admin = ais::restate::Admin::new(&server.admin_url());
     let started = Instant::now();
-    while completed_siblings(&admin).await < KILL_ITEMS.len() - slow.len() {
+    while completed_siblings(&admin, "append_fan_siblings").await < KILL_ITEMS.len() - slow.len() {
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "quick siblings"
@@ -477,5 +526,192 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
     }
     eprintln!(
         "killed the endpoint running siblings {on_victim:?} (slow {lost:?}); the survivor ran {on_survivor:?}"
+    );
+}
+
+/// The files under `root` (relative paths, `/`-separated) with their contents, `.ais/` and the
+/// kill test's own files (lines, markers, release, logs) left out.
+fn published(root: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut todo = vec![root.to_owned()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = e.path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if rel == ".ais" {
+                continue;
+            }
+            if path.is_dir() {
+                todo.push(path);
+            } else if rel.starts_with("staged/") {
+                out.push((rel, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The files left in `root/.ais/stage` (there should be none once a SPAWN applied its stage).
+fn left_staged(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![root.join(".ais/stage")];
+    while let Some(d) = todo.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            if e.path().is_dir() {
+                todo.push(e.path());
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+/// `orchestrator_owned` siblings run as invocations of their own too: each stages a file (and
+/// appends a line to a shared file, an effect that must not repeat), and the orchestrating run
+/// applies every stage after the join, from bytes that came back through Restate's journal.
+///
+/// An endpoint running a slow sibling — its write staged and journaled, its outcome not yet
+/// returned — is killed with SIGKILL, and its disk's share goes with it: the test removes the
+/// stage of each sibling it lost (`.ais/stage/fan/<i>/`). The survivor replays each lost
+/// sibling's write from its journal entry, which writes the staged file back without running
+/// the write again. The report and the published files are `ais run`'s, each line is appended
+/// once, and no staged file is left on either root.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staged_siblings_spread_survive_a_killed_endpoint_and_publish_as_ais_run() {
+    let _shared = ALONE.read().await;
+    let Some(bin) = server_for_tests("restate_spread::staged_kill") else {
+        return;
+    };
+    let server = restate_support::balanced_server(&bin).await;
+    let dir = tempfile::tempdir().unwrap();
+    let shared = dir.path().join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    let program = "tests/fixtures/restate/staged_fan.agir";
+    let start = |name: &str| {
+        let log = dir.path().join(format!("{name}.log"));
+        Served::start(free_port().unwrap(), &shared, &[program], &log)
+    };
+    let (a, b) = (start("a"), start("b"));
+    let balancer = Balancer::start(vec![a.port, b.port]).await;
+    server
+        .register(&format!("http://127.0.0.1:{}", balancer.port))
+        .await
+        .unwrap();
+    let items = format!("items={}", json!(KILL_ITEMS));
+    let run = |dir: &Path| {
+        let dir = format!("dir={}", dir.display());
+        [
+            "run", program, "--task", "staged", "--input", &items, "--input", &dir,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let mut remote = run(&shared);
+    remote.extend(restate_support::engine(&server));
+    remote.extend(["--format".into(), "json".into()]);
+    let remote =
+        std::thread::spawn(move || ais(&remote.iter().map(String::as_str).collect::<Vec<_>>()));
+
+    let slow: Vec<usize> = (0..KILL_ITEMS.len()).filter(|i| i % 2 == 1).collect();
+    let marker = |i: usize| shared.join(format!("waiting {}", KILL_ITEMS[i]));
+    restate_support::wait_for("every slow sibling to wait", || {
+        slow.iter().all(|&i| marker(i).exists())
+    });
+    let admin = ais::restate::Admin::new(&server.admin_url());
+    let started = Instant::now();
+    while completed_siblings(&admin, "staged_fan_siblings").await < KILL_ITEMS.len() - slow.len() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "quick siblings"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        appended(&shared).len(),
+        KILL_ITEMS.len(),
+        "every sibling wrote"
+    );
+    let runs_slow = |e: &Served| -> Vec<usize> {
+        e.noted()
+            .into_iter()
+            .map(|(_, i, _)| i)
+            .filter(|i| i % 2 == 1)
+            .collect()
+    };
+    let (mut victim, survivor) = if runs_slow(&b).is_empty() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let lost = runs_slow(&victim);
+    assert!(!lost.is_empty(), "neither endpoint runs a slow sibling");
+    victim.kill();
+    for &i in &lost {
+        let stage = ais::rt::stage_dir(&shared, "fan", i);
+        assert!(
+            stage
+                .join(format!("staged/{}.txt", KILL_ITEMS[i].replace(' ', "_")))
+                .is_file(),
+            "sibling {i} staged its file before the kill"
+        );
+        std::fs::remove_dir_all(stage).unwrap();
+        std::fs::remove_file(marker(i)).unwrap();
+    }
+    restate_support::wait_for("the lost siblings to wait again", || {
+        lost.iter().all(|&i| marker(i).exists())
+    });
+    std::fs::write(shared.join("release"), "").unwrap();
+    let remote = remote.join().unwrap();
+    assert_eq!(remote.status.code(), Some(0), "{}", text(&remote));
+
+    let local_dir = dir.path().join("local");
+    std::fs::create_dir_all(&local_dir).unwrap();
+    std::fs::write(local_dir.join("release"), "").unwrap();
+    let out = local_dir.to_str().unwrap();
+    let local = run(&local_dir);
+    let local = [
+        &local.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        &["--out", out, "--format", "json"],
+    ]
+    .concat();
+    let local = ais(&local);
+    assert_eq!(local.status.code(), Some(0), "{}", text(&local));
+    let (r, l) = (json_of(&remote), json_of(&local));
+    assert_eq!(l["report"]["answers"][1], "slow 1: released", "{l}");
+    assert_eq!(comparable(r.clone()), comparable(l), "{r}");
+
+    let mut expected: Vec<String> = KILL_ITEMS.map(String::from).to_vec();
+    expected.sort();
+    assert_eq!(appended(&shared), expected, "each write ran once");
+    assert_eq!(appended(&local_dir), expected);
+    let files = published(&shared);
+    assert_eq!(files.len(), KILL_ITEMS.len(), "{files:?}");
+    assert_eq!(files, published(&local_dir));
+    assert!(
+        files.iter().any(
+            |(p, text)| p.contains(&KILL_ITEMS[lost[0]].replace(' ', "_"))
+                && text == &format!("staged by {}\n", KILL_ITEMS[lost[0]])
+        ),
+        "{files:?}"
+    );
+    assert_eq!(left_staged(&shared), Vec::<PathBuf>::new());
+    assert_eq!(left_staged(&local_dir), Vec::<PathBuf>::new());
+    let run_id = r["run"].as_str().unwrap();
+    let (on_survivor, _) = survivor.siblings_of(run_id);
+    assert!(
+        lost.iter().all(|i| on_survivor.contains(i)),
+        "the survivor ran the lost siblings {lost:?}: {on_survivor:?}"
+    );
+    eprintln!(
+        "staged: killed the endpoint running slow siblings {lost:?}; the survivor ran {on_survivor:?}; published {files:?}"
     );
 }

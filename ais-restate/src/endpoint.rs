@@ -10,12 +10,12 @@
 //! ```
 //!
 //! The endpoint runs on a current-thread runtime of its own. A program's SPAWN siblings run as
-//! Restate invocations of their own ([`crate::siblings`]), at most [`Endpoint::sibling_lanes`]
-//! at a time on each endpoint; work that stays in the run's own invocation (a CALL's sub-run's
-//! siblings, `orchestrator_owned` siblings) runs one sibling at a time, so the order of a run's
-//! entries in Restate's journal is the program's own in every attempt (see
-//! [`crate::journal`]). Scale out with more endpoint processes behind the deployment's URL (a
-//! load balancer: Restate sends a deployment's invocations to its one URL).
+//! Restate invocations of their own ([`crate::siblings`]), the work of at most
+//! [`Endpoint::sibling_lanes`] at a time on each endpoint; work that stays in the run's own
+//! invocation (a CALL's sub-run's siblings) runs one sibling at a time, so the order of a run's
+//! entries in Restate's journal is the program's own in every attempt (see [`crate::journal`]).
+//! Scale out with more endpoint processes behind the deployment's URL (a load balancer: Restate
+//! sends a deployment's invocations to its one URL).
 
 use crate::workflow;
 use ais_core::Program;
@@ -62,8 +62,10 @@ impl Endpoint {
         }
     }
 
-    /// At most `n` SPAWN siblings run at once on this endpoint (default
-    /// [`ais_rt::DEFAULT_MAX_PARALLEL`]; at least one); more wait for a lane.
+    /// At most `n` SPAWN siblings do their work at once on this endpoint (default
+    /// [`ais_rt::DEFAULT_MAX_PARALLEL`]; at least one): each effect of a sibling (a model
+    /// exchange, a tool call) runs in one of `n` lanes, and more wait for a lane; a sibling
+    /// waiting on the Restate server holds none ([`crate::siblings`]).
     pub fn sibling_lanes(mut self, n: usize) -> Endpoint {
         self.lanes = n.max(1);
         self

@@ -14,10 +14,17 @@
 //! same entries in the same order. So effects take a FIFO turn ([`tokio::sync::Mutex`]) around
 //! their `ctx.run`; a SPAWN's siblings and a CALL's callee leave the invocation as calls of
 //! their own ([`crate::siblings`]), made and awaited in order within one turn; and what stays
-//! in the invocation (the siblings of a CALL run in process, `orchestrator_owned` siblings)
-//! runs one sibling at a time on the endpoint's current-thread runtime (see
-//! [`crate::endpoint`]): the order of the entries is then the program's own, the same in every
-//! attempt.
+//! in the invocation (the siblings of a CALL run in process) runs one sibling at a time on the
+//! endpoint's current-thread runtime (see [`crate::endpoint`]): the order of the entries is
+//! then the program's own, the same in every attempt.
+//!
+//! # Staged writes
+//!
+//! An `orchestrator_owned` sibling's journal (`RestateJournal::with_stage`) records, with
+//! each effect's result, the files of the sibling's stage after it ran, and writes them back
+//! when the effect is answered from the journal: a sibling retried on another endpoint, whose
+//! disk never saw the first attempt's writes, stages them again without running them again
+//! ([`crate::stage`]).
 //!
 //! # Effects that must not repeat
 //!
@@ -34,8 +41,10 @@ use restate_sdk::context::RunFuture;
 use restate_sdk::endpoint::ContextInternal;
 use restate_sdk::errors::{HandlerError, TerminalError};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use tokio::sync::Semaphore;
 
 /// The message of the terminal outcome recorded for an effect found in flight.
 const IN_FLIGHT: &str = "ais: in flight at a crash, may have run once";
@@ -52,6 +61,15 @@ pub struct RestateJournal {
     pub(crate) siblings: Option<String>,
     /// The workflows a CALL's callee runs as, by the digest of their program.
     pub(crate) workflows: Option<Arc<HashMap<String, String>>>,
+    /// The run's output root, where an offloaded `orchestrator_owned` sibling's staged files
+    /// are written back into its stage ([`crate::siblings`]).
+    pub(crate) stage_root: Option<PathBuf>,
+    /// The endpoint's lanes, when each effect's work takes one (a sibling's journal,
+    /// [`crate::siblings`]).
+    lanes: Option<Arc<Semaphore>>,
+    /// The stage of an `orchestrator_owned` sibling: each effect records what it holds, and a
+    /// replayed effect writes it back ([`crate::stage`]).
+    stage: Option<PathBuf>,
 }
 
 impl RestateJournal {
@@ -64,7 +82,26 @@ impl RestateJournal {
             state: Mutex::new(History::default()),
             siblings: None,
             workflows: None,
+            stage_root: None,
+            lanes: None,
+            stage: None,
         }
+    }
+
+    /// Records the files of the stage `dir` with each effect's result, and writes them back
+    /// into it when an effect is answered from the journal (an `orchestrator_owned` sibling
+    /// retried after a crash, [`crate::stage`]).
+    pub(crate) fn with_stage(mut self, dir: PathBuf) -> RestateJournal {
+        self.stage = Some(dir);
+        self
+    }
+
+    /// Runs each effect's work in one of `lanes`: waits for a lane when all are taken, and
+    /// holds it while the work runs — not while the server records the result, nor while the
+    /// effect is answered from the journal.
+    pub(crate) fn with_lanes(mut self, lanes: Arc<Semaphore>) -> RestateJournal {
+        self.lanes = Some(lanes);
+        self
     }
 
     /// Runs a CALL whose callee is one of `workflows` (workflow names by the digest of their
@@ -72,6 +109,13 @@ impl RestateJournal {
     /// the caller's invocation.
     pub fn with_workflows(mut self, workflows: Arc<HashMap<String, String>>) -> RestateJournal {
         self.workflows = Some(workflows);
+        self
+    }
+
+    /// Writes the staged files an offloaded `orchestrator_owned` sibling returns into its stage
+    /// below `root` (the run's output root), where the SPAWN applies them.
+    pub fn with_stage_root(mut self, root: PathBuf) -> RestateJournal {
+        self.stage_root = Some(root);
         self
     }
 
@@ -87,6 +131,27 @@ impl RestateJournal {
     /// the sibling calls.
     pub(crate) fn ctx(&self) -> &ContextInternal {
         &self.ctx
+    }
+
+    /// A staged sibling's effect result as recorded (`{"value", "staged"}`): the value, with
+    /// the stage written back from the record when the effect was `replayed`.
+    fn unstage(
+        &self,
+        dir: &Path,
+        recorded: Json,
+        replayed: bool,
+        effect: &Effect,
+    ) -> Result<Json, TerminalError> {
+        let entry: crate::stage::Staged = serde_json::from_value(recorded).map_err(|e| {
+            TerminalError::new(format!(
+                "the journal entry of {} is not a staged effect's: {e}",
+                effect.key
+            ))
+        })?;
+        if replayed {
+            crate::stage::write(dir, &entry.staged).map_err(TerminalError::new)?;
+        }
+        Ok(entry.value)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, History> {
@@ -132,18 +197,46 @@ impl Journal for RestateJournal {
                     .map_err(|e| JournalError::Store(e.message().to_owned()))?;
             }
             let fresh = &fresh;
+            let lanes = self.lanes.as_deref();
+            let stage = self.stage.as_deref();
+            let ran = AtomicBool::new(false);
+            let ran = &ran;
             let result = self
                 .ctx
                 .run(move || async move {
                     if once && !fresh.load(Ordering::SeqCst) {
                         return Err(HandlerError::from(TerminalError::new(IN_FLIGHT)));
                     }
-                    Ok(restate_sdk::serde::Json(work.await))
+                    ran.store(true, Ordering::SeqCst);
+                    let value = {
+                        // A closed semaphore (never: the endpoint holds it) would only mean no
+                        // lane.
+                        let _lane = match lanes {
+                            Some(l) => l.acquire().await.ok(),
+                            None => None,
+                        };
+                        work.await
+                    };
+                    let Some(dir) = stage else {
+                        return Ok(restate_sdk::serde::Json(value));
+                    };
+                    let staged = crate::stage::snapshot(dir)
+                        .map_err(|e| HandlerError::from(TerminalError::new(e)))?;
+                    let entry = crate::stage::Staged { value, staged };
+                    serde_json::to_value(entry)
+                        .map(restate_sdk::serde::Json)
+                        .map_err(|e| HandlerError::from(TerminalError::new(e.to_string())))
                 })
                 .name(name)
                 .await;
+            let result = match (result, stage) {
+                (Ok(restate_sdk::serde::Json(v)), Some(dir)) => {
+                    self.unstage(dir, v, !ran.load(Ordering::SeqCst), &effect)
+                }
+                (other, _) => other.map(|restate_sdk::serde::Json(v)| v),
+            };
             match result {
-                Ok(restate_sdk::serde::Json(v)) => Ok(v),
+                Ok(v) => Ok(v),
                 Err(e) if e.message() == IN_FLIGHT => Err(JournalError::InFlight {
                     run: self.id.clone(),
                     effect: Box::new(effect),

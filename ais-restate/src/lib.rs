@@ -14,6 +14,7 @@
 //! - [`Admin`]: the runs a server holds (`ais runs --engine restate`).
 //! - [`journal`]: the seam on `ctx.run`.
 //! - [`siblings`]: SPAWN siblings as invocations of their own, over every endpoint.
+//! - [`stage`]: an `orchestrator_owned` sibling's staged writes, carried through the journal.
 //! - [`server`]: a local `restate-server` child process (tests, trying it out).
 #![deny(missing_docs)]
 
@@ -23,6 +24,7 @@ pub mod endpoint;
 pub mod journal;
 pub mod server;
 pub mod siblings;
+pub mod stage;
 pub mod workflow;
 
 pub use admin::{Admin, RunListing};

@@ -8,6 +8,14 @@
 //! once per sibling, so Restate dispatches the siblings to the service's deployment — every
 //! endpoint process behind it — and joins them through their results.
 //!
+//! An `orchestrator_owned` SPAWN's siblings run so too. Each stages its writes on the endpoint
+//! that runs it, every effect's journal entry holding the stage's files ([`crate::stage`]); the
+//! invocation returns its stage's files with its outcome and removes the stage; the
+//! orchestrating run writes them into its own stage for that sibling (`.ais/stage/<id>/<i>/`
+//! under its output root), from which the SPAWN applies every sibling's writes after the join
+//! in sibling order, as in process. A replay of the orchestrating run gets the same bytes from
+//! the call's journal entry and writes them again: the apply publishes the same files.
+//!
 //! # The context, serially (restatedev/sdk-rust #89)
 //!
 //! The calls are made in sibling order, within the journal's turn, and awaited one at a time
@@ -27,12 +35,18 @@
 //!
 //! # Each endpoint's share
 //!
-//! An endpoint runs at most `max_parallel` (the runtime's setting; `ais serve --max-parallel`)
-//! sibling invocations at a time; more wait for a lane. Two endpoints behind the deployment
-//! double the siblings that run at once. Each sibling an endpoint runs is noted on its
+//! An endpoint does the work of at most `max_parallel` (the runtime's setting; `ais serve
+//! --max-parallel`) siblings at a time: each effect's work — a slot's model exchange, a tool
+//! call — takes one of the endpoint's lanes and holds it while it runs; more wait for a lane.
+//! A sibling holds no lane while it waits on the server: to start, for the server to record an
+//! effect's result (the acknowledgement of its `ctx.run`), or to deliver its outcome — so those
+//! round trips overlap the other siblings' work instead of idling a lane (a lane held for the
+//! whole invocation cost a round trip per sibling per lane). Two endpoints behind the
+//! deployment double the work that runs at once. Each sibling an endpoint runs is noted on its
 //! standard error (`ais serve: pid P runs sibling I of SPAWN `S` of run R`).
 
 use crate::journal::RestateJournal;
+use crate::stage::StagedFile;
 use crate::workflow::{discovery_service, handler};
 use ais_rt::journal::offload::{CallJob, CallOutcome, Offload, SiblingJob, SiblingOutcome};
 use ais_rt::journal::{BoxFuture, JournalError};
@@ -44,6 +58,7 @@ use restate_sdk::errors::{HandlerError, TerminalError};
 use restate_sdk::serde::Json;
 use restate_sdk::service::macro_support::{ServiceBoxFuture, service_definition};
 use restate_sdk::service::{Service, ServiceDefinition};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -54,8 +69,8 @@ pub fn service_name(program: &str) -> String {
     format!("{program}_siblings")
 }
 
-/// The siblings service of the program served as `program`, prepared as `prepared`; at most
-/// `lanes` of its invocations run at once on this endpoint.
+/// The siblings service of the program served as `program`, prepared as `prepared`; the work
+/// of its invocations' effects runs in `lanes`, this endpoint's.
 pub(crate) fn definition(
     program: &str,
     prepared: Arc<Prepared>,
@@ -121,9 +136,6 @@ impl Siblings {
         let job: SiblingJob = serde_json::from_value(job).map_err(|e| {
             TerminalError::new_with_code(400, format!("the input is not a sibling job: {e}"))
         })?;
-        let _lane = self.lanes.acquire().await.map_err(|e| {
-            HandlerError::from(TerminalError::new(format!("the endpoint is closing: {e}")))
-        })?;
         eprintln!(
             "ais serve: pid {} runs sibling {} of SPAWN `{}` of run {}",
             std::process::id(),
@@ -132,15 +144,49 @@ impl Siblings {
             job.run
         );
         let id = format!("{}/s{}", job.run, job.index);
-        let journal = Arc::new(RestateJournal::new(id, ctx.clone()));
+        let stage = self
+            .prepared
+            .stages_writes(job.step, &job.instruction)
+            .then(|| ais_rt::stage_dir(self.runtime.out_dir(), &job.instruction, job.index));
+        let mut journal = RestateJournal::new(id, ctx.clone()).with_lanes(self.lanes.clone());
+        if let Some(dir) = &stage {
+            journal = journal.with_stage(dir.clone());
+        }
         let outcome = self
             .runtime
-            .run_sibling(&self.prepared, job, Some(journal))
+            .run_sibling(&self.prepared, job, Some(Arc::new(journal)))
             .await;
-        let json = serde_json::to_value(outcome)
+        // The stage leaves with the outcome: the orchestrating run writes it into its own.
+        let staged = match &stage {
+            Some(dir) => {
+                let files = crate::stage::snapshot(dir).map_err(TerminalError::new)?;
+                match std::fs::remove_dir_all(dir) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(TerminalError::new(format!(
+                            "removing the stage {}: {e}",
+                            dir.display()
+                        ))
+                        .into());
+                    }
+                    _ => files,
+                }
+            }
+            None => Vec::new(),
+        };
+        let json = serde_json::to_value(Returned { outcome, staged })
             .map_err(|e| TerminalError::new(format!("the sibling's outcome: {e}")))?;
         Ok(Json(json))
     }
+}
+
+/// What a sibling invocation returns: the sibling's outcome and, for an `orchestrator_owned`
+/// SPAWN, the files its stage held at its end ([`crate::stage`]).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Returned {
+    outcome: SiblingOutcome,
+    #[serde(default)]
+    staged: Vec<StagedFile>,
 }
 
 impl Offload for RestateJournal {
@@ -167,20 +213,43 @@ impl Offload for RestateJournal {
                         name: service.clone(),
                         handler: "run".into(),
                     };
-                    in_flight.push_back(self.ctx().call::<Json<SiblingJob>, Json<SiblingOutcome>>(
+                    let stage = self
+                        .stage_root
+                        .as_ref()
+                        .map(|root| ais_rt::stage_dir(root, &job.instruction, job.index));
+                    let call = self.ctx().call::<Json<SiblingJob>, Json<Returned>>(
                         target,
                         None,
                         None,
                         None,
                         Vec::new(),
                         Json(job),
-                    ));
+                    );
+                    in_flight.push_back((call, stage));
                 }
-                let Some(call) = in_flight.pop_front() else {
+                let Some((call, stage)) = in_flight.pop_front() else {
                     break;
                 };
                 match call.await {
-                    Ok(Json(outcome)) => out.push(outcome),
+                    Ok(Json(Returned { outcome, staged })) => {
+                        // Into this run's stage for the sibling, where the SPAWN applies it
+                        // (again, the same bytes, when this run is replayed).
+                        if !staged.is_empty() {
+                            let Some(dir) = stage else {
+                                return Err(JournalError::Store(format!(
+                                    "sibling {} of the SPAWN staged files, and this run's journal has no output root to stage them in",
+                                    out.len()
+                                )));
+                            };
+                            crate::stage::write(&dir, &staged).map_err(|e| {
+                                JournalError::Store(format!(
+                                    "the staged files of sibling {} of the SPAWN: {e}",
+                                    out.len()
+                                ))
+                            })?;
+                        }
+                        out.push(outcome);
+                    }
                     Err(e) => {
                         return Err(JournalError::Store(format!(
                             "sibling {} of the SPAWN failed as a Restate invocation of `{service}`: {}",

@@ -266,7 +266,8 @@ impl ProgramWorkflow {
         Arc::new(
             RestateJournal::new(id, ctx.clone())
                 .with_siblings(self.siblings.clone())
-                .with_workflows(self.workflows.clone()),
+                .with_workflows(self.workflows.clone())
+                .with_stage_root(self.runtime.out_dir().to_owned()),
         )
     }
 

@@ -285,6 +285,13 @@ impl RuntimeBuilder {
     }
 }
 
+/// Where an `orchestrator_owned` SPAWN's sibling `index` stages its writes under the output
+/// root `out`: `.ais/stage/<instruction>/<index>/` (the instruction id made file-safe). The SPAWN
+/// applies every sibling's stage to the root after its join, in sibling order.
+pub fn stage_dir(out: &Path, instruction: &str, index: usize) -> PathBuf {
+    machine::spawn::spawn_dir(out, "stage", instruction, index)
+}
+
 /// The runtime: runs and resumes programs.
 #[derive(Clone)]
 pub struct Runtime {
@@ -327,6 +334,11 @@ impl Runtime {
             read_roots: Vec::new(),
             allow_net: Vec::new(),
         }
+    }
+
+    /// The output root every artifact lands under.
+    pub fn out_dir(&self) -> &Path {
+        &self.settings.out_dir
     }
 
     /// Checks (applying mechanical repairs, each a deviation), lowers and resolves a program

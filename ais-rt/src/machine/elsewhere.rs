@@ -10,7 +10,7 @@ use super::{Answer, Run, Settings, Stop};
 use crate::journal::offload::{CallJob, CallOutcome, Offload, SiblingJob, SiblingOutcome};
 use crate::journal::{Journal, Json};
 use crate::report::{Fault, FaultKind, Pause, RunOutcome};
-use ais_core::{Isolation, Value};
+use ais_core::Value;
 use std::sync::Arc;
 
 /// A journaled run's sibling runner, looked up once: the journal the jobs name as their run,
@@ -23,23 +23,17 @@ pub(super) struct Runner<'j> {
 
 impl Run {
     /// The runner of this run's journal, when it has one and the run commits its steps (it is
-    /// not a CALL's sub-run: its program is not the one the journal serves).
-    fn runner(&self) -> Option<Runner<'_>> {
+    /// not a CALL's sub-run: its program is not the one the journal serves). A SPAWN's
+    /// siblings run there, `orchestrator_owned` ones too: such a sibling stages its writes where
+    /// it runs, and the runner brings them back into this run's stage (`.ais/stage/<id>/<i>/`
+    /// under the output root, [`stage_dir`](crate::stage_dir)) before it returns the outcome,
+    /// so the SPAWN applies them as it applies siblings staged in process.
+    pub(super) fn runner(&self) -> Option<Runner<'_>> {
         let d = self.durable.as_deref().filter(|d| d.commits)?;
         Some(Runner {
             journal: &*d.journal,
             offload: d.journal.offload()?,
         })
-    }
-
-    /// Where this SPAWN's siblings run elsewhere: the run's [runner](Self::runner), unless the
-    /// siblings' writes are staged for the orchestrator to apply from its own disk (`None`:
-    /// they run in this process).
-    pub(super) fn sibling_runner(&self, ctl: &SpawnCtl) -> Option<Runner<'_>> {
-        if ctl.isolation == Isolation::OrchestratorOwned {
-            return None;
-        }
-        self.runner()
     }
 
     /// The callee of a CALL as a job for the run's [runner](Self::runner), with the runner.

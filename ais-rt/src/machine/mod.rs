@@ -22,7 +22,7 @@ pub(crate) mod pause;
 pub mod plan;
 pub(crate) mod replay;
 mod slot;
-mod spawn;
+pub(crate) mod spawn;
 mod stall;
 
 use crate::model::Model;

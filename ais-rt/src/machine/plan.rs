@@ -191,6 +191,16 @@ impl Prepared {
         &self.digest
     }
 
+    /// Whether step `step` is the SPAWN `instruction` and `orchestrator_owned`: its siblings
+    /// stage their writes ([`crate::stage_dir`]) for the orchestrator to apply after the join.
+    pub fn stages_writes(&self, step: usize, instruction: &str) -> bool {
+        self.steps
+            .get(step)
+            .filter(|s| s.id == instruction)
+            .and_then(|s| s.spawn.as_ref())
+            .is_some_and(|c| c.isolation == Isolation::OrchestratorOwned)
+    }
+
     /// Checks (with the mechanical repairs of ladder step 1, each a deviation), lowers and
     /// resolves `program`.
     ///

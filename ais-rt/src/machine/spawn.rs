@@ -130,7 +130,7 @@ impl Run {
             .max(1);
         let (to_run, mut results, mut waiting) = self.siblings_to_run(at, step, subtasks)?;
         self.count_siblings(step, to_run.len())?;
-        let ran = match self.sibling_runner(ctl) {
+        let ran = match self.runner() {
             Some(runner) => self.run_elsewhere(runner, at, step, ctl, to_run).await?,
             None => self.run_here(at, step, ctl, to_run, limit).await?,
         };
@@ -466,7 +466,7 @@ impl Run {
 
 /// The folder of sibling `i` of SPAWN `id` under `root/.ais/<kind>/` (`kind`: `spawn` for a
 /// private-write sibling, `stage` for one whose writes are staged).
-fn spawn_dir(root: &Path, kind: &str, id: &str, i: usize) -> PathBuf {
+pub(crate) fn spawn_dir(root: &Path, kind: &str, id: &str, i: usize) -> PathBuf {
     let id = super::exec::file_safe(id);
     root.join(".ais").join(kind).join(id).join(i.to_string())
 }
