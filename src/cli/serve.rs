@@ -29,7 +29,8 @@ pub struct ServeArgs {
     /// The step budget of each run [default: 10000].
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
-    /// At most N SPAWN siblings run at once on this endpoint; every endpoint behind the
+    /// At most N SPAWN siblings do their work (a model exchange, a tool call) at once on this
+    /// endpoint; a sibling waiting on the server holds none. Every endpoint behind the
     /// deployment adds its N [default: 16].
     #[arg(long, value_name = "N")]
     pub max_parallel: Option<usize>,

@@ -16,9 +16,15 @@
 //! The machine keeps everything else: the sibling cap and the step budget are checked before
 //! any job is handed over, the results are joined in sibling order, a failed sibling is an
 //! error value of the join, a fault of any sibling is the run's fault, a sibling's question
-//! pauses the SPAWN before its join. Siblings whose writes the orchestrator applies
-//! (`orchestrator_owned`: staged on the disk of the process that ran them) and siblings of a
-//! CALL's sub-run stay in process.
+//! pauses the SPAWN before its join. Siblings of a CALL's sub-run stay in process.
+//!
+//! Siblings whose writes the orchestrator applies (`orchestrator_owned`) are handed over too,
+//! and then the runner owes the machine their staged files: a sibling stages its writes on the
+//! disk of the process that ran it, and before its outcome comes back the runner must have put
+//! them in this run's stage for that sibling ([`crate::stage_dir`] under the output root), each
+//! path checked as any destination is — the SPAWN then applies them after the join exactly as it
+//! applies siblings staged in process. (The Restate runner carries them in the sibling's journaled
+//! effect results, so a sibling replayed on another endpoint brings them back too.)
 //!
 //! A CALL's callee may run elsewhere too ([`Offload::call`]): a [`CallJob`] (the callee's
 //! program by digest, the values the CALL binds, the caller's remaining step budget, the
