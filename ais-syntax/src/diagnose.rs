@@ -368,6 +368,12 @@ fn check_help(
                 "guard `{id}`'s edges on `{on}`: `{id} -> next if {on} == …;` and a default edge `{id} -> fallback else;`"
             )
         }
+        CheckId::G6 if f.message.contains("has no explicit guards") => {
+            let answer = quoted(f, 1).unwrap_or("the answer");
+            format!(
+                "parse `{answer}` into a carry in a step of its own (`parse: CODE({answer}) -> approved = {answer} == \"yes\";`), then guard `{id}`'s edges on it: `{id} -> next if approved == true;` and a default edge `{id} -> fallback else;`"
+            )
+        }
         CheckId::G6 if f.kind == Some(FindingKind::HumanGateOnDerived) => {
             let on = quoted(f, 1).unwrap_or("it");
             format!(
