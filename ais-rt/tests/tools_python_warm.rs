@@ -258,3 +258,58 @@ async fn a_waiting_child_killed_from_outside_is_replaced() {
     );
     assert_eq!(worker_of(&ctx).await, worker, "the worker was retired");
 }
+
+/// Freed memory is not cleared: a call that reads its own memory raw (`/proc/self/mem`, every
+/// writable mapping) must not find there what an earlier call was given or returned, in the
+/// pages its child copied from the worker (the worker's input buffer, the result it relayed).
+#[tokio::test]
+async fn a_call_cannot_find_the_previous_calls_arguments_or_result_in_its_memory() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let secret = PythonTool::new(
+        "secret",
+        "return 'returned-' + token[::-1]",
+        Some(vec!["token".into()]),
+    );
+    let mut args = ToolArgs::default();
+    args.params
+        .insert("token".into(), Value::from("tsoh-nevig-terces"));
+    let got = secret.call(args, &ctx).await.unwrap();
+    assert_eq!(got, Value::from("returned-secret-given-host"));
+    // Searched in halves: the whole marker never exists in this call, so a hit is a copy of
+    // the other call's data.
+    let scan = r#"marks = [(b"tsoh" + b"-", b"nevig"), (b"secret" + b"-", b"given")]
+found = []
+with open("/proc/self/mem", "rb", buffering=0) as mem:
+    for line in open("/proc/self/maps"):
+        f = line.split()
+        if not f[1].startswith("rw"):
+            continue
+        start, end = (int(x, 16) for x in f[0].split("-"))
+        try:
+            mem.seek(start)
+            data = mem.read(end - start)
+        except OSError:
+            continue
+        for head, tail in marks:
+            i = data.find(head)
+            while i >= 0:
+                if data[i + len(head):i + len(head) + len(tail)] == tail:
+                    found.append("%s in %s" % (tail.decode(), f[5] if len(f) > 5 else "anonymous memory"))
+                    break
+                i = data.find(head, i + 1)
+return found
+"#;
+    // The call right after (its child was forked while the secret call ran) and the one after
+    // that (forked once the worker had relayed the secret result).
+    for nth in ["first", "second"] {
+        assert_eq!(
+            run(scan, &ctx).await.unwrap(),
+            Value::List(vec![]),
+            "the {nth} call after finds the secret call's argument or result in its memory"
+        );
+    }
+}
