@@ -313,3 +313,33 @@ return found
         );
     }
 }
+
+/// The worker reads requests into a buffer that grows, and relays results in pieces: a large
+/// argument and a large result cross whole, the calls after them still work, and a result past
+/// the output cap stops the call.
+#[tokio::test]
+async fn large_arguments_and_results_cross_whole_and_a_result_past_the_cap_is_stopped() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let echo = PythonTool::new("echo", "return [len(s), s * 3]", Some(vec!["s".into()]));
+    for size in [300_000, 10, 1_000_000, 3] {
+        let text: String = "ab\u{e9}".repeat(size / 3);
+        let mut args = ToolArgs::default();
+        args.params.insert("s".into(), Value::from(text.as_str()));
+        let got = echo.call(args, &ctx).await.unwrap().to_json();
+        assert_eq!(got[0], serde_json::json!(text.chars().count()));
+        assert_eq!(got[1].as_str().map(str::len), Some(3 * text.len()));
+        assert!(got[1].as_str().unwrap().starts_with(&text));
+    }
+    let err = run("return 'x' * (5 * 1024 * 1024)", &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::OutputLimit, "{err:?}");
+    assert_eq!(
+        run("return 'after'", &ctx).await.unwrap(),
+        Value::from("after")
+    );
+}

@@ -293,6 +293,7 @@ def _call(spec_line, args_line):
 import _random  # noqa: E402
 import errno  # noqa: E402
 import gc  # noqa: E402
+import mmap  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
 import shutil  # noqa: E402
@@ -345,8 +346,20 @@ _STDOUT = _STDERR = None  # a call's sys.stdout and sys.stderr, made once by the
 _ZEROS = memoryview(bytes(1 << 16))
 
 
+def _private(size):
+    """A buffer for call data: memory the worker's children do not get (MADV_DONTFORK), so a
+    call's child finds none of it, and the worker's writes to it copy no page; wiped after use
+    all the same."""
+    buf = mmap.mmap(-1, size)
+    try:
+        buf.madvise(mmap.MADV_DONTFORK)
+    except (AttributeError, OSError):
+        pass  # wiping is what remains
+    return buf
+
+
 def _wipe(buf, end, start=0):
-    """Zeroes bytes `start`..`end` of the bytearray `buf`."""
+    """Zeroes bytes `start`..`end` of the buffer `buf`."""
     with memoryview(buf) as view:
         while start < end:
             n = min(end - start, len(_ZEROS))
@@ -382,10 +395,11 @@ def _read_all(fd):
 class _Requests:
     """The worker's standard input: requests are read into one buffer, handed to the spare
     from it and wiped from it, so no copy of a call's arguments is left in the worker's memory
-    (freed memory is not cleared) for a spare forked later to find."""
+    (freed memory is not cleared) for a spare forked later to find; and the buffer is not
+    mapped in the spares at all."""
 
     def __init__(self, fd):
-        self.fd, self.buf, self.filled = fd, bytearray(1 << 16), 0
+        self.fd, self.buf, self.filled = fd, _private(1 << 16), 0
 
     def next(self):
         """The next request, as (the end of its tool line, its end) in `buf`; None at EOF."""
@@ -395,9 +409,10 @@ class _Requests:
             if j >= 0:
                 return i, j + 1
             if self.filled == len(self.buf):
-                bigger = bytearray(2 * len(self.buf))
+                bigger = _private(2 * len(self.buf))
                 bigger[:self.filled] = memoryview(self.buf)[:self.filled]
                 _wipe(self.buf, self.filled)
+                self.buf.close()
                 self.buf = bigger
             with memoryview(self.buf) as view:
                 n = os.readv(self.fd, [view[self.filled:]])
@@ -415,7 +430,7 @@ class _Requests:
         self.filled = rest
 
 
-_RELAYED = bytearray(1 << 16)  # what a call prints and returns passes through here, and is wiped
+_RELAYED = _private(1 << 16)  # what a call prints and returns passes through here, and is wiped
 
 
 def _relay(frames, spare):

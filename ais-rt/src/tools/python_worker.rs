@@ -24,9 +24,10 @@
 //!
 //! - **Memory.** The spare is a copy of the worker, and the worker holds nothing of any call
 //!   when it forks: a request is read into one buffer, written to its child and zeroed there;
-//!   a call's output and result pass through one buffer, zeroed after the call; neither is
-//!   ever parsed into Python objects (freed memory is not cleared, so a copy left anywhere
-//!   would be readable by a later call through `/proc/self/mem`). The worker and its children
+//!   a call's output and result pass through one buffer, zeroed after the call; both are
+//!   mapped `MADV_DONTFORK`, so no child has them at all, and neither's contents are ever
+//!   parsed into Python objects (freed memory is not cleared, so a copy left anywhere would be
+//!   readable by a later call through `/proc/self/mem`). The worker and its children
 //!   are non-dumpable, so no other process of the user can read or write their memory
 //!   (`ptrace`, `/proc/<pid>/mem`, `process_vm_writev`).
 //! - **Descriptors.** Only the worker writes the spare's request pipe and reads its output and
