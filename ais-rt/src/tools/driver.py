@@ -646,6 +646,13 @@ def _serve():
     _FORK, _RESEED = _forker()
     _precompile(_WARM[0])
     _warm()
+    # What else a spare does first (harmless here: an empty flush, a handler already set, a
+    # new seed), so that the caches it fills are the worker's too.
+    if _RESEED:
+        _reseed()
+    _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+    _STDOUT.flush()
+    _STDERR.flush()
     spare = _fork_spare()
     while True:
         got = requests.next()
