@@ -477,11 +477,18 @@ def _relay(frames, spare):
     return bool(taken), status
 
 
-def _attributes(limits_fd):
+def _own_files():
+    """Descriptors on this process's /proc/self/limits and /proc/self/cgroup, for
+    `_attributes`."""
+    return tuple(os.open(f, os.O_RDONLY | os.O_CLOEXEC) for f in ("/proc/self/limits",
+                                                                  "/proc/self/cgroup"))
+
+
+def _attributes(files):
     """What another process of the same user can change about this one from outside, and a call
-    would see: its resource limits (`limits_fd`: its /proc/self/limits), nice value, scheduling
-    policy and CPU affinity."""
-    return (os.pread(limits_fd, 8192, 0), os.getpriority(os.PRIO_PROCESS, 0),
+    would see: its resource limits and control group (`files`, from `_own_files`), nice value,
+    scheduling policy and CPU affinity."""
+    return (tuple(os.pread(fd, 8192, 0) for fd in files), os.getpriority(os.PRIO_PROCESS, 0),
             os.sched_getscheduler(0), os.sched_getaffinity(0))
 
 
@@ -558,13 +565,14 @@ def _fork_spare():
             os.dup2(res_w, 3, inheritable=False)
             # Every other descriptor is the worker's: its frames to ais, the other pipe ends.
             os.closerange(4, _MAX_FD)
-            limits = os.open("/proc/self/limits", os.O_RDONLY | os.O_CLOEXEC)
+            own = _own_files()
             request = _read_all(0)
             tmp, _, request = request.partition(b"\n")
             spec_line, _, args_line = request.partition(b"\n")
-            if not args_line or _attributes(limits) != _ATTRIBUTES:
+            if not args_line or _attributes(own) != _ATTRIBUTES:
                 os._exit(0)  # the worker went away, or something changed this process
-            os.close(limits)
+            for fd in own:
+                os.close(fd)
             _signal.signal(_signal.SIGINT, _signal.default_int_handler)
             null = os.open(os.devnull, os.O_RDONLY)
             os.dup2(null, 0)
@@ -632,15 +640,15 @@ class _Tmp:
 
 
 def _serve():
-    global _STDOUT, _STDERR, _CHILDREN_FD, _LIMITS_FD, _ATTRIBUTES, _TMP, _FORK, _RESEED
+    global _STDOUT, _STDERR, _CHILDREN_FD, _OWN, _ATTRIBUTES, _TMP, _FORK, _RESEED
     frames = os.dup(1)
     os.dup2(2, 1)
     _STDOUT = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
     _STDERR = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
     _LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     _CHILDREN_FD = os.open("/proc/self/task/%d/children" % os.getpid(), os.O_RDONLY | os.O_CLOEXEC)
-    _LIMITS_FD = os.open("/proc/self/limits", os.O_RDONLY | os.O_CLOEXEC)
-    _ATTRIBUTES = _attributes(_LIMITS_FD)
+    _OWN = _own_files()
+    _ATTRIBUTES = _attributes(_OWN)
     _TMP = _Tmp(os.environ.get("TMPDIR") or tempfile.gettempdir())
     requests = _Requests(0)
     _FORK, _RESEED = _forker()
@@ -675,7 +683,7 @@ def _serve():
         # it nothing the call can do reaches it unnoticed (see python_worker.rs).
         running, spare = spare, _fork_spare()
         taken, status = _relay(frames, running)
-        dirty = _leftovers(spare[0]) or _attributes(_LIMITS_FD) != _ATTRIBUTES
+        dirty = _leftovers(spare[0]) or _attributes(_OWN) != _ATTRIBUTES
         _frame(frames, b"E", b'{"status": %d, "dirty": %s, "taken": %s}' % (
             status, b"true" if dirty else b"false", b"true" if taken else b"false"))
         _TMP.after_call()

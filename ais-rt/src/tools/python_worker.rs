@@ -40,10 +40,11 @@
 //!   worker says so (`"taken": false`) and [`Pool::call`] sends the request again, to the spare
 //!   the worker forked meanwhile, up to three times.
 //! - **What a process may change in another of its user's** — resource limits (`prlimit`),
-//!   nice value, scheduling policy, CPU affinity: a spare that takes a request first compares
-//!   its own with the worker's at start and dies without taking it if any differs (the request
-//!   goes to the next spare); the worker checks its own after every call, and a changed worker
-//!   is retired.
+//!   control group (a delegated one's `cgroup.procs`), nice value, scheduling policy, CPU
+//!   affinity: a spare that takes a request first compares its own with the worker's at start
+//!   and dies without taking it if any differs (the request goes to the next spare); the worker
+//!   checks its own after every call, and a changed worker is retired. (I/O priority is not
+//!   compared: it changes how fast a call runs, not what it computes.)
 //! - **`TMPDIR`.** The worker prepares it only once the call before has ended and whatever it
 //!   left has been killed (no tool code runs): the same directory is passed on when the call
 //!   left it as it found it (same directory, mode and owner, empty, no extended attributes;
