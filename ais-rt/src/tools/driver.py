@@ -63,7 +63,20 @@ import traceback
 
 # Bound before any body runs: a body replacing json.dumps, os.write or os._exit cannot garble
 # how its result is sent.
-_ENCODE, _WRITEV, _EXIT = json.JSONEncoder(ensure_ascii=False).encode, os.writev, os._exit
+_WRITEV, _EXIT = os.writev, os._exit
+# json's C encoder and scanner, made once (json.dumps and json.loads make or wrap them in
+# Python on every call): what JSONEncoder(ensure_ascii=False).encode and json.loads do for the
+# objects and the one-line JSON that cross here.
+_ITERENCODE = json.encoder.c_make_encoder(
+    {}, json.JSONEncoder().default, json.encoder.encode_basestring, None, ": ", ", ", False,
+    False, True) if json.encoder.c_make_encoder else None
+_SCAN = json.decoder.JSONDecoder().scan_once
+
+
+def _encode(obj):
+    if _ITERENCODE is None:
+        return json.JSONEncoder(ensure_ascii=False).encode(obj)
+    return "".join(_ITERENCODE(obj, 0))
 
 _SHELL_CLIS = ["pandoc", "soffice", "libreoffice", "qpdf", "pdftoppm", "pdfimages",
                "pdftotext", "tesseract", "pnpm", "npm ", "npx", "create-vite", "bash ", "sh ",
@@ -219,7 +232,7 @@ def _jsonable(v, depth=0):
 
 
 def _emit(obj, code):
-    _send(3, _ENCODE(obj).encode("utf-8"))
+    _send(3, _encode(obj).encode("utf-8"))
     sys.stdout.flush()
     sys.stderr.flush()
     _EXIT(code)
@@ -227,7 +240,7 @@ def _emit(obj, code):
 
 def _main(spec_line, args_line, g):
     """Runs the call `spec_line` + `args_line` in the globals `g`; returns its value."""
-    args = json.loads(args_line) or {}
+    args = _SCAN(args_line.decode("utf-8"), 0)[0] or {}
     hit = _CODE.get(spec_line)
     if hit is not None:
         name, params, code = hit
@@ -315,11 +328,13 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 def _forker():
-    """How the worker forks a spare. `os.fork` runs the interpreter's after-fork handlers in
-    the child (threading's, random's, ...): in a single-threaded CPython with the GIL they
-    re-make locks no thread holds and re-seed `random`, and they are half of the memory a call's
-    child copies from the worker. So such a worker calls libc's fork itself (holding the GIL)
-    and its children re-seed `random` themselves; any other keeps `os.fork`."""
+    """How the worker forks a spare, and whether it must re-seed `random` for it. `os.fork` runs
+    the interpreter's after-fork handlers in the child (threading's, random's, ...): in a
+    single-threaded CPython with the GIL they re-make locks no thread holds and re-seed
+    `random`, and they were half of the memory a call's child copied from the worker. So such a
+    worker calls libc's fork itself (holding the GIL) and re-seeds `random` just before each
+    fork: each child gets a state of its own, which the worker overwrites before it forks the
+    next. Any other worker keeps `os.fork`."""
     import threading
     gil = getattr(sys, "_is_gil_enabled", lambda: True)()
     if sys.implementation.name != "cpython" or not gil or threading.active_count() != 1 \
@@ -533,7 +548,7 @@ def _warm():
     that a call's pages were copied before it came, measured no faster: it only moved the
     copying, and cost a trivial call's work per call.)"""
     try:
-        _ENCODE({"ok": True, "value": _jsonable(_main(*_WARM, dict(_GLOBALS)))}).encode("utf-8")
+        _encode({"ok": True, "value": _jsonable(_main(*_WARM, dict(_GLOBALS)))}).encode("utf-8")
     except Exception:  # noqa: BLE001
         pass
 
@@ -547,11 +562,11 @@ def _fork_spare():
     res_r, res_w = os.pipe()
     gc.freeze()  # the worker's objects: a collection in the call need not touch (and copy) them
     worker = os.getpid()
+    if _RESEED:
+        _reseed()  # for this child alone: the next fork overwrites it first
     pid = _FORK()
     if pid == 0:
         try:
-            if _RESEED:
-                _reseed()
             # While it waits, a signal sent to it (by a call running beside it) either kills it,
             # stops it (the worker continues it before handing it a request) or does nothing:
             # none is left pending for Python to act on in the call it takes later.
@@ -654,10 +669,8 @@ def _serve():
     _FORK, _RESEED = _forker()
     _precompile(_WARM[0])
     _warm()
-    # What else a spare does first (harmless here: an empty flush, a handler already set, a
-    # new seed), so that the caches it fills are the worker's too.
-    if _RESEED:
-        _reseed()
+    # What else a spare does first (harmless here: an empty flush, a handler already set), so
+    # that the caches it fills are the worker's too.
     _signal.signal(_signal.SIGINT, _signal.default_int_handler)
     _STDOUT.flush()
     _STDERR.flush()
