@@ -67,7 +67,10 @@
 //! symbols, and — a single-threaded CPython with the GIL — forks through libc's `fork` rather
 //! than `os.fork`, whose after-fork handlers (threading's re-made locks, random's re-seeding)
 //! were half of the pages a child copied: with one thread they have nothing to re-make, and the
-//! child re-seeds `random` itself.
+//! worker re-seeds `random` just before each fork (each child gets a state of its own; the
+//! worker overwrites it before the next fork). A call decodes its arguments and encodes its
+//! result with `json`'s C scanner and encoder, made once, not through `json.loads` and
+//! `json.dumps`.
 
 use super::process::{self, Capture, Finished, GroupGuard, ProcessSpec};
 use super::{ToolError, ToolErrorKind, ToolLimits};
