@@ -34,17 +34,20 @@ const ATTACK: &str = r#"import resource, signal, time
 me, worker = os.getpid(), os.getppid()
 
 def spare():
-    # The worker forks it just after handing this call its request: allow it a moment.
-    deadline = time.time() + 10
+    # Calls back to back, the worker forks it just after handing this call its request (else
+    # once the call has ended: then there is none to find, and the test asks again).
+    deadline = time.time() + 2
     while time.time() < deadline:
         with open("/proc/%d/task/%d/children" % (worker, worker)) as f:
             kids = [int(k) for k in f.read().split() if int(k) != me]
         if kids:
             return kids[0]
         time.sleep(0.005)
-    raise RuntimeError("no child of the worker waits beside this call")
+    return None
 
 target = spare() if "TARGET" == "spare" else worker
+if target is None:
+    return None
 action = "ACTION"
 if action == "stop":
     os.kill(target, signal.SIGSTOP)
@@ -83,7 +86,18 @@ async fn a_call_cannot_reach_the_child_that_waits_for_the_next_call() {
     let ctx = ToolContext::new(dir.path());
     let before = run(PROBE, &ctx).await;
     for action in ["stop", "interrupt", "kill", "attributes"] {
-        let hit = run(&attack("spare", action), &ctx).await;
+        let mut hit = Value::Null;
+        for _ in 0..5 {
+            hit = run(&attack("spare", action), &ctx).await;
+            if hit != Value::Null {
+                break;
+            }
+        }
+        assert_ne!(
+            hit,
+            Value::Null,
+            "{action}: no spare waited beside the call, 5 times"
+        );
         assert_ne!(
             hit.to_json(),
             before.to_json()["worker"],

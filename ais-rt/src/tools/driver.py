@@ -5,10 +5,11 @@
 # the call's arguments, an object. Each call runs in a child forked from the worker, in fresh
 # globals, and exits; nothing a call changes (globals, imported modules' state, the working
 # directory, the environment, files in its TMPDIR) survives it, because the worker itself never
-# runs tool code. The child is forked ahead of its call (the "spare"): as soon as the worker has
-# handed a call its request, it forks the spare for the next one, which sets itself up while
-# that call runs, then waits on a pipe for its request (its TMPDIR's path, then the request).
-# So the spare exists while tool code runs; python_worker.rs argues why nothing that code can
+# runs tool code. The child is forked ahead of its call (the "spare"): calls back to back, as
+# soon as the worker has handed a call its request it forks the spare for the next one, which
+# sets itself up while that call runs (else once the call has ended), then waits on a pipe for
+# its request (its TMPDIR's path, then the request).
+# So a spare may exist while tool code runs; python_worker.rs argues why nothing that code can
 # do reaches it (in short: the worker holds nothing of any call when it forks, a spare changed
 # or killed from outside never takes a request, and the TMPDIR is prepared while no tool code
 # runs). The worker lowers and compiles each tool's body once (that runs no tool code) and the
@@ -353,6 +354,7 @@ def _reseed():
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 _DRAIN_AFTER_EXIT = 0.25
+_BACK_TO_BACK = 0.005  # a request within this long of the worker's being ready comes back to back
 _MAX_FD = os.sysconf("SC_OPEN_MAX")
 _TAKEN = b"+"  # the first byte a spare writes on its result channel: it took the request
 _STDOUT = _STDERR = None  # a call's sys.stdout and sys.stderr, made once by the worker
@@ -676,9 +678,14 @@ def _serve():
     _STDERR.flush()
     spare = _fork_spare()
     while True:
+        ready = time.monotonic()
         got = requests.next()
         if got is None:
             os._exit(0)
+        # Calls back to back (this request came at once): the next call's spare is forked as
+        # soon as this one has its request, beside it; otherwise once it has ended, while the
+        # worker would wait anyway (a fork before the relay would delay this call's answer).
+        beside = time.monotonic() - ready < _BACK_TO_BACK
         spec_end, end = got
         spec_line = bytes(requests.buf[:spec_end])  # the tool (its code), not the arguments
         pid, req_w = spare[0], spare[1]
@@ -691,15 +698,16 @@ def _serve():
         os.close(req_w)
         requests.drop(end)
         _precompile(spec_line)
-        # The next call's spare, forked now: the worker holds nothing of any call (the request
-        # is wiped, the last call's output and result were), and while this call runs beside
-        # it nothing the call can do reaches it unnoticed (see python_worker.rs).
-        running, spare = spare, _fork_spare()
+        # Forked now or later, the worker holds nothing of any call when it forks (the request
+        # is wiped, the last call's output and result were), and while a call runs beside the
+        # spare nothing the call can do reaches it unnoticed (see python_worker.rs).
+        running, spare = spare, (_fork_spare() if beside else None)
         taken, status = _relay(frames, running)
-        dirty = _leftovers(spare[0]) or _attributes(_OWN) != _ATTRIBUTES
+        dirty = _leftovers(spare[0] if spare else None) or _attributes(_OWN) != _ATTRIBUTES
         _frame(frames, b"E", b'{"status": %d, "dirty": %s, "taken": %s}' % (
             status, b"true" if dirty else b"false", b"true" if taken else b"false"))
+        if spare is None:
+            spare = _fork_spare()
         _TMP.after_call()
-
 
 _serve()

@@ -16,11 +16,14 @@
 //!
 //! # The next call's child waits beside the running call
 //!
-//! As soon as the worker has handed a call its request it forks the child for the next call
-//! (its *spare*), so the fork and the spare's setup run while the call runs, not between one
-//! call's answer and the next call's start. The spare therefore exists while tool code runs,
-//! as a process of the same user. Nothing that code can do reaches the call the spare later
-//! runs (`tools_python_spare.rs` and `tools_python_warm.rs` try each of these as attacks):
+//! When calls come back to back (a request within 5 ms of the worker's being ready for it), the
+//! worker forks the child for the next call (its *spare*) as soon as it has handed the current
+//! call its request, so the fork and the spare's setup run beside the call, not between one
+//! call's answer and the next call's start; otherwise it forks it once the call has ended
+//! (while it would wait anyway: a fork before the relay delays that call's answer). Either way
+//! a spare may exist while tool code runs, as a process of the same user. Nothing that code can
+//! do reaches the call the spare later runs (`tools_python_spare.rs` and `tools_python_warm.rs`
+//! try each of these as attacks):
 //!
 //! - **Memory.** The spare is a copy of the worker, and the worker holds nothing of any call
 //!   when it forks: a request is read into one buffer, written to its child and zeroed there;
