@@ -544,20 +544,22 @@ _WARM = (b'{"name": "__warm__", "params": [], "body": "return None"}', b"{}")
 
 
 def _warm():
-    """Runs a trivial call's path (the driver's own tool, no tool code) in the worker, in
-    globals of its own, so that the caches a call fills (types' method cache, say) are filled
-    once, in memory the calls' children then only read. (Warming each spare up the same way, so
-    that a call's pages were copied before it came, measured no faster: it only moved the
-    copying, and cost a trivial call's work per call.)"""
+    """Runs a trivial call's path (the driver's own tool, no tool code) in globals of its own:
+    in the worker, once, so that the caches a call fills (types' method cache, say) are filled
+    in memory the calls' children then only read; in a spare forked while the worker would
+    otherwise wait, so that the pages a call writes are copied before the call comes, not while
+    it runs. (A spare forked beside a running call is not warmed: calls back to back, that only
+    moved the copying and cost a trivial call's work per call.)"""
     try:
         _encode({"ok": True, "value": _jsonable(_main(*_WARM, dict(_GLOBALS)))}).encode("utf-8")
     except Exception:  # noqa: BLE001
         pass
 
 
-def _fork_spare():
+def _fork_spare(warm=False):
     """Forks the child that will run the next call, before that call is asked for: it sets
-    itself up and waits for its request on a pipe of its own, so a call pays no fork.
+    itself up (`warm`: and warms up, see `_warm`) and waits for its request on a pipe of its
+    own, so a call pays no fork.
     Returns (pid, request pipe, output pipe, result pipe, pidfd)."""
     req_r, req_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -583,6 +585,9 @@ def _fork_spare():
             # Every other descriptor is the worker's: its frames to ais, the other pipe ends.
             os.closerange(4, _MAX_FD)
             own = _own_files()
+            if warm:
+                _warm()
+                _attributes(own)
             request = _read_all(0)
             tmp, _, request = request.partition(b"\n")
             spec_line, _, args_line = request.partition(b"\n")
@@ -707,7 +712,7 @@ def _serve():
         _frame(frames, b"E", b'{"status": %d, "dirty": %s, "taken": %s}' % (
             status, b"true" if dirty else b"false", b"true" if taken else b"false"))
         if spare is None:
-            spare = _fork_spare()
+            spare = _fork_spare(warm=True)
         _TMP.after_call()
 
 _serve()

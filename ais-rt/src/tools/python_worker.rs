@@ -20,7 +20,9 @@
 //! worker forks the child for the next call (its *spare*) as soon as it has handed the current
 //! call its request, so the fork and the spare's setup run beside the call, not between one
 //! call's answer and the next call's start; otherwise it forks it once the call has ended
-//! (while it would wait anyway: a fork before the relay delays that call's answer). Either way
+//! (while it would wait anyway: a fork before the relay delays that call's answer), and that
+//! spare warms up on a trivial call of the driver's own, so the pages a call writes are copied
+//! before it comes. Either way
 //! a spare may exist while tool code runs, as a process of the same user. Nothing that code can
 //! do reaches the call the spare later runs (`tools_python_spare.rs` and `tools_python_warm.rs`
 //! try each of these as attacks):
