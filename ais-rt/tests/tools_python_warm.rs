@@ -343,3 +343,58 @@ async fn large_arguments_and_results_cross_whole_and_a_result_past_the_cap_is_st
         Value::from("after")
     );
 }
+
+/// A call's child is forked without the interpreter's after-fork handlers (see
+/// `python_worker.rs`): each call still gets a `random` state of its own, and threads, a thread
+/// pool, a forked `multiprocessing` child and asyncio work in it as in any process.
+#[tokio::test]
+async fn each_call_gets_its_own_random_state_and_threads_and_forks_work() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let draw = "import random\nreturn [random.getrandbits(62) for _ in range(4)]";
+    let mut draws = Vec::new();
+    for _ in 0..4 {
+        draws.push(run(draw, &ctx).await.unwrap().to_json());
+    }
+    for (i, a) in draws.iter().enumerate() {
+        for b in &draws[i + 1..] {
+            assert_ne!(a, b, "two calls drew the same random numbers: {draws:?}");
+        }
+    }
+    let body = r#"import threading, asyncio, multiprocessing
+from concurrent.futures import ThreadPoolExecutor
+seen = []
+t = threading.Thread(target=lambda: seen.append(threading.get_ident()))
+t.start()
+t.join()
+with ThreadPoolExecutor(2) as pool:
+    doubled = sorted(pool.map(lambda x: 2 * x, [1, 2, 3]))
+# (a multiprocessing Queue needs a semaphore in /dev/shm, which the sandbox does not allow)
+r, w = os.pipe()
+p = multiprocessing.get_context("fork").Process(target=lambda: os.write(w, b"%d" % os.getppid()))
+p.start()
+p.join()
+parent = int(os.read(r, 32))
+async def later():
+    await asyncio.sleep(0.01)
+    return "slept"
+return {
+    "thread": len(seen) == 1 and seen[0] != threading.get_ident(),
+    "main": threading.current_thread() is threading.main_thread(),
+    "native_id": threading.get_native_id() == os.getpid(),
+    "pool": doubled,
+    "fork": parent == os.getpid() and p.exitcode == 0,
+    "asyncio": asyncio.run(later()),
+}
+"#;
+    assert_eq!(
+        run(body, &ctx).await.unwrap().to_json(),
+        serde_json::json!({
+            "thread": true, "main": true, "native_id": true, "pool": [2, 4, 6], "fork": true,
+            "asyncio": "slept",
+        })
+    );
+}
