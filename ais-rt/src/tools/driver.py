@@ -308,7 +308,6 @@ import _random  # noqa: E402
 import errno  # noqa: E402
 import gc  # noqa: E402
 import mmap  # noqa: E402
-import resource  # noqa: E402
 import select  # noqa: E402
 import shutil  # noqa: E402
 import _signal  # noqa: E402 - the C module: plain numbers, no enum conversion per call
