@@ -705,7 +705,12 @@ def _serve():
         # Forked now or later, the worker holds nothing of any call when it forks (the request
         # is wiped, the last call's output and result were), and while a call runs beside the
         # spare nothing the call can do reaches it unnoticed (see python_worker.rs).
-        running, spare = spare, (_fork_spare() if beside else None)
+        running, spare = spare, None
+        if beside:
+            try:
+                spare = _fork_spare()
+            except OSError:
+                pass  # no fork now (no memory, too many processes): after the call, then
         taken, status = _relay(frames, running)
         dirty = _leftovers(spare[0] if spare else None) or _attributes(_OWN) != _ATTRIBUTES
         _frame(frames, b"E", b'{"status": %d, "dirty": %s, "taken": %s}' % (
@@ -713,5 +718,6 @@ def _serve():
         if spare is None:
             spare = _fork_spare(warm=True)
         _TMP.after_call()
+
 
 _serve()
