@@ -340,7 +340,7 @@ def _forker():
     if sys.implementation.name != "cpython" or not gil or threading.active_count() != 1 \
             or len(os.listdir("/proc/self/task")) != 1:
         return os.fork, False
-    fork = ctypes.PyDLL(None).fork
+    fork = ctypes.PyDLL(None, use_errno=True).fork
     fork.argtypes, fork.restype = [], ctypes.c_int
     return fork, True
 
@@ -567,7 +567,14 @@ def _fork_spare(warm=False):
     worker = os.getpid()
     if _RESEED:
         _reseed()  # for this child alone: the next fork overwrites it first
-    pid = _FORK()
+    try:
+        pid = _FORK()
+        if pid < 0:  # libc's fork
+            raise OSError(ctypes.get_errno(), "fork failed")
+    except OSError:
+        for fd in (req_r, req_w, out_r, out_w, res_r, res_w):
+            os.close(fd)
+        raise
     if pid == 0:
         try:
             # While it waits, a signal sent to it (by a call running beside it) either kills it,
