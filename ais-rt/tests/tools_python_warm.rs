@@ -398,3 +398,50 @@ return {
         })
     );
 }
+
+/// A call that kills its worker (a reused one) ran: it fails, and is not run again in a new
+/// worker (its effects would happen twice).
+#[tokio::test]
+async fn a_call_that_kills_its_worker_runs_once() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    worker_of(&ctx).await; // the worker is idle, kept for reuse
+    let err = run(
+        "open('runs', 'a').write('x')\nimport signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(5)",
+        &ctx,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::Failed, "{err:?}");
+    let runs = std::fs::read_to_string(dir.path().join("runs")).unwrap();
+    assert_eq!(runs, "x", "the call ran {} times", runs.len());
+}
+
+/// A worker kept idle and killed from outside meanwhile: the next call cannot be sent to it, so
+/// it is sent to a new worker and runs.
+#[tokio::test]
+async fn an_idle_worker_killed_from_outside_is_replaced() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let first = worker_of(&ctx).await;
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &first.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    while alive(&first.to_string()) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        run("return 'served'", &ctx).await.unwrap(),
+        Value::from("served")
+    );
+    assert_ne!(worker_of(&ctx).await, first);
+}

@@ -136,7 +136,7 @@ enum Served {
     NotTaken { dirty: bool },
     /// It printed past the cap.
     OverCap,
-    /// The worker went away (`true`: before answering anything).
+    /// The worker went away (`true`: before the request could be sent, so no tool code ran).
     Died(bool),
 }
 
@@ -227,7 +227,8 @@ impl Pool {
                     ),
                     output: printed,
                 }),
-                // A worker kept idle may have died meanwhile: start another, once.
+                // A worker kept idle may have died meanwhile (the request could not be sent):
+                // start another, once.
                 Ok(Served::Died(true)) if reused => {
                     worker = Worker::start(tool, &key)?;
                     reused = false;
@@ -334,15 +335,15 @@ impl Worker {
         if sent.await.is_err() {
             return Served::Died(true);
         }
-        let mut answered = false;
         let mut result = Vec::new();
         let cap = capture.cap();
         loop {
             let mut head = [0u8; 5];
             if self.frames.read_exact(&mut head).await.is_err() {
-                return Served::Died(!answered);
+                // Once the request is sent, a call may have run (and, say, killed its worker):
+                // it is not sent again.
+                return Served::Died(false);
             }
-            answered = true;
             let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
             // The result comes in frames as it is written: bounded like the output, in total.
             if len > cap.saturating_add(64 * 1024)
