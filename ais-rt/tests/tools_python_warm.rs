@@ -258,3 +258,190 @@ async fn a_waiting_child_killed_from_outside_is_replaced() {
     );
     assert_eq!(worker_of(&ctx).await, worker, "the worker was retired");
 }
+
+/// Freed memory is not cleared: a call that reads its own memory raw (`/proc/self/mem`, every
+/// writable mapping) must not find there what an earlier call was given or returned, in the
+/// pages its child copied from the worker (the worker's input buffer, the result it relayed).
+#[tokio::test]
+async fn a_call_cannot_find_the_previous_calls_arguments_or_result_in_its_memory() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let secret = PythonTool::new(
+        "secret",
+        "return 'returned-' + token[::-1]",
+        Some(vec!["token".into()]),
+    );
+    let mut args = ToolArgs::default();
+    args.params
+        .insert("token".into(), Value::from("tsoh-nevig-terces"));
+    let got = secret.call(args, &ctx).await.unwrap();
+    assert_eq!(got, Value::from("returned-secret-given-host"));
+    // Searched in halves: the whole marker never exists in this call, so a hit is a copy of
+    // the other call's data.
+    let scan = r#"marks = [(b"tsoh" + b"-", b"nevig"), (b"secret" + b"-", b"given")]
+found = []
+with open("/proc/self/mem", "rb", buffering=0) as mem:
+    for line in open("/proc/self/maps"):
+        f = line.split()
+        if not f[1].startswith("rw"):
+            continue
+        start, end = (int(x, 16) for x in f[0].split("-"))
+        try:
+            mem.seek(start)
+            data = mem.read(end - start)
+        except OSError:
+            continue
+        for head, tail in marks:
+            i = data.find(head)
+            while i >= 0:
+                if data[i + len(head):i + len(head) + len(tail)] == tail:
+                    found.append("%s in %s" % (tail.decode(), f[5] if len(f) > 5 else "anonymous memory"))
+                    break
+                i = data.find(head, i + 1)
+return found
+"#;
+    // The call right after (its child was forked while the secret call ran) and the one after
+    // that (forked once the worker had relayed the secret result).
+    for nth in ["first", "second"] {
+        assert_eq!(
+            run(scan, &ctx).await.unwrap(),
+            Value::List(vec![]),
+            "the {nth} call after finds the secret call's argument or result in its memory"
+        );
+    }
+}
+
+/// The worker reads requests into a buffer that grows, and relays results in pieces: a large
+/// argument and a large result cross whole, the calls after them still work, and a result past
+/// the output cap stops the call.
+#[tokio::test]
+async fn large_arguments_and_results_cross_whole_and_a_result_past_the_cap_is_stopped() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let echo = PythonTool::new("echo", "return [len(s), s * 3]", Some(vec!["s".into()]));
+    for size in [300_000, 10, 1_000_000, 3] {
+        let text: String = "ab\u{e9}".repeat(size / 3);
+        let mut args = ToolArgs::default();
+        args.params.insert("s".into(), Value::from(text.as_str()));
+        let got = echo.call(args, &ctx).await.unwrap().to_json();
+        assert_eq!(got[0], serde_json::json!(text.chars().count()));
+        assert_eq!(got[1].as_str().map(str::len), Some(3 * text.len()));
+        assert!(got[1].as_str().unwrap().starts_with(&text));
+    }
+    let err = run("return 'x' * (5 * 1024 * 1024)", &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::OutputLimit, "{err:?}");
+    assert_eq!(
+        run("return 'after'", &ctx).await.unwrap(),
+        Value::from("after")
+    );
+}
+
+/// A call's child is forked without the interpreter's after-fork handlers (see
+/// `python_worker.rs`): each call still gets a `random` state of its own, and threads, a thread
+/// pool, a forked `multiprocessing` child and asyncio work in it as in any process.
+#[tokio::test]
+async fn each_call_gets_its_own_random_state_and_threads_and_forks_work() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let draw = "import random\nreturn [random.getrandbits(62) for _ in range(4)]";
+    let mut draws = Vec::new();
+    for _ in 0..4 {
+        draws.push(run(draw, &ctx).await.unwrap().to_json());
+    }
+    for (i, a) in draws.iter().enumerate() {
+        for b in &draws[i + 1..] {
+            assert_ne!(a, b, "two calls drew the same random numbers: {draws:?}");
+        }
+    }
+    let body = r#"import threading, asyncio, multiprocessing
+from concurrent.futures import ThreadPoolExecutor
+seen = []
+t = threading.Thread(target=lambda: seen.append(threading.get_ident()))
+t.start()
+t.join()
+with ThreadPoolExecutor(2) as pool:
+    doubled = sorted(pool.map(lambda x: 2 * x, [1, 2, 3]))
+# (a multiprocessing Queue needs a semaphore in /dev/shm, which the sandbox does not allow)
+r, w = os.pipe()
+p = multiprocessing.get_context("fork").Process(target=lambda: os.write(w, b"%d" % os.getppid()))
+p.start()
+p.join()
+parent = int(os.read(r, 32))
+async def later():
+    await asyncio.sleep(0.01)
+    return "slept"
+return {
+    "thread": len(seen) == 1 and seen[0] != threading.get_ident(),
+    "main": threading.current_thread() is threading.main_thread(),
+    "native_id": threading.get_native_id() == os.getpid(),
+    "pool": doubled,
+    "fork": parent == os.getpid() and p.exitcode == 0,
+    "asyncio": asyncio.run(later()),
+}
+"#;
+    assert_eq!(
+        run(body, &ctx).await.unwrap().to_json(),
+        serde_json::json!({
+            "thread": true, "main": true, "native_id": true, "pool": [2, 4, 6], "fork": true,
+            "asyncio": "slept",
+        })
+    );
+}
+
+/// A call that kills its worker (a reused one) ran: it fails, and is not run again in a new
+/// worker (its effects would happen twice).
+#[tokio::test]
+async fn a_call_that_kills_its_worker_runs_once() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    worker_of(&ctx).await; // the worker is idle, kept for reuse
+    let err = run(
+        "open('runs', 'a').write('x')\nimport signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(5)",
+        &ctx,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::Failed, "{err:?}");
+    let runs = std::fs::read_to_string(dir.path().join("runs")).unwrap();
+    assert_eq!(runs, "x", "the call ran {} times", runs.len());
+}
+
+/// A worker kept idle and killed from outside meanwhile: the next call cannot be sent to it, so
+/// it is sent to a new worker and runs.
+#[tokio::test]
+async fn an_idle_worker_killed_from_outside_is_replaced() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path());
+    let first = worker_of(&ctx).await;
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &first.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    while alive(&first.to_string()) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        run("return 'served'", &ctx).await.unwrap(),
+        Value::from("served")
+    );
+    assert_ne!(worker_of(&ctx).await, first);
+}

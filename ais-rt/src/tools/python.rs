@@ -3,12 +3,13 @@
 //! Calls run in a **warm worker** (`python3 -X utf8 -u -c DRIVER`, started once per run and
 //! working directory; `python3` is resolved once per process to the interpreter it names, its
 //! `sys.executable`, so a version manager's shim is not paid per call). Each call runs in a
-//! fresh child forked from the worker (forked ahead of the call, once the previous call and all
-//! it left are gone), so every call runs in fresh globals with pristine modules, the worker's
-//! working directory and environment, and a `TMPDIR` of its own: nothing one call changes
-//! reaches the next. The worker compiles each tool's body once; its calls' children inherit
-//! the code. A timeout, an output overrun, a crash of the worker or a call that
-//! leaves a process behind kills the worker's process group, and the next call starts another
+//! fresh child forked from the worker (forked ahead of the call, while the call before runs;
+//! `python_worker.rs` argues why that call cannot reach it), so every call runs in fresh
+//! globals with pristine modules, the worker's working directory and environment, and an empty
+//! `TMPDIR`: nothing one call changes reaches the next. The worker compiles each tool's body
+//! once; its calls' children inherit the code. A timeout, an output overrun, a crash of the
+//! worker or a call that leaves a process behind (or changes its worker's limits or
+//! scheduling) kills the worker's process group, and the next call starts another
 //! (see `python_worker.rs`; the [module docs](super) give the environment, working directory,
 //! sandbox, timeout and output cap). The driver (`driver.py`, beside this file) receives
 //! the tool (`{name, params, body}`) and the arguments as two JSON lines, lowers the body

@@ -7,13 +7,75 @@
 //! are kept). The worker (`driver.py`) is started like every tool subprocess — scrubbed
 //! environment, its own process group under a guard, confined by Landlock (see
 //! [`crate::sandbox`]) — and runs each call in a child of its own, forked before the call is
-//! asked for (a call pays no fork; no tool code runs while that spare child waits), so each
-//! call runs in fresh globals and
-//! nothing it changes (globals, imported modules, the working directory, the environment, its
-//! `TMPDIR`) reaches the next. The call's limits are enforced here: past the timeout or the
-//! output cap, or when the worker dies, its whole process group is killed and the worker is
-//! dropped (the next call starts another); a call that leaves a process behind retires its
-//! worker the same way.
+//! asked for (a call pays no fork), so each call runs in fresh globals and nothing it changes
+//! (globals, imported modules, the working directory, the environment, its `TMPDIR`) reaches
+//! the next. The call's limits are enforced here: past the timeout or the output cap, or when
+//! the worker dies, its whole process group is killed and the worker is dropped (the next call
+//! starts another); a call that leaves a process behind, or changes its worker's resource
+//! limits or scheduling, retires its worker the same way.
+//!
+//! # The next call's child waits beside the running call
+//!
+//! When calls come back to back (a request within 5 ms of the worker's being ready for it), the
+//! worker forks the child for the next call (its *spare*) as soon as it has handed the current
+//! call its request, so the fork and the spare's setup run beside the call, not between one
+//! call's answer and the next call's start; otherwise it forks it once the call has ended
+//! (while it would wait anyway: a fork before the relay delays that call's answer), and that
+//! spare warms up on a trivial call of the driver's own, so the pages a call writes are copied
+//! before it comes. Either way
+//! a spare may exist while tool code runs, as a process of the same user. Nothing that code can
+//! do reaches the call the spare later runs (`tools_python_spare.rs` and `tools_python_warm.rs`
+//! try each of these as attacks):
+//!
+//! - **Memory.** The spare is a copy of the worker, and the worker holds nothing of any call
+//!   when it forks: a request is read into one buffer, written to its child and zeroed there;
+//!   a call's output and result pass through one buffer, zeroed after the call; both are
+//!   mapped `MADV_DONTFORK`, so no child has them at all, and neither's contents are ever
+//!   parsed into Python objects (freed memory is not cleared, so a copy left anywhere would be
+//!   readable by a later call through `/proc/self/mem`). The worker and its children
+//!   are non-dumpable, so no other process of the user can read or write their memory
+//!   (`ptrace`, `/proc/<pid>/mem`, `process_vm_writev`).
+//! - **Descriptors.** Only the worker writes the spare's request pipe and reads its output and
+//!   result pipes; the running call's child was forked before those pipes existed and holds
+//!   none of them.
+//! - **Signals.** A signal sent to a waiting spare kills it (it handles none while it waits:
+//!   `SIGINT` is reset to its default until it takes a request), stops it (the worker sends it
+//!   `SIGCONT` before handing it a request) or is ignored by default; none is left pending for
+//!   the call it takes later. A spare that died took no request and ran no tool code: the
+//!   worker says so (`"taken": false`) and [`Pool::call`] sends the request again, to the spare
+//!   the worker forked meanwhile, up to three times.
+//! - **What a process may change in another of its user's** — resource limits (`prlimit`),
+//!   control group (a delegated one's `cgroup.procs`), nice value, scheduling policy, CPU
+//!   affinity: a spare that takes a request first compares its own with the worker's at start
+//!   and dies without taking it if any differs (the request goes to the next spare); the worker
+//!   checks its own after every call, and a changed worker is retired. (I/O priority is not
+//!   compared: it changes how fast a call runs, not what it computes.)
+//! - **`TMPDIR`.** The worker prepares it only once the call before has ended and whatever it
+//!   left has been killed (no tool code runs): the same directory is passed on when the call
+//!   left it as it found it (same directory, mode and owner, empty, no extended attributes;
+//!   its timestamps are not compared), else it is removed and a new one made, passing over a
+//!   name that something made already. The spare is told its path with the request.
+//! - **Leftovers.** After a call the worker (a subreaper, so orphans come to it) kills every
+//!   child of its own but the spare.
+//!
+//! Not covered, as for the worker itself: a process outside the worker's tree acting for the
+//! call (a daemon it asked to start one), and root, which `CAP_SYS_PTRACE` and
+//! `CAP_SYS_RESOURCE` put beyond all of this.
+//!
+//! # Forking cheaply
+//!
+//! A call's child pays, in page faults, for every page of the worker it writes (copy on
+//! write), and those faults are most of a call's cost. So the worker builds what a call's
+//! globals start with once (the child uses it as it finds it), runs a trivial call of its own
+//! once so that the interpreter's caches a call fills are filled in the worker, is started with
+//! `LD_BIND_NOW` (the driver drops it from the calls' environment) so that no child binds
+//! symbols, and — a single-threaded CPython with the GIL — forks through libc's `fork` rather
+//! than `os.fork`, whose after-fork handlers (threading's re-made locks, random's re-seeding)
+//! were half of the pages a child copied: with one thread they have nothing to re-make, and the
+//! worker re-seeds `random` just before each fork (each child gets a state of its own; the
+//! worker overwrites it before the next fork). A call decodes its arguments and encodes its
+//! result with `json`'s C scanner and encoder, made once, not through `json.loads` and
+//! `json.dumps`.
 
 use super::process::{self, Capture, Finished, GroupGuard, ProcessSpec};
 use super::{ToolError, ToolErrorKind, ToolLimits};
@@ -69,15 +131,21 @@ enum Served {
         status: i32,
         dirty: bool,
     },
+    /// The child waiting for the call died before it took the request (no tool code ran);
+    /// `dirty`: the worker itself must be retired too.
+    NotTaken { dirty: bool },
     /// It printed past the cap.
     OverCap,
-    /// The worker went away (`true`: before answering anything).
+    /// The worker went away (`true`: before the request could be sent, so no tool code ran).
     Died(bool),
 }
 
 impl Pool {
     /// The most idle workers kept per run.
     pub(crate) const KEEP: usize = 4;
+
+    /// How many times a call is sent to a worker whose waiting child dies before taking it.
+    const ASKS: usize = 3;
 
     fn take(&self, key: &Key) -> Option<Worker> {
         let mut idle = self.idle.lock().ok()?;
@@ -118,7 +186,9 @@ impl Pool {
             Some(w) => (w, true),
             None => (Worker::start(tool, &key)?, false),
         };
+        let mut asked = 0;
         loop {
+            asked += 1;
             let served =
                 tokio::time::timeout_at(deadline, worker.serve(request, &mut capture)).await;
             let printed = process::combine(&capture.stdout, &capture.stderr);
@@ -137,7 +207,28 @@ impl Pool {
                         status: ExitStatus::from_raw(status),
                     })
                 }
-                // A worker kept idle may have died meanwhile: start another, once.
+                // The child that waited for the call was killed (or changed) from outside before
+                // it took the request, so no tool code ran: ask again (the worker forked the
+                // next one meanwhile), in a new worker when the worker itself was touched.
+                Ok(Served::NotTaken { dirty }) if asked < Self::ASKS => {
+                    if dirty {
+                        worker = Worker::start(tool, &key)?;
+                        reused = false;
+                    }
+                    capture = Capture::new(limits.max_output_bytes);
+                    continue;
+                }
+                Ok(Served::NotTaken { .. }) => Err(ToolError {
+                    kind: ToolErrorKind::Failed,
+                    message: format!(
+                        "tool `{tool}` did not run: the Python worker's child for it was \
+                         killed before it started, {} times",
+                        Self::ASKS
+                    ),
+                    output: printed,
+                }),
+                // A worker kept idle may have died meanwhile (the request could not be sent):
+                // start another, once.
                 Ok(Served::Died(true)) if reused => {
                     worker = Worker::start(tool, &key)?;
                     reused = false;
@@ -190,9 +281,12 @@ impl Worker {
             ],
             cwd: &key.cwd,
             stdin: None,
+            // LD_BIND_NOW: the worker's symbols are bound once, in the worker, not in each
+            // call's child (the driver drops it from the calls' environment).
             env: &[
                 ("PYTHONIOENCODING", "utf-8"),
                 ("PYTHONDONTWRITEBYTECODE", "1"),
+                ("LD_BIND_NOW", "1"),
             ],
             writable: key.writable.clone(),
         };
@@ -241,17 +335,20 @@ impl Worker {
         if sent.await.is_err() {
             return Served::Died(true);
         }
-        let mut answered = false;
         let mut result = Vec::new();
         let cap = capture.cap();
         loop {
             let mut head = [0u8; 5];
             if self.frames.read_exact(&mut head).await.is_err() {
-                return Served::Died(!answered);
+                // Once the request is sent, a call may have run (and, say, killed its worker):
+                // it is not sent again.
+                return Served::Died(false);
             }
-            answered = true;
             let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
-            if len > cap.saturating_add(64 * 1024) {
+            // The result comes in frames as it is written: bounded like the output, in total.
+            if len > cap.saturating_add(64 * 1024)
+                || (head[0] == b'R' && result.len() + len > cap.saturating_add(64 * 1024))
+            {
                 return Served::OverCap;
             }
             let mut payload = vec![0u8; len];
@@ -264,7 +361,7 @@ impl Worker {
                         return Served::OverCap;
                     }
                 }
-                b'R' => result = payload,
+                b'R' => result.extend_from_slice(&payload),
                 b'E' => {
                     let end: serde_json::Value =
                         serde_json::from_slice(&payload).unwrap_or_default();
@@ -273,6 +370,9 @@ impl Worker {
                         .and_then(|s| i32::try_from(s).ok())
                         .unwrap_or(0x7f00);
                     let dirty = end["dirty"].as_bool().unwrap_or(true);
+                    if end["taken"].as_bool() == Some(false) {
+                        return Served::NotTaken { dirty };
+                    }
                     return Served::Done {
                         result,
                         status,
