@@ -147,10 +147,19 @@ impl Pool {
     /// How many times a call is sent to a worker whose waiting child dies before taking it.
     const ASKS: usize = 3;
 
+    /// An idle worker for `key` that is still alive. One that died while idle (killed from
+    /// outside) is dropped here rather than sent the request: a write to its pipe can still
+    /// succeed while another process holds the pipe's reading end for a moment (its spare
+    /// child, dying with it), and a request that was written is never sent again.
     fn take(&self, key: &Key) -> Option<Worker> {
         let mut idle = self.idle.lock().ok()?;
-        let i = idle.iter().position(|w| &w.key == key)?;
-        Some(idle.swap_remove(i))
+        loop {
+            let i = idle.iter().position(|w| &w.key == key)?;
+            let mut worker = idle.swap_remove(i);
+            if matches!(worker.child.try_wait(), Ok(None)) {
+                return Some(worker);
+            }
+        }
     }
 
     fn put(&self, worker: Worker) {
