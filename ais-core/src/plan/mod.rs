@@ -74,10 +74,19 @@ pub use builtins::{BUILTINS, Builtin, BuiltinSurface, builtin};
 pub fn lower(program: &Program) -> Result<Plan, Vec<Finding>> {
     let ix = crate::check::index::Index::new(program);
     let errs = crate::check::x5::x5_findings(&ix);
-    if errs.is_empty() {
-        build::build(&ix)
+    lower_indexed(&ix, &errs)
+}
+
+/// [`lower`] over an index already built, with its X5 findings already found (the validator's,
+/// when it lowers what it checked: [`crate::check::check_lowering`]).
+pub(crate) fn lower_indexed(
+    ix: &crate::check::index::Index,
+    x5: &[Finding],
+) -> Result<Plan, Vec<Finding>> {
+    if x5.is_empty() {
+        build::build(ix)
     } else {
-        Err(errs)
+        Err(x5.to_vec())
     }
 }
 

@@ -224,7 +224,8 @@ impl Prepared {
         let map = map.unwrap_or_default();
         let native = mark_native(&program, registry);
         let input = native.as_ref().unwrap_or(&program);
-        let mut checked = ais_core::check(input, &*map, ais_core::Repairs::Mechanical);
+        let (mut checked, lowered) =
+            ais_core::check_lowering(input, &*map, ais_core::Repairs::Mechanical, true);
         let lines = instruction_lines(&map, input.instructions().len());
         drop(map);
         let mut program = match (checked.repaired.take(), native) {
@@ -235,9 +236,12 @@ impl Prepared {
         // The digest is of the program as checked: when the runtime's own marking below changes
         // it, the digest is taken first (else on first use, of the same program).
         let digest = std::sync::OnceLock::new();
-        if super::multi::contracts(&program) {
+        let contracted = super::multi::contracts(&program);
+        if contracted {
             let _ = digest.set(self::digest(&program));
         }
+        // The check's plan is of the program checked: kept unless the contract changes it.
+        let lowered = lowered.filter(|_| !contracted);
         super::multi::contract(&mut program, &mut checked.deviations);
         let names = carries::names(&program);
         let initial = carries::initial_values(&program, &names);
@@ -280,7 +284,7 @@ impl Prepared {
             ));
             return prepared;
         }
-        let plan = match lower::lower(&prepared.program) {
+        let plan = match lowered.unwrap_or_else(|| lower::lower(&prepared.program)) {
             Ok(plan) => plan,
             Err(findings) => {
                 prepared.not_runnable = Some(format!(
