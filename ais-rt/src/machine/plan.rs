@@ -201,6 +201,12 @@ impl Prepared {
         self.digest.get_or_init(|| digest(&self.program))
     }
 
+    /// Whether the program has a runnable form (else a run faults `NotRunnable` at once,
+    /// saying why).
+    pub fn runnable(&self) -> bool {
+        self.not_runnable.is_none()
+    }
+
     /// The program's canonical AG-IR and its [`digest`](Prepared::digest), the text written
     /// once for both (a journal records the text).
     pub(crate) fn canonical(&self) -> (String, &str) {
