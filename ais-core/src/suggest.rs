@@ -22,6 +22,14 @@ pub const SCORE_BUDGET: usize = 128;
 /// The least similarity (Jaro–Winkler, 0–1) of a suggestion.
 pub const THRESHOLD: f64 = 0.8;
 
+/// Where an expression's checker finds the did-you-mean index of a program's carry names: an
+/// index built once per program, and only when some name is unknown (an index over many
+/// carries costs more than checking every expression that names them correctly).
+pub(crate) trait CarryNames {
+    /// The index, built on the first call.
+    fn suggester(&self) -> &Suggester<'_>;
+}
+
 /// An index of candidate names for did-you-mean suggestions.
 pub struct Suggester<'a> {
     /// The candidates, deduplicated: as given, lowercase, lowercase reversed, length in

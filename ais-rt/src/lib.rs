@@ -428,6 +428,8 @@ impl Runtime {
         inputs: &Inputs,
         meta: serde_json::Value,
     ) -> journal::RunStart {
+        // The canonical text is written once, for the record and (when not yet known) the digest.
+        let (source, digest) = prepared.canonical();
         journal::RunStart {
             id: id.into(),
             program: prepared
@@ -436,8 +438,8 @@ impl Runtime {
                 .clone()
                 .or_else(|| prepared.program.walker.as_ref()?.name.clone())
                 .unwrap_or_default(),
-            digest: prepared.digest.clone(),
-            source: ais_core::agir::write(&prepared.program),
+            digest: digest.to_owned(),
+            source,
             task: inputs.task.clone().unwrap_or_default(),
             inputs: inputs
                 .values

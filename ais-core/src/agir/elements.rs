@@ -260,8 +260,10 @@ pub(crate) fn walker(node: &Node, sm: &mut SourceMap) -> R<Walker> {
 }
 
 fn carries(node: &Node, sm: &mut SourceMap) -> R<Vec<Carry>> {
-    let mut out = Vec::new();
-    for (i, n) in named(node, "walker.carries")?.into_iter().enumerate() {
+    let entries = named(node, "walker.carries")?;
+    // Sized exactly: a long carry list grown by doubling kept up to half again its size.
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, n) in entries.into_iter().enumerate() {
         let el = Element::Carry(i);
         mark(sm, el, &n);
         let mut c = Carry {

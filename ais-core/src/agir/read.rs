@@ -442,14 +442,18 @@ pub(crate) fn name_list(
     sm: &mut SourceMap,
 ) -> R<Vec<String>> {
     let list = names(node, path)?;
-    Ok(list
+    let mut out: Vec<String> = list
         .into_iter()
         .enumerate()
         .map(|(j, (name, pos))| {
             sm.insert(Locus::entry(el, field, j), pos);
             name
         })
-        .collect())
+        .collect();
+    // The collection reuses the (name, position) list's buffer, five times the size of the
+    // names: every instruction keeps two such lists.
+    out.shrink_to_fit();
+    Ok(out)
 }
 
 /// True when the node is a quoted or block scalar with this exact text, or a plain one.

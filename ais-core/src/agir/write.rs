@@ -25,10 +25,13 @@ enum F<'a> {
     Val(&'a Value),
     /// A nested block mapping of fields, in order.
     Map(Vec<(Cow<'a, str>, F<'a>)>),
-    /// A block sequence of block mappings (`nodes`).
-    Items(Vec<Vec<(Cow<'a, str>, F<'a>)>>),
-    /// A block sequence of flow mappings (`edges`).
-    FlowItems(Vec<Vec<(Cow<'a, str>, F<'a>)>>),
+    /// The instructions: a block sequence of block mappings, each one's fields made as it is
+    /// written (the sections that grow with a program are never held whole as fields).
+    Nodes(&'a [Instruction]),
+    /// The edges: a block sequence of flow mappings, likewise.
+    Edges(&'a [Edge]),
+    /// The carries: a block mapping by name, likewise.
+    Carries(&'a [Carry]),
 }
 
 type Fields<'a> = Vec<(Cow<'a, str>, F<'a>)>;
@@ -142,18 +145,10 @@ fn body(p: &Program) -> Fields<'_> {
         push(&mut b, "walker", walker(w));
     }
     if let Some(nodes) = &p.nodes {
-        push(
-            &mut b,
-            "nodes",
-            F::Items(nodes.iter().map(instruction).collect()),
-        );
+        push(&mut b, "nodes", F::Nodes(nodes));
     }
     if let Some(edges) = &p.edges {
-        push(
-            &mut b,
-            "edges",
-            F::FlowItems(edges.iter().map(edge).collect()),
-        );
+        push(&mut b, "edges", F::Edges(edges));
     }
     if let Some(c) = &p.concurrency {
         push(&mut b, "concurrency", F::Map(concurrency(c)));
@@ -269,14 +264,19 @@ fn mcp_server(s: &McpServer) -> F<'_> {
     F::Map(f)
 }
 
+/// The carries as (name, fields) pairs, for a flow mapping.
+fn carry_fields(carries: &[Carry]) -> Fields<'_> {
+    carries
+        .iter()
+        .map(|c| (Cow::Borrowed(c.name.as_str()), carry(c)))
+        .collect()
+}
+
 fn walker(w: &Walker) -> F<'_> {
     let mut f = Vec::new();
     opt_text(&mut f, "name", &w.name, TextStyle::Name);
     if let Some(carries) = &w.carries {
-        let map = carries
-            .iter()
-            .map(|c| (Cow::Borrowed(c.name.as_str()), carry(c)));
-        push(&mut f, "carries", F::Map(map.collect()));
+        push(&mut f, "carries", F::Carries(carries));
     }
     extras(&mut f, &w.extra);
     F::Map(f)
@@ -421,10 +421,15 @@ fn flow(f: &F<'_>) -> String {
         F::Raw(s) => s.clone(),
         F::Val(v) => flow_value(v),
         F::Map(fields) => flow_map(fields),
-        F::Items(items) | F::FlowItems(items) => {
-            let parts: Vec<String> = items.iter().map(|i| flow_map(i)).collect();
+        F::Nodes(nodes) => {
+            let parts: Vec<String> = nodes.iter().map(|i| flow_map(&instruction(i))).collect();
             format!("[{}]", parts.join(", "))
         }
+        F::Edges(edges) => {
+            let parts: Vec<String> = edges.iter().map(|e| flow_map(&edge(e))).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        F::Carries(carries) => flow_map(&carry_fields(carries)),
     }
 }
 
@@ -515,25 +520,31 @@ impl Writer {
                 self.out.push('\n');
                 self.fields(indent + 2, fields);
             }
-            F::Items(items) if !items.is_empty() => {
+            F::Nodes(nodes) if !nodes.is_empty() => {
                 self.out.push('\n');
-                for item in items {
+                for item in nodes.iter().map(instruction) {
                     self.dashes += 1;
                     if item.is_empty() {
                         self.line(indent + 2);
                         self.out.push_str("{}\n");
                     } else {
-                        self.fields(indent + 4, item);
+                        self.fields(indent + 4, &item);
                     }
                 }
             }
-            F::FlowItems(items) if !items.is_empty() => {
+            F::Edges(edges) if !edges.is_empty() => {
                 self.out.push('\n');
-                for item in items {
+                for item in edges.iter().map(edge) {
                     self.line(indent + 2);
                     self.out.push_str("- ");
-                    self.out.push_str(&flow_map(item));
+                    self.out.push_str(&flow_map(&item));
                     self.out.push('\n');
+                }
+            }
+            F::Carries(carries) if !carries.is_empty() => {
+                self.out.push('\n');
+                for c in *carries {
+                    self.field(indent + 2, &c.name, &carry(c));
                 }
             }
             other => {

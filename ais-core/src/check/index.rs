@@ -72,6 +72,9 @@ pub(crate) struct Index<'p> {
     pub calls: Vec<Vec<Call>>,
     /// The expression environment (carries and types), built once for every guard and body.
     pub env: TypeEnv,
+    /// Per instruction: the type of its CODE body, or why the body does not check, found on
+    /// first use ([`Index::check_body`]) and shared by every check that asks.
+    body_types: Vec<OnceCell<Result<Type, crate::expr::ExprError>>>,
     /// Did-you-mean over the carry names (the names of `env`), built on the first unknown
     /// name and shared by every check and expression of the program.
     carry_names: OnceCell<Suggester<'p>>,
@@ -79,6 +82,12 @@ pub(crate) struct Index<'p> {
     ids: OnceCell<Suggester<'p>>,
     /// Did-you-mean over the declared and built-in tool names, likewise.
     tools: OnceCell<Suggester<'p>>,
+}
+
+impl crate::suggest::CarryNames for Index<'_> {
+    fn suggester(&self) -> &Suggester<'_> {
+        self.carry_suggester()
+    }
 }
 
 /// One tool call of an instruction's pipeline, bound.
@@ -127,6 +136,9 @@ impl<'p> Index<'p> {
             sigs,
             calls,
             env: TypeEnv::from_program(p),
+            body_types: std::iter::repeat_with(OnceCell::new)
+                .take(nodes.len())
+                .collect(),
             carry_names: OnceCell::new(),
             ids: OnceCell::new(),
             tools: OnceCell::new(),
@@ -170,15 +182,20 @@ impl<'p> Index<'p> {
     /// reading a carry).
     pub fn check_guard(&self, guard: &str) -> Result<(), crate::expr::ExprError> {
         let limits = crate::expr::Limits::default();
-        crate::expr::compile_guard_with(&self.env, guard, &limits, Some(self.carry_suggester()))
-            .map(|_| ())
+        crate::expr::compile_guard_with(&self.env, guard, &limits, Some(self)).map(|_| ())
     }
 
-    /// Parses and type-checks a CODE body in the program's environment; returns its type.
-    pub fn check_body(&self, body: &str) -> Result<Type, crate::expr::ExprError> {
-        let limits = crate::expr::Limits::default();
-        crate::expr::compile_str_with(body, &self.env, &limits, Some(self.carry_suggester()))
-            .map(|c| c.ty().clone())
+    /// Parses and type-checks instruction `i`'s CODE body (empty when it has none) in the
+    /// program's environment; returns its type. Checked once per index, however many checks
+    /// ask. `i` is an instruction's index (from [`Index::node`]).
+    pub fn check_body(&self, i: usize) -> Result<&Type, &crate::expr::ExprError> {
+        self.body_types[i]
+            .get_or_init(|| {
+                let body = self.node(i).and_then(|n| n.body.as_deref()).unwrap_or("");
+                let limits = crate::expr::Limits::default();
+                crate::expr::compile_str_with(body, &self.env, &limits, Some(self)).map(|c| c.ty)
+            })
+            .as_ref()
     }
 
     /// The index of the declared tool with this name.

@@ -141,10 +141,43 @@ impl<L> Checked<L> {
 ///   agrees on. Each is tried on a copy and kept only when its finding is gone and no new error
 ///   appeared; passes and attempts are bounded.
 pub fn check<M: Locator>(program: &Program, locator: &M, repairs: Repairs) -> Checked<M::Location> {
-    let (repaired, findings, deviations) = match repairs {
-        Repairs::Mechanical => repair::repair(program),
-        Repairs::Off => (None, run_checks(program), Vec::new()),
+    check_lowering(program, locator, repairs, false).0
+}
+
+/// [`check`], and with `lower` the plan of the program as given ([`crate::plan::lower`]'s
+/// answer) when no mechanical repair was on offer: lowered from the index the checks built, so
+/// that the program is indexed, and its bodies checked, once. `None` when not asked, or when a
+/// repair was on offer (lower the program the check returns, repaired or not).
+pub fn check_lowering<M: Locator>(
+    program: &Program,
+    locator: &M,
+    repairs: Repairs,
+    lower: bool,
+) -> (Checked<M::Location>, Option<Lowered>) {
+    let (repaired, findings, deviations, plan) = match repairs {
+        Repairs::Mechanical => repair::repair(program, lower),
+        Repairs::Off => {
+            let (findings, plan) = run_checks_lowering(program, lower);
+            (None, findings, Vec::new(), plan)
+        }
     };
+    let plan = plan.filter(|_| repaired.is_none());
+    (
+        finish_checked(program, locator, repaired, findings, deviations),
+        plan,
+    )
+}
+
+/// What [`crate::plan::lower`] answers: the plan, or the X5 findings that keep it from lowering.
+pub type Lowered = Result<crate::plan::Plan, Vec<Finding>>;
+
+fn finish_checked<M: Locator>(
+    program: &Program,
+    locator: &M,
+    repaired: Option<Program>,
+    findings: Vec<Finding>,
+    deviations: Vec<Deviation>,
+) -> Checked<M::Location> {
     let findings = finish(findings, locator, repaired.as_ref().unwrap_or(program));
     let outcome = outcome_of(&findings, &deviations);
     Checked {
@@ -172,6 +205,15 @@ pub fn check_mcp<M: Locator>(
 
 /// Every check over one program, unordered and without positions.
 pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
+    run_checks_lowering(program, false).0
+}
+
+/// [`run_checks`], and with `lower` the program lowered from the same index (unless a
+/// mechanical repair is on offer).
+pub(crate) fn run_checks_lowering(
+    program: &Program,
+    lower: bool,
+) -> (Vec<Finding>, Option<Lowered>) {
     let ix = Index::new(program);
     let mut cx = Ctx {
         ix,
@@ -184,8 +226,15 @@ pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
     battery::run(&mut cx);
     required::run(&mut cx);
     let x5 = x5::x5_findings(&cx.ix);
+    // Lowered only when no mechanical repair is on offer, since one would change the program.
+    let repairable = cx.findings.iter().chain(&x5).any(|f| {
+        f.repair
+            .as_ref()
+            .is_some_and(|r| r.mechanical && r.edit.is_some())
+    });
+    let plan = (lower && !repairable).then(|| crate::plan::lower_indexed(&cx.ix, &x5));
     cx.findings.extend(x5);
-    cx.findings
+    (cx.findings, plan)
 }
 
 /// The outcome of §9.1 for a set of residual findings and applied repairs.

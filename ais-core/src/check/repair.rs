@@ -17,9 +17,19 @@ const MAX_ATTEMPTS: usize = 256;
 /// Applies mechanical repairs until none is left to try; returns the repaired program (`None`
 /// when no repair landed: the program is copied only for an attempt), its findings and the
 /// deviations recorded.
-pub(super) fn repair(program: &Program) -> (Option<Program>, Vec<Finding>, Vec<Deviation>) {
+/// With `lower`, also the program as given lowered from the first check's index (the caller
+/// drops it when a repair landed).
+pub(super) fn repair(
+    program: &Program,
+    lower: bool,
+) -> (
+    Option<Program>,
+    Vec<Finding>,
+    Vec<Deviation>,
+    Option<super::Lowered>,
+) {
     let mut prog: Option<Program> = None;
-    let mut findings = run_checks(program);
+    let (mut findings, plan) = super::run_checks_lowering(program, lower);
     let mut deviations = Vec::new();
     let mut tried: HashSet<String> = HashSet::new();
     let mut attempts = 0;
@@ -61,7 +71,7 @@ pub(super) fn repair(program: &Program) -> (Option<Program>, Vec<Finding>, Vec<D
             break;
         }
     }
-    (prog, findings, deviations)
+    (prog, findings, deviations, plan)
 }
 
 /// How many error-or-worse findings each (check, place) has: a repair that raises any count

@@ -463,12 +463,13 @@ pub(crate) fn du_result_type(ix: &Index, i: usize) -> Option<Type> {
     }
     if n.opcode == Opcode::Code
         && ix.binding.get(i).is_some_and(|b| b.pipeline.is_empty())
-        && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
+        && n.body.as_deref().is_some_and(|b| !b.trim().is_empty())
     {
         return ix
-            .check_body(body)
+            .check_body(i)
             .ok()
-            .filter(|t| !matches!(t, Type::Any | Type::Invalid(_)));
+            .filter(|t| !matches!(t, Type::Any | Type::Invalid(_)))
+            .cloned();
     }
     None
 }

@@ -36,7 +36,9 @@ fn instruction_ids(p: &Program) -> Vec<&str> {
 
 /// W1: every instruction has a unique, non-empty `id`.
 fn w1_unique_ids(cx: &mut Ctx) {
-    let mut seen = HashSet::new();
+    let n = cx.ix.p.instructions().len();
+    let mut seen: HashSet<&str, foldhash::fast::RandomState> =
+        HashSet::with_capacity_and_hasher(n, Default::default());
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
         let locus = Locus::field(Element::Instruction(i), FieldKey::Id);
         if n.id.trim().is_empty() {

@@ -278,8 +278,8 @@ fn step_lowers(ix: &Index, i: usize, errs: &mut Vec<Finding>) {
     gen_enum_lowers(ix, n, el, errs);
     if n.opcode == Opcode::Code
         && binding.pipeline.is_empty()
-        && let Some(body) = n.body.as_deref().filter(|b| !b.trim().is_empty())
-        && let Err(err) = ix.check_body(body)
+        && n.body.as_deref().is_some_and(|b| !b.trim().is_empty())
+        && let Err(err) = ix.check_body(i)
     {
         errs.push(
             x5(

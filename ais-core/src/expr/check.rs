@@ -14,7 +14,7 @@ use super::parser::{too_deep, too_tall};
 use super::types::{Ty, TypeEnv, comparable, join, join_all, orderable};
 use super::{Category, ExprError};
 use crate::source::Pos;
-use crate::suggest::Suggester;
+use crate::suggest::{CarryNames, Suggester};
 use crate::value::Value;
 use indexmap::IndexMap;
 use std::cell::OnceCell;
@@ -24,7 +24,7 @@ pub(crate) struct Checker<'e> {
     pub(crate) limits: &'e Limits,
     /// The did-you-mean index of the carry names: the caller's, shared by every expression of
     /// a program, else one built on the first unknown name of this expression.
-    carry_names: Option<&'e Suggester<'e>>,
+    carry_names: Option<&'e dyn CarryNames>,
     own_names: OnceCell<Suggester<'e>>,
     /// Real nesting, counted as the parser counts it (an operator chain is flat).
     depth: usize,
@@ -77,7 +77,7 @@ impl<'e> Checker<'e> {
     pub(crate) fn new(
         env: &'e TypeEnv,
         limits: &'e Limits,
-        carry_names: Option<&'e Suggester<'e>>,
+        carry_names: Option<&'e dyn CarryNames>,
     ) -> Self {
         Checker {
             env,
@@ -93,7 +93,7 @@ impl<'e> Checker<'e> {
     /// The carries whose names are close to `name`, best first.
     fn close_carries(&self, name: &str) -> Vec<String> {
         let names = match self.carry_names {
-            Some(names) => names,
+            Some(names) => names.suggester(),
             None => self
                 .own_names
                 .get_or_init(|| Suggester::new(self.env.carry_names())),

@@ -187,7 +187,7 @@ pub use types::{Ty, TypeEnv};
 
 use crate::model::Program;
 use crate::source::Pos;
-use crate::suggest::Suggester;
+use crate::suggest::CarryNames;
 use crate::value::Value;
 use indexmap::IndexMap;
 use std::fmt;
@@ -323,7 +323,7 @@ pub(crate) fn compile_with(
     expr: &Expr,
     env: &TypeEnv,
     limits: &Limits,
-    carry_names: Option<&Suggester<'_>>,
+    carry_names: Option<&dyn CarryNames>,
 ) -> Result<Compiled, ExprError> {
     let (node, ty) = check::Checker::new(env, limits, carry_names).check(expr, None)?;
     Ok(Compiled {
@@ -344,7 +344,7 @@ pub(crate) fn compile_str_with(
     src: &str,
     env: &TypeEnv,
     limits: &Limits,
-    carry_names: Option<&Suggester<'_>>,
+    carry_names: Option<&dyn CarryNames>,
 ) -> Result<Compiled, ExprError> {
     compile_with(&parse(src, limits)?, env, limits, carry_names)
 }
@@ -411,7 +411,7 @@ pub(crate) fn compile_guard_with(
     env: &TypeEnv,
     guard: &str,
     limits: &Limits,
-    carry_names: Option<&Suggester<'_>>,
+    carry_names: Option<&dyn CarryNames>,
 ) -> Result<Guard, ExprError> {
     if is_sentinel(guard) {
         return Ok(Guard::Default);

@@ -49,24 +49,23 @@ fn fatal(locus: Locus, message: String) -> Finding {
     Finding::new(CheckId::X5, Severity::Fatal, locus, message)
 }
 
-/// Every edge's guard, compiled once: `None` for a default (absent or sentinel) guard.
-fn compile_guards(ix: &Index, errs: &mut Vec<Finding>) -> Vec<Option<CompiledExpr>> {
+/// Every guarded edge's guard, compiled once, by edge index; a default (absent or sentinel)
+/// guard has no entry (a chain of default edges holds nothing here).
+fn compile_guards(ix: &Index, errs: &mut Vec<Finding>) -> HashMap<usize, Box<CompiledExpr>> {
     let limits = Limits::default();
     ix.p.edge_list()
         .iter()
         .enumerate()
-        .map(|(e, edge)| {
+        .filter_map(|(e, edge)| {
             let text = real_guard(edge.guard.as_deref())?;
-            match crate::expr::compile_guard_with(
-                &ix.env,
-                text,
-                &limits,
-                Some(ix.carry_suggester()),
-            ) {
-                Ok(Guard::Cond(c)) => Some(CompiledExpr {
-                    text: text.to_owned(),
-                    compiled: *c,
-                }),
+            match crate::expr::compile_guard_with(&ix.env, text, &limits, Some(ix)) {
+                Ok(Guard::Cond(c)) => Some((
+                    e,
+                    Box::new(CompiledExpr {
+                        text: text.to_owned(),
+                        compiled: *c,
+                    }),
+                )),
                 Ok(Guard::Default) => None,
                 Err(err) => {
                     errs.push(fatal(
@@ -91,7 +90,7 @@ fn build_step(
     ix: &Index,
     i: usize,
     demands: &Demands,
-    guards: &[Option<CompiledExpr>],
+    guards: &HashMap<usize, Box<CompiledExpr>>,
     errs: &mut Vec<Finding>,
 ) -> Step {
     let Some(n) = ix.node(i) else {
@@ -113,10 +112,15 @@ fn build_step(
         Some(Owner::Model) => Unit::Model,
         _ => Unit::Code,
     };
-    let mut guarded = Vec::new();
-    let mut default = Vec::new();
+    // Sized exactly: a plan of many steps keeps every one of these vectors.
+    let n_guarded = ix
+        .targets(i)
+        .filter(|(e, _)| guards.contains_key(e))
+        .count();
+    let mut guarded = Vec::with_capacity(n_guarded);
+    let mut default = Vec::with_capacity(ix.targets(i).count() - n_guarded);
     for (e, to) in ix.targets(i) {
-        match guards.get(e).cloned().flatten() {
+        match guards.get(&e).cloned() {
             Some(g) => guarded.push(Transition {
                 edge: e,
                 to,
@@ -138,7 +142,7 @@ fn build_step(
         writes: n.writes.iter().map(|w| carry_ref(ix, w)).collect(),
         result: result_type(ix, i, demands),
         access: ix.bind.access(n),
-        looping: (n.opcode == Opcode::Loop).then(|| loop_control(ix, i)),
+        looping: (n.opcode == Opcode::Loop).then(|| Box::new(loop_control(ix, i))),
         guarded,
         default,
     }
@@ -208,7 +212,7 @@ fn executor(ix: &Index, i: usize, errs: &mut Vec<Finding>) -> Executor {
     }
     match n.opcode {
         Opcode::Terminal => return Executor::Terminal,
-        Opcode::Spawn => return Executor::Spawn(spawn(ix, i)),
+        Opcode::Spawn => return Executor::Spawn(Box::new(spawn(ix, i))),
         _ => {}
     }
     let calls = ix.calls.get(i).map(Vec::as_slice).unwrap_or_default();
@@ -246,28 +250,23 @@ fn executor(ix: &Index, i: usize, errs: &mut Vec<Finding>) -> Executor {
         };
     }
     if n.opcode == Opcode::Call {
-        return Executor::Call(Call {
+        return Executor::Call(Box::new(Call {
             target: n.target.clone(),
             operands: ix.bind.bind_slot(n),
-        });
+        }));
     }
-    Executor::Slot(Slot {
+    Executor::Slot(Box::new(Slot {
         operands: ix.bind.bind_slot(n),
         tools: autonomy_tools(ix, i),
-    })
+    }))
 }
 
 /// A tool-less CODE step's body, compiled.
 fn inline(ix: &Index, i: usize, errs: &mut Vec<Finding>) -> Executor {
     let n = &ix.p.instructions()[i];
     let text = n.body.clone().unwrap_or_default();
-    match crate::expr::compile_str_with(
-        &text,
-        &ix.env,
-        &Limits::default(),
-        Some(ix.carry_suggester()),
-    ) {
-        Ok(compiled) => Executor::Inline(CompiledExpr { text, compiled }),
+    match crate::expr::compile_str_with(&text, &ix.env, &Limits::default(), Some(ix)) {
+        Ok(compiled) => Executor::Inline(Box::new(CompiledExpr { text, compiled })),
         Err(err) => {
             errs.push(
                 fatal(

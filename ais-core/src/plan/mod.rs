@@ -74,10 +74,19 @@ pub use builtins::{BUILTINS, Builtin, BuiltinSurface, builtin};
 pub fn lower(program: &Program) -> Result<Plan, Vec<Finding>> {
     let ix = crate::check::index::Index::new(program);
     let errs = crate::check::x5::x5_findings(&ix);
-    if errs.is_empty() {
-        build::build(&ix)
+    lower_indexed(&ix, &errs)
+}
+
+/// [`lower`] over an index already built, with its X5 findings already found (the validator's,
+/// when it lowers what it checked: [`crate::check::check_lowering`]).
+pub(crate) fn lower_indexed(
+    ix: &crate::check::index::Index,
+    x5: &[Finding],
+) -> Result<Plan, Vec<Finding>> {
+    if x5.is_empty() {
+        build::build(ix)
     } else {
-        Err(errs)
+        Err(x5.to_vec())
     }
 }
 
@@ -135,8 +144,9 @@ pub struct Step {
     pub result: Option<Type>,
     /// Whether its path parameters resolve on the read or the write side (§7.3).
     pub access: Access,
-    /// For a `LOOP`: its verdict, cap, counter and which edges go back and which advance.
-    pub looping: Option<LoopControl>,
+    /// For a `LOOP`: its verdict, cap, counter and which edges go back and which advance
+    /// (boxed, as are the executor's larger forms: a plan of many steps holds every step).
+    pub looping: Option<Box<LoopControl>>,
     /// Its guarded outgoing edges, in edge order (guards are tried in this order).
     pub guarded: Vec<Transition>,
     /// Its unguarded (or sentinel-guarded) outgoing edges: the default transitions.
@@ -215,8 +225,9 @@ pub struct Transition {
     pub edge: usize,
     /// The target step.
     pub to: usize,
-    /// The compiled guard, for a guarded edge (`None` for a default edge).
-    pub guard: Option<CompiledExpr>,
+    /// The compiled guard, for a guarded edge (`None` for a default edge), boxed: most
+    /// transitions have none.
+    pub guard: Option<Box<CompiledExpr>>,
 }
 
 /// A `LOOP`'s control (§4.4.2): advance when the verdict holds or the cap is reached, else
@@ -243,9 +254,9 @@ pub enum Executor {
     /// Tools in pipeline order; the last one's result is the step's result (§5.4).
     Tools(Vec<ToolCall>),
     /// A CODE instruction's inline single-expression body, compiled.
-    Inline(CompiledExpr),
+    Inline(Box<CompiledExpr>),
     /// A model slot: its operands, folded knowledge and the tools it may reach for.
-    Slot(Slot),
+    Slot(Box<Slot>),
     /// A tool-less ACT that writes a text carry to a program-controlled path (§4.2.2).
     WriteOut(CarryRef),
     /// A tool-less ACT that runs a program carry (§4.1 author-then-run).
@@ -253,9 +264,9 @@ pub enum Executor {
     /// A DU ROUTE or LOOP with no tool: it only branches.
     Branch,
     /// A SPAWN: fan out, run the siblings concurrently, join into `writes[0]` (§4.4.4).
-    Spawn(Spawn),
+    Spawn(Box<Spawn>),
     /// A CALL of a sub-program (`target`), or a nested slot when there is none (§4.4.3).
-    Call(Call),
+    Call(Box<Call>),
     /// The TERMINAL: serialize the report and halt.
     Terminal,
     /// A hollow DU instruction (X1): at run time it yields an error value. The reason.

@@ -48,7 +48,7 @@ impl Run {
             run: runner.journal.run_id().to_owned(),
             instruction: step.id.clone(),
             at_step: self.steps,
-            digest: prep.digest.clone(),
+            digest: prep.digest().to_owned(),
             task: self.task.clone(),
             values: values
                 .iter()
@@ -83,7 +83,7 @@ impl Run {
             .into_iter()
             .map(|(index, sub, answer)| SiblingJob {
                 run: runner.journal.run_id().to_owned(),
-                digest: self.prep.digest.clone(),
+                digest: self.prep.digest().to_owned(),
                 step: at,
                 instruction: step.id.clone(),
                 at_step: self.steps,
@@ -147,10 +147,11 @@ pub(crate) async fn run_job(
             job.index, job.instruction, job.run
         ),
     };
-    if job.digest != prep.digest {
+    if job.digest != prep.digest() {
         return refuse(format!(
             "it belongs to another version of the program (digest {}, this endpoint serves {}); serve the same program on every endpoint",
-            job.digest, prep.digest
+            job.digest,
+            prep.digest()
         ));
     }
     let Some((step, ctl)) = prep

@@ -409,7 +409,7 @@ impl Run {
         sink.event(&StepEvent {
             step: self.steps,
             instruction: step.id.clone(),
-            opcode: step.mnemonic.clone(),
+            opcode: step.mnemonic().to_owned(),
             unit: if step.model { "model" } else { "code" },
             sibling: None,
             operands: notes.operands,
@@ -465,7 +465,8 @@ impl Run {
                 FaultKind::Unsupported,
                 format!(
                     "`{}` is a hollow {} instruction ({reason}): the Deterministic Unit has nothing to execute; bind a tool, or give it a `doc` and `owner: model`",
-                    step.id, step.mnemonic
+                    step.id,
+                    step.mnemonic()
                 ),
             )),
             Work::Unsupported(op) => Err(Stop::Fault(

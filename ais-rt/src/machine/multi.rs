@@ -19,16 +19,27 @@ pub(crate) fn synthesized_name(id: &str) -> String {
     format!("{id}.writes")
 }
 
+/// The Mind instructions [`contract`] edits: several writes that their result type does not
+/// hold.
+fn contracted(program: &Program) -> impl Iterator<Item = &ais_core::Instruction> {
+    program
+        .instructions()
+        .iter()
+        .filter(|n| n.opcode.is_mind() && !program.result_holds_writes(n))
+}
+
+/// Whether [`contract`] changes `program`.
+pub(crate) fn contracts(program: &Program) -> bool {
+    contracted(program).next().is_some()
+}
+
 /// Gives every Mind instruction with several writes whose result type does not hold them an
 /// `output` of a synthesized object of its writes, and records each as a deviation. The
 /// validator's mechanical repair (G9) has already done this for a GEN-FILL, under a declared
 /// name; this is the same edit ([`Edit::ObjectOfWrites`]) for the other Mind opcodes, and for
 /// a GEN-FILL whose repair did not land.
 pub(crate) fn contract(program: &mut Arc<Program>, deviations: &mut Vec<Deviation>) {
-    let edits: Vec<Edit> = program
-        .instructions()
-        .iter()
-        .filter(|n| n.opcode.is_mind() && !program.result_holds_writes(n))
+    let edits: Vec<Edit> = contracted(program)
         .map(|n| Edit::ObjectOfWrites {
             instruction: n.id.clone(),
             ty: synthesized_name(&n.id),

@@ -79,7 +79,7 @@ impl Run {
         };
         let handle = Handle {
             format: FORMAT.to_owned(),
-            program: self.prep.digest.clone(),
+            program: self.prep.digest().to_owned(),
             instruction: step.id.clone(),
             cursor: at,
             carry: carry.clone(),
@@ -315,7 +315,7 @@ fn restore(
             settings.max_answer_bytes
         )));
     }
-    if h.program != prep.digest {
+    if h.program != prep.digest() {
         return Err(Unfit::Record(
             "it belongs to another program, or the program changed since the run paused".into(),
         ));

@@ -119,12 +119,12 @@ pub(crate) struct SpawnCtl {
 pub(crate) struct Step {
     pub id: String,
     pub opcode: Opcode,
-    pub mnemonic: String,
     pub model: bool,
     pub line: Option<usize>,
     pub work: Work,
     pub control: Control,
-    pub spawn: Option<SpawnCtl>,
+    /// A SPAWN's control, boxed: most steps have none.
+    pub spawn: Option<Box<SpawnCtl>>,
     /// `writes`, as carry indices (an undeclared write has no slot and is skipped).
     pub writes: Vec<usize>,
     pub write_names: Vec<String>,
@@ -151,6 +151,13 @@ pub(crate) struct Step {
     pub default: Box<[lower::Transition]>,
 }
 
+impl Step {
+    /// The opcode's mnemonic, as written (`CODE`, `GEN-FILL`, an unknown opcode's own text).
+    pub(crate) fn mnemonic(&self) -> &str {
+        self.opcode.as_str()
+    }
+}
+
 /// A prepared program: checked, lowered and resolved.
 pub struct Prepared {
     pub(crate) program: Arc<Program>,
@@ -162,8 +169,11 @@ pub struct Prepared {
     /// Why it cannot run, when it cannot.
     pub(crate) not_runnable: Option<String>,
     pub(crate) has_slots: bool,
-    /// The SHA-256 of the program's canonical AG-IR, binding resume handles to it.
-    pub(crate) digest: String,
+    /// The SHA-256 of the program's canonical AG-IR, binding resume handles and journals to
+    /// it: computed on first use ([`Prepared::digest`]), since writing a large program's
+    /// canonical text costs more than checking it, and a run that neither journals nor pauses
+    /// never needs it.
+    digest: std::sync::OnceLock<String>,
     /// The carries declared `role: input` (task excluded), by index.
     pub(crate) inputs: Vec<usize>,
     pub(crate) task: usize,
@@ -188,7 +198,21 @@ impl Prepared {
     /// The SHA-256 (hex) of the program's canonical AG-IR: what a journal compares to refuse
     /// resuming a run against a changed program.
     pub fn digest(&self) -> &str {
-        &self.digest
+        self.digest.get_or_init(|| digest(&self.program))
+    }
+
+    /// Whether the program has a runnable form (else a run faults `NotRunnable` at once,
+    /// saying why).
+    pub fn runnable(&self) -> bool {
+        self.not_runnable.is_none()
+    }
+
+    /// The program's canonical AG-IR and its [`digest`](Prepared::digest), the text written
+    /// once for both (a journal records the text).
+    pub(crate) fn canonical(&self) -> (String, &str) {
+        let text = ais_core::agir::write(&self.program);
+        let digest = self.digest.get_or_init(|| digest_of(&text));
+        (text, digest)
     }
 
     /// Whether step `step` is the SPAWN `instruction` and `orchestrator_owned`: its siblings
@@ -216,7 +240,8 @@ impl Prepared {
         let map = map.unwrap_or_default();
         let native = mark_native(&program, registry);
         let input = native.as_ref().unwrap_or(&program);
-        let mut checked = ais_core::check(input, &*map, ais_core::Repairs::Mechanical);
+        let (mut checked, lowered) =
+            ais_core::check_lowering(input, &*map, ais_core::Repairs::Mechanical, true);
         let lines = instruction_lines(&map, input.instructions().len());
         drop(map);
         let mut program = match (checked.repaired.take(), native) {
@@ -224,7 +249,15 @@ impl Prepared {
             (None, Some(marked)) => Arc::new(marked),
             (None, None) => program,
         };
-        let digest = digest(&program);
+        // The digest is of the program as checked: when the runtime's own marking below changes
+        // it, the digest is taken first (else on first use, of the same program).
+        let digest = std::sync::OnceLock::new();
+        let contracted = super::multi::contracts(&program);
+        if contracted {
+            let _ = digest.set(self::digest(&program));
+        }
+        // The check's plan is of the program checked: kept unless the contract changes it.
+        let lowered = lowered.filter(|_| !contracted);
         super::multi::contract(&mut program, &mut checked.deviations);
         let names = carries::names(&program);
         let initial = carries::initial_values(&program, &names);
@@ -267,7 +300,7 @@ impl Prepared {
             ));
             return prepared;
         }
-        let plan = match lower::lower(&prepared.program) {
+        let plan = match lowered.unwrap_or_else(|| lower::lower(&prepared.program)) {
             Ok(plan) => plan,
             Err(findings) => {
                 prepared.not_runnable = Some(format!(
@@ -281,7 +314,10 @@ impl Prepared {
         };
         // A carry a step reads or writes without declaring it is kept by name, untyped (W8/W9
         // report it; its value is never dropped).
-        let mut names = carries::names(&prepared.program);
+        // The names are extended in place (nothing shares them yet), and the initial values
+        // made again only when a name was added.
+        let names = Arc::get_mut(&mut prepared.names).expect("the names are not shared yet");
+        let declared = names.list.len();
         for r in plan
             .steps
             .iter()
@@ -293,8 +329,9 @@ impl Prepared {
                 names.types.push(None);
             }
         }
-        prepared.initial = carries::initial_values(&prepared.program, &names);
-        prepared.names = Arc::new(names);
+        if names.list.len() > declared {
+            prepared.initial = carries::initial_values(&prepared.program, names);
+        }
         match resolve(&prepared.program, &prepared.names, plan, lines, registry) {
             Ok(steps) => {
                 prepared.has_slots = steps.iter().any(|s| {
@@ -339,8 +376,12 @@ fn mark_native(program: &Program, registry: &ToolRegistry) -> Option<Program> {
 
 /// SHA-256 of the canonical AG-IR text, hex.
 pub(crate) fn digest(program: &Program) -> String {
+    digest_of(&ais_core::agir::write(program))
+}
+
+/// SHA-256 of a canonical AG-IR text, hex.
+fn digest_of(text: &str) -> String {
     use sha2::Digest;
-    let text = ais_core::agir::write(program);
     let hash = sha2::Sha256::digest(text.as_bytes());
     hash.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -359,7 +400,7 @@ fn resolve(
         registry,
         ix: ProgramIndex::new(program),
         reach: Reach::new(&plan),
-        human: human_inputs(program),
+        human: human_inputs(program, names),
         lines,
     };
     let mut steps = Vec::with_capacity(plan.steps.len());
@@ -408,12 +449,20 @@ struct Resolver<'p> {
 impl Resolver<'_> {
     /// Resolves step `i` of the plan: its work, how control leaves it, its carries as indices,
     /// the human inputs it needs, its folded knowledge and its source line.
-    fn step(&self, i: usize, ls: lower::Step) -> Result<Step, String> {
+    fn step(&self, i: usize, mut ls: lower::Step) -> Result<Step, String> {
         let Some(n) = self.program.instructions().get(i) else {
             return Err(format!("the plan has a step {i} with no instruction"));
         };
         let line = self.lines.get(i).copied().flatten().map(|l| l as usize);
-        let work = self.work(n, &ls);
+        // A compiled body is moved into the step, not copied (the core step is consumed here;
+        // nothing below looks at an inline executor).
+        let work = match std::mem::replace(&mut ls.executor, Executor::Branch) {
+            Executor::Inline(body) => Work::Inline(Box::new(body.compiled)),
+            executor => {
+                ls.executor = executor;
+                self.work(n, &ls)
+            }
+        };
         let model = ls.unit == lower::Unit::Model;
         let (control, tests) = self.control(i, n, &ls, model);
         let reads: Vec<usize> = ls.reads.iter().filter_map(|c| self.index(c)).collect();
@@ -426,11 +475,10 @@ impl Resolver<'_> {
         Ok(Step {
             id: n.id.clone(),
             opcode: n.opcode.clone(),
-            mnemonic: n.opcode.as_str().to_owned(),
             model,
             line,
             spawn: match &ls.executor {
-                Executor::Spawn(sp) => Some(spawn_ctl(sp, self.names, &ls, &self.reach)),
+                Executor::Spawn(sp) => Some(Box::new(spawn_ctl(sp, self.names, &ls, &self.reach))),
                 _ => None,
             },
             work,
@@ -470,7 +518,7 @@ impl Resolver<'_> {
                     .map(|c| tool_step(program, names, c, access, registry))
                     .collect(),
             ),
-            Executor::Inline(body) => Work::Inline(Box::new(body.compiled.clone())),
+            Executor::Inline(body) => Work::Inline(Box::new(body.compiled.clone())), // moved in `step`
             Executor::Slot(slot) => Work::Slot(slot.operands.operands.clone()),
             Executor::WriteOut(c) => Work::WriteOut(self.index(c).unwrap_or(0)),
             Executor::RunProgram(c) => Work::RunProgram(self.index(c).unwrap_or(0)),
@@ -562,9 +610,8 @@ impl Resolver<'_> {
 }
 
 /// The carries that hold a human's answer (§7.5, DESIGN "Human input"): `role: input`
-/// carries other than `task`.
-fn human_inputs(program: &Program) -> Vec<usize> {
-    let names = carries::names(program);
+/// carries other than `task`, as indices in `names`.
+fn human_inputs(program: &Program, names: &Names) -> Vec<usize> {
     program
         .carries()
         .iter()

@@ -150,7 +150,7 @@ pub(crate) async fn replay(
         differences: compare(&recorded, &replayed),
         misses: journal.misses(),
         unasked: journal.unasked(),
-        program_changed: prep.digest != recording.start.digest,
+        program_changed: prep.digest() != recording.start.digest,
         outcome,
     })
 }

@@ -75,7 +75,7 @@ pub(crate) fn request<C: Lookup + ?Sized>(
     let schema = prep.schemas.get(&prep.program, ty);
     let request = SlotRequest {
         instruction: step.id.clone(),
-        opcode: step.mnemonic.clone(),
+        opcode: step.mnemonic().to_owned(),
         doc: step.doc.clone(),
         knowledge: step.knowledge.clone(),
         operands: operands(prep, ops, carries),
@@ -323,7 +323,7 @@ impl Run {
             .collect();
         let request = SlotRequest {
             instruction: step.id.clone(),
-            opcode: step.mnemonic.clone(),
+            opcode: step.mnemonic().to_owned(),
             doc: step.doc.clone(),
             knowledge: step.knowledge.clone(),
             operands: operands(&self.prep, &ops, &self.carries),

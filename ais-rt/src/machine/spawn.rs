@@ -644,7 +644,7 @@ impl Sibling {
         sink.event(&crate::trace::StepEvent {
             step: 0,
             instruction: step.id.clone(),
-            opcode: step.mnemonic.clone(),
+            opcode: step.mnemonic().to_owned(),
             unit: "model",
             sibling: Some(self.index),
             operands: vec![("subtask".into(), self.subtask.to_json())],

@@ -569,9 +569,14 @@ impl Setup {
     }
 
     /// The program prepared for this run (once: a resume at the terminal reuses it), sharing
-    /// the program; the source map is let go here.
+    /// the program; the source map is let go here, and the source text too when the program
+    /// can run (only a program that cannot has its findings shown with it).
     fn prepare_run(&mut self, runtime: &Runtime) -> Arc<ais_rt::Prepared> {
-        runtime.prepare_shared(self.program.clone(), self.source_map.take())
+        let prep = runtime.prepare_shared(self.program.clone(), self.source_map.take());
+        if prep.runnable() {
+            self.source = String::new();
+        }
+        prep
     }
 
     /// After a run: the MCP servers stopped (their logs kept under the output root), and an
