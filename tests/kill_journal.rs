@@ -111,7 +111,10 @@ fn ais(dir: &Path, args: &[&str], model: &str) -> Command {
         .envs(Proto::OpenAi.env(model))
         .env_remove("RUST_LOG")
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(
+            std::fs::File::create(dir.join("attempt.err"))
+                .map_or_else(|_| Stdio::null(), Stdio::from),
+        );
     cmd
 }
 
@@ -306,7 +309,10 @@ fn run_to_the_end(
                     stats.retried += 1;
                 }
             }
-            Some(code) => panic!("attempt {attempt_no} ({args:?}) exited {code}"),
+            Some(code) => panic!(
+                "attempt {attempt_no} ({args:?}) exited {code}: {}",
+                std::fs::read_to_string(dir.join("attempt.err")).unwrap_or_default()
+            ),
         }
     }
 }
