@@ -398,19 +398,38 @@ async fn completed_siblings(admin: &ais::restate::Admin, service: &str) -> usize
     rows.len()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_twice() {
-    let _shared = ALONE.read().await;
-    let Some(bin) = server_for_tests("restate_spread::kill_mid_spawn") else {
-        return;
-    };
-    let server = restate_support::balanced_server(&bin).await;
+/// What [`kill_mid_spawn`] leaves for its test to check.
+struct KilledMidSpawn {
+    /// The run's JSON on Restate (an endpoint killed; it reports as `ais run`'s).
+    remote: serde_json::Value,
+    /// The two roots: the endpoints' shared one, and `ais run`'s.
+    shared: PathBuf,
+    local_dir: PathBuf,
+    /// The slow siblings the killed endpoint was running.
+    lost: Vec<usize>,
+    victim: Served,
+    survivor: Served,
+    _dir: tempfile::TempDir,
+    _server: ais::restate::server::RestateServer,
+}
+
+/// Runs `program`'s SPAWN over [`KILL_ITEMS`] on two endpoints behind a balancer (both writing
+/// under one directory, as one shared volume), and once the quick siblings completed and every
+/// slow one waits, SIGKILLs an endpoint running a slow sibling (`b` when both do); `lose` is
+/// called with each lost sibling's index (what else its disk loses), then the lost siblings wait
+/// again on the survivor and are released. The run must end `ok`, report as `ais run` of the
+/// same program does, and have appended each item once.
+async fn kill_mid_spawn(
+    bin: &Path,
+    program: &str,
+    task: &str,
+    service: &str,
+    lose: impl Fn(&Path, usize),
+) -> KilledMidSpawn {
+    let server = restate_support::balanced_server(bin).await;
     let dir = tempfile::tempdir().unwrap();
-    // Both endpoints write under one directory (one disk behind both, as a shared volume):
-    // the lines file counts every sibling's append, wherever it ran.
     let shared = dir.path().join("shared");
     std::fs::create_dir_all(&shared).unwrap();
-    let program = "tests/fixtures/restate/append_fan.agir";
     let start = |name: &str| {
         let log = dir.path().join(format!("{name}.log"));
         Served::start(free_port().unwrap(), &shared, &[program], &log)
@@ -425,7 +444,7 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
     let run = |dir: &Path| {
         let dir = format!("dir={}", dir.display());
         [
-            "run", program, "--task", "kill", "--input", &items, "--input", &dir,
+            "run", program, "--task", task, "--input", &items, "--input", &dir,
         ]
         .map(String::from)
         .to_vec()
@@ -444,7 +463,7 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
     });
     let admin = ais::restate::Admin::new(&server.admin_url());
     let started = Instant::now();
-    while completed_siblings(&admin, "append_fan_siblings").await < KILL_ITEMS.len() - slow.len() {
+    while completed_siblings(&admin, service).await < KILL_ITEMS.len() - slow.len() {
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "quick siblings"
@@ -456,7 +475,6 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
         KILL_ITEMS.len(),
         "every sibling appended"
     );
-    // Kill an endpoint that runs a slow sibling (b when both do).
     let runs_slow = |e: &Served| -> Vec<usize> {
         e.noted()
             .into_iter()
@@ -473,10 +491,11 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
     assert!(!lost.is_empty(), "neither endpoint runs a slow sibling");
     victim.kill();
     for &i in &lost {
+        lose(&shared, i);
         std::fs::remove_file(marker(i)).unwrap();
     }
     // Restate retries the lost siblings on the survivor (the balancer passes the dead
-    // endpoint over): each replays its append from its journal and waits again.
+    // endpoint over): each replays its effects from its journal and waits again.
     restate_support::wait_for("the lost siblings to wait again", || {
         lost.iter().all(|&i| marker(i).exists())
     });
@@ -499,22 +518,48 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
     assert_eq!(local.status.code(), Some(0), "{}", text(&local));
     let (r, l) = (json_of(&remote), json_of(&local));
     assert_eq!(l["report"]["answers"][1], "slow 1: released", "{l}");
-    assert_eq!(comparable(r.clone()), comparable(l), "{r}");
+    assert_eq!(comparable(r.clone()), comparable(l.clone()), "{r}");
 
     // Each sibling's append ran once, wherever it ran and however often it was retried.
     let mut expected: Vec<String> = KILL_ITEMS.map(String::from).to_vec();
     expected.sort();
-    assert_eq!(appended(&shared), expected);
+    assert_eq!(appended(&shared), expected, "each append ran once");
     assert_eq!(appended(&local_dir), expected);
+    KilledMidSpawn {
+        remote: r,
+        shared,
+        local_dir,
+        lost,
+        victim,
+        survivor,
+        _dir: dir,
+        _server: server,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_twice() {
+    let _shared = ALONE.read().await;
+    let Some(bin) = server_for_tests("restate_spread::kill_mid_spawn") else {
+        return;
+    };
+    let k = kill_mid_spawn(
+        &bin,
+        "tests/fixtures/restate/append_fan.agir",
+        "kill",
+        "append_fan_siblings",
+        |_, _| {},
+    )
+    .await;
     // The survivor ran each lost sibling again; every other sibling ran once, on one of them.
-    let run_id = r["run"].as_str().unwrap();
-    let (on_victim, _) = victim.siblings_of(run_id);
-    let (on_survivor, pids) = survivor.siblings_of(run_id);
-    assert!(pids.iter().all(|p| *p == survivor.child.id()), "{pids:?}");
+    let run_id = k.remote["run"].as_str().unwrap();
+    let (on_victim, _) = k.victim.siblings_of(run_id);
+    let (on_survivor, pids) = k.survivor.siblings_of(run_id);
+    assert!(pids.iter().all(|p| *p == k.survivor.child.id()), "{pids:?}");
     for i in 0..KILL_ITEMS.len() {
-        let count = |on: &[usize]| on.iter().filter(|&&k| k == i).count();
+        let count = |on: &[usize]| on.iter().filter(|&&n| n == i).count();
         let (v, s) = (count(&on_victim), count(&on_survivor));
-        let once = if lost.contains(&i) {
+        let once = if k.lost.contains(&i) {
             (v, s) == (1, 1)
         } else {
             v + s == 1
@@ -525,7 +570,8 @@ async fn an_endpoint_killed_mid_spawn_is_survived_and_no_completed_effect_runs_t
         );
     }
     eprintln!(
-        "killed the endpoint running siblings {on_victim:?} (slow {lost:?}); the survivor ran {on_survivor:?}"
+        "killed the endpoint running siblings {on_victim:?} (slow {:?}); the survivor ran {on_survivor:?}",
+        k.lost
     );
 }
 
@@ -591,127 +637,44 @@ async fn staged_siblings_spread_survive_a_killed_endpoint_and_publish_as_ais_run
     let Some(bin) = server_for_tests("restate_spread::staged_kill") else {
         return;
     };
-    let server = restate_support::balanced_server(&bin).await;
-    let dir = tempfile::tempdir().unwrap();
-    let shared = dir.path().join("shared");
-    std::fs::create_dir_all(&shared).unwrap();
-    let program = "tests/fixtures/restate/staged_fan.agir";
-    let start = |name: &str| {
-        let log = dir.path().join(format!("{name}.log"));
-        Served::start(free_port().unwrap(), &shared, &[program], &log)
-    };
-    let (a, b) = (start("a"), start("b"));
-    let balancer = Balancer::start(vec![a.port, b.port]).await;
-    server
-        .register(&format!("http://127.0.0.1:{}", balancer.port))
-        .await
-        .unwrap();
-    let items = format!("items={}", json!(KILL_ITEMS));
-    let run = |dir: &Path| {
-        let dir = format!("dir={}", dir.display());
-        [
-            "run", program, "--task", "staged", "--input", &items, "--input", &dir,
-        ]
-        .map(String::from)
-        .to_vec()
-    };
-    let mut remote = run(&shared);
-    remote.extend(restate_support::engine(&server));
-    remote.extend(["--format".into(), "json".into()]);
-    let remote =
-        std::thread::spawn(move || ais(&remote.iter().map(String::as_str).collect::<Vec<_>>()));
-
-    let slow: Vec<usize> = (0..KILL_ITEMS.len()).filter(|i| i % 2 == 1).collect();
-    let marker = |i: usize| shared.join(format!("waiting {}", KILL_ITEMS[i]));
-    restate_support::wait_for("every slow sibling to wait", || {
-        slow.iter().all(|&i| marker(i).exists())
-    });
-    let admin = ais::restate::Admin::new(&server.admin_url());
-    let started = Instant::now();
-    while completed_siblings(&admin, "staged_fan_siblings").await < KILL_ITEMS.len() - slow.len() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "quick siblings"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(
-        appended(&shared).len(),
-        KILL_ITEMS.len(),
-        "every sibling wrote"
-    );
-    let runs_slow = |e: &Served| -> Vec<usize> {
-        e.noted()
-            .into_iter()
-            .map(|(_, i, _)| i)
-            .filter(|i| i % 2 == 1)
-            .collect()
-    };
-    let (mut victim, survivor) = if runs_slow(&b).is_empty() {
-        (a, b)
-    } else {
-        (b, a)
-    };
-    let lost = runs_slow(&victim);
-    assert!(!lost.is_empty(), "neither endpoint runs a slow sibling");
-    victim.kill();
-    for &i in &lost {
-        let stage = ais::rt::stage_dir(&shared, "fan", i);
-        assert!(
-            stage
-                .join(format!("staged/{}.txt", KILL_ITEMS[i].replace(' ', "_")))
-                .is_file(),
-            "sibling {i} staged its file before the kill"
-        );
-        std::fs::remove_dir_all(stage).unwrap();
-        std::fs::remove_file(marker(i)).unwrap();
-    }
-    restate_support::wait_for("the lost siblings to wait again", || {
-        lost.iter().all(|&i| marker(i).exists())
-    });
-    std::fs::write(shared.join("release"), "").unwrap();
-    let remote = remote.join().unwrap();
-    assert_eq!(remote.status.code(), Some(0), "{}", text(&remote));
-
-    let local_dir = dir.path().join("local");
-    std::fs::create_dir_all(&local_dir).unwrap();
-    std::fs::write(local_dir.join("release"), "").unwrap();
-    let out = local_dir.to_str().unwrap();
-    let local = run(&local_dir);
-    let local = [
-        &local.iter().map(String::as_str).collect::<Vec<_>>()[..],
-        &["--out", out, "--format", "json"],
-    ]
-    .concat();
-    let local = ais(&local);
-    assert_eq!(local.status.code(), Some(0), "{}", text(&local));
-    let (r, l) = (json_of(&remote), json_of(&local));
-    assert_eq!(l["report"]["answers"][1], "slow 1: released", "{l}");
-    assert_eq!(comparable(r.clone()), comparable(l), "{r}");
-
-    let mut expected: Vec<String> = KILL_ITEMS.map(String::from).to_vec();
-    expected.sort();
-    assert_eq!(appended(&shared), expected, "each write ran once");
-    assert_eq!(appended(&local_dir), expected);
-    let files = published(&shared);
+    let k = kill_mid_spawn(
+        &bin,
+        "tests/fixtures/restate/staged_fan.agir",
+        "staged",
+        "staged_fan_siblings",
+        |shared, i| {
+            let stage = ais::rt::stage_dir(shared, "fan", i);
+            assert!(
+                stage
+                    .join(format!("staged/{}.txt", KILL_ITEMS[i].replace(' ', "_")))
+                    .is_file(),
+                "sibling {i} staged its file before the kill"
+            );
+            std::fs::remove_dir_all(stage).unwrap();
+        },
+    )
+    .await;
+    let files = published(&k.shared);
     assert_eq!(files.len(), KILL_ITEMS.len(), "{files:?}");
-    assert_eq!(files, published(&local_dir));
+    assert_eq!(files, published(&k.local_dir));
     assert!(
         files.iter().any(
-            |(p, text)| p.contains(&KILL_ITEMS[lost[0]].replace(' ', "_"))
-                && text == &format!("staged by {}\n", KILL_ITEMS[lost[0]])
+            |(p, text)| p.contains(&KILL_ITEMS[k.lost[0]].replace(' ', "_"))
+                && text == &format!("staged by {}\n", KILL_ITEMS[k.lost[0]])
         ),
         "{files:?}"
     );
-    assert_eq!(left_staged(&shared), Vec::<PathBuf>::new());
-    assert_eq!(left_staged(&local_dir), Vec::<PathBuf>::new());
-    let run_id = r["run"].as_str().unwrap();
-    let (on_survivor, _) = survivor.siblings_of(run_id);
+    assert_eq!(left_staged(&k.shared), Vec::<PathBuf>::new());
+    assert_eq!(left_staged(&k.local_dir), Vec::<PathBuf>::new());
+    let run_id = k.remote["run"].as_str().unwrap();
+    let (on_survivor, _) = k.survivor.siblings_of(run_id);
     assert!(
-        lost.iter().all(|i| on_survivor.contains(i)),
-        "the survivor ran the lost siblings {lost:?}: {on_survivor:?}"
+        k.lost.iter().all(|i| on_survivor.contains(i)),
+        "the survivor ran the lost siblings {:?}: {on_survivor:?}",
+        k.lost
     );
     eprintln!(
-        "staged: killed the endpoint running slow siblings {lost:?}; the survivor ran {on_survivor:?}; published {files:?}"
+        "staged: killed the endpoint running slow siblings {:?}; the survivor ran {on_survivor:?}; published {files:?}",
+        k.lost
     );
 }
