@@ -227,11 +227,11 @@ pub(crate) fn run_checks_lowering(
     required::run(&mut cx);
     let x5 = x5::x5_findings(&cx.ix);
     // Lowered only when no mechanical repair is on offer, since one would change the program.
-    let repairable = cx.findings.iter().chain(&x5).any(|f| {
-        f.repair
-            .as_ref()
-            .is_some_and(|r| r.mechanical && r.edit.is_some())
-    });
+    let repairable = cx
+        .findings
+        .iter()
+        .chain(&x5)
+        .any(|f| repair::offered(f).is_some());
     let plan = (lower && !repairable).then(|| crate::plan::lower_indexed(&cx.ix, &x5));
     cx.findings.extend(x5);
     (cx.findings, plan)

@@ -36,11 +36,7 @@ pub(super) fn repair(
     for _ in 0..MAX_PASSES {
         let candidates: Vec<(CheckId, Locus, Edit)> = findings
             .iter()
-            .filter_map(|f| {
-                let r = f.repair.as_ref().filter(|r| r.mechanical)?;
-                let m = r.edit.clone()?;
-                Some((f.id.check()?, f.locus.clone(), m))
-            })
+            .filter_map(|f| offered(f).map(|(id, m)| (id, f.locus.clone(), m.clone())))
             .collect();
         let mut progressed = false;
         for (id, locus, m) in candidates {
@@ -72,6 +68,12 @@ pub(super) fn repair(
         }
     }
     (prog, findings, deviations, plan)
+}
+
+/// The mechanical repair `f` offers, with the check it is for: what [`repair`] tries.
+pub(super) fn offered(f: &Finding) -> Option<(CheckId, &Edit)> {
+    let r = f.repair.as_ref().filter(|r| r.mechanical)?;
+    Some((f.id.check()?, r.edit.as_ref()?))
 }
 
 /// How many error-or-worse findings each (check, place) has: a repair that raises any count
