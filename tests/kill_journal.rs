@@ -170,43 +170,22 @@ fn journal(out: &Path) -> Journal {
     if !db.exists() {
         return j;
     }
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    // Killed after SQLite made the file and before the schema was committed: no journal yet.
-    let schema: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE name = 'effects'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap_or(0);
-    if schema == 0 {
-        return j;
-    }
-    j.run = conn
-        .query_row("SELECT id, status FROM runs", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .ok();
-    if j.run.is_none() {
-        // Killed before the run's row (or the journal's schema) was written: it never started.
-        return j;
-    }
-    // The run's row is updated about once a second; its last step row may count more.
-    j.steps = conn
-        .query_row(
-            "SELECT max(steps, COALESCE((SELECT step FROM steps ORDER BY seq DESC LIMIT 1), 0)) FROM runs",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    // The effects as the journal records them (a result lives in its step's row or in an
-    // effects row: the store merges them).
-    let id = j.run.as_ref().map(|(id, _)| id.clone()).unwrap();
+    // Killed after SQLite made the file and before the schema's transaction committed, or
+    // before the run's row was written: no run yet (opening the store makes the schema, as the
+    // next `ais run` would).
     let store = ais::rt::journal::sqlite::SqliteStore::open(
         &db,
         ais::rt::journal::sqlite::Durability::Normal,
     )
     .unwrap();
+    let Some(run) = store.runs().unwrap().into_iter().next() else {
+        return j;
+    };
+    // The run's steps as the store counts them (its row, or its last step row when that
+    // counts more), and its effects, wherever their results live.
+    j.steps = run.steps as i64;
+    j.run = Some((run.id.clone(), run.status));
+    let id = run.id;
     let effects = store.effects(&id).unwrap();
     j.appends = effects
         .iter()
