@@ -317,6 +317,9 @@ pub struct SourceMap {
     entries: Vec<(packed::Key, Pos)>,
     /// The spellings of the unknown fields the packed loci name.
     fields: packed::Fields,
+    /// The shapes of the recorded loci: a lookup of a shape never recorded is a miss at once,
+    /// not a scan of every position.
+    shapes: packed::Shapes,
     /// Packed locus → index of its first entry, built once the lookups outnumber the scans
     /// allowed.
     index: OnceLock<HashMap<packed::Key, usize, foldhash::fast::RandomState>>,
@@ -364,6 +367,7 @@ impl SourceMap {
         let Some(key) = self.fields.pack(&locus) else {
             return;
         };
+        self.shapes.insert(&key);
         self.entries.push((key, pos));
         // A lookup may already have built the index: keep it true.
         if let Some(index) = self.index.get_mut() {
@@ -417,7 +421,10 @@ impl SourceMap {
     /// The position recorded for exactly this locus, without fallback.
     fn lookup_exact(&self, locus: &Locus) -> Option<Pos> {
         // An unknown field never recorded has no key, and no position.
-        let key = self.fields.find(locus)?;
+        let key = self
+            .fields
+            .find(locus)
+            .filter(|k| self.shapes.may_hold(k))?;
         if self.index.get().is_none()
             && self.scans.0.fetch_add(1, Ordering::Relaxed) < SCANS_BEFORE_INDEX
         {
@@ -576,6 +583,44 @@ mod tests {
             "the element's line when the field has none"
         );
         assert_eq!(lines[101], None);
+    }
+
+    #[test]
+    fn a_shape_never_recorded_is_a_miss_without_a_scan_and_falls_back() {
+        let mut map = SourceMap::new();
+        for i in 0..10 {
+            map.insert(
+                Locus::element(Element::Instruction(i)),
+                Pos::new(i as u32 + 1, 1),
+            );
+            map.insert(
+                Locus::field(Element::Instruction(i), FieldKey::Id),
+                Pos::new(i as u32 + 1, 3),
+            );
+        }
+        map.insert(Locus::field(Element::Edge(0), "x-note"), Pos::new(40, 5));
+        // No frontmatter, no `doc` on any instruction: misses, and no lookup was spent on a scan.
+        assert_eq!(map.lookup(&Locus::element(Element::Frontmatter)), None);
+        let doc = Locus::field(Element::Instruction(4), FieldKey::Doc);
+        assert_eq!(
+            map.lookup(&doc),
+            Some(Pos::new(5, 1)),
+            "falls back to the element"
+        );
+        assert_eq!(
+            map.lookup(&Locus::field(Element::Instruction(4), FieldKey::Id)),
+            Some(Pos::new(5, 3))
+        );
+        // An unknown field shares its shape bit with its kind's other unknown fields.
+        assert_eq!(
+            map.lookup(&Locus::field(Element::Edge(0), "x-note")),
+            Some(Pos::new(40, 5))
+        );
+        assert_eq!(map.lookup(&Locus::field(Element::Edge(1), "x-note")), None);
+        // Scans: instruction 4 (after its `doc`), its `id`, edge 0's field and the same field of
+        // edge 1 (a miss; no edge was recorded as a whole, so its fallback costs none); the
+        // frontmatter and the `doc` field cost none.
+        assert_eq!(map.scans.0.load(Ordering::Relaxed), 4);
     }
 
     #[test]

@@ -91,18 +91,22 @@ use crate::model::{OUTCOME, OUTCOME_FIELDS};
 /// What the checker knows: the carries' types and the declared enums and objects.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypeEnv {
-    carries: IndexMap<String, Ty>,
-    enums: IndexMap<String, Vec<String>>,
-    objects: IndexMap<String, Vec<(String, Ty)>>,
+    carries: Named<Ty>,
+    enums: Named<Vec<String>>,
+    objects: Named<Vec<(String, Ty)>>,
 }
+
+/// A name-keyed map in declaration order, hashed with foldhash: a program's every carry read
+/// in a guard or body is looked up here, and SipHash showed in the profile of a large one.
+type Named<V> = IndexMap<String, V, foldhash::fast::RandomState>;
 
 impl TypeEnv {
     /// An environment with no carries, and the built-in object `outcome`.
     pub fn new() -> Self {
         let mut env = TypeEnv {
-            carries: IndexMap::new(),
-            enums: IndexMap::new(),
-            objects: IndexMap::new(),
+            carries: Named::default(),
+            enums: Named::default(),
+            objects: Named::default(),
         };
         let fields = OUTCOME_FIELDS
             .iter()

@@ -23,6 +23,50 @@ pub(super) struct Key {
     index: u32,
 }
 
+impl Key {
+    /// The key's shape, its element kind and field code (codes past 127 share the last bit),
+    /// as a bit number in a [`Shapes`] set.
+    fn shape(&self) -> usize {
+        usize::from(self.element) * SHAPE_FIELDS + self.field.min(SHAPE_FIELDS as u32 - 1) as usize
+    }
+}
+
+/// Field codes a [`Shapes`] set tells apart per element kind.
+const SHAPE_FIELDS: usize = 128;
+
+/// The element kinds a [`Key`] packs ([`Element`]'s variants).
+const ELEMENT_KINDS: usize = 12;
+
+/// The shapes (element kind and field) of the keys a map has recorded: a lookup of a shape no
+/// key has — the frontmatter of a document without one, a field no element of its kind wrote —
+/// is answered without scanning the map's positions.
+#[derive(Clone, Debug)]
+pub(super) struct Shapes([u64; ELEMENT_KINDS * SHAPE_FIELDS / 64]);
+
+impl Default for Shapes {
+    fn default() -> Self {
+        Shapes([0; ELEMENT_KINDS * SHAPE_FIELDS / 64])
+    }
+}
+
+impl Shapes {
+    /// Records a key's shape.
+    pub(super) fn insert(&mut self, key: &Key) {
+        let bit = key.shape();
+        if let Some(word) = self.0.get_mut(bit / 64) {
+            *word |= 1 << (bit % 64);
+        }
+    }
+
+    /// Whether a key of this shape may have been recorded.
+    pub(super) fn may_hold(&self, key: &Key) -> bool {
+        let bit = key.shape();
+        self.0
+            .get(bit / 64)
+            .is_none_or(|word| word & (1 << (bit % 64)) != 0)
+    }
+}
+
 /// [`Key::index`] for a locus without a list index.
 const NO_INDEX: u32 = u32::MAX;
 

@@ -19,12 +19,24 @@ pub(crate) struct Names {
     pub list: Vec<String>,
     /// Index → declared type (`None`: untyped, i.e. `any`).
     pub types: Vec<Option<Type>>,
+    /// Declaration (its place in `walker.carries`) → index: what a plan's resolved carry
+    /// reference ([`ais_core::plan::CarryRef::index`]) becomes without hashing its name.
+    pub by_decl: Vec<usize>,
 }
 
 impl Names {
     /// The index of a carry.
     pub fn index(&self, name: &str) -> Option<usize> {
         self.map.get(name).copied()
+    }
+
+    /// The index of a carry a plan resolved: through its declaration when it has one, else
+    /// by name.
+    pub fn of_ref(&self, c: &ais_core::plan::CarryRef) -> Option<usize> {
+        match c.index.and_then(|d| self.by_decl.get(d)) {
+            Some(&i) => Some(i),
+            None => self.index(&c.name),
+        }
     }
 }
 
@@ -102,19 +114,26 @@ pub(crate) fn names(program: &Program) -> Names {
     let mut map = HashMap::with_hasher(foldhash::fast::FixedState::default());
     let mut list = Vec::new();
     let mut types = Vec::new();
+    let mut by_decl = Vec::with_capacity(program.carries().len());
     for c in program.carries() {
-        if !map.contains_key(&c.name) {
-            map.insert(c.name.clone(), list.len());
+        let i = *map.entry(c.name.clone()).or_insert_with(|| {
             list.push(c.name.clone());
             types.push(c.ty.clone());
-        }
+            list.len() - 1
+        });
+        by_decl.push(i);
     }
     if !map.contains_key("task") {
         map.insert("task".to_owned(), list.len());
         list.push("task".to_owned());
         types.push(Some(Type::Str));
     }
-    Names { map, list, types }
+    Names {
+        map,
+        list,
+        types,
+        by_decl,
+    }
 }
 
 /// The starting value of every carry: its declared default (conformed to its type), else its

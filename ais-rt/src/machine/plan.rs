@@ -280,8 +280,9 @@ impl Prepared {
             .program
             .carries()
             .iter()
-            .filter(|c| c.is_input() && c.name != "task")
-            .filter_map(|c| prepared.names.index(&c.name))
+            .zip(&prepared.names.by_decl)
+            .filter(|(c, _)| c.is_input() && c.name != "task")
+            .map(|(_, &i)| i)
             .collect();
         if checked.outcome == ais_core::Outcome::Failed {
             let fatal: Vec<String> = prepared
@@ -323,7 +324,7 @@ impl Prepared {
             .iter()
             .flat_map(|s| s.reads.iter().chain(&s.writes))
         {
-            if names.index(&r.name).is_none() {
+            if names.of_ref(r).is_none() {
                 names.map.insert(r.name.clone(), names.list.len());
                 names.list.push(r.name.clone());
                 names.types.push(None);
@@ -504,7 +505,7 @@ impl Resolver<'_> {
 
     /// A carry reference's index in the run's carry file.
     fn index(&self, c: &lower::CarryRef) -> Option<usize> {
-        self.names.index(&c.name)
+        self.names.of_ref(c)
     }
 
     /// What the step runs, from its executor.
@@ -615,8 +616,9 @@ fn human_inputs(program: &Program, names: &Names) -> Vec<usize> {
     program
         .carries()
         .iter()
-        .filter(|c| c.is_input() && c.name != "task")
-        .filter_map(|c| names.index(&c.name))
+        .zip(&names.by_decl)
+        .filter(|(c, _)| c.is_input() && c.name != "task")
+        .map(|(_, &i)| i)
         .collect()
 }
 
@@ -749,7 +751,7 @@ fn spawn_ctl(sp: &lower::Spawn, names: &Names, ls: &lower::Step, reach: &Reach) 
         })
         .flatten();
     let (list, literal) = match &sp.source {
-        FanOut::Carry(c) => (names.index(&c.name), None),
+        FanOut::Carry(c) => (names.of_ref(c), None),
         FanOut::List(items) => (None, Some(items.clone())),
         FanOut::Task => (None, None),
     };
@@ -790,10 +792,10 @@ fn loop_ctl(
         .and_then(|c| i64::try_from(c).ok())
         .filter(|&c| c >= 1);
     LoopCtl {
-        verdict: lc.verdict.as_ref().and_then(|v| names.index(&v.name)),
+        verdict: lc.verdict.as_ref().and_then(|v| names.of_ref(v)),
         cap: cap.unwrap_or(IMPOSED_CAP),
         cap_imposed: cap.is_none(),
-        counter: lc.counter.as_ref().and_then(|c| names.index(&c.name)),
+        counter: lc.counter.as_ref().and_then(|c| names.of_ref(c)),
         back,
         advance,
     }

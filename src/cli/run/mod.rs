@@ -239,7 +239,7 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
     };
     setup.wrap_up(&tokio, servers, &outcome, started, &args.options)?;
     let code = conclude(&setup, &runtime, &tokio, &prep, outcome, output);
-    leave(tokio);
+    leave(tokio, prep);
     code
 }
 
@@ -302,7 +302,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     setup.wrap_up(&tokio, servers, &outcome, started, &options)?;
     setup.journaled = Some(j);
     let code = conclude(&setup, &runtime, &tokio, &prep, outcome, output);
-    leave(tokio);
+    leave(tokio, prep);
     code
 }
 
@@ -381,7 +381,7 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
     }
     setup.wrap_up(&tokio, servers, &outcome, started, &options)?;
     let code = conclude(&setup, &runtime, &tokio, &prep, outcome, output);
-    leave(tokio);
+    leave(tokio, prep);
     code
 }
 
@@ -788,11 +788,21 @@ fn invalid_handle(outcome: &RunOutcome) -> bool {
         .is_some_and(|f| f.kind == FaultKind::InvalidHandle)
 }
 
-/// Shuts the async runtime down without waiting for its blocking threads: a built-in stopped at
-/// its timeout may still be blocked in the kernel (opening a FIFO nobody writes, reading a
+/// Ends a run's command; the process exits next.
+///
+/// The async runtime is shut down without waiting for its blocking threads: a built-in stopped
+/// at its timeout may still be blocked in the kernel (opening a FIFO nobody writes, reading a
 /// device that never ends), and must not keep `ais` from exiting once the run has reported.
-fn leave(tokio: tokio::runtime::Runtime) {
+///
+/// The prepared program (and through it the program, which nothing else outlives) is left to
+/// the operating system instead of being freed: it is plain data, and freeing a large program's
+/// plan, instructions and carries one allocation at a time, each a cache miss by then, cost
+/// about 5 % of a 20,000-instruction chain's run and a growing share the larger the program
+/// (`benches/run_scale.sh`). Everything that holds a resource (the journal's connection and
+/// lease, the trace, the MCP servers) is dropped as usual, by its owner.
+fn leave(tokio: tokio::runtime::Runtime, prep: Arc<ais_rt::Prepared>) {
     tokio.shutdown_background();
+    std::mem::forget(prep);
 }
 
 pub(super) fn tokio_runtime() -> Result<tokio::runtime::Runtime, CliError> {

@@ -120,7 +120,7 @@ fn replay_inner(args: ReplayArgs, output: &mut Output) -> Result<u8, Failure> {
     if let Some(servers) = servers {
         tokio.block_on(servers.shutdown());
     }
-    leave(tokio);
+    leave(tokio, prep);
     let replayed =
         replayed.map_err(|e| CliError::new(e.to_string(), "list the runs with `ais runs`"))?;
     cannot_replay(&replayed)?;
