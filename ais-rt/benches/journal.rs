@@ -12,6 +12,11 @@
 //! (the runs are on a current-thread runtime, SQLite included), which a loaded machine inflates
 //! far less than the wall time.
 //!
+//! `raw_sqlite_10000_commits_of_a_step_row` is the floor beside them, measured in the same run:
+//! SQLite alone (rusqlite, the journal's pragmas, cached statements) committing 10,000
+//! transactions of one step row each, a row taken from a journaled run — what a commit per
+//! step costs on this machine before the journal adds anything.
+//!
 //! `cargo bench -p ais-rt --bench journal`
 
 use ais_core::Value;
@@ -218,7 +223,69 @@ fn bench_loop(c: &mut Criterion, pure: bool, prefix: &str) {
             b.to_async(&s.trt).iter(|| s.sqlite(&store))
         });
     }
+    if !pure {
+        // The floor on this machine: SQLite alone committing one such step row per transaction.
+        let (conn, row) = floor_db(&s.dir.path().join("floor.db"), &size_db);
+        let mut run = 0u64;
+        g.bench_function("raw_sqlite_10000_commits_of_a_step_row", |b| {
+            b.iter(|| {
+                run += 1;
+                floor_commits(&conn, run, &row, steps)
+            })
+        });
+    }
     g.finish();
+}
+
+/// A database set up as a journal is (page size, WAL, `synchronous=NORMAL`, checkpoint length)
+/// with one table shaped like its `steps` (integer key), and a step row (delta, effects) taken
+/// from the middle of a journaled run.
+fn floor_db(
+    path: &std::path::Path,
+    journal: &std::path::Path,
+) -> (rusqlite::Connection, (String, String)) {
+    let row = rusqlite::Connection::open(journal)
+        .expect("open the journal")
+        .query_row(
+            "SELECT delta, COALESCE(effects, '') FROM steps ORDER BY key LIMIT 1 OFFSET 5000",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("a step row");
+    let conn = rusqlite::Connection::open(path).expect("open");
+    conn.execute_batch(
+        "PRAGMA page_size=1024; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=4096;
+         CREATE TABLE steps (key INTEGER PRIMARY KEY, run TEXT NOT NULL, seq INTEGER NOT NULL, step INTEGER NOT NULL,
+           instruction TEXT NOT NULL, delta TEXT NOT NULL, effects TEXT);",
+    )
+    .expect("set up");
+    (conn, row)
+}
+
+/// `n` transactions, each inserting one step row of run `run` (cached statements).
+fn floor_commits(conn: &rusqlite::Connection, run: u64, row: &(String, String), n: u64) {
+    let id = format!("6b1016aa-{run:06x}");
+    for seq in 1..=n {
+        conn.prepare_cached("BEGIN")
+            .expect("begin")
+            .execute([])
+            .expect("begin");
+        conn.prepare_cached("INSERT INTO steps VALUES (?1, ?2, ?3, ?4, 'sense', ?5, ?6)")
+            .expect("insert")
+            .execute(rusqlite::params![
+                ((run as i64) << 32) | seq as i64,
+                id,
+                seq,
+                seq,
+                row.0,
+                row.1
+            ])
+            .expect("insert");
+        conn.prepare_cached("COMMIT")
+            .expect("commit")
+            .execute([])
+            .expect("commit");
+    }
 }
 
 /// This thread's CPU time so far.

@@ -12,6 +12,7 @@ use ais_rt::journal::{
 };
 use ais_rt::{FaultKind, Inputs, Status};
 use common::{Bench, arg, block_on, program, tool};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -375,8 +376,8 @@ fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
         .to_string();
     assert!(e.contains("ais-journal/9"), "{e}");
     conn.execute(
-        "UPDATE meta SET value='ais-journal/2' WHERE key='schema'",
-        [],
+        "UPDATE meta SET value=?1 WHERE key='schema'",
+        [ais_rt::journal::sqlite::SCHEMA],
     )
     .unwrap();
     // A meta table with no version in it.
@@ -387,7 +388,43 @@ fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
         .unwrap()
         .to_string();
     assert!(e.contains("no schema version"), "{e}");
-    conn.execute("INSERT INTO meta VALUES ('schema', 'ais-journal/2')", [])
+    conn.execute(
+        "INSERT INTO meta VALUES ('schema', ?1)",
+        [ais_rt::journal::sqlite::SCHEMA],
+    )
+    .unwrap();
+    // A step row whose key is not the sequence number it says, and one that says it is
+    // another run's.
+    // (Rows are addressed by key: the run's number, shifted, and the sequence number.)
+    let row_2 = "key = ((SELECT num FROM runs WHERE id='m1') << 32) | 2";
+    conn.execute(&format!("UPDATE steps SET seq=7 WHERE {row_2}"), [])
+        .unwrap();
+    let e = db.steps("m1").unwrap_err().to_string();
+    assert!(
+        e.contains("run m1") && e.contains("steps row 7") && e.contains("is not sequence number 7"),
+        "{e}"
+    );
+    conn.execute(
+        &format!("UPDATE steps SET seq=2, run='m0' WHERE {row_2}"),
+        [],
+    )
+    .unwrap();
+    let e = db.effects("m1").unwrap_err().to_string();
+    assert!(
+        e.contains("steps row 2") && e.contains("it is run m0's"),
+        "{e}"
+    );
+    conn.execute("UPDATE steps SET run='m1' WHERE run='m0'", [])
+        .unwrap();
+    // A run row without its number.
+    conn.execute("UPDATE runs SET num=NULL WHERE id='m1'", [])
+        .unwrap();
+    let e = db.steps("m1").unwrap_err().to_string();
+    assert!(
+        e.contains("run m1") && e.contains("its number is None"),
+        "{e}"
+    );
+    conn.execute("UPDATE runs SET num=1 WHERE id='m1'", [])
         .unwrap();
     // A malformed step row.
     conn.execute(
@@ -479,49 +516,93 @@ fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
     );
 }
 
-/// A journal written by the previous schema (`ais-journal/1`: every result an `effects` row,
-/// no `effects` column in `steps`) is upgraded in place when opened, in one transaction, and
-/// its runs read and resume as they were.
-#[test]
-fn a_journal_of_the_previous_schema_is_upgraded_and_resumes() {
-    let f = fixture();
-    let dir = tempfile::tempdir().unwrap();
-    let db = store(dir.path());
-    let out = sqlite_run(&f, &db, "v1");
-    assert_eq!(out.status, Status::Ok, "{out:?}");
-    let effects = db.effects("v1").unwrap();
-    drop(db);
-    // Rewrite it as the previous schema wrote it.
-    let conn = rusqlite::Connection::open(dir.path().join(".ais/runs.db")).unwrap();
+/// Rewrites the journal at `path` as schema `ais-journal/2` wrote it: `steps` a `WITHOUT ROWID`
+/// table keyed by run and sequence, runs without a number; and, for `ais-journal/1`, every
+/// result an `effects` row and no `effects` column in `steps`.
+fn as_previous_schema(path: &Path, version: u32) {
+    let conn = rusqlite::Connection::open(path).unwrap();
     conn.execute_batch(
         "BEGIN;
-         INSERT OR REPLACE INTO effects
-           SELECT s.run, json_extract(e.value, '$[0].key.step'), json_extract(e.value, '$[0].key.path'),
-                  json_extract(e.value, '$[0].key.index'), json_extract(e.value, '$[0].kind'),
-                  json_extract(e.value, '$[0].instruction'), json_extract(e.value, '$[0].name'),
-                  json_extract(e.value, '$[0].idempotency'), json_extract(e.value, '$[0].request'),
-                  json(json_extract(e.value, '$[1]'))
-           FROM steps s, json_each(s.effects) e WHERE s.effects IS NOT NULL;
-         ALTER TABLE steps DROP COLUMN effects;
-         UPDATE meta SET value='ais-journal/1' WHERE key='schema';
+         CREATE TABLE steps_2 (
+           run TEXT NOT NULL, seq INTEGER NOT NULL, step INTEGER NOT NULL, instruction TEXT NOT NULL,
+           delta TEXT NOT NULL, effects TEXT, PRIMARY KEY (run, seq)) WITHOUT ROWID;
+         INSERT INTO steps_2 SELECT run, seq, step, instruction, delta, effects FROM steps;
+         DROP TABLE steps;
+         ALTER TABLE steps_2 RENAME TO steps;
+         DROP INDEX runs_num;
+         ALTER TABLE runs DROP COLUMN num;
+         UPDATE meta SET value='ais-journal/2' WHERE key='schema';
          COMMIT;",
     )
     .unwrap();
+    if version == 1 {
+        conn.execute_batch(
+            "BEGIN;
+             INSERT OR REPLACE INTO effects
+               SELECT s.run, json_extract(e.value, '$[0].key.step'), json_extract(e.value, '$[0].key.path'),
+                      json_extract(e.value, '$[0].key.index'), json_extract(e.value, '$[0].kind'),
+                      json_extract(e.value, '$[0].instruction'), json_extract(e.value, '$[0].name'),
+                      json_extract(e.value, '$[0].idempotency'), json_extract(e.value, '$[0].request'),
+                      json(json_extract(e.value, '$[1]'))
+               FROM steps s, json_each(s.effects) e WHERE s.effects IS NOT NULL;
+             ALTER TABLE steps DROP COLUMN effects;
+             UPDATE meta SET value='ais-journal/1' WHERE key='schema';
+             COMMIT;",
+        )
+        .unwrap();
+    }
+}
+
+/// A journal written by a previous schema (`ais-journal/1`: every result an `effects` row, no
+/// `effects` column in `steps`; `ais-journal/2`: `steps` keyed by run and sequence) is
+/// upgraded in place when opened, in one transaction, and its runs read and resume as they
+/// were.
+#[test]
+fn a_journal_of_a_previous_schema_is_upgraded_and_resumes() {
+    for version in [1, 2] {
+        upgraded_and_resumed(version);
+    }
+}
+
+fn upgraded_and_resumed(version: u32) {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
     let db = store(dir.path());
-    let version: String = conn
+    // Another run first, so that the upgraded run is not the only one (its number is not 1).
+    assert_eq!(sqlite_run(&f, &db, "v0").status, Status::Ok);
+    let out = sqlite_run(&f, &db, "v1");
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    let effects = db.effects("v1").unwrap();
+    let steps = db.steps("v1").unwrap();
+    drop(db);
+    as_previous_schema(&dir.path().join(".ais/runs.db"), version);
+    let conn = rusqlite::Connection::open(dir.path().join(".ais/runs.db")).unwrap();
+    let db = store(dir.path());
+    let upgraded: String = conn
         .query_row("SELECT value FROM meta WHERE key='schema'", [], |r| {
             r.get(0)
         })
         .unwrap();
-    assert_eq!(version, ais_rt::journal::sqlite::SCHEMA);
+    assert_eq!(upgraded, ais_rt::journal::sqlite::SCHEMA);
     assert_eq!(
         db.effects("v1").unwrap(),
         effects,
-        "the same effects, read from effects rows"
+        "schema {version}: the same effects"
     );
-    // A crash after step 4: the resume repeats no call the old journal recorded.
+    assert_eq!(
+        db.steps("v1").unwrap(),
+        steps,
+        "schema {version}: the same steps"
+    );
+    // A crash after step 4: the resume repeats no call the old journal recorded (schema 1
+    // recorded every result as an effects row, which stays; schema 2 those of step 5 on in the
+    // steps rows the crash takes, so their calls run again, as they would have).
     conn.execute("DELETE FROM steps WHERE run='v1' AND step>4", [])
         .unwrap();
+    if version == 2 {
+        conn.execute("DELETE FROM effects WHERE run='v1' AND step>4", [])
+            .unwrap();
+    }
     conn.execute("UPDATE runs SET status='running' WHERE id='v1'", [])
         .unwrap();
     let g = fixture();
@@ -532,12 +613,26 @@ fn a_journal_of_the_previous_schema_is_upgraded_and_resumes() {
     let again = block_on(rt.resume_journaled(&prep, Arc::new(journal), &start, None));
     assert_eq!(again.status, Status::Ok, "{again:?}");
     assert_eq!(again.report, out.report);
+    if version == 1 {
+        assert_eq!(
+            (
+                g.polish.calls.load(Ordering::SeqCst),
+                g.judge.calls.load(Ordering::SeqCst)
+            ),
+            (0, 0),
+            "every call after step 4 was recorded by the old journal: none runs again"
+        );
+    }
+    // The resumed run's steps continue the upgraded run's keys.
+    let seqs: Vec<u64> = db.steps("v1").unwrap().iter().map(|r| r.seq).collect();
     assert_eq!(
-        (
-            g.polish.calls.load(Ordering::SeqCst),
-            g.judge.calls.load(Ordering::SeqCst)
-        ),
-        (0, 0),
-        "every call after step 4 was recorded by the old journal: none runs again"
+        seqs,
+        (1..=seqs.len() as u64).collect::<Vec<_>>(),
+        "schema {version}"
+    );
+    assert_eq!(
+        db.steps("v0").unwrap().len(),
+        steps.len(),
+        "schema {version}: v0 kept"
     );
 }

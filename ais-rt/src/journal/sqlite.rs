@@ -17,10 +17,18 @@
 //! one result in all; [`SqliteStore::effects`] merges the two places and refuses a journal that
 //! records two results, or a result whose effect contradicts its intent.
 //!
+//! **Where a step lives.** Each run has a number (`runs.num`), and its steps are the rows of
+//! `steps` whose integer key is `(num << 32) | seq`: the table is SQLite's rowid B-tree, where
+//! a commit appends at the right edge (one leaf page rewritten, no rebalancing of siblings) and
+//! a step's row of a few hundred bytes stays in its leaf. Its `run` and `seq` columns say the
+//! same again, and a row whose key disagrees with them is refused.
+//!
 //! The schema is versioned (`meta.schema`): a database of an unknown version, or one that is
-//! not an ais journal, is refused, never overwritten. A journal of the previous version
-//! (`ais-journal/1`, whose results were all `effects` rows) is upgraded in place, in one
-//! transaction, by adding the `effects` column: its rows mean what they meant. Each run row carries a
+//! not an ais journal, is refused, never overwritten. A journal of a previous version is
+//! upgraded in place, in one transaction: `ais-journal/1` (whose results were all `effects`
+//! rows) gains the `effects` column, and `ais-journal/2` (whose `steps` was a `WITHOUT ROWID`
+//! table keyed by run and sequence) numbers its runs and moves its steps to the keyed table;
+//! their rows mean what they meant. Each run row carries a
 //! lease (the pid holding it): a second process opening a run held by a live process is
 //! refused ([`JournalError::Held`]); a lease held by a process that no longer exists is taken
 //! over. Leases assume one host (a pid means nothing on another machine).
@@ -36,10 +44,13 @@ mod writer;
 pub use writer::SqliteJournal;
 
 /// The schema version this build reads and writes.
-pub const SCHEMA: &str = "ais-journal/2";
+pub const SCHEMA: &str = "ais-journal/3";
+
+/// The first schema version, which [`SqliteStore::open`] upgrades to [`SCHEMA`].
+const SCHEMA_1: &str = "ais-journal/1";
 
 /// The previous schema version, which [`SqliteStore::open`] upgrades to [`SCHEMA`].
-const SCHEMA_1: &str = "ais-journal/1";
+const SCHEMA_2: &str = "ais-journal/2";
 
 const SCHEMA_SQL: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -47,29 +58,34 @@ CREATE TABLE IF NOT EXISTS runs (
   id TEXT PRIMARY KEY, program TEXT NOT NULL, digest TEXT NOT NULL, source TEXT NOT NULL,
   task TEXT NOT NULL, inputs TEXT NOT NULL, meta TEXT NOT NULL, status TEXT NOT NULL,
   steps INTEGER NOT NULL, started INTEGER NOT NULL, updated INTEGER NOT NULL,
-  last_step TEXT, outcome TEXT, pause TEXT, lease_pid INTEGER, lease_since INTEGER);
+  last_step TEXT, outcome TEXT, pause TEXT, lease_pid INTEGER, lease_since INTEGER, num INTEGER);
+CREATE UNIQUE INDEX IF NOT EXISTS runs_num ON runs (num);
 CREATE TABLE IF NOT EXISTS steps (
-  run TEXT NOT NULL, seq INTEGER NOT NULL, step INTEGER NOT NULL, instruction TEXT NOT NULL,
-  delta TEXT NOT NULL, effects TEXT, PRIMARY KEY (run, seq)) WITHOUT ROWID;
+  key INTEGER PRIMARY KEY, run TEXT NOT NULL,
+  seq INTEGER NOT NULL CHECK (seq BETWEEN 1 AND 4294967295), step INTEGER NOT NULL,
+  instruction TEXT NOT NULL, delta TEXT NOT NULL, effects TEXT);
 CREATE TABLE IF NOT EXISTS effects (
   run TEXT NOT NULL, step INTEGER NOT NULL, path TEXT NOT NULL, idx INTEGER NOT NULL,
   kind TEXT NOT NULL, instruction TEXT NOT NULL, name TEXT NOT NULL, idempotency TEXT NOT NULL,
   request TEXT, result TEXT, PRIMARY KEY (run, step, path, idx)) WITHOUT ROWID;
 ";
 
-/// The page size of a new journal. A step's commit rewrites one page of `steps` (and about
-/// once a second one of `runs`), each a WAL frame, so the page size is the bytes a step writes.
-/// `steps` is a `WITHOUT ROWID` table, whose rows stay in their page only up to about a
-/// quarter of it (231 bytes on 1 KiB pages, 488 on 2 KiB, 1002 on 4 KiB), and a step's row
-/// with its effects' results is typically 250–450 bytes: on 1 KiB pages it would spill to an
-/// overflow page — a second frame per step —, on 4 KiB pages each step would write twice the
-/// bytes for nothing. (An existing database keeps its page size.)
-const PAGE: u32 = 2048;
+/// The page size of a new journal. A step's commit rewrites one leaf page of `steps` (its
+/// parent about once every few steps, one page of `runs` about once a second), each a WAL
+/// frame, so the page size is about the bytes a step writes. A row of the rowid table `steps`
+/// stays in its leaf up to about a page (989 bytes on 1 KiB pages), and a step's row with its
+/// effects' results is typically 250–450 bytes; a larger page would write more bytes per step
+/// for nothing. (An existing database keeps its page size.)
+const PAGE: u32 = 1024;
+
+/// The WAL's length at which it is checkpointed into the database, in bytes (see
+/// [`CHECKPOINT`]).
+const CHECKPOINT_BYTES: u32 = 4 << 20;
 
 /// The WAL's length, in pages, at which it is checkpointed into the database — each
-/// checkpoint syncs twice, even with `synchronous=NORMAL`: 2048 pages of 2 KiB (4 MiB) make it
-/// about once every two thousand steps. The WAL goes away when the last connection closes.
-const CHECKPOINT: u32 = 2048;
+/// checkpoint syncs twice, even with `synchronous=NORMAL`: 4 MiB of 1 KiB pages make it about
+/// once every two thousand steps. The WAL goes away when the last connection closes.
+const CHECKPOINT: u32 = CHECKPOINT_BYTES / PAGE;
 
 /// How hard each commit is pushed to the disk.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -196,16 +212,21 @@ impl SqliteStore {
         let inputs =
             serde_json::to_string(&start.inputs).map_err(|e| JournalError::Store(e.to_string()))?;
         let t = now();
-        self.lock()
-            .execute(
-                "INSERT INTO runs (id, program, digest, source, task, inputs, meta, status, steps, started, updated, lease_pid, lease_since)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 0, ?8, ?8, ?9, ?8)",
+        let num: i64 = self
+            .lock()
+            .query_row(
+                "INSERT INTO runs (id, program, digest, source, task, inputs, meta, status, steps, started, updated, lease_pid, lease_since, num)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 0, ?8, ?8, ?9, ?8, (SELECT COALESCE(MAX(num), 0) + 1 FROM runs))
+                 RETURNING num",
                 params![start.id, start.program, start.digest, start.source, start.task, inputs, start.meta.to_string(), t, std::process::id()],
+                |r| r.get(0),
             )
             .map_err(&err)?;
+        let keys = StepKeys::of(&start.id, Some(num))?;
         Ok(SqliteJournal::new(
             self.clone(),
             &start.id,
+            keys,
             InFlight::Stop,
             true,
         ))
@@ -221,7 +242,11 @@ impl SqliteStore {
     ) -> Result<(RunRecord, RunStart, SqliteJournal), JournalError> {
         let err = store_err(&self.path);
         let mut conn = self.lock();
-        let tx = conn.transaction().map_err(&err)?;
+        // Immediate: of two resumes reading the lease as free at once, one waits for the other's
+        // write and then sees its lease.
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(&err)?;
         let record = read_run(&tx, id)?.ok_or_else(|| JournalError::NoRun(id.to_owned()))?;
         if let Some(pid) = record.lease
             && pid != std::process::id()
@@ -246,12 +271,13 @@ impl SqliteStore {
         )
         .map_err(&err)?;
         let start = read_start(&tx, id)?;
+        let keys = step_keys(&tx, id)?;
         tx.commit().map_err(&err)?;
         drop(conn);
         Ok((
             record,
             start,
-            SqliteJournal::new(self.clone(), id, in_flight, false),
+            SqliteJournal::new(self.clone(), id, keys, in_flight, false),
         ))
     }
 
@@ -284,18 +310,29 @@ impl SqliteStore {
     /// Run `id`'s committed steps, in order.
     pub fn steps(&self, id: &str) -> Result<Vec<StepRow>, JournalError> {
         let conn = self.lock();
+        let keys = step_keys(&conn, id)?;
         let mut s = conn
             .prepare_cached(
-                "SELECT seq, step, instruction, delta FROM steps WHERE run=?1 ORDER BY seq",
+                "SELECT key, run, seq, step, instruction, delta FROM steps WHERE key > ?1 AND key < ?2 ORDER BY key",
             )
             .map_err(store_err(&self.path))?;
-        let rows: Vec<(u64, u64, String, String)> = s
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        let rows: Vec<(i64, String, u64, u64, String, String)> = s
+            .query_map(keys.range(), |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })
             .and_then(|rows| rows.collect())
             .map_err(store_err(&self.path))?;
         rows.into_iter()
-            .map(|(seq, step, instruction, delta)| {
+            .map(|(key, run, seq, step, instruction, delta)| {
                 let row = || format!("steps row {seq} (step {step}, `{instruction}`)");
+                keys.check(id, (key, &run, seq), row)?;
                 let commit: StepCommit =
                     serde_json::from_str(&delta).map_err(|e| corrupt(id, row(), e.to_string()))?;
                 if commit.step != step || commit.instruction != instruction {
@@ -323,14 +360,23 @@ impl SqliteStore {
                 .prepare_cached("SELECT step, path, idx, kind, instruction, name, idempotency, request, result FROM effects WHERE run=?1")
                 .and_then(|mut s| s.query_map([id], effect_row)?.collect::<Result<Vec<_>, _>>())
                 .map_err(&err)?;
-            let embedded: Vec<(u64, u64, String, String)> = conn
-                .prepare_cached("SELECT seq, step, instruction, effects FROM steps WHERE run=?1 AND effects IS NOT NULL ORDER BY seq")
+            let keys = step_keys(&conn, id)?;
+            let embedded: Vec<(i64, String, u64, u64, String, String)> = conn
+                .prepare_cached("SELECT key, run, seq, step, instruction, effects FROM steps WHERE key > ?1 AND key < ?2 AND effects IS NOT NULL ORDER BY key")
                 .and_then(|mut s| {
-                    s.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-                        .collect()
+                    s.query_map(keys.range(), |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+                    })?
+                    .collect()
                 })
                 .map_err(&err)?;
-            (rows, embedded)
+            let mut checked = Vec::with_capacity(embedded.len());
+            for (key, run, seq, step, instruction, text) in embedded {
+                let row = || format!("steps row {seq} (step {step}, `{instruction}`)");
+                keys.check(id, (key, &run, seq), row)?;
+                checked.push((seq, step, instruction, text));
+            }
+            (rows, checked)
         };
         let mut by_key = std::collections::BTreeMap::new();
         for raw in rows {
@@ -410,10 +456,14 @@ impl SqliteStore {
                 since: record.updated,
             });
         }
-        for table in ["steps", "effects"] {
-            tx.execute(&format!("DELETE FROM {table} WHERE run=?1"), [id])
-                .map_err(&err)?;
-        }
+        let keys = step_keys(&tx, id)?;
+        tx.execute(
+            "DELETE FROM steps WHERE key > ?1 AND key < ?2",
+            keys.range(),
+        )
+        .map_err(&err)?;
+        tx.execute("DELETE FROM effects WHERE run=?1", [id])
+            .map_err(&err)?;
         tx.execute("DELETE FROM runs WHERE id=?1", [id])
             .map_err(&err)?;
         tx.commit().map_err(&err)?;
@@ -471,17 +521,120 @@ fn setup(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalError
         ))
     };
     match version.as_deref() {
-        Some(SCHEMA) => Ok(()),
-        // The previous version: a result gains a place in its step's row.
-        Some(SCHEMA_1) => {
-            tx.execute_batch("ALTER TABLE steps ADD COLUMN effects TEXT")
-                .map_err(&err)?;
-            tx.execute("UPDATE meta SET value=?1 WHERE key='schema'", [SCHEMA])
-                .map_err(&err)?;
-            Ok(())
+        Some(SCHEMA) => return Ok(()),
+        // The first version: a result gains a place in its step's row.
+        Some(SCHEMA_1) => tx
+            .execute_batch("ALTER TABLE steps ADD COLUMN effects TEXT")
+            .map_err(&err)?,
+        Some(SCHEMA_2) => {}
+        Some(v) => return Err(refuse(format!("has journal schema `{v}`"))),
+        None => return Err(refuse("has a `meta` table but no schema version".into())),
+    }
+    upgrade_2(tx, path)?;
+    tx.execute("UPDATE meta SET value=?1 WHERE key='schema'", [SCHEMA])
+        .map_err(&err)?;
+    Ok(())
+}
+
+/// Upgrades a journal of [`SCHEMA_2`]'s tables: each run gets a number (in the order of its
+/// row), and its steps move to the keyed table, key `(num << 32) | seq`. A steps row of a run
+/// the journal does not have, or with a sequence number no key can hold, is refused.
+fn upgrade_2(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalError> {
+    let err = store_err(path);
+    let orphan: Option<(String, i64)> = tx
+        .query_row(
+            "SELECT s.run, s.seq FROM steps s LEFT JOIN runs r ON r.id = s.run
+             WHERE r.id IS NULL OR s.seq NOT BETWEEN 1 AND 4294967295 LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map_err(&err)?;
+    if let Some((run, seq)) = orphan {
+        return Err(corrupt(
+            &run,
+            format!("steps row {seq}"),
+            "the run has no row in `runs`, or the sequence number is out of range; the journal was not upgraded".into(),
+        ));
+    }
+    tx.execute_batch(
+        "ALTER TABLE runs ADD COLUMN num INTEGER;
+         UPDATE runs SET num = rowid;
+         CREATE UNIQUE INDEX runs_num ON runs (num);
+         ALTER TABLE steps RENAME TO steps_2;
+         CREATE TABLE steps (
+           key INTEGER PRIMARY KEY, run TEXT NOT NULL,
+           seq INTEGER NOT NULL CHECK (seq BETWEEN 1 AND 4294967295), step INTEGER NOT NULL,
+           instruction TEXT NOT NULL, delta TEXT NOT NULL, effects TEXT);
+         INSERT INTO steps (key, run, seq, step, instruction, delta, effects)
+           SELECT (r.num << 32) | s.seq, s.run, s.seq, s.step, s.instruction, s.delta, s.effects
+           FROM steps_2 s JOIN runs r ON r.id = s.run ORDER BY r.num, s.seq;
+         DROP TABLE steps_2;",
+    )
+    .map_err(&err)
+}
+
+/// Where one run's rows lie in `steps`: keys `(num << 32) | seq`, `seq` from 1.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StepKeys {
+    /// `num << 32`: the key of sequence number 0, which no row has.
+    base: i64,
+}
+
+impl StepKeys {
+    /// The keys of run `id`, numbered `num` (`None`, or a number no key can hold: a corrupt
+    /// run row).
+    fn of(id: &str, num: Option<i64>) -> Result<StepKeys, JournalError> {
+        match num.filter(|n| (1..=i64::from(i32::MAX)).contains(n)) {
+            Some(n) => Ok(StepKeys { base: n << 32 }),
+            None => Err(corrupt(
+                id,
+                "runs row".into(),
+                format!("its number is {num:?}, not one from 1 to 2^31 - 1"),
+            )),
         }
-        Some(v) => Err(refuse(format!("has journal schema `{v}`"))),
-        None => Err(refuse("has a `meta` table but no schema version".into())),
+    }
+
+    /// The keys as SQL parameters: greater than the first, less than the second.
+    pub(super) fn range(&self) -> [i64; 2] {
+        [self.base, self.base + (1 << 32)]
+    }
+
+    /// Checks that a row read by its key, of run `id`, says so: its `run` column is `id` and
+    /// its `seq` column is the key's sequence number.
+    fn check(
+        &self,
+        id: &str,
+        (key, run, seq): (i64, &str, u64),
+        row: impl Fn() -> String,
+    ) -> Result<(), JournalError> {
+        if run != id {
+            return Err(corrupt(
+                id,
+                row(),
+                format!("its key {key} is this run's, but it says it is run {run}'s"),
+            ));
+        }
+        if u64::try_from(key - self.base).ok() != Some(seq) {
+            return Err(corrupt(
+                id,
+                row(),
+                format!("its key {key} is not sequence number {seq} of this run"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The step keys of run `id`, from its row.
+fn step_keys(conn: &Connection, id: &str) -> Result<StepKeys, JournalError> {
+    let num: Option<Option<i64>> = conn
+        .query_row("SELECT num FROM runs WHERE id=?1", [id], |r| r.get(0))
+        .optional()
+        .map_err(|e| corrupt(id, "runs row".into(), e.to_string()))?;
+    match num {
+        Some(num) => StepKeys::of(id, num),
+        None => Err(JournalError::NoRun(id.to_owned())),
     }
 }
 
@@ -622,12 +775,13 @@ fn read_run(conn: &Connection, id: &str) -> Result<Option<RunRecord>, JournalErr
     let meta = serde_json::from_str(&meta)
         .map_err(|e| corrupt(&id, row(), format!("its meta is not JSON ({e})")))?;
     // A commit updates the run's row about once a second: its last steps row is what it did.
+    let keys = step_keys(conn, &id)?;
     let last: Option<(i64, String)> = conn
         .prepare_cached(
-            "SELECT step, instruction FROM steps WHERE run=?1 ORDER BY seq DESC LIMIT 1",
+            "SELECT step, instruction FROM steps WHERE key > ?1 AND key < ?2 ORDER BY key DESC LIMIT 1",
         )
         .and_then(|mut s| {
-            s.query_row([&id], |r| Ok((r.get(0)?, r.get(1)?)))
+            s.query_row(keys.range(), |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()
         })
         .map_err(|e| corrupt(&id, "steps".into(), e.to_string()))?;

@@ -27,7 +27,7 @@
 //! - A journal that [`SqliteStore::begin`] opened for a new run looks nothing up: a new run
 //!   has no recorded effect. A resumed one looks up each key.
 
-use super::{EffectRow, SqliteStore, corrupt, now, store_err};
+use super::{EffectRow, SqliteStore, StepKeys, corrupt, now, store_err};
 use crate::journal::memory::{check_same, in_flight};
 use crate::journal::{
     BoxFuture, Effect, EffectKey, EffectKind, History, Idempotency, InFlight, Journal,
@@ -68,6 +68,8 @@ struct Pending {
 /// writes).
 pub struct SqliteJournal {
     id: String,
+    /// Where the run's rows lie in `steps`.
+    keys: StepKeys,
     store: SqliteStore,
     in_flight: InFlight,
     /// The run began in this journal: there is no recorded effect to look up.
@@ -109,13 +111,18 @@ fn needs_intent(e: &Effect) -> bool {
 /// Writes a step's delta row, with the results of its effects (`effects`, JSON) when it has
 /// some.
 fn write_delta(
-    run: &str,
+    (run, keys): (&str, &StepKeys),
     conn: &Connection,
     (step, instruction, delta): &Delta,
     effects: Option<&str>,
 ) -> rusqlite::Result<()> {
-    conn.prepare_cached("INSERT INTO steps (run, seq, step, instruction, delta, effects) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM steps WHERE run=?1), ?2, ?3, ?4, ?5)")?
-        .execute(params![run, step, instruction, delta, effects])?;
+    let [base, end] = keys.range();
+    conn.prepare_cached(
+        "INSERT INTO steps (key, run, seq, step, instruction, delta, effects)
+         SELECT k, ?1, k - ?2, ?4, ?5, ?6, ?7
+         FROM (SELECT COALESCE(MAX(key), ?2) + 1 AS k FROM steps WHERE key > ?2 AND key < ?3)",
+    )?
+    .execute(params![run, base, end, step, instruction, delta, effects])?;
     Ok(())
 }
 
@@ -167,9 +174,16 @@ fn write_row(run: &str, conn: &Connection, row: &Row) -> rusqlite::Result<()> {
 }
 
 impl SqliteJournal {
-    pub(super) fn new(store: SqliteStore, id: &str, in_flight: InFlight, fresh: bool) -> Self {
+    pub(super) fn new(
+        store: SqliteStore,
+        id: &str,
+        keys: StepKeys,
+        in_flight: InFlight,
+        fresh: bool,
+    ) -> Self {
         SqliteJournal {
             id: id.to_owned(),
+            keys,
             store,
             in_flight,
             fresh,
@@ -239,7 +253,7 @@ impl SqliteJournal {
         let work = || -> rusqlite::Result<()> {
             conn.prepare_cached("BEGIN")?.execute([])?;
             for delta in &pending.steps {
-                write_delta(&self.id, &conn, delta, None)?;
+                write_delta((&self.id, &self.keys), &conn, delta, None)?;
             }
             for row in &pending.results {
                 write_row(&self.id, &conn, row)?;
@@ -291,7 +305,7 @@ impl SqliteJournal {
         };
         self.transact(pending, |tx| {
             if let Some(delta) = &commit {
-                write_delta(&self.id, tx, delta, embedded.as_deref())?;
+                write_delta((&self.id, &self.keys), tx, delta, embedded.as_deref())?;
             }
             if let (Some(sql), Some((step, instruction))) = (runs, &last) {
                 tx.prepare_cached(sql)?
