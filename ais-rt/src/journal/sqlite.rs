@@ -309,30 +309,10 @@ impl SqliteStore {
 
     /// Run `id`'s committed steps, in order.
     pub fn steps(&self, id: &str) -> Result<Vec<StepRow>, JournalError> {
-        let conn = self.lock();
-        let keys = step_keys(&conn, id)?;
-        let mut s = conn
-            .prepare_cached(
-                "SELECT key, run, seq, step, instruction, delta FROM steps WHERE key > ?1 AND key < ?2 ORDER BY key",
-            )
-            .map_err(store_err(&self.path))?;
-        let rows: Vec<(i64, String, u64, u64, String, String)> = s
-            .query_map(keys.range(), |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
-            .and_then(|rows| rows.collect())
-            .map_err(store_err(&self.path))?;
+        let rows = step_rows(&self.lock(), &self.path, id, StepText::Delta)?;
         rows.into_iter()
-            .map(|(key, run, seq, step, instruction, delta)| {
+            .map(|(seq, step, instruction, delta)| {
                 let row = || format!("steps row {seq} (step {step}, `{instruction}`)");
-                keys.check(id, (key, &run, seq), row)?;
                 let commit: StepCommit =
                     serde_json::from_str(&delta).map_err(|e| corrupt(id, row(), e.to_string()))?;
                 if commit.step != step || commit.instruction != instruction {
@@ -360,23 +340,8 @@ impl SqliteStore {
                 .prepare_cached("SELECT step, path, idx, kind, instruction, name, idempotency, request, result FROM effects WHERE run=?1")
                 .and_then(|mut s| s.query_map([id], effect_row)?.collect::<Result<Vec<_>, _>>())
                 .map_err(&err)?;
-            let keys = step_keys(&conn, id)?;
-            let embedded: Vec<(i64, String, u64, u64, String, String)> = conn
-                .prepare_cached("SELECT key, run, seq, step, instruction, effects FROM steps WHERE key > ?1 AND key < ?2 AND effects IS NOT NULL ORDER BY key")
-                .and_then(|mut s| {
-                    s.query_map(keys.range(), |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
-                    })?
-                    .collect()
-                })
-                .map_err(&err)?;
-            let mut checked = Vec::with_capacity(embedded.len());
-            for (key, run, seq, step, instruction, text) in embedded {
-                let row = || format!("steps row {seq} (step {step}, `{instruction}`)");
-                keys.check(id, (key, &run, seq), row)?;
-                checked.push((seq, step, instruction, text));
-            }
-            (rows, checked)
+            let embedded = step_rows(&conn, &self.path, id, StepText::Results)?;
+            (rows, embedded)
         };
         let mut by_key = std::collections::BTreeMap::new();
         for raw in rows {
@@ -624,6 +589,58 @@ impl StepKeys {
         }
         Ok(())
     }
+}
+
+/// Which text of a `steps` row [`step_rows`] reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StepText {
+    /// The delta, of every row.
+    Delta,
+    /// The effects' results, of the rows that hold some.
+    Results,
+}
+
+/// Run `id`'s `steps` rows in order, each checked against its key: (seq, step, instruction,
+/// text).
+fn step_rows(
+    conn: &Connection,
+    path: &Path,
+    id: &str,
+    text: StepText,
+) -> Result<Vec<(u64, u64, String, String)>, JournalError> {
+    let keys = step_keys(conn, id)?;
+    let sql = match text {
+        StepText::Delta => {
+            "SELECT key, run, seq, step, instruction, delta FROM steps WHERE key > ?1 AND key < ?2 ORDER BY key"
+        }
+        StepText::Results => {
+            "SELECT key, run, seq, step, instruction, effects FROM steps WHERE key > ?1 AND key < ?2 AND effects IS NOT NULL ORDER BY key"
+        }
+    };
+    let raw: Vec<(i64, String, u64, u64, String, String)> = conn
+        .prepare_cached(sql)
+        .and_then(|mut s| {
+            s.query_map(keys.range(), |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })?
+            .collect()
+        })
+        .map_err(store_err(path))?;
+    raw.into_iter()
+        .map(|(key, run, seq, step, instruction, text)| {
+            keys.check(id, (key, &run, seq), || {
+                format!("steps row {seq} (step {step}, `{instruction}`)")
+            })?;
+            Ok((seq, step, instruction, text))
+        })
+        .collect()
 }
 
 /// The step keys of run `id`, from its row.
