@@ -36,6 +36,7 @@
 use super::{
     Effect, EffectKey, EffectKind, Idempotency, InFlight, JournalError, Json, RunStart, StepCommit,
 };
+use crate::sandbox::process_alive as alive;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -731,17 +732,6 @@ fn corrupt(run: &str, row: String, message: String) -> JournalError {
         run: run.to_owned(),
         row,
         message,
-    }
-}
-
-/// Whether process `pid` exists (on this host).
-fn alive(pid: u32) -> bool {
-    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else {
-        return false;
-    };
-    match rustix::process::test_kill_process(p) {
-        Ok(()) => true,
-        Err(e) => e == rustix::io::Errno::PERM,
     }
 }
 

@@ -113,6 +113,56 @@ pub fn unconfined_deviation() -> Option<ais_core::Deviation> {
     })
 }
 
+/// The name of a call's private temporary directory starts with this and the pid of the `ais`
+/// that made it: `ais-tool-<pid>-<random>`.
+const TMP_PREFIX: &str = "ais-tool-";
+
+/// Removes from `dir` the private temporary directories of `ais` processes that no longer
+/// exist: a process killed with SIGKILL cannot remove its own, and each of its calls left one.
+/// Only directories of this user named by [`TMP_PREFIX`] and a pid are touched, never through
+/// a symbolic link; one whose pid is alive (the process, or another one that reused its pid)
+/// is left. Runs once per process, before its first call's directory is made.
+fn sweep_stale(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let me = rustix::process::geteuid().as_raw();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(TMP_PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        // `symlink_metadata`: a link named like a directory of ours is not followed.
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if meta.is_dir() && std::os::unix::fs::MetadataExt::uid(&meta) == me && !process_alive(pid)
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Whether process `pid` exists (on this host): the leases of the journal and the sweep of
+/// stale temporary directories ask it.
+pub(crate) fn process_alive(pid: u32) -> bool {
+    let Some(p) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    match rustix::process::test_kill_process(p) {
+        Ok(()) => true,
+        Err(e) => e == rustix::io::Errno::PERM,
+    }
+}
+
 /// The write rights a ruleset handles: every write right of the ABI except `IoctlDev` (an
 /// ioctl on a device is not a file write, and terminals need it).
 fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
@@ -132,7 +182,12 @@ impl Confinement {
     /// private temporary directory). Without Landlock on this kernel, only the temporary
     /// directory is made.
     pub(crate) fn new(roots: &[PathBuf]) -> std::io::Result<Confinement> {
-        let tmp = tempfile::Builder::new().prefix("ais-tool-").tempdir()?;
+        let base = std::env::temp_dir();
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| sweep_stale(&base));
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!("{TMP_PREFIX}{}-", std::process::id()))
+            .tempdir_in(&base)?;
         if !confinement_available() {
             return Ok(Confinement { ruleset: None, tmp });
         }
@@ -207,4 +262,39 @@ pub fn exit_on_signals() -> std::io::Result<()> {
             }
         })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_temporary_directories_of_dead_processes_are_swept_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("keep"), "x").unwrap();
+        // A pid past pid_max never ran; this process is alive.
+        let dead = dir.path().join(format!("{TMP_PREFIX}4194999-abc"));
+        let mine = dir
+            .path()
+            .join(format!("{TMP_PREFIX}{}-def", std::process::id()));
+        let link = dir.path().join(format!("{TMP_PREFIX}4194998-ghi"));
+        let file = dir.path().join(format!("{TMP_PREFIX}4194997-jkl"));
+        let other = dir.path().join("ais-tool-notapid");
+        std::fs::create_dir_all(dead.join("sub")).unwrap();
+        std::fs::write(dead.join("sub/data"), "left by a killed run").unwrap();
+        std::fs::create_dir(&mine).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), &link).unwrap();
+        std::fs::write(&file, "not a directory").unwrap();
+        std::fs::create_dir(&other).unwrap();
+        sweep_stale(dir.path());
+        assert!(!dead.exists(), "a dead process's directory is removed");
+        assert!(mine.exists(), "a live process's directory stays");
+        assert!(link.symlink_metadata().is_ok(), "a link is not touched");
+        assert!(
+            elsewhere.path().join("keep").exists(),
+            "nor what it points at"
+        );
+        assert!(file.exists() && other.exists(), "nor anything else");
+    }
 }
