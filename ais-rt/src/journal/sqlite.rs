@@ -20,16 +20,17 @@
 //! **Where a step lives.** Each run has a number (`runs.num`), and its steps are the rows of
 //! `steps` whose integer key is `(num << 32) | seq`: the table is SQLite's rowid B-tree, where
 //! a commit appends at the right edge (its leaf rewritten, never its siblings rebalanced, as
-//! a `WITHOUT ROWID` table does) and a step's row of a few hundred bytes stays in its leaf. Its `run` and `seq` columns say the
-//! same again, and a row whose key disagrees with them is refused.
+//! a `WITHOUT ROWID` table does) and a step's row of a few hundred bytes stays in its leaf.
+//! Its `run` and `seq` columns say the same again, and a row whose key disagrees with them is
+//! refused.
 //!
 //! The schema is versioned (`meta.schema`): a database of an unknown version, or one that is
 //! not an ais journal, is refused, never overwritten. A journal of a previous version is
 //! upgraded in place, in one transaction: `ais-journal/1` (whose results were all `effects`
 //! rows) gains the `effects` column, and `ais-journal/2` (whose `steps` was a `WITHOUT ROWID`
 //! table keyed by run and sequence) numbers its runs and moves its steps to the keyed table;
-//! their rows mean what they meant. Each run row carries a
-//! lease (the pid holding it): a second process opening a run held by a live process is
+//! their rows mean what they meant. Each run row carries a lease (the pid holding it): a
+//! second process opening a run held by a live process is
 //! refused ([`JournalError::Held`]); a lease held by a process that no longer exists is taken
 //! over. Leases assume one host (a pid means nothing on another machine).
 
@@ -60,15 +61,20 @@ CREATE TABLE IF NOT EXISTS runs (
   task TEXT NOT NULL, inputs TEXT NOT NULL, meta TEXT NOT NULL, status TEXT NOT NULL,
   steps INTEGER NOT NULL, started INTEGER NOT NULL, updated INTEGER NOT NULL,
   last_step TEXT, outcome TEXT, pause TEXT, lease_pid INTEGER, lease_since INTEGER, num INTEGER);
+CREATE TABLE IF NOT EXISTS effects (
+  run TEXT NOT NULL, step INTEGER NOT NULL, path TEXT NOT NULL, idx INTEGER NOT NULL,
+  kind TEXT NOT NULL, instruction TEXT NOT NULL, name TEXT NOT NULL, idempotency TEXT NOT NULL,
+  request TEXT, result TEXT, PRIMARY KEY (run, step, path, idx)) WITHOUT ROWID;
+";
+
+/// The keyed steps (see the module docs), created with [`SCHEMA_SQL`] in a new journal and
+/// by the upgrade from [`SCHEMA_2`]: the runs' numbers, unique, and the `steps` table.
+const KEYED_STEPS_SQL: &str = "
 CREATE UNIQUE INDEX IF NOT EXISTS runs_num ON runs (num);
 CREATE TABLE IF NOT EXISTS steps (
   key INTEGER PRIMARY KEY, run TEXT NOT NULL,
   seq INTEGER NOT NULL CHECK (seq BETWEEN 1 AND 4294967295), step INTEGER NOT NULL,
   instruction TEXT NOT NULL, delta TEXT NOT NULL, effects TEXT);
-CREATE TABLE IF NOT EXISTS effects (
-  run TEXT NOT NULL, step INTEGER NOT NULL, path TEXT NOT NULL, idx INTEGER NOT NULL,
-  kind TEXT NOT NULL, instruction TEXT NOT NULL, name TEXT NOT NULL, idempotency TEXT NOT NULL,
-  request TEXT, result TEXT, PRIMARY KEY (run, step, path, idx)) WITHOUT ROWID;
 ";
 
 /// The page size of a new journal. A step's commit rewrites the last leaf page of `steps`
@@ -249,7 +255,8 @@ impl SqliteStore {
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(&err)?;
-        let record = read_run(&tx, id)?.ok_or_else(|| JournalError::NoRun(id.to_owned()))?;
+        let (record, keys) =
+            read_run(&tx, id)?.ok_or_else(|| JournalError::NoRun(id.to_owned()))?;
         if let Some(pid) = record.lease
             && pid != std::process::id()
             && alive(pid)
@@ -273,7 +280,6 @@ impl SqliteStore {
         )
         .map_err(&err)?;
         let start = read_start(&tx, id)?;
-        let keys = step_keys(&tx, id)?;
         tx.commit().map_err(&err)?;
         drop(conn);
         Ok((
@@ -285,7 +291,7 @@ impl SqliteStore {
 
     /// The run `id`, if the journal has it.
     pub fn run(&self, id: &str) -> Result<Option<RunRecord>, JournalError> {
-        read_run(&self.lock(), id)
+        Ok(read_run(&self.lock(), id)?.map(|(record, _)| record))
     }
 
     /// What run `id` was started with.
@@ -410,7 +416,7 @@ impl SqliteStore {
         let err = store_err(&self.path);
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(&err)?;
-        let Some(record) = read_run(&tx, id)? else {
+        let Some((record, keys)) = read_run(&tx, id)? else {
             return Ok(false);
         };
         if let Some(pid) = record
@@ -423,7 +429,6 @@ impl SqliteStore {
                 since: record.updated,
             });
         }
-        let keys = step_keys(&tx, id)?;
         tx.execute(
             "DELETE FROM steps WHERE key > ?1 AND key < ?2",
             keys.range(),
@@ -464,6 +469,7 @@ fn setup(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalError
         .map_err(&err)?;
     if tables.is_empty() {
         tx.execute_batch(SCHEMA_SQL).map_err(&err)?;
+        tx.execute_batch(KEYED_STEPS_SQL).map_err(&err)?;
         tx.execute("INSERT INTO meta VALUES ('schema', ?1)", [SCHEMA])
             .map_err(&err)?;
         return Ok(());
@@ -527,13 +533,12 @@ fn upgrade_2(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalE
     tx.execute_batch(
         "ALTER TABLE runs ADD COLUMN num INTEGER;
          UPDATE runs SET num = rowid;
-         CREATE UNIQUE INDEX runs_num ON runs (num);
-         ALTER TABLE steps RENAME TO steps_2;
-         CREATE TABLE steps (
-           key INTEGER PRIMARY KEY, run TEXT NOT NULL,
-           seq INTEGER NOT NULL CHECK (seq BETWEEN 1 AND 4294967295), step INTEGER NOT NULL,
-           instruction TEXT NOT NULL, delta TEXT NOT NULL, effects TEXT);
-         INSERT INTO steps (key, run, seq, step, instruction, delta, effects)
+         ALTER TABLE steps RENAME TO steps_2;",
+    )
+    .map_err(&err)?;
+    tx.execute_batch(KEYED_STEPS_SQL).map_err(&err)?;
+    tx.execute_batch(
+        "INSERT INTO steps (key, run, seq, step, instruction, delta, effects)
            SELECT (r.num << 32) | s.seq, s.run, s.seq, s.step, s.instruction, s.delta, s.effects
            FROM steps_2 s JOIN runs r ON r.id = s.run ORDER BY r.num, s.seq;
          DROP TABLE steps_2;",
@@ -621,19 +626,7 @@ fn step_rows(
     };
     let raw: Vec<(i64, String, u64, u64, String, String)> = conn
         .prepare_cached(sql)
-        .and_then(|mut s| {
-            s.query_map(keys.range(), |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })?
-            .collect()
-        })
+        .and_then(|mut s| s.query_map(keys.range(), |r| r.try_into())?.collect())
         .map_err(store_err(path))?;
     raw.into_iter()
         .map(|(key, run, seq, step, instruction, text)| {
@@ -676,17 +669,7 @@ type RawEffect = (
 );
 
 fn effect_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawEffect> {
-    Ok((
-        r.get(0)?,
-        r.get(1)?,
-        r.get(2)?,
-        r.get(3)?,
-        r.get(4)?,
-        r.get(5)?,
-        r.get(6)?,
-        r.get(7)?,
-        r.get(8)?,
-    ))
+    r.try_into()
 }
 
 fn parse_effect(run: &str, r: RawEffect) -> Result<EffectRow, JournalError> {
@@ -736,34 +719,48 @@ fn corrupt(run: &str, row: String, message: String) -> JournalError {
     }
 }
 
-fn read_run(conn: &Connection, id: &str) -> Result<Option<RunRecord>, JournalError> {
-    let row = conn
+/// The run row of `id` as a record, with where its steps lie.
+fn read_run(conn: &Connection, id: &str) -> Result<Option<(RunRecord, StepKeys)>, JournalError> {
+    type RunRow = (
+        String,
+        String,
+        String,
+        String,
+        i64,
+        i64,
+        i64,
+        Option<String>,
+        String,
+        String,
+        Option<i64>,
+        Option<i64>,
+    );
+    let row: Option<RunRow> = conn
         .query_row(
-            "SELECT id, program, digest, status, steps, started, updated, last_step, task, meta, lease_pid FROM runs WHERE id=?1",
+            "SELECT id, program, digest, status, steps, started, updated, last_step, task, meta, lease_pid, num FROM runs WHERE id=?1",
             [id],
-            |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, i64>(4)?,
-                    r.get::<_, i64>(5)?,
-                    r.get::<_, i64>(6)?,
-                    r.get::<_, Option<String>>(7)?,
-                    r.get::<_, String>(8)?,
-                    r.get::<_, String>(9)?,
-                    r.get::<_, Option<i64>>(10)?,
-                ))
-            },
+            |r| r.try_into(),
         )
         .optional()
         .map_err(|e| corrupt(id, "runs row".into(), e.to_string()))?;
-    let Some((id, program, digest, status, steps, started, updated, last_step, task, meta, lease)) =
-        row
+    let Some((
+        id,
+        program,
+        digest,
+        status,
+        steps,
+        started,
+        updated,
+        last_step,
+        task,
+        meta,
+        lease,
+        num,
+    )) = row
     else {
         return Ok(None);
     };
+    let keys = StepKeys::of(&id, num)?;
     let row = || "runs row".to_owned();
     let known = [
         "running",
@@ -783,7 +780,6 @@ fn read_run(conn: &Connection, id: &str) -> Result<Option<RunRecord>, JournalErr
     let meta = serde_json::from_str(&meta)
         .map_err(|e| corrupt(&id, row(), format!("its meta is not JSON ({e})")))?;
     // A commit updates the run's row about once a second: its last steps row is what it did.
-    let keys = step_keys(conn, &id)?;
     let last: Option<(i64, String)> = conn
         .prepare_cached(
             "SELECT step, instruction FROM steps WHERE key > ?1 AND key < ?2 ORDER BY key DESC LIMIT 1",
@@ -797,7 +793,7 @@ fn read_run(conn: &Connection, id: &str) -> Result<Option<RunRecord>, JournalErr
         Some((n, instruction)) => (n.max(steps), Some(instruction)),
         None => (steps, last_step),
     };
-    Ok(Some(RunRecord {
+    let record = RunRecord {
         steps: u64::try_from(steps)
             .map_err(|_| corrupt(&id, row(), format!("it counts {steps} steps")))?,
         id,
@@ -810,7 +806,8 @@ fn read_run(conn: &Connection, id: &str) -> Result<Option<RunRecord>, JournalErr
         task,
         meta,
         lease: lease.and_then(|p| u32::try_from(p).ok()),
-    }))
+    };
+    Ok(Some((record, keys)))
 }
 
 fn read_start(conn: &Connection, id: &str) -> Result<RunStart, JournalError> {
