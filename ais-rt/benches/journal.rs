@@ -7,15 +7,17 @@
 //!
 //! The `pure_*` cases run a 10,000-step loop of two CODE bodies and a code-decided ROUTE
 //! instead: every step is pure (a deterministic function of journaled values, §4.3), the cost of a pure
-//! step. Also prints the size of the SQLite journal of one 10,000-step run of each, and the CPU
-//! time of a step with no journal and with the SQLite one (`NORMAL`) measured on this thread
-//! (the runs are on a current-thread runtime, SQLite included), which a loaded machine inflates
-//! far less than the wall time.
+//! step. Also prints the size of the SQLite journal of one 10,000-step run of each (and the
+//! longest its WAL grew), and the CPU time of a step with no journal and with the SQLite one
+//! (`NORMAL`) measured on this thread (the runs are on a current-thread runtime, SQLite
+//! included), which a loaded machine inflates far less than the wall time — and the whole
+//! process's, which adds the journal's checkpoint thread.
 //!
 //! `raw_sqlite_10000_commits_of_a_step_row` is the floor beside them, measured in the same run:
 //! SQLite alone (rusqlite, the journal's pragmas, cached statements) committing 10,000
 //! transactions of one step row each, a row taken from a journaled run — what a commit per
-//! step costs on this machine before the journal adds anything.
+//! step costs on this machine before the journal adds anything. It checkpoints as SQLite does
+//! by default, in the committing thread; the journal checkpoints on a thread of its own.
 //!
 //! `cargo bench -p ais-rt --bench journal`
 
@@ -168,6 +170,9 @@ fn bench_loop(c: &mut Criterion, pure: bool, prefix: &str) {
     let store = SqliteStore::open(&size_db, Durability::Normal).expect("open");
     let out = s.trt.block_on(s.sqlite(&store));
     assert_eq!((out.status, out.steps), (Status::Ok, steps), "{out:?}");
+    // The WAL's length while the journal is open (its file keeps its longest length): bounded
+    // by the checkpoints, which start it over.
+    let wal = std::fs::metadata(format!("{}-wal", size_db.display())).map_or(0, |m| m.len());
     drop(store);
     let size: u64 = ["", "-wal"]
         .iter()
@@ -175,30 +180,39 @@ fn bench_loop(c: &mut Criterion, pure: bool, prefix: &str) {
         .map(|m| m.len())
         .sum();
     println!(
-        "journal of one {steps}-step {prefix}run: {:.2} MB ({} bytes per step)",
+        "journal of one {steps}-step {prefix}run: {:.2} MB ({} bytes per step; its WAL at most {:.2} MB)",
         size as f64 / 1e6,
-        size / steps
+        size / steps,
+        wal as f64 / 1e6
     );
 
-    // CPU time per step, this thread's: five runs of each journal.
+    // CPU time per step, this thread's and the whole process's (the journal's checkpoints run
+    // on a thread of their own): five runs of each journal.
     let cpu = |run: &dyn Fn()| {
-        let t0 = thread_cpu();
+        let (t0, p0) = (
+            cpu_time(libc::CLOCK_THREAD_CPUTIME_ID),
+            cpu_time(libc::CLOCK_PROCESS_CPUTIME_ID),
+        );
         for _ in 0..5 {
             run();
         }
-        (thread_cpu() - t0).as_secs_f64() * 1e6 / (5 * steps) as f64
+        let per_step = |d: Duration| d.as_secs_f64() * 1e6 / (5 * steps) as f64;
+        (
+            per_step(cpu_time(libc::CLOCK_THREAD_CPUTIME_ID) - t0),
+            per_step(cpu_time(libc::CLOCK_PROCESS_CPUTIME_ID) - p0),
+        )
     };
-    let none = cpu(&|| {
+    let (none, _) = cpu(&|| {
         s.trt
             .block_on(s.rt.run_prepared(&s.prep, Inputs::task("go")));
     });
     // (`FULL` waits on the disk, which this does not count.)
     let store = SqliteStore::open(&s.dir.path().join("cpu.db"), Durability::Normal).expect("open");
-    let normal = cpu(&|| {
+    let (normal, process) = cpu(&|| {
         s.trt.block_on(s.sqlite(&store));
     });
     println!(
-        "CPU per {prefix}step (this thread): none {none:.2} µs, sqlite normal {normal:.2} µs (load {})",
+        "CPU per {prefix}step (this thread): none {none:.2} µs, sqlite normal {normal:.2} µs; the process's with sqlite normal {process:.2} µs (load {})",
         load()
     );
 
@@ -288,15 +302,16 @@ fn floor_commits(conn: &rusqlite::Connection, run: u64, row: &(String, String), 
     }
 }
 
-/// This thread's CPU time so far.
-fn thread_cpu() -> Duration {
+/// The CPU time so far of `clock`: this thread's (`CLOCK_THREAD_CPUTIME_ID`) or the
+/// process's (`CLOCK_PROCESS_CPUTIME_ID`).
+fn cpu_time(clock: libc::clockid_t) -> Duration {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `t` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    let rc = unsafe { libc::clock_gettime(clock, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime({clock})");
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 

@@ -434,17 +434,44 @@ fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
     .unwrap();
     let e = db.steps("m1").unwrap_err().to_string();
     assert!(e.contains("run m1") && e.contains("steps row 2"), "{e}");
-    // A row whose delta contradicts its key.
+    // A row whose delta (as `ais-journal/3` wrote it, naming its step) contradicts its
+    // columns: another step, another instruction, or only one of the two.
+    conn.execute("UPDATE steps SET delta=(SELECT delta FROM steps WHERE run='m1' AND seq=1) WHERE run='m1' AND seq=2", []).unwrap();
+    for (set, says) in [
+        (
+            "'$.step', step + 1, '$.instruction', instruction",
+            "its delta says step",
+        ),
+        (
+            "'$.step', step, '$.instruction', 'send_mail'",
+            "of `send_mail`",
+        ),
+        ("'$.step', step", "of `?`"),
+    ] {
+        conn.execute(
+            &format!("UPDATE steps SET delta=json_set(delta, {set}) WHERE run='m1' AND seq=2"),
+            [],
+        )
+        .unwrap();
+        let e = db.steps("m1").unwrap_err().to_string();
+        assert!(
+            e.contains("run m1") && e.contains("steps row 2") && e.contains(says),
+            "{set}: {e}"
+        );
+        conn.execute(
+            "UPDATE steps SET delta=json_remove(delta, '$.step', '$.instruction') WHERE run='m1' AND seq=2",
+            [],
+        )
+        .unwrap();
+    }
+    // Naming its own step and instruction, it reads as it did.
     conn.execute(
-        "UPDATE steps SET delta=(SELECT delta FROM steps WHERE run='m1' AND seq=3) WHERE run='m1' AND seq=2",
+        "UPDATE steps SET delta=json_set(delta, '$.step', step, '$.instruction', instruction) WHERE run='m1' AND seq=2",
         [],
     )
     .unwrap();
-    let e = db.steps("m1").unwrap_err().to_string();
-    assert!(
-        e.contains("steps row 2") && e.contains("its delta says"),
-        "{e}"
-    );
+    let steps = db.steps("m1").unwrap();
+    assert_eq!((steps[1].seq, steps[1].commit.step), (2, 2), "{steps:?}");
     // The results a step's row holds that are not JSON.
     conn.execute("UPDATE steps SET delta=(SELECT delta FROM steps WHERE run='m1' AND seq=1) WHERE run='m1' AND seq=2", []).unwrap();
     let judged: String = conn
@@ -472,7 +499,7 @@ fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
     )
     .unwrap();
     conn.execute(
-        "INSERT INTO effects SELECT 'm1', json_extract(effects, '$[0][0].key.step'), '', 0, 'tool', 'judge', 'judge_it', 'retry', NULL, 'true' FROM steps WHERE run='m1' AND seq=4",
+        "INSERT INTO effects SELECT 'm1', json_extract(effects, '$[0][0]'), '', 0, 'tool', 'judge', 'judge_it', 'retry', NULL, 'true' FROM steps WHERE run='m1' AND seq=4",
         [],
     )
     .unwrap();
@@ -489,7 +516,7 @@ fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
     // An effect recorded for another tool at the key the program now asks for: step 2's
     // result written outside its step's commit (an effects row), naming another tool.
     conn.execute(
-        "INSERT INTO effects SELECT 'm1', json_extract(effects, '$[0][0].key.step'), '', 0, 'tool', 'judge', 'send_mail', 'retry', NULL, json_extract(effects, '$[0][1]') FROM steps WHERE run='m1' AND seq=2",
+        "INSERT INTO effects SELECT 'm1', json_extract(effects, '$[0][0]'), '', 0, 'tool', 'judge', 'send_mail', 'retry', NULL, json_extract(effects, '$[0][8]') FROM steps WHERE run='m1' AND seq=2",
         [],
     )
     .unwrap();
@@ -516,11 +543,33 @@ fn a_malformed_foreign_or_contradicting_journal_is_refused_by_name() {
     );
 }
 
-/// Rewrites the journal at `path` as schema `ais-journal/2` wrote it: `steps` a `WITHOUT ROWID`
-/// table keyed by run and sequence, runs without a number; and, for `ais-journal/1`, every
-/// result an `effects` row and no `effects` column in `steps`.
+/// Rewrites the journal at `path` as a previous schema wrote it: for `ais-journal/3`, each
+/// step's delta naming its step and instruction, and the results its row holds as
+/// `[effect, result]` pairs, the effect an object (its request a string); for
+/// `ais-journal/2`, also `steps` a `WITHOUT ROWID` table keyed by run and sequence, runs
+/// without a number; and, for `ais-journal/1`, also every result an `effects` row and no
+/// `effects` column in `steps`.
 fn as_previous_schema(path: &Path, version: u32) {
     let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch(
+        "BEGIN;
+         UPDATE steps SET
+           delta = json_set(delta, '$.step', step, '$.instruction', instruction),
+           effects = (SELECT json_group_array(json_array(
+               json_object('key', json_object('step', e.value->0, 'path', e.value->>1, 'index', e.value->2),
+                           'kind', e.value->>3, 'instruction', e.value->>4, 'name', e.value->>5,
+                           'idempotency', e.value->>6, 'request', e.value->>7),
+               e.value->8)) FROM json_each(effects) e)
+         WHERE effects IS NOT NULL;
+         UPDATE steps SET delta = json_set(delta, '$.step', step, '$.instruction', instruction)
+         WHERE effects IS NULL;
+         UPDATE meta SET value='ais-journal/3' WHERE key='schema';
+         COMMIT;",
+    )
+    .unwrap();
+    if version == 3 {
+        return;
+    }
     conn.execute_batch(
         "BEGIN;
          CREATE TABLE steps_2 (
@@ -554,12 +603,13 @@ fn as_previous_schema(path: &Path, version: u32) {
 }
 
 /// A journal written by a previous schema (`ais-journal/1`: every result an `effects` row, no
-/// `effects` column in `steps`; `ais-journal/2`: `steps` keyed by run and sequence) is
-/// upgraded in place when opened, in one transaction, and its runs read and resume as they
-/// were.
+/// `effects` column in `steps`; `ais-journal/2`: `steps` keyed by run and sequence;
+/// `ais-journal/3`: longer row text, each delta naming its step, each result beside its
+/// effect as an object) is upgraded in place when opened, in one transaction, and its runs
+/// read and resume as they were.
 #[test]
 fn a_journal_of_a_previous_schema_is_upgraded_and_resumes() {
-    for version in [1, 2] {
+    for version in [1, 2, 3] {
         upgraded_and_resumed(version);
     }
 }
@@ -595,11 +645,11 @@ fn upgraded_and_resumed(version: u32) {
         "schema {version}: the same steps"
     );
     // A crash after step 4: the resume repeats no call the old journal recorded (schema 1
-    // recorded every result as an effects row, which stays; schema 2 those of step 5 on in the
-    // steps rows the crash takes, so their calls run again, as they would have).
+    // recorded every result as an effects row, which stays; schemas 2 and 3 those of step 5 on
+    // in the steps rows the crash takes, so their calls run again, as they would have).
     conn.execute("DELETE FROM steps WHERE run='v1' AND step>4", [])
         .unwrap();
-    if version == 2 {
+    if version >= 2 {
         conn.execute("DELETE FROM effects WHERE run='v1' AND step>4", [])
             .unwrap();
     }

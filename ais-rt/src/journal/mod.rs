@@ -216,7 +216,9 @@ pub struct StepCommit {
     /// The pending structural fan-out branches after the step, when they changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branches: Option<Vec<(usize, usize)>>,
-    /// The run's usage after the step: (prompt, completion, cached tokens, slots).
+    /// The run's usage after the step: (prompt, completion, cached tokens, slots); zero when
+    /// left out.
+    #[serde(default)]
     pub usage: (u64, u64, u64, u64),
     /// When the step started (ms since the Unix epoch) and how long it took (µs).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,14 +11,23 @@
 use super::{Json, hash};
 use serde_json::Map;
 
-/// The whole request's hash under `h`, then each part's short hash, in order.
-fn digest(whole: &[u8], parts: Vec<(String, String)>) -> String {
-    let mut m = Map::new();
-    m.insert("h".into(), Json::String(hash(whole)));
+/// The whole request's hash under `h`, then each part's short hash, in order: the text of a
+/// JSON object (part names are distinct).
+fn digest(whole: &[u8], parts: impl IntoIterator<Item = (String, String)>) -> String {
+    let mut out = String::with_capacity(64);
+    out.push_str("{\"h\":\"");
+    out.push_str(&hash(whole));
+    out.push('"');
     for (name, text) in parts {
-        m.insert(name, Json::String(hash(text.as_bytes())[..8].to_owned()));
+        out.push(',');
+        // A JSON string of a `String` is always written.
+        out.push_str(&serde_json::to_string(&name).unwrap_or_default());
+        out.push_str(":\"");
+        out.push_str(&hash(text.as_bytes())[..8]);
+        out.push('"');
     }
-    Json::Object(m).to_string()
+    out.push('}');
+    out
 }
 
 /// The digest of a slot's (or a model-owned ROUTE's) request: its doc, opcode, knowledge,
@@ -43,11 +52,10 @@ pub fn slot(request: &crate::model::SlotRequest) -> String {
 
 /// The digest of a tool call's arguments: the whole object, and each argument by name.
 pub fn tool(args: &serde_json::Map<String, Json>) -> String {
-    let whole = Json::Object(args.clone()).to_string();
+    let whole = text(args);
     let parts = args
         .iter()
-        .map(|(k, v)| (format!("arg.{k}"), v.to_string()))
-        .collect();
+        .map(|(k, v)| (format!("arg.{k}"), v.to_string()));
     digest(whole.as_bytes(), parts)
 }
 
@@ -137,6 +145,40 @@ mod tests {
             sibling: None,
             history: Vec::new(),
         }
+    }
+
+    /// The digest as journals of earlier builds hold it (a JSON object built by `serde_json`),
+    /// which a replay compares with the digest of the request it makes now.
+    fn digest_as_before(whole: &[u8], parts: Vec<(String, String)>) -> String {
+        let mut m = Map::new();
+        m.insert("h".into(), Json::String(hash(whole)));
+        for (name, text) in parts {
+            m.insert(name, Json::String(hash(text.as_bytes())[..8].to_owned()));
+        }
+        Json::Object(m).to_string()
+    }
+
+    #[test]
+    fn a_digest_is_the_text_earlier_journals_hold() {
+        let parts = vec![
+            ("arg.n".to_owned(), "2500".to_owned()),
+            ("arg.\"odd\" ✓\n".to_owned(), "[1]".to_owned()),
+            ("op.x".to_owned(), String::new()),
+        ];
+        assert_eq!(
+            digest(b"{\"n\":2500}", parts.clone()),
+            digest_as_before(b"{\"n\":2500}", parts)
+        );
+        let mut args = Map::new();
+        args.insert("n".into(), Json::from(2500));
+        args.insert("path".into(), Json::String("a/\"b\"".into()));
+        let whole = Json::Object(args.clone()).to_string();
+        let parts = args
+            .iter()
+            .map(|(k, v)| (format!("arg.{k}"), v.to_string()))
+            .collect();
+        assert_eq!(tool(&args), digest_as_before(whole.as_bytes(), parts));
+        assert_eq!(digest(b"", Vec::new()), digest_as_before(b"", Vec::new()));
     }
 
     #[test]

@@ -17,6 +17,11 @@
 //! one result in all; [`SqliteStore::effects`] merges the two places and refuses a journal that
 //! records two results, or a result whose effect contradicts its intent.
 //!
+//! **How a step's row is written** (the `rows` module): short, its delta without what its
+//! columns say and its effects as arrays, so that a leaf page holds several and most commits
+//! rewrite that one page only. **When the WAL is copied into the database**: by a thread of its
+//! own (the `checkpoint` module), so that no step waits for a checkpoint.
+//!
 //! **Where a step lives.** Each run has a number (`runs.num`), and its steps are the rows of
 //! `steps` whose integer key is `(num << 32) | seq`: the table is SQLite's rowid B-tree, where
 //! a commit appends at the right edge (its leaf rewritten, never its siblings rebalanced, as
@@ -29,9 +34,9 @@
 //! upgraded in place, in one transaction: `ais-journal/1` (whose results were all `effects`
 //! rows) gains the `effects` column, and `ais-journal/2` (whose `steps` was a `WITHOUT ROWID`
 //! table keyed by run and sequence) numbers its runs and moves its steps to the keyed table;
-//! their rows mean what they meant. Each run row carries a lease (the pid holding it): a
-//! second process opening a run held by a live process is
-//! refused ([`JournalError::Held`]); a lease held by a process that no longer exists is taken
+//! their rows mean what they meant. `ais-journal/3` has this version's tables: only the text
+//! of its steps rows is longer (the `rows` module reads both). Each run row carries a lease (the pid
+//! holding it): a second process opening a run held by a live process is refused ([`JournalError::Held`]); a lease held by a process that no longer exists is taken
 //! over. Leases assume one host (a pid means nothing on another machine).
 
 use super::{
@@ -40,19 +45,25 @@ use super::{
 use crate::sandbox::process_alive as alive;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+mod checkpoint;
+mod rows;
 mod writer;
 pub use writer::SqliteJournal;
 
 /// The schema version this build reads and writes.
-pub const SCHEMA: &str = "ais-journal/3";
+pub const SCHEMA: &str = "ais-journal/4";
 
 /// The first schema version, which [`SqliteStore::open`] upgrades to [`SCHEMA`].
 const SCHEMA_1: &str = "ais-journal/1";
 
-/// The previous schema version, which [`SqliteStore::open`] upgrades to [`SCHEMA`].
+/// The second schema version, which [`SqliteStore::open`] upgrades to [`SCHEMA`].
 const SCHEMA_2: &str = "ais-journal/2";
+
+/// The previous schema version, whose tables are this one's (its rows' text is longer, and
+/// read as it is: the `rows` module), upgraded by naming the version.
+const SCHEMA_3: &str = "ais-journal/3";
 
 const SCHEMA_SQL: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -90,9 +101,10 @@ const PAGE: u32 = 1024;
 /// [`CHECKPOINT`]).
 const CHECKPOINT_BYTES: u32 = 4 << 20;
 
-/// The WAL's length, in pages, at which it is checkpointed into the database — each
-/// checkpoint syncs twice, even with `synchronous=NORMAL`: 4 MiB of 1 KiB pages make it about
-/// once every two thousand steps. The WAL goes away when the last connection closes.
+/// The WAL's length, in frames, at which it is checkpointed into the database, by a thread of
+/// its own (the `checkpoint` module) — each checkpoint syncs twice, even with
+/// `synchronous=NORMAL`: 4 MiB of 1 KiB pages make it about once every two thousand steps.
+/// The WAL goes away when the last connection closes.
 const CHECKPOINT: u32 = CHECKPOINT_BYTES / PAGE;
 
 /// How hard each commit is pushed to the disk.
@@ -155,6 +167,10 @@ pub struct EffectRow {
 #[derive(Clone)]
 pub struct SqliteStore {
     path: PathBuf,
+    /// The thread checkpointing the database, started by the first step's commit (`None`
+    /// inside: it could not start, and commits checkpoint inline). Declared before `conn`:
+    /// it stops before the writing connection closes.
+    checkpointer: Arc<OnceLock<Option<checkpoint::Checkpointer>>>,
     conn: Arc<Mutex<Connection>>,
 }
 
@@ -184,7 +200,7 @@ impl SqliteStore {
             Durability::Full => "FULL",
         };
         conn.execute_batch(&format!(
-            "PRAGMA page_size={PAGE}; PRAGMA journal_mode=WAL; PRAGMA synchronous={sync}; PRAGMA wal_autocheckpoint={CHECKPOINT};"
+            "PRAGMA page_size={PAGE}; PRAGMA journal_mode=WAL; PRAGMA synchronous={sync};"
         ))
         .map_err(|e| {
             JournalError::Store(format!(
@@ -199,10 +215,25 @@ impl SqliteStore {
             .map_err(&err)?;
         setup(&tx, path)?;
         tx.commit().map_err(&err)?;
+        checkpoint::hook(&conn);
         Ok(SqliteStore {
             path: path.to_owned(),
+            checkpointer: Arc::new(OnceLock::new()),
             conn: Arc::new(Mutex::new(conn)),
         })
+    }
+
+    /// The database's checkpointer, started at the first call.
+    fn checkpointer(&self) -> Option<&checkpoint::Checkpointer> {
+        self.checkpointer
+            .get_or_init(|| {
+                checkpoint::Checkpointer::start(&self.path)
+                    .map_err(|e| {
+                        tracing::warn!("{e}: the journal checkpoints as it commits instead")
+                    })
+                    .ok()
+            })
+            .as_ref()
     }
 
     /// The database file.
@@ -234,7 +265,7 @@ impl SqliteStore {
         Ok(SqliteJournal::new(
             self.clone(),
             &start.id,
-            keys,
+            (keys, 0),
             InFlight::Stop,
             true,
         ))
@@ -280,12 +311,20 @@ impl SqliteStore {
         )
         .map_err(&err)?;
         let start = read_start(&tx, id)?;
+        let last_key: Option<i64> = tx
+            .query_row(
+                "SELECT MAX(key) FROM steps WHERE key > ?1 AND key < ?2",
+                keys.range(),
+                |r| r.get(0),
+            )
+            .map_err(&err)?;
         tx.commit().map_err(&err)?;
         drop(conn);
+        let last_seq = last_key.map_or(0, |k| keys.seq(k));
         Ok((
             record,
             start,
-            SqliteJournal::new(self.clone(), id, keys, in_flight, false),
+            SqliteJournal::new(self.clone(), id, (keys, last_seq), in_flight, false),
         ))
     }
 
@@ -320,19 +359,13 @@ impl SqliteStore {
         let rows = step_rows(&self.lock(), &self.path, id, StepText::Delta)?;
         rows.into_iter()
             .map(|(seq, step, instruction, delta)| {
-                let row = || format!("steps row {seq} (step {step}, `{instruction}`)");
-                let commit: StepCommit =
-                    serde_json::from_str(&delta).map_err(|e| corrupt(id, row(), e.to_string()))?;
-                if commit.step != step || commit.instruction != instruction {
-                    return Err(corrupt(
+                let commit = rows::read_delta(&delta, step, &instruction).map_err(|m| {
+                    corrupt(
                         id,
-                        row(),
-                        format!(
-                            "its delta says step {} of `{}`",
-                            commit.step, commit.instruction
-                        ),
-                    ));
-                }
+                        format!("steps row {seq} (step {step}, `{instruction}`)"),
+                        m,
+                    )
+                })?;
                 Ok(StepRow { seq, commit })
             })
             .collect()
@@ -353,19 +386,22 @@ impl SqliteStore {
         };
         let mut by_key = std::collections::BTreeMap::new();
         for raw in rows {
-            let r = parse_effect(id, raw)?;
+            let r = parse_effect(id, raw, |key| format!("effects row ({key})"))?;
             by_key.insert(sort_key(&r.effect.key), r);
         }
         for (seq, step, instruction, text) in embedded {
             let row = || format!("steps row {seq} (step {step}, `{instruction}`)");
-            let results: Vec<(Effect, Json)> = serde_json::from_str(&text).map_err(|e| {
+            let results = rows::read_embedded(&text).map_err(|e| {
                 corrupt(
                     id,
                     row(),
                     format!("its effects are not the effects this build writes ({e})"),
                 )
             })?;
-            for (effect, result) in results {
+            for raw in results {
+                let EffectRow { effect, result } =
+                    parse_effect(id, raw, |key| format!("{} ({key})", row()))?;
+                let result = result.unwrap_or(Json::Null);
                 match by_key.entry(sort_key(&effect.key)) {
                     std::collections::btree_map::Entry::Vacant(v) => {
                         v.insert(EffectRow {
@@ -460,7 +496,8 @@ impl SqliteStore {
 }
 
 /// Checks that the database `tx` opened is a journal of this build's schema and sets it up:
-/// creates a new one, upgrades one of [`SCHEMA_1`], refuses anything else.
+/// creates a new one, upgrades one of [`SCHEMA_1`], [`SCHEMA_2`] or [`SCHEMA_3`], refuses
+/// anything else.
 fn setup(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalError> {
     let err = store_err(path);
     let tables: Vec<String> = tx
@@ -500,10 +537,13 @@ fn setup(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalError
             .execute_batch("ALTER TABLE steps ADD COLUMN effects TEXT")
             .map_err(&err)?,
         Some(SCHEMA_2) => {}
+        Some(SCHEMA_3) => {}
         Some(v) => return Err(refuse(format!("has journal schema `{v}`"))),
         None => return Err(refuse("has a `meta` table but no schema version".into())),
     }
-    upgrade_2(tx, path)?;
+    if version.as_deref() != Some(SCHEMA_3) {
+        upgrade_2(tx, path)?;
+    }
     tx.execute("UPDATE meta SET value=?1 WHERE key='schema'", [SCHEMA])
         .map_err(&err)?;
     Ok(())
@@ -565,6 +605,16 @@ impl StepKeys {
                 format!("its number is {num:?}, not one from 1 to 2^31 - 1"),
             )),
         }
+    }
+
+    /// The key of sequence number `seq`.
+    pub(super) fn key(&self, seq: u64) -> i64 {
+        self.base + seq as i64
+    }
+
+    /// The sequence number of `key`, one of this run's keys.
+    fn seq(&self, key: i64) -> u64 {
+        (key - self.base) as u64
     }
 
     /// The keys as SQL parameters: greater than the first, less than the second.
@@ -672,10 +722,15 @@ fn effect_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawEffect> {
     r.try_into()
 }
 
-fn parse_effect(run: &str, r: RawEffect) -> Result<EffectRow, JournalError> {
+/// An effect as a row records it (`place` names that row, given the effect's key).
+fn parse_effect(
+    run: &str,
+    r: RawEffect,
+    place: impl Fn(&EffectKey) -> String,
+) -> Result<EffectRow, JournalError> {
     let (step, path, index, kind, instruction, name, idem, request, result) = r;
     let key = EffectKey { step, path, index };
-    let row = || format!("effects row ({key})");
+    let row = || place(&key);
     let kind = EffectKind::parse(&kind).ok_or_else(|| {
         corrupt(
             run,

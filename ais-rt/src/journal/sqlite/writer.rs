@@ -27,7 +27,7 @@
 //! - A journal that [`SqliteStore::begin`] opened for a new run looks nothing up: a new run
 //!   has no recorded effect. A resumed one looks up each key.
 
-use super::{EffectRow, SqliteStore, StepKeys, corrupt, now, store_err};
+use super::{EffectRow, SqliteStore, StepKeys, checkpoint, corrupt, now, rows, store_err};
 use crate::journal::memory::{check_same, in_flight};
 use crate::journal::{
     BoxFuture, Effect, EffectKey, EffectKind, History, Idempotency, InFlight, Journal,
@@ -35,7 +35,7 @@ use crate::journal::{
 };
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// An effect row to write: the intent (`result` `None`) or the intent and its result (JSON).
@@ -70,6 +70,9 @@ pub struct SqliteJournal {
     id: String,
     /// Where the run's rows lie in `steps`.
     keys: StepKeys,
+    /// The sequence number of the run's last steps row. Only this journal writes the run's
+    /// rows (it holds the lease), and only under the store's lock.
+    last_seq: AtomicU64,
     store: SqliteStore,
     in_flight: InFlight,
     /// The run began in this journal: there is no recorded effect to look up.
@@ -108,45 +111,25 @@ fn needs_intent(e: &Effect) -> bool {
     e.idempotency == Idempotency::Once || !matches!(e.kind, EffectKind::Tool | EffectKind::Mcp)
 }
 
-/// Writes a step's delta row, with the results of its effects (`effects`, JSON) when it has
-/// some.
+/// Writes a step's delta row as sequence number `seq` of its run, with the results of its
+/// effects (`effects`, JSON) when it has some.
 fn write_delta(
-    (run, keys): (&str, &StepKeys),
+    (run, keys, seq): (&str, &StepKeys, u64),
     conn: &Connection,
     (step, instruction, delta): &Delta,
     effects: Option<&str>,
 ) -> rusqlite::Result<()> {
-    let [base, end] = keys.range();
-    conn.prepare_cached(
-        "INSERT INTO steps (key, run, seq, step, instruction, delta, effects)
-         SELECT k, ?1, k - ?2, ?4, ?5, ?6, ?7
-         FROM (SELECT COALESCE(MAX(key), ?2) + 1 AS k FROM steps WHERE key > ?2 AND key < ?3)",
-    )?
-    .execute(params![run, base, end, step, instruction, delta, effects])?;
+    conn.prepare_cached("INSERT INTO steps VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?
+        .execute(params![
+            keys.key(seq),
+            run,
+            seq,
+            step,
+            instruction,
+            delta,
+            effects
+        ])?;
     Ok(())
-}
-
-/// The `effects` column of a step's row holding `results` (each with its result): a JSON
-/// array of `[effect, result]` pairs, as [`SqliteStore::effects`] reads it.
-fn embed(results: &[Row]) -> Result<Option<String>, JournalError> {
-    if results.is_empty() {
-        return Ok(None);
-    }
-    let mut out = String::from("[");
-    for (k, row) in results.iter().enumerate() {
-        if k > 0 {
-            out.push(',');
-        }
-        out.push('[');
-        out.push_str(
-            &serde_json::to_string(&row.effect).map_err(|e| JournalError::Store(e.to_string()))?,
-        );
-        out.push(',');
-        out.push_str(row.result.as_deref().unwrap_or("null"));
-        out.push(']');
-    }
-    out.push(']');
-    Ok(Some(out))
 }
 
 fn write_row(run: &str, conn: &Connection, row: &Row) -> rusqlite::Result<()> {
@@ -177,13 +160,14 @@ impl SqliteJournal {
     pub(super) fn new(
         store: SqliteStore,
         id: &str,
-        keys: StepKeys,
+        (keys, last_seq): (StepKeys, u64),
         in_flight: InFlight,
         fresh: bool,
     ) -> Self {
         SqliteJournal {
             id: id.to_owned(),
             keys,
+            last_seq: AtomicU64::new(last_seq),
             store,
             in_flight,
             fresh,
@@ -234,31 +218,36 @@ impl SqliteJournal {
             }
             std::mem::take(&mut *p)
         };
-        self.transact(pending, |tx| {
+        self.transact(pending, |tx, _| {
             extra
                 .as_ref()
                 .map_or(Ok(()), |row| write_row(&self.id, tx, row))
         })
     }
 
-    /// One transaction: the `pending` steps and results, then `more`.
+    /// One transaction: the `pending` steps and results, then `more` (given the run's last
+    /// sequence number, which it advances by the steps rows it writes).
     fn transact(
         &self,
         pending: Pending,
-        more: impl FnOnce(&Connection) -> rusqlite::Result<()>,
+        more: impl FnOnce(&Connection, &mut u64) -> rusqlite::Result<()>,
     ) -> Result<(), JournalError> {
+        let checkpointer = self.store.checkpointer();
         let conn = self.store.lock();
         // `BEGIN` and `COMMIT` as cached statements: a step's commit is the journal's hot
         // path, and `Connection::transaction` parses both anew each time.
+        let mut seq = self.last_seq.load(Ordering::Relaxed);
         let work = || -> rusqlite::Result<()> {
             conn.prepare_cached("BEGIN")?.execute([])?;
             for delta in &pending.steps {
-                write_delta((&self.id, &self.keys), &conn, delta, None)?;
+                seq += 1;
+                write_delta((&self.id, &self.keys, seq), &conn, delta, None)?;
             }
             for row in &pending.results {
                 write_row(&self.id, &conn, row)?;
             }
-            more(&conn)?;
+            more(&conn, &mut seq)?;
+            checkpoint::before_commit();
             conn.prepare_cached("COMMIT")?.execute([])?;
             Ok(())
         };
@@ -268,7 +257,10 @@ impl SqliteJournal {
                 let _ = conn.execute_batch("ROLLBACK");
             }
             self.err()(e)
-        })
+        })?;
+        self.last_seq.store(seq, Ordering::Relaxed);
+        checkpoint::after_commit(&conn, checkpointer);
+        Ok(())
     }
 
     /// The statement updating the run's row with a commit of step `(step, instruction)` at
@@ -300,12 +292,23 @@ impl SqliteJournal {
         let t = now();
         let runs = self.run_row(t);
         let embedded = match &commit {
-            Some(_) => embed(&std::mem::take(&mut pending.results))?,
+            Some(_) => {
+                let results = std::mem::take(&mut pending.results);
+                let embedded: Vec<rows::Embedded<'_>> = results
+                    .iter()
+                    .map(|r| rows::Embedded {
+                        effect: &r.effect,
+                        result: r.result.as_deref().unwrap_or("null"),
+                    })
+                    .collect();
+                rows::embed(&embedded)
+            }
             None => None,
         };
-        self.transact(pending, |tx| {
+        self.transact(pending, |tx, seq| {
             if let Some(delta) = &commit {
-                write_delta((&self.id, &self.keys), tx, delta, embedded.as_deref())?;
+                *seq += 1;
+                write_delta((&self.id, &self.keys, *seq), tx, delta, embedded.as_deref())?;
             }
             if let (Some(sql), Some((step, instruction))) = (runs, &last) {
                 tx.prepare_cached(sql)?
@@ -393,8 +396,7 @@ impl Journal for SqliteJournal {
 
     fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
         Box::pin(async move {
-            let delta =
-                serde_json::to_string(commit).map_err(|e| JournalError::Store(e.to_string()))?;
+            let delta = rows::delta(commit);
             let pending = self.take_pending();
             self.write_commit(
                 pending,
@@ -411,8 +413,7 @@ impl Journal for SqliteJournal {
             if !self.opened.load(Ordering::Relaxed) {
                 return self.commit(commit).await;
             }
-            let delta =
-                serde_json::to_string(commit).map_err(|e| JournalError::Store(e.to_string()))?;
+            let delta = rows::delta(commit);
             let pending = {
                 let mut p = self.pending();
                 p.steps
@@ -430,7 +431,7 @@ impl Journal for SqliteJournal {
     fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
         Box::pin(async move {
             let pending = self.take_pending();
-            self.transact(pending, |tx| {
+            self.transact(pending, |tx, _| {
                 tx.execute(
                     "UPDATE runs SET status=?2, steps=MAX(steps, ?3), outcome=?4, pause=?5, updated=?6, lease_pid=NULL, lease_since=NULL WHERE id=?1",
                     params![
