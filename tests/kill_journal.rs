@@ -268,15 +268,14 @@ fn run_to_the_end(
     let mut policy: Option<&'static str> = None;
     for attempt_no in 0.. {
         assert!(attempt_no < kills * 3 + 20, "the run never finished");
-        stats.attempts += 1;
         let j = journal(&out);
         // Killed after its end was committed, before the process exited: the run finished
         // (the artifacts are checked all the same), and `ais resume` would say so and exit 2.
         if j.run.as_ref().is_some_and(|(_, status)| status == "ok") {
-            stats.attempts -= 1;
             stats.finished_at_kill += 1;
             return;
         }
+        stats.attempts += 1;
         let args: Vec<String> = match &j.run {
             None => RUN.iter().map(|s| s.to_string()).collect(),
             Some(_) => resume_args(&j, policy.take()),

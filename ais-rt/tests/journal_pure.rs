@@ -181,9 +181,11 @@ fn a_crash_that_loses_held_pure_steps_reruns_only_them() {
     );
 }
 
-/// The WAL is checkpointed as the run goes and stays bounded: 6,000 step commits, a 2 KiB
-/// frame each, never grow it past about 4 MiB (the checkpoint length), where unchecked they
-/// would make 12 MB.
+/// The WAL is checkpointed as the run goes — by the journal's checkpoint thread, which copies
+/// it into the database so that it starts over — and stays bounded: 6,000 step commits, a
+/// 1 KiB frame each at least (three when one starts a new leaf page), never grow it past
+/// about 4 MiB (the checkpoint length), where unchecked they would make over 7 MB. The last
+/// connection to close copies the rest and leaves no WAL.
 #[test]
 fn the_wal_is_checkpointed_as_a_run_goes_and_stays_bounded() {
     use ais_rt::journal::{RunStart, StepCommit};
@@ -215,4 +217,15 @@ fn the_wal_is_checkpointed_as_a_run_goes_and_stays_bounded() {
     }
     assert_eq!(store.steps("w1").unwrap().len(), 6000);
     assert!(most < 6 * 1024 * 1024, "the WAL grew to {most} bytes");
+    // The database file only grows by checkpoints: steps were copied into it while the run
+    // committed.
+    let len = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    assert!(len(&db) > 100_000, "the database is {} bytes", len(&db));
+    // The checkpointer's connection is stopped with the store; the last to close removes the
+    // WAL.
+    drop(journal);
+    drop(store);
+    assert!(!wal.exists(), "a WAL of {} bytes was left", len(&wal));
+    let again = SqliteStore::open(&db, Durability::Normal).unwrap();
+    assert_eq!(again.steps("w1").unwrap().len(), 6000);
 }

@@ -159,6 +159,25 @@ pub enum Idempotency {
     Once,
 }
 
+impl Idempotency {
+    /// The idempotency as stored (`retry`, `once`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Idempotency::Retry => "retry",
+            Idempotency::Once => "once",
+        }
+    }
+
+    /// The idempotency a stored string names.
+    pub fn parse(s: &str) -> Option<Idempotency> {
+        Some(match s {
+            "retry" => Idempotency::Retry,
+            "once" => Idempotency::Once,
+            _ => return None,
+        })
+    }
+}
+
 /// One effect as the machine hands it to [`Journal::effect`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Effect {

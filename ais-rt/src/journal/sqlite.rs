@@ -35,9 +35,10 @@
 //! rows) gains the `effects` column, and `ais-journal/2` (whose `steps` was a `WITHOUT ROWID`
 //! table keyed by run and sequence) numbers its runs and moves its steps to the keyed table;
 //! their rows mean what they meant. `ais-journal/3` has this version's tables: only the text
-//! of its steps rows is longer (the `rows` module reads both). Each run row carries a lease (the pid
-//! holding it): a second process opening a run held by a live process is refused ([`JournalError::Held`]); a lease held by a process that no longer exists is taken
-//! over. Leases assume one host (a pid means nothing on another machine).
+//! of its steps rows is longer (the `rows` module reads both). Each run row carries a lease
+//! (the pid holding it): a second process opening a run held by a live process is refused
+//! ([`JournalError::Held`]); a lease held by a process that no longer exists is taken over.
+//! Leases assume one host (a pid means nothing on another machine).
 
 use super::{
     Effect, EffectKey, EffectKind, Idempotency, InFlight, JournalError, Json, RunStart, StepCommit,
@@ -286,7 +287,7 @@ impl SqliteStore {
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(&err)?;
-        let (record, keys) =
+        let (record, keys, last_seq) =
             read_run(&tx, id)?.ok_or_else(|| JournalError::NoRun(id.to_owned()))?;
         if let Some(pid) = record.lease
             && pid != std::process::id()
@@ -311,16 +312,8 @@ impl SqliteStore {
         )
         .map_err(&err)?;
         let start = read_start(&tx, id)?;
-        let last_key: Option<i64> = tx
-            .query_row(
-                "SELECT MAX(key) FROM steps WHERE key > ?1 AND key < ?2",
-                keys.range(),
-                |r| r.get(0),
-            )
-            .map_err(&err)?;
         tx.commit().map_err(&err)?;
         drop(conn);
-        let last_seq = last_key.map_or(0, |k| keys.seq(k));
         Ok((
             record,
             start,
@@ -330,7 +323,7 @@ impl SqliteStore {
 
     /// The run `id`, if the journal has it.
     pub fn run(&self, id: &str) -> Result<Option<RunRecord>, JournalError> {
-        Ok(read_run(&self.lock(), id)?.map(|(record, _)| record))
+        Ok(read_run(&self.lock(), id)?.map(|(record, ..)| record))
     }
 
     /// What run `id` was started with.
@@ -452,7 +445,7 @@ impl SqliteStore {
         let err = store_err(&self.path);
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(&err)?;
-        let Some((record, keys)) = read_run(&tx, id)? else {
+        let Some((record, keys, _)) = read_run(&tx, id)? else {
             return Ok(false);
         };
         if let Some(pid) = record
@@ -738,17 +731,13 @@ fn parse_effect(
             format!("its kind `{kind}` is none this build knows"),
         )
     })?;
-    let idempotency = match idem.as_str() {
-        "retry" => Idempotency::Retry,
-        "once" => Idempotency::Once,
-        other => {
-            return Err(corrupt(
-                run,
-                row(),
-                format!("its idempotency `{other}` is none this build knows"),
-            ));
-        }
-    };
+    let idempotency = Idempotency::parse(&idem).ok_or_else(|| {
+        corrupt(
+            run,
+            row(),
+            format!("its idempotency `{idem}` is none this build knows"),
+        )
+    })?;
     let result = result
         .map(|t| serde_json::from_str(&t))
         .transpose()
@@ -774,8 +763,12 @@ fn corrupt(run: &str, row: String, message: String) -> JournalError {
     }
 }
 
-/// The run row of `id` as a record, with where its steps lie.
-fn read_run(conn: &Connection, id: &str) -> Result<Option<(RunRecord, StepKeys)>, JournalError> {
+/// The run row of `id` as a record, with where its steps lie and the sequence number of the
+/// last (0: none yet).
+fn read_run(
+    conn: &Connection,
+    id: &str,
+) -> Result<Option<(RunRecord, StepKeys, u64)>, JournalError> {
     type RunRow = (
         String,
         String,
@@ -835,18 +828,15 @@ fn read_run(conn: &Connection, id: &str) -> Result<Option<(RunRecord, StepKeys)>
     let meta = serde_json::from_str(&meta)
         .map_err(|e| corrupt(&id, row(), format!("its meta is not JSON ({e})")))?;
     // A commit updates the run's row about once a second: its last steps row is what it did.
-    let last: Option<(i64, String)> = conn
+    let last: Option<(i64, i64, String)> = conn
         .prepare_cached(
-            "SELECT step, instruction FROM steps WHERE key > ?1 AND key < ?2 ORDER BY key DESC LIMIT 1",
+            "SELECT key, step, instruction FROM steps WHERE key > ?1 AND key < ?2 ORDER BY key DESC LIMIT 1",
         )
-        .and_then(|mut s| {
-            s.query_row(keys.range(), |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()
-        })
+        .and_then(|mut s| s.query_row(keys.range(), |r| r.try_into()).optional())
         .map_err(|e| corrupt(&id, "steps".into(), e.to_string()))?;
-    let (steps, last_step) = match last {
-        Some((n, instruction)) => (n.max(steps), Some(instruction)),
-        None => (steps, last_step),
+    let (steps, last_step, last_seq) = match last {
+        Some((key, n, instruction)) => (n.max(steps), Some(instruction), keys.seq(key)),
+        None => (steps, last_step, 0),
     };
     let record = RunRecord {
         steps: u64::try_from(steps)
@@ -862,7 +852,7 @@ fn read_run(conn: &Connection, id: &str) -> Result<Option<(RunRecord, StepKeys)>
         meta,
         lease: lease.and_then(|p| u32::try_from(p).ok()),
     };
-    Ok(Some((record, keys)))
+    Ok(Some((record, keys, last_seq)))
 }
 
 fn read_start(conn: &Connection, id: &str) -> Result<RunStart, JournalError> {

@@ -16,7 +16,7 @@
 //!   object; those are read too.
 
 use super::RawEffect;
-use crate::journal::{Effect, Idempotency, Json, StepCommit};
+use crate::journal::{Effect, Json, StepCommit};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::io::Write;
@@ -107,26 +107,14 @@ pub(super) fn read_delta(text: &str, step: u64, instruction: &str) -> Result<Ste
     serde_json::from_value(Json::Object(fields)).map_err(|e| e.to_string())
 }
 
-/// One effect's result as [`embed`] writes it: the effect and its result's JSON text.
-pub(super) struct Embedded<'a> {
-    /// The effect.
-    pub effect: &'a Effect,
-    /// Its result, as JSON text.
-    pub result: &'a str,
-}
-
-/// The `effects` text of a step's row holding `results` (`None`: it holds none).
-pub(super) fn embed(results: &[Embedded<'_>]) -> Option<String> {
-    if results.is_empty() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(160 * results.len());
-    out.push(b'[');
-    for (k, r) in results.iter().enumerate() {
-        let e = r.effect;
-        if k > 0 {
-            out.push(b',');
-        }
+/// The `effects` text of a step's row holding `results`, each an effect and its result's JSON
+/// text (`None`: it holds none).
+pub(super) fn embed<'a>(
+    results: impl IntoIterator<Item = (&'a Effect, &'a str)>,
+) -> Option<String> {
+    let mut out = Vec::with_capacity(160);
+    for (e, result) in results {
+        out.push(if out.is_empty() { b'[' } else { b',' });
         // Writing into a vector cannot fail.
         let _ = write!(out, "[{},", e.key.step);
         push_str(&mut out, &e.key.path);
@@ -134,10 +122,7 @@ pub(super) fn embed(results: &[Embedded<'_>]) -> Option<String> {
         push_str(&mut out, &e.instruction);
         out.push(b',');
         push_str(&mut out, &e.name);
-        out.extend_from_slice(match e.idempotency {
-            Idempotency::Retry => b",\"retry\",",
-            Idempotency::Once => b",\"once\",",
-        });
+        let _ = write!(out, ",\"{}\",", e.idempotency.as_str());
         match e.request.as_deref() {
             None => out.extend_from_slice(b"null"),
             // A digest (a JSON object's text) is kept as it is; anything else as a string.
@@ -145,8 +130,11 @@ pub(super) fn embed(results: &[Embedded<'_>]) -> Option<String> {
             Some(q) => push_str(&mut out, q),
         }
         out.push(b',');
-        out.extend_from_slice(r.result.as_bytes());
+        out.extend_from_slice(result.as_bytes());
         out.push(b']');
+    }
+    if out.is_empty() {
+        return None;
     }
     out.push(b']');
     // Made of UTF-8 text and JSON (which `serde_json` writes as UTF-8).
@@ -180,10 +168,6 @@ pub(super) fn read_embedded(text: &str) -> Result<Vec<RawEffect>, String> {
                 // `ais-journal/3`: `[effect, result]`.
                 let (e, result): (Effect, Json) =
                     serde_json::from_str(item.get()).map_err(|e| e.to_string())?;
-                let idem = match e.idempotency {
-                    Idempotency::Retry => "retry",
-                    Idempotency::Once => "once",
-                };
                 return Ok((
                     e.key.step,
                     e.key.path,
@@ -191,7 +175,7 @@ pub(super) fn read_embedded(text: &str) -> Result<Vec<RawEffect>, String> {
                     e.kind.as_str().to_owned(),
                     e.instruction,
                     e.name,
-                    idem.to_owned(),
+                    e.idempotency.as_str().to_owned(),
                     e.request,
                     Some(result.to_string()),
                 ));
@@ -234,7 +218,7 @@ pub(super) fn read_embedded(text: &str) -> Result<Vec<RawEffect>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal::{EffectKey, EffectKind};
+    use crate::journal::{EffectKey, EffectKind, Idempotency};
 
     fn effect(path: &str, instruction: &str, request: Option<&str>) -> Effect {
         Effect {
@@ -339,12 +323,7 @@ mod tests {
             r#"{"err":{"kind":"failed"}}"#,
             "[]",
         ];
-        let rows: Vec<Embedded<'_>> = effects
-            .iter()
-            .zip(results)
-            .map(|(effect, result)| Embedded { effect, result })
-            .collect();
-        let text = embed(&rows).unwrap();
+        let text = embed(effects.iter().zip(results)).unwrap();
         // The digest is kept as JSON, not as a string of it.
         assert!(text.contains(digest), "{text}");
         let back = read_back(&text);
@@ -353,7 +332,7 @@ mod tests {
             assert_eq!(e, effect);
             assert_eq!(r, &serde_json::from_str::<Json>(result).unwrap());
         }
-        assert_eq!(embed(&[]), None);
+        assert_eq!(embed([]), None);
     }
 
     #[test]

@@ -134,10 +134,6 @@ fn write_delta(
 
 fn write_row(run: &str, conn: &Connection, row: &Row) -> rusqlite::Result<()> {
     let e = &row.effect;
-    let idem = match e.idempotency {
-        Idempotency::Retry => "retry",
-        Idempotency::Once => "once",
-    };
     conn.prepare_cached(
         "INSERT OR REPLACE INTO effects VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
@@ -149,7 +145,7 @@ fn write_row(run: &str, conn: &Connection, row: &Row) -> rusqlite::Result<()> {
         e.kind.as_str(),
         e.instruction,
         e.name,
-        idem,
+        e.idempotency.as_str(),
         e.request,
         row.result,
     ])?;
@@ -292,17 +288,11 @@ impl SqliteJournal {
         let t = now();
         let runs = self.run_row(t);
         let embedded = match &commit {
-            Some(_) => {
-                let results = std::mem::take(&mut pending.results);
-                let embedded: Vec<rows::Embedded<'_>> = results
+            Some(_) => rows::embed(
+                std::mem::take(&mut pending.results)
                     .iter()
-                    .map(|r| rows::Embedded {
-                        effect: &r.effect,
-                        result: r.result.as_deref().unwrap_or("null"),
-                    })
-                    .collect();
-                rows::embed(&embedded)
-            }
+                    .map(|r| (&r.effect, r.result.as_deref().unwrap_or("null"))),
+            ),
             None => None,
         };
         self.transact(pending, |tx, seq| {
