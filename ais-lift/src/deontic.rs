@@ -156,7 +156,7 @@ pub struct Reading {
 
 /// What a text states about its force.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "stated", content = "forces")]
+#[serde(rename_all = "snake_case", tag = "stated", content = "force")]
 pub enum Stated {
     /// No force marker.
     Nothing,

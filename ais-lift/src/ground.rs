@@ -240,6 +240,7 @@ pub struct Drift {
     /// The force proposed.
     pub proposed: Force,
     /// What the text states.
+    #[serde(flatten)]
     pub stated: Stated,
     /// Where the text states it (for [`DriftKind::Unconditioned`], where the condition is).
     pub source: Source,

@@ -117,6 +117,8 @@ pub struct Block {
     /// The scopes that govern it, nearest first: the intros of the lists it is in, innermost
     /// first, then its enclosing headings, innermost first.
     pub scopes: Vec<Scope>,
+    /// Whether it is the intro of the list that follows it.
+    pub intro: bool,
     #[serde(skip)]
     container: usize,
     #[serde(skip)]
@@ -472,6 +474,7 @@ impl<'a> Walker<'a> {
             text,
             body: None,
             scopes: self.scopes(),
+            intro: false,
             container,
             segments,
         });
@@ -663,6 +666,9 @@ impl<'a> Walker<'a> {
                         )
                         && block.text.trim_end().ends_with(':')
                 });
+                if let Some(b) = intro {
+                    self.blocks[b].intro = true;
+                }
                 self.lists.push(ListFrame { intro });
                 // Numbering is read per item (the start number is all the event gives).
             }

@@ -15,6 +15,13 @@
 //!    states no marker but names a demonstration (`Example(s)`, `Sample(s)`, `Demo(s)`,
 //!    `Demonstration(s)`, `Illustration(s)`) is discretionary.
 //!
+//! 6. a **procedure step**: the first sentence of a list item whose nearest scope is a
+//!    heading or list intro naming a procedure (a word of [`PROCEDURE_WORDS`]: `## Steps`,
+//!    `Workflow:`, `### Step 1: Assess`) and that reads as an imperative (its first word is not
+//!    one of [`NOT_IMPERATIVE`]: "Read the input file." is a step, "The file is UTF-8." is not)
+//!    is mandatory — the list is the procedure. It is the weakest signal, read only when no
+//!    scope states a force; `## Examples` or "You may optionally:" above the list decide first.
+//!
 //! A scope that states more than one force ("## Must-do and optional steps") settles nothing
 //! and stops the walk: it is the nearest scope that speaks, and it did not speak with one
 //! voice; a scope further out does not override it. Heading words outside the marker tables
@@ -75,6 +82,17 @@ pub enum Source {
         /// Its markers (a demonstration word when the heading names one).
         markers: Vec<&'static str>,
     },
+    /// A step of a procedure list (step 6 of the [module docs](self)).
+    Procedure {
+        /// The heading or intro that names the procedure.
+        block: usize,
+        /// Where it stands.
+        span: Span,
+        /// Its text.
+        text: String,
+        /// The word that names a procedure.
+        word: &'static str,
+    },
     /// Nothing around the span states a force.
     Unstated,
 }
@@ -119,6 +137,12 @@ impl Source {
                 span.column,
                 quote(markers)
             ),
+            Source::Procedure {
+                span, text, word, ..
+            } => format!(
+                "a step of the procedure \"{text}\" at {}:{} ('{word}')",
+                span.line, span.column
+            ),
             Source::Unstated => "nothing states it".to_owned(),
         }
     }
@@ -139,6 +163,7 @@ pub struct Condition {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ForceReading {
     /// The force stated.
+    #[serde(flatten)]
     pub stated: Stated,
     /// Where it was read.
     pub source: Source,
@@ -232,11 +257,150 @@ pub fn read_span(doc: &Document, span: &Span, text: &str) -> ForceReading {
         };
     }
     let (stated, source) = from_scopes(doc, block);
+    if stated == Stated::Nothing
+        && let Some(source) = procedure_step(doc, block, span.start, text)
+    {
+        return ForceReading {
+            stated: Stated::One(Force::Mandatory),
+            source,
+            condition,
+        };
+    }
     ForceReading {
         stated,
         source,
         condition,
     }
+}
+
+/// Words that name a procedure, in a heading or list intro.
+pub const PROCEDURE_WORDS: &[&str] = &[
+    "steps",
+    "step",
+    "procedure",
+    "process",
+    "workflow",
+    "checklist",
+    "instructions",
+    "phase",
+    "stage",
+];
+
+/// First words that make a line a description, not an imperative.
+pub const NOT_IMPERATIVE: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "its",
+    "it's",
+    "they",
+    "their",
+    "there",
+    "we",
+    "our",
+    "you",
+    "your",
+    "i",
+    "my",
+    "he",
+    "she",
+    "all",
+    "any",
+    "some",
+    "no",
+    "none",
+    "each",
+    "every",
+    "most",
+    "many",
+    "more",
+    "less",
+    "one",
+    "two",
+    "three",
+    "if",
+    "when",
+    "unless",
+    "while",
+    "whether",
+    "for",
+    "in",
+    "on",
+    "at",
+    "with",
+    "without",
+    "by",
+    "from",
+    "to",
+    "of",
+    "as",
+    "e.g.",
+    "i.e.",
+    "see",
+    "also",
+    "note",
+    "notes",
+    "tip",
+    "tips",
+    "example",
+    "examples",
+    "optional",
+    "optionally",
+    "only",
+    "finally",
+    "usually",
+    "typically",
+    "often",
+    "generally",
+    "maybe",
+    "perhaps",
+    "here",
+    "then",
+    "and",
+    "or",
+    "but",
+];
+
+/// Step 6: the procedure that makes the span at `at` (with text `text`) in `block` a step.
+fn procedure_step(doc: &Document, block: usize, at: usize, text: &str) -> Option<Source> {
+    let b = &doc.blocks[block];
+    if !matches!(b.kind, BlockKind::ListItem { .. }) {
+        return None;
+    }
+    // Only the item's first sentence is the step; what follows it describes it.
+    let first = doc.sentences.iter().find(|s| s.block == block)?;
+    if !first.span.covers(at) {
+        return None;
+    }
+    let word = text
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .split(|c: char| c.is_whitespace() || c == ',' || c == ':')
+        .next()?
+        .to_lowercase();
+    if word.is_empty()
+        || NOT_IMPERATIVE.contains(&word.as_str())
+        || first.text.trim_end().ends_with(':')
+    {
+        return None;
+    }
+    let scope = *b.scopes.first()?;
+    let (Scope::ListIntro(i) | Scope::Heading(i)) = scope;
+    let named = &doc.blocks[i];
+    let lower = named.text.to_lowercase();
+    let word = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .find_map(|w| PROCEDURE_WORDS.iter().find(|p| **p == w).copied())?;
+    Some(Source::Procedure {
+        block: i,
+        span: named.span,
+        text: named.text.clone(),
+        word,
+    })
 }
 
 fn own_or_unstated(own: &deontic::Reading, condition: Option<Condition>) -> ForceReading {

@@ -294,6 +294,17 @@ fn an_unmarked_item_inherits_its_list_intro() {
     assert_eq!(stated, Stated::One(Force::Discretionary));
     assert_eq!(heading_text(&source), "You may optionally:");
     assert!(matches!(source, Source::ListIntro { .. }));
+    let intros: Vec<_> = s
+        .document()
+        .blocks
+        .iter()
+        .filter(|b| b.intro)
+        .map(|b| b.text.as_str())
+        .collect();
+    assert_eq!(
+        intros,
+        ["You may optionally:", "If the build is a pre-release:"]
+    );
 }
 
 #[test]
@@ -377,6 +388,36 @@ fn a_scope_of_two_forces_or_no_table_word_settles_nothing() {
     // "## Prohibitions" is not in the tables: the line is unstated.
     let (stated, source) = force_of(&s, "Push the tag only after");
     assert_eq!((stated, source), (Stated::Nothing, Source::Unstated));
+}
+
+#[test]
+fn a_step_of_a_procedure_list_is_mandatory() {
+    let s = skill("review-gate");
+    let (stated, source) = force_of(&s, "List the public items");
+    assert_eq!(stated, Stated::One(Force::Mandatory));
+    assert!(
+        matches!(&source, Source::Procedure { text, word: "procedure", .. } if text == "Procedure"),
+        "{source:?}"
+    );
+    let (stated, _) = force_of(&s, "Show the list to the user");
+    assert_eq!(stated, Stated::One(Force::Mandatory));
+    // Its own marker first: "Do not push" forbids.
+    let (stated, _) = force_of(&s, "Do not push");
+    assert_eq!(stated, Stated::One(Force::Forbidden));
+    // "If …" does not read as an imperative: left to adjudication, with its condition.
+    let (stated, _) = force_of(&s, "If the user rejects");
+    assert_eq!(stated, Stated::Nothing);
+    // A description in a procedure list, and the second sentence of a step, are not steps.
+    let t = text("## Steps\n\n1. Read the file. It is UTF-8.\n2. The output is a CSV file.\n");
+    assert_eq!(
+        force_of(&t, "Read the file.").0,
+        Stated::One(Force::Mandatory)
+    );
+    assert_eq!(force_of(&t, "It is UTF-8.").0, Stated::Nothing);
+    assert_eq!(force_of(&t, "The output").0, Stated::Nothing);
+    // A heading that is not a procedure settles nothing.
+    let t = text("## Notes\n\n- Read the file.\n");
+    assert_eq!(force_of(&t, "Read the file.").0, Stated::Nothing);
 }
 
 #[test]
