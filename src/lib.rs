@@ -34,6 +34,7 @@ mod run;
 
 pub use ais_core as core;
 pub use ais_core::*;
+pub use ais_lift as lift;
 pub use ais_macros::ais;
 /// Programs as Restate workflows: the `Endpoint` builder, the ingress client (feature `restate`).
 #[cfg(feature = "restate")]

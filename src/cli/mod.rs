@@ -9,6 +9,7 @@ mod files;
 mod fix;
 mod fmt;
 mod graph;
+mod lift;
 mod mcp;
 mod report;
 mod run;
@@ -165,6 +166,14 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Serve programs as Restate workflows (`--restate`; the `restate` cargo feature).
     Serve(serve::ServeArgs),
+    /// The skill compiler's code-owned stages (`--stages-only`): the force of every sentence
+    /// of a SKILL.md and where it came from (its own marker, a list intro, a heading; code is
+    /// discretionary), its code blocks sorted into tool bodies and knowledge, the files it
+    /// names, and with `--proposals` the grounding and deontic audit of proposed obligations.
+    ///
+    /// Exit status: 0; 1 when a file it names is refused, a proposal is dropped or the audit
+    /// finds drift; 2 when the skill cannot be read.
+    Lift(lift::LiftArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -269,6 +278,7 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph::run(&args, &mut output),
         Command::Report(args) => report::run(&args, &mut output),
         Command::Serve(args) => return serve::run(args, &mut output),
+        Command::Lift(args) => lift::run(&args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),
