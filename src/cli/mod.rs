@@ -4,6 +4,7 @@ mod ags;
 mod ags_run;
 mod budget;
 mod check;
+mod edit;
 mod eval;
 mod files;
 mod fix;
@@ -174,6 +175,12 @@ pub enum Command {
     /// Exit status: 0; 1 when a file it names is refused, a proposal is dropped or the audit
     /// finds drift; 2 when the skill cannot be read.
     Lift(lift::LiftArgs),
+    /// Edit an AG-IR program by operations: `status`, `help`, `query`, `view`, `patch` and
+    /// sugar verbs (`rename`, `set_doc`, …), JSON in and out (the `ais_edit` crate).
+    ///
+    /// Exit status: 0 the answer is `ok`; 1 it is a rejection (whose `possible_repairs` name
+    /// the next call); 2 the root cannot be used.
+    Edit(edit::EditArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -252,6 +259,11 @@ pub fn main() -> ExitCode {
     {
         return mcp::serve_main(serve, cli.color);
     }
+    if let Command::Mcp(args) = &cli.command
+        && let mcp::McpCommand::Edit(e) = &args.command
+    {
+        return edit::serve_main(e);
+    }
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut output = Output {
@@ -279,6 +291,7 @@ pub fn main() -> ExitCode {
         Command::Report(args) => report::run(&args, &mut output),
         Command::Serve(args) => return serve::run(args, &mut output),
         Command::Lift(args) => lift::run(&args, &mut output),
+        Command::Edit(args) => edit::run(&args, &mut output),
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),
