@@ -925,8 +925,10 @@ fn pathological_markdown_is_read_within_bounds() {
         .map(|i| format!("{}- item {i}:\n", "  ".repeat(i % 50)))
         .collect::<String>();
     let brackets = "[".repeat(100_000);
+    // The most sentences a skill can hold: each lookup is a binary search, not a scan.
+    let sentences = "Go. ".repeat(250_000);
     let emphasis = "*a **b ".repeat(20_000);
-    for md in [nested, lists, brackets, emphasis] {
+    for md in [nested, lists, brackets, emphasis, sentences] {
         let s = text(&md);
         let a = s.analyze();
         assert!(!a.blocks.is_empty());
