@@ -7,7 +7,8 @@
 //!
 //! A skill's frontmatter is a YAML mapping between two `---` lines at the top of the file,
 //! after any blank lines and HTML comments (a vendored skill often opens with a licence
-//! comment). It is read with the core's YAML reader ([`ais_core::agir::read_data`]) within small
+//! comment); text between two such lines that is neither a mapping nor names the skill is
+//! markdown (two thematic breaks). It is read with the core's YAML reader ([`ais_core::agir::read_data`]) within small
 //! limits; `name` and `description` are taken from it. Frontmatter that is not valid YAML is
 //! not fatal — many published skills write `description: Use when: …` — and is reported as a
 //! [`Frontmatter::problem`] with its line; `name` and `description` are then read from their
@@ -321,10 +322,14 @@ fn frontmatter(text: &str, lines: &LineIndex) -> (Option<Frontmatter>, usize) {
         if l == "---" || l == "..." {
             let body = (end + 1).min(text.len());
             let yaml = &text[yaml_start..line];
-            return (
-                Some(read_frontmatter(text, lines, at, body, yaml_start, yaml)),
-                body,
-            );
+            let fm = read_frontmatter(text, lines, at, body, yaml_start, yaml);
+            // Two thematic breaks at the top are not frontmatter: frontmatter is a mapping, or
+            // at least names the skill.
+            let mapping = fm.data.as_ref().is_some_and(serde_json::Value::is_object);
+            if !mapping && fm.name.is_none() && fm.description.is_none() {
+                return (None, 0);
+            }
+            return (Some(fm), body);
         }
         line = end + 1;
     }

@@ -124,6 +124,19 @@ fn sentences_have_their_own_spans() {
 }
 
 #[test]
+fn two_thematic_breaks_are_not_frontmatter() {
+    let s = text("---\n# Title\n\nDo X.\n\n---\n");
+    assert!(s.document().frontmatter.is_none());
+    assert_eq!(s.document().blocks[0].text, "Title");
+    assert_eq!(
+        s.ground(vec![propose("r1", Force::Mandatory, "Do X.")])
+            .kept
+            .len(),
+        1
+    );
+}
+
+#[test]
 fn invalid_frontmatter_is_reported_not_fatal() {
     let s = text("---\nname: x\ndescription: Use when: a thing\n---\n# T\n\nDo it.\n");
     let fm = s.document().frontmatter.as_ref().unwrap();
