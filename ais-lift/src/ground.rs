@@ -276,7 +276,7 @@ pub fn audit(obligations: &[Obligation]) -> Vec<Drift> {
             stated,
             source,
             span: o.span,
-            message,
+            message: format!("{}: {message}", p.rule),
         };
         let against = match &r.stated {
             Stated::One(f) => Some(*f),
@@ -291,8 +291,7 @@ pub fn audit(obligations: &[Obligation]) -> Vec<Drift> {
                 r.stated.clone(),
                 r.source.clone(),
                 format!(
-                    "{}: proposed {} but the skill states {} ({})",
-                    p.rule,
+                    "proposed {} but the skill states {} ({})",
                     p.force,
                     stated,
                     r.source.describe()
@@ -305,8 +304,8 @@ pub fn audit(obligations: &[Obligation]) -> Vec<Drift> {
                 Stated::Nothing,
                 Source::Unstated,
                 format!(
-                    "{}: proposed {} but the skill states no force for it (no marker, no heading or list intro that states one): the reading is a guess",
-                    p.rule, p.force
+                    "proposed {} but the skill states no force for it (no marker, no heading or list intro that states one): the reading is a guess",
+                    p.force
                 ),
             ));
         }
@@ -324,8 +323,7 @@ pub fn audit(obligations: &[Obligation]) -> Vec<Drift> {
                 r.stated.clone(),
                 c.source.clone(),
                 format!(
-                    "{}: the skill makes it {what} ('{}', {}) but it was proposed as an unconditional {}",
-                    p.rule,
+                    "the skill makes it {what} ('{}', {}) but it was proposed as an unconditional {}",
                     c.marker,
                     c.source.describe(),
                     p.force

@@ -7,7 +7,8 @@
 //!
 //! A skill's frontmatter is a YAML mapping between two `---` lines at the top of the file,
 //! after any blank lines and HTML comments (a vendored skill often opens with a licence
-//! comment). It is read with the core's YAML reader ([`ais_core::agir::read_data`]) within small
+//! comment); text between two such lines that is neither a mapping nor names the skill is
+//! markdown (two thematic breaks). It is read with the core's YAML reader ([`ais_core::agir::read_data`]) within small
 //! limits; `name` and `description` are taken from it. Frontmatter that is not valid YAML is
 //! not fatal — many published skills write `description: Use when: …` — and is reported as a
 //! [`Frontmatter::problem`] with its line; `name` and `description` are then read from their
@@ -122,6 +123,8 @@ pub struct Block {
     #[serde(skip)]
     container: usize,
     #[serde(skip)]
+    first_sentence: Option<usize>,
+    #[serde(skip)]
     segments: Vec<Segment>,
 }
 
@@ -207,6 +210,9 @@ pub struct Document {
     pub sentences: Vec<Sentence>,
     #[serde(skip)]
     pub(crate) refs: Vec<RefText>,
+    /// Block indices in text order.
+    #[serde(skip)]
+    by_start: Vec<usize>,
 }
 
 impl Document {
@@ -222,8 +228,8 @@ impl Document {
             let range = range.start + body_start..range.end + body_start;
             walker.event(event, range);
         }
-        let blocks = walker.blocks;
-        let sentences = blocks
+        let mut blocks = walker.blocks;
+        let mut sentences: Vec<Sentence> = blocks
             .iter()
             .enumerate()
             .filter(|(_, b)| b.is_prose())
@@ -243,24 +249,43 @@ impl Document {
                 })
             })
             .collect();
+        // Blocks and sentences do not overlap; kept in text order they are found by binary
+        // search (a hostile skill of 300,000 sentences must not cost a scan per lookup).
+        sentences.sort_by_key(|s| s.span.start);
+        for (i, s) in sentences.iter().enumerate() {
+            blocks[s.block].first_sentence.get_or_insert(i);
+        }
+        let mut by_start: Vec<usize> = (0..blocks.len()).collect();
+        by_start.sort_by_key(|&i| blocks[i].span.start);
         Document {
             frontmatter,
             body_start,
             blocks,
             sentences,
             refs: walker.refs,
+            by_start,
         }
     }
 
-    /// The index of the block that holds byte `at` (the innermost, for a code block in a list
-    /// item).
+    /// The index of the block that holds byte `at`.
     pub fn block_at(&self, at: usize) -> Option<usize> {
-        self.blocks.iter().rposition(|b| b.span.covers(at))
+        let k = self
+            .by_start
+            .partition_point(|&i| self.blocks[i].span.start <= at);
+        let i = *self.by_start.get(k.checked_sub(1)?)?;
+        self.blocks[i].span.covers(at).then_some(i)
     }
 
     /// The sentence that holds byte `at`, if any.
     pub fn sentence_at(&self, at: usize) -> Option<&Sentence> {
-        self.sentences.iter().find(|s| s.span.covers(at))
+        let k = self.sentences.partition_point(|s| s.span.start <= at);
+        let s = self.sentences.get(k.checked_sub(1)?)?;
+        s.span.covers(at).then_some(s)
+    }
+
+    /// The first sentence of block `block`, if it is prose.
+    pub fn first_sentence(&self, block: usize) -> Option<&Sentence> {
+        self.sentences.get(self.blocks.get(block)?.first_sentence?)
     }
 }
 
@@ -297,10 +322,14 @@ fn frontmatter(text: &str, lines: &LineIndex) -> (Option<Frontmatter>, usize) {
         if l == "---" || l == "..." {
             let body = (end + 1).min(text.len());
             let yaml = &text[yaml_start..line];
-            return (
-                Some(read_frontmatter(text, lines, at, body, yaml_start, yaml)),
-                body,
-            );
+            let fm = read_frontmatter(text, lines, at, body, yaml_start, yaml);
+            // Two thematic breaks at the top are not frontmatter: frontmatter is a mapping, or
+            // at least names the skill.
+            let mapping = fm.data.as_ref().is_some_and(serde_json::Value::is_object);
+            if !mapping && fm.name.is_none() && fm.description.is_none() {
+                return (None, 0);
+            }
+            return (Some(fm), body);
         }
         line = end + 1;
     }
@@ -475,6 +504,7 @@ impl<'a> Walker<'a> {
             body: None,
             scopes: self.scopes(),
             intro: false,
+            first_sentence: None,
             container,
             segments,
         });

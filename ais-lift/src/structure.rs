@@ -373,7 +373,7 @@ fn procedure_step(doc: &Document, block: usize, at: usize, text: &str) -> Option
         return None;
     }
     // Only the item's first sentence is the step; what follows it describes it.
-    let first = doc.sentences.iter().find(|s| s.block == block)?;
+    let first = doc.first_sentence(block)?;
     if !first.span.covers(at) {
         return None;
     }

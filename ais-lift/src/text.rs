@@ -65,17 +65,40 @@ impl Span {
 }
 
 /// Where each line of a text starts, to turn byte offsets into line:column.
+///
+/// Columns count characters. So that a position costs the same on a one-megabyte line as on a
+/// short one, the index also keeps the number of characters before every 4 KiB mark.
 #[derive(Clone, Debug)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// `(byte, characters before it)`, every `MARK` bytes (at a char boundary).
+    marks: Vec<(usize, usize)>,
 }
+
+const MARK: usize = 4096;
 
 impl LineIndex {
     /// Indexes `text`'s lines (`\n` ends a line).
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
+        let mut marks = vec![(0, 0)];
+        let (mut next, mut chars) = (MARK, 0);
+        for (i, _) in text.char_indices() {
+            if i >= next {
+                marks.push((i, chars));
+                next = i + MARK;
+            }
+            chars += 1;
+        }
+        LineIndex { starts, marks }
+    }
+
+    /// The number of characters of `text` before byte `at` (a char boundary).
+    fn chars_before(&self, text: &str, at: usize) -> usize {
+        let k = self.marks.partition_point(|&(b, _)| b <= at) - 1;
+        let (b, n) = self.marks[k];
+        n + text[b..at].chars().count()
     }
 
     /// The position of byte `at` of `text` (clamped to the text, and back to a char boundary).
@@ -85,7 +108,7 @@ impl LineIndex {
             at -= 1;
         }
         let line = self.starts.partition_point(|&s| s <= at) - 1;
-        let column = text[self.starts[line]..at].chars().count() + 1;
+        let column = self.chars_before(text, at) - self.chars_before(text, self.starts[line]) + 1;
         Pos::new(
             u32::try_from(line + 1).unwrap_or(u32::MAX),
             u32::try_from(column).unwrap_or(u32::MAX),
@@ -285,5 +308,10 @@ mod tests {
         assert_eq!(lines.pos(text, 0), Pos::new(1, 1));
         assert_eq!(lines.pos(text, 3), Pos::new(2, 1));
         assert_eq!(lines.pos(text, 6), Pos::new(2, 3));
+        // Past the 4 KiB marks, on a long line of multi-byte characters.
+        let long = format!("x\n{}", "é".repeat(10_000));
+        let lines = LineIndex::new(&long);
+        assert_eq!(lines.pos(&long, long.len()), Pos::new(2, 10_001));
+        assert_eq!(lines.pos(&long, 2 + 2 * 5_000), Pos::new(2, 5_001));
     }
 }

@@ -124,6 +124,19 @@ fn sentences_have_their_own_spans() {
 }
 
 #[test]
+fn two_thematic_breaks_are_not_frontmatter() {
+    let s = text("---\n# Title\n\nDo X.\n\n---\n");
+    assert!(s.document().frontmatter.is_none());
+    assert_eq!(s.document().blocks[0].text, "Title");
+    assert_eq!(
+        s.ground(vec![propose("r1", Force::Mandatory, "Do X.")])
+            .kept
+            .len(),
+        1
+    );
+}
+
+#[test]
 fn invalid_frontmatter_is_reported_not_fatal() {
     let s = text("---\nname: x\ndescription: Use when: a thing\n---\n# T\n\nDo it.\n");
     let fm = s.document().frontmatter.as_ref().unwrap();
@@ -489,22 +502,8 @@ fn the_deontic_audit_catches_drift() {
         ),
     ]);
     assert!(g.dropped.is_empty(), "{:?}", g.dropped);
-    let found: Vec<(&str, DriftKind)> = audit(&g.kept)
-        .iter()
-        .map(|d| (d.rule.as_str(), d.kind))
-        .map(|(r, k)| {
-            (
-                g.kept
-                    .iter()
-                    .find(|o| o.proposal.rule == r)
-                    .unwrap()
-                    .proposal
-                    .rule
-                    .as_str(),
-                k,
-            )
-        })
-        .collect();
+    let drift = audit(&g.kept);
+    let found: Vec<(&str, DriftKind)> = drift.iter().map(|d| (d.rule.as_str(), d.kind)).collect();
     assert_eq!(
         found,
         [
@@ -516,7 +515,7 @@ fn the_deontic_audit_catches_drift() {
             ("d6", DriftKind::Unstated),
         ]
     );
-    let d1 = audit(&g.kept).into_iter().find(|d| d.rule == "d1").unwrap();
+    let d1 = drift.iter().find(|d| d.rule == "d1").unwrap();
     assert!(
         d1.message.contains("list intro \"You may optionally:\""),
         "{}",
@@ -845,6 +844,11 @@ fn injection_text_is_only_text_to_be_quoted() {
     assert_eq!(g.kept[0].proposal.quote, injection);
     assert_eq!(g.kept[0].span.line, unit.span.line);
     assert_eq!(g.dropped.len(), 2);
+    assert_eq!(
+        g.kept.len() + g.dropped.len(),
+        3,
+        "grounding keeps or drops, never adds"
+    );
     // Quoted as a mandate, it is drift against its section ("## Examples"), named with its span.
     let drift = audit(&g.kept);
     assert_eq!(drift[0].kind, DriftKind::Hardened);
@@ -925,8 +929,10 @@ fn pathological_markdown_is_read_within_bounds() {
         .map(|i| format!("{}- item {i}:\n", "  ".repeat(i % 50)))
         .collect::<String>();
     let brackets = "[".repeat(100_000);
+    // The most sentences a skill can hold: each lookup is a binary search, not a scan.
+    let sentences = "Go. ".repeat(250_000);
     let emphasis = "*a **b ".repeat(20_000);
-    for md in [nested, lists, brackets, emphasis] {
+    for md in [nested, lists, brackets, emphasis, sentences] {
         let s = text(&md);
         let a = s.analyze();
         assert!(!a.blocks.is_empty());
