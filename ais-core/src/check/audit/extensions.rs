@@ -102,9 +102,11 @@ pub(super) fn artifact_embodiment(a: &mut Auditor) {
                 let text = k.text().unwrap_or_default();
                 traces(&k.traces_to) && text.trim().len() > 40 && !is_prose_pointer(&text)
             });
+            // A tool that is the file's embodiment: named for it, with a body of its own (a
+            // generic tool merely claiming the rule is exactly what G11 is for).
             let embodied_tool = p.tool_list().iter().any(|t| {
                 let body = t.body.as_deref().unwrap_or_default();
-                traces(&t.traces_to) && !body.trim().is_empty() && !body_only_opens_a_document(body)
+                file.names(&t.name) && !body.trim().is_empty() && !body_only_opens_a_document(body)
             });
             if tools || docs || knowledge || embodied_tool {
                 continue;

@@ -190,7 +190,7 @@ pub(super) fn bundle_depth(a: &mut Auditor) {
         let traced = |list: &Option<Vec<String>>| {
             list.iter().flatten().any(|t| quoting.contains(&t.as_str()))
         };
-        let named = |name: &str| name == file.stem() || name == file.base() || name == file.path;
+        let named = |name: &str| file.names(name);
         let knowledge = p.knowledge_list().iter().any(|k| {
             let text = k.text().unwrap_or_default();
             let carried = !text.trim().is_empty() && !is_prose_pointer(&text);

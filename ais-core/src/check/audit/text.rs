@@ -38,6 +38,15 @@ impl FileRef {
         let base = self.base();
         base.rsplit_once('.').map_or(base, |(s, _)| s)
     }
+
+    /// True when an element's name is this file's: its stem, its name (`check.py`, or
+    /// `check_py` as an identifier), or its path.
+    pub fn names(&self, name: &str) -> bool {
+        name == self.stem()
+            || name == self.base()
+            || name == self.path
+            || name == self.base().replace(['.', '-'], "_")
+    }
 }
 
 /// The relative file paths a text names, each once, in order: a token with a bundle extension
