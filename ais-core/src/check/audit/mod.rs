@@ -179,20 +179,14 @@ pub(crate) struct RawAudit {
 }
 
 fn run_audit(ix: &Index, source: Option<&str>, config: &AuditConfig) -> RawAudit {
-    let Some(record) = ix.p.faithfulness.as_ref() else {
+    let record = ix.p.faithfulness.as_ref();
+    let Some(record) = record.filter(|r| r.obligations.is_some()) else {
         return RawAudit {
             findings: Vec::new(),
             obligations: Vec::new(),
             accepted: Vec::new(),
         };
     };
-    if record.obligations.is_none() {
-        return RawAudit {
-            findings: Vec::new(),
-            obligations: Vec::new(),
-            accepted: Vec::new(),
-        };
-    }
     let mut a = Auditor::new(ix, record, source, config);
     structure::run(&mut a);
     selfcontained::delete_the_source(&mut a);

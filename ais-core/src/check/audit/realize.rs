@@ -80,27 +80,30 @@ impl Realization {
 
     /// What to add to realize an obligation in this shape.
     pub(super) fn repair(self, id: &str) -> String {
-        match self {
-            Realization::Instruction => format!(
-                "add an instruction on the path from the entry to TERMINAL that performs it, with `traces_to: [{id}]`"
-            ),
-            Realization::WrittenArtifact => format!(
-                "add an `ACT` bound to a tool that writes the deliverable (a body that writes, a `command`, or `write_file`), with `traces_to: [{id}]`"
-            ),
-            Realization::CodeGate => format!(
-                "ask with `ask_user` and decide on the answer in an `owner: code` ROUTE with explicit guards, with `traces_to: [{id}]`"
-            ),
-            Realization::EmbodiedKnowledge => format!(
-                "add a knowledge item holding the content verbatim, `resident_on` the instructions that use it, with `traces_to: [{id}]`"
-            ),
-            Realization::LiveTool => format!(
-                "add a tool that consults the source at run time (a SENSE: `http_get`, a `command`, an MCP tool), with `traces_to: [{id}]`"
-            ),
-            Realization::Constraint => format!(
-                "fold the rule into the `doc` of the instruction(s) it governs and add `{id}` to their `traces_to`"
-            ),
-            Realization::Optional | Realization::Carried => String::new(),
-        }
+        let what = match self {
+            Realization::Instruction => {
+                "add an instruction on the path from the entry to TERMINAL that performs it"
+            }
+            Realization::WrittenArtifact => {
+                "add an `ACT` bound to a tool that writes the deliverable (a body that writes, a `command`, or `write_file`)"
+            }
+            Realization::CodeGate => {
+                "ask with `ask_user` and decide on the answer in an `owner: code` ROUTE with explicit guards"
+            }
+            Realization::EmbodiedKnowledge => {
+                "add a knowledge item holding the content verbatim, `resident_on` the instructions that use it"
+            }
+            Realization::LiveTool => {
+                "add a tool that consults the source at run time (a SENSE: `http_get`, a `command`, an MCP tool)"
+            }
+            Realization::Constraint => {
+                return format!(
+                    "fold the rule into the `doc` of the instruction(s) it governs and add `{id}` to their `traces_to`"
+                );
+            }
+            Realization::Optional | Realization::Carried => return String::new(),
+        };
+        format!("{what}, with `traces_to: [{id}]`")
     }
 }
 
