@@ -4,7 +4,8 @@
 //! Each check is a small named function whose doc comment states the rule it enforces; they
 //! are grouped by phase in `well_formed`, `executable`, `types` and `battery`, with the shared
 //! index in `index`, repairs in `repair` and the compile oracle in `x5`.
-mod battery;
+mod audit;
+pub(crate) mod battery;
 mod calls;
 pub(crate) mod executable;
 mod fill;
@@ -22,6 +23,7 @@ use crate::model::Program;
 use crate::source::{Element, FieldKey, Locator, Locus, Pos, SubRange};
 use index::Index;
 
+pub use audit::{Audit, AuditConfig, ObligationStatus, Realization, audit, is_audit_check};
 pub use calls::check_calls;
 
 /// Whether [`check`] applies mechanical repairs (ladder step 1, §9.1).
@@ -225,6 +227,7 @@ pub(crate) fn run_checks_lowering(
     fill::run(&mut cx);
     battery::run(&mut cx);
     required::run(&mut cx);
+    audit::run(&mut cx);
     let x5 = x5::x5_findings(&cx.ix);
     // Lowered only when no mechanical repair is on offer, since one would change the program.
     let repairable = cx
@@ -339,6 +342,8 @@ fn locus_key(l: &Locus) -> (u8, usize, usize, &str, usize) {
         Element::Edge(i) => (9, i, 0),
         Element::Concurrency => (10, 0, 0),
         Element::Faithfulness => (11, 0, 0),
+        Element::Obligation(i) => (12, i, 0),
+        Element::AcceptedDeviation(i) => (13, i, 0),
     };
     (k, a, b, l.field_str().unwrap_or(""), l.index.unwrap_or(0))
 }
@@ -349,6 +354,7 @@ pub(crate) fn severity_of(id: CheckId) -> Severity {
     match id {
         CheckId::X5 => Severity::Fatal,
         CheckId::G1 | CheckId::G5 | CheckId::G7 => Severity::Warn,
+        id if audit::is_audit_check(id) => Severity::Warn,
         _ => Severity::Error,
     }
 }
