@@ -451,8 +451,60 @@ impl Editor {
         })
     }
 
-    /// `patch`: applies the operations; see the crate docs.
+    /// `patch`: applies the operations; see the crate docs. A rejection's corrected patches
+    /// are themselves tried (without writing): one that would fail again at the same operation
+    /// for the same reason is completed with that failure's own correction (a second
+    /// misspelled name in the operation) or dropped, so a repair never repeats its rejection.
     pub fn patch(&self, args: &PatchArgs) -> Result<Json, Rejection> {
+        let mut r = match self.patch_once(args) {
+            Ok(v) => return Ok(v),
+            Err(r) => r,
+        };
+        let key = (r.reason, r.op_index);
+        let repairs = std::mem::take(&mut r.possible_repairs);
+        for mut rep in repairs {
+            if rep.call.tool != "patch" {
+                r.possible_repairs.push(rep);
+                continue;
+            }
+            let mut kept = false;
+            for _ in 0..8 {
+                let Ok(mut trial) = serde_json::from_value::<PatchArgs>(rep.call.args.clone())
+                else {
+                    break;
+                };
+                trial.dry_run = true;
+                match self.patch_once(&trial) {
+                    Ok(_) => kept = true,
+                    Err(again) if (again.reason, again.op_index) != key => kept = true,
+                    Err(again) => {
+                        let next = again
+                            .possible_repairs
+                            .into_iter()
+                            .find(|x| x.call.tool == "patch");
+                        if let Some(next) = next {
+                            let mut args = next.call.args;
+                            args["dry_run"] = args_dry(&rep.call.args);
+                            if let Some(o) = args.as_object_mut()
+                                && !args_dry(&rep.call.args).as_bool().unwrap_or(false)
+                            {
+                                o.remove("dry_run");
+                            }
+                            rep.call.args = args;
+                            continue;
+                        }
+                    }
+                }
+                break;
+            }
+            if kept {
+                r.possible_repairs.push(rep);
+            }
+        }
+        Err(r)
+    }
+
+    fn patch_once(&self, args: &PatchArgs) -> Result<Json, Rejection> {
         if args.ops.len() > MAX_OPS {
             return Err(Rejection::new(
                 Reason::TooLarge,
@@ -582,6 +634,10 @@ impl Editor {
             "diff": diff,
         }))
     }
+}
+
+fn args_dry(args: &Json) -> Json {
+    Json::Bool(args.get("dry_run").and_then(Json::as_bool).unwrap_or(false))
 }
 
 fn shape(verb: &str, what: &str) -> Rejection {
