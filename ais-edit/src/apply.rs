@@ -94,59 +94,53 @@ pub struct State<'a> {
     pub original: &'a Program,
 }
 
+/// `hit`, or an unknown-name failure with the names close to `name` among `all`.
+fn found<'a>(
+    kind: &str,
+    field: &'static str,
+    name: &str,
+    hit: Option<usize>,
+    all: impl IntoIterator<Item = &'a str>,
+) -> R<usize> {
+    hit.ok_or_else(|| OpFail::unknown(kind, field, name, ais_core::did_you_mean(name, all)))
+}
+
 fn find_instruction(p: &Program, field: &'static str, id: &str) -> R<usize> {
-    p.instruction(id).map(|(i, _)| i).ok_or_else(|| {
-        OpFail::unknown(
-            "instruction",
-            field,
-            id,
-            ais_core::did_you_mean(id, p.instructions().iter().map(|i| i.id.as_str())),
-        )
-    })
+    let all = p.instructions().iter().map(|i| i.id.as_str());
+    found(
+        "instruction",
+        field,
+        id,
+        p.instruction(id).map(|x| x.0),
+        all,
+    )
 }
 
 fn find_carry(p: &Program, field: &'static str, name: &str) -> R<usize> {
-    p.carry(name).map(|(i, _)| i).ok_or_else(|| {
-        OpFail::unknown(
-            "carry",
-            field,
-            name,
-            ais_core::did_you_mean(name, p.carries().iter().map(|c| c.name.as_str())),
-        )
-    })
+    let all = p.carries().iter().map(|c| c.name.as_str());
+    found("carry", field, name, p.carry(name).map(|x| x.0), all)
 }
 
 fn find_tool(p: &Program, field: &'static str, name: &str) -> R<usize> {
-    p.tool(name).map(|(i, _)| i).ok_or_else(|| {
-        OpFail::unknown(
-            "tool",
-            field,
-            name,
-            ais_core::did_you_mean(name, p.tool_list().iter().map(|c| c.name.as_str())),
-        )
-    })
+    let all = p.tool_list().iter().map(|c| c.name.as_str());
+    found("tool", field, name, p.tool(name).map(|x| x.0), all)
 }
 
 fn find_knowledge(p: &Program, field: &'static str, name: &str) -> R<usize> {
-    p.knowledge_item(name).map(|(i, _)| i).ok_or_else(|| {
-        OpFail::unknown(
-            "knowledge item",
-            field,
-            name,
-            ais_core::did_you_mean(name, p.knowledge_list().iter().map(|c| c.name.as_str())),
-        )
-    })
+    let all = p.knowledge_list().iter().map(|c| c.name.as_str());
+    let hit = p.knowledge_item(name).map(|x| x.0);
+    found("knowledge item", field, name, hit, all)
 }
 
 fn find_type(p: &Program, field: &'static str, name: &str) -> R<usize> {
-    p.type_decl(name).map(|(i, _)| i).ok_or_else(|| {
-        OpFail::unknown(
-            "declared type",
-            field,
-            name,
-            ais_core::did_you_mean(name, p.type_list().iter().map(|c| c.name.as_str())),
-        )
-    })
+    let all = p.type_list().iter().map(|c| c.name.as_str());
+    found(
+        "declared type",
+        field,
+        name,
+        p.type_decl(name).map(|x| x.0),
+        all,
+    )
 }
 
 fn find_edge(p: &Program, from: &str, to: &str, index: usize) -> R<usize> {

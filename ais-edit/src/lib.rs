@@ -238,6 +238,15 @@ impl Editor {
     /// Runs a verb with its arguments; the answer is a JSON object whose `status` is `ok` or
     /// `rejected` (a [`Rejection`]).
     pub fn call(&self, verb: &str, args: &Json) -> Json {
+        // Arguments that arrive parsed (from an MCP client) are bounded as text would be.
+        let mut size = Counter(0);
+        if serde_json::to_writer(&mut size, args).is_err() || size.0 > MAX_REQUEST_BYTES {
+            return serde_json::to_value(Rejection::new(
+                Reason::TooLarge,
+                format!("the arguments are more than the {MAX_REQUEST_BYTES} bytes accepted: split the patch into several"),
+            ))
+            .unwrap_or_default();
+        }
         let call = Call {
             tool: verb.to_owned(),
             args: args.clone(),
@@ -633,6 +642,23 @@ impl Editor {
             "resolved": resolved,
             "diff": diff,
         }))
+    }
+}
+
+/// Counts the bytes written to it, failing once past [`MAX_REQUEST_BYTES`].
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        if self.0 > MAX_REQUEST_BYTES {
+            return Err(std::io::Error::other("too large"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

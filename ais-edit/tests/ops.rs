@@ -868,3 +868,14 @@ fn files_outside_the_root_and_rust_sources_are_refused() {
         PLAN
     );
 }
+
+#[test]
+fn parsed_arguments_are_bounded_like_text() {
+    let f = Fixture::new();
+    let doc = "x".repeat(ais_edit::MAX_REQUEST_BYTES + 1);
+    let r = f.rejected(
+        json!([{"op": "set_doc", "target": "program", "doc": doc}]),
+        "too_large",
+    );
+    assert!(r["detail"].as_str().unwrap().contains("split"));
+}
