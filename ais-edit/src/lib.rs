@@ -65,6 +65,7 @@ pub mod model;
 pub mod ops;
 pub mod query;
 pub mod reject;
+mod splice;
 pub mod view;
 
 pub use reject::{Call, Diagnostic, PossibleRepair, Reason, Rejection};
@@ -566,12 +567,18 @@ impl Editor {
         } else if let Some(t) = agir::edit_minimally(&l.text, &l.doc, &st.program) {
             t
         } else {
-            agir::write_keeping(&st.program, &l.doc, &limits).map_err(|e| {
+            let canonical = agir::write_keeping(&st.program, &l.doc, &limits).map_err(|e| {
                 Rejection::new(
                     Reason::TooLarge,
                     format!("the program cannot be written: {}", e.message),
                 )
-            })?
+            })?;
+            let fenced = !l.doc.relaxations.is_empty() || l.text.trim_start().starts_with("```");
+            match fenced {
+                false => splice::keep_unchanged(&l.text, &l.doc.program, &canonical, &st.program)
+                    .unwrap_or(canonical),
+                true => canonical,
+            }
         };
         let back = agir::read(&text).map_err(|e| {
             Rejection::new(
