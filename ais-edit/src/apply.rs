@@ -240,55 +240,45 @@ fn read_element(section: &str, element: &Json, what: &str) -> R<Program> {
     Ok(doc.program)
 }
 
+/// A whole element given as JSON (`spec`), read through the AG-IR reader as the one entry of
+/// `section`, and taken out of the program read by `take`.
+fn element_of<E: Clone>(
+    spec: &impl serde::Serialize,
+    section: &str,
+    what: &str,
+    take: impl Fn(&Program) -> Option<&E>,
+) -> R<E> {
+    let json = serde_json::to_value(spec).unwrap_or_default();
+    let p = read_element(section, &json, what)?;
+    take(&p)
+        .cloned()
+        .ok_or_else(|| OpFail::new(Reason::InvalidElement, format!("no {what} given")))
+}
+
 fn instruction_of(spec: &InstructionSpec) -> R<Instruction> {
     check_new_name("instruction", &spec.id, false)?;
-    let p = read_element(
-        "nodes:\n  - {}\n",
-        &serde_json::to_value(spec).unwrap_or_default(),
-        "instruction",
-    )?;
-    p.nodes
-        .and_then(|n| n.into_iter().next())
-        .ok_or_else(|| OpFail::new(Reason::InvalidElement, "no instruction given"))
+    element_of(spec, "nodes:\n  - {}\n", "instruction", |p| {
+        p.instructions().first()
+    })
 }
 
 fn carry_of(spec: &CarrySpec) -> R<ais_core::Carry> {
     check_new_name("carry", &spec.name, true)?;
-    let p = read_element(
-        "walker:\n  carries:\n    - {}\n",
-        &serde_json::to_value(spec).unwrap_or_default(),
-        "carry",
-    )?;
-    p.carries()
-        .first()
-        .cloned()
-        .ok_or_else(|| OpFail::new(Reason::InvalidElement, "no carry given"))
+    element_of(spec, "walker:\n  carries:\n    - {}\n", "carry", |p| {
+        p.carries().first()
+    })
 }
 
 fn tool_of(spec: &ToolSpec) -> R<ais_core::Tool> {
     check_new_name("tool", &spec.name, false)?;
-    let p = read_element(
-        "tools:\n  - {}\n",
-        &serde_json::to_value(spec).unwrap_or_default(),
-        "tool",
-    )?;
-    p.tool_list()
-        .first()
-        .cloned()
-        .ok_or_else(|| OpFail::new(Reason::InvalidElement, "no tool given"))
+    element_of(spec, "tools:\n  - {}\n", "tool", |p| p.tool_list().first())
 }
 
 fn knowledge_of(spec: &KnowledgeSpec) -> R<ais_core::Knowledge> {
     check_new_name("knowledge item", &spec.name, false)?;
-    let p = read_element(
-        "knowledge:\n  - {}\n",
-        &serde_json::to_value(spec).unwrap_or_default(),
-        "knowledge item",
-    )?;
-    p.knowledge_list()
-        .first()
-        .cloned()
-        .ok_or_else(|| OpFail::new(Reason::InvalidElement, "no knowledge item given"))
+    element_of(spec, "knowledge:\n  - {}\n", "knowledge item", |p| {
+        p.knowledge_list().first()
+    })
 }
 
 fn member_json(m: &MemberSpec, object: bool) -> Json {

@@ -886,8 +886,14 @@ fn sections_a_patch_does_not_touch_keep_their_text() {
     let r = f.ok(json!([{"op": "rename", "target": "carry:plan_ok", "to": "has_tasks"}]));
     let text = f.text();
     // The edges, tools and knowledge are as written (aligned flow mappings, block bodies).
-    assert!(text.contains("  - {from: write_tasks,  to: assemble,    modality: mandatory}"), "{text}");
-    assert!(text.contains("tools:\n  assemble_plan:\n    sig: \"(header_md, tasks_md) -> str\""), "{text}");
+    assert!(
+        text.contains("  - {from: write_tasks,  to: assemble,    modality: mandatory}"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tools:\n  assemble_plan:\n    sig: \"(header_md, tasks_md) -> str\""),
+        "{text}"
+    );
     let diff = r["diff"].as_str().unwrap();
     assert!(!diff.contains("edges:"), "{diff}");
     assert!(!diff.contains("assemble_plan"), "{diff}");
