@@ -94,59 +94,53 @@ pub struct State<'a> {
     pub original: &'a Program,
 }
 
+/// `hit`, or an unknown-name failure with the names close to `name` among `all`.
+fn found<'a>(
+    kind: &str,
+    field: &'static str,
+    name: &str,
+    hit: Option<usize>,
+    all: impl IntoIterator<Item = &'a str>,
+) -> R<usize> {
+    hit.ok_or_else(|| OpFail::unknown(kind, field, name, ais_core::did_you_mean(name, all)))
+}
+
 fn find_instruction(p: &Program, field: &'static str, id: &str) -> R<usize> {
-    p.instruction(id).map(|(i, _)| i).ok_or_else(|| {
-        OpFail::unknown(
-            "instruction",
-            field,
-            id,
-            ais_core::did_you_mean(id, p.instructions().iter().map(|i| i.id.as_str())),
-        )
-    })
+    let all = p.instructions().iter().map(|i| i.id.as_str());
+    found(
+        "instruction",
+        field,
+        id,
+        p.instruction(id).map(|x| x.0),
+        all,
+    )
 }
 
 fn find_carry(p: &Program, field: &'static str, name: &str) -> R<usize> {
-    p.carry(name).map(|(i, _)| i).ok_or_else(|| {
-        OpFail::unknown(
-            "carry",
-            field,
-            name,
-            ais_core::did_you_mean(name, p.carries().iter().map(|c| c.name.as_str())),
-        )
-    })
+    let all = p.carries().iter().map(|c| c.name.as_str());
+    found("carry", field, name, p.carry(name).map(|x| x.0), all)
 }
 
 fn find_tool(p: &Program, field: &'static str, name: &str) -> R<usize> {
-    p.tool(name).map(|(i, _)| i).ok_or_else(|| {
-        OpFail::unknown(
-            "tool",
-            field,
-            name,
-            ais_core::did_you_mean(name, p.tool_list().iter().map(|c| c.name.as_str())),
-        )
-    })
+    let all = p.tool_list().iter().map(|c| c.name.as_str());
+    found("tool", field, name, p.tool(name).map(|x| x.0), all)
 }
 
 fn find_knowledge(p: &Program, field: &'static str, name: &str) -> R<usize> {
-    p.knowledge_item(name).map(|(i, _)| i).ok_or_else(|| {
-        OpFail::unknown(
-            "knowledge item",
-            field,
-            name,
-            ais_core::did_you_mean(name, p.knowledge_list().iter().map(|c| c.name.as_str())),
-        )
-    })
+    let all = p.knowledge_list().iter().map(|c| c.name.as_str());
+    let hit = p.knowledge_item(name).map(|x| x.0);
+    found("knowledge item", field, name, hit, all)
 }
 
 fn find_type(p: &Program, field: &'static str, name: &str) -> R<usize> {
-    p.type_decl(name).map(|(i, _)| i).ok_or_else(|| {
-        OpFail::unknown(
-            "declared type",
-            field,
-            name,
-            ais_core::did_you_mean(name, p.type_list().iter().map(|c| c.name.as_str())),
-        )
-    })
+    let all = p.type_list().iter().map(|c| c.name.as_str());
+    found(
+        "declared type",
+        field,
+        name,
+        p.type_decl(name).map(|x| x.0),
+        all,
+    )
 }
 
 fn find_edge(p: &Program, from: &str, to: &str, index: usize) -> R<usize> {
@@ -246,55 +240,45 @@ fn read_element(section: &str, element: &Json, what: &str) -> R<Program> {
     Ok(doc.program)
 }
 
+/// A whole element given as JSON (`spec`), read through the AG-IR reader as the one entry of
+/// `section`, and taken out of the program read by `take`.
+fn element_of<E: Clone>(
+    spec: &impl serde::Serialize,
+    section: &str,
+    what: &str,
+    take: impl Fn(&Program) -> Option<&E>,
+) -> R<E> {
+    let json = serde_json::to_value(spec).unwrap_or_default();
+    let p = read_element(section, &json, what)?;
+    take(&p)
+        .cloned()
+        .ok_or_else(|| OpFail::new(Reason::InvalidElement, format!("no {what} given")))
+}
+
 fn instruction_of(spec: &InstructionSpec) -> R<Instruction> {
     check_new_name("instruction", &spec.id, false)?;
-    let p = read_element(
-        "nodes:\n  - {}\n",
-        &serde_json::to_value(spec).unwrap_or_default(),
-        "instruction",
-    )?;
-    p.nodes
-        .and_then(|n| n.into_iter().next())
-        .ok_or_else(|| OpFail::new(Reason::InvalidElement, "no instruction given"))
+    element_of(spec, "nodes:\n  - {}\n", "instruction", |p| {
+        p.instructions().first()
+    })
 }
 
 fn carry_of(spec: &CarrySpec) -> R<ais_core::Carry> {
     check_new_name("carry", &spec.name, true)?;
-    let p = read_element(
-        "walker:\n  carries:\n    - {}\n",
-        &serde_json::to_value(spec).unwrap_or_default(),
-        "carry",
-    )?;
-    p.carries()
-        .first()
-        .cloned()
-        .ok_or_else(|| OpFail::new(Reason::InvalidElement, "no carry given"))
+    element_of(spec, "walker:\n  carries:\n    - {}\n", "carry", |p| {
+        p.carries().first()
+    })
 }
 
 fn tool_of(spec: &ToolSpec) -> R<ais_core::Tool> {
     check_new_name("tool", &spec.name, false)?;
-    let p = read_element(
-        "tools:\n  - {}\n",
-        &serde_json::to_value(spec).unwrap_or_default(),
-        "tool",
-    )?;
-    p.tool_list()
-        .first()
-        .cloned()
-        .ok_or_else(|| OpFail::new(Reason::InvalidElement, "no tool given"))
+    element_of(spec, "tools:\n  - {}\n", "tool", |p| p.tool_list().first())
 }
 
 fn knowledge_of(spec: &KnowledgeSpec) -> R<ais_core::Knowledge> {
     check_new_name("knowledge item", &spec.name, false)?;
-    let p = read_element(
-        "knowledge:\n  - {}\n",
-        &serde_json::to_value(spec).unwrap_or_default(),
-        "knowledge item",
-    )?;
-    p.knowledge_list()
-        .first()
-        .cloned()
-        .ok_or_else(|| OpFail::new(Reason::InvalidElement, "no knowledge item given"))
+    element_of(spec, "knowledge:\n  - {}\n", "knowledge item", |p| {
+        p.knowledge_list().first()
+    })
 }
 
 fn member_json(m: &MemberSpec, object: bool) -> Json {

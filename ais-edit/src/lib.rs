@@ -65,6 +65,7 @@ pub mod model;
 pub mod ops;
 pub mod query;
 pub mod reject;
+mod splice;
 pub mod view;
 
 pub use reject::{Call, Diagnostic, PossibleRepair, Reason, Rejection};
@@ -238,6 +239,15 @@ impl Editor {
     /// Runs a verb with its arguments; the answer is a JSON object whose `status` is `ok` or
     /// `rejected` (a [`Rejection`]).
     pub fn call(&self, verb: &str, args: &Json) -> Json {
+        // Arguments that arrive parsed (from an MCP client) are bounded as text would be.
+        let mut size = Counter(0);
+        if serde_json::to_writer(&mut size, args).is_err() || size.0 > MAX_REQUEST_BYTES {
+            return serde_json::to_value(Rejection::new(
+                Reason::TooLarge,
+                format!("the arguments are more than the {MAX_REQUEST_BYTES} bytes accepted: split the patch into several"),
+            ))
+            .unwrap_or_default();
+        }
         let call = Call {
             tool: verb.to_owned(),
             args: args.clone(),
@@ -451,8 +461,60 @@ impl Editor {
         })
     }
 
-    /// `patch`: applies the operations; see the crate docs.
+    /// `patch`: applies the operations; see the crate docs. A rejection's corrected patches
+    /// are themselves tried (without writing): one that would fail again at the same operation
+    /// for the same reason is completed with that failure's own correction (a second
+    /// misspelled name in the operation) or dropped, so a repair never repeats its rejection.
     pub fn patch(&self, args: &PatchArgs) -> Result<Json, Rejection> {
+        let mut r = match self.patch_once(args) {
+            Ok(v) => return Ok(v),
+            Err(r) => r,
+        };
+        let key = (r.reason, r.op_index);
+        let repairs = std::mem::take(&mut r.possible_repairs);
+        for mut rep in repairs {
+            if rep.call.tool != "patch" {
+                r.possible_repairs.push(rep);
+                continue;
+            }
+            let mut kept = false;
+            for _ in 0..8 {
+                let Ok(mut trial) = serde_json::from_value::<PatchArgs>(rep.call.args.clone())
+                else {
+                    break;
+                };
+                trial.dry_run = true;
+                match self.patch_once(&trial) {
+                    Ok(_) => kept = true,
+                    Err(again) if (again.reason, again.op_index) != key => kept = true,
+                    Err(again) => {
+                        let next = again
+                            .possible_repairs
+                            .into_iter()
+                            .find(|x| x.call.tool == "patch");
+                        if let Some(next) = next {
+                            let mut args = next.call.args;
+                            args["dry_run"] = args_dry(&rep.call.args);
+                            if let Some(o) = args.as_object_mut()
+                                && !args_dry(&rep.call.args).as_bool().unwrap_or(false)
+                            {
+                                o.remove("dry_run");
+                            }
+                            rep.call.args = args;
+                            continue;
+                        }
+                    }
+                }
+                break;
+            }
+            if kept {
+                r.possible_repairs.push(rep);
+            }
+        }
+        Err(r)
+    }
+
+    fn patch_once(&self, args: &PatchArgs) -> Result<Json, Rejection> {
         if args.ops.len() > MAX_OPS {
             return Err(Rejection::new(
                 Reason::TooLarge,
@@ -505,12 +567,18 @@ impl Editor {
         } else if let Some(t) = agir::edit_minimally(&l.text, &l.doc, &st.program) {
             t
         } else {
-            agir::write_keeping(&st.program, &l.doc, &limits).map_err(|e| {
+            let canonical = agir::write_keeping(&st.program, &l.doc, &limits).map_err(|e| {
                 Rejection::new(
                     Reason::TooLarge,
                     format!("the program cannot be written: {}", e.message),
                 )
-            })?
+            })?;
+            let fenced = !l.doc.relaxations.is_empty() || l.text.trim_start().starts_with("```");
+            match fenced {
+                false => splice::keep_unchanged(&l.text, &l.doc.program, &canonical, &st.program)
+                    .unwrap_or(canonical),
+                true => canonical,
+            }
         };
         let back = agir::read(&text).map_err(|e| {
             Rejection::new(
@@ -582,6 +650,27 @@ impl Editor {
             "diff": diff,
         }))
     }
+}
+
+/// Counts the bytes written to it, failing once past [`MAX_REQUEST_BYTES`].
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        if self.0 > MAX_REQUEST_BYTES {
+            return Err(std::io::Error::other("too large"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn args_dry(args: &Json) -> Json {
+    Json::Bool(args.get("dry_run").and_then(Json::as_bool).unwrap_or(false))
 }
 
 fn shape(verb: &str, what: &str) -> Rejection {

@@ -868,3 +868,33 @@ fn files_outside_the_root_and_rust_sources_are_refused() {
         PLAN
     );
 }
+
+#[test]
+fn parsed_arguments_are_bounded_like_text() {
+    let f = Fixture::new();
+    let doc = "x".repeat(ais_edit::MAX_REQUEST_BYTES + 1);
+    let r = f.rejected(
+        json!([{"op": "set_doc", "target": "program", "doc": doc}]),
+        "too_large",
+    );
+    assert!(r["detail"].as_str().unwrap().contains("split"));
+}
+
+#[test]
+fn sections_a_patch_does_not_touch_keep_their_text() {
+    let f = Fixture::new();
+    let r = f.ok(json!([{"op": "rename", "target": "carry:plan_ok", "to": "has_tasks"}]));
+    let text = f.text();
+    // The edges, tools and knowledge are as written (aligned flow mappings, block bodies).
+    assert!(
+        text.contains("  - {from: write_tasks,  to: assemble,    modality: mandatory}"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tools:\n  assemble_plan:\n    sig: \"(header_md, tasks_md) -> str\""),
+        "{text}"
+    );
+    let diff = r["diff"].as_str().unwrap();
+    assert!(!diff.contains("edges:"), "{diff}");
+    assert!(!diff.contains("assemble_plan"), "{diff}");
+}
