@@ -14,6 +14,7 @@ mod report;
 mod run;
 mod runs;
 mod serve;
+mod test;
 
 use ais_core::render;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -165,6 +166,13 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Serve programs as Restate workflows (`--restate`; the `restate` cargo feature).
     Serve(serve::ServeArgs),
+    /// Run eval suites (`*.aistest.yaml`): each case's assertions on its report, artifacts,
+    /// trajectory and cost, over `--trials N`, with its pass rate and 95% interval; `ais test
+    /// add RUN_ID --to SUITE` records a journaled run as a case.
+    ///
+    /// Exit status: 0 when every case met its threshold; 1 when one did not; 2 when a suite
+    /// cannot be read or checked.
+    Test(test::TestArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -269,6 +277,10 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph::run(&args, &mut output),
         Command::Report(args) => report::run(&args, &mut output),
         Command::Serve(args) => return serve::run(args, &mut output),
+        Command::Test(args) => match test::run(args, &mut output) {
+            Ok(code) => return ExitCode::from(code),
+            Err(failure) => return stopped(failure, &mut output),
+        },
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

@@ -38,7 +38,7 @@ mod otlp;
 mod record;
 mod replay;
 pub(super) mod restate;
-mod show;
+pub(super) mod show;
 
 pub use replay::{ReplayArgs, replay};
 
