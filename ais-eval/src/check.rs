@@ -254,10 +254,7 @@ fn verdict(
             }
         }
         Assertion::NotVisited(names) => {
-            let hit = obs
-                .events
-                .iter()
-                .find(|e| names.contains(&e.instruction));
+            let hit = obs.events.iter().find(|e| names.contains(&e.instruction));
             match hit {
                 Some(e) => (
                     false,

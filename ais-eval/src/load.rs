@@ -628,7 +628,14 @@ impl Loader<'_> {
                     Some(re) => Compiled::Regex(regex::Regex::new(re).map_err(|e| {
                         self.err(
                             &format!("{at}/matches"),
-                            format!("`{re}` is not a regular expression: {e}"),
+                            format!(
+                                "`{re}` is not a regular expression: {}",
+                                e.to_string()
+                                    .lines()
+                                    .last()
+                                    .unwrap_or_default()
+                                    .trim_start_matches("error: ")
+                            ),
                             "write it in Rust `regex` syntax (quote it in YAML when it has `:` or `#`)",
                         )
                     })?),

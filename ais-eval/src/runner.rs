@@ -436,7 +436,8 @@ impl Trial<'_> {
                         Err(e) => (false, e.clone()),
                         Ok(None) => (false, "there is no judge model".to_owned()),
                         Ok(Some(m)) => {
-                            let meta = self.meta(json!({"judge_of": run, "assertion": i}));
+                            let meta = self
+                                .meta(json!({"judge_of": run, "assertion": i, "program": null}));
                             let out = self.out.join(".ais").join("judge").join(i.to_string());
                             let got = judge::judge(
                                 m.clone(),

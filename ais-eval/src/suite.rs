@@ -354,3 +354,34 @@ pub struct SuiteError {
     /// The next step.
     pub help: String,
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_checked_in_schema_is_the_formats() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/aistest.schema.json");
+        let text = std::fs::read_to_string(path).unwrap();
+        let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            file,
+            super::schema(),
+            "regenerate it: `ais test --schema > docs/aistest.schema.json`"
+        );
+    }
+
+    #[test]
+    fn the_examples_suite_is_valid_under_the_schema() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/examples.aistest.yaml"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let data = ais_core::agir::read_data(&text, &ais_core::agir::Limits::default()).unwrap();
+        let validator = jsonschema::validator_for(&super::schema()).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&data.value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+}
