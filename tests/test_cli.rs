@@ -119,7 +119,21 @@ fn a_recorded_run_becomes_a_case_that_replays_with_no_model_and_catches_a_change
             .is_file()
     );
 
-    // It re-runs with every slot answered from the recording: no model at all.
+    // A judged rubric with a scripted judge, added to the recorded cases.
+    std::fs::write(
+        root.join("evals/judge.json"),
+        r#"{"judge": [{"pass": true, "reason": "No refund is promised."}]}"#,
+    )
+    .unwrap();
+    let suite = format!("judge: scripted:judge.json\n{suite}").replacen(
+        "      - same_requests: true\n",
+        "      - same_requests: true\n      - judged: {rubric: The reply promises no refund., of: [reply]}\n",
+        1,
+    );
+    std::fs::write(root.join("evals/triage.aistest.yaml"), &suite).unwrap();
+
+    // It re-runs with every slot answered from the recording, the judge's from its script:
+    // no model call at all.
     let o = ais(
         root,
         &["test", "evals/triage.aistest.yaml", "--format", "json"],
@@ -136,6 +150,21 @@ fn a_recorded_run_becomes_a_case_that_replays_with_no_model_and_catches_a_change
         assert_eq!(trial["live_calls"], 0, "{case}");
         assert_eq!(case["pass_rate"], 1.0);
     }
+    let judged = &cases[0]["results"][0]["checks"];
+    let verdict = judged
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "judged")
+        .expect("the judged rubric");
+    assert_eq!(verdict["passed"], true);
+    assert!(
+        verdict["seen"]
+            .as_str()
+            .unwrap()
+            .starts_with("No refund is promised. (judge run "),
+        "{verdict}"
+    );
 
     // An edit of the classifier's doc: the recorded answers no longer answer what is asked.
     let program = std::fs::read_to_string(root.join("triage.agir")).unwrap();

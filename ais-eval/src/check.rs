@@ -126,6 +126,14 @@ pub fn short(v: &Json) -> String {
     format!("{head}…")
 }
 
+/// A report carry that is not there, and why the report may lack it.
+fn absent(name: &str, outcome: &RunOutcome) -> String {
+    format!(
+        "`{name}` is absent from the report ({})",
+        status_seen(outcome)
+    )
+}
+
 fn status_seen(outcome: &RunOutcome) -> String {
     let mut s = format!("status {}", RunStatus::of(outcome.status).as_str());
     if let Some(f) = &outcome.fault {
@@ -195,13 +203,7 @@ fn verdict(
                     Some(v) if v == value => {}
                     Some(v) => return (false, format!("`{name}` is {}", short(v))),
                     None => {
-                        return (
-                            false,
-                            format!(
-                                "`{name}` is absent from the report ({})",
-                                status_seen(outcome)
-                            ),
-                        );
+                        return (false, absent(name, outcome));
                     }
                 }
             }
@@ -216,13 +218,7 @@ fn verdict(
                 Some(name) => match report.get(name) {
                     Some(v) => v,
                     None => {
-                        return (
-                            false,
-                            format!(
-                                "`{name}` is absent from the report ({})",
-                                status_seen(outcome)
-                            ),
-                        );
+                        return (false, absent(name, outcome));
                     }
                 },
                 None => &whole,

@@ -247,10 +247,7 @@ fn suite_files(args: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
 /// `ais test add RUN_ID --to SUITE`.
 fn add(args: AddArgs, output: &mut Output) -> Result<u8, Failure> {
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("."));
-    let path = args
-        .journal
-        .clone()
-        .unwrap_or_else(|| out.join(".ais").join("runs.db"));
+    let path = super::run::journal::journal_path(args.journal.as_deref(), &out);
     if !path.is_file() {
         return Err(CliError::new(
             format!("there is no journal at `{}` to take run {} from", shown(&path), args.run),
@@ -258,11 +255,7 @@ fn add(args: AddArgs, output: &mut Output) -> Result<u8, Failure> {
         )
         .into());
     }
-    let store = ais_rt::journal::sqlite::SqliteStore::open(
-        &path,
-        ais_rt::journal::sqlite::Durability::Normal,
-    )
-    .map_err(|e| CliError::new(e.to_string(), "name another journal with `--journal PATH`"))?;
+    let store = super::run::journal::open(&path, false)?;
     let recording = ais_rt::journal::replay::Recording::from_sqlite(&store, &args.run)
         .map_err(|e| CliError::new(e.to_string(), "list the runs with `ais runs`"))?;
     drop(store);

@@ -31,7 +31,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub(crate) mod bounds;
-mod journal;
+pub(super) mod journal;
 mod log;
 #[cfg(feature = "otlp")]
 mod otlp;
