@@ -16,6 +16,7 @@ mod report;
 mod run;
 mod runs;
 mod serve;
+mod test;
 
 use ais_core::render;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -181,6 +182,13 @@ pub enum Command {
     /// Exit status: 0 the answer is `ok`; 1 it is a rejection (whose `possible_repairs` name
     /// the next call); 2 the root cannot be used.
     Edit(edit::EditArgs),
+    /// Run eval suites (`*.aistest.yaml`): each case's assertions on its report, artifacts,
+    /// trajectory and cost, over `--trials N`, with its pass rate and 95% interval; `ais test
+    /// add RUN_ID --to SUITE` records a journaled run as a case.
+    ///
+    /// Exit status: 0 when every case met its threshold; 1 when one did not; 2 when a suite
+    /// cannot be read or checked.
+    Test(test::TestArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -292,6 +300,10 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => return serve::run(args, &mut output),
         Command::Lift(args) => lift::run(&args, &mut output),
         Command::Edit(args) => edit::run(&args, &mut output),
+        Command::Test(args) => match test::run(args, &mut output) {
+            Ok(code) => return ExitCode::from(code),
+            Err(failure) => return stopped(failure, &mut output),
+        },
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

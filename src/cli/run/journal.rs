@@ -59,12 +59,12 @@ pub(super) struct Journaled {
 }
 
 /// The journal a command uses: `--journal PATH`, else `<out>/.ais/runs.db`.
-pub(super) fn journal_path(journal: Option<&Path>, out: &Path) -> PathBuf {
+pub(crate) fn journal_path(journal: Option<&Path>, out: &Path) -> PathBuf {
     journal.map_or_else(|| out.join(".ais").join("runs.db"), Path::to_owned)
 }
 
 /// Opens the journal at `path`.
-pub(super) fn open(path: &Path, full: bool) -> Result<SqliteStore, CliError> {
+pub(crate) fn open(path: &Path, full: bool) -> Result<SqliteStore, CliError> {
     let durability = if full {
         Durability::Full
     } else {

@@ -31,14 +31,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub(crate) mod bounds;
-mod journal;
+pub(super) mod journal;
 mod log;
 #[cfg(feature = "otlp")]
 mod otlp;
 mod record;
 mod replay;
 pub(super) mod restate;
-mod show;
+pub(super) mod show;
 
 pub use replay::{ReplayArgs, replay};
 
