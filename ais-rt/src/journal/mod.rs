@@ -110,9 +110,9 @@ impl fmt::Display for EffectKey {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectKind {
-    /// A slot filled by the model (all its exchanges, repairs and tool rounds).
+    /// One exchange of a slot with its model (a slot's tool calls are effects of their own).
     Slot,
-    /// A model-owned ROUTE's choice.
+    /// One exchange of a model-owned ROUTE's choice.
     Choice,
     /// A tool call (a `command`, a Python body, a native or built-in tool).
     Tool,
