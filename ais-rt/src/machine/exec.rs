@@ -247,11 +247,17 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
         }
+        // A CODE step's work is a deterministic function of its operands (§4.3): in flight
+        // at a crash, it simply runs again.
+        let class = ToolClass {
+            idempotent: call.class.idempotent || step.opcode == ais_core::Opcode::Code,
+            ..call.class
+        };
         // The call is made inside the future: a replayed effect never calls the tool.
         let called = effects
             .run(
                 args,
-                |args| tool_spec(&step.id, &call.name, call.class, args),
+                |args| tool_spec(&step.id, &call.name, class, args),
                 |args| imp.call(args, ctx),
             )
             .await?;
