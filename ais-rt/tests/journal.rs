@@ -228,6 +228,48 @@ fn an_effect_in_flight_is_retried_only_when_it_is_idempotent() {
     );
 }
 
+/// Counts the words of the task in a CODE step: a deterministic function of its operand
+/// (§4.3), bound to a tool that is neither a read nor declared idempotent.
+const CODE: &str = r#"walker:
+  name: Count
+  carries:
+    task: {type: str, role: input}
+    n: {type: int, produced_by: count}
+tools:
+  count_words: {sig: "(task) -> int", serves: [count]}
+nodes:
+  - {id: count, type: CODE, owner: code, reads: [task], writes: [n]}
+  - {id: done, type: TERMINAL, reads: [n]}
+edges:
+  - {from: count, to: done}
+"#;
+
+#[test]
+fn a_code_step_in_flight_runs_again_on_resume_without_asking() {
+    for policy in [InFlight::Stop, InFlight::MarkDone] {
+        let count = tool(|a, _| Ok(Value::Int(arg(a, "task").split_whitespace().count() as i64)));
+        let bench = Bench::new().with("count_words", count.clone());
+        let doc = program(CODE);
+        let rt = bench.runtime();
+        let prep = rt.prepare(&doc.program, Some(&doc.source_map));
+        // Killed at the commit of the CODE step, its call's result lost: an intent alone.
+        let inner = Arc::new(MemoryJournal::new("c").with_in_flight(policy));
+        let dying = Arc::new(DiesAt {
+            inner: inner.clone(),
+            n: 1,
+            commits: AtomicUsize::new(0),
+        });
+        block_on(rt.run_journaled(&prep, Inputs::task("one two three"), dying));
+        inner.crash();
+        let start = rt.run_start("c", &prep, &Inputs::task("one two three"), Json::Null);
+        let out = block_on(rt.resume_journaled(&prep, inner, &start, None));
+        // Neither stopped for a decision nor marked done with a null: run again.
+        assert_eq!(out.status, Status::Ok, "{policy:?}: {out:?}");
+        assert_eq!(out.report["n"], serde_json::json!(3), "{policy:?}");
+        assert_eq!(count.calls.load(Ordering::SeqCst), 2, "{policy:?}");
+    }
+}
+
 fn store(dir: &std::path::Path) -> SqliteStore {
     SqliteStore::open(&dir.join(".ais/runs.db"), Durability::Normal).unwrap()
 }

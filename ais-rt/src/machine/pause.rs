@@ -124,7 +124,7 @@ impl Run {
             .durable
             .as_deref()
             .filter(|d| d.commits)
-            .map(|d| d.journal.clone());
+            .and(self.effects.journal().cloned());
         let handle_path = match &journal {
             Some(_) => None,
             None => match write_handle(&self.settings.out_dir, &step.id, &handle) {

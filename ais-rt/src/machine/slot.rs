@@ -3,12 +3,16 @@
 //! tool surface), filled through `model::slot::fill`; an SU ROUTE's choice among its edges.
 
 use super::carries::{CarryFile, Lookup};
+use super::effects::{Effects, exchange_spec, tool_spec};
 use super::exec::text_of;
 use super::plan::{Prepared, Step};
 use super::{Flow, Run, Settings, Stop};
-use crate::model::schema::SlotSchema;
+use crate::journal::EffectKind;
+use crate::model::schema::{Compiled, SlotSchema};
 use crate::model::slot::{self, SlotOptions, SlotOutcome, SlotToolFuture, SlotTools};
-use crate::model::{Model, Operand, SlotRequest, ToolSpec};
+use crate::model::{
+    Model, ModelError, ModelErrorKind, ModelFuture, Operand, SlotRequest, ToolSpec,
+};
 use crate::report::FaultKind;
 use crate::tools::{ToolArgs, ToolContext};
 use crate::trace::SlotTrace;
@@ -16,7 +20,7 @@ use ais_core::bind::SlotOperand;
 use ais_core::sig::Return;
 use ais_core::{Opcode, Type, TypeKind, Value};
 use indexmap::IndexMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The operands of a slot: each read carry (its type, its doc, its value), the folded
 /// context operand as a map.
@@ -126,14 +130,132 @@ fn tool_specs(prep: &Prepared, names: &[String]) -> Vec<ToolSpec> {
         .collect()
 }
 
-/// The slot's reach into the Deterministic Unit: only the tools its `autonomy.tools` names,
+/// The slot's reach into the Deterministic Unit — only the tools its `autonomy.tools` names,
 /// each bound from the model's (untrusted) arguments by parameter name and run like any DU
-/// call; a failure comes back as `{ok: false, error, output}`.
+/// call, a failure coming back as `{ok: false, error, output}` — and its seam: each exchange
+/// with the model and each tool call the model makes is an effect of its own
+/// ([`Effects::run`]), so a resume continues a slot mid-conversation, asking the model nothing
+/// it answered and running none of its tools again (an ACT or a tool of unknown surface runs at
+/// most once; a read may run again).
 pub(crate) struct SlotReach {
-    pub settings: Arc<Settings>,
-    pub prep: Arc<Prepared>,
-    pub allowed: Vec<String>,
-    pub ctx: ToolContext,
+    settings: Arc<Settings>,
+    prep: Arc<Prepared>,
+    instruction: String,
+    allowed: Vec<String>,
+    ctx: ToolContext,
+    seam: Arc<Seam>,
+}
+
+/// What a slot's exchanges and tool calls share: the effects they go through, and the first
+/// stop the journal gave among them (an effect in flight that may not run again, a corrupt
+/// row). Once stopped, the slot asks and runs nothing more, and the run stops with it.
+struct Seam {
+    effects: Arc<Effects>,
+    kind: EffectKind,
+    stopped: Mutex<Option<Stop>>,
+}
+
+impl Seam {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Stop>> {
+        self.stopped.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn is_stopped(&self) -> bool {
+        self.lock().is_some()
+    }
+
+    /// Keeps the first stop.
+    fn stop(&self, stop: Stop) {
+        self.lock().get_or_insert(stop);
+    }
+}
+
+/// What a slot's exchange or tool call answers once the journal stopped the slot.
+const STOPPED: &str = "not run: the journal stopped this slot";
+
+/// A slot's model behind its seam: each exchange is an effect.
+struct Journaled {
+    model: Arc<dyn Model>,
+    seam: Arc<Seam>,
+}
+
+impl Model for Journaled {
+    fn name(&self) -> &str {
+        self.model.name()
+    }
+
+    fn is_scripted(&self) -> bool {
+        self.model.is_scripted()
+    }
+
+    fn complete<'a>(&'a self, request: &'a SlotRequest) -> ModelFuture<'a> {
+        Box::pin(async move {
+            let stopped = || Err(ModelError::new(ModelErrorKind::Protocol, STOPPED));
+            if self.seam.is_stopped() {
+                return stopped();
+            }
+            let kind = self.seam.kind;
+            let asked = self
+                .seam
+                .effects
+                .run(
+                    request,
+                    |r| exchange_spec(kind, r),
+                    |r| self.model.complete(r),
+                )
+                .await;
+            asked.unwrap_or_else(|stop| {
+                self.seam.stop(stop);
+                stopped()
+            })
+        })
+    }
+}
+
+impl SlotReach {
+    /// The reach of `step`'s slot (of `kind`: a slot, or an SU ROUTE's choice), its tools run
+    /// in `ctx`, its effects through `effects`.
+    pub(crate) fn new(
+        settings: &Arc<Settings>,
+        prep: &Arc<Prepared>,
+        step: &Step,
+        ctx: ToolContext,
+        effects: &Arc<Effects>,
+        kind: EffectKind,
+    ) -> SlotReach {
+        SlotReach {
+            settings: settings.clone(),
+            prep: prep.clone(),
+            instruction: step.id.clone(),
+            allowed: step.autonomy.clone(),
+            ctx,
+            seam: Arc::new(Seam {
+                effects: effects.clone(),
+                kind,
+                stopped: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Fills the slot of `request` with `model` through this reach ([`slot::fill`]); the
+    /// journal's stop, when it gave one, stops the run.
+    pub(crate) async fn fill(
+        &self,
+        model: Arc<dyn Model>,
+        request: SlotRequest,
+        options: &SlotOptions,
+        compiled: &Result<Compiled, String>,
+    ) -> Result<SlotOutcome, Stop> {
+        let model = Journaled {
+            model,
+            seam: self.seam.clone(),
+        };
+        let out = slot::fill_compiled(&model, request, self, options, compiled).await;
+        match self.seam.lock().take() {
+            Some(stop) => Err(stop),
+            None => Ok(out),
+        }
+    }
 }
 
 impl SlotTools for SlotReach {
@@ -141,6 +263,9 @@ impl SlotTools for SlotReach {
         Box::pin(async move {
             let err =
                 |error: String| serde_json::json!({"ok": false, "error": error, "output": ""});
+            if self.seam.is_stopped() {
+                return err(STOPPED.to_owned());
+            }
             if !self.allowed.iter().any(|a| a == name) {
                 return err(format!(
                     "tool `{name}` is not in this slot's autonomy.tools ({})",
@@ -198,9 +323,25 @@ impl SlotTools for SlotReach {
                     return serde_json::json!({"ok": false, "error": e.message, "output": ""});
                 }
             }
-            match imp.call(args, &self.ctx).await {
-                Ok(v) => v.to_json(),
-                Err(e) => serde_json::json!({"ok": false, "error": e.message, "output": e.output}),
+            let class = super::plan::tool_class(name, declared, &self.settings.tools);
+            let called = self
+                .seam
+                .effects
+                .run(
+                    args,
+                    |args| tool_spec(&self.instruction, name, class, args),
+                    |args| imp.call(args, &self.ctx),
+                )
+                .await;
+            match called {
+                Ok(Ok(v)) => v.to_json(),
+                Ok(Err(e)) => {
+                    serde_json::json!({"ok": false, "error": e.message, "output": e.output})
+                }
+                Err(stop) => {
+                    self.seam.stop(stop);
+                    err(STOPPED.to_owned())
+                }
             }
         })
     }
@@ -232,13 +373,16 @@ impl Run {
         })
     }
 
-    pub(crate) fn reach(&self, step: &Step, ctx: ToolContext) -> SlotReach {
-        SlotReach {
-            settings: self.settings.clone(),
-            prep: self.prep.clone(),
-            allowed: step.autonomy.clone(),
-            ctx,
-        }
+    /// The reach of `step`'s slot of `kind`, run by the run itself.
+    pub(crate) fn reach(&self, step: &Step, kind: EffectKind) -> SlotReach {
+        SlotReach::new(
+            &self.settings,
+            &self.prep,
+            step,
+            self.ctx(),
+            &self.effects,
+            kind,
+        )
     }
 
     /// Counts a slot's usage and notes it for the trace.
@@ -278,17 +422,10 @@ impl Run {
             max_answer_bytes: self.settings.max_answer_bytes,
             ..SlotOptions::default()
         };
-        let reach = self.reach(step, self.ctx());
-        let spec = super::durable::slot_spec(crate::journal::EffectKind::Slot, step, &request);
-        let mut scope = self.scope();
-        let outcome = super::durable::guard(
-            scope.as_mut(),
-            spec,
-            slot::fill_compiled(model.as_ref(), request, &reach, &options, &schema.compiled),
-        )
-        .await;
-        self.unscope(scope);
-        let outcome = outcome?;
+        let outcome = self
+            .reach(step, EffectKind::Slot)
+            .fill(model.clone(), request, &options, &schema.compiled)
+            .await?;
         self.account(model.as_ref(), &outcome);
         match outcome.value {
             Ok(json) => self.write_back(step, Value::from_json(&json), &Return::None),
@@ -333,25 +470,15 @@ impl Run {
             sibling: None,
             history: Vec::new(),
         };
-        let reach = self.reach(step, self.ctx());
-        let spec = super::durable::slot_spec(crate::journal::EffectKind::Choice, step, &request);
-        let mut scope = self.scope();
-        let outcome = super::durable::guard(
-            scope.as_mut(),
-            spec,
-            slot::fill(
-                model.as_ref(),
-                request,
-                &reach,
-                &SlotOptions {
-                    max_answer_bytes: self.settings.max_answer_bytes,
-                    ..SlotOptions::default()
-                },
-            ),
-        )
-        .await;
-        self.unscope(scope);
-        let outcome = outcome?;
+        let compiled = Compiled::new(&request.schema);
+        let options = SlotOptions {
+            max_answer_bytes: self.settings.max_answer_bytes,
+            ..SlotOptions::default()
+        };
+        let outcome = self
+            .reach(step, EffectKind::Choice)
+            .fill(model.clone(), request, &options, &compiled)
+            .await?;
         self.account(model.as_ref(), &outcome);
         let chosen = match &outcome.value {
             Ok(v) => text_of(&Value::from_json(v)),

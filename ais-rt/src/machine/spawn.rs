@@ -184,7 +184,7 @@ impl Run {
                 ctx: self.sibling_ctx(step, &ctl.isolation, i).await?,
                 list: ctl.list,
                 answer,
-                scope: self.sibling_scope(i),
+                effects: self.effects.below(&format!("s{i}"), self.steps),
             };
             let semaphore = semaphore.clone();
             set.spawn(async move {
@@ -532,8 +532,8 @@ pub(super) struct Sibling {
     pub list: Option<usize>,
     /// The human's answer, for a sibling resumed at its `ask_user` call.
     pub answer: Option<Answer>,
-    /// Where its effects are journaled (`None`: not journaled).
-    pub scope: Option<super::durable::Scope>,
+    /// Where its effects go through.
+    pub effects: Arc<super::effects::Effects>,
 }
 
 impl Sibling {
@@ -559,7 +559,7 @@ impl Sibling {
                 let hooks = Hooks {
                     trace: None,
                     answer: &mut answer,
-                    scope: self.scope.as_mut(),
+                    effects: &self.effects,
                 };
                 match run_pipeline(step, calls, &view, &task, &self.ctx, hooks).await? {
                     Ok((v, _)) => SiblingResult {
@@ -603,23 +603,19 @@ impl Sibling {
                         value: self.subtask.to_json(),
                     },
                 );
-                let reach = super::slot::SlotReach {
-                    settings: self.settings.clone(),
-                    prep: self.prep.clone(),
-                    allowed: step.autonomy.clone(),
-                    ctx: self.ctx.clone(),
-                };
+                let reach = super::slot::SlotReach::new(
+                    &self.settings,
+                    &self.prep,
+                    step,
+                    self.ctx.clone(),
+                    &self.effects,
+                    crate::journal::EffectKind::Slot,
+                );
                 let options = SlotOptions {
                     max_answer_bytes: self.settings.max_answer_bytes,
                     ..SlotOptions::default()
                 };
-                let spec = super::durable::slot_spec(crate::journal::EffectKind::Slot, step, &req);
-                let out = super::durable::guard(
-                    self.scope.as_mut(),
-                    spec,
-                    slot::fill_compiled(model.as_ref(), req, &reach, &options, &schema.compiled),
-                )
-                .await?;
+                let out = reach.fill(model, req, &options, &schema.compiled).await?;
                 self.trace(step, started, &out);
                 SiblingResult {
                     value: out

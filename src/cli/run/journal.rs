@@ -186,19 +186,23 @@ pub(super) fn take(
     })
 }
 
-/// Advances a scripted model past the exchanges the run's journaled slots used: they are
-/// answered from the journal, and the script continues where the run stopped.
+/// Advances a scripted model past the exchanges the run's journal answered: each is an
+/// effect of its own, answered from the journal on resume, and the script continues where the
+/// run stopped.
 pub(super) fn skip_scripted(j: &Journaled, scripted: &ScriptedModel) -> Result<(), CliError> {
     for row in j.store.effects(&j.id).map_err(cli_error)? {
         let e = &row.effect;
         if !matches!(e.kind, EffectKind::Slot | EffectKind::Choice) {
             continue;
         }
-        let Some(result) = &row.result else { continue };
-        let n = result
-            .get("exchanges")
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0) as usize;
+        // A completion took a response; a failure (none left) took none.
+        if row
+            .result
+            .as_ref()
+            .is_none_or(|r| r.get("completion").is_none())
+        {
+            continue;
+        }
         let sibling = e
             .key
             .path
@@ -206,7 +210,7 @@ pub(super) fn skip_scripted(j: &Journaled, scripted: &ScriptedModel) -> Result<(
             .next()
             .and_then(|seg| seg.strip_prefix('s'))
             .and_then(|i| i.parse().ok());
-        scripted.skip_exchanges(&e.instruction, sibling, n);
+        scripted.skip_exchanges(&e.instruction, sibling, 1);
     }
     Ok(())
 }
