@@ -198,3 +198,31 @@ fn a_relative_read_resolves_where_ais_was_started() {
     );
     assert!(text.contains("(the output root)"), "{text}");
 }
+
+#[test]
+fn a_read_no_parameter_takes_is_a_finding_at_the_read_and_the_table_shows_why() {
+    let dir = workspace();
+    std::fs::copy(
+        fixture("dropped_operand.agir"),
+        dir.path().join("dropped_operand.agir"),
+    )
+    .unwrap();
+    let out = ais_in(
+        dir.path(),
+        &["check", "--explain-bindings", "dropped_operand.agir"],
+    );
+    let text = both(&out);
+    assert!(
+        text.contains("error[G9]: `save` reads `labels`, but no parameter of `save_summary(summary_md, path)` takes it, so the operand is dropped: `summary_md` took the carry `summary_md` by name (rule 1), which `save` does not read"),
+        "{text}"
+    );
+    assert!(text.contains("dropped_operand.agir:63:13"), "{text}");
+    assert!(
+        text.contains("summary_md <- `summary_md` — not among the reads, by name (rule 1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("reads no parameter takes: `labels`"),
+        "{text}"
+    );
+}

@@ -20,6 +20,7 @@ pub(super) fn run(cx: &mut Ctx) {
     g9_results_fit(cx);
     g9_program_failures_routed(cx);
     g9_failures_tested(cx);
+    g9_reads_bound(cx);
 }
 
 /// A consumer's demand on a carry: the type a DU tool parameter bound to it requires.
@@ -685,3 +686,88 @@ fn g9_failures_tested(cx: &mut Ctx) {
     }
 }
 
+/// G9 (§7.1): every carry a DU instruction reads reaches a parameter of its tool. A read that
+/// no parameter binds is dropped without a word — the tool runs on the other operands (often a
+/// carry rule 1 took by name from outside the instruction's reads) and the program is wrong.
+/// Reported at the read, naming what each parameter took and by which rule. `task` is exempt:
+/// reading it is how a step takes a path from the task (§7.3). A SPAWN's fan-out source is its
+/// siblings', not its tool's.
+fn g9_reads_bound(cx: &mut Ctx) {
+    let mut found = Vec::new();
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        let Some(calls) = cx.ix.calls.get(i) else {
+            continue;
+        };
+        if !n.is_du() || calls.is_empty() || n.opcode == Opcode::Spawn {
+            continue;
+        }
+        let bound: Vec<&str> = calls
+            .iter()
+            .flat_map(|c| c.bindings.iter().filter_map(|b| b.carry()))
+            .collect();
+        for (k, r) in n.reads.iter().enumerate() {
+            if r == "task" || cx.ix.bind.carry(r).is_none() {
+                continue;
+            }
+            if bound.contains(&r.as_str()) || n.reads[..k].contains(r) {
+                continue;
+            }
+            found.push((
+                i,
+                k,
+                n.id.clone(),
+                r.clone(),
+                describe_bindings(&cx.ix, calls, n),
+            ));
+        }
+    }
+    for (i, k, id, read, (tool, took)) in found {
+        let message = format!(
+            "`{id}` reads `{read}`, but no parameter of `{tool}` takes it, so the operand is dropped: {took}"
+        );
+        let repair = format!(
+            "name a parameter of `{tool}` `{read}` (rule 1 binds by name), or rename the carry a parameter took by name so `{read}` reaches it by position or role; or drop `{read}` from the reads of `{id}`"
+        );
+        let locus = Locus::entry(Element::Instruction(i), FieldKey::Reads, k);
+        let f = cx.report_instr(CheckId::G9, i, locus, message);
+        f.repair = Some(Repair::manual(repair));
+    }
+}
+
+/// The tool (or pipeline) of `calls` as `name(params)`, and what each parameter took, in
+/// words: "`summary_md` took the carry `summary_md` by name (rule 1), which `save` does not
+/// read; `path` took `summary_file` by role (rule 3)".
+fn describe_bindings(
+    ix: &Index,
+    calls: &[super::index::Call],
+    n: &crate::model::Instruction,
+) -> (String, String) {
+    let mut names = Vec::new();
+    let mut took = Vec::new();
+    for call in calls {
+        let name = match call.tool {
+            ToolRef::Declared(t) => ix.tool_at(t).map_or_else(String::new, |t| t.name.clone()),
+            ToolRef::Builtin(b) => b.name.to_owned(),
+        };
+        let params: Vec<&str> = call.sig.params.iter().map(|p| p.name.as_str()).collect();
+        names.push(format!("{name}({})", params.join(", ")));
+        for b in &call.bindings {
+            let rule = format!("{} (rule {})", b.rule.describe(), b.rule.number());
+            took.push(match &b.source {
+                BindSource::Carry(c) if !n.reads.contains(c) => format!(
+                    "`{}` took the carry `{c}` {rule}, which `{}` does not read",
+                    b.param, n.id
+                ),
+                BindSource::Carry(c) => format!("`{}` took `{c}` {rule}", b.param),
+                BindSource::Field { carry, field } => {
+                    format!("`{}` took `{carry}.{field}` {rule}", b.param)
+                }
+                BindSource::Invocation(_) => {
+                    format!("`{}` takes a filename from the task {rule}", b.param)
+                }
+                BindSource::Null => format!("`{}` is unbound (rule 6)", b.param),
+            });
+        }
+    }
+    (names.join(" | "), took.join("; "))
+}
