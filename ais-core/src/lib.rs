@@ -106,7 +106,7 @@ mod source;
 mod value;
 
 pub use builder::{ProgramBuilder, StepBuilder};
-pub use check::{Checked, Repairs, check, check_calls, check_lowering, check_mcp};
+pub use check::{Checked, Repairs, check, check_calls, check_lowering, check_mcp, check_tiers};
 pub use diag::{
     CheckId, Code, Deviation, Finding, FindingKind, Outcome, Related, Repair, Severity,
 };

@@ -133,6 +133,7 @@ spelled! {
         MaxParallel => "max_parallel",
         Members => "members",
         Modality => "modality",
+        Model => "model",
         Name => "name",
         Nodes => "nodes",
         Op => "op",

@@ -40,6 +40,11 @@ pub struct CheckArgs {
     /// every cycle nothing bounds (in JSON: the `budget` member).
     #[arg(long)]
     pub budget: bool,
+    /// The model configuration whose tiers the slots' `model:` names are checked against (T1)
+    /// [default: `ais.toml` in the current directory, else beside each program, when there is
+    /// one].
+    #[arg(long, value_name = "FILE")]
+    pub models: Option<PathBuf>,
 }
 
 /// What checking one file came to.
@@ -69,7 +74,7 @@ pub fn status_of(outcome: Outcome, findings: &[Finding]) -> Status {
     }
 }
 
-fn check_file(path: &Path, repair: bool, with_budget: bool) -> FileReport {
+fn check_file(path: &Path, repair: bool, with_budget: bool, models: Option<&Path>) -> FileReport {
     let limits = Limits::default();
     let source = match read_input(path, &limits) {
         Ok(s) => s,
@@ -91,6 +96,21 @@ fn check_file(path: &Path, repair: bool, with_budget: bool) -> FileReport {
                 Err(e) => return FileReport::Unreadable(e),
             };
             with_call_findings(&mut checked, path, &doc);
+            let config =
+                ais_rt::model::ModelsFile::discover(models, super::graph::program_dir(path));
+            match config {
+                Ok(Some(config)) => with_found(
+                    &mut checked,
+                    ais_core::check_tiers(&doc.program, config.tier_names(), &doc.source_map),
+                ),
+                Ok(None) => {}
+                Err(e) => {
+                    return FileReport::Unreadable(CliError::new(
+                        e.message,
+                        "fix the model configuration, or name another with `--models FILE`",
+                    ));
+                }
+            }
             let budget = (with_budget && checked.outcome != Outcome::Failed).then(|| {
                 let dir = super::graph::program_dir(path);
                 super::budget::of(checked.program(&doc.program), dir, 0)
@@ -114,13 +134,19 @@ fn with_call_findings(checked: &mut Checked, path: &Path, doc: &agir::Document) 
         &mut |t| super::budget::find(dir, t).ok().map(|d| d.program),
         &doc.source_map,
     );
-    if calls.is_empty() {
+    with_found(checked, calls);
+}
+
+/// Adds findings of a check beside the validator's (CALL writes, model tiers): a clean or
+/// fixed outcome becomes degraded, and the findings stay in source order.
+fn with_found(checked: &mut Checked, found: Vec<Finding>) {
+    if found.is_empty() {
         return;
     }
     if matches!(checked.outcome, Outcome::Clean | Outcome::Fixed) {
         checked.outcome = Outcome::Degraded;
     }
-    checked.findings.extend(calls);
+    checked.findings.extend(found);
     checked.findings.sort_by_key(|f| (f.pos.is_none(), f.pos));
 }
 
@@ -133,7 +159,7 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
             worst = worst.max(super::ags::check(path, &name, args.format, o)?);
             continue;
         }
-        let report = check_file(path, !args.no_repair, args.budget);
+        let report = check_file(path, !args.no_repair, args.budget, args.models.as_deref());
         let status = match args.format {
             Format::Json => write_json(&name, &report, o)?,
             Format::Human => write_human(&name, is_stdin(path), &report, o)?,

@@ -321,6 +321,21 @@ pub(crate) struct SlotRecord {
     /// The kept exchanges: `{request, response}` each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<Json>,
+    /// The model that answered (absent in records written before tiers).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub model: String,
+    /// True when that model is scripted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scripted: bool,
+    /// The tier the slot named.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tier: String,
+    /// Each move to the next model of the tier's chain.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failovers: Vec<crate::model::slot::Failover>,
+    /// The cost in US dollars, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
 }
 
 /// A slot's exchanges as the journal keeps them (see [`SlotRecord`]).
@@ -346,6 +361,11 @@ impl Record for SlotOutcome {
             repairs: self.repairs,
             tool_rounds: self.tool_rounds,
             log: kept_exchanges(&self.exchanges),
+            model: self.model.clone(),
+            scripted: self.scripted,
+            tier: self.tier.clone(),
+            failovers: self.failovers.clone(),
+            cost: self.cost,
         })
         .unwrap_or(Json::Null)
     }
@@ -359,6 +379,11 @@ impl Record for SlotOutcome {
             exchanges: Vec::new(),
             repairs: r.repairs,
             tool_rounds: r.tool_rounds,
+            model: r.model,
+            scripted: r.scripted,
+            tier: r.tier,
+            failovers: r.failovers,
+            cost: r.cost,
         })
     }
 }
@@ -537,7 +562,7 @@ pub(super) fn refused(
         pause: None,
         steps: 0,
         usage: RunUsage::default(),
-        scripted: settings.model.as_ref().is_some_and(|m| m.is_scripted()),
+        scripted: settings.models.is_scripted(),
     }
 }
 
@@ -742,6 +767,7 @@ async fn rebuild(
         completion_tokens: c,
         cached_tokens: k,
         slots: s,
+        ..RunUsage::default()
     };
     let mut d = Durable::new(journal, Arc::from(""), true);
     d.deviations = run.deviations.len();

@@ -8,7 +8,7 @@ use super::plan::{Prepared, Step};
 use super::{Flow, Run, Settings, Stop};
 use crate::model::schema::SlotSchema;
 use crate::model::slot::{self, SlotOptions, SlotOutcome, SlotToolFuture, SlotTools};
-use crate::model::{Model, Operand, SlotRequest, ToolSpec};
+use crate::model::{Chain, Operand, SlotRequest, ToolSpec};
 use crate::report::FaultKind;
 use crate::tools::{ToolArgs, ToolContext};
 use crate::trace::SlotTrace;
@@ -222,14 +222,18 @@ fn prior(step: &Step, carries: &CarryFile) -> Option<serde_json::Value> {
 }
 
 impl Run {
-    /// The model, or the fault that says how to name one.
-    pub(crate) fn model(&self, step: &Step) -> Result<Arc<dyn Model>, Stop> {
-        self.settings.model.clone().ok_or_else(|| {
-            Stop::Fault(
-                FaultKind::NotRunnable,
-                format!("`{}` is a model slot and this run has no model; name one with `--model SPEC` (e.g. `--model scripted:responses.json`)", step.id),
-            )
-        })
+    /// The models that fill `step`'s slot (its tier's chain, else the default), or the fault
+    /// that says how to name them.
+    pub(crate) fn chain(&self, step: &Step) -> Result<Arc<Chain>, Stop> {
+        self.settings
+            .models
+            .for_slot(step.tier.as_deref())
+            .map_err(|why| {
+                Stop::Fault(
+                    FaultKind::NotRunnable,
+                    format!("the model slot `{}` cannot be filled: {why}", step.id),
+                )
+            })
     }
 
     pub(crate) fn reach(&self, step: &Step, ctx: ToolContext) -> SlotReach {
@@ -242,28 +246,17 @@ impl Run {
     }
 
     /// Counts a slot's usage and notes it for the trace.
-    pub(crate) fn account(&mut self, model: &dyn Model, outcome: &SlotOutcome) {
-        self.usage.prompt_tokens += outcome.usage.prompt_tokens;
-        self.usage.completion_tokens += outcome.usage.completion_tokens;
-        self.usage.cached_tokens += outcome.usage.cached_tokens.unwrap_or(0);
-        self.usage.slots += 1;
+    pub(crate) fn account(&mut self, outcome: &SlotOutcome) {
+        self.usage.add_slot(outcome);
         if self.tracing {
-            self.notes.slot = Some(SlotTrace {
-                model: model.name().to_owned(),
-                scripted: model.is_scripted(),
-                exchanges: outcome.exchanges.clone(),
-                parsed: outcome.value.as_ref().ok().cloned(),
-                repairs: outcome.repairs,
-                tool_rounds: outcome.tool_rounds,
-                usage: outcome.usage,
-            });
+            self.notes.slot = Some(SlotTrace::of(outcome));
         }
     }
 
     /// Fills a step's slot and writes its value back; a slot that yields no valid value is an
     /// error value.
     pub(crate) async fn slot(&mut self, step: &Step, ops: &[SlotOperand]) -> Result<(), Stop> {
-        let model = self.model(step)?;
+        let chain = self.chain(step)?;
         let ty = step.result.clone().unwrap_or(Type::Str);
         let (request, schema) = request(&self.prep, step, ops, &self.carries, &ty);
         if self.tracing {
@@ -284,12 +277,12 @@ impl Run {
         let outcome = super::durable::guard(
             scope.as_mut(),
             spec,
-            slot::fill_compiled(model.as_ref(), request, &reach, &options, &schema.compiled),
+            slot::fill_chain_compiled(&chain, request, &reach, &options, &schema.compiled),
         )
         .await;
         self.unscope(scope);
         let outcome = outcome?;
-        self.account(model.as_ref(), &outcome);
+        self.account(&outcome);
         match outcome.value {
             Ok(json) => self.write_back(step, Value::from_json(&json), &Return::None),
             Err(e) => {
@@ -311,7 +304,7 @@ impl Run {
             [only] => return Ok(Flow::Goto(*only)),
             _ => {}
         }
-        let model = self.model(step)?;
+        let chain = self.chain(step)?;
         let ids: Vec<String> = targets
             .iter()
             .map(|&t| self.prep.steps[t].id.clone())
@@ -339,8 +332,8 @@ impl Run {
         let outcome = super::durable::guard(
             scope.as_mut(),
             spec,
-            slot::fill(
-                model.as_ref(),
+            slot::fill_chain(
+                &chain,
                 request,
                 &reach,
                 &SlotOptions {
@@ -352,7 +345,7 @@ impl Run {
         .await;
         self.unscope(scope);
         let outcome = outcome?;
-        self.account(model.as_ref(), &outcome);
+        self.account(&outcome);
         let chosen = match &outcome.value {
             Ok(v) => text_of(&Value::from_json(v)),
             Err(e) => {

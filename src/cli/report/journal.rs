@@ -70,6 +70,11 @@ fn slot_event(result: &Json, model: &str, scripted: bool) -> SlotEvent {
                 .collect()
         })
         .unwrap_or_default();
+    // The model that answered, as the journal recorded it (a run's own model before tiers).
+    let (model, scripted) = match result["model"].as_str() {
+        Some(answered) => (answered, result["scripted"].as_bool().unwrap_or(false)),
+        None => (model, scripted),
+    };
     SlotEvent {
         model: model.to_owned(),
         scripted,

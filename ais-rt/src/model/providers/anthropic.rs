@@ -158,6 +158,13 @@ fn body(
                 });
                 push(&mut messages, "user", block);
             }
+            Turn::Unparsed { text } => {
+                push(
+                    &mut messages,
+                    "assistant",
+                    json!({"type": "text", "text": text}),
+                );
+            }
             Turn::Repair { error } => {
                 for id in unanswered.drain(..) {
                     let content = prompt::not_run(error);
@@ -252,9 +259,15 @@ fn parse(response: &Value, schema: &StrictSchema, answer: &str) -> Result<(Reply
             },
             usage,
         )),
-        _ => Err(format!(
-            "the model did not call the `{answer}` tool{why}; it said: {}",
-            excerpt(&text)
+        _ => Ok((
+            Reply::Unparsed {
+                error: format!(
+                    "the model did not call the `{answer}` tool{why}; it said: {}",
+                    excerpt(&text)
+                ),
+                text,
+            },
+            usage,
         )),
     }
 }
@@ -441,10 +454,10 @@ mod tests {
         );
         let prose =
             json!({"content": [{"type": "text", "text": "I think a"}], "stop_reason": "end_turn"});
+        let (reply, _) = parse(&prose, &schema, "answer").unwrap();
         assert!(
-            parse(&prose, &schema, "answer")
-                .unwrap_err()
-                .contains("did not call")
+            matches!(&reply, Reply::Unparsed { text, error } if text == "I think a" && error.contains("did not call")),
+            "{reply:?}"
         );
     }
 }
