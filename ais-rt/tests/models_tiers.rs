@@ -344,3 +344,95 @@ async fn a_resume_asks_no_model_again_for_a_slot_the_journal_answered() {
     assert_eq!(polish.failovers[0].from, "openai:flaky");
 }
 
+/// The part of a request body a provider may cache: Anthropic's tools and system (up to the
+/// last `cache_control` marker), OpenAI's leading system message.
+fn cacheable_prefix(proto: Proto, body: &Value) -> String {
+    match proto {
+        Proto::Anthropic => {
+            let tools = body["tools"].as_array().unwrap();
+            let marked = |v: &Value| v["cache_control"] == json!({"type": "ephemeral"});
+            assert!(
+                marked(tools.last().unwrap()),
+                "the last tool is marked: {body:#}"
+            );
+            let system = body["system"].as_array().unwrap();
+            assert!(
+                marked(system.last().unwrap()),
+                "the system block is marked: {body:#}"
+            );
+            format!("{}{}", body["tools"], body["system"])
+        }
+        _ => {
+            let first = &body["messages"][0];
+            assert_eq!(first["role"], "system", "the stable part is sent first");
+            first.to_string()
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cacheable_prefix_is_marked_and_the_same_on_every_call_of_a_slot() {
+    // A program with a LOOP whose model slot runs three times over a changing draft.
+    const LOOPING: &str = r#"walker:
+  name: Again
+  carries:
+    task: {type: str, role: input}
+    draft: {type: str, produced_by: improve}
+    good: {type: bool, produced_by: judge}
+    rounds: {type: int, produced_by: improve}
+knowledge:
+  style: {template: "Short sentences. No jargon.", resident_on: [improve]}
+nodes:
+  - {id: improve, type: LOOP, owner: model, reads: [task, draft], writes: [draft], doc: Improve the draft., verdict: good, cap: 3, counter: rounds}
+  - {id: judge, type: CODE, reads: [rounds], writes: [good], body: "rounds >= 3"}
+  - {id: done, type: TERMINAL, reads: [draft]}
+edges:
+  - {from: improve, to: judge}
+  - {from: judge, to: improve}
+  - {from: improve, to: done}
+"#;
+    for proto in [Proto::Anthropic, Proto::OpenAi] {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counter = calls.clone();
+        let (server, base) = serve_fn(move |_| {
+            let n = counter.fetch_add(1, Ordering::SeqCst);
+            proto.answer(json!({"value": format!("draft {n}")}))
+        })
+        .await;
+        let env = proto.env(&base);
+        let lookup = move |name: &str| env.get(name).cloned();
+        let model = ais_rt::model::providers::from_spec_with(proto.spec(), &lookup, fast_options())
+            .unwrap();
+        let doc = ais_core::agir::read(LOOPING).unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let runtime = Runtime::builder()
+            .model(model)
+            .out_dir(out.path().to_path_buf())
+            .build();
+        let outcome = runtime
+            .run(
+                &doc.program,
+                Some(&doc.source_map),
+                Inputs::task("explain tiers"),
+            )
+            .await;
+        assert_eq!(outcome.status, Status::Ok, "{proto:?}: {outcome:#?}");
+        let got = received(&server);
+        assert!(got.len() >= 2, "{proto:?}: {} calls", got.len());
+        let first = cacheable_prefix(proto, &got[0].body);
+        assert!(
+            first.contains("Short sentences. No jargon."),
+            "the knowledge is in it"
+        );
+        for later in &got[1..] {
+            assert_eq!(cacheable_prefix(proto, &later.body), first, "{proto:?}");
+            assert_ne!(later.body, got[0].body, "the operands changed");
+        }
+        // Cached tokens are reported: the test server says 16 were read from the cache.
+        assert_eq!(
+            outcome.usage.cached_tokens,
+            16 * got.len() as u64,
+            "{proto:?}"
+        );
+    }
+}

@@ -187,10 +187,14 @@ fn body(
         .iter()
         .map(|tool| json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters}))
         .collect();
+    // The prefix that does not change between a slot's calls — the tools (the answer tool
+    // carries the schema), then the system text (the instruction and its resident knowledge)
+    // — is marked cacheable at its end: Anthropic caches tools, then system, up to a marker.
     tools.push(json!({
         "name": answer,
         "description": "Give the slot's final answer. Its input is the result, matching the schema exactly.",
         "input_schema": schema.schema,
+        "cache_control": {"type": "ephemeral"},
     }));
     let tool_choice = if request.tools.is_empty() {
         json!({"type": "tool", "name": answer})
@@ -200,7 +204,11 @@ fn body(
     json!({
         "model": model,
         "max_tokens": max_tokens,
-        "system": prompt::system(request),
+        "system": [{
+            "type": "text",
+            "text": prompt::system(request),
+            "cache_control": {"type": "ephemeral"},
+        }],
         "messages": messages,
         "tools": tools,
         "tool_choice": tool_choice,
