@@ -4,12 +4,13 @@
 //! rounds, traces and counts each move, and a resume after a death at a step boundary asks no
 //! model again for a slot the journal answered.
 
+mod common;
 mod providers_support;
 
+use common::DiesAt;
+
 use ais_rt::journal::memory::MemoryJournal;
-use ais_rt::journal::{
-    BoxFuture, Effect, History, Journal, JournalError, Json, RunEnd, StepCommit,
-};
+use ais_rt::journal::{Journal, Json};
 use ais_rt::model::config::{ModelsFile, open_with};
 use ais_rt::model::{ModelErrorKind, Models};
 use ais_rt::trace::{StepEvent, TraceSink};
@@ -260,38 +261,6 @@ async fn a_chain_moves_on_after_503s_and_after_answers_still_not_json() {
     assert_eq!(polish.repairs, 2);
     // Usage adds up over both models: 3 × 10 + 42 prompt tokens.
     assert_eq!(polish.usage.prompt_tokens, 72);
-}
-
-/// A journal that fails the `n`th commit: the process dies at that step boundary.
-struct DiesAt {
-    inner: Arc<MemoryJournal>,
-    n: usize,
-    commits: AtomicUsize,
-}
-
-impl Journal for DiesAt {
-    fn run_id(&self) -> &str {
-        self.inner.run_id()
-    }
-    fn effect<'a>(
-        &'a self,
-        effect: Effect,
-        work: BoxFuture<'a, Json>,
-    ) -> BoxFuture<'a, Result<Json, JournalError>> {
-        self.inner.effect(effect, work)
-    }
-    fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
-        if self.commits.fetch_add(1, Ordering::SeqCst) + 1 == self.n {
-            return Box::pin(async { Err(JournalError::Store("killed".into())) });
-        }
-        self.inner.commit(commit)
-    }
-    fn end<'a>(&'a self, _end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
-        Box::pin(async { Ok(()) })
-    }
-    fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
-        self.inner.history()
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
