@@ -75,6 +75,9 @@ spelled! {
         /// A SENSE is bound to an MCP tool its server does not mark `readOnlyHint` (§4.2.1: a
         /// SENSE must not mutate).
         M2 => "M2",
+        /// A slot's `model` names a tier the run's model configuration does not define, or a
+        /// code-owned instruction names one (`ais_core::check_tiers`).
+        T1 => "T1",
     }
 }
 

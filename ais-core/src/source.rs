@@ -142,6 +142,7 @@ spelled! {
         MaxParallel => "max_parallel",
         Members => "members",
         Modality => "modality",
+        Model => "model",
         Name => "name",
         Nodes => "nodes",
         Obligation => "obligation",

@@ -270,13 +270,25 @@ fn instruction() -> impl Strategy<Value = Instruction> {
             of(text()),
             of(text()),
             of(names()),
+            of(text()),
             extras(),
         ),
     )
         .prop_map(
             |(
                 (id, opcode, owner, reads, writes, doc, tool, op, surface, output),
-                (body, autonomy, concurrency, verdict, cap, counter, target, traces_to, extra),
+                (
+                    body,
+                    autonomy,
+                    concurrency,
+                    verdict,
+                    cap,
+                    counter,
+                    target,
+                    traces_to,
+                    model,
+                    extra,
+                ),
             )| Instruction {
                 id,
                 opcode,
@@ -296,6 +308,7 @@ fn instruction() -> impl Strategy<Value = Instruction> {
                 counter,
                 target,
                 traces_to,
+                model,
                 extra,
             },
         )

@@ -7,11 +7,9 @@ mod common;
 use ais_core::Value;
 use ais_rt::journal::memory::MemoryJournal;
 use ais_rt::journal::sqlite::{Durability, SqliteStore};
-use ais_rt::journal::{
-    BoxFuture, Effect, History, InFlight, Journal, JournalError, Json, RunEnd, StepCommit,
-};
+use ais_rt::journal::{InFlight, Journal, JournalError, Json};
 use ais_rt::{FaultKind, Inputs, Status};
-use common::{Bench, arg, block_on, program, tool};
+use common::{Bench, DiesAt, arg, block_on, program, tool};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -75,39 +73,6 @@ fn resume_on(f: &Fixture, journal: Arc<dyn Journal>) -> ais_rt::RunOutcome {
         Json::Null,
     );
     block_on(rt.resume_journaled(&prep, journal, &start, None))
-}
-
-/// A journal that fails the `n`th commit: the process "dies" at that step boundary.
-struct DiesAt {
-    inner: Arc<MemoryJournal>,
-    n: usize,
-    commits: AtomicUsize,
-}
-
-impl Journal for DiesAt {
-    fn run_id(&self) -> &str {
-        self.inner.run_id()
-    }
-    fn effect<'a>(
-        &'a self,
-        effect: Effect,
-        work: BoxFuture<'a, Json>,
-    ) -> BoxFuture<'a, Result<Json, JournalError>> {
-        self.inner.effect(effect, work)
-    }
-    fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
-        if self.commits.fetch_add(1, Ordering::SeqCst) + 1 == self.n {
-            return Box::pin(async { Err(JournalError::Store("killed".into())) });
-        }
-        self.inner.commit(commit)
-    }
-    fn end<'a>(&'a self, _end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
-        // A dead process records no end.
-        Box::pin(async { Ok(()) })
-    }
-    fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
-        self.inner.history()
-    }
 }
 
 #[test]

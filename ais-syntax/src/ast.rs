@@ -375,6 +375,8 @@ pub struct InstrDef {
     pub op: Option<Name>,
     /// `#[traces_to("...")]`.
     pub traces_to: Option<Vec<Name>>,
+    /// `#[model(tier)]`: the model tier that fills this slot.
+    pub model: Option<Name>,
     /// `#[allow(unrouted_failure)]`: the DSL's warnings this instruction accepts (the
     /// attribute's span and the names it lists).
     pub allow: Option<(Span, Vec<Name>)>,

@@ -728,6 +728,10 @@ impl Cx {
             self.at(el, Some("counter"), Site::one(c.span));
             instr.counter = Some(c.text.clone());
         }
+        if let Some(m) = &d.model {
+            self.at(el, Some("model"), Site::one(m.span));
+            instr.model = Some(m.text.clone());
+        }
         if let Some(c) = &d.concurrency {
             instr.concurrency = Some(self.concurrency(el, "concurrency.", c));
         }

@@ -62,6 +62,11 @@ pub struct CheckArgs {
     /// Fail (exit 1) on any finding, warnings included (a faithfulness deficit is a warning).
     #[arg(long)]
     pub strict: bool,
+    /// The model configuration whose tiers the slots' `model:` names are checked against (T1)
+    /// [default: `ais.toml` in the current directory, else beside each program, when there is
+    /// one].
+    #[arg(long, value_name = "FILE")]
+    pub models: Option<PathBuf>,
 }
 
 /// What the audit needs besides the program: the source text and the configuration.
@@ -115,6 +120,7 @@ fn check_file(
     with_budget: bool,
     explain: bool,
     audit_in: &AuditInput,
+    models: Option<&Path>,
 ) -> FileReport {
     let limits = Limits::default();
     let source = match read_input(path, &limits) {
@@ -137,6 +143,21 @@ fn check_file(
                 Err(e) => return FileReport::Unreadable(e),
             };
             with_call_findings(&mut checked, path, &doc);
+            let config =
+                ais_rt::model::ModelsFile::discover(models, super::graph::program_dir(path));
+            match config {
+                Ok(Some(config)) => with_found(
+                    &mut checked,
+                    ais_core::check_tiers(&doc.program, config.tier_names(), &doc.source_map),
+                ),
+                Ok(None) => {}
+                Err(e) => {
+                    return FileReport::Unreadable(CliError::new(
+                        e.message,
+                        "fix the model configuration, or name another with `--models FILE`",
+                    ));
+                }
+            }
             let audit = with_audit(&mut checked, &doc, audit_in);
             let budget = (with_budget && checked.outcome != Outcome::Failed).then(|| {
                 let dir = super::graph::program_dir(path);
@@ -271,13 +292,19 @@ fn with_call_findings(checked: &mut Checked, path: &Path, doc: &agir::Document) 
         &mut |t| super::budget::find(dir, t).ok().map(|d| d.program),
         &doc.source_map,
     );
-    if calls.is_empty() {
+    with_found(checked, calls);
+}
+
+/// Adds findings of a check beside the validator's (CALL writes, model tiers): a clean or
+/// fixed outcome becomes degraded, and the findings stay in source order.
+fn with_found(checked: &mut Checked, found: Vec<Finding>) {
+    if found.is_empty() {
         return;
     }
     if matches!(checked.outcome, Outcome::Clean | Outcome::Fixed) {
         checked.outcome = Outcome::Degraded;
     }
-    checked.findings.extend(calls);
+    checked.findings.extend(found);
     checked.findings.sort_by_key(|f| (f.pos.is_none(), f.pos));
 }
 
@@ -306,6 +333,7 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
             args.budget,
             args.explain_bindings,
             &audit_in,
+            args.models.as_deref(),
         );
         let status = match args.format {
             Format::Json => write_json(&name, &report, args.strict, o)?,

@@ -437,6 +437,7 @@ fn instruction(i: &Instruction) -> Fields<'_> {
     opt_text(&mut f, "counter", &i.counter, TextStyle::Name);
     opt_text(&mut f, "target", &i.target, TextStyle::Name);
     opt_names(&mut f, "traces_to", &i.traces_to);
+    opt_text(&mut f, "model", &i.model, TextStyle::Name);
     extras(&mut f, &i.extra);
     f
 }

@@ -14,6 +14,7 @@ pub(crate) mod index;
 pub(crate) mod mcp;
 mod repair;
 mod required;
+mod tiers;
 pub(crate) mod types;
 mod well_formed;
 pub(crate) mod x5;
@@ -203,6 +204,18 @@ pub fn check_mcp<M: Locator>(
     locator: &M,
 ) -> Vec<Finding<M::Location>> {
     finish(mcp::findings(program, lock), locator, program)
+}
+
+/// The model-tier check (T1) of `program` against the tiers a model configuration defines,
+/// placed by `locator`: each slot's `model` names one of `tiers` (with a did-you-mean when it
+/// does not), and only slots name one. Run it only when a configuration is given: without
+/// one, every tier name is the runtime's to resolve.
+pub fn check_tiers<'a, M: Locator>(
+    program: &Program,
+    tiers: impl IntoIterator<Item = &'a str> + Clone,
+    locator: &M,
+) -> Vec<Finding<M::Location>> {
+    finish(tiers::findings(program, tiers), locator, program)
 }
 
 /// Every check over one program, unordered and without positions.

@@ -204,7 +204,7 @@ pub(super) fn refused(
         pause: None,
         steps: 0,
         usage: RunUsage::default(),
-        scripted: settings.model.as_ref().is_some_and(|m| m.is_scripted()),
+        scripted: settings.models.is_scripted(),
     }
 }
 
@@ -411,6 +411,7 @@ async fn rebuild(
         completion_tokens: c,
         cached_tokens: k,
         slots: s,
+        ..RunUsage::default()
     };
     let mut d = Durable::new(true);
     run.effects = Effects::journaled(journal);

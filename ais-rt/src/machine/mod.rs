@@ -26,7 +26,7 @@ mod slot;
 pub(crate) mod spawn;
 mod stall;
 
-use crate::model::Model;
+use crate::model::Models;
 use crate::report::{Fault, FaultKind, RunOutcome, RunUsage, Status};
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
 use crate::trace::{SlotTrace, StepEvent, TraceSink};
@@ -43,7 +43,8 @@ use std::time::Instant;
 
 /// The runtime's settings, shared by every run (and every SPAWN sibling and CALL sub-run).
 pub(crate) struct Settings {
-    pub model: Option<Arc<dyn Model>>,
+    /// The models: tiers and the default chain (merge hazard: was `model`).
+    pub models: Models,
     pub tools: ToolRegistry,
     pub out_dir: PathBuf,
     pub max_steps: u64,
@@ -279,11 +280,7 @@ impl Run {
             pause: None,
             steps: self.steps,
             usage: self.usage,
-            scripted: self
-                .settings
-                .model
-                .as_ref()
-                .is_some_and(|m| m.is_scripted()),
+            scripted: self.settings.models.is_scripted(),
         }
     }
 

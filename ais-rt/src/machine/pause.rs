@@ -388,6 +388,7 @@ fn restore(
         completion_tokens: h.usage.1,
         cached_tokens: h.usage.2,
         slots: h.usage.3,
+        ..RunUsage::default()
     };
     run.loop_counts = h.loop_counts;
     run.branches = h.branches;

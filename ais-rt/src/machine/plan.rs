@@ -113,6 +113,8 @@ pub(crate) struct Step {
     pub id: String,
     pub opcode: Opcode,
     pub model: bool,
+    /// The model tier its slot names (`model:`); none: the run's default.
+    pub tier: Option<String>,
     pub line: Option<usize>,
     pub work: Work,
     pub control: Control,
@@ -474,6 +476,7 @@ impl Resolver<'_> {
             id: n.id.clone(),
             opcode: n.opcode.clone(),
             model,
+            tier: n.model.clone(),
             line,
             spawn: match &ls.executor {
                 Executor::Spawn(sp) => Some(Box::new(spawn_ctl(sp, self.names, &ls, &self.reach))),

@@ -10,8 +10,9 @@ use super::{Flow, Run, Settings, Stop};
 use crate::journal::EffectKind;
 use crate::model::schema::{Compiled, SlotSchema};
 use crate::model::slot::{self, SlotOptions, SlotOutcome, SlotToolFuture, SlotTools};
+use crate::model::tiers::Link;
 use crate::model::{
-    Model, ModelError, ModelErrorKind, ModelFuture, Operand, SlotRequest, ToolSpec,
+    Chain, Model, ModelError, ModelErrorKind, ModelFuture, Operand, SlotRequest, ToolSpec,
 };
 use crate::report::FaultKind;
 use crate::tools::{ToolArgs, ToolContext};
@@ -241,16 +242,26 @@ impl SlotReach {
     /// journal's stop, when it gave one, stops the run.
     pub(crate) async fn fill(
         &self,
-        model: Arc<dyn Model>,
+        chain: &Chain,
         request: SlotRequest,
         options: &SlotOptions,
         compiled: &Result<Compiled, String>,
     ) -> Result<SlotOutcome, Stop> {
-        let model = Journaled {
-            model,
-            seam: self.seam.clone(),
-        };
-        let out = slot::fill_compiled(&model, request, self, options, compiled).await;
+        // Every model of the chain asks through the seam: a failover's exchanges are journaled
+        // like the first model's, so a resume replays the same failovers without asking.
+        let links = chain
+            .links()
+            .iter()
+            .map(|link| Link {
+                model: Arc::new(Journaled {
+                    model: link.model.clone(),
+                    seam: self.seam.clone(),
+                }) as Arc<dyn Model>,
+                price: link.price,
+            })
+            .collect();
+        let journaled = Chain::new(chain.name().to_owned(), links);
+        let out = slot::fill_chain_compiled(&journaled, request, self, options, compiled).await;
         match self.seam.lock().take() {
             Some(stop) => Err(stop),
             None => Ok(out),
@@ -363,14 +374,18 @@ fn prior(step: &Step, carries: &CarryFile) -> Option<serde_json::Value> {
 }
 
 impl Run {
-    /// The model, or the fault that says how to name one.
-    pub(crate) fn model(&self, step: &Step) -> Result<Arc<dyn Model>, Stop> {
-        self.settings.model.clone().ok_or_else(|| {
-            Stop::Fault(
-                FaultKind::NotRunnable,
-                format!("`{}` is a model slot and this run has no model; name one with `--model SPEC` (e.g. `--model scripted:responses.json`)", step.id),
-            )
-        })
+    /// The models that fill `step`'s slot (its tier's chain, else the default), or the fault
+    /// that says how to name them.
+    pub(crate) fn chain(&self, step: &Step) -> Result<Arc<Chain>, Stop> {
+        self.settings
+            .models
+            .for_slot(step.tier.as_deref())
+            .map_err(|why| {
+                Stop::Fault(
+                    FaultKind::NotRunnable,
+                    format!("the model slot `{}` cannot be filled: {why}", step.id),
+                )
+            })
     }
 
     /// The reach of `step`'s slot of `kind`, run by the run itself.
@@ -386,28 +401,17 @@ impl Run {
     }
 
     /// Counts a slot's usage and notes it for the trace.
-    pub(crate) fn account(&mut self, model: &dyn Model, outcome: &SlotOutcome) {
-        self.usage.prompt_tokens += outcome.usage.prompt_tokens;
-        self.usage.completion_tokens += outcome.usage.completion_tokens;
-        self.usage.cached_tokens += outcome.usage.cached_tokens.unwrap_or(0);
-        self.usage.slots += 1;
+    pub(crate) fn account(&mut self, outcome: &SlotOutcome) {
+        self.usage.add_slot(outcome);
         if self.tracing {
-            self.notes.slot = Some(SlotTrace {
-                model: model.name().to_owned(),
-                scripted: model.is_scripted(),
-                exchanges: outcome.exchanges.clone(),
-                parsed: outcome.value.as_ref().ok().cloned(),
-                repairs: outcome.repairs,
-                tool_rounds: outcome.tool_rounds,
-                usage: outcome.usage,
-            });
+            self.notes.slot = Some(SlotTrace::of(outcome));
         }
     }
 
     /// Fills a step's slot and writes its value back; a slot that yields no valid value is an
     /// error value.
     pub(crate) async fn slot(&mut self, step: &Step, ops: &[SlotOperand]) -> Result<(), Stop> {
-        let model = self.model(step)?;
+        let chain = self.chain(step)?;
         let ty = step.result.clone().unwrap_or(Type::Str);
         let (request, schema) = request(&self.prep, step, ops, &self.carries, &ty);
         if self.tracing {
@@ -424,9 +428,9 @@ impl Run {
         };
         let outcome = self
             .reach(step, EffectKind::Slot)
-            .fill(model.clone(), request, &options, &schema.compiled)
+            .fill(&chain, request, &options, &schema.compiled)
             .await?;
-        self.account(model.as_ref(), &outcome);
+        self.account(&outcome);
         match outcome.value {
             Ok(json) => self.write_back(step, Value::from_json(&json), &Return::None),
             Err(e) => {
@@ -448,7 +452,7 @@ impl Run {
             [only] => return Ok(Flow::Goto(*only)),
             _ => {}
         }
-        let model = self.model(step)?;
+        let chain = self.chain(step)?;
         let ids: Vec<String> = targets
             .iter()
             .map(|&t| self.prep.steps[t].id.clone())
@@ -477,9 +481,9 @@ impl Run {
         };
         let outcome = self
             .reach(step, EffectKind::Choice)
-            .fill(model.clone(), request, &options, &compiled)
+            .fill(&chain, request, &options, &compiled)
             .await?;
-        self.account(model.as_ref(), &outcome);
+        self.account(&outcome);
         let chosen = match &outcome.value {
             Ok(v) => text_of(&Value::from_json(v)),
             Err(e) => {

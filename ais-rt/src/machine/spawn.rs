@@ -577,15 +577,19 @@ impl Sibling {
                 }
             }
             Work::Slot(ops) => {
-                let Some(model) = self.settings.model.clone() else {
-                    return Err(Stop::Fault(
-                        FaultKind::NotRunnable,
-                        format!(
-                            "SPAWN `{}` runs a worker slot per sibling and this run has no model; name one with `--model SPEC`",
-                            step.id
-                        ),
-                    ));
-                };
+                let chain = self
+                    .settings
+                    .models
+                    .for_slot(step.tier.as_deref())
+                    .map_err(|why| {
+                        Stop::Fault(
+                            FaultKind::NotRunnable,
+                            format!(
+                                "SPAWN `{}` runs a worker slot per sibling, which cannot be filled: {why}",
+                                step.id
+                            ),
+                        )
+                    })?;
                 // A sibling answers one element of the join: an item of a list carry, else text.
                 let element = match &step.result {
                     Some(Type::List(Some(t))) => (**t).clone(),
@@ -615,7 +619,7 @@ impl Sibling {
                     max_answer_bytes: self.settings.max_answer_bytes,
                     ..SlotOptions::default()
                 };
-                let out = reach.fill(model, req, &options, &schema.compiled).await?;
+                let out = reach.fill(&chain, req, &options, &schema.compiled).await?;
                 self.trace(step, started, &out);
                 SiblingResult {
                     value: out
@@ -634,7 +638,7 @@ impl Sibling {
     }
 
     fn trace(&self, step: &Step, started: std::time::Instant, out: &slot::SlotOutcome) {
-        let (Some(sink), Some(model)) = (&self.settings.trace, &self.settings.model) else {
+        let Some(sink) = &self.settings.trace else {
             return;
         };
         sink.event(&crate::trace::StepEvent {
@@ -646,15 +650,7 @@ impl Sibling {
             operands: vec![("subtask".into(), self.subtask.to_json())],
             written: Vec::new(),
             tool: None,
-            slot: Some(crate::trace::SlotTrace {
-                model: model.name().to_owned(),
-                scripted: model.is_scripted(),
-                exchanges: out.exchanges.clone(),
-                parsed: out.value.as_ref().ok().cloned(),
-                repairs: out.repairs,
-                tool_rounds: out.tool_rounds,
-                usage: out.usage,
-            }),
+            slot: Some(crate::trace::SlotTrace::of(out)),
             error: out.value.as_ref().err().map(|e| e.message.clone()),
             started_ms: 0,
             elapsed_us: started.elapsed().as_micros() as u64,

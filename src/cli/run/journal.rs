@@ -18,6 +18,9 @@ pub(super) struct Meta {
     pub(super) format: String,
     pub(super) program: PathBuf,
     pub(super) model: Option<String>,
+    /// The model configuration it read (absent: none, or a record of an older `ais`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) models: Option<PathBuf>,
     pub(super) out: PathBuf,
     pub(super) max_steps: u64,
     /// The bounds it was started with (absent in a record of an older `ais`: the defaults).
@@ -43,6 +46,7 @@ impl Meta {
             format: format.to_owned(),
             program: absolute(&setup.file),
             model,
+            models: setup.models_file.as_deref().map(absolute),
             out: absolute(&setup.out),
             max_steps: setup.max_steps,
             bounds: setup.bounds.recorded(),
