@@ -59,7 +59,6 @@ pub mod artifact;
 pub mod builtins;
 pub mod command;
 mod command_line;
-pub mod destination;
 mod http;
 pub mod native;
 pub mod policy;
@@ -172,9 +171,6 @@ pub struct ToolContext {
     pub(crate) python: python_worker::Pool,
     /// What the built-ins may read and fetch beyond the root ([`policy`]).
     pub policy: Arc<AccessPolicy>,
-    /// What this run's calls did with files: the destinations it inferred, the paths it read
-    /// (shared by the clones of a run's context; see [`destination`]).
-    pub files: Arc<destination::RunFiles>,
 }
 
 impl ToolContext {
@@ -182,16 +178,13 @@ impl ToolContext {
     /// default [`AccessPolicy`]: reads under the root and the current directory, no host exempt
     /// from the network check.
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        let cwd: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
-        let mut policy = AccessPolicy::new(cwd.clone(), Vec::new());
-        policy.start = cwd.into_iter().next();
+        let cwd = std::env::current_dir().into_iter().collect();
         ToolContext {
             root: root.into(),
             scratch: None,
             limits: ToolLimits::default(),
             python: python_worker::Pool::default(),
-            policy: Arc::new(policy),
-            files: Arc::default(),
+            policy: Arc::new(AccessPolicy::new(cwd, Vec::new())),
         }
     }
 
