@@ -31,8 +31,13 @@ pub struct Observation {
 }
 
 impl Observation {
-    /// Exchanges with the model (scripted or live).
+    /// Exchanges with the model (scripted or live). A recorded case asks none: its replay
+    /// answers every exchange from the recording (the trace still lists them, as the journal
+    /// answered them), so it counts 0.
     pub fn model_calls(&self) -> u64 {
+        if self.misses.is_some() {
+            return 0;
+        }
         self.events
             .iter()
             .filter_map(|e| e.slot.as_ref())
@@ -40,8 +45,12 @@ impl Observation {
             .sum()
     }
 
-    /// Exchanges with a live (not scripted) model.
+    /// Exchanges with a live (not scripted) model; none for a recorded case, as for
+    /// [`Observation::model_calls`].
     pub fn live_calls(&self) -> u64 {
+        if self.misses.is_some() {
+            return 0;
+        }
         self.events
             .iter()
             .filter_map(|e| e.slot.as_ref())
