@@ -32,7 +32,7 @@
 //!
 //! [`ModelsFile::read`] parses and checks a file; [`ModelsFile::build`] sets up every model it
 //! names (each provider from the environment, as `--model` does) into the runtime's
-//! [`Models`](super::tiers::Models).
+//! [`Models`].
 
 use super::tiers::{Chain, Link, Models, Price};
 use super::{Model, ModelError, ModelErrorKind};
