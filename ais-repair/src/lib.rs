@@ -25,8 +25,11 @@
 //! Attempts per finding and model calls in all are bounded ([`Budget`]); a discarded attempt's
 //! reason is sent back with the next attempt for the same finding.
 //!
-//! `ais fix --model SPEC [--dry-run]` is this function after the mechanical rung; the skill
-//! compiler (`ais lift`) calls the same function on the program it assembled.
+//! `ais fix --model SPEC [--dry-run]` is this function after the mechanical rung. A producer —
+//! the skill compiler, `ais lift` — calls the same [`repair`] on the program it assembled: its
+//! text, the findings [`findings_of`] gives for it (with [`Config::source`] set to the skill,
+//! so the audit checks quotes), its model and a budget; it keeps [`Repaired::text`] and
+//! surfaces [`Repaired::deviations`] with the program.
 //!
 //! ```
 //! use ais_repair::{Config, repair};

@@ -203,10 +203,10 @@ fn with_model(
             let ops = serde_json::to_string_pretty(&a.ops).unwrap_or_default();
             writeln!(
                 o.out,
-                "# {} {}{subject}, attempt {}: {verdict}\n{ops}",
+                "# {}{subject}, attempt {}: {verdict}: {}\n{ops}",
                 a.finding.code,
-                render::clean_line(&a.finding.message),
-                a.attempt
+                a.attempt,
+                render::clean_line(&a.finding.message)
             )?;
             if let Some(diff) = &a.diff {
                 for line in diff.lines() {
