@@ -486,15 +486,13 @@ fn judge_answer(file: &str, reply: &Reply, view: &View, now: &State, config: &Co
     };
     let patched = match ais_edit::apply_ops(file, &now.text, &now.doc, &ops) {
         Ok(p) => p,
+        // The edit layer's detail names the operation (`operation 1: …`).
         Err(r) => {
-            let at = r
-                .op_index
-                .map(|i| format!("operation {i}: "))
-                .unwrap_or_default();
-            return with_ops(Verdict::discard(
-                Discarded::Rejected,
-                format!("{at}{}", r.detail),
-            ));
+            let mut detail = r.detail;
+            if !r.did_you_mean.is_empty() {
+                detail.push_str(&format!("; did you mean {}?", r.did_you_mean.join(", ")));
+            }
+            return with_ops(Verdict::discard(Discarded::Rejected, detail));
         }
     };
     let diff = similar::TextDiff::from_lines(&now.text, &patched.text)

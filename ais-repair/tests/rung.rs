@@ -9,33 +9,8 @@ use serde_json::{Value, json};
 use std::sync::Mutex;
 
 /// `polish` traces to nothing (F1 added) and `r_polish` is realized by nothing (F1 dropped);
-/// `publish` is two steps away from `polish`, outside its view.
-const PROGRAM: &str = "\
----
-name: notes
-description: Use to draft, polish and publish a note.
----
-walker:
-  name: notes
-  carries:
-    - {name: task, type: str, role: input}
-    - {name: note, type: str, produced_by: draft}
-    - {name: page, type: str, produced_by: publish}
-nodes:
-  - {id: draft, type: GEN-RAW, reads: [task], writes: [note], doc: Draft the note., traces_to: [r_draft]}
-  - {id: polish, type: GEN-RAW, reads: [note], writes: [note], doc: Polish the note.}
-  - {id: publish, type: GEN-RAW, reads: [note], writes: [page], doc: Render the note as a wiki page for the team space., traces_to: [r_publish]}
-  - {id: done, type: TERMINAL, reads: [page]}
-edges:
-  - {from: draft, to: polish}
-  - {from: polish, to: publish}
-  - {from: publish, to: done}
-faithfulness:
-  obligations:
-    - {id: r_draft, kind: step, force: mandatory, quote: Draft the note.}
-    - {id: r_polish, kind: step, force: mandatory, quote: Polish it.}
-    - {id: r_publish, kind: step, force: mandatory, quote: Publish it.}
-";
+/// `publish` is two steps away from `polish`, outside its view (the CLI tests' fixture).
+const PROGRAM: &str = include_str!("../../tests/fixtures/repair/notes.agir");
 
 fn findings() -> Vec<Finding> {
     findings_of(&agir::read(PROGRAM).unwrap(), &Config::default())
@@ -182,18 +157,14 @@ fn a_patch_that_changes_nothing_for_the_better_is_discarded() {
 }
 
 #[test]
-fn a_patch_that_adds_an_error_is_discarded() {
-    // `polish` now reads a carry nothing declares or writes.
+fn a_patch_that_adds_an_error_is_discarded_even_when_it_reduces_the_findings() {
+    // Resolves both F1s, and makes the GEN-RAW `polish` code-owned: W3, an error.
     let done = one_answer(json!({"ops": [
         {"op": "set_traces_to", "target": "instruction:polish", "traces_to": ["r_polish"]},
-        {"op": "set_reads", "id": "polish", "reads": ["note", "ghost"]}
+        {"op": "set_owner", "id": "polish", "owner": "code"}
     ]}));
-    if done.attempts[0].discarded == Some(Discarded::Rejected) {
-        // The edit layer itself refuses an unknown carry: discarded all the same.
-        assert_discarded(&done, Discarded::Rejected, "ghost");
-    } else {
-        assert_discarded(&done, Discarded::AddsError, "ghost");
-    }
+    assert_eq!(done.attempts[0].findings, Some((2, 1)));
+    assert_discarded(&done, Discarded::AddsError, "adds W3");
 }
 
 #[test]
@@ -234,7 +205,7 @@ fn unparseable_answers_are_discarded_and_named() {
         (
             json!({"ops": [{"op": "set_traces_to", "target": "instruction:polsh", "traces_to": ["r_polish"]}]}),
             Discarded::Rejected,
-            "polsh",
+            "operation 0: `target`: no `instruction:polsh`; did you mean",
         ),
         (
             json!(

@@ -9,32 +9,7 @@ use ais_repair::{Config, findings_of, repair};
 use providers_support::{Proto, fast_options, model, received, serve};
 use serde_json::json;
 
-const PROGRAM: &str = "\
----
-name: notes
-description: Use to draft, polish and publish a note.
----
-walker:
-  name: notes
-  carries:
-    - {name: task, type: str, role: input}
-    - {name: note, type: str, produced_by: draft}
-    - {name: page, type: str, produced_by: publish}
-nodes:
-  - {id: draft, type: GEN-RAW, reads: [task], writes: [note], doc: Draft the note., traces_to: [r_draft]}
-  - {id: polish, type: GEN-RAW, reads: [note], writes: [note], doc: Polish the note.}
-  - {id: publish, type: GEN-RAW, reads: [note], writes: [page], doc: Render the note as a wiki page for the team space., traces_to: [r_publish]}
-  - {id: done, type: TERMINAL, reads: [page]}
-edges:
-  - {from: draft, to: polish}
-  - {from: polish, to: publish}
-  - {from: publish, to: done}
-faithfulness:
-  obligations:
-    - {id: r_draft, kind: step, force: mandatory, quote: Draft the note.}
-    - {id: r_polish, kind: step, force: mandatory, quote: Polish it.}
-    - {id: r_publish, kind: step, force: mandatory, quote: Publish it.}
-";
+const PROGRAM: &str = include_str!("../../tests/fixtures/repair/notes.agir");
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_openai_compatible_server_answers_a_patch_that_is_adopted() {

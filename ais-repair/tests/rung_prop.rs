@@ -7,33 +7,18 @@ use ais_rt::model::ScriptedModel;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const PROGRAM: &str = "\
----
-name: notes
-description: Use to draft, polish and publish a note.
----
-walker:
-  name: notes
-  carries:
-    - {name: task, type: str, role: input}
-    - {name: note, type: str, produced_by: draft}
-    - {name: page, type: str, produced_by: publish}
-nodes:
-  - {id: draft, type: GEN-RAW, reads: [task], writes: [note], doc: Draft the note., traces_to: [r_draft]}
-  - {id: polish, type: GEN-RAW, reads: [note], writes: [note], doc: Polish the note.}
-  - {id: publish, type: GEN-RAW, reads: [note], writes: [page], doc: Publish the note., traces_to: [r_publish]}
-  - {id: done, type: TERMINAL, reads: [page]}
-edges:
-  - {from: draft, to: polish, traces_to: [r_draft]}
-  - {from: polish, to: publish}
-  - {from: publish, to: done}
-faithfulness:
-  obligations:
-    - {id: r_draft, kind: step, force: mandatory, quote: Draft the note.}
-    - {id: r_polish, kind: step, force: mandatory, quote: Polish it.}
-    - {id: r_publish, kind: step, force: mandatory, quote: Publish it.}
-    - {id: r_maybe, kind: step, force: discretionary, quote: You may cc the team.}
-";
+/// The CLI tests' fixture with an edge tracing `r_draft` and a discretionary obligation.
+fn program() -> String {
+    include_str!("../../tests/fixtures/repair/notes.agir")
+        .replace(
+            "- {from: draft, to: polish}",
+            "- {from: draft, to: polish, traces_to: [r_draft]}",
+        )
+        .replace(
+            "quote: Publish it.}\n",
+            "quote: Publish it.}\n    - {id: r_maybe, kind: step, force: discretionary, quote: You may cc the team.}\n",
+        )
+}
 
 const IDS: [&str; 5] = ["draft", "polish", "publish", "done", "extra"];
 const CARRIES: [&str; 4] = ["task", "note", "page", "memo"];
@@ -92,7 +77,8 @@ proptest! {
             budget: Budget { calls: 8, attempts: 3 },
             ..Config::default()
         };
-        let doc = agir::read(PROGRAM).unwrap();
+        let program = program();
+        let doc = agir::read(&program).unwrap();
         let before = findings_of(&doc, &config);
         let closure = Closure::of(&doc.program, None, &AuditConfig::default());
         let answers: Vec<Value> = answers.into_iter().map(|ops| json!({"ops": ops})).collect();
@@ -100,12 +86,12 @@ proptest! {
         let done = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap()
-            .block_on(repair("notes.agir", PROGRAM, &before, &model, &config))
+            .block_on(repair("notes.agir", &program, &before, &model, &config))
             .unwrap();
         let adopted = done.adopted().count();
         prop_assert_eq!(adopted, done.deviations.len());
         if adopted == 0 {
-            prop_assert_eq!(&done.text, PROGRAM);
+            prop_assert_eq!(&done.text, &program);
             prop_assert_eq!(done.findings.len(), before.len());
         } else {
             // Strictly fewer findings, no new error, the closure kept (checked afresh here,
@@ -151,7 +137,8 @@ fn the_random_patches_reach_adoption_and_every_kind_of_discard() {
         },
         ..Config::default()
     };
-    let doc = agir::read(PROGRAM).unwrap();
+    let program = program();
+    let doc = agir::read(&program).unwrap();
     let targets = findings_of(&doc, &config);
     let tokio = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -162,7 +149,7 @@ fn the_random_patches_reach_adoption_and_every_kind_of_discard() {
         let model =
             ScriptedModel::from_json("r.json".as_ref(), json!({"repair": [{"ops": ops}]})).unwrap();
         let done = tokio
-            .block_on(repair("notes.agir", PROGRAM, &targets, &model, &config))
+            .block_on(repair("notes.agir", &program, &targets, &model, &config))
             .unwrap();
         let key = done.attempts[0]
             .discarded

@@ -85,17 +85,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
             // Only the repaired spans change; when the repairs cannot be applied as such
             // edits, the program is written whole (canonically, comments kept) and the user
             // is told.
-            let text = match agir::edit_minimally(&source, &doc, repaired) {
-                Some(text) => within_limit(text, &name)?,
-                None => {
-                    writeln!(
-                        o.err,
-                        "note: the repairs could not be applied as edits at the repaired places \
-                         only; `{name}` is rewritten as canonical AG-IR (comments kept)"
-                    )?;
-                    canonical(repaired, &doc, &name)?
-                }
-            };
+            let text = mechanical_text(&source, &doc, &checked, &name, o)?;
             write_atomically(&args.file, &text, &source)?;
             writeln!(o.err, "{summary}; wrote {n} repair{}{remaining}", plural(n))?;
         } else {
