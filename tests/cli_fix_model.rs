@@ -30,6 +30,13 @@ fn ais(dir: &Path, args: &[&str]) -> Output {
         .expect("the ais binary runs")
 }
 
+/// `ais fix notes.agir --model scripted:answers.json ARGS…` in `dir`.
+fn fix(dir: &Path, more: &[&str]) -> Output {
+    let mut args = vec!["fix", "notes.agir", "--model", "scripted:answers.json"];
+    args.extend_from_slice(more);
+    ais(dir, &args)
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).unwrap()
 }
@@ -41,16 +48,7 @@ fn good() -> serde_json::Value {
 #[test]
 fn a_good_patch_is_written_with_its_deviation() {
     let (dir, before) = setup(json!([good()]));
-    let o = ais(
-        dir.path(),
-        &[
-            "fix",
-            "notes.agir",
-            "-w",
-            "--model",
-            "scripted:answers.json",
-        ],
-    );
+    let o = fix(dir.path(), &["-w"]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
@@ -69,16 +67,7 @@ fn a_good_patch_is_written_with_its_deviation() {
 #[test]
 fn dry_run_shows_the_patch_and_writes_nothing() {
     let (dir, before) = setup(json!([good()]));
-    let o = ais(
-        dir.path(),
-        &[
-            "fix",
-            "notes.agir",
-            "--model",
-            "scripted:answers.json",
-            "--dry-run",
-        ],
-    );
+    let o = fix(dir.path(), &["--dry-run"]);
     let out = text(&o.stdout);
     assert!(out.contains("\"op\": \"set_traces_to\""), "{out}");
     assert!(out.contains("+    traces_to: [r_polish]"), "{out}");
@@ -97,18 +86,7 @@ fn hostile_answers_are_discarded_named_and_the_file_is_untouched() {
         ]},
         {"ops": [{"op": "set_traces_to", "target": "instruction:draft", "traces_to": ["r_polish"]}]},
     ]));
-    let o = ais(
-        dir.path(),
-        &[
-            "fix",
-            "notes.agir",
-            "-w",
-            "--model",
-            "scripted:answers.json",
-            "--attempts",
-            "2",
-        ],
-    );
+    let o = fix(dir.path(), &["-w", "--attempts", "2"]);
     let err = text(&o.stderr);
     assert!(err.contains("attempt 1: discarded (malformed)"), "{err}");
     assert!(err.contains("attempt 2: discarded (out_of_view): changes what is outside the view: instruction:publish"), "{err}");

@@ -261,74 +261,34 @@ impl View {
     /// obligations), canonical, with the neighbours named in a comment. This, never the whole
     /// program, is what the model sees.
     pub fn text(&self, p: &Program) -> String {
-        let mut cut = Program {
+        let carries = kept(p.carries(), |c| self.carries.contains(&c.name));
+        let cut = Program {
             name: p.name.clone(),
-            ..Program::default()
-        };
-        let nodes: Vec<_> = p
-            .instructions()
-            .iter()
-            .filter(|n| self.instructions.contains(&n.id))
-            .cloned()
-            .collect();
-        cut.nodes = (!nodes.is_empty()).then_some(nodes);
-        let edges: Vec<_> = p
-            .edge_list()
-            .iter()
-            .filter(|e| self.holds_edge(&e.from, &e.to))
-            .cloned()
-            .collect();
-        cut.edges = (!edges.is_empty()).then_some(edges);
-        let carries: Vec<_> = p
-            .carries()
-            .iter()
-            .filter(|c| self.carries.contains(&c.name))
-            .cloned()
-            .collect();
-        if !carries.is_empty() {
-            cut.walker = Some(ais_core::Walker {
+            nodes: kept(p.instructions(), |n| self.instructions.contains(&n.id)),
+            edges: kept(p.edge_list(), |e| self.holds_edge(&e.from, &e.to)),
+            walker: carries.map(|carries| ais_core::Walker {
                 name: p.walker.as_ref().and_then(|w| w.name.clone()),
                 carries: Some(carries),
                 ..Default::default()
-            });
-        }
-        let tools: Vec<_> = p
-            .tool_list()
-            .iter()
-            .filter(|t| self.tools.contains(&t.name))
-            .cloned()
-            .collect();
-        cut.tools = (!tools.is_empty()).then_some(tools);
-        let knowledge: Vec<_> = p
-            .knowledge
-            .iter()
-            .flatten()
-            .filter(|k| self.knowledge.contains(&k.name))
-            .cloned()
-            .collect();
-        cut.knowledge = (!knowledge.is_empty()).then_some(knowledge);
-        let types: Vec<_> = p
-            .types
-            .iter()
-            .flatten()
-            .filter(|t| self.types.contains(&t.name))
-            .cloned()
-            .collect();
-        cut.types = (!types.is_empty()).then_some(types);
-        if let Some(record) = &p.faithfulness {
-            let obligations: Vec<_> = record
-                .obligation_list()
-                .iter()
-                .filter(|o| self.obligations.contains(&o.id))
-                .cloned()
-                .collect();
-            if !obligations.is_empty() {
-                cut.faithfulness = Some(ais_core::Provenance {
-                    obligations: Some(obligations),
-                    ..Default::default()
+            }),
+            tools: kept(p.tool_list(), |t| self.tools.contains(&t.name)),
+            knowledge: kept(p.knowledge.as_deref().unwrap_or_default(), |k| {
+                self.knowledge.contains(&k.name)
+            }),
+            types: kept(p.types.as_deref().unwrap_or_default(), |t| {
+                self.types.contains(&t.name)
+            }),
+            faithfulness: p.faithfulness.as_ref().and_then(|record| {
+                let obligations = kept(record.obligation_list(), |o| {
+                    self.obligations.contains(&o.id)
                 });
-            }
-        }
+                obligations.map(|o| ais_core::Provenance {
+                    obligations: Some(o),
+                    ..Default::default()
+                })
+            }),
+            ..Program::default()
+        };
         let mut text = String::new();
         if !self.neighbours.is_empty() {
             let names: Vec<&str> = self.neighbours.iter().map(String::as_str).collect();
@@ -340,6 +300,12 @@ impl View {
         text.push_str(&ais_core::agir::write(&cut));
         text
     }
+}
+
+/// The items `keep` keeps, in order; `None` when it keeps none (the section is left out).
+fn kept<T: Clone>(items: &[T], keep: impl Fn(&T) -> bool) -> Option<Vec<T>> {
+    let v: Vec<T> = items.iter().filter(|x| keep(x)).cloned().collect();
+    (!v.is_empty()).then_some(v)
 }
 
 /// True when `traces_to` names `id`.
