@@ -260,7 +260,8 @@ impl Repaired {
         self.attempts.iter().filter(|a| a.discarded.is_none())
     }
 
-    /// The rung's output as JSON (`ais fix --model --format json`).
+    /// The rung's record as JSON (counts, every attempt with its verdict, the skipped
+    /// findings, the deviations): what a caller logs or shows beside the program.
     pub fn json(&self) -> Json {
         json!({
             "findings_before": self.before.len(),
