@@ -38,6 +38,8 @@ pub use ais_core::*;
 pub use ais_edit as edit;
 pub use ais_lift as lift;
 pub use ais_macros::ais;
+/// The model repair rung (spec §9.1 rung 2, `ais fix --model`): crate `ais-repair`.
+pub use ais_repair as repair;
 /// Programs as Restate workflows: the `Endpoint` builder, the ingress client (feature `restate`).
 #[cfg(feature = "restate")]
 pub use ais_restate as restate;

@@ -187,6 +187,12 @@ fn clean(text: &str) -> String {
     normalize_untrusted_str(text)
 }
 
+/// One line of text from a program, a user or a model, made safe to print on a terminal
+/// (control characters neutralized): what a front end prints of a model's answer.
+pub fn clean_line(text: &str) -> String {
+    clean(text)
+}
+
 /// A snippet showing one line of the source, underlined at `pos` (as the primary place, or a
 /// secondary one); or, when the line is not in the source, just the origin `file:line:col`.
 fn located<'a>(

@@ -804,3 +804,36 @@ fn a_malformed_record_is_a_read_error_that_says_where_and_what_to_write() {
         assert!(err.pos.is_some() && err.help.is_some(), "{text}: {err:?}");
     }
 }
+
+#[test]
+fn check_carries_the_audit_standing_and_its_accepted_deviations() {
+    let rule = "    - {id: r, kind: step, force: mandatory, quote: Sign it.}\n";
+    let accepted = sink(&[], rule)
+        + "  deviations:\n    - {obligation: r, kind: dropped, reason: The target has no signing key.}\n";
+    let doc = ais_core::agir::read(&accepted).unwrap();
+    let checked = ais_core::check(&doc.program, &doc.source_map, ais_core::Repairs::Off);
+    let standing = checked
+        .faithfulness
+        .as_ref()
+        .expect("the program has a record");
+    assert_eq!(standing.accepted, audit_text(&accepted, None).accepted);
+    assert_eq!(standing.accepted.len(), 1);
+    assert!(standing.obligations.iter().any(|o| o.id == "r"));
+    // Its findings are the check's own audit findings.
+    let audit_findings: Vec<&str> = checked
+        .findings
+        .iter()
+        .filter(|f| f.id.check().is_some_and(ais_core::is_audit_check))
+        .map(|f| f.message.as_str())
+        .collect();
+    let standing_findings: Vec<&str> = standing
+        .findings
+        .iter()
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(audit_findings, standing_findings);
+    // No record, no standing.
+    let plain = ais_core::agir::read("nodes:\n  - {id: done, type: TERMINAL}\n").unwrap();
+    let checked = ais_core::check(&plain.program, &plain.source_map, ais_core::Repairs::Off);
+    assert!(checked.faithfulness.is_none());
+}

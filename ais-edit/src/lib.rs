@@ -546,46 +546,12 @@ impl Editor {
         }
         let before = check(&l.doc.program, &l.doc.source_map, Repairs::Off);
         let findings_before: Vec<Reported> = before.findings.iter().map(reported).collect();
-        let mut st = State {
-            program: l.doc.program.clone(),
-            original: &l.doc.program,
-        };
-        let mut results: Vec<Json> = Vec::new();
-        let mut created: Vec<Option<Address>> = Vec::new();
-        let mut touched: Vec<Address> = Vec::new();
-        for (i, raw) in args.ops.iter().enumerate() {
-            let raw = substitute(raw, &created);
-            let op: Op = decode_op(&raw, i, args)?;
-            let applied = apply::apply(&mut st, &op).map_err(|f| op_rejection(f, i, &raw, args))?;
-            results.push(json!({"op_index": i, "op": raw.get("op"), "created": applied.created}));
-            touched.extend(applied.touched);
-            created.push(applied.created);
-        }
-        let limits = agir::Limits::default();
-        let text = if st.program == l.doc.program {
-            l.text.clone()
-        } else if let Some(t) = agir::edit_minimally(&l.text, &l.doc, &st.program) {
-            t
-        } else {
-            let canonical = agir::write_keeping(&st.program, &l.doc, &limits).map_err(|e| {
-                Rejection::new(
-                    Reason::TooLarge,
-                    format!("the program cannot be written: {}", e.message),
-                )
-            })?;
-            let fenced = !l.doc.relaxations.is_empty() || l.text.trim_start().starts_with("```");
-            match fenced {
-                false => splice::keep_unchanged(&l.text, &l.doc.program, &canonical, &st.program)
-                    .unwrap_or(canonical),
-                true => canonical,
-            }
-        };
-        let back = agir::read(&text).map_err(|e| {
-            Rejection::new(
-                Reason::Io,
-                format!("the written text does not read back: {}", e.message),
-            )
-        })?;
+        let Patched {
+            text,
+            doc: back,
+            applied: results,
+            touched,
+        } = patched(args, &l.text, &l.doc)?;
         let after = check(&back.program, &back.source_map, Repairs::Off);
         let findings_after: Vec<Reported> = after.findings.iter().map(reported).collect();
         let introduced: Vec<(usize, &Reported)> = findings_after
@@ -620,8 +586,6 @@ impl Editor {
         if changed && !args.dry_run {
             files::write_atomically(&l.path, &text)?;
         }
-        touched.sort();
-        touched.dedup();
         let generations: serde_json::Map<String, Json> = touched
             .iter()
             .map(|a| {
@@ -650,6 +614,118 @@ impl Editor {
             "diff": diff,
         }))
     }
+}
+
+/// A patch applied to a program in memory ([`apply_ops`]): the text it leaves, that text read
+/// back, what each operation did, and the elements it changed.
+#[derive(Clone, Debug)]
+pub struct Patched {
+    /// The program's text after the patch: the original text where nothing changed (byte for
+    /// byte), else minimal edits at the changed places or the canonical text with the
+    /// unchanged sections kept as written.
+    pub text: String,
+    /// [`Patched::text`] read back (the program the patch leaves, with its positions).
+    pub doc: agir::Document,
+    /// Per operation: its index, its name and the element it created.
+    pub applied: Vec<Json>,
+    /// The elements the operations changed, created or deleted, sorted, without repeats (as
+    /// the operations report them: a caller guarding what a patch may change compares the
+    /// programs too).
+    pub touched: Vec<Address>,
+}
+
+/// Applies `ops` (operations of the catalog, [`ops::Op`], as JSON) in order to the program
+/// `doc` read from `text`, in memory: the same decoding, application and writing as `patch`,
+/// with no file, no lock and no check of the result — the caller judges it (the model repair
+/// rung of `ais fix --model` re-checks it through the validator and the audit). `file` names
+/// the program in rejections. All or nothing: a rejection leaves nothing changed.
+///
+/// ```
+/// use ais_core::agir;
+/// use serde_json::json;
+///
+/// let text = "nodes:\n  - {id: draft, type: GEN-RAW, doc: Draft it.}\n  - {id: done, type: TERMINAL}\nedges:\n  - {from: draft, to: done}\n";
+/// let doc = agir::read(text)?;
+/// let ops = [json!({"op": "set_doc", "target": "instruction:draft", "doc": "Draft the note."})];
+/// let patched = ais_edit::apply_ops("note.agir", text, &doc, &ops).unwrap();
+/// assert_eq!(patched.doc.program.instruction("draft").unwrap().1.doc.as_deref(), Some("Draft the note."));
+/// assert!(ais_edit::apply_ops("note.agir", text, &doc, &[json!({"op": "nope"})]).is_err());
+/// # Ok::<(), agir::ReadError>(())
+/// ```
+pub fn apply_ops(
+    file: &str,
+    text: &str,
+    doc: &agir::Document,
+    ops: &[Json],
+) -> Result<Patched, Rejection> {
+    if ops.len() > MAX_OPS {
+        return Err(Rejection::new(
+            Reason::TooLarge,
+            format!(
+                "{} operations, more than the {MAX_OPS} one patch may hold: split it into several patches",
+                ops.len()
+            ),
+        ));
+    }
+    let args = PatchArgs {
+        file: file.to_owned(),
+        ops: ops.to_vec(),
+        dry_run: true,
+        generation: None,
+    };
+    patched(&args, text, doc)
+}
+
+/// The operations of `args` applied to `doc` (read from `text`), written and read back.
+fn patched(args: &PatchArgs, text: &str, doc: &agir::Document) -> Result<Patched, Rejection> {
+    let mut st = State {
+        program: doc.program.clone(),
+        original: &doc.program,
+    };
+    let mut results: Vec<Json> = Vec::new();
+    let mut created: Vec<Option<Address>> = Vec::new();
+    let mut touched: Vec<Address> = Vec::new();
+    for (i, raw) in args.ops.iter().enumerate() {
+        let raw = substitute(raw, &created);
+        let op: Op = decode_op(&raw, i, args)?;
+        let applied = apply::apply(&mut st, &op).map_err(|f| op_rejection(f, i, &raw, args))?;
+        results.push(json!({"op_index": i, "op": raw.get("op"), "created": applied.created}));
+        touched.extend(applied.touched);
+        created.push(applied.created);
+    }
+    let limits = agir::Limits::default();
+    let out = if st.program == doc.program {
+        text.to_owned()
+    } else if let Some(t) = agir::edit_minimally(text, doc, &st.program) {
+        t
+    } else {
+        let canonical = agir::write_keeping(&st.program, doc, &limits).map_err(|e| {
+            Rejection::new(
+                Reason::TooLarge,
+                format!("the program cannot be written: {}", e.message),
+            )
+        })?;
+        let fenced = !doc.relaxations.is_empty() || text.trim_start().starts_with("```");
+        match fenced {
+            false => splice::keep_unchanged(text, &doc.program, &canonical, &st.program)
+                .unwrap_or(canonical),
+            true => canonical,
+        }
+    };
+    let back = agir::read(&out).map_err(|e| {
+        Rejection::new(
+            Reason::Io,
+            format!("the written text does not read back: {}", e.message),
+        )
+    })?;
+    touched.sort();
+    touched.dedup();
+    Ok(Patched {
+        text: out,
+        doc: back,
+        applied: results,
+        touched,
+    })
 }
 
 /// Counts the bytes written to it, failing once past [`MAX_REQUEST_BYTES`].

@@ -167,10 +167,14 @@ fn check_file(
     }
 }
 
-/// Runs the faithfulness audit with the source text and configuration given, in place of the
-/// one [`check`] ran (no source, the default configuration); `None` when the program has no
-/// obligations to audit against.
+/// The faithfulness audit's standing: the one [`check`] ran (no source, the default
+/// configuration) as it carries it, or, with a source text or another configuration, the audit
+/// run with those in its place; `None` when the program has no obligations to audit against.
 fn with_audit(checked: &mut Checked, doc: &agir::Document, input: &AuditInput) -> Option<Audit> {
+    if input.source.is_none() && input.config == AuditConfig::default() {
+        // `check` ran it just so: its standing is in the result.
+        return checked.faithfulness.take();
+    }
     let program = checked.program(&doc.program);
     program.faithfulness.as_ref()?.obligations.as_ref()?;
     let audit = ais_core::audit(

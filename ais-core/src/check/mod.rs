@@ -49,6 +49,12 @@ pub struct Checked<L = Pos> {
     /// The program after the repairs, when any landed; `None` when the program stands as it
     /// was given (see [`Checked::program`]).
     pub repaired: Option<Program>,
+    /// The faithfulness audit (§9.5) of that program when its provenance record lists
+    /// obligations — each obligation's standing and the accepted deviations that silenced a
+    /// finding — as `check` runs it (no source text, the default [`AuditConfig`]); its
+    /// findings are also among [`Checked::findings`]. `None` for a program with nothing to
+    /// audit.
+    pub faithfulness: Option<Audit<L>>,
 }
 
 impl<L> Checked<L> {
@@ -181,13 +187,20 @@ fn finish_checked<M: Locator>(
     findings: Vec<Finding>,
     deviations: Vec<Deviation>,
 ) -> Checked<M::Location> {
-    let findings = finish(findings, locator, repaired.as_ref().unwrap_or(program));
+    let checked = repaired.as_ref().unwrap_or(program);
+    let findings = finish(findings, locator, checked);
     let outcome = outcome_of(&findings, &deviations);
+    let faithfulness = checked
+        .faithfulness
+        .as_ref()
+        .is_some_and(|r| r.obligations.is_some())
+        .then(|| audit(checked, locator, None, &AuditConfig::default()));
     Checked {
         outcome,
         findings,
         deviations,
         repaired,
+        faithfulness,
     }
 }
 

@@ -114,6 +114,9 @@ pub struct ObligationStatus {
     pub realized: bool,
     /// The elements that trace to it.
     pub traced_by: Vec<ElementRef>,
+    /// True when a transition or step realizing it has another force than the source's (an F1
+    /// re-modalized finding about it that no accepted deviation silences).
+    pub remodalized: bool,
 }
 
 /// Audits `program` against its provenance record: the four checks of §9.5 and G10/G11, with
@@ -322,6 +325,13 @@ impl<'a, 'p> Auditor<'a, 'p> {
         {
             self.accepted.push((d, message));
             return;
+        }
+        if let Some(s) = &subject
+            && s.kind == DeviationKind::Remodalized
+            && let Some(o) = s.obligation
+            && let Some(status) = self.statuses.iter_mut().find(|x| x.id == o)
+        {
+            status.remodalized = true;
         }
         let mut f = Finding::new(id, Severity::Warn, locus.clone(), message);
         f.repair = Some(Repair::manual(repair));

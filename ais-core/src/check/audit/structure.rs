@@ -406,6 +406,7 @@ fn obligations_realized(a: &mut Auditor) {
             required,
             realized: realized_ok,
             traced_by,
+            remodalized: false,
         });
     }
 }
