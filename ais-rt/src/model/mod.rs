@@ -231,6 +231,12 @@ pub trait Model: Send + Sync + 'static {
     fn unavailable(&self) -> Option<&ModelError> {
         None
     }
+    /// The most completion tokens one answer may have, when the request sets a limit (Anthropic
+    /// always does): with a price, what an exchange may cost at most is known before it is
+    /// made, and the cost budget refuses one that may not fit.
+    fn max_completion_tokens(&self) -> Option<u64> {
+        None
+    }
     /// One exchange: answer `request` with a value or tool calls.
     fn complete<'a>(&'a self, request: &'a SlotRequest) -> ModelFuture<'a>;
 }

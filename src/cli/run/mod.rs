@@ -604,7 +604,11 @@ fn open_models(
                 .map_err(|e| CliError::new(e.message, help))?;
         }
         let (model, s) = open_model(spec)?;
-        models.set_default(Arc::new(model::Chain::single(model)));
+        // A model given as a spec keeps the price the configuration gives it.
+        let price = config.prices.get(spec.trim()).copied();
+        let link = model::tiers::Link { model, price };
+        let name = link.model.name().to_owned();
+        models.set_default(Arc::new(model::Chain::new(name, vec![link])));
         scripted = s;
     }
     Ok((models, scripted))

@@ -57,6 +57,32 @@ pub(super) fn scripted_note(setup: &Setup) -> String {
     )
 }
 
+/// What a run spent, as the summary line says it: `, 120 prompt + 30 completion tokens,
+/// $0.0012 (1 slot unpriced), 1 failover` — each part only when there is something to say.
+pub(crate) fn spent(usage: &ais_rt::RunUsage) -> String {
+    let mut s = String::new();
+    if usage.prompt_tokens + usage.completion_tokens > 0 {
+        s += &format!(
+            ", {} prompt + {} completion tokens",
+            usage.prompt_tokens, usage.completion_tokens
+        );
+    }
+    if let Some(cost) = usage.cost {
+        s += &format!(", ${cost:.4}");
+        match usage.unpriced_slots {
+            0 => {}
+            1 => s += " (1 slot unpriced)",
+            n => s += &format!(" ({n} slots unpriced)"),
+        }
+    }
+    match usage.failovers {
+        0 => {}
+        1 => s += ", 1 failover",
+        n => s += &format!(", {n} failovers"),
+    }
+    s
+}
+
 pub(super) fn print_human(
     setup: &Setup,
     outcome: &RunOutcome,
@@ -74,15 +100,7 @@ pub(super) fn print_human(
         1 => ", 1 slot filled".to_owned(),
         n => format!(", {n} slots filled"),
     };
-    let tokens = outcome.usage.prompt_tokens + outcome.usage.completion_tokens;
-    let tokens = if tokens > 0 {
-        format!(
-            ", {} prompt + {} completion tokens",
-            outcome.usage.prompt_tokens, outcome.usage.completion_tokens
-        )
-    } else {
-        String::new()
-    };
+    let tokens = spent(&outcome.usage);
     let status = match outcome.status {
         Status::Ok => "ok",
         Status::Error => "error (a step failed and no ROUTE tested it)",

@@ -72,6 +72,10 @@ impl Model for Anthropic {
         &self.name
     }
 
+    fn max_completion_tokens(&self) -> Option<u64> {
+        Some(u64::from(self.max_tokens))
+    }
+
     fn complete<'a>(&'a self, request: &'a SlotRequest) -> ModelFuture<'a> {
         Box::pin(self.exchange(request))
     }
