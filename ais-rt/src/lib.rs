@@ -177,9 +177,18 @@ pub struct RuntimeBuilder {
     read_roots: Vec<PathBuf>,
     allow_net: Vec<String>,
     max_cost: Option<f64>,
+    live: Option<Arc<dyn model::live::Live>>,
 }
 
 impl RuntimeBuilder {
+    /// Who watches the models' answers stream in (default: nobody): with a watcher, the
+    /// providers ask for streamed answers and hand it each piece of text as it arrives — what
+    /// a terminal shows under the running step. The answer a slot validates and the journal
+    /// keeps is the whole one, assembled once the stream ended ([`model::live`]).
+    pub fn live(mut self, watcher: Arc<dyn model::live::Live>) -> Self {
+        self.live = Some(watcher);
+        self
+    }
     /// The cost budget, in US dollars (default: none): what the run's slots may cost in all,
     /// its SPAWN siblings, CALL sub-runs and the steps before a resume included. A call that
     /// may cost more than is left (a price and a completion-token limit known before it is
@@ -306,6 +315,7 @@ impl RuntimeBuilder {
                 max_siblings: self.max_siblings,
                 policy,
                 max_cost: self.max_cost,
+                live: self.live,
             }),
         }
     }
@@ -364,6 +374,7 @@ impl Runtime {
             read_roots: Vec::new(),
             allow_net: Vec::new(),
             max_cost: None,
+            live: None,
         }
     }
 

@@ -49,6 +49,7 @@ fn offline(s: &Settings) -> Settings {
         policy: s.policy.clone(),
         // A replay asks no model: it spends nothing.
         max_cost: None,
+        live: None,
     }
 }
 

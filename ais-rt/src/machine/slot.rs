@@ -188,6 +188,8 @@ struct Journaled {
     price: Option<Price>,
     /// The run's cost budget (`--max-cost`), in US dollars.
     limit: Option<f64>,
+    /// Who watches the answer stream in.
+    live: Option<Arc<dyn crate::model::live::Live>>,
     seam: Arc<Seam>,
 }
 
@@ -277,7 +279,9 @@ impl Model for Journaled {
                     request,
                     |r| exchange_spec(kind, r),
                     |r| async move {
-                        let answer = self.model.complete(r).await;
+                        let live = self.live.clone();
+                        let answer =
+                            crate::model::live::watched(live, self.model.complete(r)).await;
                         let cost = price
                             .zip(answer.as_ref().ok())
                             .map(|(p, c)| p.cost(&c.usage));
@@ -362,6 +366,7 @@ impl SlotReach {
                     model: link.model.clone(),
                     price: link.price,
                     limit: self.settings.max_cost,
+                    live: self.settings.live.clone(),
                     seam: self.seam.clone(),
                 }) as Arc<dyn Model>,
                 price: link.price,

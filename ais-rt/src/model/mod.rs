@@ -10,6 +10,7 @@
 //! [`from_spec`] turns a `--model` spec into a model.
 
 pub mod config;
+pub mod live;
 pub mod providers;
 pub(crate) mod schema;
 pub mod scripted;
