@@ -698,8 +698,11 @@ impl Setup {
         // Step events are built only for a sink that shows them: the progress bar on a
         // terminal, the trace file, `RUST_LOG` output, an OTLP exporter.
         let mut sinks: Vec<Arc<dyn TraceSink>> = Vec::new();
+        let mut live: Option<Arc<dyn ais_rt::model::live::Live>> = None;
         if self.progress.visible() {
             sinks.push(self.progress.clone());
+            // Answers stream to a terminal only.
+            live = Some(self.progress.clone());
         }
         if let Some(t) = &self.trace {
             sinks.push(t.clone());
@@ -721,6 +724,9 @@ impl Setup {
             _ => builder = builder.trace(Arc::new(Tee(sinks))),
         }
         builder = self.bounds.apply(builder);
+        if let Some(live) = live {
+            builder = builder.live(live);
+        }
         if let Some((pulse, _)) = &self.pulse {
             builder = builder.pulse(pulse.clone());
         }

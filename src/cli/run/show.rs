@@ -249,10 +249,16 @@ pub(super) fn clip(text: &str) -> String {
 }
 
 /// The progress display: on a terminal, one line per step (number, instruction, opcode,
-/// unit, time) above a spinner; elsewhere nothing.
+/// unit, time) above a spinner, and under it, dimmed, the end of the answer streaming in for
+/// the running slot; elsewhere nothing.
 pub(super) struct Progress {
     bar: ProgressBar,
+    /// The spinner's message (the last step) and the streamed text shown under it.
+    shown: std::sync::Mutex<(String, String)>,
 }
+
+/// How much of a streaming answer is shown under the spinner: its last characters.
+const STREAMED_CHARS: usize = 100;
 
 impl Progress {
     pub(super) fn new() -> Self {
@@ -267,7 +273,24 @@ impl Progress {
             }
             None => ProgressBar::hidden(),
         };
-        Progress { bar }
+        Progress {
+            bar,
+            shown: std::sync::Mutex::default(),
+        }
+    }
+
+    fn shown(&self) -> std::sync::MutexGuard<'_, (String, String)> {
+        self.shown.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The spinner's message: the step, and under it the streamed text, dimmed.
+    fn redraw(&self, (step, streamed): &(String, String)) {
+        if streamed.is_empty() {
+            self.bar.set_message(step.clone());
+        } else {
+            let tail = console::style(streamed).dim();
+            self.bar.set_message(format!("{step}\n  {tail}"));
+        }
     }
 
     pub(super) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
@@ -300,8 +323,37 @@ impl TraceSink for Progress {
             human_time(e.elapsed_us),
         );
         self.bar.println(line);
-        self.bar
-            .set_message(format!("step {} {}", e.step, e.instruction));
+        let mut shown = self.shown();
+        *shown = (format!("step {} {}", e.step, e.instruction), String::new());
+        self.redraw(&shown);
+    }
+}
+
+/// The answers streaming in, shown under the spinner (the runtime streams only to a watcher:
+/// only a terminal's progress display is one). Model output is hostile: control characters
+/// become spaces, so an answer cannot drive the terminal.
+impl ais_rt::model::live::Live for Progress {
+    fn text(&self, instruction: &str, sibling: Option<usize>, text: &str) {
+        if self.bar.is_hidden() {
+            return;
+        }
+        let mut shown = self.shown();
+        let who = match sibling {
+            Some(i) => format!("{instruction}[{i}]"),
+            None => instruction.to_owned(),
+        };
+        let head = format!("{who}: ");
+        if !shown.1.starts_with(&head) {
+            shown.1 = head.clone();
+        }
+        shown
+            .1
+            .extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
+        let body = &shown.1[head.len()..];
+        if let Some((cut, _)) = body.char_indices().rev().nth(STREAMED_CHARS) {
+            shown.1 = format!("{head}…{}", &body[cut..]);
+        }
+        self.redraw(&shown);
     }
 }
 
