@@ -6,7 +6,7 @@
 #[path = "../ais-rt/tests/providers_support/mod.rs"]
 mod providers_support;
 
-use providers_support::Proto;
+use providers_support::{OwnServer, Proto};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -30,31 +30,13 @@ edges:
 /// $10, 26 at $100 per million) and 7 completion tokens at $1000 per million.
 const CALL: f64 = (26.0 * 100.0 + 16.0 * 10.0 + 7.0 * 1000.0) / 1e6;
 
-/// The model server, on a runtime of its own (the binary runs in another process).
-struct ModelServer {
-    base: String,
-    server: std::sync::Arc<providers_support::Server>,
-    _runtime: tokio::runtime::Runtime,
-}
-
-fn model_server() -> ModelServer {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let (server, base) = runtime.block_on(providers_support::serve_fn(|_| {
-        Proto::OpenAi.answer(json!({"value": "some text"}))
-    }));
-    ModelServer {
-        base,
-        server,
-        _runtime: runtime,
-    }
+/// The model server: the same answer to every slot.
+fn model_server() -> OwnServer {
+    providers_support::serve_blocking(|_| Proto::OpenAi.answer(json!({"value": "some text"})))
 }
 
 /// A project: the program and an ais.toml whose default model is the server, priced.
-fn project(server: &ModelServer) -> tempfile::TempDir {
+fn project(server: &OwnServer) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("two.agir"), PROGRAM).unwrap();
     std::fs::write(

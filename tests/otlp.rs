@@ -241,14 +241,10 @@ fn a_collector_that_is_down_does_not_fail_the_run() {
 
 #[test]
 fn a_priced_run_puts_each_slots_cost_and_the_runs_on_the_spans() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let (_server, base) = runtime.block_on(providers_support::serve_fn(|_| {
+    let server = providers_support::serve_blocking(|_| {
         providers_support::Proto::OpenAi.answer(serde_json::json!({"value": "text"}))
-    }));
+    });
+    let base = &server.base;
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("one.agir"),
@@ -296,11 +292,11 @@ edges:
         attr(step, "gen_ai.usage.input_tokens"),
         Some(&Any::IntValue(42))
     );
-    assert!(
-        matches!(attr(step, "ais.usage.cost_usd"), Some(Any::DoubleValue(c)) if (c - cost).abs() < 1e-12),
-        "{:?}",
-        attr(step, "ais.usage.cost_usd")
-    );
+    let costs = |span: &Span| match attr(span, "ais.usage.cost_usd") {
+        Some(Any::DoubleValue(c)) => *c,
+        other => panic!("`{}` has no cost: {other:?}", span.name),
+    };
+    assert!((costs(step) - cost).abs() < 1e-12, "{}", costs(step));
     let run = spans
         .iter()
         .find(|s| s.name == "invoke_workflow One")
@@ -309,9 +305,5 @@ edges:
         attr(run, "gen_ai.usage.output_tokens"),
         Some(&Any::IntValue(7))
     );
-    assert!(
-        matches!(attr(run, "ais.usage.cost_usd"), Some(Any::DoubleValue(c)) if (c - cost).abs() < 1e-12),
-        "{:?}",
-        attr(run, "ais.usage.cost_usd")
-    );
+    assert!((costs(run) - cost).abs() < 1e-12, "{}", costs(run));
 }

@@ -6,7 +6,7 @@
 #[path = "../ais-rt/tests/providers_support/mod.rs"]
 mod providers_support;
 
-use providers_support::Proto;
+use providers_support::{OwnServer, Proto};
 use serde_json::json;
 use std::path::Path;
 use std::process::Command;
@@ -26,21 +26,10 @@ edges:
 
 const VALUE: &str = "alpha bravo charlie delta echo foxtrot golf hotel";
 
-struct ModelServer {
-    base: String,
-    server: std::sync::Arc<providers_support::Server>,
-    _runtime: tokio::runtime::Runtime,
-}
-
 /// A server streaming every answer in 8 pieces, 150 ms apart, when asked to stream; a plain
 /// answer otherwise.
-fn model_server() -> ModelServer {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let (server, base) = runtime.block_on(providers_support::serve_fn(|body| {
+fn model_server() -> OwnServer {
+    providers_support::serve_blocking(|body| {
         let value = json!({"value": VALUE});
         if body["stream"] == true {
             Proto::OpenAi
@@ -49,15 +38,10 @@ fn model_server() -> ModelServer {
         } else {
             Proto::OpenAi.answer(value)
         }
-    }));
-    ModelServer {
-        base,
-        server,
-        _runtime: runtime,
-    }
+    })
 }
 
-fn project(server: &ModelServer) -> tempfile::TempDir {
+fn project(server: &OwnServer) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("one.agir"), PROGRAM).unwrap();
     std::fs::write(

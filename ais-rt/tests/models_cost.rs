@@ -69,6 +69,18 @@ const ANTHROPIC_CALL: f64 = (42.0 * 10.0 + 7.0 * 100.0) / 1e6;
 /// What an Anthropic call may cost at most: the tests' 512-token limit at $100 per million.
 const ANTHROPIC_WORST: f64 = 512.0 * 100.0 / 1e6;
 
+/// The fault of a run stopped by its cost budget at `at`, saying `says`.
+fn budget_fault(outcome: &RunOutcome, at: &str, says: &str) -> String {
+    assert_eq!(outcome.status, Status::Fault, "{outcome:#?}");
+    let fault = outcome.fault.as_ref().unwrap();
+    assert_eq!(
+        (fault.kind, fault.instruction.as_str()),
+        (FaultKind::BudgetExhausted, at)
+    );
+    assert!(fault.message.contains(says), "{}", fault.message);
+    fault.message.clone()
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-12
 }
@@ -167,21 +179,12 @@ async fn a_call_that_may_not_fit_the_budget_is_refused_before_it_is_made() {
     // Room for the first call's worst case, not for the second's once the first is paid.
     let budget = ANTHROPIC_WORST + ANTHROPIC_CALL / 2.0;
     let (outcome, _) = run(THREE, "go", models, Some(budget)).await;
-    assert_eq!(outcome.status, Status::Fault, "{outcome:#?}");
-    let fault = outcome.fault.as_ref().unwrap();
-    assert_eq!(fault.kind, FaultKind::BudgetExhausted);
-    assert_eq!(fault.instruction, "two");
+    let message = budget_fault(&outcome, "two", "before the call");
     assert!(
-        fault.message.contains("before the call"),
-        "{}",
-        fault.message
+        message.contains("512 completion tokens") && message.contains("$0.0512"),
+        "{message}"
     );
-    assert!(
-        fault.message.contains("512 completion tokens") && fault.message.contains("$0.0512"),
-        "{}",
-        fault.message
-    );
-    assert!(fault.message.contains("`--max-cost`"), "{}", fault.message);
+    assert!(message.contains("`--max-cost`"), "{message}");
     assert_eq!(received(&server).len(), 1, "the second call was never made");
     assert!(
         close(outcome.usage.cost.unwrap(), ANTHROPIC_CALL),
@@ -200,15 +203,7 @@ async fn an_answer_past_the_budget_stops_the_run_after_the_call() {
     // the call, so the budget is checked after it.
     let (server, models) = openai_priced().await;
     let (outcome, _) = run(THREE, "go", models, Some(1.5 * OPENAI_CALL)).await;
-    assert_eq!(outcome.status, Status::Fault, "{outcome:#?}");
-    let fault = outcome.fault.as_ref().unwrap();
-    assert_eq!(fault.kind, FaultKind::BudgetExhausted);
-    assert_eq!(fault.instruction, "two");
-    assert!(
-        fault.message.contains("cost budget exceeded"),
-        "{}",
-        fault.message
-    );
+    budget_fault(&outcome, "two", "cost budget exceeded");
     assert_eq!(
         received(&server).len(),
         2,
@@ -228,13 +223,7 @@ async fn an_answer_past_the_budget_stops_the_run_after_the_call() {
     // A budget spent to the cent refuses the next call before it is made.
     let (server, models) = openai_priced().await;
     let (outcome, _) = run(THREE, "go", models, Some(2.0 * OPENAI_CALL)).await;
-    let fault = outcome.fault.as_ref().unwrap();
-    assert_eq!(fault.instruction, "three", "{fault:?}");
-    assert!(
-        fault.message.contains("spent $0.0195 already"),
-        "{}",
-        fault.message
-    );
+    budget_fault(&outcome, "three", "spent $0.0195 already");
     assert_eq!(received(&server).len(), 2);
 }
 
@@ -315,14 +304,7 @@ async fn siblings_spend_toward_the_run_their_cost_and_failovers_and_the_budget()
         Some(2.5 * OPENAI_CALL),
     )
     .await;
-    assert_eq!(outcome.status, Status::Fault, "{outcome:#?}");
-    let fault = outcome.fault.unwrap();
-    assert_eq!(fault.kind, FaultKind::BudgetExhausted);
-    assert!(
-        fault.message.contains("cost budget exceeded"),
-        "{}",
-        fault.message
-    );
+    budget_fault(&outcome, "review", "cost budget exceeded");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -350,12 +332,7 @@ async fn a_resumed_run_counts_what_the_steps_before_the_resume_cost() {
     let resumed = again.resume_journaled(&prep, journal, &start, None).await;
     // `two` is answered from the journal (asking nobody); `three`'s answer is the third
     // paid for, past the budget only when the first run's spending is counted.
-    assert_eq!(resumed.status, Status::Fault, "{resumed:#?}");
-    let fault = resumed.fault.as_ref().unwrap();
-    assert_eq!(
-        (fault.kind, fault.instruction.as_str()),
-        (FaultKind::BudgetExhausted, "three")
-    );
+    budget_fault(&resumed, "three", "cost budget exceeded");
     assert_eq!(received(&server).len(), 1, "only `three` was asked");
     assert!(
         close(resumed.usage.cost.unwrap(), 3.0 * OPENAI_CALL),

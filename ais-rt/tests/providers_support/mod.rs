@@ -125,6 +125,30 @@ pub async fn serve_fn(
     (server, format!("http://{addr}"))
 }
 
+/// A server on a runtime of its own, for a test whose code under test runs in another
+/// process (the `ais` binary): it keeps answering while the test blocks.
+pub struct OwnServer {
+    /// Its base URL (`http://127.0.0.1:PORT`).
+    pub base: String,
+    pub server: Arc<Server>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+/// [`serve_fn`] on a runtime of its own.
+pub fn serve_blocking(answer: impl Fn(&Value) -> Answer + Send + Sync + 'static) -> OwnServer {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (server, base) = runtime.block_on(serve_fn(answer));
+    OwnServer {
+        base,
+        server,
+        _runtime: runtime,
+    }
+}
+
 /// Starts a server on 127.0.0.1 that answers from `script`.
 pub async fn serve(script: Vec<Answer>) -> (Arc<Server>, String) {
     let script = Mutex::new(VecDeque::from(script));
