@@ -37,38 +37,28 @@ const ANSWER_WAIT: Duration = Duration::from_millis(60);
 /// fixture's `responses.json` (by the instruction and sibling each request names), after
 /// [`ANSWER_WAIT`].
 struct ModelServer {
-    /// Its base URL (`http://127.0.0.1:PORT`).
-    base: String,
-    server: Arc<providers_support::Server>,
+    server: providers_support::OwnServer,
     /// The requests taken from `server` so far.
     seen: AtomicUsize,
-    _runtime: tokio::runtime::Runtime,
 }
 
 impl ModelServer {
     fn start() -> ModelServer {
         let text = std::fs::read_to_string(fixture().join("responses.json")).unwrap();
         let script: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let (server, base) = runtime.block_on(providers_support::serve_fn(move |request| {
+        let server = providers_support::serve_blocking(move |request| {
             let answer = Proto::OpenAi.answer(answer(&script, request));
             Answer::Slow(ANSWER_WAIT, Box::new(answer))
-        }));
+        });
         ModelServer {
-            base,
             server,
             seen: AtomicUsize::new(0),
-            _runtime: runtime,
         }
     }
 
     /// The requests it was sent, in all.
     fn requests(&self) -> usize {
-        let new = providers_support::received(&self.server).len();
+        let new = providers_support::received(&self.server.server).len();
         self.seen.fetch_add(new, Ordering::SeqCst) + new
     }
 }
@@ -318,7 +308,10 @@ fn a_run_killed_at_random_moments_finishes_as_if_never_killed() {
     // The uninterrupted run.
     let clean = project();
     let started = Instant::now();
-    assert_eq!(attempt(clean.path(), &RUN, &model.base, None), Some(0));
+    assert_eq!(
+        attempt(clean.path(), &RUN, &model.server.base, None),
+        Some(0)
+    );
     let clean_requests = model.requests();
     let span = started.elapsed();
     let clean_out = clean.path().join("out");
@@ -350,7 +343,7 @@ fn a_run_killed_at_random_moments_finishes_as_if_never_killed() {
         let out = dir.path().join("out");
         run_to_the_end(
             dir.path(),
-            &model.base,
+            &model.server.base,
             kills,
             span / 3,
             &mut rng,
@@ -409,21 +402,15 @@ struct LedgerModel {
     /// The requests so far: whether each carried the tool's result.
     asked: Arc<std::sync::Mutex<Vec<bool>>>,
     hang: Arc<std::sync::atomic::AtomicBool>,
-    _server: Arc<providers_support::Server>,
-    _runtime: tokio::runtime::Runtime,
+    _server: providers_support::OwnServer,
 }
 
 impl LedgerModel {
     fn start() -> LedgerModel {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
         let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
         let hang = Arc::new(std::sync::atomic::AtomicBool::new(true));
         let (seen, hanging) = (asked.clone(), hang.clone());
-        let (server, base) = runtime.block_on(providers_support::serve_fn(move |request| {
+        let server = providers_support::serve_blocking(move |request| {
             let messages = request["messages"].as_array().unwrap();
             let answered = messages.iter().any(|m| m["role"] == "tool");
             seen.lock().unwrap().push(answered);
@@ -437,13 +424,12 @@ impl LedgerModel {
             } else {
                 value
             }
-        }));
+        });
         LedgerModel {
-            base,
+            base: server.base.clone(),
             asked,
             hang,
             _server: server,
-            _runtime: runtime,
         }
     }
 

@@ -1,6 +1,10 @@
 //! `ais run --otlp URL` against a collector written here: a loopback HTTP server that decodes
 //! each OTLP `ExportTraceServiceRequest` (protobuf) and checks the trace of a real run — span
-//! names, parent links and the GenAI and `ais.` attributes; message contents only when asked.
+//! names, parent links and the GenAI and `ais.` attributes; message contents only when asked;
+//! a priced run's cost on its slots' and its own span.
+
+#[path = "../ais-rt/tests/providers_support/mod.rs"]
+mod providers_support;
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
@@ -233,4 +237,73 @@ fn a_collector_that_is_down_does_not_fail_the_run() {
         Some(2),
         "a bad URL stops before the first step"
     );
+}
+
+#[test]
+fn a_priced_run_puts_each_slots_cost_and_the_runs_on_the_spans() {
+    let server = providers_support::serve_blocking(|_| {
+        providers_support::Proto::OpenAi.answer(serde_json::json!({"value": "text"}))
+    });
+    let base = &server.base;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("one.agir"),
+        r#"walker:
+  name: One
+  carries:
+    task: {type: str, role: input}
+    a: {type: str, produced_by: write}
+nodes:
+  - {id: write, type: GEN-RAW, reads: [task], writes: [a], doc: Write.}
+  - {id: done, type: TERMINAL, reads: [a]}
+edges:
+  - {from: write, to: done}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ais.toml"),
+        format!(
+            "default = \"main\"\n[models]\nmain = {{ spec = \"openai:priced\", base_url = \"{base}/v1\" }}\n\
+             [prices.\"openai:priced\"]\ninput = 100\noutput = 1000\n"
+        ),
+    )
+    .unwrap();
+    let (url, got) = collector();
+    let o = Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(["run", "one.agir", "--task", "go", "--otlp", &url])
+        .current_dir(dir.path())
+        .env_remove("AIS_MODEL")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let spans = spans(&got);
+    // 42 prompt tokens at $100 and 7 completion tokens at $1000 per million.
+    let cost = (42.0 * 100.0 + 7.0 * 1000.0) / 1e6;
+    let step = spans.iter().find(|s| s.name == "step write").unwrap();
+    assert_eq!(text(step, "gen_ai.response.model"), "priced");
+    assert_eq!(
+        attr(step, "gen_ai.usage.input_tokens"),
+        Some(&Any::IntValue(42))
+    );
+    let costs = |span: &Span| match attr(span, "ais.usage.cost_usd") {
+        Some(Any::DoubleValue(c)) => *c,
+        other => panic!("`{}` has no cost: {other:?}", span.name),
+    };
+    assert!((costs(step) - cost).abs() < 1e-12, "{}", costs(step));
+    let run = spans
+        .iter()
+        .find(|s| s.name == "invoke_workflow One")
+        .unwrap();
+    assert_eq!(
+        attr(run, "gen_ai.usage.output_tokens"),
+        Some(&Any::IntValue(7))
+    );
+    assert!((costs(run) - cost).abs() < 1e-12, "{}", costs(run));
 }

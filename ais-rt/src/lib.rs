@@ -176,9 +176,34 @@ pub struct RuntimeBuilder {
     max_siblings: usize,
     read_roots: Vec<PathBuf>,
     allow_net: Vec<String>,
+    max_cost: Option<f64>,
+    live: Option<Arc<dyn model::live::Live>>,
 }
 
 impl RuntimeBuilder {
+    /// Who watches the models' answers stream in (default: nobody): with a watcher, the
+    /// providers ask for streamed answers and hand it each piece of text as it arrives — what
+    /// a terminal shows under the running step. The answer a slot validates and the journal
+    /// keeps is the whole one, assembled once the stream ended ([`model::live`]).
+    pub fn live(mut self, watcher: Arc<dyn model::live::Live>) -> Self {
+        self.live = Some(watcher);
+        self
+    }
+    /// The cost budget, in US dollars (default: none): what the run's slots may cost in all,
+    /// its SPAWN siblings, CALL sub-runs and the steps before a resume included. A call that
+    /// may cost more than is left (a price and a completion-token limit known before it is
+    /// made) is refused before it is made, and an answer that takes the run past the budget
+    /// stops the run after it; either is the fault `budget_exhausted`. Every model a slot of
+    /// the program may ask needs a price (`[prices]` in ais.toml), else the run does not
+    /// start; a scripted model costs nothing. A negative or non-finite budget is taken as 0.
+    pub fn max_cost(mut self, dollars: f64) -> Self {
+        self.max_cost = Some(if dollars.is_finite() {
+            dollars.max(0.0)
+        } else {
+            0.0
+        });
+        self
+    }
     /// Lets the built-in reads (`read_file`, `list_dir`, `glob_files`, `grep`) reach under
     /// `dir` too (by default: the output root and the directory the runtime is built in).
     pub fn allow_read(mut self, dir: PathBuf) -> Self {
@@ -289,6 +314,8 @@ impl RuntimeBuilder {
                 max_answer_bytes: self.max_answer_bytes,
                 max_siblings: self.max_siblings,
                 policy,
+                max_cost: self.max_cost,
+                live: self.live,
             }),
         }
     }
@@ -346,6 +373,8 @@ impl Runtime {
             max_siblings: DEFAULT_MAX_SIBLINGS,
             read_roots: Vec::new(),
             allow_net: Vec::new(),
+            max_cost: None,
+            live: None,
         }
     }
 
@@ -418,11 +447,22 @@ impl Runtime {
             return None;
         }
         let (step, why) = prepared.steps.iter().filter(|s| s.model).find_map(|s| {
-            self.settings
-                .models
-                .for_slot(s.tier.as_deref())
-                .err()
-                .map(|why| (s, why))
+            let chain = match self.settings.models.for_slot(s.tier.as_deref()) {
+                Ok(chain) => chain,
+                Err(why) => return Some((s, why)),
+            };
+            let limit = self.settings.max_cost?;
+            let unpriced = chain
+                .links()
+                .iter()
+                .find(|l| l.price.is_none() && !l.model.is_scripted())?;
+            let name = unpriced.model.name();
+            Some((
+                s,
+                format!(
+                    "the run has a cost budget (`--max-cost` ${limit}) and the model `{name}` it may ask has no price; give it one in ais.toml (`[prices.\"{name}\"]` with `input = …` and `output = …`, dollars per million tokens)"
+                ),
+            ))
         })?;
         let run = machine::Run::new(self.settings.clone(), prepared.clone(), None, &[], 0);
         let mut out = run.outcome(Status::Fault);

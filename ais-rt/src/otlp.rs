@@ -18,6 +18,12 @@
 //! - each tool call: `execute_tool {tool}`, a child of its step, with `gen_ai.operation.name =
 //!   execute_tool` and `gen_ai.tool.name`.
 //!
+//! A slot's step span also carries its totals: `gen_ai.response.model` (the model that
+//! answered), `gen_ai.usage.input_tokens` / `output_tokens`, `ais.tier`, `ais.failovers` and
+//! its cost in US dollars as `ais.usage.cost_usd` ([`COST`]: the conventions define no cost
+//! attribute) when its models have prices; the run span carries the run's token totals and
+//! cost when it ends.
+//!
 //! Events carry no timing per exchange, so a step's exchanges share its duration in order.
 //! Every event is scrubbed ([`Scrubber`]) before anything of it becomes an attribute. The
 //! exporter sends through the runtime's own reqwest (blocking, on the SDK's export thread).
@@ -55,6 +61,9 @@ struct State {
     run: Option<Context>,
     /// When the last step ended.
     last_end: Option<SystemTime>,
+    /// The run's totals so far: input and output tokens, and the cost of its priced slots.
+    tokens: (i64, i64),
+    cost: Option<f64>,
 }
 
 /// The OTLP exporter, remembering the first export that failed (the SDK's batch processor only
@@ -180,7 +189,13 @@ impl OtlpSink {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(run) = state.run.take() {
             let end = state.last_end.unwrap_or_else(SystemTime::now);
-            run.span().end_with_timestamp(end);
+            let span = run.span();
+            span.set_attribute(KeyValue::new("gen_ai.usage.input_tokens", state.tokens.0));
+            span.set_attribute(KeyValue::new("gen_ai.usage.output_tokens", state.tokens.1));
+            if let Some(cost) = state.cost {
+                span.set_attribute(KeyValue::new(COST, cost));
+            }
+            span.end_with_timestamp(end);
         }
         drop(state);
         let shut = self.provider.shutdown();
@@ -217,6 +232,9 @@ impl OtlpSink {
     }
 }
 
+/// The attribute of a cost in US dollars: the GenAI conventions define none, so it is ours.
+pub const COST: &str = "ais.usage.cost_usd";
+
 /// The provider and model of a model spec (`openai:gpt-4o` → `openai`, `gpt-4o`).
 fn provider_and_model(spec: &str) -> (String, String) {
     match spec.split_once(':') {
@@ -249,13 +267,35 @@ impl TraceSink for OtlpSink {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let run = self.run_context(&mut state, start);
         state.last_end = Some(state.last_end.map_or(end, |l| l.max(end)));
-        drop(state);
         let mut attrs = vec![
             KeyValue::new("ais.instruction", event.instruction.clone()),
             KeyValue::new("ais.opcode", event.opcode.clone()),
             KeyValue::new("ais.unit", event.unit),
             KeyValue::new("ais.step", event.step as i64),
         ];
+        if let Some(slot) = &event.slot {
+            let (i, o) = (
+                slot.usage.prompt_tokens as i64,
+                slot.usage.completion_tokens as i64,
+            );
+            state.tokens = (state.tokens.0 + i, state.tokens.1 + o);
+            attrs.extend([
+                KeyValue::new("gen_ai.response.model", provider_and_model(&slot.model).1),
+                KeyValue::new("gen_ai.usage.input_tokens", i),
+                KeyValue::new("gen_ai.usage.output_tokens", o),
+            ]);
+            if !slot.tier.is_empty() {
+                attrs.push(KeyValue::new("ais.tier", slot.tier.clone()));
+            }
+            if !slot.failovers.is_empty() {
+                attrs.push(KeyValue::new("ais.failovers", slot.failovers.len() as i64));
+            }
+            if let Some(cost) = slot.cost {
+                state.cost = Some(state.cost.unwrap_or(0.0) + cost);
+                attrs.push(KeyValue::new(COST, cost));
+            }
+        }
+        drop(state);
         if let Some(s) = event.sibling {
             attrs.push(KeyValue::new("ais.sibling", s as i64));
         }

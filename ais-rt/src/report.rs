@@ -31,7 +31,8 @@ pub enum FaultKind {
     RouteDeadEnd,
     /// An operand that does not resolve to a value.
     UnresolvableOperand,
-    /// The step budget ran out.
+    /// A budget ran out: the step budget (`--max-steps`), the sibling cap of a SPAWN
+    /// (`--max-siblings`), or the cost budget (`--max-cost`).
     BudgetExhausted,
     /// A construct this runtime cannot execute (an unknown opcode, a hollow instruction, a
     /// tool with no implementation).
@@ -79,8 +80,9 @@ pub struct Pause {
     pub handle: Option<std::path::PathBuf>,
 }
 
-/// Token usage of a run, summed over its slots.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+/// Token usage and cost of a run, summed over its slots (its SPAWN siblings' and CALL
+/// sub-runs' included; a resumed run's include the steps before the resume).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct RunUsage {
     /// Prompt tokens.
     pub prompt_tokens: u64,
@@ -93,16 +95,59 @@ pub struct RunUsage {
     /// Moves to the next model of a fallback chain (a slot's model gave no acceptable value).
     #[serde(default)]
     pub failovers: u64,
+    /// What the slots whose models have a price cost, in US dollars (`None`: no slot had a
+    /// price). Slots without a price are counted in `unpriced_slots`, not here.
+    #[serde(default)]
+    pub cost: Option<f64>,
+    /// Slots that asked a model without a price (their cost is not in `cost`).
+    #[serde(default)]
+    pub unpriced_slots: u64,
 }
 
 impl RunUsage {
-    /// Counts one filled slot: its tokens and its failovers.
+    /// What one filled slot spent: its tokens, its failovers and its cost.
+    pub fn of_slot(slot: &crate::model::slot::SlotOutcome) -> RunUsage {
+        RunUsage {
+            prompt_tokens: slot.usage.prompt_tokens,
+            completion_tokens: slot.usage.completion_tokens,
+            cached_tokens: slot.usage.cached_tokens.unwrap_or(0),
+            slots: 1,
+            failovers: slot.failovers.len() as u64,
+            cost: slot.cost,
+            unpriced_slots: u64::from(slot.cost.is_none() && !slot.exchanges.is_empty()),
+        }
+    }
+
+    /// Counts one filled slot: its tokens, its failovers and its cost.
     pub fn add_slot(&mut self, slot: &crate::model::slot::SlotOutcome) {
-        self.prompt_tokens += slot.usage.prompt_tokens;
-        self.completion_tokens += slot.usage.completion_tokens;
-        self.cached_tokens += slot.usage.cached_tokens.unwrap_or(0);
-        self.failovers += slot.failovers.len() as u64;
-        self.slots += 1;
+        self.add(&RunUsage::of_slot(slot));
+    }
+
+    /// Adds what another part of the run spent (a SPAWN sibling, a CALL's sub-run).
+    pub fn add(&mut self, other: &RunUsage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.cached_tokens += other.cached_tokens;
+        self.slots += other.slots;
+        self.failovers += other.failovers;
+        self.cost = match (self.cost, other.cost) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+        self.unpriced_slots += other.unpriced_slots;
+    }
+}
+
+/// One slot's tokens, as a sibling run elsewhere reports them (no failovers, no cost).
+impl From<crate::model::Usage> for RunUsage {
+    fn from(u: crate::model::Usage) -> RunUsage {
+        RunUsage {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+            cached_tokens: u.cached_tokens.unwrap_or(0),
+            slots: 1,
+            ..RunUsage::default()
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The providers end to end through the Stochastic Unit's `fill`, against a scripted HTTP
-//! server on 127.0.0.1: a schema-invalid answer the repair round fixes, one it does not, a
-//! tool round, and a provider that keeps failing.
+//! server on 127.0.0.1: a schema-invalid answer the repair round fixes, an answer that is not
+//! JSON at all repaired the same way, one the repairs do not fix, a tool round, and a provider
+//! that keeps failing.
 
 mod providers_support;
 
@@ -66,6 +67,42 @@ async fn through_fill_a_repair_round_fixes_a_schema_invalid_answer() {
             assert_no_key("an exchange", &serde_json::to_string(exchange).unwrap());
         }
     }
+}
+
+#[tokio::test]
+async fn through_fill_an_answer_that_is_not_json_gets_the_repair_round_too() {
+    // An OpenAI-compatible server whose model answers in prose (a local server that ignores
+    // `response_format`), then, told what is wrong, with the JSON.
+    let prose = "The priority is high, I would say.";
+    let (server, base) = serve(vec![
+        ok(json!({
+            "choices": [{"index": 0, "finish_reason": "stop",
+                "message": {"role": "assistant", "content": prose}}],
+            "usage": {"prompt_tokens": 30, "completion_tokens": 9},
+        })),
+        Proto::OpenAi.answer(json!({"value": "high"})),
+    ])
+    .await;
+    let model = model(Proto::OpenAi, &base, fast_options());
+    let outcome = fill(
+        &*model,
+        request(enum_schema()),
+        &RecordingTools::default(),
+        &SlotOptions::default(),
+    )
+    .await;
+    assert_eq!(outcome.value, Ok(json!("high")), "{outcome:#?}");
+    assert_eq!(outcome.repairs, 1);
+    let got = received(&server);
+    assert_eq!(got.len(), 2);
+    let messages = got[1].body["messages"].as_array().unwrap();
+    // The prose goes back as the model's turn, then the repair saying it is not JSON.
+    let n = messages.len();
+    assert_eq!(messages[n - 2]["role"], "assistant");
+    assert_eq!(messages[n - 2]["content"], prose);
+    assert_eq!(messages[n - 1]["role"], "user");
+    let repair = messages[n - 1]["content"].as_str().unwrap();
+    assert!(repair.contains("not JSON"), "{repair}");
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! `ais runs`: the runs a journal holds — list them, show one's step table, remove them.
 
 use super::{CliError, Failure, Output, shown};
+use ais_rt::journal::EffectKind;
 use ais_rt::journal::sqlite::{Durability, SqliteStore};
 use std::io::Write;
 use std::path::PathBuf;
@@ -80,6 +81,49 @@ fn age(text: &str) -> Result<u64, CliError> {
     Ok(n * mul)
 }
 
+/// What run `id` spent: its outcome's usage when it ended, else its last commit's (tokens,
+/// slots, cost, failovers); `steps` are its commits when the caller read them already.
+fn usage_of(
+    store: &SqliteStore,
+    id: &str,
+    steps: Option<&[ais_rt::journal::sqlite::StepRow]>,
+) -> Result<ais_rt::RunUsage, CliError> {
+    let outcome = ais_rt::journal::sqlite::recorded_outcome(store, id).map_err(journal_error)?;
+    if let Some(usage) = outcome
+        .as_ref()
+        .and_then(|o| serde_json::from_value(o["usage"].clone()).ok())
+    {
+        return Ok(usage);
+    }
+    let read;
+    let steps = match steps {
+        Some(s) => s,
+        None => {
+            read = store.steps(id).map_err(journal_error)?;
+            &read
+        }
+    };
+    Ok(steps.last().map_or_else(ais_rt::RunUsage::default, |s| {
+        ais_rt::journal::usage_of(s.commit.usage, s.commit.spend)
+    }))
+}
+
+/// A cost for a table's column: `$0.0123`, or `-` when no slot had a price.
+fn cost_cell(cost: Option<f64>) -> String {
+    cost.map_or_else(|| "-".to_owned(), |c| format!("${c:.4}"))
+}
+
+/// What an exchange's recorded result says of its model and cost: ` · openai:m $0.0012`.
+fn answered_by(result: &serde_json::Value) -> String {
+    let r = result
+        .get("completion")
+        .or_else(|| result.get("failed"))
+        .unwrap_or(&serde_json::Value::Null);
+    let model = r["model"].as_str().map(|m| format!(" · {m}"));
+    let cost = r["cost"].as_f64().map(|c| format!(" ${c:.4}"));
+    format!("{}{}", model.unwrap_or_default(), cost.unwrap_or_default())
+}
+
 fn when(secs: i64) -> String {
     httpdate::fmt_http_date(
         std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs.max(0) as u64),
@@ -105,20 +149,22 @@ fn effect_table(
             ais_rt::journal::Idempotency::Retry => "retry",
             ais_rt::journal::Idempotency::Once => "once",
         };
+        let result = match &e.result {
+            Some(r) if matches!(f.kind, EffectKind::Slot | EffectKind::Choice) => {
+                format!("recorded{}", answered_by(r))
+            }
+            Some(_) => "recorded".to_owned(),
+            None => "in flight".to_owned(),
+        };
         writeln!(
             output.out,
-            "{:>6}  {:<8} {:<9} {:<20} {:<20} {:<6} {}",
+            "{:>6}  {:<8} {:<9} {:<20} {:<20} {:<6} {result}",
             f.key.step,
             format!("{}#{}", f.key.path, f.key.index),
             f.kind.as_str(),
             f.instruction,
             f.name,
             again,
-            if e.result.is_some() {
-                "recorded"
-            } else {
-                "in flight"
-            }
         )?;
     }
     let open = effects.iter().filter(|e| e.result.is_none()).count();
@@ -152,17 +198,19 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
             let runs = store.runs().map_err(journal_error)?;
             writeln!(
                 output.out,
-                "{:<18} {:<16} {:<15} {:>6}  {:<29}  last step",
-                "id", "program", "status", "steps", "started"
+                "{:<18} {:<16} {:<15} {:>6} {:>9}  {:<29}  last step",
+                "id", "program", "status", "steps", "cost", "started"
             )?;
             for r in runs {
+                let cost = usage_of(&store, &r.id, None)?.cost;
                 writeln!(
                     output.out,
-                    "{:<18} {:<16} {:<15} {:>6}  {:<29}  {}",
+                    "{:<18} {:<16} {:<15} {:>6} {:>9}  {:<29}  {}",
                     r.id,
                     r.program,
                     r.status,
                     r.steps,
+                    cost_cell(cost),
                     when(r.started),
                     r.last_step.unwrap_or_default()
                 )?;
@@ -180,28 +228,36 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
                 writeln!(output.out, "{v}")?;
                 return Ok(0);
             }
+            let usage = usage_of(&store, &id, Some(&steps))?;
             writeln!(
                 output.out,
-                "run {} of `{}`: {} after {} steps, started {}",
+                "run {} of `{}`: {} after {} steps, started {}{}",
                 record.id,
                 record.program,
                 record.status,
                 record.steps,
-                when(record.started)
+                when(record.started),
+                super::run::show::spent(&usage)
             )?;
             writeln!(
                 output.out,
-                "{:>6}  {:<20} {:>6}  written",
-                "step", "instruction", "next"
+                "{:>6}  {:<20} {:>6} {:>9}  written",
+                "step", "instruction", "next", "cost"
             )?;
+            let mut before = 0.0;
             for s in &steps {
                 let written: Vec<&str> = s.commit.written.iter().map(|(n, _)| n.as_str()).collect();
+                // A commit keeps the run's total: the step's own cost is the difference.
+                let total = s.commit.spend.cost;
+                let cost = total.map(|t| t - before).filter(|c| *c > 0.0);
+                before = total.unwrap_or(before);
                 writeln!(
                     output.out,
-                    "{:>6}  {:<20} {:>6}  {}",
+                    "{:>6}  {:<20} {:>6} {:>9}  {}",
                     s.commit.step,
                     s.commit.instruction,
                     s.commit.cursor,
+                    cost.map_or(String::new(), |c| format!("${c:.4}")),
                     written.join(", ")
                 )?;
             }

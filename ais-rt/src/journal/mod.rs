@@ -242,9 +242,62 @@ pub struct StepCommit {
     /// left out.
     #[serde(default)]
     pub usage: (u64, u64, u64, u64),
+    /// The run's cost and failovers after the step; none when left out.
+    #[serde(default, skip_serializing_if = "Spend::is_none")]
+    pub spend: Spend,
     /// When the step started (ms since the Unix epoch) and how long it took (µs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<(u64, u64)>,
+}
+
+/// What a run spent beyond its tokens, as its commits record it: the cost of its priced
+/// slots, the slots without a price, the failovers — so a resumed run's totals include the
+/// steps before the resume.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spend {
+    /// The cost in US dollars of the slots whose models have a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// Slots that asked a model without a price.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced_slots: u64,
+    /// Moves to the next model of a fallback chain.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failovers: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Spend {
+    /// True when nothing was spent (what a commit leaves out).
+    pub fn is_none(&self) -> bool {
+        *self == Spend::default()
+    }
+}
+
+/// What a run's usage records beyond its tokens, as a commit keeps it.
+pub fn spend_of(u: &crate::RunUsage) -> Spend {
+    Spend {
+        cost: u.cost,
+        unpriced_slots: u.unpriced_slots,
+        failovers: u.failovers,
+    }
+}
+
+/// A run's usage from what its commits (or pause record) kept: the tokens and slots, the cost
+/// and failovers.
+pub fn usage_of((p, c, k, s): (u64, u64, u64, u64), spend: Spend) -> crate::RunUsage {
+    crate::RunUsage {
+        prompt_tokens: p,
+        completion_tokens: c,
+        cached_tokens: k,
+        slots: s,
+        failovers: spend.failovers,
+        cost: spend.cost,
+        unpriced_slots: spend.unpriced_slots,
+    }
 }
 
 /// How a run ended, as [`Journal::end`] records it.
@@ -406,6 +459,8 @@ pub struct Folded {
     pub branches: Option<Vec<(usize, usize)>>,
     /// The usage after the last step.
     pub usage: (u64, u64, u64, u64),
+    /// The cost and failovers after the last step.
+    pub spend: Spend,
 }
 
 /// Folds `commits` in order; a commit whose step count goes backwards contradicts the rest.
@@ -442,6 +497,7 @@ pub fn fold(run: &str, commits: &[StepCommit]) -> Result<Folded, JournalError> {
             f.branches.clone_from(&c.branches);
         }
         f.usage = c.usage;
+        f.spend = c.spend;
     }
     Ok(f)
 }

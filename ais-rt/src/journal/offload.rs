@@ -75,6 +75,9 @@ pub enum SiblingOutcome {
         value: Result<Json, String>,
         /// The tokens its slot spent (`None`: no slot).
         usage: Option<Usage>,
+        /// Its slot's cost and failovers.
+        #[serde(default, skip_serializing_if = "super::Spend::is_none")]
+        spend: super::Spend,
     },
     /// It stopped at an `ask_user` call.
     Waiting {

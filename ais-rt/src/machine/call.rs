@@ -161,10 +161,7 @@ impl Run {
             }
         };
         self.steps += out.steps;
-        self.usage.prompt_tokens += out.usage.prompt_tokens;
-        self.usage.completion_tokens += out.usage.completion_tokens;
-        self.usage.cached_tokens += out.usage.cached_tokens;
-        self.usage.slots += out.usage.slots;
+        self.usage.add(&out.usage);
         self.deviations
             .extend(out.deviations.iter().skip(prep.deviations.len()).cloned());
         match out.status {

@@ -8,7 +8,9 @@ use super::carries::CarryFile;
 use super::effects::{Effects, journal_stop};
 use super::plan::{Prepared, Step};
 use super::{Run, Settings, Stop, Unrouted};
-use crate::journal::{Journal, JournalError, Json, RunEnd, RunStart, StepCommit, fold};
+use crate::journal::{
+    Journal, JournalError, Json, RunEnd, RunStart, StepCommit, fold, spend_of, usage_of,
+};
 use crate::report::{Fault, FaultKind, RunOutcome, RunUsage, Status};
 use ais_core::{Deviation, Value};
 use std::sync::Arc;
@@ -128,6 +130,7 @@ impl Run {
                 self.usage.cached_tokens,
                 self.usage.slots,
             ),
+            spend: spend_of(&self.usage),
             time: started.map(step_time),
         };
         d.deviations = self.deviations.len();
@@ -330,6 +333,7 @@ async fn rebuild(
         };
         let mut d = Durable::new(true);
         run.effects = Effects::journaled(journal);
+        run.effects.meter().restart(run.usage.cost.unwrap_or(0.0));
         d.deviations = folded.deviations.len();
         d.unrouted = folded
             .unrouted
@@ -405,16 +409,10 @@ async fn rebuild(
         })
         .collect();
     run.steps = folded.steps;
-    let (p, c, k, s) = folded.usage;
-    run.usage = RunUsage {
-        prompt_tokens: p,
-        completion_tokens: c,
-        cached_tokens: k,
-        slots: s,
-        ..RunUsage::default()
-    };
+    run.usage = usage_of(folded.usage, folded.spend);
     let mut d = Durable::new(true);
     run.effects = Effects::journaled(journal);
+    run.effects.meter().restart(run.usage.cost.unwrap_or(0.0));
     d.deviations = run.deviations.len();
     d.unrouted = !run.unrouted.is_empty();
     d.branches = !run.branches.is_empty();

@@ -36,26 +36,81 @@ pub(crate) struct Effects {
     step: AtomicU64,
     /// The next effect index within the step.
     seq: AtomicU32,
+    /// What the run has spent toward its cost budget: one meter for the run, its SPAWN
+    /// siblings and its CALL sub-runs (each [`below`](Self::below) shares it).
+    meter: Arc<Meter>,
+}
+
+/// What a run spends on its models, counted toward `--max-cost` across its SPAWN siblings and
+/// CALL sub-runs as they run: the cost of the answers so far, and what the calls in flight may
+/// still cost at most (reserved before each call, so that siblings asking at once cannot
+/// together pass the budget a lone call would be refused at).
+#[derive(Debug, Default)]
+pub(crate) struct Meter {
+    /// (spent, reserved) in US dollars.
+    state: std::sync::Mutex<(f64, f64)>,
+}
+
+impl Meter {
+    fn lock(&self) -> std::sync::MutexGuard<'_, (f64, f64)> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts counting from `spent` (a resumed run: what its steps before the resume cost).
+    pub(crate) fn restart(&self, spent: f64) {
+        *self.lock() = (spent, 0.0);
+    }
+
+    /// Reserves `worst` (what the next call may cost at most) under `limit`: refused, with
+    /// what is spent and reserved, when the reservation does not fit.
+    pub(crate) fn reserve(&self, limit: f64, worst: f64) -> Result<(), (f64, f64)> {
+        let mut s = self.lock();
+        if s.0 >= limit || s.0 + s.1 + worst > limit {
+            return Err(*s);
+        }
+        s.1 += worst;
+        Ok(())
+    }
+
+    /// A call that reserved `worst` cost `cost`: the reservation is released and the cost
+    /// spent; returns what is spent now.
+    pub(crate) fn settle(&self, worst: f64, cost: f64) -> f64 {
+        let mut s = self.lock();
+        s.1 = (s.1 - worst).max(0.0);
+        s.0 += cost;
+        s.0
+    }
 }
 
 impl Effects {
     /// Effects that pass straight through (a run with no journal).
     pub(crate) fn direct() -> Arc<Effects> {
-        Effects::new(None, Arc::from(""), 0)
+        Effects::new(None, Arc::from(""), 0, Arc::default())
     }
 
     /// The effects of the journaled run itself, recorded in `journal`.
     pub(crate) fn journaled(journal: Arc<dyn Journal>) -> Arc<Effects> {
-        Effects::new(Some(journal), Arc::from(""), 0)
+        Effects::new(Some(journal), Arc::from(""), 0, Arc::default())
     }
 
-    fn new(journal: Option<Arc<dyn Journal>>, path: Arc<str>, step: u64) -> Arc<Effects> {
+    fn new(
+        journal: Option<Arc<dyn Journal>>,
+        path: Arc<str>,
+        step: u64,
+        meter: Arc<Meter>,
+    ) -> Arc<Effects> {
         Arc::new(Effects {
             journal,
             path,
             step: AtomicU64::new(step),
             seq: AtomicU32::new(0),
+            meter,
         })
+    }
+
+    /// What the run has spent toward its cost budget.
+    pub(crate) fn meter(&self) -> &Meter {
+        &self.meter
     }
 
     /// The effects of a run below this one: SPAWN sibling `s3`, or the CALL's sub-run `c7`,
@@ -66,7 +121,7 @@ impl Effects {
             (Some(_), true) => Arc::from(segment),
             (Some(_), false) => Arc::from(format!("{}/{segment}", self.path)),
         };
-        Effects::new(self.journal.clone(), path, step)
+        Effects::new(self.journal.clone(), path, step, self.meter.clone())
     }
 
     /// A sibling run elsewhere ([`crate::journal::offload`]): its effects under `s<index>` at
@@ -80,7 +135,7 @@ impl Effects {
             Some(_) => Arc::from(format!("s{index}")),
             None => Arc::from(""),
         };
-        Effects::new(journal, path, step)
+        Effects::new(journal, path, step, Arc::default())
     }
 
     /// The journal the effects are recorded in, when there is one.
@@ -321,8 +376,10 @@ static SCRUB: std::sync::LazyLock<crate::trace::Scrubber> =
     std::sync::LazyLock::new(crate::trace::Scrubber::from_env);
 
 /// One exchange of a slot as the journal keeps it: the model's reply whole (what the slot goes
-/// on from), its usage, and the raw exchange for the report — each string at most
-/// [`KEPT_EXCHANGE_BYTES`], secrets scrubbed as the trace scrubs them; or the model's failure.
+/// on from), its usage, which model answered and what the answer cost (when the model has a
+/// price), and the raw exchange for the report — each string at most [`KEPT_EXCHANGE_BYTES`],
+/// secrets scrubbed as the trace scrubs them; or the model's failure. A record of an older ais
+/// names no model and no cost.
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[allow(clippy::large_enum_variant)] // built once per exchange, serialized at once
@@ -331,6 +388,10 @@ pub(crate) enum ExchangeRecord {
     Completion {
         reply: crate::model::Reply,
         usage: crate::model::Usage,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
         request: Json,
         response: Json,
     },
@@ -338,12 +399,23 @@ pub(crate) enum ExchangeRecord {
     Failed {
         kind: crate::model::ModelErrorKind,
         message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
     },
 }
 
-impl Record for Result<Completion, ModelError> {
+/// One exchange of a slot with a model: which model was asked (`None` in a record of an older
+/// ais), what the answer cost (`None` without a price), and its answer or failure.
+pub(crate) struct Asked {
+    pub model: Option<String>,
+    pub cost: Option<f64>,
+    pub answer: Result<Completion, ModelError>,
+}
+
+impl Record for Asked {
     fn encode(&self) -> Json {
-        let record = match self {
+        let model = self.model.clone();
+        let record = match &self.answer {
             Ok(c) => {
                 let kept = |v: &Json| {
                     let mut v = v.clone();
@@ -354,6 +426,8 @@ impl Record for Result<Completion, ModelError> {
                 ExchangeRecord::Completion {
                     reply: c.reply.clone(),
                     usage: c.usage,
+                    model,
+                    cost: self.cost,
                     request: kept(&c.exchange.request),
                     response: kept(&c.exchange.response),
                 }
@@ -361,6 +435,7 @@ impl Record for Result<Completion, ModelError> {
             Err(e) => ExchangeRecord::Failed {
                 kind: e.kind,
                 message: e.message.clone(),
+                model,
             },
         };
         serde_json::to_value(record).unwrap_or(Json::Null)
@@ -373,14 +448,28 @@ impl Record for Result<Completion, ModelError> {
             ExchangeRecord::Completion {
                 reply,
                 usage,
+                model,
+                cost,
                 request,
                 response,
-            } => Ok(Completion {
-                reply,
-                usage,
-                exchange: Exchange { request, response },
-            }),
-            ExchangeRecord::Failed { kind, message } => Err(ModelError { kind, message }),
+            } => Asked {
+                model,
+                cost,
+                answer: Ok(Completion {
+                    reply,
+                    usage,
+                    exchange: Exchange { request, response },
+                }),
+            },
+            ExchangeRecord::Failed {
+                kind,
+                message,
+                model,
+            } => Asked {
+                model,
+                cost: None,
+                answer: Err(ModelError { kind, message }),
+            },
         })
     }
 }

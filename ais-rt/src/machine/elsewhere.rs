@@ -114,9 +114,14 @@ impl Run {
         let mut ran = Vec::with_capacity(indexes.len());
         for (index, outcome) in indexes.into_iter().zip(outcomes) {
             let r = match outcome {
-                SiblingOutcome::Done { value, usage } => Ran::Done(SiblingResult {
+                SiblingOutcome::Done {
+                    value,
+                    usage,
+                    spend,
+                } => Ran::Done(SiblingResult {
                     value: value.map(|j| Value::from_json(&j)),
                     usage,
+                    spend,
                 }),
                 SiblingOutcome::Waiting { tool, prompt } => Ran::Waiting(Waiting {
                     index,
@@ -211,6 +216,7 @@ fn outcome(r: Result<SiblingResult, Stop>) -> SiblingOutcome {
         Ok(r) => SiblingOutcome::Done {
             value: r.value.map(|v| v.to_json()),
             usage: r.usage,
+            spend: r.spend,
         },
         Err(Stop::Pause { prompt, tool, .. }) => SiblingOutcome::Waiting { tool, prompt },
         Err(Stop::Fault(kind, message)) => SiblingOutcome::Fault { kind, message },

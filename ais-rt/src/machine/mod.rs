@@ -63,6 +63,11 @@ pub(crate) struct Settings {
     pub max_siblings: usize,
     /// What the built-ins may read and fetch.
     pub policy: Arc<crate::tools::AccessPolicy>,
+    /// The cost budget in US dollars (`--max-cost`), across SPAWN siblings, CALL sub-runs and
+    /// resumes.
+    pub max_cost: Option<f64>,
+    /// Who watches the answers stream in (a terminal), if anyone.
+    pub live: Option<Arc<dyn crate::model::live::Live>>,
 }
 
 /// How a step ended.

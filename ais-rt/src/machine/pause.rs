@@ -19,7 +19,7 @@
 use super::carries::{self, CarryFile};
 use super::plan::Prepared;
 use super::{Run, Settings, Unrouted};
-use crate::report::{FaultKind, Pause, RunOutcome, RunUsage, Status};
+use crate::report::{FaultKind, Pause, RunOutcome, Status};
 use ais_core::{Deviation, Value};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -50,6 +50,9 @@ struct Handle {
     deviations: Vec<(String, String, String)>,
     unrouted: Vec<Unrouted>,
     usage: (u64, u64, u64, u64),
+    /// The cost and failovers so far.
+    #[serde(default)]
+    spend: crate::journal::Spend,
     loop_counts: Vec<i64>,
     branches: Vec<(usize, usize)>,
     /// A SPAWN paused for a sibling: its finished and waiting siblings.
@@ -114,6 +117,7 @@ impl Run {
                 self.usage.cached_tokens,
                 self.usage.slots,
             ),
+            spend: crate::journal::spend_of(&self.usage),
             loop_counts: self.loop_counts.clone(),
             branches: self.branches.clone(),
             spawn: self.spawn_pending.take(),
@@ -383,13 +387,8 @@ fn restore(
         })
         .collect();
     run.unrouted = h.unrouted;
-    run.usage = RunUsage {
-        prompt_tokens: h.usage.0,
-        completion_tokens: h.usage.1,
-        cached_tokens: h.usage.2,
-        slots: h.usage.3,
-        ..RunUsage::default()
-    };
+    run.usage = crate::journal::usage_of(h.usage, h.spend);
+    run.effects.meter().restart(run.usage.cost.unwrap_or(0.0));
     run.loop_counts = h.loop_counts;
     run.branches = h.branches;
     if let Some(p) = &h.spawn

@@ -47,6 +47,9 @@ fn offline(s: &Settings) -> Settings {
         max_answer_bytes: s.max_answer_bytes,
         max_siblings: s.max_siblings,
         policy: s.policy.clone(),
+        // A replay asks no model: it spends nothing.
+        max_cost: None,
+        live: None,
     }
 }
 

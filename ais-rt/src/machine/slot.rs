@@ -3,14 +3,14 @@
 //! tool surface), filled through `model::slot::fill`; an SU ROUTE's choice among its edges.
 
 use super::carries::{CarryFile, Lookup};
-use super::effects::{Effects, exchange_spec, tool_spec};
+use super::effects::{Asked, Effects, exchange_spec, tool_spec};
 use super::exec::text_of;
 use super::plan::{Prepared, Step};
 use super::{Flow, Run, Settings, Stop};
 use crate::journal::EffectKind;
 use crate::model::schema::{Compiled, SlotSchema};
 use crate::model::slot::{self, SlotOptions, SlotOutcome, SlotToolFuture, SlotTools};
-use crate::model::tiers::Link;
+use crate::model::tiers::{Link, Price};
 use crate::model::{
     Chain, Model, ModelError, ModelErrorKind, ModelFuture, Operand, SlotRequest, ToolSpec,
 };
@@ -171,13 +171,80 @@ impl Seam {
     }
 }
 
+/// A slot the journal or the cost budget stopped: why, and what it spent before (the answers
+/// it got were paid for, and count in the run's usage).
+pub(crate) struct Stopped {
+    pub stop: Stop,
+    pub spent: SlotOutcome,
+}
+
 /// What a slot's exchange or tool call answers once the journal stopped the slot.
 const STOPPED: &str = "not run: the journal stopped this slot";
 
-/// A slot's model behind its seam: each exchange is an effect.
+/// A slot's model behind its seam: each exchange is an effect, recorded with the model that
+/// answered and what the answer cost, and counted toward the run's cost budget.
 struct Journaled {
     model: Arc<dyn Model>,
+    price: Option<Price>,
+    /// The run's cost budget (`--max-cost`), in US dollars.
+    limit: Option<f64>,
+    /// Who watches the answer stream in.
+    live: Option<Arc<dyn crate::model::live::Live>>,
     seam: Arc<Seam>,
+}
+
+impl Journaled {
+    /// What the next exchange may cost at most, when that is known before it is made (a price
+    /// and a completion-token limit): the completion at its limit. (The prompt's tokens are
+    /// known only once the provider counted them.)
+    fn worst(&self) -> f64 {
+        match (self.price, self.model.max_completion_tokens()) {
+            (Some(p), Some(tokens)) => tokens as f64 * p.output / 1e6,
+            _ => 0.0,
+        }
+    }
+
+    /// The fault of a budget that the next exchange may not fit in, or that is spent.
+    fn refused(
+        &self,
+        request: &SlotRequest,
+        limit: f64,
+        worst: f64,
+        (spent, held): (f64, f64),
+    ) -> Stop {
+        let asking = format!(
+            "slot `{}` would ask `{}`",
+            request.instruction,
+            self.model.name()
+        );
+        let why = if spent >= limit {
+            format!("{asking}, and the run has spent {} already", dollars(spent))
+        } else {
+            let tokens = self.model.max_completion_tokens().unwrap_or(0);
+            let note = if held > 0.0 {
+                format!(" ({} held for calls in flight)", dollars(held))
+            } else {
+                String::new()
+            };
+            format!(
+                "{asking} for up to {tokens} completion tokens, which may cost {}, and only {} is left{note}",
+                dollars(worst),
+                dollars((limit - spent - held).max(0.0))
+            )
+        };
+        Stop::Fault(
+            FaultKind::BudgetExhausted,
+            format!(
+                "cost budget exhausted before the call: {why} of `--max-cost` {}; raise it with `--max-cost`, or use a cheaper model for this slot",
+                dollars(limit)
+            ),
+        )
+    }
+}
+
+/// An amount in US dollars, as budgets and reports print it.
+pub(crate) fn dollars(x: f64) -> String {
+    format!("${x:.4}")
 }
 
 impl Model for Journaled {
@@ -195,20 +262,62 @@ impl Model for Journaled {
             if self.seam.is_stopped() {
                 return stopped();
             }
+            let meter = self.seam.effects.meter();
+            let worst = self.worst();
+            if let Some(limit) = self.limit
+                && let Err(state) = meter.reserve(limit, worst)
+            {
+                self.seam.stop(self.refused(request, limit, worst, state));
+                return stopped();
+            }
             let kind = self.seam.kind;
+            let price = self.price;
             let asked = self
                 .seam
                 .effects
                 .run(
                     request,
                     |r| exchange_spec(kind, r),
-                    |r| self.model.complete(r),
+                    |r| async move {
+                        let live = self.live.clone();
+                        let answer =
+                            crate::model::live::watched(live, self.model.complete(r)).await;
+                        let cost = price
+                            .zip(answer.as_ref().ok())
+                            .map(|(p, c)| p.cost(&c.usage));
+                        Asked {
+                            model: Some(self.model.name().to_owned()),
+                            cost,
+                            answer,
+                        }
+                    },
                 )
                 .await;
-            asked.unwrap_or_else(|stop| {
-                self.seam.stop(stop);
-                stopped()
-            })
+            let asked = match asked {
+                Ok(asked) => asked,
+                Err(stop) => {
+                    meter.settle(worst, 0.0);
+                    self.seam.stop(stop);
+                    return stopped();
+                }
+            };
+            let spent = meter.settle(worst, asked.cost.unwrap_or(0.0));
+            if let Some(limit) = self.limit
+                && spent > limit
+            {
+                self.seam.stop(Stop::Fault(
+                    FaultKind::BudgetExhausted,
+                    format!(
+                        "cost budget exceeded: slot `{}`'s call to `{}` cost {}, which brings the run to {} of `--max-cost` {}; raise it with `--max-cost`",
+                        request.instruction,
+                        self.model.name(),
+                        dollars(asked.cost.unwrap_or(0.0)),
+                        dollars(spent),
+                        dollars(limit)
+                    ),
+                ));
+            }
+            asked.answer
         })
     }
 }
@@ -246,7 +355,7 @@ impl SlotReach {
         request: SlotRequest,
         options: &SlotOptions,
         compiled: &Result<Compiled, String>,
-    ) -> Result<SlotOutcome, Stop> {
+    ) -> Result<SlotOutcome, Box<Stopped>> {
         // Every model of the chain asks through the seam: a failover's exchanges are journaled
         // like the first model's, so a resume replays the same failovers without asking.
         let links = chain
@@ -255,6 +364,9 @@ impl SlotReach {
             .map(|link| Link {
                 model: Arc::new(Journaled {
                     model: link.model.clone(),
+                    price: link.price,
+                    limit: self.settings.max_cost,
+                    live: self.settings.live.clone(),
                     seam: self.seam.clone(),
                 }) as Arc<dyn Model>,
                 price: link.price,
@@ -263,7 +375,7 @@ impl SlotReach {
         let journaled = Chain::new(chain.name().to_owned(), links);
         let out = slot::fill_chain_compiled(&journaled, request, self, options, compiled).await;
         match self.seam.lock().take() {
-            Some(stop) => Err(stop),
+            Some(stop) => Err(Box::new(Stopped { stop, spent: out })),
             None => Ok(out),
         }
     }
@@ -408,6 +520,24 @@ impl Run {
         }
     }
 
+    /// Counts what a slot spent — also when it was stopped — and gives its outcome, or the
+    /// stop.
+    fn spent(&mut self, filled: Result<SlotOutcome, Box<Stopped>>) -> Result<SlotOutcome, Stop> {
+        match filled {
+            Ok(outcome) => {
+                self.account(&outcome);
+                Ok(outcome)
+            }
+            Err(stopped) => {
+                // Its answers were paid for; it filled nothing.
+                let Stopped { stop, spent } = *stopped;
+                self.account(&spent);
+                self.usage.slots -= 1;
+                Err(stop)
+            }
+        }
+    }
+
     /// Fills a step's slot and writes its value back; a slot that yields no valid value is an
     /// error value.
     pub(crate) async fn slot(&mut self, step: &Step, ops: &[SlotOperand]) -> Result<(), Stop> {
@@ -426,11 +556,11 @@ impl Run {
             max_answer_bytes: self.settings.max_answer_bytes,
             ..SlotOptions::default()
         };
-        let outcome = self
+        let filled = self
             .reach(step, EffectKind::Slot)
             .fill(&chain, request, &options, &schema.compiled)
-            .await?;
-        self.account(&outcome);
+            .await;
+        let outcome = self.spent(filled)?;
         match outcome.value {
             Ok(json) => self.write_back(step, Value::from_json(&json), &Return::None),
             Err(e) => {
@@ -479,11 +609,11 @@ impl Run {
             max_answer_bytes: self.settings.max_answer_bytes,
             ..SlotOptions::default()
         };
-        let outcome = self
+        let filled = self
             .reach(step, EffectKind::Choice)
             .fill(&chain, request, &options, &compiled)
-            .await?;
-        self.account(&outcome);
+            .await;
+        let outcome = self.spent(filled)?;
         let chosen = match &outcome.value {
             Ok(v) => text_of(&Value::from_json(v)),
             Err(e) => {

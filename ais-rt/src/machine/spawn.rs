@@ -30,9 +30,10 @@ use super::exec::{Hooks, run_pipeline, text_of};
 use super::plan::{Prepared, SpawnCtl, Step, Work};
 use super::slot::request;
 use super::{Answer, Flow, Run, Settings, Stop};
+use crate::journal::Spend;
 use crate::model::slot::{self, SlotOptions};
 use crate::model::{Operand, Usage};
-use crate::report::FaultKind;
+use crate::report::{FaultKind, RunUsage};
 use crate::tools::{ArtifactRoot, RelativeDest, ToolContext};
 use ais_core::{Isolation, Type, Value};
 use std::path::{Path, PathBuf};
@@ -51,6 +52,8 @@ pub(super) enum Ran {
 pub(super) struct SiblingResult {
     pub value: Result<Value, String>,
     pub usage: Option<Usage>,
+    /// Its slot's cost and failovers.
+    pub spend: Spend,
 }
 
 /// The siblings to run now (index, sub-task, answer), the results so far, the waiting ones.
@@ -77,6 +80,8 @@ pub(crate) struct Done {
     pub index: usize,
     pub value: Result<serde_json::Value, String>,
     pub usage: Option<Usage>,
+    #[serde(default)]
+    pub spend: Spend,
 }
 
 /// A sibling stopped at an `ask_user` call.
@@ -300,6 +305,7 @@ impl Run {
             results[d.index] = Some(SiblingResult {
                 value: d.value.map(|j| Value::from_json(&j)),
                 usage: d.usage,
+                spend: d.spend,
             });
         }
         let mut waiting = p.waiting.into_iter();
@@ -330,6 +336,7 @@ impl Run {
                     index,
                     value: r.value.map(|v| v.to_json()),
                     usage: r.usage,
+                    spend: r.spend,
                 })
             })
             .collect();
@@ -387,10 +394,9 @@ impl Run {
         for (i, r) in results.into_iter().enumerate() {
             let Some(r) = r else { continue };
             if let Some(u) = r.usage {
-                self.usage.prompt_tokens += u.prompt_tokens;
-                self.usage.completion_tokens += u.completion_tokens;
-                self.usage.cached_tokens += u.cached_tokens.unwrap_or(0);
-                self.usage.slots += 1;
+                let k = u.cached_tokens.unwrap_or(0);
+                let one = (u.prompt_tokens, u.completion_tokens, k, 1);
+                self.usage.add(&crate::journal::usage_of(one, r.spend));
             }
             match r.value {
                 Ok(v) => values.push(v),
@@ -565,6 +571,7 @@ impl Sibling {
                     Ok((v, _)) => SiblingResult {
                         value: Ok(v),
                         usage: None,
+                        spend: Spend::default(),
                     },
                     Err(e) => SiblingResult {
                         value: Err(format!(
@@ -573,6 +580,7 @@ impl Sibling {
                             e.output.chars().take(200).collect::<String>()
                         )),
                         usage: None,
+                        spend: Spend::default(),
                     },
                 }
             }
@@ -619,19 +627,25 @@ impl Sibling {
                     max_answer_bytes: self.settings.max_answer_bytes,
                     ..SlotOptions::default()
                 };
-                let out = reach.fill(&chain, req, &options, &schema.compiled).await?;
+                let out = reach
+                    .fill(&chain, req, &options, &schema.compiled)
+                    .await
+                    .map_err(|stopped| stopped.stop)?;
                 self.trace(step, started, &out);
+                let spend = crate::journal::spend_of(&RunUsage::of_slot(&out));
                 SiblingResult {
                     value: out
                         .value
                         .map(|j| Value::from_json(&j))
                         .map_err(|e| e.message),
                     usage: Some(out.usage),
+                    spend,
                 }
             }
             _ => SiblingResult {
                 value: Ok(Value::Null),
                 usage: None,
+                spend: Spend::default(),
             },
         };
         Ok(result)

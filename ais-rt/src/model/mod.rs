@@ -10,6 +10,7 @@
 //! [`from_spec`] turns a `--model` spec into a model.
 
 pub mod config;
+pub mod live;
 pub mod providers;
 pub(crate) mod schema;
 pub mod scripted;
@@ -229,6 +230,12 @@ pub trait Model: Send + Sync + 'static {
     /// Why this model cannot answer at all, when it could not be set up (a configuration's
     /// tier whose key is missing: [`tiers::Unavailable`]).
     fn unavailable(&self) -> Option<&ModelError> {
+        None
+    }
+    /// The most completion tokens one answer may have, when the request sets a limit (Anthropic
+    /// always does): with a price, what an exchange may cost at most is known before it is
+    /// made, and the cost budget refuses one that may not fit.
+    fn max_completion_tokens(&self) -> Option<u64> {
         None
     }
     /// One exchange: answer `request` with a value or tool calls.

@@ -23,6 +23,13 @@ pub enum Answer {
     Raw(u16, Vec<(&'static str, &'static str)>, String),
     /// Wait, then answer.
     Slow(Duration, Box<Answer>),
+    /// A 200 streamed with `content-type`: each piece sent after its wait; with `cut`, the
+    /// connection is dropped after the last piece instead of ending the body.
+    Stream {
+        content_type: &'static str,
+        pieces: Vec<(Duration, String)>,
+        cut: bool,
+    },
 }
 
 pub fn ok(body: Value) -> Answer {
@@ -49,6 +56,33 @@ pub async fn respond(mut answer: Answer) -> Response {
             Answer::Slow(wait, then) => {
                 tokio::time::sleep(wait).await;
                 answer = *then;
+            }
+            Answer::Stream {
+                content_type,
+                pieces,
+                cut,
+            } => {
+                let body = futures_util::stream::unfold(
+                    (pieces.into_iter(), cut),
+                    |(mut rest, cut)| async move {
+                        match rest.next() {
+                            Some((wait, piece)) => {
+                                tokio::time::sleep(wait).await;
+                                Some((Ok(Bytes::from(piece)), (rest, cut)))
+                            }
+                            None if cut => Some((
+                                Err(std::io::Error::other("the stream is cut")),
+                                (rest, false),
+                            )),
+                            None => None,
+                        }
+                    },
+                );
+                let mut response = axum::body::Body::from_stream(body).into_response();
+                response
+                    .headers_mut()
+                    .insert("content-type", content_type.parse().unwrap());
+                return response;
             }
             Answer::Raw(status, extra, body) => {
                 let status = StatusCode::from_u16(status).unwrap();
@@ -89,6 +123,30 @@ pub async fn serve_fn(
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
     (server, format!("http://{addr}"))
+}
+
+/// A server on a runtime of its own, for a test whose code under test runs in another
+/// process (the `ais` binary): it keeps answering while the test blocks.
+pub struct OwnServer {
+    /// Its base URL (`http://127.0.0.1:PORT`).
+    pub base: String,
+    pub server: Arc<Server>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+/// [`serve_fn`] on a runtime of its own.
+pub fn serve_blocking(answer: impl Fn(&Value) -> Answer + Send + Sync + 'static) -> OwnServer {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (server, base) = runtime.block_on(serve_fn(answer));
+    OwnServer {
+        base,
+        server,
+        _runtime: runtime,
+    }
 }
 
 /// Starts a server on 127.0.0.1 that answers from `script`.
@@ -201,6 +259,88 @@ impl Proto {
                 "usage": {"input_tokens": 26, "output_tokens": 7, "cache_read_input_tokens": 16},
             }),
         })
+    }
+
+    /// A streamed answer carrying `value` (wrapped, as [`Proto::answer`]), its answer text cut
+    /// into `n` pieces sent `gap` apart; with `cut`, the connection drops after the first
+    /// half of the pieces. Returns the answer and the text pieces as the model wrote them.
+    pub fn streamed(
+        self,
+        wrapped: Value,
+        n: usize,
+        gap: Duration,
+        cut: bool,
+    ) -> (Answer, Vec<String>) {
+        let text = wrapped.to_string();
+        let chars: Vec<char> = text.chars().collect();
+        let size = chars.len().div_ceil(n.max(1)).max(1);
+        let mut pieces: Vec<String> = chars.chunks(size).map(|c| c.iter().collect()).collect();
+        if cut {
+            pieces.truncate(pieces.len() / 2);
+        }
+        let sse = |event: Option<&str>, data: Value| match event {
+            Some(e) => format!("event: {e}\ndata: {data}\n\n"),
+            None => format!("data: {data}\n\n"),
+        };
+        let mut events: Vec<String> = Vec::new();
+        let content_type = match self {
+            Proto::OpenAi => {
+                for p in &pieces {
+                    events.push(sse(
+                        None,
+                        json!({"id": "c1", "choices": [{"index": 0, "delta": {"content": p}}]}),
+                    ));
+                }
+                events.push(sse(
+                    None,
+                    json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+                ));
+                events.push(sse(
+                    None,
+                    json!({"choices": [], "usage": {"prompt_tokens": 42, "completion_tokens": 7}}),
+                ));
+                events.push("data: [DONE]\n\n".to_owned());
+                "text/event-stream"
+            }
+            Proto::Anthropic => {
+                events.push(sse(Some("message_start"), json!({"type": "message_start", "message": {"id": "m1", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 26, "output_tokens": 1}}})));
+                events.push(sse(Some("content_block_start"), json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "answer", "input": {}}})));
+                for p in &pieces {
+                    events.push(sse(Some("content_block_delta"), json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": p}})));
+                }
+                events.push(sse(
+                    Some("content_block_stop"),
+                    json!({"type": "content_block_stop", "index": 0}),
+                ));
+                events.push(sse(Some("message_delta"), json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 7}})));
+                events.push(sse(Some("message_stop"), json!({"type": "message_stop"})));
+                "text/event-stream"
+            }
+            Proto::Ollama => {
+                for p in &pieces {
+                    events.push(format!(
+                        "{}\n",
+                        json!({"message": {"role": "assistant", "content": p}, "done": false})
+                    ));
+                }
+                events.push(format!("{}\n", json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 42, "eval_count": 7})));
+                "application/x-ndjson"
+            }
+        };
+        if cut {
+            // Only the pieces' events go out before the drop: no end marker.
+            let keep = match self {
+                Proto::Anthropic => 2 + pieces.len(),
+                _ => pieces.len(),
+            };
+            events.truncate(keep);
+        }
+        let answer = Answer::Stream {
+            content_type,
+            pieces: events.into_iter().map(|e| (gap, e)).collect(),
+            cut,
+        };
+        (answer, pieces)
     }
 
     /// An answer asking for one call of `tool`.

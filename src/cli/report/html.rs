@@ -232,11 +232,24 @@ fn slots(h: &mut String, r: &RunRecord) {
             e.sibling
                 .map(|s| format!(" sibling {s}"))
                 .unwrap_or_default(),
-            esc(&s.model),
+            esc(&answered(s)),
             s.exchanges.len().max(s.recorded),
             s.repairs,
             s.tool_rounds
         );
+        for f in &s.failovers {
+            let why = if f.reason.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", esc(&bounded(&f.reason, 2000)))
+            };
+            let _ = writeln!(
+                h,
+                "<p class=\"failover\">failover from <code>{}</code> to <code>{}</code>{why}</p>",
+                esc(&f.from),
+                esc(&f.to)
+            );
+        }
         for (x, ex) in s.exchanges.iter().enumerate() {
             let _ = writeln!(
                 h,
@@ -258,6 +271,18 @@ fn slots(h: &mut String, r: &RunRecord) {
         }
         h.push_str("</details>\n");
     }
+}
+
+/// Which model answered a slot, its tier and what it cost: `openai:m (tier small) · $0.0012`.
+fn answered(s: &super::SlotEvent) -> String {
+    let mut t = s.model.clone();
+    if !s.tier.is_empty() {
+        t += &format!(" (tier {})", s.tier);
+    }
+    if let Some(c) = s.cost {
+        t += &format!(" · ${c:.4}");
+    }
+    t
 }
 
 fn tools(h: &mut String, r: &RunRecord) {
@@ -288,34 +313,45 @@ fn tools(h: &mut String, r: &RunRecord) {
     }
 }
 
+/// The totals per slot and in all: fills, tokens, and the cost — the one the run recorded
+/// (its models' prices), else, with `--price-in`/`--price-out`, the tokens at those prices.
 fn totals(h: &mut String, r: &RunRecord, prices: Option<(f64, f64)>) {
-    let mut per: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
-    for e in r.events.iter().filter(|e| e.slot.is_some()) {
+    let mut per: BTreeMap<&str, (u64, u64, u64, Option<f64>)> = BTreeMap::new();
+    let slots = r.events.iter().filter_map(|e| Some((e, e.slot.as_ref()?)));
+    for (e, s) in slots.clone() {
         let (i, o) = tokens(e);
         let t = per.entry(e.instruction.as_str()).or_default();
-        *t = (t.0 + 1, t.1 + i, t.2 + o);
+        let cost = match (t.3, s.cost) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+        *t = (t.0 + 1, t.1 + i, t.2 + o, cost);
     }
-    let cost = |i: u64, o: u64| {
+    let recorded = slots.clone().any(|(_, s)| s.cost.is_some());
+    let cost = |i: u64, o: u64, c: Option<f64>| {
+        if recorded {
+            return c.map_or_else(|| "-".to_owned(), |c| format!("{c:.4}"));
+        }
         prices.map_or(String::new(), |(pi, po)| {
             format!("{:.4}", (i as f64 * pi + o as f64 * po) / 1_000_000.0)
         })
     };
+    let shown = recorded || prices.is_some();
     let _ = write!(
         h,
         "<h2>Totals</h2><table id=\"totals\"><thead><tr><th>slot</th><th>fills</th><th>tokens in</th><th>tokens out</th>{}</tr></thead><tbody>",
-        if prices.is_some() {
-            "<th>cost</th>"
-        } else {
-            ""
-        }
+        if shown { "<th>cost ($)</th>" } else { "" }
     );
-    let (mut fi, mut ti, mut to) = (0, 0, 0);
-    for (id, (n, i, o)) in &per {
+    let (mut fi, mut ti, mut to, mut tc) = (0, 0, 0, None::<f64>);
+    for (id, (n, i, o, c)) in &per {
         fi += n;
         ti += i;
         to += o;
-        let c = if prices.is_some() {
-            format!("<td class=\"n\">{}</td>", cost(*i, *o))
+        if let Some(c) = c {
+            tc = Some(tc.unwrap_or(0.0) + c);
+        }
+        let c = if shown {
+            format!("<td class=\"n\">{}</td>", cost(*i, *o, *c))
         } else {
             String::new()
         };
@@ -325,8 +361,8 @@ fn totals(h: &mut String, r: &RunRecord, prices: Option<(f64, f64)>) {
             esc(id)
         );
     }
-    let c = if prices.is_some() {
-        format!("<td class=\"n\" id=\"cost\">{}</td>", cost(ti, to))
+    let c = if shown {
+        format!("<td class=\"n\" id=\"cost\">{}</td>", cost(ti, to, tc))
     } else {
         String::new()
     };

@@ -3,13 +3,13 @@
 //! the outcome it ended with.
 //!
 //! The journal keeps each exchange of a slot with its model as an effect of its own (the
-//! reply, the usage, the request and response with each string cut at 16 KiB and secrets
+//! reply, the usage, the model asked and what its answer cost, the request and response with each string cut at 16 KiB and secrets
 //! scrubbed when written, as the trace scrubs them), each step's start and
 //! duration, and each tool's result — but not a tool's operands, nor the TERMINAL's time (it
 //! commits nothing). A journal of an older ais kept no exchanges: the page says so and where
 //! they are (`ais run --trace FILE`).
 
-use super::{Event, ExchangeEvent, RunRecord, SlotEvent, UsageEvent};
+use super::{Event, ExchangeEvent, FailoverEvent, RunRecord, SlotEvent, UsageEvent};
 use crate::cli::{CliError, shown};
 use ais_rt::journal::sqlite::{Durability, EffectRow, SqliteStore, recorded_outcome};
 use ais_rt::journal::{EffectKind, JournalError, Json};
@@ -57,11 +57,29 @@ fn sibling(path: &str) -> Option<usize> {
 /// or `{failed: {kind, message}}`) to the slot's part of its event.
 fn add_exchange(slot: &mut SlotEvent, result: &Json) {
     slot.recorded += 1;
+    let r = result.get("failed").unwrap_or(&result["completion"]);
+    // Each exchange names the model asked (a journal of an older ais does not): a change of
+    // model within a slot is a failover, and the last one asked is the one that answered.
+    if let Some(model) = r["model"].as_str() {
+        let first = slot.recorded == 1;
+        if !first && model != slot.model {
+            slot.failovers.push(FailoverEvent {
+                from: std::mem::take(&mut slot.model),
+                to: model.to_owned(),
+                reason: String::new(),
+            });
+        }
+        model.clone_into(&mut slot.model);
+    }
     if let Some(f) = result.get("failed") {
         slot.parsed = Some(serde_json::json!({"error": f["message"]}));
         return;
     }
     let c = &result["completion"];
+    slot.cost = match (slot.cost, c["cost"].as_f64()) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    };
     slot.exchanges.push(ExchangeEvent {
         request: c["request"].clone(),
         response: c["response"].clone(),

@@ -123,6 +123,24 @@ pub struct SlotEvent {
     /// How many exchanges the journal counted (a journal of an older ais kept the count, not
     /// the exchanges).
     pub recorded: usize,
+    /// The tier the slot named.
+    pub tier: String,
+    /// Each move to the next model of the tier's chain: `{from, to, reason, kind}`.
+    pub failovers: Vec<FailoverEvent>,
+    /// What the slot cost in US dollars, when its models have prices.
+    pub cost: Option<f64>,
+}
+
+/// A move to the next model of a chain.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct FailoverEvent {
+    /// The model that gave no acceptable value.
+    pub from: String,
+    /// The model asked next.
+    pub to: String,
+    /// Why.
+    pub reason: String,
 }
 
 /// One exchange of a slot.

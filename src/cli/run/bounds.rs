@@ -1,5 +1,6 @@
 //! The bounds a run's untrusted input runs under, as `ais run` / `ais resume` flags: the size of
-//! a model's answer, the siblings of a SPAWN, what the built-ins may read and fetch.
+//! a model's answer, the siblings of a SPAWN, what the built-ins may read and fetch, what the
+//! models may cost.
 //!
 //! A run records the bounds it was started with (in its journal row, or beside its resume
 //! handle), and `ais resume` runs under them again: a bound given to the resume replaces the
@@ -27,6 +28,28 @@ pub struct Bounds {
     /// (repeatable; the host as the URL writes it: `localhost`, `127.0.0.1`, `[::1]`).
     #[arg(long, value_name = "HOST")]
     pub allow_net: Vec<String>,
+    /// The cost budget in US dollars, across SPAWN siblings, CALL sub-runs and resumes: a call
+    /// that may cost more than is left (Anthropic's token limit × the price) is refused before
+    /// it is made, else an answer that takes the run past the budget stops it after; either is
+    /// the fault `budget_exhausted`. Every model a slot may ask needs a price in ais.toml.
+    #[arg(long, value_name = "DOLLARS", value_parser = dollars)]
+    pub max_cost: Option<f64>,
+}
+
+/// A cost budget as `--max-cost` takes it: a non-negative number of dollars.
+fn dollars(text: &str) -> Result<f64, String> {
+    let n: f64 = text
+        .trim()
+        .trim_start_matches('$')
+        .parse()
+        .map_err(|_| format!("`{text}` is no amount; write dollars, e.g. `--max-cost 0.50`"))?;
+    if n.is_finite() && n >= 0.0 {
+        Ok(n)
+    } else {
+        Err(format!(
+            "`{text}` is no budget; write a non-negative amount of dollars, e.g. `--max-cost 0.50`"
+        ))
+    }
 }
 
 impl Bounds {
@@ -50,6 +73,7 @@ impl Bounds {
             max_siblings: self.max_siblings.or(recorded.max_siblings),
             allow_read: given_or(self.allow_read, recorded.allow_read),
             allow_net: given_or(self.allow_net, recorded.allow_net),
+            max_cost: self.max_cost.or(recorded.max_cost),
         }
     }
 
@@ -66,6 +90,9 @@ impl Bounds {
         }
         for host in &self.allow_net {
             builder = builder.allow_net(host.clone());
+        }
+        if let Some(dollars) = self.max_cost {
+            builder = builder.max_cost(dollars);
         }
         builder
     }

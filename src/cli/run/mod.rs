@@ -604,7 +604,11 @@ fn open_models(
                 .map_err(|e| CliError::new(e.message, help))?;
         }
         let (model, s) = open_model(spec)?;
-        models.set_default(Arc::new(model::Chain::single(model)));
+        // A model given as a spec keeps the price the configuration gives it.
+        let price = config.prices.get(spec.trim()).copied();
+        let link = model::tiers::Link { model, price };
+        let name = link.model.name().to_owned();
+        models.set_default(Arc::new(model::Chain::new(name, vec![link])));
         scripted = s;
     }
     Ok((models, scripted))
@@ -694,8 +698,11 @@ impl Setup {
         // Step events are built only for a sink that shows them: the progress bar on a
         // terminal, the trace file, `RUST_LOG` output, an OTLP exporter.
         let mut sinks: Vec<Arc<dyn TraceSink>> = Vec::new();
+        let mut live: Option<Arc<dyn ais_rt::model::live::Live>> = None;
         if self.progress.visible() {
             sinks.push(self.progress.clone());
+            // Answers stream to a terminal only.
+            live = Some(self.progress.clone());
         }
         if let Some(t) = &self.trace {
             sinks.push(t.clone());
@@ -717,6 +724,9 @@ impl Setup {
             _ => builder = builder.trace(Arc::new(Tee(sinks))),
         }
         builder = self.bounds.apply(builder);
+        if let Some(live) = live {
+            builder = builder.live(live);
+        }
         if let Some((pulse, _)) = &self.pulse {
             builder = builder.pulse(pulse.clone());
         }

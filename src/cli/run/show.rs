@@ -57,6 +57,32 @@ pub(super) fn scripted_note(setup: &Setup) -> String {
     )
 }
 
+/// What a run spent, as the summary line says it: `, 120 prompt + 30 completion tokens,
+/// $0.0012 (1 slot unpriced), 1 failover` — each part only when there is something to say.
+pub(crate) fn spent(usage: &ais_rt::RunUsage) -> String {
+    let mut s = String::new();
+    if usage.prompt_tokens + usage.completion_tokens > 0 {
+        s += &format!(
+            ", {} prompt + {} completion tokens",
+            usage.prompt_tokens, usage.completion_tokens
+        );
+    }
+    if let Some(cost) = usage.cost {
+        s += &format!(", ${cost:.4}");
+        match usage.unpriced_slots {
+            0 => {}
+            1 => s += " (1 slot unpriced)",
+            n => s += &format!(" ({n} slots unpriced)"),
+        }
+    }
+    match usage.failovers {
+        0 => {}
+        1 => s += ", 1 failover",
+        n => s += &format!(", {n} failovers"),
+    }
+    s
+}
+
 pub(super) fn print_human(
     setup: &Setup,
     outcome: &RunOutcome,
@@ -74,15 +100,7 @@ pub(super) fn print_human(
         1 => ", 1 slot filled".to_owned(),
         n => format!(", {n} slots filled"),
     };
-    let tokens = outcome.usage.prompt_tokens + outcome.usage.completion_tokens;
-    let tokens = if tokens > 0 {
-        format!(
-            ", {} prompt + {} completion tokens",
-            outcome.usage.prompt_tokens, outcome.usage.completion_tokens
-        )
-    } else {
-        String::new()
-    };
+    let tokens = spent(&outcome.usage);
     let status = match outcome.status {
         Status::Ok => "ok",
         Status::Error => "error (a step failed and no ROUTE tested it)",
@@ -231,10 +249,16 @@ pub(super) fn clip(text: &str) -> String {
 }
 
 /// The progress display: on a terminal, one line per step (number, instruction, opcode,
-/// unit, time) above a spinner; elsewhere nothing.
+/// unit, time) above a spinner, and under it, dimmed, the end of the answer streaming in for
+/// the running slot; elsewhere nothing.
 pub(super) struct Progress {
     bar: ProgressBar,
+    /// The spinner's message (the last step) and the streamed text shown under it.
+    shown: std::sync::Mutex<(String, String)>,
 }
+
+/// How much of a streaming answer is shown under the spinner: its last characters.
+const STREAMED_CHARS: usize = 100;
 
 impl Progress {
     pub(super) fn new() -> Self {
@@ -249,7 +273,24 @@ impl Progress {
             }
             None => ProgressBar::hidden(),
         };
-        Progress { bar }
+        Progress {
+            bar,
+            shown: std::sync::Mutex::default(),
+        }
+    }
+
+    fn shown(&self) -> std::sync::MutexGuard<'_, (String, String)> {
+        self.shown.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The spinner's message: the step, and under it the streamed text, dimmed.
+    fn redraw(&self, (step, streamed): &(String, String)) {
+        if streamed.is_empty() {
+            self.bar.set_message(step.clone());
+        } else {
+            let tail = console::style(streamed).dim();
+            self.bar.set_message(format!("{step}\n  {tail}"));
+        }
     }
 
     pub(super) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
@@ -282,8 +323,37 @@ impl TraceSink for Progress {
             human_time(e.elapsed_us),
         );
         self.bar.println(line);
-        self.bar
-            .set_message(format!("step {} {}", e.step, e.instruction));
+        let mut shown = self.shown();
+        *shown = (format!("step {} {}", e.step, e.instruction), String::new());
+        self.redraw(&shown);
+    }
+}
+
+/// The answers streaming in, shown under the spinner (the runtime streams only to a watcher:
+/// only a terminal's progress display is one). Model output is hostile: control characters
+/// become spaces, so an answer cannot drive the terminal.
+impl ais_rt::model::live::Live for Progress {
+    fn text(&self, instruction: &str, sibling: Option<usize>, text: &str) {
+        if self.bar.is_hidden() {
+            return;
+        }
+        let mut shown = self.shown();
+        let who = match sibling {
+            Some(i) => format!("{instruction}[{i}]"),
+            None => instruction.to_owned(),
+        };
+        let head = format!("{who}: ");
+        if !shown.1.starts_with(&head) {
+            shown.1 = head.clone();
+        }
+        shown
+            .1
+            .extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
+        let body = &shown.1[head.len()..];
+        if let Some((cut, _)) = body.char_indices().rev().nth(STREAMED_CHARS) {
+            shown.1 = format!("{head}…{}", &body[cut..]);
+        }
+        self.redraw(&shown);
     }
 }
 

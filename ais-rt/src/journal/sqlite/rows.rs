@@ -16,7 +16,7 @@
 //!   object; those are read too.
 
 use super::RawEffect;
-use crate::journal::{Effect, Json, StepCommit};
+use crate::journal::{Effect, Json, Spend, StepCommit};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::io::Write;
@@ -40,6 +40,8 @@ struct Delta<'a> {
     branches: &'a Option<Vec<(usize, usize)>>,
     #[serde(skip_serializing_if = "is_zero")]
     usage: (u64, u64, u64, u64),
+    #[serde(skip_serializing_if = "Spend::is_none")]
+    spend: Spend,
     #[serde(skip_serializing_if = "Option::is_none")]
     time: Option<(u64, u64)>,
 }
@@ -63,6 +65,7 @@ pub(super) fn delta(commit: &StepCommit) -> String {
         unrouted,
         branches,
         usage,
+        spend,
         time,
     } = commit;
     let row = Delta {
@@ -74,6 +77,7 @@ pub(super) fn delta(commit: &StepCommit) -> String {
         unrouted,
         branches,
         usage: *usage,
+        spend: *spend,
         time: *time,
     };
     // A struct of strings, numbers and JSON values: serializing it cannot fail.
@@ -260,6 +264,11 @@ mod tests {
             unrouted: Some(serde_json::json!([{"x": 1}])),
             branches: Some(vec![(1, 2)]),
             usage: (10, 20, 3, 1),
+            spend: Spend {
+                cost: Some(0.0125),
+                unpriced_slots: 1,
+                failovers: 2,
+            },
             time: Some((1_700_000_000_000, 42)),
         };
         let text = delta(&commit);

@@ -57,10 +57,11 @@ impl Anthropic {
     async fn exchange(&self, request: &SlotRequest) -> Result<Completion, ModelError> {
         let schema = strict_schema(&request.schema);
         let answer = answer_tool(request);
-        let body = body(&self.model, self.max_tokens, request, &schema, &answer);
+        let mut body = body(&self.model, self.max_tokens, request, &schema, &answer);
+        let stream = super::stream_if_watched(&mut body, super::stream::ANTHROPIC, &[]);
         let (body, response) = self
             .transport
-            .send(request, &self.url, &self.headers, body)
+            .send(request, &self.url, &self.headers, body, stream)
             .await?;
         let parsed = parse(&response, &schema, &answer);
         completion(&self.name, body, response, parsed)
@@ -70,6 +71,10 @@ impl Anthropic {
 impl Model for Anthropic {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn max_completion_tokens(&self) -> Option<u64> {
+        Some(u64::from(self.max_tokens))
     }
 
     fn complete<'a>(&'a self, request: &'a SlotRequest) -> ModelFuture<'a> {

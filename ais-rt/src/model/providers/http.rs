@@ -150,13 +150,17 @@ impl Transport {
 
     /// Sends one exchange of `request`'s slot: `body` with the secret scrubbed out, POSTed to
     /// `url` under the slot's deadline. Returns the scrubbed body and the scrubbed response, as
-    /// the trace keeps them.
+    /// the trace keeps them. With `stream` (the provider asked for a streamed answer), a
+    /// streamed response is read as it comes — each piece of text shown to the watcher
+    /// ([`crate::model::live`]) — and assembled into the body a plain request returns; a stream
+    /// that ends before its end is retried like a dropped connection.
     pub(crate) async fn send(
         &self,
         request: &SlotRequest,
         url: &Url,
         headers: &HeaderMap,
         body: Value,
+        stream: Option<Streamed>,
     ) -> Result<(Value, Value), ModelError> {
         let body = self.scrub_value(body);
         let deadline = self.slot_deadline(
@@ -164,24 +168,26 @@ impl Transport {
             request.sibling,
             request.history.is_empty(),
         );
-        let response = self.post(url, headers, &body, deadline).await?;
+        let asked = Asked {
+            url,
+            headers,
+            body: &body,
+            deadline,
+            stream: stream.map(|s| (s, request)),
+        };
+        let response = self.post(&asked).await?;
         Ok((body, self.scrub_value(response)))
     }
 
-    /// POSTs `body` to `url` and returns the response body as JSON.
-    pub(crate) async fn post(
-        &self,
-        url: &Url,
-        headers: &HeaderMap,
-        body: &Value,
-        deadline: Instant,
-    ) -> Result<Value, ModelError> {
+    /// POSTs the request and returns the response body as JSON, retried under the bounds.
+    async fn post(&self, asked: &Asked<'_>) -> Result<Value, ModelError> {
+        let deadline = asked.deadline;
         let backoff = ExponentialBuilder::default()
             .with_jitter()
             .with_min_delay(self.options.min_backoff)
             .with_max_delay(self.options.max_backoff)
             .with_max_times(self.options.max_retries);
-        let attempt = || self.attempt(url, headers, body, deadline);
+        let attempt = || self.attempt(asked);
         let retried = attempt
             .retry(backoff)
             .sleep(tokio::time::sleep)
@@ -218,13 +224,14 @@ impl Transport {
         )
     }
 
-    async fn attempt(
-        &self,
-        url: &Url,
-        headers: &HeaderMap,
-        body: &Value,
-        deadline: Instant,
-    ) -> Result<Value, Failure> {
+    async fn attempt(&self, asked: &Asked<'_>) -> Result<Value, Failure> {
+        let Asked {
+            url,
+            headers,
+            body,
+            deadline,
+            ..
+        } = *asked;
         let remaining = deadline.saturating_duration_since(Instant::now());
         if remaining.is_zero() {
             return Err(Failure::fatal(self.deadline_error()));
@@ -242,6 +249,12 @@ impl Transport {
         let mut response = sent.map_err(|err| self.transport_failure(&err, timeout, capped))?;
         let status = response.status();
         let retry_after = retry_after(response.headers());
+        if let Some((streamed, request)) = &asked.stream
+            && status.is_success()
+            && is_streamed(response.headers())
+        {
+            return self.read_stream(response, streamed, request).await;
+        }
         let limit = self.options.max_response_bytes;
         let mut bytes = Vec::new();
         while let Some(chunk) = response
@@ -275,6 +288,117 @@ impl Transport {
                 ),
             ))
         })
+    }
+
+    /// Reads a streamed answer to its end: each event (an SSE event, an NDJSON line) goes to a
+    /// fresh assembler, whose text is shown to the watcher as it comes; the body is the
+    /// assembler's once the stream ended at its end. A stream cut before (the connection
+    /// dropped, the body ended early) is a transport failure, retried; a body past the size
+    /// limit or an event that does not read is final.
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        streamed: &Streamed,
+        request: &SlotRequest,
+    ) -> Result<Value, Failure> {
+        use futures_util::StreamExt;
+        let limit = self.options.max_response_bytes;
+        let mut assembler = (streamed.assembler)();
+        let protocol = |message: String| {
+            Failure::fatal(ModelError::new(
+                ModelErrorKind::Protocol,
+                format!("{}: {}", self.label, self.scrub(&message)),
+            ))
+        };
+        let mut feed = |event: Option<&str>, data: &str| -> Result<(), Failure> {
+            let text = assembler.event(event, data).map_err(protocol)?;
+            if let Some(text) = text {
+                super::super::live::show(&request.instruction, request.sibling, &text);
+            }
+            Ok(())
+        };
+        // The body as it comes, counted against the limit; a transport error ends it.
+        let read = std::sync::atomic::AtomicUsize::new(0);
+        let over = || read.load(std::sync::atomic::Ordering::Relaxed) > limit;
+        let mut cut: Option<Failure> = None;
+        let bytes = response.bytes_stream().map(|chunk| {
+            let chunk = chunk.map_err(|err| std::io::Error::other(err.to_string()))?;
+            read.fetch_add(chunk.len(), std::sync::atomic::Ordering::Relaxed);
+            Ok::<_, std::io::Error>(chunk)
+        });
+        match streamed.framing {
+            Framing::Sse => {
+                let mut events = Box::pin(sse_stream::SseStream::from_bytes_stream(bytes));
+                while let Some(event) = events.next().await {
+                    if over() {
+                        break;
+                    }
+                    match event {
+                        Ok(sse) => feed(sse.event.as_deref(), sse.data.as_deref().unwrap_or(""))?,
+                        Err(e) => {
+                            cut = Some(self.cut(&e.to_string()));
+                            break;
+                        }
+                    }
+                }
+            }
+            Framing::Ndjson => {
+                let mut bytes = Box::pin(bytes);
+                let mut line = Vec::new();
+                while let Some(chunk) = bytes.next().await {
+                    let chunk = match chunk {
+                        Ok(c) => c,
+                        Err(e) => {
+                            cut = Some(self.cut(&e.to_string()));
+                            break;
+                        }
+                    };
+                    if over() {
+                        break;
+                    }
+                    for &b in chunk.iter() {
+                        if b == b'\n' {
+                            let text = String::from_utf8_lossy(&line).into_owned();
+                            line.clear();
+                            if !text.trim().is_empty() {
+                                feed(None, &text)?;
+                            }
+                        } else {
+                            line.push(b);
+                        }
+                    }
+                }
+                let text = String::from_utf8_lossy(&line).into_owned();
+                if cut.is_none() && !text.trim().is_empty() {
+                    feed(None, &text)?;
+                }
+            }
+        }
+        if over() {
+            return Err(protocol(format!(
+                "the streamed response is larger than {limit} bytes; not read further"
+            )));
+        }
+        if let Some(failure) = cut {
+            return Err(failure);
+        }
+        assembler.finish().map_err(|e| self.cut(&e))
+    }
+
+    /// A stream that ended before its end: retried like a dropped connection.
+    fn cut(&self, why: &str) -> Failure {
+        Failure {
+            error: ModelError::new(
+                ModelErrorKind::Transport,
+                format!(
+                    "{}: the streamed answer was cut before its end ({}); nothing of it is kept",
+                    self.label,
+                    self.scrub(why)
+                ),
+            ),
+            retry: true,
+            retry_after: None,
+        }
     }
 
     /// A request that failed on the way; `capped` when its timeout was what remained of the
@@ -350,6 +474,58 @@ impl Transport {
             retry_after,
         }
     }
+}
+
+/// One request as the retries send it again.
+struct Asked<'a> {
+    url: &'a Url,
+    headers: &'a HeaderMap,
+    body: &'a Value,
+    deadline: Instant,
+    /// How a streamed answer is read, and the slot it answers (for the watcher).
+    stream: Option<(Streamed, &'a SlotRequest)>,
+}
+
+/// How a streamed response body is framed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// Server-sent events (OpenAI-compatible, Anthropic).
+    Sse,
+    /// One JSON object per line (Ollama).
+    Ndjson,
+}
+
+/// A provider's way to read its streamed answer: the framing, and a fresh assembler for each
+/// attempt.
+#[derive(Clone, Copy)]
+pub(crate) struct Streamed {
+    pub framing: Framing,
+    pub assembler: fn() -> Box<dyn Assemble>,
+}
+
+/// Assembles a streamed answer into the response body a plain request returns, so that it is
+/// parsed, validated, traced and journaled exactly as that one.
+pub(crate) trait Assemble: Send {
+    /// One event: its SSE event name (none for NDJSON) and its data. Returns the text to show
+    /// the watcher, if any; an error when the event does not read.
+    fn event(&mut self, event: Option<&str>, data: &str) -> Result<Option<String>, String>;
+    /// The whole body once the stream ended; an error (the stream was cut) when it ended
+    /// before its end marker.
+    fn finish(self: Box<Self>) -> Result<Value, String>;
+}
+
+/// Whether a response is streamed: `text/event-stream` or NDJSON. (A server that answers a
+/// streamed request with plain JSON is read as plain JSON.)
+fn is_streamed(headers: &HeaderMap) -> bool {
+    headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| {
+            let t = t.to_ascii_lowercase();
+            t.starts_with("text/event-stream")
+                || t.starts_with("application/x-ndjson")
+                || t.starts_with("application/ndjson")
+        })
 }
 
 /// `Retry-After` as seconds or as an HTTP date.

@@ -26,6 +26,7 @@ mod ollama;
 mod openai;
 mod prompt;
 pub mod schema;
+mod stream;
 
 pub use anthropic::Anthropic;
 pub use ollama::Ollama;
@@ -242,6 +243,24 @@ fn endpoint(base: &Url, endpoint: &str, variable: &str) -> Result<Url, ModelErro
             "{variable}: cannot form the endpoint `{endpoint}`: {err}"
         ))
     })
+}
+
+/// Asks for a streamed answer, read as `streamed`, when the exchange is watched
+/// ([`crate::model::live`]): `stream: true` and the protocol's `extra` fields go in `body`.
+/// An exchange nobody watches sends the body as it is and reads one JSON answer.
+fn stream_if_watched(
+    body: &mut serde_json::Value,
+    streamed: http::Streamed,
+    extra: &[(&str, serde_json::Value)],
+) -> Option<http::Streamed> {
+    if !crate::model::live::watching() {
+        return None;
+    }
+    body["stream"] = serde_json::Value::Bool(true);
+    for (k, v) in extra {
+        body[*k] = v.clone();
+    }
+    Some(streamed)
 }
 
 #[cfg(test)]

@@ -42,10 +42,11 @@ impl Ollama {
 
     async fn exchange(&self, request: &SlotRequest) -> Result<Completion, ModelError> {
         let schema = strict_schema(&request.schema);
-        let body = body(&self.model, request, &schema);
+        let mut body = body(&self.model, request, &schema);
+        let stream = super::stream_if_watched(&mut body, super::stream::OLLAMA, &[]);
         let (body, response) = self
             .transport
-            .send(request, &self.url, &HeaderMap::new(), body)
+            .send(request, &self.url, &HeaderMap::new(), body, stream)
             .await
             .map_err(|err| self.hint(err))?;
         let parsed = parse(&response, &schema, calls_in_history(request));

@@ -56,14 +56,12 @@ impl OpenAi {
 
     async fn exchange(&self, request: &SlotRequest) -> Result<Completion, ModelError> {
         let schema = strict_schema(&request.schema);
+        let mut body = body(&self.model, request, &schema);
+        let usage = ("stream_options", json!({"include_usage": true}));
+        let stream = super::stream_if_watched(&mut body, super::stream::OPENAI, &[usage]);
         let (body, response) = self
             .transport
-            .send(
-                request,
-                &self.url,
-                &self.headers,
-                body(&self.model, request, &schema),
-            )
+            .send(request, &self.url, &self.headers, body, stream)
             .await?;
         let parsed = parse(&response, &schema);
         completion(&self.name, body, response, parsed)
