@@ -54,6 +54,7 @@
 //! ```
 
 pub mod bundle;
+pub mod compile;
 pub mod deontic;
 mod ground;
 pub mod input;

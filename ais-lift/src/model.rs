@@ -11,7 +11,7 @@ use std::fmt;
 macro_rules! spelled_enum {
     ($(#[$doc:meta])* $name:ident $(#[$attr:meta])* { $($(#[$vdoc:meta])* $variant:ident = $text:literal,)+ }) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
         $(#[$attr])*
         pub enum $name {
             $($(#[$vdoc])* #[serde(rename = $text)] $variant,)+
@@ -112,7 +112,7 @@ spelled_enum! {
 }
 
 /// One obligation as a model proposes it (untrusted: nothing in it is believed until grounded).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Proposal {
     /// The stable rule id (`r1`, `r2`, …).
     pub rule: String,
