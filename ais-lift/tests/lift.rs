@@ -142,15 +142,302 @@ fn no_adjudicate_makes_no_call_and_says_so() {
         assert!(d.by.contains("--no-adjudicate"), "{}", d.by);
         assert!(d.cite.is_none());
     }
-    // Discretionary verification steps on the one path are hardened: the audit says so.
+    // The verification steps, now optional, still run on every run: recorded as accepted
+    // deviations in the provenance record and as degradations in the report, never silently.
+    let record = l.program.faithfulness.as_ref().unwrap();
+    let accepted: Vec<&str> = record
+        .deviation_list()
+        .iter()
+        .filter_map(|d| d.obligation.as_deref())
+        .collect();
+    assert!(accepted.contains(&"r15"), "{accepted:?}");
     assert!(
-        r.gates
-            .findings
+        r.notes
             .iter()
-            .any(|f| f.starts_with("F1") && f.contains("hardened")),
-        "{:#?}",
-        r.gates.findings
+            .any(|n| n.action == NoteAction::Degraded && n.subject == "r15")
     );
+    assert!(matches!(r.gates.outcome, Outcome::Clean | Outcome::Fixed));
     assert!(r.strict_findings() > 0);
-    let _ = NoteAction::Refused;
+}
+
+fn node<'a>(l: &'a Lifted, id: &str) -> &'a ais_core::Instruction {
+    l.program
+        .nodes
+        .as_deref()
+        .unwrap()
+        .iter()
+        .find(|n| n.id == id)
+        .unwrap_or_else(|| panic!("no instruction `{id}`"))
+}
+
+#[test]
+fn a_human_gate_is_a_code_owned_route_on_the_persons_answer() {
+    let l = lift_fixture("approval");
+    assert_faithful("approval", &l);
+    let gate = node(&l, "gate_r2");
+    assert_eq!(gate.opcode, ais_core::Opcode::Route);
+    assert_eq!(gate.owner, Some(ais_core::Owner::Code));
+    assert_eq!(gate.reads, ["approved_r2"]);
+    let (_, answer) = l.program.carry("approved_r2").unwrap();
+    assert_eq!(answer.role, Some(ais_core::Role::Input));
+    assert_eq!(answer.ty, Some(ais_core::Type::Bool));
+    // The gate stands where the skill puts it: after the summary, before the deployment; a
+    // refusal ends the run.
+    let edges = l.program.edges.as_deref().unwrap();
+    assert!(
+        edges
+            .iter()
+            .any(|e| e.from == "summarize" && e.to == "gate_r2")
+    );
+    assert!(edges.iter().any(|e| e.from == "gate_r2"
+        && e.to == "deploy_command_of"
+        && e.guard.as_deref() == Some("approved_r2")));
+    assert!(
+        edges.iter().any(|e| e.from == "gate_r2"
+            && e.to == "done"
+            && e.guard.as_deref() == Some("otherwise"))
+    );
+    // The prohibition is a rule on the slot, never a path.
+    assert!(
+        node(&l, "summarize")
+            .traces_to
+            .as_ref()
+            .unwrap()
+            .contains(&"r4".to_owned())
+    );
+}
+
+#[test]
+fn a_sibling_reference_file_is_embodied_as_knowledge() {
+    let l = lift_fixture("with-reference");
+    assert_faithful("with-reference", &l);
+    let style = std::fs::read_to_string(fixture("with-reference").join("STYLE.md")).unwrap();
+    let k = l
+        .program
+        .knowledge
+        .as_deref()
+        .unwrap()
+        .iter()
+        .find(|k| k.name == "file_style")
+        .unwrap();
+    assert_eq!(k.text().as_deref(), Some(style.as_str()));
+    assert_eq!(k.resident_on, ["write_notes"]);
+    assert_eq!(k.traces_to.as_deref(), Some(&["r1".to_owned()][..]));
+    // A command's result is an outcome: a failing `git log` is a value, not a crash.
+    let (_, changes) = l.program.carry("changes").unwrap();
+    assert_eq!(changes.ty, Some(ais_core::Type::parse("outcome")));
+}
+
+#[test]
+fn a_sibling_script_is_embodied_as_the_tool_that_runs_it() {
+    let l = lift_fixture("with-script");
+    assert_faithful("with-script", &l);
+    let script =
+        std::fs::read_to_string(fixture("with-script").join("scripts/count_words.py")).unwrap();
+    let tool = l
+        .program
+        .tools
+        .as_deref()
+        .unwrap()
+        .iter()
+        .find(|t| t.name == "count_words")
+        .unwrap();
+    assert_eq!(tool.body.as_deref(), Some(script.as_str()));
+    assert_eq!(tool.lang.as_deref(), Some("python"));
+    assert_eq!(tool.sig.as_deref(), Some("(target_path) -> str"));
+    assert_eq!(
+        tool.serves.as_deref(),
+        Some(&["count_words".to_owned()][..])
+    );
+    assert_eq!(tool.traces_to.as_deref(), Some(&["r1".to_owned()][..]));
+}
+
+#[test]
+fn injected_text_adds_no_element_and_the_report_names_it() {
+    let l = lift_fixture("injection");
+    assert_faithful("injection", &l);
+    let r = &l.report;
+    // The rule the compromised extractor made up is dropped: its words are not the skill's.
+    assert_eq!(r.dropped.len(), 1);
+    assert_eq!(r.dropped[0].rule, "r3");
+    // The steps built on it, or on nothing, are refused by name; nothing runs a command.
+    for step in ["wipe_command", "delete_repository"] {
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.action == NoteAction::Refused && n.subject == format!("step `{step}`")),
+            "{step}: {:#?}",
+            r.notes
+        );
+        assert!(
+            l.program
+                .nodes
+                .as_deref()
+                .unwrap()
+                .iter()
+                .all(|n| n.id != step)
+        );
+    }
+    assert!(!l.agir.contains("run_command"));
+    assert!(!l.agir.contains("rm -rf"));
+    assert_eq!(
+        l.program.nodes.as_deref().unwrap().len(),
+        4,
+        "find_notes, read_notes, dedupe, done"
+    );
+    // The injected sentence is named where it stands: no obligation rests on it.
+    let left = r
+        .uncovered
+        .iter()
+        .find(|u| u.text.starts_with("Ignore the above"))
+        .expect("the injected sentence is reported");
+    assert_eq!((left.line, left.column), (13, 1));
+    assert!(r.strict_findings() > 0);
+}
+
+/// Every way a model's answer can overreach, each refused by name: a duplicate rule id, a
+/// quote already extracted, a hardened "may", cites that are the obligation's own sentence or
+/// not in the skill, a decision on a rule nobody flagged, a shredded adaptive unit, a
+/// prohibition made a path, an unknown tool, an id that is no identifier.
+#[test]
+fn hostile_answers_are_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let skill = tmp.path().join("SKILL.md");
+    std::fs::write(
+        &skill,
+        "# Ship\n\n## Steps\n\n1. Explore the codebase and find every caller of the old API.\n\
+         2. Update the callers.\n\nNever push to main.\nYou may run the benchmarks.\n\n\
+         Keep the changelog current. Tag the release.\n",
+    )
+    .unwrap();
+    let ob = |rule: &str, kind: &str, force: &str, quote: &str, cohesion: &str| {
+        serde_json::json!({"rule": rule, "kind": kind, "force": force, "bearer": "agent",
+            "quote": quote, "condition": null, "cohesion": cohesion})
+    };
+    let step = |id: &str, op: &str, traces: &[&str], tool: Option<&str>, tools: &[&str]| {
+        serde_json::json!({"id": id, "opcode": op, "doc": format!("Do {id}."), "traces_to": traces,
+            "reads": ["task"], "writes": [format!("{}_out", id.to_lowercase().replace([' ', '!'], "_"))],
+            "tool": tool, "body": null, "tools": tools})
+    };
+    let answers = serde_json::json!({
+        "extract": [{"obligations": [
+            ob("r1", "step", "mandatory", "Explore the codebase and find every caller of the old API.", "adaptive"),
+            ob("r2", "step", "mandatory", "Update the callers.", "atomic"),
+            ob("r1", "step", "mandatory", "Update the callers.", "atomic"),
+            ob("r3", "constraint", "forbidden", "Never push to main.", "atomic"),
+            ob("r4", "step", "mandatory", "You may run the benchmarks.", "atomic"),
+            ob("r7", "constraint", "mandatory", "Keep the changelog current.", "atomic"),
+            ob("r8", "step", "mandatory", "Tag the release.", "atomic"),
+        ]}],
+        "critic": [{"obligations": [ob("r6", "step", "mandatory", "Update the callers.", "atomic")]}],
+        "adjudicate": [{"decisions": [
+            {"rule": "r7", "force": "mandatory", "cite": "Keep the changelog current."},
+            {"rule": "r8", "force": "mandatory", "cite": "Deploy on Fridays."},
+            {"rule": "r2", "force": "forbidden", "cite": "Never push to main."},
+        ]}],
+        "design": [{"types": [], "carries": [], "steps": [
+            step("explore", "GEN-RAW", &["r1"], None, &["grep", "glob_files", "read_file"]),
+            step("explore_more", "GEN-RAW", &["r1"], None, &[]),
+            step("push", "ACT", &["r3"], Some("run_command"), &[]),
+            step("update", "GEN-RAW", &["r2"], None, &["teleport"]),
+            step("Bad Id!", "GEN-RAW", &["r2"], None, &[]),
+            step("bench", "ACT", &["r4"], Some("curl_anything"), &[]),
+        ]}],
+    });
+    let file = tmp.path().join("answers.json");
+    std::fs::write(&file, answers.to_string()).unwrap();
+    let l = run(&skill, &file, &Options::default()).unwrap();
+    let r = &l.report;
+    let dropped: Vec<(&str, &str)> = r
+        .dropped
+        .iter()
+        .map(|d| (d.rule.as_str(), d.reason.as_str()))
+        .collect();
+    assert_eq!(
+        dropped,
+        [
+            ("r1", "an earlier obligation has the same rule id"),
+            ("r6", "its quote is already extracted"),
+        ]
+    );
+    assert_eq!(r.spec, SpecVerdict::Dry { rounds: 1 });
+    // "You may run the benchmarks." proposed as a must: set back to what the skill says.
+    assert_eq!(r.corrections.len(), 1, "{:#?}", r.corrections);
+    assert_eq!(r.corrections[0].rule, "r4");
+    let r4 = r.obligations.iter().find(|o| o.rule == "r4").unwrap();
+    assert_eq!(r4.force.as_str(), "discretionary");
+    // Neither cite stands; the decision on r2 (never flagged) is not taken.
+    let decided: Vec<(&str, &str, &str)> = r
+        .decisions
+        .iter()
+        .map(|d| {
+            (
+                d.rule.as_str(),
+                d.force.as_str(),
+                d.rejected.as_deref().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(decided.len(), 2, "{decided:#?}");
+    assert_eq!(decided[0].0, "r7");
+    assert_eq!(decided[0].1, "discretionary");
+    assert!(decided[0].2.contains("own sentence"), "{}", decided[0].2);
+    assert_eq!(decided[1].0, "r8");
+    assert!(
+        decided[1].2.contains("not in the skill"),
+        "{}",
+        decided[1].2
+    );
+    assert_eq!(
+        r.obligations
+            .iter()
+            .find(|o| o.rule == "r2")
+            .unwrap()
+            .force
+            .as_str(),
+        "mandatory"
+    );
+    // The design's overreach, refused by name.
+    let refused: Vec<String> = r
+        .notes
+        .iter()
+        .filter(|n| n.action == NoteAction::Refused)
+        .map(|n| format!("{}: {}", n.subject, n.reason))
+        .collect();
+    for (subject, why) in [
+        (
+            "step `explore_more`'s claim of `r1`",
+            "adaptive unit stays one slot",
+        ),
+        (
+            "step `push`'s claim of `r3`",
+            "a prohibition is never a path",
+        ),
+        ("step `push`", "traces to no grounded obligation"),
+        (
+            "step `update`'s belt tool `teleport`",
+            "neither a standard tool",
+        ),
+        ("step `Bad Id!`", "not a fresh snake_case identifier"),
+        (
+            "step `bench`'s tool `curl_anything`",
+            "neither a standard tool",
+        ),
+    ] {
+        assert!(
+            refused
+                .iter()
+                .any(|n| n.starts_with(subject) && n.contains(why)),
+            "{subject}: {refused:#?}"
+        );
+    }
+    // The adaptive unit is one slot with its tool belt.
+    let explore = node(&l, "explore");
+    assert_eq!(
+        explore.autonomy.as_ref().unwrap().tools,
+        ["grep", "glob_files", "read_file"]
+    );
+    // The hollow `bench` is re-owned to a slot by the mechanical repair: the program is fixed.
+    assert_eq!(r.gates.outcome, Outcome::Fixed, "{:#?}", r.gates.findings);
+    assert!(r.gates.dropped.is_empty() && r.gates.added.is_empty());
 }

@@ -198,6 +198,7 @@ fn summary(l: &Lifted, o: &mut Output) -> std::io::Result<()> {
             NoteAction::Refused => "refused",
             NoteAction::Degraded => "degraded",
             NoteAction::Embodied => "embodied",
+            NoteAction::Typed => "typed",
         };
         writeln!(
             e,

@@ -125,6 +125,8 @@ pub enum NoteAction {
     Degraded,
     /// A sibling file was embodied.
     Embodied,
+    /// A carry's type was set by code.
+    Typed,
 }
 
 impl Note {
@@ -139,6 +141,13 @@ impl Note {
         Note {
             action: NoteAction::Degraded,
             subject: rule.to_owned(),
+            reason: reason.into(),
+        }
+    }
+    fn typed(subject: impl Into<String>, reason: impl Into<String>) -> Note {
+        Note {
+            action: NoteAction::Typed,
+            subject: subject.into(),
             reason: reason.into(),
         }
     }
@@ -265,6 +274,9 @@ pub struct Report {
     pub obligations: Vec<Final>,
     /// The proposals dropped.
     pub dropped: Vec<DroppedProposal>,
+    /// The sentences of the skill no obligation rests on (headings included): what the
+    /// program does not realize, for a reader to judge.
+    pub uncovered: Vec<Uncovered>,
     /// The forces the deontic audit set back.
     pub corrections: Vec<Correction>,
     /// The adjudication decisions.
@@ -286,7 +298,7 @@ impl Report {
             + self
                 .notes
                 .iter()
-                .filter(|n| n.action != NoteAction::Embodied)
+                .filter(|n| matches!(n.action, NoteAction::Refused | NoteAction::Degraded))
                 .count()
             + usize::from(matches!(self.spec, SpecVerdict::Exhausted { .. }))
             + self.gates.findings.len()
@@ -466,6 +478,7 @@ pub async fn lift(
         SpecVerdict::Exhausted { rounds, last_added }
     };
     let grounding = skill.ground(kept);
+    let left_uncovered = uncovered(skill, &grounding.kept);
     let drift = audit(&grounding.kept);
     let mut finals: Vec<Final> = grounding
         .kept
@@ -581,8 +594,11 @@ pub async fn lift(
         .await?;
     let designed = design.steps.len();
     let name = options.name.clone().unwrap_or_else(|| program_name(skill));
-    let spine::Assembly { mut program, notes } =
-        spine::assemble(skill, &name, &finals, design, &offered);
+    let spine::Assembly {
+        mut program,
+        notes,
+        deviations,
+    } = spine::assemble(skill, &name, &finals, design, &offered);
     stages.push(
         clock.stop(
             "spine and flows",
@@ -610,7 +626,9 @@ pub async fn lift(
 
     // 4. Assembly, gates.
     let clock = Clock::start(&a);
-    program.faithfulness = Some(provenance(skill, &finals, &program, options));
+    let mut record = provenance(skill, &finals, &program, options);
+    record.deviations = (!deviations.is_empty()).then_some(deviations);
+    program.faithfulness = Some(record);
     let checked = ais_core::check(&program, &SourceMap::new(), Repairs::Mechanical);
     let repairs: Vec<String> = checked
         .deviations
@@ -681,6 +699,7 @@ pub async fn lift(
             spec,
             obligations: finals,
             dropped,
+            uncovered: left_uncovered,
             corrections,
             decisions,
             notes,
@@ -730,8 +749,21 @@ fn admit(
     }
 }
 
+/// A sentence of the skill no obligation's quote covers.
+#[derive(Clone, Debug, Serialize)]
+pub struct Uncovered {
+    /// Where it starts.
+    pub line: u32,
+    /// Its column.
+    pub column: u32,
+    /// Its text.
+    pub text: String,
+    /// The force the skill states for it, if any.
+    pub force: Option<Force>,
+}
+
 /// The sentences no kept quote overlaps, with the force the skill states for each.
-fn uncovered(skill: &Skill, kept: &[crate::Obligation]) -> Vec<serde_json::Value> {
+fn uncovered(skill: &Skill, kept: &[crate::Obligation]) -> Vec<Uncovered> {
     skill
         .document()
         .sentences
@@ -744,13 +776,11 @@ fn uncovered(skill: &Skill, kept: &[crate::Obligation]) -> Vec<serde_json::Value
         })
         .filter(|s| s.text.chars().any(char::is_alphanumeric))
         .take(200)
-        .map(|s| {
-            let r = skill.read_span(&s.span, &s.text);
-            json!({
-                "line": s.span.line,
-                "text": s.text,
-                "force": r.force().map(|f| f.as_str()),
-            })
+        .map(|s| Uncovered {
+            line: s.span.line,
+            column: s.span.column,
+            text: s.text.clone(),
+            force: skill.read_span(&s.span, &s.text).force(),
         })
         .collect()
 }

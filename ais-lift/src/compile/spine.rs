@@ -61,7 +61,7 @@ pub fn offered_tools(skill: &Skill) -> Vec<Offered> {
     for f in &skill.bundle().files {
         if let Some(lang) = script_lang(&f.path) {
             out.push(Offered {
-                name: identifier(&format!("script_{}", stem(&f.path))),
+                name: identifier(stem(&f.path)),
                 from: f.path.clone(),
                 lang: lang.to_owned(),
                 head: first_line(&f.text),
@@ -155,6 +155,8 @@ pub struct Assembly {
     pub program: Program,
     /// What it refused or added on its own, each with the reason.
     pub notes: Vec<Note>,
+    /// The deviations from the skill it accepted, for the provenance record.
+    pub deviations: Vec<ais_core::AcceptedDeviation>,
 }
 
 struct Step {
@@ -174,11 +176,19 @@ pub fn assemble(
     let mut notes = Vec::new();
     let by_rule: HashMap<&str, &Final> = obligations.iter().map(|o| (o.rule.as_str(), o)).collect();
     let mut b = ProgramBuilder::new(name).input("task", Type::Str);
+    // When to invoke it (§8.2): the frontmatter's description, else the skill's first heading.
+    let first_heading = skill
+        .document()
+        .blocks
+        .iter()
+        .find(|b| matches!(b.kind, crate::markdown::BlockKind::Heading { .. }))
+        .map(|b| b.text.trim().to_owned());
     if let Some(d) = skill
         .document()
         .frontmatter
         .as_ref()
         .and_then(|f| f.description.clone())
+        .or(first_heading)
     {
         b = b.description(d);
     }
@@ -522,6 +532,79 @@ pub fn assemble(
         program.tools.get_or_insert_with(Vec::new).push(tool);
     }
 
+    // A step that runs a program (a command, a script) can fail: its result lands in an
+    // `outcome` carry, so a failure is a value the run can see, not a crash (§10.2).
+    for s in &order {
+        let runs = s
+            .ins
+            .tool
+            .as_deref()
+            .is_some_and(|t| t == "run_command" || offered.iter().any(|o| o.name == t));
+        if let (true, Some(w)) = (runs, s.ins.writes.first())
+            && let Some(c) = program
+                .walker
+                .as_mut()
+                .and_then(|wk| wk.carries.as_mut())
+                .and_then(|cs| cs.iter_mut().find(|c| &c.name == w))
+            && c.ty != Some(Type::parse(ais_core::OUTCOME))
+        {
+            c.ty = Some(Type::parse(ais_core::OUTCOME));
+            notes.push(Note::typed(
+                format!("carry `{w}`"),
+                format!("`{}` runs a program: its result is an `outcome`", s.ins.id),
+            ));
+        }
+    }
+    // Carries no kept step uses (a refused step's) are not declared.
+    if let Some(cs) = program.walker.as_mut().and_then(|w| w.carries.as_mut()) {
+        cs.retain(|c| {
+            let used = c.role.is_some()
+                || order
+                    .iter()
+                    .any(|s| s.ins.reads.contains(&c.name) || s.ins.writes.contains(&c.name));
+            if !used {
+                notes.push(Note::refused(
+                    format!("carry `{}`", c.name),
+                    "no kept step reads or writes it",
+                ));
+            }
+            used
+        });
+    }
+
+    // A step that realizes only what the skill leaves optional still runs on every run: the
+    // lift records that as an accepted deviation rather than invent who decides.
+    let mut deviations = Vec::new();
+    for s in &order {
+        let traces = s.ins.traces_to.as_deref().unwrap_or_default();
+        let own: Vec<&Final> = traces
+            .iter()
+            .filter_map(|r| by_rule.get(r.as_str()).copied())
+            .filter(|o| o.kind != Kind::Constraint && o.force != Force::Forbidden)
+            .collect();
+        if let Some(first) = own.first()
+            && own.iter().all(|o| o.force == Force::Discretionary)
+        {
+            deviations.push(ais_core::AcceptedDeviation {
+                obligation: Some(first.rule.clone()),
+                kind: Some(ais_core::DeviationKind::Remodalized),
+                element: Some(ais_core::ElementRef::Node(s.ins.id.clone())),
+                reason: Some(
+                    "the skill leaves it optional; the lifted program performs it on every run"
+                        .to_owned(),
+                ),
+                extra: Vec::new(),
+            });
+            notes.push(Note::degraded(
+                &first.rule,
+                format!(
+                    "optional in the skill, performed on every run by `{}` (an accepted deviation)",
+                    s.ins.id
+                ),
+            ));
+        }
+    }
+
     // The terminal and the edges, in order.
     let done = unique(&mut ids, "done");
     let last_writes: Vec<String> = order
@@ -584,7 +667,11 @@ pub fn assemble(
         reason: Some("the steps run in the order the skill states them".to_owned()),
         ..ais_core::Concurrency::default()
     });
-    Assembly { program, notes }
+    Assembly {
+        program,
+        notes,
+        deviations,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
