@@ -441,3 +441,37 @@ fn hostile_answers_are_refused_by_name() {
     assert_eq!(r.gates.outcome, Outcome::Fixed, "{:#?}", r.gates.findings);
     assert!(r.gates.dropped.is_empty() && r.gates.added.is_empty());
 }
+
+#[test]
+fn writing_plans_lifts_faithfully() {
+    let l = lift_fixture("writing-plans");
+    assert_faithful("writing-plans", &l);
+    let r = &l.report;
+    assert_eq!(r.spec, SpecVerdict::Dry { rounds: 2 });
+    // The skill's nested fences make everything from `## Remember` on one code block
+    // (CommonMark): "Exact file paths always" proposed as a must reads as example code, and is
+    // set back to what the text states.
+    assert_eq!(r.corrections.len(), 1);
+    assert_eq!(r.corrections[0].rule, "r12");
+    let r12 = r.obligations.iter().find(|o| o.rule == "r12").unwrap();
+    assert_eq!(r12.force.as_str(), "discretionary");
+    // Four of the six unstated obligations settled by citation, two left discretionary.
+    assert_eq!(r.decisions.len(), 6);
+    assert_eq!(r.decisions.iter().filter(|d| d.cite.is_some()).count(), 4);
+    // The environment's obligation is carried, not realized by a step.
+    let r11 = r.obligations.iter().find(|o| o.rule == "r11").unwrap();
+    assert_eq!(r11.bearer.as_str(), "environment");
+    // The task template is embodied, resident on the slots.
+    let k = l
+        .program
+        .knowledge
+        .as_deref()
+        .unwrap()
+        .iter()
+        .find(|k| k.name == "k_r10")
+        .unwrap();
+    assert!(k.text().unwrap().contains("**Files:**"));
+    assert!(k.resident_on.contains(&"write_tasks".to_owned()));
+    // The plan is saved by an ACT.
+    assert_eq!(node(&l, "save").tool.as_deref(), Some("write_file"));
+}

@@ -488,7 +488,13 @@ pub async fn lift(
             kind: o.proposal.kind,
             force: o.proposal.force,
             bearer: o.proposal.bearer,
-            quote: o.proposal.quote.clone(),
+            // The skill's own bytes for the span grounding found: the record quotes the
+            // source exactly (markup and all), not the model's rendering of it.
+            quote: skill
+                .text()
+                .get(o.span.start..o.span.end)
+                .unwrap_or(&o.proposal.quote)
+                .to_owned(),
             condition: o.proposal.condition.clone(),
             cohesion: o.proposal.cohesion,
             span: o.span,
