@@ -145,7 +145,7 @@ pub(super) fn clip(text: &str, max: usize) -> String {
 fn stated(s: &Stated) -> String {
     match s {
         Stated::Nothing => "unstated".to_owned(),
-        Stated::One(f) => f.to_string(),
+        Stated::One(f) => f.as_str().to_owned(),
         Stated::Mixed(fs) => fs.iter().map(|f| f.as_str()).collect::<Vec<_>>().join("+"),
     }
 }
@@ -277,9 +277,9 @@ fn write_grounding(g: &Grounding, drift: &[Drift], o: &mut Output) -> std::io::R
             "  {:<6} {:<8} {} {} {} \"{}\"",
             clip(&p.rule, 6),
             format!("{}:{}", k.span.line, k.span.column),
-            p.force,
-            p.kind,
-            p.bearer,
+            p.force.as_str(),
+            p.kind.as_str(),
+            p.bearer.as_str(),
             clip(&p.quote, 60),
         )?;
     }

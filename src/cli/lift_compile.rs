@@ -189,7 +189,7 @@ fn summary(l: &Lifted, o: &mut Output) -> std::io::Result<()> {
             e,
             "  decided {} {} by {}{on}{rejected}",
             clip(&d.rule, 12),
-            d.force,
+            d.force.as_str(),
             clip(&d.by, 60)
         )?;
     }

@@ -30,6 +30,7 @@ pub struct Decision {
     /// The rule id of a residue item.
     pub rule: String,
     /// The force the skill's text gives it.
+    #[schemars(schema_with = "crate::model::force_field_schema")]
     pub force: Force,
     /// A span of the skill, verbatim, outside the obligation's own sentence, that states it.
     pub cite: String,

@@ -485,9 +485,9 @@ pub async fn lift(
         .iter()
         .map(|o| Final {
             rule: o.proposal.rule.trim().to_owned(),
-            kind: o.proposal.kind,
-            force: o.proposal.force,
-            bearer: o.proposal.bearer,
+            kind: o.proposal.kind.clone(),
+            force: o.proposal.force.clone(),
+            bearer: o.proposal.bearer.clone(),
             // The skill's own bytes for the span grounding found: the record quotes the
             // source exactly (markup and all), not the model's rendering of it.
             quote: skill
@@ -886,7 +886,7 @@ async fn adjudicate(
             }),
         });
         if let Some(f) = finals.iter_mut().find(|f| &f.rule == r) {
-            f.force = d.force;
+            f.force = d.force.clone();
             f.force_from = match &d.cite {
                 Some(c) => format!("{} citing \"{}\"", d.by, c),
                 None => d.by.clone(),
@@ -1026,9 +1026,9 @@ fn provenance(skill: &Skill, finals: &[Final], program: &Program, options: &Opti
             }
             RecordObligation {
                 id: f.rule.clone(),
-                kind: Some(ais_core::ObligationKind::parse(f.kind.as_str())),
-                force: Some(ais_core::Modality::parse(f.force.as_str())),
-                bearer: Some(ais_core::Bearer::parse(f.bearer.as_str())),
+                kind: Some(f.kind.clone()),
+                force: Some(f.force.clone()),
+                bearer: Some(f.bearer.clone()),
                 quote: Some(f.quote.clone()),
                 realized_by: realized.remove(f.rule.as_str()),
                 extra,

@@ -408,7 +408,7 @@ pub fn assemble(
         slots.clone()
     };
     for o in obligations {
-        let fold = match (o.kind, o.force) {
+        let fold = match (&o.kind, &o.force) {
             (Kind::Knowledge, _) | (Kind::HumanGate, _) => false,
             (_, Force::Forbidden) => true,
             (Kind::Constraint, Force::Mandatory) => !traced.contains(&o.rule),
