@@ -192,6 +192,23 @@ fn lifted(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// `ais run PROGRAM` with the scripted `answers` and `task`, its output in `dir`.
+fn run_lifted(program: &Path, dir: &Path, answers: &str, task: &str) -> (i32, String) {
+    let file = dir.join("run.json");
+    std::fs::write(&file, answers).unwrap();
+    let (code, out, err) = ais(&[
+        "run",
+        program.to_str().unwrap(),
+        "--model",
+        &format!("scripted:{}", file.display()),
+        "--out",
+        dir.to_str().unwrap(),
+        "--task",
+        task,
+    ]);
+    (code, format!("{out}{err}"))
+}
+
 /// Lifts the fixture `name` into `dir`: the program's path.
 fn lift_into(name: &str, dir: &Path, extra: &[&str]) -> (i32, PathBuf, String) {
     let fixture = lifted(name);
@@ -232,24 +249,13 @@ fn a_lifted_program_runs_its_sibling_script_to_the_report() {
     let (code, out, err) = ais(&["check", program.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     std::fs::write(dir.path().join("notes.txt"), "one two three four five\n").unwrap();
-    let answers = dir.path().join("run.json");
-    std::fs::write(
-        &answers,
+    let (code, all) = run_lifted(
+        &program,
+        dir.path(),
         r#"{"find_file": ["notes.txt"], "report": ["notes.txt has 5 words."]}"#,
-    )
-    .unwrap();
-    let (code, out, err) = ais(&[
-        "run",
-        program.to_str().unwrap(),
-        "--model",
-        &format!("scripted:{}", answers.display()),
-        "--out",
-        dir.path().to_str().unwrap(),
-        "--task",
         "count the words of notes.txt",
-    ]);
-    assert_eq!(code, 0, "{out}{err}");
-    let all = format!("{out}{err}");
+    );
+    assert_eq!(code, 0, "{all}");
     assert!(all.contains("\"output\":\"5\""), "{all}");
     assert!(all.contains("answer: notes.txt has 5 words."), "{all}");
 }
@@ -259,19 +265,12 @@ fn a_lifted_human_gate_pauses_the_run_and_a_refusal_ends_it() {
     let dir = tempfile::tempdir().unwrap();
     let (code, program, err) = lift_into("approval", dir.path(), &[]);
     assert_eq!(code, 0, "{err}");
-    let answers = dir.path().join("run.json");
-    std::fs::write(&answers, r#"{"summarize": ["Adds a health check."]}"#).unwrap();
-    let (_, out, err) = ais(&[
-        "run",
-        program.to_str().unwrap(),
-        "--model",
-        &format!("scripted:{}", answers.display()),
-        "--out",
-        dir.path().to_str().unwrap(),
-        "--task",
+    let (_, all) = run_lifted(
+        &program,
+        dir.path(),
+        r#"{"summarize": ["Adds a health check."]}"#,
         "deploy the health check",
-    ]);
-    let all = format!("{out}{err}");
+    );
     assert!(all.contains("input required"), "{all}");
     assert!(
         all.contains("needs `approved_r2`: Ask the user to approve the deployment."),

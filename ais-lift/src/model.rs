@@ -88,30 +88,15 @@ fn spelled_schema(spellings: &[&str]) -> schemars::Schema {
 }
 
 fn force_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    spelled_schema(
-        &Force::ALL
-            .map(|f| f.as_str().to_owned())
-            .each_ref()
-            .map(String::as_str),
-    )
+    spelled_schema(&Force::ALL.each_ref().map(Force::as_str))
 }
 
 fn kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    spelled_schema(
-        &Kind::ALL
-            .map(|f| f.as_str().to_owned())
-            .each_ref()
-            .map(String::as_str),
-    )
+    spelled_schema(&Kind::ALL.each_ref().map(Kind::as_str))
 }
 
 fn bearer_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    spelled_schema(
-        &Bearer::ALL
-            .map(|f| f.as_str().to_owned())
-            .each_ref()
-            .map(String::as_str),
-    )
+    spelled_schema(&Bearer::ALL.each_ref().map(Bearer::as_str))
 }
 
 /// A field's schema for a [`Force`] (for the answer types of other modules).

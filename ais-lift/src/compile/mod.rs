@@ -984,28 +984,31 @@ fn provenance(skill: &Skill, finals: &[Final], program: &Program, options: &Opti
     let digest = Sha256::digest(skill.text().as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     let mut realized: BTreeMap<&str, Vec<ElementRef>> = BTreeMap::new();
-    for n in program.nodes.as_deref().unwrap_or_default() {
-        for r in n.traces_to.as_deref().unwrap_or_default() {
+    let traced = program
+        .nodes
+        .iter()
+        .flatten()
+        .map(|n| (&n.traces_to, ElementRef::Node(n.id.clone())))
+        .chain(
+            program
+                .tools
+                .iter()
+                .flatten()
+                .map(|t| (&t.traces_to, ElementRef::Tool(t.name.clone()))),
+        )
+        .chain(
+            program
+                .knowledge
+                .iter()
+                .flatten()
+                .map(|k| (&k.traces_to, ElementRef::Knowledge(k.name.clone()))),
+        );
+    for (traces, element) in traced {
+        for r in traces.iter().flatten() {
             realized
                 .entry(r.as_str())
                 .or_default()
-                .push(ElementRef::Node(n.id.clone()));
-        }
-    }
-    for t in program.tools.as_deref().unwrap_or_default() {
-        for r in t.traces_to.as_deref().unwrap_or_default() {
-            realized
-                .entry(r.as_str())
-                .or_default()
-                .push(ElementRef::Tool(t.name.clone()));
-        }
-    }
-    for k in program.knowledge.as_deref().unwrap_or_default() {
-        for r in k.traces_to.as_deref().unwrap_or_default() {
-            realized
-                .entry(r.as_str())
-                .or_default()
-                .push(ElementRef::Knowledge(k.name.clone()));
+                .push(element.clone());
         }
     }
     let obligations = finals
