@@ -304,3 +304,51 @@ fn strict_fails_on_what_the_injection_skill_refused() {
     let (code, _, err) = lift_into("injection", dir.path(), &["--strict"]);
     assert_eq!(code, 1, "{err}");
 }
+
+#[test]
+fn check_only_rechecks_the_program_against_the_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    // The skill and its lift in a directory of their own, so the skill can be edited.
+    let skill = dir.path().join("SKILL.md");
+    std::fs::copy(lifted("approval").join("SKILL.md"), &skill).unwrap();
+    let answers = lifted("approval").join("answers.json");
+    let program = dir.path().join("deploy.agir");
+    let (code, _, err) = ais(&[
+        "lift",
+        skill.to_str().unwrap(),
+        "--model",
+        &format!("scripted:{}", answers.display()),
+        "-o",
+        program.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let check = || {
+        ais(&[
+            "lift",
+            skill.to_str().unwrap(),
+            "--check-only",
+            program.to_str().unwrap(),
+        ])
+    };
+    let (code, out, err) = check();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("4 obligations; the skill is unchanged"),
+        "{err}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["skill_changed"], false);
+    // The prohibition is edited out of the skill: its obligation no longer rests on it.
+    let text = std::fs::read_to_string(&skill).unwrap();
+    std::fs::write(
+        &skill,
+        text.replace("Never deploy without the user's approval.\n", ""),
+    )
+    .unwrap();
+    let (code, _, err) = check();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("the skill changed since the lift"), "{err}");
+    assert!(err.contains("no longer in the skill: r4"), "{err}");
+}

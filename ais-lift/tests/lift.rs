@@ -475,3 +475,49 @@ fn writing_plans_lifts_faithfully() {
     // The plan is saved by an ACT.
     assert_eq!(node(&l, "save").tool.as_deref(), Some("write_file"));
 }
+
+#[test]
+fn check_only_rechecks_a_lifted_program_against_its_skill_as_it_is_now() {
+    let l = lift_fixture("csv-clean");
+    let dir = fixture("csv-clean");
+    let text = std::fs::read_to_string(dir.join("SKILL.md")).unwrap();
+    let same = Skill::from_text(&text, Some(&dir), &Default::default()).unwrap();
+    let r = ais_lift::compile::recheck(&same, &l.program).unwrap();
+    assert_eq!(r.skill_changed, Some(false));
+    assert!(!r.has_findings(), "{r:#?}");
+    assert_eq!(r.obligations, 18);
+    // The skill is edited: a rule reworded, the steps made optional by their heading, and a
+    // new sentence.
+    let edited = text
+        .replace(
+            "Header names MUST be unique.",
+            "Header names should be distinct.",
+        )
+        .replace("## Steps", "## Optional steps")
+        .replace(
+            "## Rules\n",
+            "## Rules\n\n- Keep a copy of the original file.\n",
+        );
+    let edited = Skill::from_text(&edited, Some(&dir), &Default::default()).unwrap();
+    let r = ais_lift::compile::recheck(&edited, &l.program).unwrap();
+    assert_eq!(r.skill_changed, Some(true));
+    assert_eq!(r.dropped.len(), 1);
+    assert_eq!(r.dropped[0].rule, "r11");
+    assert!(
+        r.drift
+            .iter()
+            .any(|d| d.rule == "r1" && d.drift == ais_lift::DriftKind::Hardened),
+        "{:#?}",
+        r.drift
+    );
+    assert!(r.audit.iter().any(|f| f.contains("r11")), "{:#?}", r.audit);
+    assert!(
+        r.uncovered
+            .iter()
+            .any(|u| u.text == "Keep a copy of the original file.")
+    );
+    assert!(r.has_findings());
+    // A program with no record cannot be rechecked: said so.
+    let bare = ais_core::ProgramBuilder::new("bare").build();
+    assert!(ais_lift::compile::recheck(&same, &bare).is_err());
+}

@@ -27,6 +27,12 @@ pub struct LiftArgs {
     /// `critic`, `adjudicate`, `design`), `openai:MODEL`, `ollama:MODEL`, `anthropic:MODEL`.
     #[arg(long, value_name = "SPEC", conflicts_with = "stages_only")]
     pub model: Option<String>,
+    /// Re-audit this lifted program against the skill, no model: each recorded quote grounded
+    /// in the skill as it is now, each recorded force against what the skill now states, the
+    /// digest, the faithfulness audit, and the sentences no recorded quote covers. Exit 1 on
+    /// any finding.
+    #[arg(long, value_name = "PROGRAM", conflicts_with_all = ["stages_only", "model"])]
+    pub check_only: Option<PathBuf>,
     /// Where to write the program (default: `DIR/<name>.agir`, DIR from `--out`).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -65,6 +71,9 @@ struct Report<'a> {
 
 /// Runs `ais lift`.
 pub fn run(args: &LiftArgs, o: &mut Output) -> CmdResult {
+    if let Some(program) = &args.check_only {
+        return super::lift_compile::check_only(args, program, o);
+    }
     if !args.stages_only {
         return super::lift_compile::run(args, o);
     }

@@ -73,6 +73,68 @@ pub fn run(args: &LiftArgs, o: &mut Output) -> CmdResult {
     })
 }
 
+/// Runs `ais lift SKILL.md --check-only PROGRAM`.
+pub fn check_only(args: &LiftArgs, program: &Path, o: &mut Output) -> CmdResult {
+    let skill = Skill::read(&args.skill).map_err(|e| input_error(&e))?;
+    let text = super::files::read_source(program, &ais_core::agir::Limits::default())?;
+    let doc = ais_core::agir::read(&text).map_err(|e| {
+        CliError::new(
+            format!("{}: {}", shown(program), escape_controls(&e.to_string())),
+            format!("run `ais check {}` for the details", shown(program)),
+        )
+    })?;
+    let r = compile::recheck(&skill, &doc.program).map_err(|e| {
+        CliError::new(
+            format!("{}: {e}", shown(program)),
+            "lift the skill with `ais lift SKILL.md --model SPEC` first",
+        )
+    })?;
+    let e = &mut o.err;
+    writeln!(
+        e,
+        "recheck {} against {}: {} obligations; the skill {}",
+        shown(program),
+        shown(&args.skill),
+        r.obligations,
+        match r.skill_changed {
+            Some(true) => "changed since the lift",
+            Some(false) => "is unchanged",
+            None => "has no recorded digest",
+        }
+    )?;
+    for d in &r.dropped {
+        writeln!(
+            e,
+            "  no longer in the skill: {} \"{}\": {}",
+            clip(&d.rule, 12),
+            clip(&d.quote, 60),
+            clip(&d.reason, 80)
+        )?;
+    }
+    for d in &r.drift {
+        writeln!(e, "  drift: {}", clip(&d.message, 130))?;
+    }
+    for f in &r.audit {
+        writeln!(e, "  audit: {}", clip(f, 130))?;
+    }
+    for u in &r.uncovered {
+        writeln!(
+            e,
+            "  not covered {}:{}: {}",
+            u.line,
+            u.column,
+            clip(&u.text, 90)
+        )?;
+    }
+    serde_json::to_writer(&mut o.out, &r).map_err(std::io::Error::from)?;
+    writeln!(o.out)?;
+    Ok(if r.has_findings() {
+        Status::Findings
+    } else {
+        Status::Ok
+    })
+}
+
 /// `skill` relative to the directory of `program` (absolute when they share no root).
 fn relative(skill: &Path, program: &Path) -> String {
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());

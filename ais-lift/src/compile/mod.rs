@@ -27,7 +27,10 @@
 
 pub mod answers;
 pub mod prompts;
+mod recheck;
 pub mod spine;
+
+pub use recheck::{NoRecord, Recheck, recheck};
 
 use crate::model::{Bearer, Cohesion, Force, Kind, Proposal};
 use crate::text::{Span, normalize};
@@ -977,12 +980,17 @@ pub fn program_name(skill: &Skill) -> String {
     spine::identifier(fm.or(stem).as_deref().unwrap_or("skill"))
 }
 
+/// `sha256:` and the 64 hex digits of `text`'s bytes, as the record spells a digest.
+fn digest(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let hash = Sha256::digest(text.as_bytes());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
 /// The provenance record: the source, each obligation with `realized_by` read from the
 /// program's `traces_to`.
 fn provenance(skill: &Skill, finals: &[Final], program: &Program, options: &Options) -> Provenance {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(skill.text().as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     let mut realized: BTreeMap<&str, Vec<ElementRef>> = BTreeMap::new();
     let traced = program
         .nodes
@@ -1041,7 +1049,7 @@ fn provenance(skill: &Skill, finals: &[Final], program: &Program, options: &Opti
     Provenance {
         source: Some(SourceRef {
             path: options.source_path.clone(),
-            digest: Some(format!("sha256:{hex}")),
+            digest: Some(digest(skill.text())),
             extra: Vec::new(),
         }),
         obligations: Some(obligations),
