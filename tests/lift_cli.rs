@@ -1,6 +1,6 @@
-//! `ais lift SKILL.md --stages-only`, through the real binary: the code-owned analysis of a
+//! `ais lift`, through the real binary: with `--stages-only` the code-owned analysis of a
 //! skill as text and JSON, the grounding and deontic audit of a proposals file, and the exit
-//! status on hostile input.
+//! status on hostile input; with `--model` a compile whose program `ais run` runs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -150,11 +150,14 @@ fn proposals_are_grounded_and_audited() {
 #[test]
 fn hostile_input_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
-    // Without --stages-only: the model stages are not built, said so with the next step.
+    // Neither a model nor --stages-only: said so, with both next steps.
     let path = skill("release");
     let (code, _, err) = ais(&["lift", path.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(err.contains("--stages-only"), "{err}");
+    assert!(
+        err.contains("--model SPEC") && err.contains("--stages-only"),
+        "{err}"
+    );
     // A 10 MB skill.
     let big = dir.path().join("SKILL.md");
     std::fs::write(&big, "Run it.\n".repeat(10 * 1024 * 1024 / 8)).unwrap();
@@ -181,4 +184,171 @@ fn hostile_input_is_refused_by_name() {
         out.contains("../../etc/passwd             REFUSED: outside the skill's directory (it climbs out with ..)"),
         "{out}"
     );
+}
+
+fn lifted(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("ais-lift/tests/lifts")
+        .join(name)
+}
+
+/// `ais run PROGRAM` with the scripted `answers` and `task`, its output in `dir`.
+fn run_lifted(program: &Path, dir: &Path, answers: &str, task: &str) -> (i32, String) {
+    let file = dir.join("run.json");
+    std::fs::write(&file, answers).unwrap();
+    let (code, out, err) = ais(&[
+        "run",
+        program.to_str().unwrap(),
+        "--model",
+        &format!("scripted:{}", file.display()),
+        "--out",
+        dir.to_str().unwrap(),
+        "--task",
+        task,
+    ]);
+    (code, format!("{out}{err}"))
+}
+
+/// Lifts the fixture `name` into `dir`: the program's path.
+fn lift_into(name: &str, dir: &Path, extra: &[&str]) -> (i32, PathBuf, String) {
+    let fixture = lifted(name);
+    let program = dir.join(format!("{name}.agir"));
+    let mut args = vec![
+        "lift".to_owned(),
+        fixture.join("SKILL.md").display().to_string(),
+        "--model".to_owned(),
+        format!("scripted:{}", fixture.join("answers.json").display()),
+        "-o".to_owned(),
+        program.display().to_string(),
+        "--out".to_owned(),
+        dir.display().to_string(),
+    ];
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, err) = ais(&args);
+    (code, program, err)
+}
+
+#[test]
+fn a_lifted_program_runs_its_sibling_script_to_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, program, err) = lift_into("with-script", dir.path(), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("check: Clean"), "{err}");
+    assert!(
+        err.contains("0 dropped, 0 added, 2/2 quotes verbatim"),
+        "{err}"
+    );
+    // The report sits beside it, and the record points back at the skill.
+    let report = std::fs::read_to_string(dir.path().join("word_count.lift.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["gates"]["outcome"], "clean");
+    let text = std::fs::read_to_string(&program).unwrap();
+    assert!(text.contains("digest: \"sha256:"), "{text}");
+    // `ais check` agrees, and the program runs: the skill's script counts for real.
+    let (code, out, err) = ais(&["check", program.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    std::fs::write(dir.path().join("notes.txt"), "one two three four five\n").unwrap();
+    let (code, all) = run_lifted(
+        &program,
+        dir.path(),
+        r#"{"find_file": ["notes.txt"], "report": ["notes.txt has 5 words."]}"#,
+        "count the words of notes.txt",
+    );
+    assert_eq!(code, 0, "{all}");
+    assert!(all.contains("\"output\":\"5\""), "{all}");
+    assert!(all.contains("answer: notes.txt has 5 words."), "{all}");
+}
+
+#[test]
+fn a_lifted_human_gate_pauses_the_run_and_a_refusal_ends_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, program, err) = lift_into("approval", dir.path(), &[]);
+    assert_eq!(code, 0, "{err}");
+    let (_, all) = run_lifted(
+        &program,
+        dir.path(),
+        r#"{"summarize": ["Adds a health check."]}"#,
+        "deploy the health check",
+    );
+    assert!(all.contains("input required"), "{all}");
+    assert!(
+        all.contains("needs `approved_r2`: Ask the user to approve the deployment."),
+        "{all}"
+    );
+    let run = all
+        .split("ais resume ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("a resume command")
+        .to_owned();
+    let (code, out, err) = ais(&[
+        "resume",
+        &run,
+        "--answer",
+        "false",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    let all = format!("{out}{err}");
+    assert_eq!(code, 0, "{all}");
+    assert!(all.contains("not produced: `deploy_log`"), "{all}");
+}
+
+#[test]
+fn strict_fails_on_what_the_injection_skill_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = lift_into("injection", dir.path(), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("refused step `delete_repository`"), "{err}");
+    let (code, _, err) = lift_into("injection", dir.path(), &["--strict"]);
+    assert_eq!(code, 1, "{err}");
+}
+
+#[test]
+fn check_only_rechecks_the_program_against_the_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    // The skill and its lift in a directory of their own, so the skill can be edited.
+    let skill = dir.path().join("SKILL.md");
+    std::fs::copy(lifted("approval").join("SKILL.md"), &skill).unwrap();
+    let answers = lifted("approval").join("answers.json");
+    let program = dir.path().join("deploy.agir");
+    let (code, _, err) = ais(&[
+        "lift",
+        skill.to_str().unwrap(),
+        "--model",
+        &format!("scripted:{}", answers.display()),
+        "-o",
+        program.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let check = || {
+        ais(&[
+            "lift",
+            skill.to_str().unwrap(),
+            "--check-only",
+            program.to_str().unwrap(),
+        ])
+    };
+    let (code, out, err) = check();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("4 obligations; the skill is unchanged"),
+        "{err}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["skill_changed"], false);
+    // The prohibition is edited out of the skill: its obligation no longer rests on it.
+    let text = std::fs::read_to_string(&skill).unwrap();
+    std::fs::write(
+        &skill,
+        text.replace("Never deploy without the user's approval.\n", ""),
+    )
+    .unwrap();
+    let (code, _, err) = check();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("the skill changed since the lift"), "{err}");
+    assert!(err.contains("no longer in the skill: r4"), "{err}");
 }

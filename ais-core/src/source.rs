@@ -204,12 +204,6 @@ impl fmt::Display for FieldKey {
     }
 }
 
-impl Serialize for FieldKey {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
 /// A place inside a program: an element, optionally one of its fields, optionally one entry of
 /// that field when the field is a list (`reads[1]`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]

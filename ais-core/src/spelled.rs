@@ -35,6 +35,21 @@ macro_rules! spelled {
                 }
             }
         }
+
+        /// Written as its spelling.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        /// Read from its spelling (any other text kept in the catch-all variant, as `parse`).
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                Ok($name::parse(&text))
+            }
+        }
     };
     // Open, reading its own (more lenient) spellings.
     (

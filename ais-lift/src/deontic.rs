@@ -20,13 +20,13 @@
 //! - `e.g.`, `for example`, `for instance`, `such as` make a span exemplary (a condition of its
 //!   own kind: an example is not an unconditional mandate).
 
-use crate::model::Force;
+use crate::model::{Force, ForceExt};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use serde::Serialize;
 use std::sync::LazyLock;
 
 /// What a marker states.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Marks {
     /// A force.
@@ -39,7 +39,7 @@ pub enum Marks {
 
 /// One row of the marker tables: a phrase (lower case, as normalized text spells it) and what
 /// it states.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Marker {
     /// The phrase.
     pub phrase: &'static str,
@@ -171,8 +171,8 @@ impl Reading {
     /// The forces the markers state.
     pub fn stated(&self) -> Stated {
         let mut forces: Vec<Force> = Vec::new();
-        for f in self.markers.iter().filter_map(|m| match m.marks {
-            Marks::Force(f) => Some(f),
+        for f in self.markers.iter().filter_map(|m| match &m.marks {
+            Marks::Force(f) => Some(f.clone()),
             _ => None,
         }) {
             if !forces.contains(&f) {
@@ -182,7 +182,7 @@ impl Reading {
         forces.sort_by_key(|f| f.precedence());
         match forces.as_slice() {
             [] => Stated::Nothing,
-            [one] => Stated::One(*one),
+            [one] => Stated::One(one.clone()),
             _ => Stated::Mixed(forces),
         }
     }
@@ -208,7 +208,7 @@ impl Reading {
     pub fn phrases_of(&self, force: Force) -> Vec<&'static str> {
         self.markers
             .iter()
-            .filter(|m| m.marks == Marks::Force(force))
+            .filter(|m| matches!(&m.marks, Marks::Force(f) if *f == force))
             .map(|m| m.phrase)
             .collect()
     }
@@ -228,7 +228,7 @@ pub fn read(text: &str) -> Reading {
         .filter_map(|hit| {
             let before = lower[..hit.start()].chars().next_back();
             let after = lower[hit.end()..].chars().next();
-            let phrase = MARKERS[hit.pattern().as_usize()];
+            let phrase = MARKERS[hit.pattern().as_usize()].clone();
             let last = phrase.phrase.chars().next_back().unwrap_or(' ');
             let bounded =
                 !(before.is_some_and(is_word) || is_word(last) && after.is_some_and(is_word));

@@ -14,7 +14,7 @@
 
 use crate::Skill;
 use crate::deontic::Stated;
-use crate::model::{Force, Proposal};
+use crate::model::{Force, ForceExt, Proposal};
 use crate::structure::{ForceReading, Source};
 use crate::text::{Span, normalize};
 use serde::Serialize;
@@ -48,6 +48,13 @@ pub enum DropReason {
     EmptyQuote,
     /// Its quote is only in the frontmatter (the router's contract, not the procedure).
     InFrontmatter,
+    /// Its kind, force or bearer is not one of the record's spellings.
+    UnknownSpelling {
+        /// The field (`kind`, `force`, `bearer`).
+        field: &'static str,
+        /// What it said.
+        text: String,
+    },
     /// Its quote is not in the skill.
     NotVerbatim {
         /// The longest run of its leading words that is in the skill (empty when not even
@@ -63,6 +70,9 @@ impl DropReason {
             DropReason::NoRuleId => "it has no rule id".to_owned(),
             DropReason::DuplicateRule => "an earlier obligation has the same rule id".to_owned(),
             DropReason::EmptyQuote => "its quote is empty".to_owned(),
+            DropReason::UnknownSpelling { field, text } => {
+                format!("its {field} `{text}` is not one of the record's spellings")
+            }
             DropReason::InFrontmatter => {
                 "its quote is only in the frontmatter, which is the router's contract, not the procedure"
                     .to_owned()
@@ -139,6 +149,17 @@ fn longest_prefix(haystack: &str, needle: &str) -> String {
     words[..lo].join(" ")
 }
 
+/// The first of a proposal's kind, force and bearer that is not one of the record's spellings.
+fn unknown_spelling(p: &Proposal) -> Option<(&'static str, String)> {
+    use crate::model::{Bearer, Kind};
+    match (&p.kind, &p.force, &p.bearer) {
+        (Kind::Unknown(t), _, _) => Some(("kind", t.clone())),
+        (_, Force::Unknown(t), _) => Some(("force", t.clone())),
+        (_, _, Bearer::Unknown(t)) => Some(("bearer", t.clone())),
+        _ => None,
+    }
+}
+
 /// Grounds `proposals` in `skill`: see [`Grounding`].
 pub fn ground(skill: &Skill, proposals: Vec<Proposal>) -> Grounding {
     let body = skill.body_normalized();
@@ -159,6 +180,8 @@ pub fn ground(skill: &Skill, proposals: Vec<Proposal>) -> Grounding {
             Some(DropReason::DuplicateRule)
         } else if !quote.chars().any(char::is_alphanumeric) {
             Some(DropReason::EmptyQuote)
+        } else if let Some((field, text)) = unknown_spelling(&proposal) {
+            Some(DropReason::UnknownSpelling { field, text })
         } else {
             None
         };
@@ -250,7 +273,7 @@ pub struct Drift {
     pub message: String,
 }
 
-fn disagreement(stated: Force, proposed: Force) -> Option<DriftKind> {
+fn disagreement(stated: &Force, proposed: &Force) -> Option<DriftKind> {
     match (stated, proposed) {
         (s, p) if s == p => None,
         (Force::Discretionary, _) => Some(DriftKind::Hardened),
@@ -272,19 +295,19 @@ pub fn audit(obligations: &[Obligation]) -> Vec<Drift> {
         let drift = |kind, stated: Stated, source: Source, message: String| Drift {
             rule: p.rule.clone(),
             kind,
-            proposed: p.force,
+            proposed: p.force.clone(),
             stated,
             source,
             span: o.span,
             message: format!("{}: {message}", p.rule),
         };
         let against = match &r.stated {
-            Stated::One(f) => Some(*f),
-            Stated::Mixed(fs) if !fs.contains(&p.force) => fs.first().copied(),
+            Stated::One(f) => Some(f.clone()),
+            Stated::Mixed(fs) if !fs.contains(&p.force) => fs.first().cloned(),
             Stated::Mixed(_) | Stated::Nothing => None,
         };
         if let Some(stated) = against
-            && let Some(kind) = disagreement(stated, p.force)
+            && let Some(kind) = disagreement(&stated, &p.force)
         {
             out.push(drift(
                 kind,
@@ -292,8 +315,8 @@ pub fn audit(obligations: &[Obligation]) -> Vec<Drift> {
                 r.source.clone(),
                 format!(
                     "proposed {} but the skill states {} ({})",
-                    p.force,
-                    stated,
+                    p.force.as_str(),
+                    stated.as_str(),
                     r.source.describe()
                 ),
             ));
@@ -305,7 +328,7 @@ pub fn audit(obligations: &[Obligation]) -> Vec<Drift> {
                 Source::Unstated,
                 format!(
                     "proposed {} but the skill states no force for it (no marker, no heading or list intro that states one): the reading is a guess",
-                    p.force
+                    p.force.as_str()
                 ),
             ));
         }
@@ -326,7 +349,7 @@ pub fn audit(obligations: &[Obligation]) -> Vec<Drift> {
                     "the skill makes it {what} ('{}', {}) but it was proposed as an unconditional {}",
                     c.marker,
                     c.source.describe(),
-                    p.force
+                    p.force.as_str()
                 ),
             ));
         }

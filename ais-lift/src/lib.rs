@@ -54,6 +54,7 @@
 //! ```
 
 pub mod bundle;
+pub mod compile;
 pub mod deontic;
 mod ground;
 pub mod input;
@@ -67,7 +68,7 @@ pub use ground::{
     ConditionDropped, Drift, DriftKind, DropReason, Dropped, Grounding, Obligation, audit,
 };
 pub use input::{InputError, Limits};
-pub use model::{Bearer, Cohesion, Force, Kind, Proposal};
+pub use model::{Bearer, Cohesion, Force, ForceExt, Kind, Proposal};
 
 use bundle::Bundle;
 use markdown::{Block, BlockKind, Document, Frontmatter};

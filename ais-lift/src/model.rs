@@ -1,9 +1,9 @@
 //! The lift's obligation vocabulary: what a model proposes and what grounding keeps.
 //!
-//! The kinds, forces and bearers are the words of the provenance record (spec §9.5, the
-//! `faithfulness` section): a kept [`Obligation`] maps onto one obligation of that record
-//! field for field (rule id, kind, force, bearer, quote), so the compiler can write it there
-//! once the record's types are in `ais-core`.
+//! The kinds, forces and bearers are the provenance record's own types (spec §9.5, the
+//! `faithfulness` section, in `ais-core`): a kept obligation is written there field for field
+//! (rule id, kind, force, bearer, quote). They are open enums: a spelling outside the record's
+//! (`"force": "must"`) reads as their `Unknown` arm, and grounding drops such a proposal.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -11,7 +11,7 @@ use std::fmt;
 macro_rules! spelled_enum {
     ($(#[$doc:meta])* $name:ident $(#[$attr:meta])* { $($(#[$vdoc:meta])* $variant:ident = $text:literal,)+ }) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
         $(#[$attr])*
         pub enum $name {
             $($(#[$vdoc])* #[serde(rename = $text)] $variant,)+
@@ -40,63 +40,68 @@ macro_rules! spelled_enum {
     };
 }
 
-spelled_enum! {
-    /// How binding an obligation is (the edge modality of spec §9.5 and the AG-IR primitives).
-    Force {
-        /// The run must do it ("must", "always").
-        Mandatory = "mandatory",
-        /// The run must not do it ("never", "do not"): a missing edge, never a path.
-        Forbidden = "forbidden",
-        /// The run may do it ("may", "optionally", an example).
-        Discretionary = "discretionary",
-    }
+/// How binding an obligation is: the provenance record's `force`, which is an edge's modality
+/// (spec §9.5) — one type, [`ais_core::Modality`].
+pub use ais_core::Modality as Force;
+
+/// What kind of obligation a rule states: the provenance record's `kind`
+/// ([`ais_core::ObligationKind`]).
+pub use ais_core::ObligationKind as Kind;
+
+/// Whom an obligation binds: the provenance record's `bearer` ([`ais_core::Bearer`]).
+pub use ais_core::Bearer;
+
+/// What the lift reads from a [`Force`] beyond its spelling.
+pub trait ForceExt {
+    /// The order in which forces outrank each other when one text states several: a
+    /// prohibition outranks a mandate ("you must never" forbids), a mandate outranks
+    /// discretion; a force spelled otherwise comes last.
+    fn precedence(&self) -> u8;
+    /// Whether the force binds the run (mandatory or forbidden).
+    fn binds(&self) -> bool;
+    /// Whether it is one of the three spelled forces.
+    fn is_known(&self) -> bool;
 }
 
-impl Force {
-    /// The order in which forces outrank each other when one text states several: a
-    /// prohibition outranks a mandate ("you must never" forbids), a mandate outranks discretion.
-    pub fn precedence(self) -> u8 {
+impl ForceExt for Force {
+    fn precedence(&self) -> u8 {
         match self {
             Force::Forbidden => 0,
             Force::Mandatory => 1,
             Force::Discretionary => 2,
+            Force::Unknown(_) => 3,
         }
     }
 
-    /// Whether the force binds the run (mandatory or forbidden).
-    pub fn binds(self) -> bool {
-        self != Force::Discretionary
+    fn binds(&self) -> bool {
+        matches!(self, Force::Mandatory | Force::Forbidden)
+    }
+
+    fn is_known(&self) -> bool {
+        !matches!(self, Force::Unknown(_))
     }
 }
 
-spelled_enum! {
-    /// What kind of obligation a rule states.
-    Kind {
-        /// A move the agent performs.
-        Step = "step",
-        /// An input the agent reads or a deliverable it must produce.
-        Io = "io",
-        /// A human-in-the-loop gate: confirm, approve, ask.
-        HumanGate = "human_gate",
-        /// Reference material the skill supplies (a pattern, a template, an example).
-        Knowledge = "knowledge",
-        /// A demand to consult a live source at run time.
-        Grounding = "grounding",
-        /// A standing restriction on outputs or behaviour.
-        Constraint = "constraint",
-    }
+/// The JSON Schema of a spelled field: a string, one of `spellings`.
+fn spelled_schema(spellings: &[&str]) -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "enum": spellings})
 }
 
-spelled_enum! {
-    /// Whom an obligation binds, read from its sentence's subject.
-    Bearer {
-        /// The executing agent.
-        Agent = "agent",
-        /// The person.
-        User = "user",
-        /// A tool, harness or system the skill describes.
-        Environment = "environment",
-    }
+fn force_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    spelled_schema(&Force::ALL.each_ref().map(Force::as_str))
+}
+
+fn kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    spelled_schema(&Kind::ALL.each_ref().map(Kind::as_str))
+}
+
+fn bearer_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    spelled_schema(&Bearer::ALL.each_ref().map(Bearer::as_str))
+}
+
+/// A field's schema for a [`Force`] (for the answer types of other modules).
+pub(crate) fn force_field_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    force_schema(g)
 }
 
 spelled_enum! {
@@ -112,15 +117,18 @@ spelled_enum! {
 }
 
 /// One obligation as a model proposes it (untrusted: nothing in it is believed until grounded).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Proposal {
     /// The stable rule id (`r1`, `r2`, …).
     pub rule: String,
     /// What kind of obligation.
+    #[schemars(schema_with = "kind_schema")]
     pub kind: Kind,
     /// Its force.
+    #[schemars(schema_with = "force_schema")]
     pub force: Force,
     /// Whom it binds.
+    #[schemars(schema_with = "bearer_schema")]
     pub bearer: Bearer,
     /// The span of the skill it comes from, copied verbatim.
     pub quote: String,

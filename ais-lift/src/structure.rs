@@ -175,8 +175,8 @@ pub struct ForceReading {
 impl ForceReading {
     /// The single force stated, if exactly one is.
     pub fn force(&self) -> Option<Force> {
-        match self.stated {
-            Stated::One(f) => Some(f),
+        match &self.stated {
+            Stated::One(f) => Some(f.clone()),
             _ => None,
         }
     }

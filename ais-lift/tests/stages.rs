@@ -940,3 +940,25 @@ fn pathological_markdown_is_read_within_bounds() {
         assert!(g.kept.len() + g.dropped.len() == 1);
     }
 }
+
+#[test]
+fn a_proposal_spelled_outside_the_record_is_dropped() {
+    let skill = Skill::from_text("# S\n\nRun the validator.\n", None, &Limits::default()).unwrap();
+    let proposals: Vec<Proposal> = serde_json::from_str(
+        r#"[{"rule": "r1", "kind": "step", "force": "must", "bearer": "agent", "quote": "Run the validator."},
+            {"rule": "r2", "kind": "chore", "force": "mandatory", "bearer": "agent", "quote": "Run the validator."},
+            {"rule": "r3", "kind": "step", "force": "mandatory", "bearer": "robot", "quote": "Run the validator."}]"#,
+    )
+    .unwrap();
+    let g = skill.ground(proposals);
+    assert!(g.kept.is_empty());
+    let reasons: Vec<String> = g.dropped.iter().map(|d| d.reason.describe()).collect();
+    assert_eq!(
+        reasons,
+        [
+            "its force `must` is not one of the record's spellings",
+            "its kind `chore` is not one of the record's spellings",
+            "its bearer `robot` is not one of the record's spellings",
+        ]
+    );
+}

@@ -1,7 +1,8 @@
-//! `ais lift SKILL.md --stages-only`: the skill compiler's code-owned analysis of a skill
-//! ([`ais_lift`]) — the force of every sentence and where it came from, the snippet sort, the
-//! sibling files — and, with `--proposals`, the grounding and deontic audit of obligations a
-//! model (or a person) proposed.
+//! `ais lift SKILL.md --model SPEC`: the skill compiler ([`ais_lift::compile`]) — a checked,
+//! audited AG-IR program with its provenance record, and the compile report. With
+//! `--stages-only`, the code-owned analysis of a skill alone — the force of every sentence and
+//! where it came from, the snippet sort, the sibling files — and, with `--proposals`, the
+//! grounding and deontic audit of obligations a model (or a person) proposed.
 
 use super::check::Format;
 use super::{CliError, CmdResult, Output, Status, escape_controls, shown};
@@ -19,10 +20,34 @@ pub struct LiftArgs {
     /// The skill (`SKILL.md`); the files it references are looked up beside it.
     pub skill: PathBuf,
     /// Run only the stages code owns (no model): markdown, force from structure, the snippet
-    /// sort, bundle references, and with `--proposals` grounding and the deontic audit. The
-    /// model stages are not built yet, so this flag is required.
+    /// sort, bundle references, and with `--proposals` grounding and the deontic audit.
     #[arg(long)]
     pub stages_only: bool,
+    /// The model that compiles: `scripted:FILE.json` (answers keyed by the slots `extract`,
+    /// `critic`, `adjudicate`, `design`), `openai:MODEL`, `ollama:MODEL`, `anthropic:MODEL`.
+    #[arg(long, value_name = "SPEC", conflicts_with = "stages_only")]
+    pub model: Option<String>,
+    /// Re-audit this lifted program against the skill, no model: each recorded quote grounded
+    /// in the skill as it is now, each recorded force against what the skill now states, the
+    /// digest, the faithfulness audit, and the sentences no recorded quote covers. Exit 1 on
+    /// any finding.
+    #[arg(long, value_name = "PROGRAM", conflicts_with_all = ["stages_only", "model"])]
+    pub check_only: Option<PathBuf>,
+    /// Where to write the program (default: `DIR/<name>.agir`, DIR from `--out`).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The directory of the compile's record: the report `<name>.lift.json` (default: the
+    /// current directory).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Make no model call for the residue (obligations whose force the skill leaves open):
+    /// each is discretionary, and the report says so.
+    #[arg(long)]
+    pub no_adjudicate: bool,
+    /// Fail (exit 1) on any finding: a dropped proposal, a corrected or adjudicated force, a
+    /// refused element, an exhausted spec loop, a finding of `ais check` or of the audit.
+    #[arg(long)]
+    pub strict: bool,
     /// Ground and audit these proposed obligations: a JSON array of `{rule, kind, force,
     /// bearer, quote, condition?, cohesion?}` (kind: step | io | human_gate | knowledge |
     /// grounding | constraint; force: mandatory | forbidden | discretionary; bearer: agent |
@@ -46,16 +71,11 @@ struct Report<'a> {
 
 /// Runs `ais lift`.
 pub fn run(args: &LiftArgs, o: &mut Output) -> CmdResult {
+    if let Some(program) = &args.check_only {
+        return super::lift_compile::check_only(args, program, o);
+    }
     if !args.stages_only {
-        return Err(CliError::new(
-            "`ais lift` compiles a skill with a model, and its model stages are not built yet",
-            format!(
-                "run `ais lift {} --stages-only` for the analysis code owns (forces and where they \
-                 come from, code blocks, sibling files)",
-                shown(&args.skill)
-            ),
-        )
-        .into());
+        return super::lift_compile::run(args, o);
     }
     let skill = Skill::read(&args.skill).map_err(|e| input_error(&e))?;
     let proposals = match &args.proposals {
@@ -94,7 +114,7 @@ pub fn run(args: &LiftArgs, o: &mut Output) -> CmdResult {
     })
 }
 
-fn input_error(e: &InputError) -> CliError {
+pub(super) fn input_error(e: &InputError) -> CliError {
     let what = escape_controls(&e.to_string());
     let help = match e {
         InputError::TooLarge { .. } => "a skill is a few kilobytes of markdown; split a larger one",
@@ -121,7 +141,7 @@ fn read_proposals(path: &std::path::Path) -> Result<Vec<Proposal>, CliError> {
 }
 
 /// `text` on one line, control characters escaped, at most `max` characters.
-fn clip(text: &str, max: usize) -> String {
+pub(super) fn clip(text: &str, max: usize) -> String {
     let one = escape_controls(&text.split_whitespace().collect::<Vec<_>>().join(" "));
     if one.chars().count() <= max {
         one
@@ -134,7 +154,7 @@ fn clip(text: &str, max: usize) -> String {
 fn stated(s: &Stated) -> String {
     match s {
         Stated::Nothing => "unstated".to_owned(),
-        Stated::One(f) => f.to_string(),
+        Stated::One(f) => f.as_str().to_owned(),
         Stated::Mixed(fs) => fs.iter().map(|f| f.as_str()).collect::<Vec<_>>().join("+"),
     }
 }
@@ -266,9 +286,9 @@ fn write_grounding(g: &Grounding, drift: &[Drift], o: &mut Output) -> std::io::R
             "  {:<6} {:<8} {} {} {} \"{}\"",
             clip(&p.rule, 6),
             format!("{}:{}", k.span.line, k.span.column),
-            p.force,
-            p.kind,
-            p.bearer,
+            p.force.as_str(),
+            p.kind.as_str(),
+            p.bearer.as_str(),
             clip(&p.quote, 60),
         )?;
     }

@@ -11,6 +11,7 @@ mod fix;
 mod fmt;
 mod graph;
 mod lift;
+mod lift_compile;
 mod mcp;
 mod report;
 mod run;
