@@ -176,9 +176,18 @@ pub struct RuntimeBuilder {
     max_siblings: usize,
     read_roots: Vec<PathBuf>,
     allow_net: Vec<String>,
+    overwrite: bool,
 }
 
 impl RuntimeBuilder {
+    /// Lets a destination the task names after a save verb ("save to `report.md`", spec §7.3)
+    /// replace a file that exists and the run did not create (`ais run --overwrite`); without
+    /// it such a write takes a derived destination and records a deviation (see
+    /// [`tools::destination`]). A name the run reads is never replaced by inference.
+    pub fn overwrite(mut self, yes: bool) -> Self {
+        self.overwrite = yes;
+        self
+    }
     /// Lets the built-in reads (`read_file`, `list_dir`, `glob_files`, `grep`) reach under
     /// `dir` too (by default: the output root and the directory the runtime is built in).
     pub fn allow_read(mut self, dir: PathBuf) -> Self {
@@ -271,9 +280,13 @@ impl RuntimeBuilder {
     /// The runtime.
     pub fn build(self) -> Runtime {
         let program_dir = self.program_dir.unwrap_or_else(|| self.out_dir.clone());
-        let mut read_roots: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+        let start = std::env::current_dir().ok();
+        let mut read_roots: Vec<PathBuf> = start.iter().cloned().collect();
         read_roots.extend(self.read_roots);
-        let policy = Arc::new(tools::AccessPolicy::new(read_roots, self.allow_net));
+        let mut policy = tools::AccessPolicy::new(read_roots, self.allow_net);
+        policy.start = start;
+        policy.overwrite = self.overwrite;
+        let policy = Arc::new(policy);
         Runtime {
             settings: Arc::new(Settings {
                 models: self.models,
@@ -346,6 +359,7 @@ impl Runtime {
             max_siblings: DEFAULT_MAX_SIBLINGS,
             read_roots: Vec::new(),
             allow_net: Vec::new(),
+            overwrite: false,
         }
     }
 

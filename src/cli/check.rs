@@ -43,6 +43,10 @@ pub struct CheckArgs {
     /// every cycle nothing bounds (in JSON: the `budget` member).
     #[arg(long)]
     pub budget: bool,
+    /// Also print each tool call's binding table (spec §7.1): which carry each parameter takes
+    /// and by which rule, and every read no parameter takes (human format only).
+    #[arg(long)]
+    pub explain_bindings: bool,
     /// The source document the programs were lifted from (a `SKILL.md`): the faithfulness
     /// audit also checks that every obligation's quote is in it verbatim (whitespace aside),
     /// that the recorded digest matches it, and follows the sibling files it names.
@@ -86,6 +90,8 @@ enum FileReport {
         budget: Option<Result<Budget, String>>,
         /// The faithfulness audit, when the program has a provenance record with obligations.
         audit: Option<Audit>,
+        /// With `--explain-bindings`: the binding tables, as text.
+        bindings: Option<String>,
     },
 }
 
@@ -112,6 +118,7 @@ fn check_file(
     path: &Path,
     repair: bool,
     with_budget: bool,
+    explain: bool,
     audit_in: &AuditInput,
     models: Option<&Path>,
 ) -> FileReport {
@@ -156,12 +163,15 @@ fn check_file(
                 let dir = super::graph::program_dir(path);
                 super::budget::of(checked.program(&doc.program), dir, 0)
             });
+            let bindings =
+                explain.then(|| binding_tables(checked.program(&doc.program), &doc.source_map));
             FileReport::Checked {
                 source,
                 relaxations: doc.relaxations.len(),
                 checked,
                 budget,
                 audit,
+                bindings,
             }
         }
     }
@@ -186,6 +196,91 @@ fn with_audit(checked: &mut Checked, doc: &agir::Document, input: &AuditInput) -
     checked.findings.sort_by_key(|f| (f.pos.is_none(), f.pos));
     checked.outcome = outcome_of(&checked.findings, &checked.deviations);
     Some(audit)
+}
+
+/// Each DU tool call's binding table (spec §7.1), as the runtime binds it: per parameter the
+/// carry (or field, or the task's filename) it takes and the rule that bound it, then the reads
+/// no parameter takes. The binder is `ais_core::bind`, the one the validator, the macro and the
+/// runtime use.
+fn binding_tables(program: &ais_core::Program, map: &ais_core::SourceMap) -> String {
+    use ais_core::bind::{BindSource, ProgramIndex};
+    use std::fmt::Write as _;
+    let ix = ProgramIndex::new(program);
+    let mut out = String::new();
+    for (i, n) in program.instructions().iter().enumerate() {
+        if !n.is_du() {
+            continue;
+        }
+        let mut sigs: Vec<(String, ais_core::sig::Signature)> = ix
+            .bound_tools(n)
+            .into_iter()
+            .filter_map(|t| {
+                let sig = ais_core::sig::parse(t.sig.as_deref()?).ok()?;
+                Some((t.name.clone(), sig))
+            })
+            .collect();
+        if sigs.is_empty()
+            && let Some(b) = n
+                .tool
+                .as_deref()
+                .and_then(ais_core::plan::builtins::builtin)
+            && let Ok(sig) = ais_core::sig::parse(b.sig)
+        {
+            sigs.push((b.name.to_owned(), sig));
+        }
+        if sigs.is_empty() {
+            continue;
+        }
+        let line = map
+            .lookup(&ais_core::Locus::element(ais_core::Element::Instruction(i)))
+            .map(|p| format!(" (line {})", p.line))
+            .unwrap_or_default();
+        let _ = writeln!(out, "bindings of `{}`{line}:", n.id);
+        let mut taken: Vec<String> = Vec::new();
+        for (name, sig) in &sigs {
+            let params: Vec<&str> = sig.params.iter().map(|p| p.name.as_str()).collect();
+            let _ = writeln!(out, "  {name}({})", params.join(", "));
+            for b in ix.bind_tool(n, sig, None) {
+                let what = match &b.source {
+                    BindSource::Carry(c) => {
+                        taken.push(c.clone());
+                        let outside = if n.reads.contains(c) {
+                            ""
+                        } else {
+                            " — not among the reads"
+                        };
+                        format!("`{c}`{outside}")
+                    }
+                    BindSource::Field { carry, field } => {
+                        taken.push(carry.clone());
+                        format!("`{carry}.{field}`")
+                    }
+                    BindSource::Invocation(_) => "a filename from the task (§7.3)".to_owned(),
+                    BindSource::Null => "nothing (null)".to_owned(),
+                };
+                let _ = writeln!(
+                    out,
+                    "    {} <- {what}, {} (rule {})",
+                    b.param,
+                    b.rule.describe(),
+                    b.rule.number()
+                );
+            }
+        }
+        let dropped: Vec<String> = n
+            .reads
+            .iter()
+            .filter(|r| *r != "task" && program.carry(r).is_some() && !taken.contains(r))
+            .map(|r| format!("`{r}`"))
+            .collect();
+        if !dropped.is_empty() {
+            let _ = writeln!(out, "  reads no parameter takes: {}", dropped.join(", "));
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
 }
 
 /// Adds the CALL-write findings (G9): a CALL write its target, found beside `path` as the
@@ -236,6 +331,7 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
             path,
             !args.no_repair,
             args.budget,
+            args.explain_bindings,
             &audit_in,
             args.models.as_deref(),
         );
@@ -337,8 +433,12 @@ fn write_human(
             checked,
             budget,
             audit,
+            bindings,
         } => {
             let lines = SourceLines::new(source);
+            if let Some(tables) = bindings {
+                write!(o.out, "{tables}")?;
+            }
             for finding in &checked.findings {
                 let text = render::render_finding_in(finding, &lines, name, color);
                 writeln!(o.out, "{text}\n")?;

@@ -312,6 +312,22 @@ pub fn is_sentinel(guard: &str) -> bool {
     SENTINELS.contains(&g.as_str())
 }
 
+/// The carries whose error value a guard's text tests ([`Expr::errors_tested`]): `c.ok`,
+/// `c.error`. Empty for a sentinel or text that does not parse.
+///
+/// ```
+/// assert_eq!(ais_core::expr::errors_tested("not rows_loaded.ok"), ["rows_loaded"]);
+/// assert!(ais_core::expr::errors_tested("len(rows) > 0").is_empty());
+/// ```
+pub fn errors_tested(guard: &str) -> Vec<String> {
+    if is_sentinel(guard) {
+        return Vec::new();
+    }
+    parse(guard, &Limits::default())
+        .map(|e| e.errors_tested().into_iter().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
 /// Checks an expression and lowers it to its compiled form.
 pub fn compile(expr: &Expr, env: &TypeEnv, limits: &Limits) -> Result<Compiled, ExprError> {
     compile_with(expr, env, limits, None)

@@ -27,6 +27,12 @@ pub struct Bounds {
     /// (repeatable; the host as the URL writes it: `localhost`, `127.0.0.1`, `[::1]`).
     #[arg(long, value_name = "HOST")]
     pub allow_net: Vec<String>,
+    /// Let a file the task names after a save verb ("save to report.md") replace a file that
+    /// exists and this run did not create. Without it such a write goes to a destination the
+    /// program derives (`save.txt`), with a deviation; a file the run reads is never replaced
+    /// by a name taken from the task.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 impl Bounds {
@@ -50,6 +56,7 @@ impl Bounds {
             max_siblings: self.max_siblings.or(recorded.max_siblings),
             allow_read: given_or(self.allow_read, recorded.allow_read),
             allow_net: given_or(self.allow_net, recorded.allow_net),
+            overwrite: self.overwrite || recorded.overwrite,
         }
     }
 
@@ -67,7 +74,7 @@ impl Bounds {
         for host in &self.allow_net {
             builder = builder.allow_net(host.clone());
         }
-        builder
+        builder.overwrite(self.overwrite)
     }
 }
 
