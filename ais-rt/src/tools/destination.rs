@@ -7,9 +7,9 @@
 //! verb in the task, else its first bare filename. That is an *inference*, and an inference
 //! never destroys a user's file. A name recovered from the task is **refused** when
 //!
-//! - it is a file the run reads: a filename the task claims for reading ("load
-//!   `reviews.csv`"), the one the read side of §7.3 takes, or a path a read-side step of this
-//!   run was given; or
+//! - it is a file the run reads: a filename the task claims with a read verb ("load
+//!   `reviews.csv`"), or a path a read-side step of this run was given (the read side's own
+//!   fallback included, once it has read); or
 //! - a file of that name already exists under the output root and this run did not create it —
 //!   unless the task claims it with a save verb ("save to `report.md`") **and** the run was
 //!   started with `--overwrite` ([`AccessPolicy::overwrite`](super::AccessPolicy::overwrite)):
@@ -32,7 +32,10 @@
 //! replaced.
 //!
 //! A destination a carry holds (`--input out_path=reviews.csv`, a path a step computed) is the
-//! program's own choice and is written as given.
+//! program's own choice and is written as given, over an existing file too: that is how a
+//! program asks for an in-place rewrite (the `fix_failing_test` example carries its module's
+//! path, `module_file`, to read it and to save the repair over it). A task naming the file is
+//! never enough.
 //!
 //! # Relative reads
 //!
@@ -194,10 +197,13 @@ pub(crate) fn destination(
 /// Why the task's `name` may not be written, or `None` when it may.
 fn refusal(name: &str, task: &str, root: &Path, files: &Inner, overwrite: bool) -> Option<String> {
     let mentions = filename_mentions(task);
+    // A read verb's claim ("load `reviews.csv`") or a path a read step was given. The read
+    // side's bare fallback ("the first bare filename") is no claim: a task that says only
+    // "File this invoice in ledger/2026-03.csv" names a destination, and were that name a file
+    // the run reads, the read has recorded it, or it exists and is refused below.
     let claimed_for_reading = mentions
         .iter()
-        .any(|m| m.claim == Some(Access::Read) && m.name == name)
-        || invocation_filename(task, Access::Read).as_deref() == Some(name);
+        .any(|m| m.claim == Some(Access::Read) && m.name == name);
     let path = lexical(&root.join(name));
     if claimed_for_reading || files.read.contains(&path) {
         return Some(
@@ -272,6 +278,9 @@ pub(crate) fn resolve_reads<'p>(
             Some(s) if !climbs && s != in_work && s.symlink_metadata().is_ok() => {
                 *raw = s.to_string_lossy().into_owned();
                 files.read.insert(s);
+                // The name as given is the run's input wherever it was found: a write the
+                // task names the same is refused under the output root too.
+                files.read.insert(in_work);
             }
             _ => {
                 if in_work.symlink_metadata().is_err() {
@@ -308,4 +317,52 @@ pub(crate) fn with_hint(mut e: ToolError, hint: Option<String>) -> ToolError {
 /// `dir` made absolute against the process's working directory (unchanged when it cannot be).
 fn absolute(dir: &Path) -> PathBuf {
     std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(name: &str, task: &str, root: &Path, files: &Inner, overwrite: bool) -> bool {
+        refusal(name, task, root, files, overwrite).is_some()
+    }
+
+    #[test]
+    fn a_name_the_task_gives_as_a_destination_is_written_when_nothing_reads_it() {
+        let root = tempfile::tempdir().unwrap();
+        let files = Inner::default();
+        // The invoice example: no save verb, no read verb, no such file: the task's name.
+        let task = "File this invoice in ledger/2026-03.csv";
+        assert!(!refused(
+            "ledger/2026-03.csv",
+            task,
+            root.path(),
+            &files,
+            false
+        ));
+        // Once it exists and this run did not create it, a bare name never replaces it.
+        std::fs::create_dir(root.path().join("ledger")).unwrap();
+        std::fs::write(root.path().join("ledger/2026-03.csv"), "kept").unwrap();
+        assert!(refused(
+            "ledger/2026-03.csv",
+            task,
+            root.path(),
+            &files,
+            true
+        ));
+    }
+
+    #[test]
+    fn a_name_the_run_reads_is_refused_whatever_the_flags() {
+        let root = tempfile::tempdir().unwrap();
+        let mut files = Inner::default();
+        // Claimed by a read verb: refused even before the read ran, the file absent.
+        let task = "Load data.csv and save to data.csv";
+        assert!(refused("data.csv", task, root.path(), &files, true));
+        // Read by a step (the read fallback of "Summarize data.csv" took it): refused.
+        let task = "Summarize data.csv";
+        assert!(!refused("data.csv", task, root.path(), &files, true));
+        files.read.insert(lexical(&root.path().join("data.csv")));
+        assert!(refused("data.csv", task, root.path(), &files, true));
+    }
 }
