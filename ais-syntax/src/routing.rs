@@ -31,7 +31,7 @@ use crate::diagnose::Diagnostic;
 use crate::lower::Lowered;
 use ais_core::bind::ProgramIndex;
 use ais_core::expr;
-use ais_core::{CheckId, Code, Element, Locus, Opcode, Program, Severity};
+use ais_core::{CheckId, Code, Element, Locus, OUTCOME, Opcode, Program, Severity, Type};
 
 /// A warning for each DU instruction that runs a fallible Rust tool whose failure no guard or
 /// LOOP verdict tests. `fallback` is where a warning with no recorded place points.
@@ -72,11 +72,22 @@ pub fn unrouted_failures(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
                      error instead of taking a route (spec §10.2)",
                     tool.name
                 ),
-                format!(
-                    "route it: declare `{w}: outcome,` and branch on it (`{id} -> {next} if \
-                     {w}.ok;` and `{id} -> on_error else;`), or mark `{id}` \
-                     `#[allow(unrouted_failure)]` to let a failure end the run"
-                ),
+                {
+                    // A carry already declared `outcome` needs only the guard.
+                    let is_outcome = program.carry(w).is_some_and(
+                        |(_, c)| matches!(&c.ty, Some(Type::Named(n)) if n == OUTCOME),
+                    );
+                    let declare = if is_outcome {
+                        String::new()
+                    } else {
+                        format!("declare `{w}: outcome,` and ")
+                    };
+                    format!(
+                        "route it: {declare}branch on `{w}.ok` (`{id} -> {next} if {w}.ok;` and \
+                         `{id} -> on_error else;`), or mark `{id}` \
+                         `#[allow(unrouted_failure)]` to let a failure end the run"
+                    )
+                },
             ),
             None => (
                 format!(
