@@ -226,3 +226,26 @@ fn a_read_no_parameter_takes_is_a_finding_at_the_read_and_the_table_shows_why() 
         "{text}"
     );
 }
+
+#[test]
+fn check_names_the_rust_entry_point_of_a_tool_no_cli_run_can_execute() {
+    // An `.agir` exported from `ais!` keeps its Rust tool bodies as text: `ais run` cannot
+    // execute them, and `ais check` says so at each, before any run faults.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = ais_in(root, &["check", "examples/agir/review_files.agir"]);
+    let text = both(&out);
+    assert!(out.status.success(), "a warning, not an error: {text}");
+    assert!(
+        text.contains("warning[X1]: tool `load_files` has a Rust body (`lang: rust`), which `ais run` cannot execute"),
+        "{text}"
+    );
+    assert!(text.contains("review_files.agir:14:11"), "{text}");
+    assert!(
+        text.contains("`ReviewFiles::run(input, &ReviewFiles::runtime().build())`"),
+        "{text}"
+    );
+    // A program whose tools all have Python bodies has no such finding.
+    let dir = workspace();
+    let out = ais_in(dir.path(), &["check", "review_sentiment.agir"]);
+    assert!(!both(&out).contains("X1"), "{}", both(&out));
+}

@@ -69,6 +69,20 @@ pub struct CheckArgs {
     pub models: Option<PathBuf>,
 }
 
+/// How each file is checked: what `ais check`'s options ask for besides the findings.
+struct FileOptions<'a> {
+    /// Apply the mechanical repairs in memory.
+    repair: bool,
+    /// Compute the static budget (`--budget`).
+    budget: bool,
+    /// Print the binding tables (`--explain-bindings`).
+    explain: bool,
+    /// The faithfulness audit's source and configuration.
+    audit: &'a AuditInput,
+    /// The model configuration given with `--models`.
+    models: Option<&'a Path>,
+}
+
 /// What the audit needs besides the program: the source text and the configuration.
 struct AuditInput {
     source: Option<String>,
@@ -114,14 +128,7 @@ fn status_strict(outcome: Outcome, findings: &[Finding], strict: bool) -> Status
     }
 }
 
-fn check_file(
-    path: &Path,
-    repair: bool,
-    with_budget: bool,
-    explain: bool,
-    audit_in: &AuditInput,
-    models: Option<&Path>,
-) -> FileReport {
+fn check_file(path: &Path, opts: &FileOptions<'_>) -> FileReport {
     let limits = Limits::default();
     let source = match read_input(path, &limits) {
         Ok(s) => s,
@@ -130,7 +137,7 @@ fn check_file(
     match agir::read_with_limits(&source, &limits) {
         Err(err) => FileReport::NotAgir { source, err },
         Ok(doc) => {
-            let repairs = if repair {
+            let repairs = if opts.repair {
                 Repairs::Mechanical
             } else {
                 Repairs::Off
@@ -143,8 +150,9 @@ fn check_file(
                 Err(e) => return FileReport::Unreadable(e),
             };
             with_call_findings(&mut checked, path, &doc);
+            with_found(&mut checked, native_tools(&doc.program, &doc.source_map));
             let config =
-                ais_rt::model::ModelsFile::discover(models, super::graph::program_dir(path));
+                ais_rt::model::ModelsFile::discover(opts.models, super::graph::program_dir(path));
             match config {
                 Ok(Some(config)) => with_found(
                     &mut checked,
@@ -158,13 +166,14 @@ fn check_file(
                     ));
                 }
             }
-            let audit = with_audit(&mut checked, &doc, audit_in);
-            let budget = (with_budget && checked.outcome != Outcome::Failed).then(|| {
+            let audit = with_audit(&mut checked, &doc, opts.audit);
+            let budget = (opts.budget && checked.outcome != Outcome::Failed).then(|| {
                 let dir = super::graph::program_dir(path);
                 super::budget::of(checked.program(&doc.program), dir, 0)
             });
-            let bindings =
-                explain.then(|| binding_tables(checked.program(&doc.program), &doc.source_map));
+            let bindings = opts
+                .explain
+                .then(|| binding_tables(checked.program(&doc.program), &doc.source_map));
             FileReport::Checked {
                 source,
                 relaxations: doc.relaxations.len(),
@@ -283,6 +292,42 @@ fn binding_tables(program: &ais_core::Program, map: &ais_core::SourceMap) -> Str
     out
 }
 
+/// X1 (warn) at each tool whose body is Rust (`lang: rust`, as `build.rs` export writes an
+/// `ais!` tool): the program is valid, but no `ais run` can execute that body — only the Rust
+/// program it was exported from, whose `runtime()` registers its tools. Named by the walker,
+/// which is the `ais!` program's type.
+fn native_tools(program: &ais_core::Program, map: &ais_core::SourceMap) -> Vec<Finding> {
+    use ais_core::{CheckId, Element, FieldKey, Locus};
+    let entry = program
+        .walker
+        .as_ref()
+        .and_then(|w| w.name.as_deref())
+        .filter(|n| !n.is_empty())
+        .unwrap_or("Program");
+    program
+        .tool_list()
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            t.lang.as_deref() == Some("rust") && t.command.is_none() && t.mcp.is_none()
+        })
+        .map(|(i, t)| {
+            let locus = Locus::field(Element::Tool(i), FieldKey::Lang);
+            let mut f = Finding::new(
+                CheckId::X1,
+                Severity::Warn,
+                locus.clone(),
+                format!(
+                    "tool `{}` has a Rust body (`lang: rust`), which `ais run` cannot execute: a run reaching it faults `unsupported`; run the program from Rust, where the `ais!` program `{entry}` registers it (`{entry}::run(input, &{entry}::runtime().build())`), or give the tool a Python `body` or a `command`",
+                    t.name
+                ),
+            );
+            f.pos = map.lookup(&locus);
+            f
+        })
+        .collect()
+}
+
 /// Adds the CALL-write findings (G9): a CALL write its target, found beside `path` as the
 /// runtime finds it, never produces.
 fn with_call_findings(checked: &mut Checked, path: &Path, doc: &agir::Document) {
@@ -320,6 +365,13 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
             fan_out_cap: args.fan_out_cap,
         },
     };
+    let opts = FileOptions {
+        repair: !args.no_repair,
+        budget: args.budget,
+        explain: args.explain_bindings,
+        audit: &audit_in,
+        models: args.models.as_deref(),
+    };
     let mut worst = Status::Ok;
     for path in &args.files {
         let name = display_name(path);
@@ -327,14 +379,7 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
             worst = worst.max(super::ags::check(path, &name, args.format, o)?);
             continue;
         }
-        let report = check_file(
-            path,
-            !args.no_repair,
-            args.budget,
-            args.explain_bindings,
-            &audit_in,
-            args.models.as_deref(),
-        );
+        let report = check_file(path, &opts);
         let status = match args.format {
             Format::Json => write_json(&name, &report, args.strict, o)?,
             Format::Human => write_human(&name, is_stdin(path), &report, args.strict, o)?,
