@@ -249,3 +249,32 @@ fn check_names_the_rust_entry_point_of_a_tool_no_cli_run_can_execute() {
     let out = ais_in(dir.path(), &["check", "review_sentiment.agir"]);
     assert!(!both(&out).contains("X1"), "{}", both(&out));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_written_graph_honours_the_umask() {
+    // `graph -o` and `report -o` share one writer: the file gets 0666 less the umask, as any
+    // program's output does, not the temporary file's private 0600.
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = workspace();
+    for (umask, mode) in [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)] {
+        let svg = dir.path().join(format!("graph-{umask:o}.svg"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+        cmd.args(["graph", "--format", "svg", "-o"])
+            .arg(&svg)
+            .arg("review_sentiment.agir")
+            .current_dir(dir.path());
+        // SAFETY: umask(2) is async-signal-safe and touches only the child's own state.
+        unsafe {
+            cmd.pre_exec(move || {
+                libc::umask(umask);
+                Ok(())
+            });
+        }
+        let out = cmd.output().expect("the ais binary runs");
+        assert!(out.status.success(), "{}", both(&out));
+        let got = std::fs::metadata(&svg).unwrap().permissions().mode() & 0o777;
+        assert_eq!(got, mode, "umask {umask:o}");
+    }
+}
