@@ -26,7 +26,7 @@
 //!
 //! // Checked before it runs: no such member, with the place and a suggestion.
 //! let e = expr::compile_str("op == Op.merg", &env, &limits).unwrap_err();
-//! assert_eq!((e.category.as_str(), e.line, e.column), ("name_error", 1, 7));
+//! assert_eq!((e.category.as_str(), e.line, e.column), ("name_error", 1, 10)); // at `merg`
 //! assert!(e.message.contains("Did you mean `merge`?"));
 //! ```
 //!
