@@ -17,8 +17,13 @@ ais! {
     /// (at most three times); save it only if its tests pass.
     pub program FixFailingTest (name = "fix_failing_test", shape = "repair-loop") {
         carries {
-            /// What to fix, naming the module's file (`Fix slugify in text_utils.py`).
+            /// What to fix (`Fix slugify in text_utils.py so its tests pass`).
             task: str = input,
+            /// The module to repair. The program reads it and, once its tests pass, saves the
+            /// repair over it: a destination the program carries is written as given, which is
+            /// how a program asks for an in-place rewrite (a file the task merely names is
+            /// never replaced).
+            module_file: path = input,
             /// The tests, as Python functions named `test_*` that call the module's functions.
             tests: str = input,
             /// The module's source, as read and then as repaired.
@@ -72,13 +77,13 @@ ais! {
             TestRun { passing: failures.is_empty(), failures }
         }
 
-        /// Write the repaired module over the file the task names.
+        /// Write the repaired module over its file.
         #[surface(ACT, artifact)]
         tool save_source(source: &str, path: &ais::ArtifactPath) -> std::io::Result<String> {
             path.write(source)
         }
 
-        read: SENSE read_file(task) -> source;
+        read: SENSE read_file(module_file) -> source;
         test: SENSE run_tests(source, tests) -> (passing, failures);
         /// Repair the module so the failing tests pass. Change only what the failures call
         /// for, keep every function's name and signature, and return the whole module as
@@ -89,7 +94,7 @@ ais! {
         repair: LOOP(model)(task, source, failures) -> source;
         keep: ROUTE(passing);
         #[allow(unrouted_failure)] // a failed write ends the run as an error
-        save: ACT(artifact) save_source(source) -> saved_to;
+        save: ACT(artifact) save_source(source, module_file) -> saved_to;
         done: TERMINAL(passing, attempts, saved_to, failures, source);
 
         read -> test -> repair;
@@ -150,6 +155,9 @@ def test_collapses_repeated_spaces():
 /// The task the example runs.
 pub const TASK: &str = "Fix slugify in text_utils.py so its tests pass";
 
+/// The module the example repairs in place, relative to the output directory.
+pub const MODULE_FILE: &str = "text_utils.py";
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let arg = std::env::args().nth(1);
@@ -162,7 +170,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => tempfile::tempdir()?.keep(),
     };
     std::fs::create_dir_all(&out_dir)?;
-    std::fs::write(out_dir.join("text_utils.py"), BUGGY_MODULE)?;
+    std::fs::write(out_dir.join(MODULE_FILE), BUGGY_MODULE)?;
     let responses = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/examples/fix_failing_test.responses.json"
@@ -175,13 +183,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("model: SCRIPTED ({responses}), not a live model");
     let input = FixFailingTestInput {
         task: TASK.into(),
+        module_file: MODULE_FILE.into(),
         tests: TESTS.into(),
     };
     let report = FixFailingTest::run(input, &runtime).await?;
     println!("{}", serde_json::to_string_pretty(&report)?);
     println!(
         "repaired module written to {}",
-        out_dir.join("text_utils.py").display()
+        out_dir.join(MODULE_FILE).display()
     );
     Ok(())
 }

@@ -113,7 +113,10 @@ fn cases(checkout: &Path) -> Vec<(&'static str, Case)> {
                 runtime: fix_failing_test::FixFailingTest::runtime,
                 responses: "fix_failing_test",
                 task: fix_failing_test::TASK,
-                inputs: vec![("tests", fix_failing_test::TESTS.to_owned())],
+                inputs: vec![
+                    ("module_file", fix_failing_test::MODULE_FILE.to_owned()),
+                    ("tests", fix_failing_test::TESTS.to_owned()),
+                ],
                 setup: |out| {
                     std::fs::write(out.join("text_utils.py"), fix_failing_test::BUGGY_MODULE)
                         .unwrap()

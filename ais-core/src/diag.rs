@@ -273,7 +273,8 @@ pub struct Finding<L = Pos> {
 #[non_exhaustive]
 pub enum FindingKind {
     /// G9: a step runs a program (a `command`, `run_command`, a produced script) and no guard
-    /// tests the carry its failure lands in.
+    /// tests the carry its failure lands in; or a fallible step's write is read by a guard that
+    /// does not test its error value.
     UnroutedProgramFailure,
     /// G9: a GEN-FILL whose result type is not an object (§4.1).
     FillNotObject,

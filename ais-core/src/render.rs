@@ -452,15 +452,26 @@ pub fn summary_line(file_name: &str, outcome: Outcome, findings: &[Finding]) -> 
     }
 }
 
-/// One deviation as a line of text: `repaired W9 on `verify`: <intended> -> <substituted>`.
+/// One deviation as a line of text. A validator's repair (it names its check) reads
+/// `repaired W9 on `verify`: <intended> -> <substituted>`; a substitution the runtime made
+/// while running (no check: a failure that ended the run, a destination it could not take, a
+/// cap it imposed) reads `at `save`: <substituted> (instead of <intended>)` — nothing was
+/// repaired there.
 pub fn deviation_line(deviation: &Deviation) -> String {
-    let check = deviation.check.map(|c| format!(" {c}")).unwrap_or_default();
-    format!(
-        "repaired{check} on `{}`: {} -> {}",
-        clean(&deviation.subject),
-        clean(&deviation.intended),
-        clean(&deviation.substituted)
-    )
+    match deviation.check {
+        Some(c) => format!(
+            "repaired {c} on `{}`: {} -> {}",
+            clean(&deviation.subject),
+            clean(&deviation.intended),
+            clean(&deviation.substituted)
+        ),
+        None => format!(
+            "at `{}`: {} (instead of {})",
+            clean(&deviation.subject),
+            clean(&deviation.substituted),
+            clean(&deviation.intended)
+        ),
+    }
 }
 
 /// One finding as JSON, keys in this order: `id`, `severity` (`"error"`, `"warn"`,
@@ -778,5 +789,17 @@ error[name_error]: no carry named `plan`
             "repaired W9 on `plan_md`: undeclared carry -> carry `plan_md: str`"
         );
         assert_eq!(deviation_json(&d)["check"], "W9");
+        let run = Deviation {
+            check: None,
+            subject: "load".into(),
+            intended: "a failure routed by a ROUTE that tests it (§10.2)".into(),
+            substituted: "unrouted failure: at `load`: FileNotFoundError".into(),
+        };
+        let line = deviation_line(&run);
+        assert!(!line.contains("repaired"), "{line}");
+        assert_eq!(
+            line,
+            "at `load`: unrouted failure: at `load`: FileNotFoundError (instead of a failure routed by a ROUTE that tests it (§10.2))"
+        );
     }
 }

@@ -201,13 +201,23 @@ fn a_misspelled_quoted_or_qualified_member_points_at_it_and_is_renamed() {
     );
     assert_eq!(rename(&f), Some(("aprove".into(), "approve".into())));
 
+    // Qualified, the member is pointed at, not the enum's name before it.
     let (f, covered) = guard_finding("verdict == Verdict.aprove");
-    assert_eq!(covered, "Verdict.aprove");
-    assert_eq!(f.did_you_mean, ["Verdict.approve"]);
-    assert_eq!(
-        rename(&f),
-        Some(("Verdict.aprove".into(), "Verdict.approve".into()))
-    );
+    assert_eq!(covered, "aprove");
+    assert_eq!(f.did_you_mean, ["approve"]);
+    assert_eq!(rename(&f), Some(("aprove".into(), "approve".into())));
+    // The rename lands on the member and the guard then checks.
+    let doc = ais_core::agir::read(&review("verdict == Verdict.aprove")).unwrap();
+    let checked = check(&doc.program, &doc.source_map, Repairs::Mechanical);
+    let guard = checked
+        .repaired
+        .as_ref()
+        .expect("the repaired program")
+        .edge_list()
+        .iter()
+        .find_map(|e| e.guard.clone().filter(|g| g.contains("Verdict")))
+        .unwrap();
+    assert_eq!(guard, "verdict == Verdict.approve");
 }
 
 #[test]

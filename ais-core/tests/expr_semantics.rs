@@ -240,14 +240,15 @@ fn static_errors_name_the_place_and_the_fix() {
         1,
         "Did you mean `plan_ok`?",
     );
+    // A qualified member is pointed at, past the enum's name and the dot.
     at(
         "op == Op.merg",
         Category::NameError,
         1,
-        7,
+        10,
         "Did you mean `merge`?",
     );
-    at("op == Op.MERGE", Category::NameError, 1, 7, "`merge`?");
+    at("op == Op.MERGE", Category::NameError, 1, 10, "`merge`?");
     // A quoted member is pointed at inside its quotes, where its rename goes.
     at(
         "op == \"merg\"",

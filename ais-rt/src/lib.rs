@@ -178,9 +178,18 @@ pub struct RuntimeBuilder {
     allow_net: Vec<String>,
     max_cost: Option<f64>,
     live: Option<Arc<dyn model::live::Live>>,
+    overwrite: bool,
 }
 
 impl RuntimeBuilder {
+    /// Lets a destination the task names after a save verb ("save to `report.md`", spec §7.3)
+    /// replace a file that exists and the run did not create (`ais run --overwrite`); without
+    /// it such a write takes a derived destination and records a deviation (see
+    /// [`tools::destination`]). A name the run reads is never replaced by inference.
+    pub fn overwrite(mut self, yes: bool) -> Self {
+        self.overwrite = yes;
+        self
+    }
     /// Who watches the models' answers stream in (default: nobody): with a watcher, the
     /// providers ask for streamed answers and hand it each piece of text as it arrives — what
     /// a terminal shows under the running step. The answer a slot validates and the journal
@@ -296,9 +305,13 @@ impl RuntimeBuilder {
     /// The runtime.
     pub fn build(self) -> Runtime {
         let program_dir = self.program_dir.unwrap_or_else(|| self.out_dir.clone());
-        let mut read_roots: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+        let start = std::env::current_dir().ok();
+        let mut read_roots: Vec<PathBuf> = start.iter().cloned().collect();
         read_roots.extend(self.read_roots);
-        let policy = Arc::new(tools::AccessPolicy::new(read_roots, self.allow_net));
+        let mut policy = tools::AccessPolicy::new(read_roots, self.allow_net);
+        policy.start = start;
+        policy.overwrite = self.overwrite;
+        let policy = Arc::new(policy);
         Runtime {
             settings: Arc::new(Settings {
                 models: self.models,
@@ -375,6 +388,7 @@ impl Runtime {
             allow_net: Vec::new(),
             max_cost: None,
             live: None,
+            overwrite: false,
         }
     }
 

@@ -15,9 +15,10 @@
 //! `ok`. Statically, then, a DU instruction that runs a fallible Rust tool is routed when it
 //! writes a carry and
 //!
-//! - a guard on some edge names that carry (`save -> done if plan_file.ok;`), the edge leaving
-//!   an instruction that decides in code (a model-owned ROUTE chooses by itself and tests
-//!   nothing), or
+//! - a guard on some edge tests that carry's error value (`save -> done if plan_file.ok;`:
+//!   its `.ok` or `.error`; a guard that merely reads the carry, `len(rows) > 0`, does not), the
+//!   edge leaving an instruction that decides in code (a model-owned ROUTE chooses by itself
+//!   and tests nothing), or
 //! - a LOOP's `#[verdict(..)]` is that carry.
 //!
 //! Declaring the carry `outcome` lets the guard read the error (`plan_file.ok`,
@@ -29,8 +30,8 @@ use crate::ast::Site;
 use crate::diagnose::Diagnostic;
 use crate::lower::Lowered;
 use ais_core::bind::ProgramIndex;
-use ais_core::expr::{self, Limits};
-use ais_core::{CheckId, Code, Element, Locus, Opcode, Program, Severity};
+use ais_core::expr;
+use ais_core::{CheckId, Code, Element, Locus, OUTCOME, Opcode, Program, Severity, Type};
 
 /// A warning for each DU instruction that runs a fallible Rust tool whose failure no guard or
 /// LOOP verdict tests. `fallback` is where a warning with no recorded place points.
@@ -71,11 +72,22 @@ pub fn unrouted_failures(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
                      error instead of taking a route (spec §10.2)",
                     tool.name
                 ),
-                format!(
-                    "route it: declare `{w}: outcome,` and branch on it (`{id} -> {next} if \
-                     {w}.ok;` and `{id} -> on_error else;`), or mark `{id}` \
-                     `#[allow(unrouted_failure)]` to let a failure end the run"
-                ),
+                {
+                    // A carry already declared `outcome` needs only the guard.
+                    let is_outcome = program.carry(w).is_some_and(
+                        |(_, c)| matches!(&c.ty, Some(Type::Named(n)) if n == OUTCOME),
+                    );
+                    let declare = if is_outcome {
+                        String::new()
+                    } else {
+                        format!("declare `{w}: outcome,` and ")
+                    };
+                    format!(
+                        "route it: {declare}branch on `{w}.ok` (`{id} -> {next} if {w}.ok;` and \
+                         `{id} -> on_error else;`), or mark `{id}` \
+                         `#[allow(unrouted_failure)]` to let a failure end the run"
+                    )
+                },
             ),
             None => (
                 format!(
@@ -107,8 +119,9 @@ pub fn unrouted_failures(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
     out
 }
 
-/// The carries some step tests: the names read by guards on edges that leave an instruction
-/// deciding in code, and every LOOP's verdict.
+/// The carries whose failure some step tests: the carries guards read as `c.ok` or `c.error`
+/// on edges that leave an instruction deciding in code, and every LOOP's verdict. A guard that
+/// merely reads a carry (`len(rows) > 0`) routes nothing (§10.2).
 fn tested_carries(program: &Program) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     let chooses_itself = |from: &str| {
@@ -120,14 +133,12 @@ fn tested_carries(program: &Program) -> Vec<&str> {
         let Some(guard) = e.guard.as_deref() else {
             continue;
         };
-        if expr::is_sentinel(guard) || chooses_itself(&e.from) {
+        if chooses_itself(&e.from) {
             continue;
         }
-        if let Ok(parsed) = expr::parse(guard, &Limits::default()) {
-            for name in parsed.names() {
-                if let Some((_, c)) = program.carry(name) {
-                    out.push(c.name.as_str());
-                }
+        for name in expr::errors_tested(guard) {
+            if let Some((_, c)) = program.carry(&name) {
+                out.push(c.name.as_str());
             }
         }
     }

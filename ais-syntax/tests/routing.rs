@@ -184,3 +184,21 @@ fn infallible_tools_are_not_warned_about() {
     );
     assert!(unrouted(&text).is_empty());
 }
+
+#[test]
+fn a_carry_already_declared_outcome_is_not_asked_to_be_declared_again() {
+    // The carry can hold the error value; only the guard is missing.
+    let text = program(
+        "outcome",
+        "save: ACT save_note(task) -> saved;",
+        "save -> done; explain -> done;",
+    );
+    let found = unrouted(&text);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let help = found[0].0.help.as_deref().unwrap_or_default();
+    assert!(!help.contains("declare"), "{help}");
+    assert!(
+        help.starts_with("route it: branch on `saved.ok` (`save -> done if saved.ok;`"),
+        "{help}"
+    );
+}

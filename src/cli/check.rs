@@ -43,6 +43,10 @@ pub struct CheckArgs {
     /// every cycle nothing bounds (in JSON: the `budget` member).
     #[arg(long)]
     pub budget: bool,
+    /// Also print each tool call's binding table (spec §7.1): which carry each parameter takes
+    /// and by which rule, and every read no parameter takes (human format only).
+    #[arg(long)]
+    pub explain_bindings: bool,
     /// The source document the programs were lifted from (a `SKILL.md`): the faithfulness
     /// audit also checks that every obligation's quote is in it verbatim (whitespace aside),
     /// that the recorded digest matches it, and follows the sibling files it names.
@@ -63,6 +67,20 @@ pub struct CheckArgs {
     /// one].
     #[arg(long, value_name = "FILE")]
     pub models: Option<PathBuf>,
+}
+
+/// How each file is checked: what `ais check`'s options ask for besides the findings.
+struct FileOptions<'a> {
+    /// Apply the mechanical repairs in memory.
+    repair: bool,
+    /// Compute the static budget (`--budget`).
+    budget: bool,
+    /// Print the binding tables (`--explain-bindings`).
+    explain: bool,
+    /// The faithfulness audit's source and configuration.
+    audit: &'a AuditInput,
+    /// The model configuration given with `--models`.
+    models: Option<&'a Path>,
 }
 
 /// What the audit needs besides the program: the source text and the configuration.
@@ -86,6 +104,8 @@ enum FileReport {
         budget: Option<Result<Budget, String>>,
         /// The faithfulness audit, when the program has a provenance record with obligations.
         audit: Option<Audit>,
+        /// With `--explain-bindings`: the binding tables, as text.
+        bindings: Option<String>,
     },
 }
 
@@ -108,13 +128,7 @@ fn status_strict(outcome: Outcome, findings: &[Finding], strict: bool) -> Status
     }
 }
 
-fn check_file(
-    path: &Path,
-    repair: bool,
-    with_budget: bool,
-    audit_in: &AuditInput,
-    models: Option<&Path>,
-) -> FileReport {
+fn check_file(path: &Path, opts: &FileOptions<'_>) -> FileReport {
     let limits = Limits::default();
     let source = match read_input(path, &limits) {
         Ok(s) => s,
@@ -123,7 +137,7 @@ fn check_file(
     match agir::read_with_limits(&source, &limits) {
         Err(err) => FileReport::NotAgir { source, err },
         Ok(doc) => {
-            let repairs = if repair {
+            let repairs = if opts.repair {
                 Repairs::Mechanical
             } else {
                 Repairs::Off
@@ -136,8 +150,9 @@ fn check_file(
                 Err(e) => return FileReport::Unreadable(e),
             };
             with_call_findings(&mut checked, path, &doc);
+            with_found(&mut checked, native_tools(&doc.program, &doc.source_map));
             let config =
-                ais_rt::model::ModelsFile::discover(models, super::graph::program_dir(path));
+                ais_rt::model::ModelsFile::discover(opts.models, super::graph::program_dir(path));
             match config {
                 Ok(Some(config)) => with_found(
                     &mut checked,
@@ -151,17 +166,21 @@ fn check_file(
                     ));
                 }
             }
-            let audit = with_audit(&mut checked, &doc, audit_in);
-            let budget = (with_budget && checked.outcome != Outcome::Failed).then(|| {
+            let audit = with_audit(&mut checked, &doc, opts.audit);
+            let budget = (opts.budget && checked.outcome != Outcome::Failed).then(|| {
                 let dir = super::graph::program_dir(path);
                 super::budget::of(checked.program(&doc.program), dir, 0)
             });
+            let bindings = opts
+                .explain
+                .then(|| binding_tables(checked.program(&doc.program), &doc.source_map));
             FileReport::Checked {
                 source,
                 relaxations: doc.relaxations.len(),
                 checked,
                 budget,
                 audit,
+                bindings,
             }
         }
     }
@@ -190,6 +209,127 @@ fn with_audit(checked: &mut Checked, doc: &agir::Document, input: &AuditInput) -
     checked.findings.sort_by_key(|f| (f.pos.is_none(), f.pos));
     checked.outcome = outcome_of(&checked.findings, &checked.deviations);
     Some(audit)
+}
+
+/// Each DU tool call's binding table (spec §7.1), as the runtime binds it: per parameter the
+/// carry (or field, or the task's filename) it takes and the rule that bound it, then the reads
+/// no parameter takes. The binder is `ais_core::bind`, the one the validator, the macro and the
+/// runtime use.
+fn binding_tables(program: &ais_core::Program, map: &ais_core::SourceMap) -> String {
+    use ais_core::bind::{BindSource, ProgramIndex};
+    use std::fmt::Write as _;
+    let ix = ProgramIndex::new(program);
+    let mut out = String::new();
+    for (i, n) in program.instructions().iter().enumerate() {
+        if !n.is_du() {
+            continue;
+        }
+        let mut sigs: Vec<(String, ais_core::sig::Signature)> = ix
+            .bound_tools(n)
+            .into_iter()
+            .filter_map(|t| {
+                let sig = ais_core::sig::parse(t.sig.as_deref()?).ok()?;
+                Some((t.name.clone(), sig))
+            })
+            .collect();
+        if sigs.is_empty()
+            && let Some(b) = n
+                .tool
+                .as_deref()
+                .and_then(ais_core::plan::builtins::builtin)
+            && let Ok(sig) = ais_core::sig::parse(b.sig)
+        {
+            sigs.push((b.name.to_owned(), sig));
+        }
+        if sigs.is_empty() {
+            continue;
+        }
+        let line = map
+            .lookup(&ais_core::Locus::element(ais_core::Element::Instruction(i)))
+            .map(|p| format!(" (line {})", p.line))
+            .unwrap_or_default();
+        let _ = writeln!(out, "bindings of `{}`{line}:", n.id);
+        let mut taken: Vec<String> = Vec::new();
+        for (name, sig) in &sigs {
+            let params: Vec<&str> = sig.params.iter().map(|p| p.name.as_str()).collect();
+            let _ = writeln!(out, "  {name}({})", params.join(", "));
+            for b in ix.bind_tool(n, sig, None) {
+                let what = match &b.source {
+                    BindSource::Carry(c) => {
+                        taken.push(c.clone());
+                        let outside = if n.reads.contains(c) {
+                            ""
+                        } else {
+                            " — not among the reads"
+                        };
+                        format!("`{c}`{outside}")
+                    }
+                    BindSource::Field { carry, field } => {
+                        taken.push(carry.clone());
+                        format!("`{carry}.{field}`")
+                    }
+                    BindSource::Invocation(_) => "a filename from the task (§7.3)".to_owned(),
+                    BindSource::Null => "nothing (null)".to_owned(),
+                };
+                let _ = writeln!(
+                    out,
+                    "    {} <- {what}, {} (rule {})",
+                    b.param,
+                    b.rule.describe(),
+                    b.rule.number()
+                );
+            }
+        }
+        let dropped: Vec<String> = n
+            .reads
+            .iter()
+            .filter(|r| *r != "task" && program.carry(r).is_some() && !taken.contains(r))
+            .map(|r| format!("`{r}`"))
+            .collect();
+        if !dropped.is_empty() {
+            let _ = writeln!(out, "  reads no parameter takes: {}", dropped.join(", "));
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
+/// X1 (warn) at each tool whose body is Rust (`lang: rust`, as `build.rs` export writes an
+/// `ais!` tool): the program is valid, but no `ais run` can execute that body — only the Rust
+/// program it was exported from, whose `runtime()` registers its tools. Named by the walker,
+/// which is the `ais!` program's type.
+fn native_tools(program: &ais_core::Program, map: &ais_core::SourceMap) -> Vec<Finding> {
+    use ais_core::{CheckId, Element, FieldKey, Locus};
+    let entry = program
+        .walker
+        .as_ref()
+        .and_then(|w| w.name.as_deref())
+        .filter(|n| !n.is_empty())
+        .unwrap_or("Program");
+    program
+        .tool_list()
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            t.lang.as_deref() == Some("rust") && t.command.is_none() && t.mcp.is_none()
+        })
+        .map(|(i, t)| {
+            let locus = Locus::field(Element::Tool(i), FieldKey::Lang);
+            let mut f = Finding::new(
+                CheckId::X1,
+                Severity::Warn,
+                locus.clone(),
+                format!(
+                    "tool `{}` has a Rust body (`lang: rust`), which `ais run` cannot execute: a run reaching it faults `unsupported`; run the program from Rust, where the `ais!` program `{entry}` registers it (`{entry}::run(input, &{entry}::runtime().build())`), or give the tool a Python `body` or a `command`",
+                    t.name
+                ),
+            );
+            f.pos = map.lookup(&locus);
+            f
+        })
+        .collect()
 }
 
 /// Adds the CALL-write findings (G9): a CALL write its target, found beside `path` as the
@@ -229,6 +369,13 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
             fan_out_cap: args.fan_out_cap,
         },
     };
+    let opts = FileOptions {
+        repair: !args.no_repair,
+        budget: args.budget,
+        explain: args.explain_bindings,
+        audit: &audit_in,
+        models: args.models.as_deref(),
+    };
     let mut worst = Status::Ok;
     for path in &args.files {
         let name = display_name(path);
@@ -236,13 +383,7 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
             worst = worst.max(super::ags::check(path, &name, args.format, o)?);
             continue;
         }
-        let report = check_file(
-            path,
-            !args.no_repair,
-            args.budget,
-            &audit_in,
-            args.models.as_deref(),
-        );
+        let report = check_file(path, &opts);
         let status = match args.format {
             Format::Json => write_json(&name, &report, args.strict, o)?,
             Format::Human => write_human(&name, is_stdin(path), &report, args.strict, o)?,
@@ -341,8 +482,12 @@ fn write_human(
             checked,
             budget,
             audit,
+            bindings,
         } => {
             let lines = SourceLines::new(source);
+            if let Some(tables) = bindings {
+                write!(o.out, "{tables}")?;
+            }
             for finding in &checked.findings {
                 let text = render::render_finding_in(finding, &lines, name, color);
                 writeln!(o.out, "{text}\n")?;

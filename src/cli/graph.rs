@@ -89,7 +89,9 @@ pub fn run(args: &GraphArgs, o: &mut Output) -> CmdResult {
 }
 
 /// Writes `contents` to `path` atomically: a temporary file beside it, then a rename, so a
-/// reader never sees half a file and a failure leaves whatever was there.
+/// reader never sees half a file and a failure leaves whatever was there. The file is created
+/// as any program creates one, mode `0666` less the umask (`0644` under the usual `022`), not
+/// the temporary file's private `0600`: a picture or a report is meant to be shared.
 pub fn write_new(path: &Path, contents: &str) -> Result<(), CliError> {
     let name = shown_path(path);
     let dir = match path.parent() {
@@ -102,7 +104,14 @@ pub fn write_new(path: &Path, contents: &str) -> Result<(), CliError> {
             "name a file in a directory you can write",
         )
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Passed to open(2), which applies the umask.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(fail)?;
     tmp.write_all(contents.as_bytes()).map_err(fail)?;
     tmp.as_file().sync_all().map_err(fail)?;
     tmp.persist(path).map_err(|e| fail(e.error))?;

@@ -5,7 +5,7 @@
 
 use super::approve_refund::{self, ApproveRefund};
 use super::extract_invoice::{ExtractInvoice, INVOICE_TEXT};
-use super::fix_failing_test::{BUGGY_MODULE, FixFailingTest, TASK, TESTS};
+use super::fix_failing_test::{BUGGY_MODULE, FixFailingTest, MODULE_FILE, TASK, TESTS};
 use super::release_notes::{DraftChangelog, LOG, ReleaseNotes};
 use super::review_files::{ReviewFiles, write_change};
 use super::sales_question::{QUESTION, SALES_CSV, SalesQuestion};
@@ -174,7 +174,7 @@ async fn every_example_run_stays_within_its_static_budget() {
     );
     std::fs::write(o.join("text_utils.py"), BUGGY_MODULE).unwrap();
     let p = FixFailingTest::program();
-    let i = inputs(p, TASK, &[("tests", TESTS)]);
+    let i = inputs(p, TASK, &[("module_file", MODULE_FILE), ("tests", TESTS)]);
     within_budget(
         "fix_failing_test",
         p,
@@ -252,7 +252,11 @@ async fn the_repair_loop_run_to_its_cap_stays_within_its_budget() {
         .build();
     let p = FixFailingTest::program();
     let outcome = runtime
-        .run(p, None, inputs(p, TASK, &[("tests", TESTS)]))
+        .run(
+            p,
+            None,
+            inputs(p, TASK, &[("module_file", MODULE_FILE), ("tests", TESTS)]),
+        )
         .await;
     assert_eq!(outcome.status, ais::rt::Status::Ok, "{outcome:?}");
     let (steps, b) = check_spent("fix_failing_test at its cap", p, &spent, budget_of(p));

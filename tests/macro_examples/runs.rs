@@ -4,7 +4,9 @@
 
 use super::approve_refund::{self, ApproveRefund};
 use super::extract_invoice::{ExtractInvoice, ExtractInvoiceInput, INVOICE_TEXT};
-use super::fix_failing_test::{BUGGY_MODULE, FixFailingTest, FixFailingTestInput, TASK, TESTS};
+use super::fix_failing_test::{
+    BUGGY_MODULE, FixFailingTest, FixFailingTestInput, MODULE_FILE, TASK, TESTS,
+};
 use super::release_notes::{LOG, ReleaseNotes, ReleaseNotesInput};
 use super::review_files::{ReviewFiles, ReviewFilesInput, write_change};
 use super::sales_question::{QUESTION, SALES_CSV, SalesQuestion, SalesQuestionInput};
@@ -154,6 +156,7 @@ async fn the_repair_loop_goes_round_until_the_tests_pass() {
     let runtime = on_shipped(FixFailingTest::runtime(), "fix_failing_test", out.path());
     let input = FixFailingTestInput {
         task: TASK.into(),
+        module_file: MODULE_FILE.into(),
         tests: TESTS.into(),
     };
     let report = FixFailingTest::run(input, &runtime).await.expect("reports");
@@ -185,6 +188,7 @@ async fn the_repair_loop_stops_at_its_cap_and_saves_nothing() {
             .build();
         let input = FixFailingTestInput {
             task: TASK.into(),
+            module_file: MODULE_FILE.into(),
             tests: TESTS.into(),
         };
         let report = FixFailingTest::run(input, &runtime).await.expect("reports");

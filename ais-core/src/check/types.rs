@@ -19,6 +19,8 @@ pub(super) fn run(cx: &mut Ctx) {
     g9_code_reads_produced(cx);
     g9_results_fit(cx);
     g9_program_failures_routed(cx);
+    g9_failures_tested(cx);
+    g9_reads_bound(cx);
 }
 
 /// A consumer's demand on a carry: the type a DU tool parameter bound to it requires.
@@ -568,4 +570,204 @@ fn g9_program_failures_routed(cx: &mut Ctx) {
         f.repair = Some(Repair::manual(repair));
         f.kind = Some(crate::diag::FindingKind::UnroutedProgramFailure);
     }
+}
+
+/// The tool through which read-side instruction `i` reads a file: a call with a path
+/// parameter (§7.2) to a tool that fails with an error value the AG-IR can see — a declared
+/// tool with a Python `body` or a `command`, or a built-in (`read_file` on a missing file). A
+/// `lang: rust` body's fallibility is a fact of its Rust type, which `ais!` checks.
+fn file_reading_tool(ix: &Index, i: usize) -> Option<String> {
+    let n = ix.node(i)?;
+    if !n.is_du() || ix.bind.access(n) != crate::bind::Access::Read {
+        return None;
+    }
+    ix.calls.get(i)?.iter().find_map(|call| {
+        if !call.sig.params.iter().any(crate::bind::is_path_param) {
+            return None;
+        }
+        match call.tool {
+            ToolRef::Builtin(b) => (b.name != "ask_user").then(|| b.name.to_owned()),
+            ToolRef::Declared(t) => ix.tool_at(t).and_then(|t| {
+                let rust = t
+                    .lang
+                    .as_deref()
+                    .is_some_and(|l| l.eq_ignore_ascii_case("rust"));
+                let body = t.body.as_deref().is_some_and(|b| !b.trim().is_empty());
+                let command = t.command.as_deref().is_some_and(|c| !c.trim().is_empty());
+                ((body && !rust) || command).then(|| t.name.clone())
+            }),
+        }
+    })
+}
+
+/// G9 (§10.2): a step that reads a file ([`file_reading_tool`]) fails for reasons outside the
+/// program — the file the task names is missing, unreadable, malformed — and its failure is
+/// routed only where a guard tests the error value itself (`c.ok`, `c.error`) or a LOOP
+/// verdict is the carry; a guard that merely reads the carry (`len(rows) == 3`) is no route,
+/// and a carry whose type cannot hold `{ok, error, output}` never receives one. Unrouted, the
+/// run fails closed at that step; this warning says so before any run, with the ROUTE to add.
+/// (Other fallible steps — a verification, a save — ending the run on a failure is the
+/// documented default and not reported; steps that run a program are
+/// [`g9_program_failures_routed`]'s.)
+fn g9_failures_tested(cx: &mut Ctx) {
+    let edges = cx.ix.p.edge_list();
+    let verdicts: Vec<&str> = cx
+        .ix
+        .p
+        .instructions()
+        .iter()
+        .filter(|n| n.opcode == Opcode::Loop)
+        .filter_map(|n| n.verdict.as_deref())
+        .collect();
+    let mut found = Vec::new();
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        if runs_a_program(&cx.ix, i) {
+            continue;
+        }
+        let Some(tool) = file_reading_tool(&cx.ix, i) else {
+            continue;
+        };
+        let w = n.writes.first();
+        if w.is_some_and(|w| verdicts.contains(&w.as_str())) {
+            continue;
+        }
+        let mut reading = None;
+        let mut tested = false;
+        for e in edges {
+            let (Some(g), Some(w)) = (e.guard.as_deref(), w) else {
+                continue;
+            };
+            if crate::expr::errors_tested(g).contains(w) {
+                tested = true;
+            } else if reading.is_none() && super::guards::names(g).contains(w) {
+                reading = Some(format!(
+                    "; the guard `{g}` on `{} -> {}` reads `{w}` but does not test whether `{}` failed",
+                    e.from, e.to, n.id
+                ));
+            }
+        }
+        if !tested {
+            found.push((
+                i,
+                n.id.clone(),
+                tool,
+                w.cloned(),
+                reading.unwrap_or_default(),
+            ));
+        }
+    }
+    for (i, id, tool, w, reading) in found {
+        let lands = match &w {
+            None => "lands in no carry".to_owned(),
+            Some(w) => match cx.ix.carry_type(w) {
+                None | Some(Type::Any | Type::Dict(_)) => format!("lands in `{w}`"),
+                Some(Type::Named(t)) if t == crate::model::OUTCOME => format!("lands in `{w}`"),
+                Some(t) => format!("cannot land in `{w}` (`{t}` cannot hold an error value)"),
+            },
+        };
+        let message = format!(
+            "`{id}` reads a file through `{tool}`, which fails when the file is missing or unreadable; the failure {lands} and no guard tests it{reading}: a failure ends the run at `{id}` as an error (§10.2)"
+        );
+        let next = edges
+            .iter()
+            .find(|e| e.from == id)
+            .map_or("NEXT", |e| e.to.as_str());
+        let repair = format!(
+            "route the failure: write an outcome (`writes: [{id}_outcome]`, `{id}_outcome: {{type: outcome, produced_by: {id}}}`), add the edges `{{from: {id}, to: {next}, guard: \"{id}_outcome.ok\"}}` and `{{from: {id}, to: ON_ERROR}}`, and read the result as `{id}_outcome.value`"
+        );
+        let locus = match w {
+            Some(_) => Locus::entry(Element::Instruction(i), FieldKey::Writes, 0),
+            None => Locus::element(Element::Instruction(i)),
+        };
+        let f = cx.report_instr(CheckId::G9, i, locus, message);
+        f.severity = crate::diag::Severity::Warn;
+        f.repair = Some(Repair::manual(repair));
+        f.kind = Some(crate::diag::FindingKind::UnroutedProgramFailure);
+    }
+}
+
+/// G9 (§7.1): every carry a DU instruction reads reaches a parameter of its tool. A read that
+/// no parameter binds is dropped without a word — the tool runs on the other operands (often a
+/// carry rule 1 took by name from outside the instruction's reads) and the program is wrong.
+/// Reported at the read, naming what each parameter took and by which rule. `task` is exempt:
+/// reading it is how a step takes a path from the task (§7.3). A SPAWN's fan-out source is its
+/// siblings', not its tool's.
+fn g9_reads_bound(cx: &mut Ctx) {
+    let mut found = Vec::new();
+    for (i, n) in cx.ix.p.instructions().iter().enumerate() {
+        let Some(calls) = cx.ix.calls.get(i) else {
+            continue;
+        };
+        if !n.is_du() || calls.is_empty() || n.opcode == Opcode::Spawn {
+            continue;
+        }
+        let bound: Vec<&str> = calls
+            .iter()
+            .flat_map(|c| c.bindings.iter().filter_map(|b| b.carry()))
+            .collect();
+        for (k, r) in n.reads.iter().enumerate() {
+            if r == "task" || cx.ix.bind.carry(r).is_none() {
+                continue;
+            }
+            if bound.contains(&r.as_str()) || n.reads[..k].contains(r) {
+                continue;
+            }
+            found.push((
+                i,
+                k,
+                n.id.clone(),
+                r.clone(),
+                describe_bindings(&cx.ix, calls, n),
+            ));
+        }
+    }
+    for (i, k, id, read, (tool, took)) in found {
+        let message = format!(
+            "`{id}` reads `{read}`, but no parameter of `{tool}` takes it, so the operand is dropped: {took}"
+        );
+        let repair = format!(
+            "name a parameter of `{tool}` `{read}` (rule 1 binds by name), or rename the carry a parameter took by name so `{read}` reaches it by position or role; or drop `{read}` from the reads of `{id}`"
+        );
+        let locus = Locus::entry(Element::Instruction(i), FieldKey::Reads, k);
+        let f = cx.report_instr(CheckId::G9, i, locus, message);
+        f.repair = Some(Repair::manual(repair));
+    }
+}
+
+/// The tool (or pipeline) of `calls` as `name(params)`, and what each parameter took, in
+/// words: "`summary_md` took the carry `summary_md` by name (rule 1), which `save` does not
+/// read; `path` took `summary_file` by role (rule 3)".
+fn describe_bindings(
+    ix: &Index,
+    calls: &[super::index::Call],
+    n: &crate::model::Instruction,
+) -> (String, String) {
+    let mut names = Vec::new();
+    let mut took = Vec::new();
+    for call in calls {
+        let name = match call.tool {
+            ToolRef::Declared(t) => ix.tool_at(t).map_or_else(String::new, |t| t.name.clone()),
+            ToolRef::Builtin(b) => b.name.to_owned(),
+        };
+        let params: Vec<&str> = call.sig.params.iter().map(|p| p.name.as_str()).collect();
+        names.push(format!("{name}({})", params.join(", ")));
+        for b in &call.bindings {
+            let rule = format!("{} (rule {})", b.rule.describe(), b.rule.number());
+            took.push(match &b.source {
+                BindSource::Carry(c) if !n.reads.contains(c) => format!(
+                    "`{}` took the carry `{c}` {rule}, which `{}` does not read",
+                    b.param, n.id
+                ),
+                BindSource::Carry(c) => format!("`{}` took `{c}` {rule}", b.param),
+                BindSource::Field { carry, field } => {
+                    format!("`{}` took `{carry}.{field}` {rule}", b.param)
+                }
+                BindSource::Invocation(_) => {
+                    format!("`{}` takes a filename from the task {rule}", b.param)
+                }
+                BindSource::Null => format!("`{}` is unbound (rule 6)", b.param),
+            });
+        }
+    }
+    (names.join(" | "), took.join("; "))
 }

@@ -306,6 +306,82 @@ impl Expr {
     }
 }
 
+impl Expr {
+    /// The carries whose *error value* this expression tests (spec §10.2): those it reads as
+    /// `c.ok` or `c.error` (or `c["ok"]`, `c["error"]`) — the fields of the error value
+    /// `{ok, error, output}` a failure lands. Reading a carry any other way (`len(rows) > 0`,
+    /// `saved.value`) does not test whether the step that wrote it failed. In order of first
+    /// appearance, each once.
+    ///
+    /// ```
+    /// use ais_core::expr::{parse, Limits};
+    /// let g = parse("saved.ok and len(rows) == 3", &Limits::default()).unwrap();
+    /// assert_eq!(g.errors_tested(), ["saved"]);
+    /// let g = parse("len(rows) == len(labels)", &Limits::default()).unwrap();
+    /// assert!(g.errors_tested().is_empty());
+    /// ```
+    pub fn errors_tested(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            let field = match &e.kind {
+                ExprKind::Attr(base, f) => Some((base, f.as_str())),
+                ExprKind::Index(base, i) => match &i.kind {
+                    ExprKind::Str(f) => Some((base, f.as_str())),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some((base, f)) = field
+                && let ExprKind::Name(c) = &base.kind
+                && matches!(f, "ok" | "error")
+                && !out.contains(&c.as_str())
+            {
+                out.push(c.as_str());
+            }
+            e.push_children(&mut stack);
+        }
+        out
+    }
+
+    /// Pushes the direct subexpressions of `self` onto `stack`, last first.
+    fn push_children<'a>(&'a self, stack: &mut Vec<&'a Expr>) {
+        let start = stack.len();
+        match &self.kind {
+            ExprKind::Null
+            | ExprKind::Bool(_)
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Name(_) => {}
+            ExprKind::List(xs) | ExprKind::Set(xs) | ExprKind::Call(_, xs) => stack.extend(xs),
+            ExprKind::Dict(kv) => {
+                for (k, v) in kv {
+                    stack.push(k);
+                    stack.push(v);
+                }
+            }
+            ExprKind::Attr(x, _) | ExprKind::Unary(_, x) => stack.push(x),
+            ExprKind::Index(x, i) => stack.extend([&**x, &**i]),
+            ExprKind::Slice(x, parts) => {
+                stack.push(x);
+                stack.extend(parts.iter().flatten().map(|p| &**p));
+            }
+            ExprKind::Method(x, _, args) => {
+                stack.push(x);
+                stack.extend(args);
+            }
+            ExprKind::Binary(_, l, r) | ExprKind::Logic(_, l, r) => stack.extend([&**l, &**r]),
+            ExprKind::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => stack.extend([&**cond, &**then, &**otherwise]),
+        }
+        stack[start..].reverse();
+    }
+}
+
 /// Writes the base of `.field` or `.method()`: a number literal is parenthesized, since
 /// `5.x` would read as a malformed number.
 fn dot_base(f: &mut fmt::Formatter<'_>, e: &Expr) -> fmt::Result {

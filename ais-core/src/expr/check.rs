@@ -581,9 +581,18 @@ impl<'e> Checker<'e> {
             && self.env.carry(t).is_none()
         {
             if self.env.enum_members(t).is_some() {
-                let len = t.chars().count() + 1 + field.chars().count();
-                let prefix = format!("{t}.");
-                self.member(t, field, (pos, len, &prefix), Category::NameError)?;
+                // A misspelled member is pointed at, not the enum's name before it (written
+                // `Enum.member`, the member starts one past the dot; with spaces around the
+                // dot the place is not the member's, and a locator that verifies the token
+                // there falls back to the whole guard).
+                let skip = u32::try_from(t.chars().count() + 1).unwrap_or(u32::MAX);
+                let at = Pos::new(pos.line, pos.column.saturating_add(skip));
+                self.member(
+                    t,
+                    field,
+                    (at, field.chars().count(), ""),
+                    Category::NameError,
+                )?;
                 return Ok((
                     Node::new(NodeKind::Const(Value::Str(field.to_owned())), pos),
                     Ty::Enum(t.clone()),

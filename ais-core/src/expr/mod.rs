@@ -26,7 +26,7 @@
 //!
 //! // Checked before it runs: no such member, with the place and a suggestion.
 //! let e = expr::compile_str("op == Op.merg", &env, &limits).unwrap_err();
-//! assert_eq!((e.category.as_str(), e.line, e.column), ("name_error", 1, 7));
+//! assert_eq!((e.category.as_str(), e.line, e.column), ("name_error", 1, 10)); // at `merg`
 //! assert!(e.message.contains("Did you mean `merge`?"));
 //! ```
 //!
@@ -310,6 +310,22 @@ pub const SENTINELS: [&str; 7] = ["", "otherwise", "default", "else", "always", 
 pub fn is_sentinel(guard: &str) -> bool {
     let g = guard.trim().to_lowercase();
     SENTINELS.contains(&g.as_str())
+}
+
+/// The carries whose error value a guard's text tests ([`Expr::errors_tested`]): `c.ok`,
+/// `c.error`. Empty for a sentinel or text that does not parse.
+///
+/// ```
+/// assert_eq!(ais_core::expr::errors_tested("not rows_loaded.ok"), ["rows_loaded"]);
+/// assert!(ais_core::expr::errors_tested("len(rows) > 0").is_empty());
+/// ```
+pub fn errors_tested(guard: &str) -> Vec<String> {
+    if is_sentinel(guard) {
+        return Vec::new();
+    }
+    parse(guard, &Limits::default())
+        .map(|e| e.errors_tested().into_iter().map(str::to_owned).collect())
+        .unwrap_or_default()
 }
 
 /// Checks an expression and lowers it to its compiled form.

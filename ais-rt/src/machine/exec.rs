@@ -6,16 +6,19 @@ use super::effects::{Effects, ToolClass, tool_spec};
 use super::plan::{Arg, ArgSource, Step, ToolStep};
 use super::{Run, Stop};
 use crate::report::FaultKind;
-use crate::tools::{ArtifactRoot, RelativeDest, ToolArgs, ToolContext, ToolError};
+pub(crate) use crate::tools::destination::file_safe;
+use crate::tools::destination::{self};
+use crate::tools::{ArtifactRoot, ToolArgs, ToolContext, ToolError};
 use ais_core::bind::{Access, invocation_filename};
 use ais_core::expr::Compiled;
 use ais_core::sig::Return;
 use ais_core::{Type, Value};
 use indexmap::IndexMap;
 
-/// The value of one bound argument (§7.1–§7.3). A path parameter that resolves empty gets a
-/// program-controlled destination inside the output root on the write side, and is the fault
-/// "unresolvable operand" on the read side (§10.1).
+/// The value of one bound argument (§7.1–§7.3). A path parameter that resolves empty is the
+/// fault "unresolvable operand" on the read side (§10.1); on the write side it stays empty here
+/// and [`destination::settle_writes`] gives it its destination (the task's, when safe, else a
+/// program-controlled one).
 pub(crate) fn arg_value<C: Lookup + ?Sized>(
     step: &Step,
     arg: &Arg,
@@ -28,9 +31,7 @@ pub(crate) fn arg_value<C: Lookup + ?Sized>(
             Value::Map(m) => m.get(f).cloned().unwrap_or(Value::Null),
             _ => Value::Null,
         },
-        ArgSource::Invocation(Access::Write) => {
-            invocation_dest(task).map_or(Value::Null, Value::Str)
-        }
+        ArgSource::Invocation(Access::Write) => Value::Null,
         ArgSource::Invocation(side) => {
             invocation_filename(task, *side).map_or(Value::Null, Value::Str)
         }
@@ -41,7 +42,7 @@ pub(crate) fn arg_value<C: Lookup + ?Sized>(
         return Ok(v);
     }
     match step.access {
-        Access::Write => Ok(Value::Str(derived_destination(&step.id, None))),
+        Access::Write => Ok(v),
         Access::Read => Err(Stop::Fault(
             FaultKind::UnresolvableOperand,
             format!(
@@ -50,20 +51,6 @@ pub(crate) fn arg_value<C: Lookup + ?Sized>(
             ),
         )),
     }
-}
-
-/// The destination a write's task names (§7.3), re-rooted inside the output root: a task
-/// that says "save as /srv/www/plan.md" (or `~/plan.md`, `../plan.md`) gets `plan.md` — the
-/// task's file name, never its directory (§4.2.2). `None` when the task names no file, or
-/// only one no destination may have (say `.git/hooks/x.sh`'s file name is kept, its directory
-/// is not).
-pub(crate) fn invocation_dest(task: &str) -> Option<String> {
-    let name = invocation_filename(task, Access::Write)?;
-    if RelativeDest::parse(&name).is_ok() {
-        return Some(name);
-    }
-    let base = name.rsplit('/').next().unwrap_or(&name);
-    RelativeDest::parse(base).ok().map(|d| d.as_path_string())
 }
 
 /// Confines every path argument of a write-side call (an `ACT`, or a `CODE` served by an
@@ -97,38 +84,6 @@ pub(crate) fn confine_paths(
         }
     }
     Ok(())
-}
-
-/// A program-controlled destination inside the output root (§7.3): named after the
-/// instruction (and the carry written out, when there is one), never a model's value.
-pub(crate) fn derived_destination(id: &str, carry: Option<&str>) -> String {
-    let base = carry.unwrap_or(id);
-    let ext = [
-        ("_md", "md"),
-        ("_html", "html"),
-        ("_json", "json"),
-        ("_csv", "csv"),
-        ("_py", "py"),
-        ("_yaml", "yaml"),
-    ]
-    .iter()
-    .find(|(suffix, _)| base.ends_with(suffix))
-    .map_or("txt", |(_, e)| e);
-    let stem = file_safe(base);
-    format!("{stem}.{ext}")
-}
-
-/// `text` as a file name part: ASCII letters, digits, `_` and `-` kept, anything else `_`.
-pub(crate) fn file_safe(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// Binds a tool's arguments by name, in signature order.
@@ -177,6 +132,15 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
     effects.skip(start);
     for (k, call) in calls.iter().enumerate().skip(start) {
         let mut args = bind_args(step, call, carries, task)?;
+        let paths = || call.args.iter().filter(|a| a.is_path);
+        let mut hint = None;
+        if step.access == Access::Write && !call.class.mcp {
+            let from_task = |a: &&super::plan::Arg| matches!(a.source, ArgSource::Invocation(_));
+            let unresolved = paths().map(|a| (a.param.as_str(), from_task(&a)));
+            destination::settle_writes(&step.id, None, task, &mut args, unresolved, ctx);
+        } else if !call.class.mcp {
+            hint = destination::resolve_reads(&mut args, paths().map(|a| a.param.as_str()), ctx);
+        }
         if step.access == Access::Write
             && !call.class.mcp
             && let Err(e) = confine_paths(
@@ -263,7 +227,7 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
             .await?;
         match called {
             Ok(v) => last = Ok((v, &call.ret)),
-            Err(e) => return Ok(Err(e)),
+            Err(e) => return Ok(Err(destination::with_hint(e, hint))),
         }
     }
     Ok(last)
@@ -293,6 +257,7 @@ impl Run {
             },
         )
         .await;
+        self.take_file_deviations();
         match ran? {
             Ok((v, ret)) => {
                 let v = self.wrap_outcome(step, v);
@@ -357,8 +322,8 @@ impl Run {
     pub(crate) async fn write_out(&mut self, step: &Step, c: usize) -> Result<(), Stop> {
         let content = text_of(self.carries.get(c));
         let name = self.carries.names.list[c].clone();
-        let path = invocation_dest(&self.task)
-            .unwrap_or_else(|| derived_destination(&step.id, Some(&name)));
+        let path = destination::destination(&step.id, Some(&name), &self.task, true, &self.ctx());
+        self.take_file_deviations();
         let result = self
             .builtin(
                 step,
@@ -462,6 +427,14 @@ impl Run {
         Ok(())
     }
 
+    /// Moves the deviations the run's tool calls recorded while resolving paths
+    /// ([`destination`]) into the run's own, where they are journaled and reported.
+    pub(crate) fn take_file_deviations(&mut self) {
+        for d in self.tool_ctx.files.take_deviations() {
+            self.deviate(&d.subject, d.intended, d.substituted);
+        }
+    }
+
     /// Calls a registered tool by name (`write_file`, `run_command`); a missing one is the fault
     /// "unsupported" (the runtime was built without the built-in library).
     async fn builtin<const N: usize>(
@@ -515,6 +488,7 @@ mod tests {
 
     #[test]
     fn file_names_keep_only_safe_characters() {
+        use crate::tools::destination::derived_destination;
         assert_eq!(file_safe("plan-2_b"), "plan-2_b");
         assert_eq!(file_safe("../a b/é"), "___a_b__");
         assert_eq!(

@@ -494,10 +494,10 @@ impl Run {
         }
         match &step.control {
             Control::Edges => {
-                // Testing a carry routes any error value it holds (§10.2).
-                if !step.tests.is_empty() {
+                // Testing a carry's error value routes the failure it holds (§10.2).
+                if !step.routes.is_empty() {
                     self.unrouted
-                        .retain(|u| u.carry.is_none_or(|c| !step.tests.contains(&c)));
+                        .retain(|u| u.carry.is_none_or(|c| !step.routes.contains(&c)));
                 }
                 self.edges(step)
             }
@@ -637,7 +637,7 @@ impl Run {
             &step.id,
             "a failure that a guard or LOOP verdict tests, so the program decides what follows (§10.2)".into(),
             format!(
-                "the run stopped at `{}`: its failure lands where no guard or LOOP verdict looks, so no later instruction ran",
+                "the run stopped at `{}`: no guard tests its error value (`.ok`/`.error` of an `outcome` carry it writes) and no LOOP verdict looks at it, so no later instruction ran",
                 step.id
             ),
         );
@@ -753,6 +753,9 @@ impl Run {
         if let (true, Some(c)) = (holds, target) {
             self.set(c, value);
         }
+        // A carry whose declared type cannot hold the error value never receives it, so no
+        // guard can ever test it there: the failure is unrouted, and the run fails closed.
+        let target = target.filter(|_| holds);
         if self.tracing {
             self.notes.error = Some(message.clone());
         }
@@ -764,13 +767,14 @@ impl Run {
         });
     }
 
-    /// Records a failure not yet tested. When no step of the program tests the carry it
-    /// landed in (no guard of a code-deciding step, no LOOP verdict) — or it landed in no
-    /// carry — nothing can ever route it, and the run stops after this step (fail closed).
+    /// Records a failure not yet tested. When no step of the program tests the error value in
+    /// the carry it landed in (no guard reading its `ok`/`error`, no LOOP verdict) — or it
+    /// landed in no carry — nothing can ever route it, and the run stops after this step (fail
+    /// closed).
     pub(crate) fn unrouted_failure(&mut self, u: Unrouted) {
         let routable = u
             .carry
-            .is_some_and(|c| self.prep.steps.iter().any(|s| s.tests.contains(&c)));
+            .is_some_and(|c| self.prep.steps.iter().any(|s| s.routes.contains(&c)));
         self.closed |= !routable;
         self.unrouted.push(u);
     }

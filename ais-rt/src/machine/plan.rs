@@ -130,6 +130,9 @@ pub(crate) struct Step {
     /// Carries whose value this step tests (guards, the LOOP verdict): reading an error value
     /// here routes it (§10.2).
     pub tests: Vec<usize>,
+    /// Carries whose *error value* this step tests (a guard reading `c.ok` or `c.error`, the
+    /// LOOP verdict): only this routes a failure that landed there (§10.2).
+    pub routes: Vec<usize>,
     /// Human-input carries this step needs (§7.5): unsupplied, the run pauses here.
     pub human: Vec<usize>,
     /// The `doc`.
@@ -461,6 +464,7 @@ impl Resolver<'_> {
         };
         let model = ls.unit == lower::Unit::Model;
         let (control, tests) = self.control(i, n, &ls, model);
+        let routes = self.routes(&control, &ls);
         let reads: Vec<usize> = ls.reads.iter().filter_map(|c| self.index(c)).collect();
         let human = self.human_needs(&reads, &tests, &work);
         let writes: Vec<(usize, String)> = ls
@@ -485,6 +489,7 @@ impl Resolver<'_> {
             result: ls.result.clone(),
             reads,
             tests,
+            routes,
             human,
             doc: n.doc.clone().unwrap_or_default(),
             knowledge: self.knowledge(n, &ls),
@@ -526,6 +531,26 @@ impl Resolver<'_> {
             Executor::Hollow(r) => Work::Hollow(r.clone()),
             Executor::Unsupported(op) => Work::Unsupported(op.clone()),
         }
+    }
+
+    /// The carries whose error value the step tests on the way out (§10.2): the LOOP verdict,
+    /// and what its guards read as `c.ok`/`c.error` ([`ais_core::expr::errors_tested`]) — a
+    /// guard that merely reads a carry (`len(rows) > 0`) does not route a failure landed there.
+    fn routes(&self, control: &Control, ls: &lower::Step) -> Vec<usize> {
+        let mut routes: Vec<usize> = match control {
+            Control::Loop(ctl) => ctl.verdict.into_iter().collect(),
+            Control::Choose(_) => Vec::new(),
+            Control::Edges => ls
+                .guarded
+                .iter()
+                .filter_map(|t| t.guard.as_ref())
+                .flat_map(|g| ais_core::expr::errors_tested(&g.text))
+                .filter_map(|c| self.names.index(&c))
+                .collect(),
+        };
+        routes.sort_unstable();
+        routes.dedup();
+        routes
     }
 
     /// How control leaves step `i` (a LOOP, a model's ROUTE choice, else its edges), and the

@@ -436,9 +436,9 @@ impl Run {
     }
 
     fn transition_after_spawn(&mut self, step: &Step) -> Result<Flow, Stop> {
-        if !step.tests.is_empty() {
+        if !step.routes.is_empty() {
             self.unrouted
-                .retain(|u| u.carry.is_none_or(|c| !step.tests.contains(&c)));
+                .retain(|u| u.carry.is_none_or(|c| !step.routes.contains(&c)));
         }
         self.edges(step)
     }

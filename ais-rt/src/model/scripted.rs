@@ -159,6 +159,18 @@ impl ScriptedModel {
             .collect()
     }
 
+    /// The responses never asked for, by key (keys with all used are left out): reported at
+    /// the end of a scripted run, since an unasked answer usually means the run took another
+    /// path than the script expected (a step that failed, a branch not taken).
+    pub fn unused(&self) -> std::collections::BTreeMap<String, usize> {
+        let queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        queues
+            .iter()
+            .map(|(k, q)| (k.clone(), q.left.len()))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+
     /// Drops the first `n` responses of each key in `used` (as [`ScriptedModel::used`] counted
     /// them), so that a resumed run continues the script where the paused one stopped. Keys the
     /// file no longer has are ignored.

@@ -59,6 +59,7 @@ pub mod artifact;
 pub mod builtins;
 pub mod command;
 mod command_line;
+pub mod destination;
 mod http;
 pub mod native;
 pub mod policy;
@@ -171,6 +172,9 @@ pub struct ToolContext {
     pub(crate) python: python_worker::Pool,
     /// What the built-ins may read and fetch beyond the root ([`policy`]).
     pub policy: Arc<AccessPolicy>,
+    /// What this run's calls did with files: the destinations it inferred, the paths it read
+    /// (shared by the clones of a run's context; see [`destination`]).
+    pub files: Arc<destination::RunFiles>,
 }
 
 impl ToolContext {
@@ -178,13 +182,16 @@ impl ToolContext {
     /// default [`AccessPolicy`]: reads under the root and the current directory, no host exempt
     /// from the network check.
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        let cwd = std::env::current_dir().into_iter().collect();
+        let cwd: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+        let mut policy = AccessPolicy::new(cwd.clone(), Vec::new());
+        policy.start = cwd.into_iter().next();
         ToolContext {
             root: root.into(),
             scratch: None,
             limits: ToolLimits::default(),
             python: python_worker::Pool::default(),
-            policy: Arc::new(AccessPolicy::new(cwd, Vec::new())),
+            policy: Arc::new(policy),
+            files: Arc::default(),
         }
     }
 

@@ -32,6 +32,13 @@ pub struct AccessPolicy {
     pub read_roots: Vec<PathBuf>,
     /// Hosts `http_get` may fetch even when they are loopback, private or link-local.
     pub allow_net: Vec<String>,
+    /// The directory the runtime was started in: a relative path a read-side step is given is
+    /// looked for here first ([`destination`](super::destination)).
+    pub start: Option<PathBuf>,
+    /// Whether a destination the task names after a save verb may replace a file that exists
+    /// and this run did not create (`ais run --overwrite`; see
+    /// [`destination`](super::destination)).
+    pub overwrite: bool,
     client: OnceLock<Result<reqwest::Client, String>>,
 }
 
@@ -44,6 +51,8 @@ impl AccessPolicy {
                 .into_iter()
                 .map(|h| h.to_ascii_lowercase())
                 .collect(),
+            start: None,
+            overwrite: false,
             client: OnceLock::new(),
         }
     }

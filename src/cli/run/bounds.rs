@@ -28,6 +28,12 @@ pub struct Bounds {
     /// (repeatable; the host as the URL writes it: `localhost`, `127.0.0.1`, `[::1]`).
     #[arg(long, value_name = "HOST")]
     pub allow_net: Vec<String>,
+    /// Let a file the task names after a save verb ("save to report.md") replace a file that
+    /// exists and this run did not create. Without it such a write goes to a destination the
+    /// program derives (`save.txt`), with a deviation; a file the run reads is never replaced
+    /// by a name taken from the task.
+    #[arg(long)]
+    pub overwrite: bool,
     /// The cost budget in US dollars, across SPAWN siblings, CALL sub-runs and resumes: a call
     /// that may cost more than is left (Anthropic's token limit × the price) is refused before
     /// it is made, else an answer that takes the run past the budget stops it after; either is
@@ -74,6 +80,7 @@ impl Bounds {
             allow_read: given_or(self.allow_read, recorded.allow_read),
             allow_net: given_or(self.allow_net, recorded.allow_net),
             max_cost: self.max_cost.or(recorded.max_cost),
+            overwrite: self.overwrite || recorded.overwrite,
         }
     }
 
@@ -94,7 +101,7 @@ impl Bounds {
         if let Some(dollars) = self.max_cost {
             builder = builder.max_cost(dollars);
         }
-        builder
+        builder.overwrite(self.overwrite)
     }
 }
 

@@ -557,6 +557,26 @@ fn prepare(
 /// A model, and the same model as a [`ScriptedModel`] when it is one.
 type Opened = (Arc<dyn Model>, Option<Arc<ScriptedModel>>);
 
+/// The note at the end of a scripted run that left answers unasked: usually the run took
+/// another path than the script expected (a failed step, a branch not taken).
+fn unused_answers_note(unused: &BTreeMap<String, usize>, output: &mut Output) -> io::Result<()> {
+    if unused.is_empty() {
+        return Ok(());
+    }
+    let total: usize = unused.values().sum();
+    let keys: Vec<String> = unused.iter().map(|(k, n)| format!("`{k}` ({n})")).collect();
+    let note = format!(
+        "{total} scripted answer{} never asked for: {} — the run took another path than the script expected",
+        if total == 1 { " was" } else { "s were" },
+        keys.join(", ")
+    );
+    writeln!(
+        output.err,
+        "{}",
+        render::render_note(&note, output.color_err)
+    )
+}
+
 /// The model a spec names; a scripted one is also returned as itself, so that its position in
 /// the script can be recorded when the run pauses.
 pub(super) fn open_model(spec: &str) -> Result<Opened, CliError> {
@@ -805,6 +825,11 @@ fn conclude(
     setup.progress.finish();
     if let Some((_, beat)) = &setup.pulse {
         beat.finish();
+    }
+    if let Some(s) = &setup.scripted
+        && !matches!(outcome.status, Status::InputRequired | Status::Interrupted)
+    {
+        unused_answers_note(&s.unused(), output)?;
     }
     if outcome.status == Status::InputRequired
         && let Some(handle) = outcome.pause.as_ref().and_then(|p| p.handle.as_ref())
