@@ -70,6 +70,9 @@ pub struct Options {
     pub source_path: Option<String>,
     /// The program's name (default: the frontmatter's `name`, else the skill's file stem).
     pub name: Option<String>,
+    /// Whether a program still degraded or failed after the mechanical repairs goes through
+    /// the model repair rung (`ais_repair::repair`, default true).
+    pub model_repair: bool,
 }
 
 impl Default for Options {
@@ -79,6 +82,7 @@ impl Default for Options {
             max_critic_rounds: 3,
             source_path: None,
             name: None,
+            model_repair: true,
         }
     }
 }
@@ -258,6 +262,10 @@ pub struct Gates {
     pub added: Vec<String>,
     /// The quotes verbatim in the skill, of all.
     pub verbatim_quotes: usize,
+    /// The model repair rung's record, when it ran (the program was degraded or failed after
+    /// the mechanical repairs): every attempt with its verdict, and the adopted deviations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_repair: Option<serde_json::Value>,
 }
 
 /// The compile report.
@@ -638,12 +646,47 @@ pub async fn lift(
     let mut record = provenance(skill, &finals, &program, options);
     record.deviations = (!deviations.is_empty()).then_some(deviations);
     program.faithfulness = Some(record);
-    let checked = ais_core::check(&program, &SourceMap::new(), Repairs::Mechanical);
-    let repairs: Vec<String> = checked
+    let mut checked = ais_core::check(&program, &SourceMap::new(), Repairs::Mechanical);
+    let mut repairs: Vec<String> = checked
         .deviations
         .iter()
         .map(|d| format!("{}: {} -> {}", d.subject, d.intended, d.substituted))
         .collect();
+    if let Some(repaired) = checked.repaired.take() {
+        program = repaired;
+    }
+    // The model repair rung (§9.1 rung 2): what the mechanical repairs left, one bounded
+    // model pass per finding over its view, adopted only when it strictly helps.
+    let mut model_repair = None;
+    if options.model_repair && matches!(checked.outcome, Outcome::Degraded | Outcome::Failed) {
+        let config = ais_repair::Config {
+            source: Some(skill.text().to_owned()),
+            ..ais_repair::Config::default()
+        };
+        let text = ais_core::agir::write(&program);
+        if let Ok(doc) = ais_core::agir::read(&text) {
+            let before = ais_repair::findings_of(&doc, &config);
+            if let Ok(rung) = ais_repair::repair("<lifted>", &text, &before, model, &config).await {
+                let calls = u32::try_from(rung.calls).unwrap_or(u32::MAX);
+                a.calls = a.calls.saturating_add(calls);
+                a.exchanges = a.exchanges.saturating_add(calls);
+                repairs.extend(
+                    rung.deviations
+                        .iter()
+                        .map(|d| format!("{}: {} -> {}", d.subject, d.intended, d.substituted)),
+                );
+                if !rung.deviations.is_empty() {
+                    program = rung.doc.program.clone();
+                    checked = ais_core::check(&program, &SourceMap::new(), Repairs::Off);
+                    checked.outcome = match checked.outcome {
+                        Outcome::Clean => Outcome::Fixed,
+                        other => other,
+                    };
+                }
+                model_repair = Some(rung.json());
+            }
+        }
+    }
     let outcome = checked.outcome;
     let findings: Vec<String> = checked
         .findings
@@ -658,9 +701,6 @@ pub async fn lift(
             )
         })
         .collect();
-    if let Some(repaired) = checked.repaired {
-        program = repaired;
-    }
     let audited = ais_core::audit(
         &program,
         &SourceMap::new(),
@@ -684,6 +724,7 @@ pub async fn lift(
             .iter()
             .filter(|f| skill_contains(skill, &f.quote))
             .count(),
+        model_repair,
     };
     stages.push(clock.stop(
         "assemble and gate",
