@@ -287,6 +287,9 @@ pub enum FindingKind {
     /// G6: a ROUTE deciding on a value computed from a human answer (not on the answer itself)
     /// that is not `owner: code` with guards.
     HumanGateOnDerived,
+    /// F1: an instruction that traces to no obligation of the source and is not scaffolding
+    /// (an added element).
+    AddedElement,
 }
 
 /// A secondary place a finding points at, with a label: the first definition of a duplicated

@@ -5,8 +5,8 @@
 //! without the file touched; the source checks; accepted deviations.
 
 use ais_core::{
-    AuditConfig, CheckId, Element, FieldKey, Locus, Modality, ObligationKind, Realization, Repairs,
-    SourceMap, agir, audit, check,
+    AuditConfig, CheckId, Element, FieldKey, FindingKind, Locus, Modality, ObligationKind,
+    Realization, Repairs, SourceMap, agir, audit, check,
 };
 
 /// A program with one realization of every shape, each element tracing to `r_base` (a
@@ -286,6 +286,7 @@ fn an_added_instruction_is_reported_and_scaffolding_is_not() {
     assert_eq!(shape(&a), [(CheckId::F1, Element::Instruction(5), None)]);
     assert!(a.findings[0].message.contains("`joke` is added"));
     assert_eq!(a.findings[0].instruction.as_deref(), Some("joke"));
+    assert_eq!(a.findings[0].kind, Some(FindingKind::AddedElement));
     // The gate routes a traced step's result: scaffolding, even untraced; TERMINAL too.
     let text = sink(&[], "").replace("    traces_to: [r_base]\n  - id: save", "  - id: save");
     let a = audit_text(&text, None);

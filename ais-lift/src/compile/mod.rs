@@ -710,7 +710,7 @@ pub async fn lift(
     let added: Vec<String> = audited
         .findings
         .iter()
-        .filter(|f| f.message.contains("added") || f.message.contains("no obligation"))
+        .filter(|f| f.kind == Some(ais_core::FindingKind::AddedElement))
         .map(|f| f.message.clone())
         .collect();
     let gates = Gates {

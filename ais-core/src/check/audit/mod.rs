@@ -335,6 +335,12 @@ impl<'a, 'p> Auditor<'a, 'p> {
         }
         let mut f = Finding::new(id, Severity::Warn, locus.clone(), message);
         f.repair = Some(Repair::manual(repair));
+        if subject
+            .as_ref()
+            .is_some_and(|s| s.kind == DeviationKind::Added)
+        {
+            f.kind = Some(crate::diag::FindingKind::AddedElement);
+        }
         if let crate::source::Element::Instruction(i) = locus.element {
             f.instruction = self.ix.node(i).map(|n| n.id.clone());
         }
