@@ -40,6 +40,11 @@ pub struct CheckArgs {
     /// every cycle nothing bounds (in JSON: the `budget` member).
     #[arg(long)]
     pub budget: bool,
+    /// For an AGS graph: open its subgraph references (`ref.uri`) even where they lead out of
+    /// the graph's directory (an absolute path, `..`, a symbolic link); by default such a
+    /// reference is the finding AG132 and is not read.
+    #[arg(long)]
+    pub allow_outside_refs: bool,
 }
 
 /// What checking one file came to.
@@ -130,7 +135,13 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
     for path in &args.files {
         let name = display_name(path);
         if ais_ags::is_ags_path(path) {
-            worst = worst.max(super::ags::check(path, &name, args.format, o)?);
+            worst = worst.max(super::ags::check(
+                path,
+                &name,
+                args.format,
+                args.allow_outside_refs,
+                o,
+            )?);
             continue;
         }
         let report = check_file(path, !args.no_repair, args.budget);

@@ -80,6 +80,12 @@ fn age(text: &str) -> Result<u64, CliError> {
     Ok(n * mul)
 }
 
+/// A name from the journal (a program's, a step's, a run's) as a table cell: its control
+/// characters escaped ([`crate::cli::escape_controls`], the one function every listing uses).
+fn e_(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::cli::escape_controls(text)
+}
+
 fn when(secs: i64) -> String {
     httpdate::fmt_http_date(
         std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs.max(0) as u64),
@@ -109,10 +115,10 @@ fn effect_table(
             output.out,
             "{:>6}  {:<8} {:<9} {:<20} {:<20} {:<6} {}",
             f.key.step,
-            format!("{}#{}", f.key.path, f.key.index),
+            e_(&format!("{}#{}", f.key.path, f.key.index)),
             f.kind.as_str(),
-            f.instruction,
-            f.name,
+            e_(&f.instruction),
+            e_(&f.name),
             again,
             if e.result.is_some() {
                 "recorded"
@@ -159,12 +165,12 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
                 writeln!(
                     output.out,
                     "{:<18} {:<16} {:<15} {:>6}  {:<29}  {}",
-                    r.id,
-                    r.program,
-                    r.status,
+                    e_(&r.id),
+                    e_(&r.program),
+                    e_(&r.status),
                     r.steps,
                     when(r.started),
-                    r.last_step.unwrap_or_default()
+                    e_(&r.last_step.unwrap_or_default())
                 )?;
             }
         }
@@ -183,9 +189,9 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
             writeln!(
                 output.out,
                 "run {} of `{}`: {} after {} steps, started {}",
-                record.id,
-                record.program,
-                record.status,
+                e_(&record.id),
+                e_(&record.program),
+                e_(&record.status),
                 record.steps,
                 when(record.started)
             )?;
@@ -195,12 +201,17 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
                 "step", "instruction", "next"
             )?;
             for s in &steps {
-                let written: Vec<&str> = s.commit.written.iter().map(|(n, _)| n.as_str()).collect();
+                let written: Vec<String> = s
+                    .commit
+                    .written
+                    .iter()
+                    .map(|(n, _)| e_(n).into_owned())
+                    .collect();
                 writeln!(
                     output.out,
                     "{:>6}  {:<20} {:>6}  {}",
                     s.commit.step,
-                    s.commit.instruction,
+                    e_(&s.commit.instruction),
                     s.commit.cursor,
                     written.join(", ")
                 )?;
@@ -216,12 +227,12 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
             }
             if !missing.is_empty() {
                 return Err(CliError::new(
-                    format!("no run {} in `{}`", missing.join(", "), shown(&path)),
+                    format!("no run {} in `{}`", e_(&missing.join(", ")), shown(&path)),
                     "list the runs with `ais runs`",
                 )
                 .into());
             }
-            writeln!(output.out, "removed {}", ids.join(", "))?;
+            writeln!(output.out, "removed {}", e_(&ids.join(", ")))?;
         }
         Some(Action::Gc { older_than }) => {
             let removed = store.gc(age(&older_than)?).map_err(journal_error)?;

@@ -22,6 +22,11 @@
 //!   the whole group. [`kill_all_tool_groups`] (called by [`exit_on_signals`]'s handler on
 //!   `SIGINT` / `SIGTERM`) kills every group still alive.
 //!
+//! - **The runtime's own state** (`.ais/` under the output root: the journal, resume handles,
+//!   produced scripts) is read-only to it, and the directory of the journal's sealing key is
+//!   hidden from it, by a mount namespace of its own (`shield.rs`): Landlock cannot take a
+//!   subdirectory of a granted root back.
+//!
 //! Landlock is checked once per process ([`landlock_abi`]); on a kernel without it, tools run
 //! unconfined, the run records a deviation ([`unconfined_deviation`]) and `ais` says so on
 //! standard error.
@@ -39,10 +44,12 @@
 
 mod child;
 mod groups;
+mod shield;
 
 pub(crate) use child::enter_child;
 pub use groups::kill_all_tool_groups;
 pub(crate) use groups::{register_group, unregister_group};
+pub use shield::{shield_available, unshielded_deviation};
 
 use landlock::{
     ABI, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
@@ -88,11 +95,12 @@ pub fn confinement_available() -> bool {
     landlock_abi() > 0
 }
 
-/// The deviation a run records when this kernel cannot confine its tools (`None` when it
-/// can). The first call also says so on standard error, once per process.
+/// The deviation a run records when this kernel cannot confine its tools, or cannot keep
+/// `.ais/` from them ([`unshielded_deviation`]); `None` when it can do both. The first call also
+/// says so on standard error, once per process.
 pub fn unconfined_deviation() -> Option<ais_core::Deviation> {
     if confinement_available() {
-        return None;
+        return unshielded_deviation();
     }
     static WARNED: std::sync::Once = std::sync::Once::new();
     WARNED.call_once(|| {
@@ -175,6 +183,7 @@ fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
 pub(crate) struct Confinement {
     ruleset: Option<OwnedFd>,
     tmp: tempfile::TempDir,
+    shield: Option<std::sync::Arc<shield::Shield>>,
 }
 
 impl Confinement {
@@ -188,8 +197,14 @@ impl Confinement {
         let tmp = tempfile::Builder::new()
             .prefix(&format!("{TMP_PREFIX}{}-", std::process::id()))
             .tempdir_in(&base)?;
+        let hidden: Vec<PathBuf> = crate::journal::seal::key_dir().into_iter().collect();
+        let shield = shield::Shield::new(roots, &hidden)?.map(std::sync::Arc::new);
         if !confinement_available() {
-            return Ok(Confinement { ruleset: None, tmp });
+            return Ok(Confinement {
+                ruleset: None,
+                tmp,
+                shield,
+            });
         }
         let abi = abi();
         let rights = write_rights(abi);
@@ -220,12 +235,18 @@ impl Confinement {
         Ok(Confinement {
             ruleset: ruleset.into(),
             tmp,
+            shield,
         })
     }
 
     /// The private temporary directory (the child's `TMPDIR`).
     pub(crate) fn tmp_dir(&self) -> &Path {
         self.tmp.path()
+    }
+
+    /// The mount namespace for [`enter_child`] (`None`: the kernel has none for us).
+    pub(crate) fn shield(&self) -> Option<std::sync::Arc<shield::Shield>> {
+        self.shield.clone()
     }
 
     /// The raw ruleset descriptor for [`enter_child`] (`-1`: none to enforce).

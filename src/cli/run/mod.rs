@@ -32,12 +32,14 @@ use std::sync::Arc;
 
 pub(crate) mod bounds;
 mod journal;
+mod lock;
 mod log;
 #[cfg(feature = "otlp")]
 mod otlp;
 mod record;
 mod replay;
 pub(super) mod restate;
+mod seal;
 mod show;
 
 pub use replay::{ReplayArgs, replay};
@@ -222,6 +224,7 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
         )
     })?;
     let mut setup = setup;
+    let _lock = lock::take(&setup.out)?;
     let (tokio, servers, runtime) = setup.engine()?;
     let started = std::time::SystemTime::now();
     let prep = setup.prepare_run(&runtime);
@@ -269,6 +272,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     };
     let j = journal::take(store, &args.run, args.answer.is_some(), policy)?;
     let meta = journal::meta(&j.start)?;
+    seal::verify(&j.start, &meta, &path, args.options.out.as_deref())?;
     let mut options = args.options;
     options.model = options.model.or(meta.model.clone());
     options.out = options.out.or(Some(meta.out.clone()));
@@ -276,6 +280,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     options.bounds = options.bounds.or(meta.bounds.clone());
     let file = args.program.clone().unwrap_or(meta.program.clone());
     let mut setup = prepare(&file, None, &options, output)?;
+    let _lock = lock::take(&setup.out)?;
     if let Some(s) = &setup.scripted {
         journal::skip_scripted(&j, s)?;
     }
@@ -372,6 +377,7 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
     }
     let used = record.map(|r| r.scripted_used);
     let mut setup = prepare(&file, used.as_ref(), &options, output)?;
+    let _lock = lock::take(&setup.out)?;
     let started = std::time::SystemTime::now();
     let (tokio, servers, runtime) = setup.engine()?;
     let prep = setup.prepare_run(&runtime);

@@ -1,0 +1,311 @@
+//! The journal as an attacker reaches it: a model-chosen command rewriting `.ais/runs.db` to
+//! move the run's output root (then the resume the run prints), a journal row rewritten the way
+//! such a command would on a kernel without user namespaces (refused by the seal), a symbolic
+//! link planted where the journal goes, and a pause record whose values contradict their
+//! carries' declared types.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+struct Case {
+    _dir: tempfile::TempDir,
+    out: PathBuf,
+    outside: PathBuf,
+    keys: PathBuf,
+    program: PathBuf,
+}
+
+impl Case {
+    fn new() -> Case {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let outside = dir.path().join("outside");
+        let keys = dir.path().join("keys");
+        for d in [&out, &outside] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        // Two model steps that may run commands; the second waits for a human approval.
+        let program = dir.path().join("p.agir");
+        std::fs::write(
+            &program,
+            "walker:\n  carries:\n    task: {type: str, role: input}\n    approved: {type: bool, role: input, doc: Go on?}\n    a: {type: str, produced_by: first}\n    b: {type: str, produced_by: second}\nnodes:\n  - {id: first, type: GEN-RAW, reads: [task], writes: [a], doc: Do it., autonomy: {tools: [run_command]}}\n  - {id: second, type: GEN-RAW, reads: [a, approved], writes: [b], doc: Then this., autonomy: {tools: [run_command]}}\n  - {id: done, type: TERMINAL, reads: [b]}\nedges:\n  - {from: first, to: second}\n  - {from: second, to: done}\n",
+        )
+        .unwrap();
+        Case {
+            _dir: dir,
+            out,
+            outside,
+            keys,
+            program,
+        }
+    }
+
+    fn ais(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_ais"));
+        c.env_remove("AIS_MODEL")
+            .env_remove("RUST_LOG")
+            .env("AIS_STATE_DIR", &self.keys)
+            .env("NO_COLOR", "1");
+        c
+    }
+
+    /// A scripted model: `first` runs `one`, `second` runs `two`.
+    fn script(&self, one: &str, two: &str) -> PathBuf {
+        let call = |c: &str| serde_json::json!({"$tool_calls": [{"name": "run_command", "arguments": {"command": c}}]});
+        let path = self.out.parent().unwrap().join("model.json");
+        let body =
+            serde_json::json!({"first": [call(one), "did it"], "second": [call(two), "done"]});
+        std::fs::write(&path, body.to_string()).unwrap();
+        path
+    }
+
+    /// `ais run` until its pause; the run's id.
+    fn run_to_pause(&self, model: &Path) -> String {
+        let out = self
+            .ais()
+            .arg("run")
+            .arg(&self.program)
+            .args(["--task", "go", "--format", "json", "--model"])
+            .arg(format!("scripted:{}", model.display()))
+            .arg("--out")
+            .arg(&self.out)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(3), "{text}\n{}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+        report["run"].as_str().expect("a run id").to_owned()
+    }
+
+    fn resume(&self, id: &str) -> Output {
+        self.ais()
+            .args(["resume", id, "--answer", "true"])
+            .current_dir(&self.out)
+            .output()
+            .unwrap()
+    }
+
+    fn sql(&self, statement: &str) {
+        let conn = rusqlite::Connection::open(self.out.join(".ais/runs.db")).unwrap();
+        conn.execute_batch(statement).unwrap();
+    }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn have_python() -> bool {
+    Command::new("python3")
+        .arg("-c")
+        .arg("import sqlite3")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The escape of issue 32, end to end: the first model command rewrites the run's recorded
+/// `out` in `.ais/runs.db`; after the resume the run prints, the second writes `marker.txt`
+/// in its working directory — which must still be the original output root. It also lists the
+/// sealing key's directory, which a tool must see empty.
+#[test]
+fn a_model_command_cannot_rewrite_the_journal_to_move_the_output_root() {
+    if !have_python() || !ais_rt::sandbox::confinement_available() {
+        eprintln!("skipped: no python3 with sqlite3, or no Landlock");
+        return;
+    }
+    let case = Case::new();
+    let rewrite = format!(
+        "python3 -c \"import sqlite3; c = sqlite3.connect('.ais/runs.db', timeout=5); \
+         c.execute('UPDATE runs SET meta = json_set(meta, ?, ?)', ('$.out', '{}')); c.commit()\"; \
+         ls -A {} > seen.txt",
+        case.outside.display(),
+        case.keys.display()
+    );
+    let model = case.script(&rewrite, "echo escaped > marker.txt");
+    let id = case.run_to_pause(&model);
+    let out = case.resume(&id);
+    assert!(
+        !case.outside.join("marker.txt").exists(),
+        "the resumed run wrote outside its output root: {}",
+        stderr(&out)
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(case.out.join("marker.txt").exists());
+    if ais_rt::sandbox::shield_available() {
+        let seen = std::fs::read_to_string(case.out.join("seen.txt")).unwrap();
+        assert_eq!(seen, "", "a tool saw the sealing key's directory");
+        assert!(case.keys.join("journal.key").exists());
+    }
+}
+
+/// Where a tool could write the journal anyway (a kernel without user namespaces), the rewrite
+/// is refused at the resume, naming the field; so is a row with its seal removed, and a resume
+/// that names another output root than the one recorded.
+#[test]
+fn a_rewritten_journal_row_is_refused_naming_the_field() {
+    let case = Case::new();
+    let model = case.script("echo one", "echo two > marker.txt");
+    let id = case.run_to_pause(&model);
+    let outside = case.outside.display().to_string();
+    case.sql(&format!(
+        "UPDATE runs SET meta = json_set(meta, '$.out', '{outside}')"
+    ));
+    let out = case.resume(&id);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("recorded `out` does not match its seal"),
+        "{}",
+        stderr(&out)
+    );
+    for (what, field) in [
+        ("json_set(meta, '$.model', 'openai:gpt-4o')", "model"),
+        (
+            "json_set(meta, '$.bounds.allow_net', json('[\"169.254.169.254\"]'))",
+            "bounds",
+        ),
+        ("json_set(meta, '$.program', '/tmp/other.agir')", "program"),
+    ] {
+        let case = Case::new();
+        let id = case.run_to_pause(&case.script("echo one", "echo two"));
+        case.sql(&format!("UPDATE runs SET meta = {what}"));
+        let out = case.resume(&id);
+        assert_eq!(out.status.code(), Some(2), "{field}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("recorded `{field}` does not match")),
+            "{field}: {}",
+            stderr(&out)
+        );
+    }
+    let case = Case::new();
+    let id = case.run_to_pause(&case.script("echo one", "echo two"));
+    case.sql("UPDATE runs SET digest = 'ab', meta = json_remove(meta, '$.seal')");
+    let out = case.resume(&id);
+    assert!(stderr(&out).contains("carries no seal"), "{}", stderr(&out));
+    // The invocation names another root than the one recorded.
+    let case = Case::new();
+    let id = case.run_to_pause(&case.script("echo one", "echo two"));
+    let out = case
+        .ais()
+        .args(["resume", &id, "--answer", "true", "--journal"])
+        .arg(case.out.join(".ais/runs.db"))
+        .arg("--out")
+        .arg(&case.outside)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("`out` differs"), "{}", stderr(&out));
+    assert!(!case.outside.join("marker.txt").exists());
+}
+
+/// A `.ais` that is a symbolic link out of the root, or a journal file that is one, is never
+/// opened: no SQLite file appears where the link points.
+#[test]
+fn a_symlinked_journal_is_refused() {
+    let case = Case::new();
+    std::os::unix::fs::symlink(&case.outside, case.out.join(".ais")).unwrap();
+    let model = case.script("echo one", "echo two");
+    let run = |case: &Case| {
+        case.ais()
+            .arg("run")
+            .arg(&case.program)
+            .args(["--task", "go", "--model"])
+            .arg(format!("scripted:{}", model.display()))
+            .arg("--out")
+            .arg(&case.out)
+            .output()
+            .unwrap()
+    };
+    let out = run(&case);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_dir(&case.outside).unwrap().count(), 0);
+    std::fs::remove_file(case.out.join(".ais")).unwrap();
+    std::fs::create_dir(case.out.join(".ais")).unwrap();
+    let target = case.outside.join("planted.db");
+    std::os::unix::fs::symlink(&target, case.out.join(".ais/runs.db")).unwrap();
+    let out = run(&case);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    assert!(!target.exists(), "a journal was created through the link");
+    // A WAL file planted as a link is refused the same way.
+    std::fs::remove_file(case.out.join(".ais/runs.db")).unwrap();
+    std::os::unix::fs::symlink(&target, case.out.join(".ais/runs.db-wal")).unwrap();
+    let out = run(&case);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!target.exists());
+}
+
+/// A pause record whose values contradict their carries' declared types (a `str` carry holding
+/// an object, `task` holding `5`) does not resume.
+#[test]
+fn a_mistyped_pause_record_is_refused() {
+    for (carry, value) in [("a", "json('{\"x\": 1}')"), ("task", "5")] {
+        let case = Case::new();
+        let id = case.run_to_pause(&case.script("echo one", "echo two > marker.txt"));
+        case.sql(&format!(
+            "UPDATE runs SET pause = json_set(pause, '$.carries.{carry}', {value})"
+        ));
+        let out = case.resume(&id);
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert_ne!(out.status.code(), Some(0), "{carry}: {text}");
+        assert!(
+            text.contains(&format!("it holds carry `{carry}` as")),
+            "{carry}: {text}"
+        );
+        assert!(
+            !case.out.join("marker.txt").exists(),
+            "{carry}: the run went on"
+        );
+    }
+}
+
+/// Two runs into one output root: the second is refused while the first runs (its artifacts
+/// could overwrite the first's same-named ones), naming the holder; once the first ended, the
+/// root is free again.
+#[test]
+fn a_second_run_into_the_same_output_root_is_refused() {
+    let case = Case::new();
+    let release = case.out.parent().unwrap().join("release");
+    std::fs::write(
+        &case.program,
+        format!(
+            "tools:\n  t: {{surface: SENSE, sig: \"(task) -> str\", command: \"while [ ! -e {} ]; do sleep 0.05; done; echo {{task}} > started.txt\"}}\nwalker:\n  carries:\n    task: {{type: str, role: input}}\n    o: {{type: str, produced_by: s}}\nnodes:\n  - {{id: s, type: SENSE, owner: code, tool: t, reads: [task], writes: [o]}}\n  - {{id: done, type: TERMINAL, reads: [o]}}\nedges:\n  - {{from: s, to: done}}\n",
+            release.display()
+        ),
+    )
+    .unwrap();
+    let run = |case: &Case| {
+        let mut c = case.ais();
+        c.arg("run")
+            .arg(&case.program)
+            .args(["--task", "go", "--out"])
+            .arg(&case.out);
+        c
+    };
+    let mut first = run(&case)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !case.out.join(".ais/runs.db").exists() {
+        assert!(
+            start.elapsed().as_secs() < 20,
+            "the first run never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let second = run(&case).output().unwrap();
+    std::fs::write(&release, "").unwrap();
+    let status = first.wait().unwrap();
+    assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains("another run is writing into the output root"),
+        "{}",
+        stderr(&second)
+    );
+    assert!(status.success());
+    let again = run(&case).output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+}
