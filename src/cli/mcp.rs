@@ -19,6 +19,8 @@ pub struct McpArgs {
 
 /// The `ais mcp` commands.
 #[derive(Debug, clap::Subcommand)]
+// Parsed once per process: the size of `Serve`'s arguments costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum McpCommand {
     /// Start a program's MCP servers and write `<stem>.mcp.lock` beside it: each bound tool's
     /// schemas and their hash, so `ais check` and `ais!` check names and parameters with no
