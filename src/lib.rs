@@ -34,6 +34,9 @@ mod run;
 
 pub use ais_core as core;
 pub use ais_core::*;
+/// The semantic edit language for AG-IR programs: view, query, patch (`ais edit`).
+pub use ais_edit as edit;
+pub use ais_lift as lift;
 pub use ais_macros::ais;
 /// Programs as Restate workflows: the `Endpoint` builder, the ingress client (feature `restate`).
 #[cfg(feature = "restate")]

@@ -2,7 +2,7 @@
 //! Python tool appends a line per note to `lines.txt`, a closing slot and a write-out — is
 //! killed with SIGKILL at random moments and resumed (`ais resume RUN_ID`) after each kill until
 //! it finishes. Its artifacts must be byte-identical to an uninterrupted run's, no line may
-//! appear twice, and every slot must be journaled exactly once.
+//! appear twice, and every slot's exchange must be journaled exactly once.
 //!
 //! An append in flight at a kill (intent journaled, no result) stops the resumed run with exit 4
 //! (`interrupted`); the test then acts as an operator would: it looks at `lines.txt`, and
@@ -198,10 +198,11 @@ fn journal(out: &Path) -> Journal {
         .iter()
         .filter(|e| e.effect.kind == ais::rt::journal::EffectKind::Slot)
     {
+        // Each exchange of a slot is an effect of its own.
         match &e.result {
-            Some(v) => {
+            Some(_) => {
                 j.slots += 1;
-                j.slot_exchanges += v["exchanges"].as_u64().unwrap();
+                j.slot_exchanges += 1;
             }
             None => j.slots_in_flight += 1,
         }
@@ -397,4 +398,134 @@ fn a_run_killed_at_random_moments_finishes_as_if_never_killed() {
         "{sent} requests: more than the uninterrupted runs' {clean_total} and the {} slots in flight at a kill",
         stats.in_flight_slots
     );
+}
+
+/// The ledger test's model: the OpenAI-compatible test server on loopback. Its first exchange
+/// of the slot asks for one `pay` call; an exchange that carries the call's result answers
+/// with the slot's value — after `hang` while `hang` is set, so that the process can be killed
+/// between the two exchanges. Every request is counted, with whether it carried the result.
+struct LedgerModel {
+    base: String,
+    /// The requests so far: whether each carried the tool's result.
+    asked: Arc<std::sync::Mutex<Vec<bool>>>,
+    hang: Arc<std::sync::atomic::AtomicBool>,
+    _server: Arc<providers_support::Server>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl LedgerModel {
+    fn start() -> LedgerModel {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let hang = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let (seen, hanging) = (asked.clone(), hang.clone());
+        let (server, base) = runtime.block_on(providers_support::serve_fn(move |request| {
+            let messages = request["messages"].as_array().unwrap();
+            let answered = messages.iter().any(|m| m["role"] == "tool");
+            seen.lock().unwrap().push(answered);
+            if !answered {
+                return Proto::OpenAi
+                    .tool_call("pay", serde_json::json!({"payee": "acme", "amount": 120}));
+            }
+            let value = Proto::OpenAi.answer(serde_json::json!({"value": "paid acme 120"}));
+            if hanging.load(Ordering::SeqCst) {
+                Answer::Slow(Duration::from_secs(60), Box::new(value))
+            } else {
+                value
+            }
+        }));
+        LedgerModel {
+            base,
+            asked,
+            hang,
+            _server: server,
+            _runtime: runtime,
+        }
+    }
+
+    fn asked(&self) -> Vec<bool> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+fn ledger_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixture().join("ledger.agir"),
+        dir.path().join("ledger.agir"),
+    )
+    .unwrap();
+    dir
+}
+
+fn ledger(out: &Path) -> Vec<String> {
+    std::fs::read_to_string(out.join("ledger.txt"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The ledger test: a GEN-RAW slot whose `autonomy.tools` names an ACT tool that appends a
+/// payment line to a ledger. The process is SIGKILLed after the model asked for the payment
+/// and the tool ran, while the model is thinking over its result (between the slot's two
+/// exchanges); `ais resume` then continues the slot mid-conversation: the ledger keeps one
+/// line, the status is `ok`, and the model is asked only the second exchange — never the
+/// first again.
+#[test]
+fn a_slot_killed_between_exchanges_pays_once_and_asks_the_model_once_more() {
+    let model = LedgerModel::start();
+    let dir = ledger_project();
+    let out = dir.path().join("out");
+    let run = [
+        "run",
+        "ledger.agir",
+        "--task",
+        "invoice 7: acme, 120",
+        "--model",
+        "openai:ledger-test",
+        "--out",
+        "out",
+    ];
+    let mut child = ais(dir.path(), &run, &model.base).spawn().unwrap();
+    let until = Instant::now() + Duration::from_secs(60);
+    while model.asked().len() < 2 {
+        assert!(
+            Instant::now() < until,
+            "the model was never asked the second exchange"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its second exchange"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        ledger(&out),
+        ["acme 120"],
+        "the tool ran once before the kill"
+    );
+    assert_eq!(model.asked(), [false, true]);
+
+    model.hang.store(false, Ordering::SeqCst);
+    let j = journal(&out);
+    let resume = resume_args(&j, None);
+    let resume: Vec<&str> = resume.iter().map(String::as_str).collect();
+    let code = attempt(dir.path(), &resume, &model.base, None);
+    assert_eq!(
+        code,
+        Some(0),
+        "{}",
+        std::fs::read_to_string(dir.path().join("attempt.err")).unwrap_or_default()
+    );
+    assert_eq!(ledger(&out), ["acme 120"], "the payment ran twice");
+    assert_eq!(journal(&out).run.unwrap().1, "ok");
+    // The resume asked one exchange, the second: it carried the tool's result.
+    assert_eq!(model.asked(), [false, true, true]);
 }

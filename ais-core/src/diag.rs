@@ -46,6 +46,25 @@ spelled! {
         G7 => "G7",
         G8 => "G8",
         G9 => "G9",
+        /// Faithfulness audit, structure (§9.5): an obligation dropped, an instruction added, a
+        /// transition re-modalized, or the provenance record unsound.
+        F1 => "F1",
+        /// Faithfulness audit, delete-the-source (§9.5): the program points at its source or a
+        /// sibling document instead of carrying it.
+        F2 => "F2",
+        /// Faithfulness audit, bundle depth (§9.5): a sibling file the source names is neither
+        /// embodied, nor a sub-program, nor live.
+        F3 => "F3",
+        /// Faithfulness audit, carrier completeness (§9.5): a required deliverable no typed
+        /// carry holds, or no writer on a path to TERMINAL produces.
+        F4 => "F4",
+        /// Trace fan-out (an extension beyond the spec, from the reference implementation): one
+        /// instruction or tool claims more distinct procedural obligations than the cap.
+        G10 => "G10",
+        /// Artifact embodiment (an extension beyond the spec, from the reference
+        /// implementation): an obligation naming a bundle file is realized by nothing that
+        /// touches the file.
+        G11 => "G11",
         /// A section or field that spec §8.2 marks REQUIRED is missing (frontmatter `name` or
         /// `description`, `walker.name`).
         S1 => "S1",
@@ -56,6 +75,9 @@ spelled! {
         /// A SENSE is bound to an MCP tool its server does not mark `readOnlyHint` (§4.2.1: a
         /// SENSE must not mutate).
         M2 => "M2",
+        /// A slot's `model` names a tier the run's model configuration does not define, or a
+        /// code-owned instruction names one (`ais_core::check_tiers`).
+        T1 => "T1",
     }
 }
 

@@ -107,15 +107,20 @@ mod source;
 mod value;
 
 pub use builder::{ProgramBuilder, StepBuilder};
-pub use check::{Checked, Repairs, check, check_calls, check_lowering, check_mcp};
+pub use check::{
+    Audit, AuditConfig, Checked, ObligationStatus, Realization, Repairs, audit, check, check_calls,
+    check_lowering, check_mcp, check_tiers, is_audit_check, outcome_of,
+};
 pub use diag::{
     CheckId, Code, Deviation, Finding, FindingKind, Outcome, Related, Repair, Severity,
 };
 pub use edit::{Change, Edit, Wording};
 pub use model::{
-    Autonomy, Carry, Concurrency, ContentKind, Edge, EnumMember, Extras, Field, Instruction,
-    Isolation, Knowledge, McpBinding, McpServer, Modality, OUTCOME, OUTCOME_FIELDS, Opcode, Owner,
-    Program, Role, SpawnSource, Surface, Tool, ToolSurface, Type, TypeDecl, TypeKind, Walker,
+    AcceptedDeviation, Autonomy, Bearer, Carry, Concurrency, ContentKind, DeviationKind, Edge,
+    ElementRef, EnumMember, Extras, Field, Instruction, Isolation, Knowledge, McpBinding,
+    McpServer, Modality, OUTCOME, OUTCOME_FIELDS, Obligation, ObligationKind, Opcode, Owner,
+    Program, Provenance, Role, SourceRef, SpawnSource, Surface, Tool, ToolSurface, Type, TypeDecl,
+    TypeKind, Walker,
 };
 pub use plan::{Plan, lower};
 pub use source::{Element, FieldKey, Locator, Locus, Pos, SourceMap, SubRange};

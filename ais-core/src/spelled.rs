@@ -148,7 +148,7 @@ mod tests {
         }
         closed!(CheckId, Category, ContentKind);
         assert_eq!(Opcode::ALL.len(), 12);
-        assert_eq!(CheckId::ALL.len(), 29);
+        assert_eq!(CheckId::ALL.len(), 36);
         // The lenient surface writes its canonical spellings and reads them back.
         for v in ToolSurface::ALL {
             assert_eq!(ToolSurface::parse(v.as_str()), v);

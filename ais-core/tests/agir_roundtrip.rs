@@ -5,6 +5,10 @@
 
 use ais_core::agir::{read, write};
 use ais_core::{
+    AcceptedDeviation, Bearer, DeviationKind, ElementRef, Obligation, ObligationKind, Provenance,
+    SourceRef,
+};
+use ais_core::{
     Autonomy, Carry, Concurrency, ContentKind, Edge, EnumMember, Field, Instruction, Isolation,
     Knowledge, McpBinding, McpServer, Modality, Opcode, Owner, Program, Role, SpawnSource, Surface,
     Tool, ToolSurface, Type, TypeDecl, TypeKind, Value, Walker,
@@ -266,13 +270,25 @@ fn instruction() -> impl Strategy<Value = Instruction> {
             of(text()),
             of(text()),
             of(names()),
+            of(text()),
             extras(),
         ),
     )
         .prop_map(
             |(
                 (id, opcode, owner, reads, writes, doc, tool, op, surface, output),
-                (body, autonomy, concurrency, verdict, cap, counter, target, traces_to, extra),
+                (
+                    body,
+                    autonomy,
+                    concurrency,
+                    verdict,
+                    cap,
+                    counter,
+                    target,
+                    traces_to,
+                    model,
+                    extra,
+                ),
             )| Instruction {
                 id,
                 opcode,
@@ -292,6 +308,7 @@ fn instruction() -> impl Strategy<Value = Instruction> {
                 counter,
                 target,
                 traces_to,
+                model,
                 extra,
             },
         )
@@ -315,6 +332,97 @@ fn edge() -> impl Strategy<Value = Edge> {
             modality,
             guard,
             traces_to,
+            extra,
+        })
+}
+
+/// An element reference: names are identifiers, so that no name reads as another plane's prefix.
+fn element_ref() -> impl Strategy<Value = ElementRef> {
+    let id = "[a-z_][a-z0-9_]{0,8}";
+    prop_oneof![
+        id.prop_map(ElementRef::Node),
+        id.prop_map(ElementRef::Tool),
+        id.prop_map(ElementRef::Knowledge),
+        id.prop_map(ElementRef::Carry),
+        (id, id).prop_map(|(from, to)| ElementRef::Edge { from, to }),
+    ]
+}
+
+fn obligation() -> impl Strategy<Value = Obligation> {
+    (
+        text(),
+        of(parsed(
+            &[
+                "step",
+                "io",
+                "human_gate",
+                "knowledge",
+                "grounding",
+                "constraint",
+                "HIL",
+            ],
+            ObligationKind::parse,
+        )),
+        of(parsed(
+            &["mandatory", "forbidden", "discretionary", "may"],
+            Modality::parse,
+        )),
+        of(parsed(
+            &["agent", "user", "environment", "tool"],
+            Bearer::parse,
+        )),
+        of(text()),
+        of(vec(element_ref(), 0..3)),
+        extras(),
+    )
+        .prop_map(
+            |(id, kind, force, bearer, quote, realized_by, extra)| Obligation {
+                id,
+                kind,
+                force,
+                bearer,
+                quote,
+                realized_by,
+                extra,
+            },
+        )
+}
+
+fn provenance() -> impl Strategy<Value = Provenance> {
+    let source = (of(text()), of(text()), extras()).prop_map(|(path, digest, extra)| SourceRef {
+        path,
+        digest,
+        extra,
+    });
+    let deviation = (
+        of(text()),
+        of(parsed(
+            &["dropped", "added", "remodalized", "weakened", "moved"],
+            DeviationKind::parse,
+        )),
+        of(element_ref()),
+        of(text()),
+        extras(),
+    )
+        .prop_map(
+            |(obligation, kind, element, reason, extra)| AcceptedDeviation {
+                obligation,
+                kind,
+                element,
+                reason,
+                extra,
+            },
+        );
+    (
+        of(source),
+        of(vec(obligation(), 0..3)),
+        of(vec(deviation, 0..2)),
+        extras(),
+    )
+        .prop_map(|(source, obligations, deviations, extra)| Provenance {
+            source,
+            obligations,
+            deviations,
             extra,
         })
 }
@@ -467,7 +575,7 @@ fn program() -> impl Strategy<Value = Program> {
             of(vec(instruction(), 0..3)),
             of(vec(edge(), 0..3)),
             of(concurrency()),
-            of(value()),
+            of(provenance()),
             extras(),
             of(vec(mcp_server(), 0..3)),
         ),

@@ -81,7 +81,7 @@ pub use report::{Fault, FaultKind, Pause, RunOutcome, RunUsage, Status};
 
 use ais_core::{Program, SourceMap, Value};
 use machine::Settings;
-use model::Model;
+use model::{Model, Models};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -162,7 +162,7 @@ impl Inputs {
 
 /// Builds a [`Runtime`].
 pub struct RuntimeBuilder {
-    model: Option<Arc<dyn Model>>,
+    models: Models,
     tools: ToolRegistry,
     out_dir: PathBuf,
     max_steps: u64,
@@ -206,9 +206,18 @@ impl RuntimeBuilder {
         self.max_siblings = n.max(1);
         self
     }
-    /// The model that fills slots (none: a program with slots does not start).
+    /// The model that fills slots without a tier of their own (none, and no
+    /// [`models`](Self::models) default: a program with such slots does not start).
     pub fn model(mut self, model: Arc<dyn Model>) -> Self {
-        self.model = Some(model);
+        self.models
+            .set_default(Arc::new(model::Chain::single(model)));
+        self
+    }
+    /// The models: named tiers (a slot's `model: TIER`), each a fallback chain, and the
+    /// default chain (built from a configuration file: [`model::ModelsFile::build`]). A
+    /// [`model`](Self::model) given before is replaced; one given after sets the default.
+    pub fn models(mut self, models: Models) -> Self {
+        self.models = models;
         self
     }
     /// The tools: native Rust tools and the built-in library (start from
@@ -267,7 +276,7 @@ impl RuntimeBuilder {
         let policy = Arc::new(tools::AccessPolicy::new(read_roots, self.allow_net));
         Runtime {
             settings: Arc::new(Settings {
-                model: self.model,
+                models: self.models,
                 tools: self.tools,
                 out_dir: self.out_dir,
                 max_steps: self.max_steps,
@@ -303,7 +312,11 @@ impl std::fmt::Debug for Runtime {
         f.debug_struct("Runtime")
             .field(
                 "model",
-                &self.settings.model.as_ref().map(|m| m.name().to_owned()),
+                &self
+                    .settings
+                    .models
+                    .default_chain()
+                    .map(|m| m.name().to_owned()),
             )
             .field("tools", &self.settings.tools)
             .field("out_dir", &self.settings.out_dir)
@@ -319,7 +332,7 @@ impl Runtime {
     /// [`DEFAULT_MAX_STEPS`], [`DEFAULT_MAX_PARALLEL`], tracing off.
     pub fn builder() -> RuntimeBuilder {
         RuntimeBuilder {
-            model: None,
+            models: Models::default(),
             tools: ToolRegistry::with_builtins(),
             out_dir: PathBuf::from("."),
             max_steps: DEFAULT_MAX_STEPS,
@@ -398,25 +411,28 @@ impl Runtime {
         run.drive(0).await
     }
 
-    /// The fault of a program with slots run without a model.
+    /// The fault of a program with a slot no model of this run can fill (no model at all, or
+    /// a tier it does not define), found before the first step.
     fn no_model(&self, prepared: &Arc<Prepared>) -> Option<RunOutcome> {
-        if prepared.not_runnable.is_none() && prepared.has_slots && self.settings.model.is_none() {
-            let run = machine::Run::new(self.settings.clone(), prepared.clone(), None, &[], 0);
-            let mut out = run.outcome(Status::Fault);
-            out.fault = Some(Fault {
-                kind: FaultKind::NotRunnable,
-                instruction: prepared
-                    .steps
-                    .iter()
-                    .find(|s| s.model)
-                    .map(|s| s.id.clone())
-                    .unwrap_or_default(),
-                line: prepared.steps.iter().find(|s| s.model).and_then(|s| s.line),
-                message: "the program has model slots and this run has no model; name one with `--model SPEC` (e.g. `--model scripted:responses.json`, or set AIS_MODEL)".into(),
-            });
-            return Some(out);
+        if prepared.not_runnable.is_some() || !prepared.has_slots {
+            return None;
         }
-        None
+        let (step, why) = prepared.steps.iter().filter(|s| s.model).find_map(|s| {
+            self.settings
+                .models
+                .for_slot(s.tier.as_deref())
+                .err()
+                .map(|why| (s, why))
+        })?;
+        let run = machine::Run::new(self.settings.clone(), prepared.clone(), None, &[], 0);
+        let mut out = run.outcome(Status::Fault);
+        out.fault = Some(Fault {
+            kind: FaultKind::NotRunnable,
+            instruction: step.id.clone(),
+            line: step.line,
+            message: format!("the model slot `{}` cannot be filled: {why}", step.id),
+        });
+        Some(out)
     }
 
     /// What a journal records at the start of a run of `prepared` with `inputs`: the program's

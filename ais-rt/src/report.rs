@@ -90,6 +90,20 @@ pub struct RunUsage {
     pub cached_tokens: u64,
     /// Slots filled.
     pub slots: u64,
+    /// Moves to the next model of a fallback chain (a slot's model gave no acceptable value).
+    #[serde(default)]
+    pub failovers: u64,
+}
+
+impl RunUsage {
+    /// Counts one filled slot: its tokens and its failovers.
+    pub fn add_slot(&mut self, slot: &crate::model::slot::SlotOutcome) {
+        self.prompt_tokens += slot.usage.prompt_tokens;
+        self.completion_tokens += slot.usage.completion_tokens;
+        self.cached_tokens += slot.usage.cached_tokens.unwrap_or(0);
+        self.failovers += slot.failovers.len() as u64;
+        self.slots += 1;
+    }
 }
 
 /// What a run returns.

@@ -56,6 +56,34 @@ pub struct SlotTrace {
     pub tool_rounds: u32,
     /// Token usage summed over the exchanges.
     pub usage: Usage,
+    /// The tier the slot named (the chain's name); empty for a lone model.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub tier: String,
+    /// Each move to the next model of the tier's fallback chain.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failovers: Vec<crate::model::slot::Failover>,
+    /// The slot's cost in US dollars, when every model asked has a price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
+impl SlotTrace {
+    /// What a filled slot's trace says: the model that answered, its exchanges, the parsed
+    /// value, the rounds, the usage, the tier, the failovers and the cost.
+    pub fn of(out: &crate::model::slot::SlotOutcome) -> Self {
+        SlotTrace {
+            model: out.model.clone(),
+            scripted: out.scripted,
+            exchanges: out.exchanges.clone(),
+            parsed: out.value.as_ref().ok().cloned(),
+            repairs: out.repairs,
+            tool_rounds: out.tool_rounds,
+            usage: out.usage,
+            tier: out.tier.clone(),
+            failovers: out.failovers.clone(),
+            cost: out.cost,
+        }
+    }
 }
 
 /// Where step events go.

@@ -38,6 +38,7 @@ fn event(step: u64) -> StepEvent {
             repairs: 0,
             tool_rounds: 0,
             usage: Default::default(),
+            ..SlotTrace::default()
         }),
         error: None,
         started_ms: 1,

@@ -7,11 +7,9 @@ mod common;
 use ais_core::Value;
 use ais_rt::journal::memory::MemoryJournal;
 use ais_rt::journal::sqlite::{Durability, SqliteStore};
-use ais_rt::journal::{
-    BoxFuture, Effect, History, InFlight, Journal, JournalError, Json, RunEnd, StepCommit,
-};
+use ais_rt::journal::{InFlight, Journal, JournalError, Json};
 use ais_rt::{FaultKind, Inputs, Status};
-use common::{Bench, arg, block_on, program, tool};
+use common::{Bench, DiesAt, arg, block_on, program, tool};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -75,39 +73,6 @@ fn resume_on(f: &Fixture, journal: Arc<dyn Journal>) -> ais_rt::RunOutcome {
         Json::Null,
     );
     block_on(rt.resume_journaled(&prep, journal, &start, None))
-}
-
-/// A journal that fails the `n`th commit: the process "dies" at that step boundary.
-struct DiesAt {
-    inner: Arc<MemoryJournal>,
-    n: usize,
-    commits: AtomicUsize,
-}
-
-impl Journal for DiesAt {
-    fn run_id(&self) -> &str {
-        self.inner.run_id()
-    }
-    fn effect<'a>(
-        &'a self,
-        effect: Effect,
-        work: BoxFuture<'a, Json>,
-    ) -> BoxFuture<'a, Result<Json, JournalError>> {
-        self.inner.effect(effect, work)
-    }
-    fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
-        if self.commits.fetch_add(1, Ordering::SeqCst) + 1 == self.n {
-            return Box::pin(async { Err(JournalError::Store("killed".into())) });
-        }
-        self.inner.commit(commit)
-    }
-    fn end<'a>(&'a self, _end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
-        // A dead process records no end.
-        Box::pin(async { Ok(()) })
-    }
-    fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
-        self.inner.history()
-    }
 }
 
 #[test]
@@ -226,6 +191,48 @@ fn an_effect_in_flight_is_retried_only_when_it_is_idempotent() {
         5 + 1,
         "one retry of the judge"
     );
+}
+
+/// Counts the words of the task in a CODE step: a deterministic function of its operand
+/// (§4.3), bound to a tool that is neither a read nor declared idempotent.
+const CODE: &str = r#"walker:
+  name: Count
+  carries:
+    task: {type: str, role: input}
+    n: {type: int, produced_by: count}
+tools:
+  count_words: {sig: "(task) -> int", serves: [count]}
+nodes:
+  - {id: count, type: CODE, owner: code, reads: [task], writes: [n]}
+  - {id: done, type: TERMINAL, reads: [n]}
+edges:
+  - {from: count, to: done}
+"#;
+
+#[test]
+fn a_code_step_in_flight_runs_again_on_resume_without_asking() {
+    for policy in [InFlight::Stop, InFlight::MarkDone] {
+        let count = tool(|a, _| Ok(Value::Int(arg(a, "task").split_whitespace().count() as i64)));
+        let bench = Bench::new().with("count_words", count.clone());
+        let doc = program(CODE);
+        let rt = bench.runtime();
+        let prep = rt.prepare(&doc.program, Some(&doc.source_map));
+        // Killed at the commit of the CODE step, its call's result lost: an intent alone.
+        let inner = Arc::new(MemoryJournal::new("c").with_in_flight(policy));
+        let dying = Arc::new(DiesAt {
+            inner: inner.clone(),
+            n: 1,
+            commits: AtomicUsize::new(0),
+        });
+        block_on(rt.run_journaled(&prep, Inputs::task("one two three"), dying));
+        inner.crash();
+        let start = rt.run_start("c", &prep, &Inputs::task("one two three"), Json::Null);
+        let out = block_on(rt.resume_journaled(&prep, inner, &start, None));
+        // Neither stopped for a decision nor marked done with a null: run again.
+        assert_eq!(out.status, Status::Ok, "{policy:?}: {out:?}");
+        assert_eq!(out.report["n"], serde_json::json!(3), "{policy:?}");
+        assert_eq!(count.calls.load(Ordering::SeqCst), 2, "{policy:?}");
+    }
 }
 
 fn store(dir: &std::path::Path) -> SqliteStore {

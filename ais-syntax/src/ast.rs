@@ -113,6 +113,25 @@ pub struct ProgramDef {
     pub instructions: Vec<InstrDef>,
     /// Edges, in the order written (a chain `a -> b -> c` gives two).
     pub edges: Vec<EdgeDef>,
+    /// `obligation` declarations: the provenance record's obligations (spec §9.5).
+    pub obligations: Vec<ObligationDef>,
+}
+
+/// `obligation r_id { kind: step, force: mandatory, bearer: agent, quote: "..." }`: one
+/// obligation of the source the program was lifted from (spec §9.5), which elements name with
+/// `#[traces_to("r_id")]`.
+#[derive(Clone, Debug)]
+pub struct ObligationDef {
+    /// The obligation's id.
+    pub name: Name,
+    /// `kind: ..` (`step`, `io`, `human_gate`, `knowledge`, `grounding`, `constraint`).
+    pub kind: Option<(String, Site)>,
+    /// `force: ..` (`mandatory`, `forbidden`, `discretionary`).
+    pub force: Option<(String, Site)>,
+    /// `bearer: ..` (`agent`, `user`, `environment`).
+    pub bearer: Option<(String, Site)>,
+    /// `quote: "..."`: the source's words, verbatim.
+    pub quote: Option<(String, Site)>,
 }
 
 /// A carry type as the DSL spells it: the AIS type expression (`str`, `list[str]`, `Verdict`).
@@ -356,6 +375,8 @@ pub struct InstrDef {
     pub op: Option<Name>,
     /// `#[traces_to("...")]`.
     pub traces_to: Option<Vec<Name>>,
+    /// `#[model(tier)]`: the model tier that fills this slot.
+    pub model: Option<Name>,
     /// `#[allow(unrouted_failure)]`: the DSL's warnings this instruction accepts (the
     /// attribute's span and the names it lists).
     pub allow: Option<(Span, Vec<Name>)>,

@@ -30,6 +30,7 @@ use ais_core::{
     Isolation, Knowledge, Locus, Modality, Opcode, Owner, Program, Role, SpawnSource, Surface,
     Tool, ToolSurface, Type, TypeDecl, TypeKind, Value, Walker,
 };
+use ais_core::{Bearer, Obligation, ObligationKind, Provenance};
 use proc_macro2::Span;
 
 /// A program lowered from the DSL, with the span of each of its parts.
@@ -226,6 +227,7 @@ impl Cx {
             .concurrency
             .as_ref()
             .map(|c| self.concurrency(Element::Concurrency, "", c));
+        let faithfulness = self.provenance(def);
         Program {
             name: Some(
                 def.name
@@ -251,6 +253,7 @@ impl Cx {
             nodes: Some(nodes),
             edges: Some(edges),
             concurrency,
+            faithfulness,
             mcp_servers: {
                 if let Some(first) = def.mcp_servers.first() {
                     self.at(
@@ -345,6 +348,48 @@ impl Cx {
             traces_to: k.traces_to.as_ref().map(|t| names(t)),
             extra: Vec::new(),
         }
+    }
+
+    /// The provenance record of the program's `obligation` items (`None` when it declares
+    /// none); each obligation and its fields spanned where written, so the audit's findings
+    /// land on them.
+    fn provenance(&mut self, def: &ProgramDef) -> Option<Provenance> {
+        let first = def.obligations.first()?;
+        self.at(Element::Faithfulness, None, Site::one(first.name.span));
+        let obligations = def
+            .obligations
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let el = Element::Obligation(i);
+                let at_name = Site::one(o.name.span);
+                self.at(el, None, at_name);
+                self.at(el, Some("id"), at_name);
+                for (field, v) in [
+                    ("kind", &o.kind),
+                    ("force", &o.force),
+                    ("bearer", &o.bearer),
+                    ("quote", &o.quote),
+                ] {
+                    if let Some((_, site)) = v {
+                        self.at(el, Some(field), *site);
+                    }
+                }
+                Obligation {
+                    id: o.name.text.clone(),
+                    kind: o.kind.as_ref().map(|(k, _)| ObligationKind::parse(k)),
+                    force: o.force.as_ref().map(|(f, _)| Modality::parse(f)),
+                    bearer: o.bearer.as_ref().map(|(b, _)| Bearer::parse(b)),
+                    quote: o.quote.as_ref().map(|(q, _)| q.clone()),
+                    realized_by: None,
+                    extra: Vec::new(),
+                }
+            })
+            .collect();
+        Some(Provenance {
+            obligations: Some(obligations),
+            ..Provenance::default()
+        })
     }
 
     /// The signature text of a tool, from its Rust parameter and return types.
@@ -682,6 +727,10 @@ impl Cx {
         if let Some(c) = &d.counter {
             self.at(el, Some("counter"), Site::one(c.span));
             instr.counter = Some(c.text.clone());
+        }
+        if let Some(m) = &d.model {
+            self.at(el, Some("model"), Site::one(m.span));
+            instr.model = Some(m.text.clone());
         }
         if let Some(c) = &d.concurrency {
             instr.concurrency = Some(self.concurrency(el, "concurrency.", c));

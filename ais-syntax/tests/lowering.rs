@@ -323,3 +323,28 @@ fn parse_errors_name_what_was_expected() {
         "{err}"
     );
 }
+
+#[test]
+fn a_slot_names_its_model_tier_with_an_attribute() {
+    let text = r####"
+        program Tiers {
+            carries { task: str = input, draft: str, summary: str }
+            /// Write a first draft.
+            #[model(small)]
+            write: GEN-RAW(task) -> draft;
+            /// Summarise it.
+            sum: GEN-RAW(draft) -> summary;
+            done: TERMINAL(summary);
+            write -> sum -> done;
+        }
+    "####;
+    let l = lowered(text);
+    let ins = l.program.instructions();
+    assert_eq!(ins[0].model.as_deref(), Some("small"));
+    assert_eq!(ins[1].model, None);
+    // The same program as AG-IR names the tier the same way.
+    let agir = ais_core::agir::write(&l.program);
+    assert!(agir.contains("model: small"), "{agir}");
+    let err = ais_syntax::parse_str("program P { #[model(\"small\")] w: GEN-RAW(task) -> d; }");
+    assert!(err.is_err(), "a tier is a name, not a string");
+}

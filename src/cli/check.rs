@@ -5,7 +5,10 @@ use super::{CliError, CmdResult, Output, Status};
 use ais_core::agir::{self, Limits, ReadError};
 use ais_core::budget::Budget;
 use ais_core::render::{self, SourceLines};
-use ais_core::{Checked, Finding, Outcome, Repairs, Severity, check};
+use ais_core::{
+    Audit, AuditConfig, Checked, Finding, Outcome, Realization, Repairs, Severity, check,
+    is_audit_check, outcome_of,
+};
 use clap::ValueEnum;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,6 +48,32 @@ pub struct CheckArgs {
     /// reference is the finding AG132 and is not read.
     #[arg(long)]
     pub allow_outside_refs: bool,
+    /// The source document the programs were lifted from (a `SKILL.md`): the faithfulness
+    /// audit also checks that every obligation's quote is in it verbatim (whitespace aside),
+    /// that the recorded digest matches it, and follows the sibling files it names.
+    ///
+    /// The audit (spec §9.5: F1 structure, F2 delete-the-source, F3 bundle depth, F4 carrier
+    /// completeness; G10 and G11, extensions beyond the spec) runs on every program whose
+    /// `faithfulness` section lists `obligations`, with or without this option.
+    #[arg(long, value_name = "FILE")]
+    pub source: Option<PathBuf>,
+    /// G10: the most distinct procedural obligations one instruction or tool may claim.
+    #[arg(long, value_name = "N", default_value_t = AuditConfig::DEFAULT_FAN_OUT_CAP)]
+    pub fan_out_cap: usize,
+    /// Fail (exit 1) on any finding, warnings included (a faithfulness deficit is a warning).
+    #[arg(long)]
+    pub strict: bool,
+    /// The model configuration whose tiers the slots' `model:` names are checked against (T1)
+    /// [default: `ais.toml` in the current directory, else beside each program, when there is
+    /// one].
+    #[arg(long, value_name = "FILE")]
+    pub models: Option<PathBuf>,
+}
+
+/// What the audit needs besides the program: the source text and the configuration.
+struct AuditInput {
+    source: Option<String>,
+    config: AuditConfig,
 }
 
 /// What checking one file came to.
@@ -60,6 +89,8 @@ enum FileReport {
         checked: Box<Checked>,
         /// With `--budget`: the budget, or why the program has none.
         budget: Option<Result<Budget, String>>,
+        /// The faithfulness audit, when the program has a provenance record with obligations.
+        audit: Option<Audit>,
     },
 }
 
@@ -74,7 +105,21 @@ pub fn status_of(outcome: Outcome, findings: &[Finding]) -> Status {
     }
 }
 
-fn check_file(path: &Path, repair: bool, with_budget: bool) -> FileReport {
+/// [`status_of`], and with `strict` any finding at all is a failing one.
+fn status_strict(outcome: Outcome, findings: &[Finding], strict: bool) -> Status {
+    match status_of(outcome, findings) {
+        Status::Ok if strict && !findings.is_empty() => Status::Findings,
+        s => s,
+    }
+}
+
+fn check_file(
+    path: &Path,
+    repair: bool,
+    with_budget: bool,
+    audit_in: &AuditInput,
+    models: Option<&Path>,
+) -> FileReport {
     let limits = Limits::default();
     let source = match read_input(path, &limits) {
         Ok(s) => s,
@@ -96,6 +141,22 @@ fn check_file(path: &Path, repair: bool, with_budget: bool) -> FileReport {
                 Err(e) => return FileReport::Unreadable(e),
             };
             with_call_findings(&mut checked, path, &doc);
+            let config =
+                ais_rt::model::ModelsFile::discover(models, super::graph::program_dir(path));
+            match config {
+                Ok(Some(config)) => with_found(
+                    &mut checked,
+                    ais_core::check_tiers(&doc.program, config.tier_names(), &doc.source_map),
+                ),
+                Ok(None) => {}
+                Err(e) => {
+                    return FileReport::Unreadable(CliError::new(
+                        e.message,
+                        "fix the model configuration, or name another with `--models FILE`",
+                    ));
+                }
+            }
+            let audit = with_audit(&mut checked, &doc, audit_in);
             let budget = (with_budget && checked.outcome != Outcome::Failed).then(|| {
                 let dir = super::graph::program_dir(path);
                 super::budget::of(checked.program(&doc.program), dir, 0)
@@ -105,9 +166,31 @@ fn check_file(path: &Path, repair: bool, with_budget: bool) -> FileReport {
                 relaxations: doc.relaxations.len(),
                 checked,
                 budget,
+                audit,
             }
         }
     }
+}
+
+/// Runs the faithfulness audit with the source text and configuration given, in place of the
+/// one [`check`] ran (no source, the default configuration); `None` when the program has no
+/// obligations to audit against.
+fn with_audit(checked: &mut Checked, doc: &agir::Document, input: &AuditInput) -> Option<Audit> {
+    let program = checked.program(&doc.program);
+    program.faithfulness.as_ref()?.obligations.as_ref()?;
+    let audit = ais_core::audit(
+        program,
+        &doc.source_map,
+        input.source.as_deref(),
+        &input.config,
+    );
+    checked
+        .findings
+        .retain(|f| !f.id.check().is_some_and(is_audit_check));
+    checked.findings.extend(audit.findings.iter().cloned());
+    checked.findings.sort_by_key(|f| (f.pos.is_none(), f.pos));
+    checked.outcome = outcome_of(&checked.findings, &checked.deviations);
+    Some(audit)
 }
 
 /// Adds the CALL-write findings (G9): a CALL write its target, found beside `path` as the
@@ -119,18 +202,34 @@ fn with_call_findings(checked: &mut Checked, path: &Path, doc: &agir::Document) 
         &mut |t| super::budget::find(dir, t).ok().map(|d| d.program),
         &doc.source_map,
     );
-    if calls.is_empty() {
+    with_found(checked, calls);
+}
+
+/// Adds findings of a check beside the validator's (CALL writes, model tiers): a clean or
+/// fixed outcome becomes degraded, and the findings stay in source order.
+fn with_found(checked: &mut Checked, found: Vec<Finding>) {
+    if found.is_empty() {
         return;
     }
     if matches!(checked.outcome, Outcome::Clean | Outcome::Fixed) {
         checked.outcome = Outcome::Degraded;
     }
-    checked.findings.extend(calls);
+    checked.findings.extend(found);
     checked.findings.sort_by_key(|f| (f.pos.is_none(), f.pos));
 }
 
 /// Runs `ais check`.
 pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
+    let source = match &args.source {
+        Some(path) => Some(read_input(path, &Limits::default())?),
+        None => None,
+    };
+    let audit_in = AuditInput {
+        source,
+        config: AuditConfig {
+            fan_out_cap: args.fan_out_cap,
+        },
+    };
     let mut worst = Status::Ok;
     for path in &args.files {
         let name = display_name(path);
@@ -144,17 +243,28 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
             )?);
             continue;
         }
-        let report = check_file(path, !args.no_repair, args.budget);
+        let report = check_file(
+            path,
+            !args.no_repair,
+            args.budget,
+            &audit_in,
+            args.models.as_deref(),
+        );
         let status = match args.format {
-            Format::Json => write_json(&name, &report, o)?,
-            Format::Human => write_human(&name, is_stdin(path), &report, o)?,
+            Format::Json => write_json(&name, &report, args.strict, o)?,
+            Format::Human => write_human(&name, is_stdin(path), &report, args.strict, o)?,
         };
         worst = worst.max(status);
     }
     Ok(worst)
 }
 
-fn write_json(name: &str, report: &FileReport, o: &mut Output) -> Result<Status, std::io::Error> {
+fn write_json(
+    name: &str,
+    report: &FileReport,
+    strict: bool,
+    o: &mut Output,
+) -> Result<Status, std::io::Error> {
     let (json, status) = match report {
         FileReport::Unreadable(e) => {
             let err = ReadError {
@@ -166,7 +276,10 @@ fn write_json(name: &str, report: &FileReport, o: &mut Output) -> Result<Status,
         }
         FileReport::NotAgir { err, .. } => (render::read_failure_json(name, err), Status::Failed),
         FileReport::Checked {
-            checked, budget, ..
+            checked,
+            budget,
+            audit,
+            ..
         } => {
             let mut json = render::report_json(
                 name,
@@ -182,7 +295,13 @@ fn write_json(name: &str, report: &FileReport, o: &mut Output) -> Result<Status,
                 };
                 o.insert("budget".into(), value);
             }
-            (json, status_of(checked.outcome, &checked.findings))
+            if let (Some(a), Some(o)) = (audit, json.as_object_mut()) {
+                o.insert("faithfulness".into(), audit_json(a));
+            }
+            (
+                json,
+                status_strict(checked.outcome, &checked.findings, strict),
+            )
         }
     };
     writeln!(o.out, "{json}")?;
@@ -195,6 +314,7 @@ fn write_human(
     name: &str,
     stdin: bool,
     report: &FileReport,
+    strict: bool,
     o: &mut Output,
 ) -> Result<Status, std::io::Error> {
     let color = o.color_out;
@@ -227,6 +347,7 @@ fn write_human(
             relaxations,
             checked,
             budget,
+            audit,
         } => {
             let lines = SourceLines::new(source);
             for finding in &checked.findings {
@@ -263,6 +384,9 @@ fn write_human(
                     writeln!(o.out, "  - {}", render::deviation_line(d))?;
                 }
             }
+            if let Some(a) = audit {
+                writeln!(o.out, "{}", render::render_note(&audit_note(a), color))?;
+            }
             writeln!(
                 o.out,
                 "{}",
@@ -277,7 +401,53 @@ fn write_human(
                 Some(Err(why)) => writeln!(o.out, "budget: none, because {why}")?,
                 None => {}
             }
-            Ok(status_of(checked.outcome, &checked.findings))
+            Ok(status_strict(checked.outcome, &checked.findings, strict))
         }
     }
+}
+
+/// The audit in a line: how many required obligations are realized, and what was accepted.
+fn audit_note(a: &Audit) -> String {
+    let required: Vec<_> = a
+        .obligations
+        .iter()
+        .filter(|o| o.required.is_some_and(Realization::is_required))
+        .collect();
+    let realized = required.iter().filter(|o| o.realized).count();
+    let mut note = format!(
+        "faithfulness: {realized} of {} required obligations realized ({} in the record)",
+        required.len(),
+        a.obligations.len()
+    );
+    if !a.accepted.is_empty() {
+        let n = a.accepted.len();
+        note.push_str(&format!(
+            "; {n} finding{} silenced by accepted deviations",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    note
+}
+
+/// The audit as the `faithfulness` member of the JSON report: each obligation's required
+/// realization, whether it is realized and what traces to it, and the accepted deviations.
+fn audit_json(a: &Audit) -> serde_json::Value {
+    let obligations: Vec<serde_json::Value> = a
+        .obligations
+        .iter()
+        .map(|o| {
+            serde_json::json!({
+                "id": o.id,
+                "required": o.required.map(|r| r.as_str()),
+                "realized": o.realized,
+                "traced_by": o.traced_by.iter().map(|r| r.spelling()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let accepted: Vec<serde_json::Value> = a
+        .accepted
+        .iter()
+        .map(|(i, message)| serde_json::json!({"deviation": i, "silenced": message}))
+        .collect();
+    serde_json::json!({"obligations": obligations, "accepted": accepted})
 }

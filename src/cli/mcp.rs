@@ -37,6 +37,9 @@ pub enum McpCommand {
     /// Standard output carries the MCP protocol only (over stdio); diagnostics go to standard
     /// error. With `--http`, the line `serving N programs at http://ADDR/mcp` goes there first.
     Serve(ServeArgs),
+    /// Offer the edit language (`ais edit`) as MCP tools over stdio: `status`, `help`,
+    /// `query`, `view`, `patch` and the sugar verbs, on the `.agir` programs under `--root`.
+    Edit(super::edit::EditServeArgs),
 }
 
 /// Arguments of `ais mcp serve`.
@@ -86,6 +89,11 @@ pub fn run(args: &McpArgs, o: &mut Output) -> CmdResult {
     match &args.command {
         McpCommand::Lock(a) => lock(a, o),
         McpCommand::Serve(a) => serve(a),
+        // Dispatched before the output streams are locked (`cli::main`).
+        McpCommand::Edit(a) => Ok(match super::edit::serve_main(a) {
+            code if code == std::process::ExitCode::SUCCESS => Status::Ok,
+            _ => Status::Failed,
+        }),
     }
 }
 

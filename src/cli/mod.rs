@@ -4,16 +4,19 @@ mod ags;
 mod ags_run;
 mod budget;
 mod check;
+mod edit;
 mod eval;
 mod files;
 mod fix;
 mod fmt;
 mod graph;
+mod lift;
 mod mcp;
 mod report;
 mod run;
 mod runs;
 mod serve;
+mod test;
 
 use ais_core::render;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -165,6 +168,27 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Serve programs as Restate workflows (`--restate`; the `restate` cargo feature).
     Serve(serve::ServeArgs),
+    /// The skill compiler's code-owned stages (`--stages-only`): the force of every sentence
+    /// of a SKILL.md and where it came from (its own marker, a list intro, a heading; code is
+    /// discretionary), its code blocks sorted into tool bodies and knowledge, the files it
+    /// names, and with `--proposals` the grounding and deontic audit of proposed obligations.
+    ///
+    /// Exit status: 0; 1 when a file it names is refused, a proposal is dropped or the audit
+    /// finds drift; 2 when the skill cannot be read.
+    Lift(lift::LiftArgs),
+    /// Edit an AG-IR program by operations: `status`, `help`, `query`, `view`, `patch` and
+    /// sugar verbs (`rename`, `set_doc`, …), JSON in and out (the `ais_edit` crate).
+    ///
+    /// Exit status: 0 the answer is `ok`; 1 it is a rejection (whose `possible_repairs` name
+    /// the next call); 2 the root cannot be used.
+    Edit(edit::EditArgs),
+    /// Run eval suites (`*.aistest.yaml`): each case's assertions on its report, artifacts,
+    /// trajectory and cost, over `--trials N`, with its pass rate and 95% interval; `ais test
+    /// add RUN_ID --to SUITE` records a journaled run as a case.
+    ///
+    /// Exit status: 0 when every case met its threshold; 1 when one did not; 2 when a suite
+    /// cannot be read or checked.
+    Test(test::TestArgs),
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -243,6 +267,11 @@ pub fn main() -> ExitCode {
     {
         return mcp::serve_main(serve, cli.color);
     }
+    if let Command::Mcp(args) = &cli.command
+        && let mcp::McpCommand::Edit(e) = &args.command
+    {
+        return edit::serve_main(e);
+    }
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut output = Output {
@@ -269,6 +298,12 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph::run(&args, &mut output),
         Command::Report(args) => report::run(&args, &mut output),
         Command::Serve(args) => return serve::run(args, &mut output),
+        Command::Lift(args) => lift::run(&args, &mut output),
+        Command::Edit(args) => edit::run(&args, &mut output),
+        Command::Test(args) => match test::run(args, &mut output) {
+            Ok(code) => return ExitCode::from(code),
+            Err(failure) => return stopped(failure, &mut output),
+        },
     };
     match result {
         Ok(status) => ExitCode::from(status.code()),

@@ -345,6 +345,7 @@ fn instruction(node: &Node, i: usize, sm: &mut SourceMap) -> R<Instruction> {
             "counter" => ins.counter = opt_text(value, p)?,
             "target" => ins.target = opt_text(value, p)?,
             "traces_to" => ins.traces_to = Some(name_list(value, p, el, "traces_to", sm)?),
+            "model" => ins.model = opt_text(value, p)?,
             _ => ins.extra.push((key.to_owned(), value.to_value()?)),
         }
     }

@@ -212,6 +212,15 @@ fn unknown_fields(p: &Program) -> Vec<Locus> {
     if let Some(c) = &p.concurrency {
         add(Element::Concurrency, "", &c.extra);
     }
+    if let Some(f) = &p.faithfulness {
+        add(Element::Faithfulness, "", &f.extra);
+        for (i, o) in f.obligation_list().iter().enumerate() {
+            add(Element::Obligation(i), "", &o.extra);
+        }
+        for (i, d) in f.deviation_list().iter().enumerate() {
+            add(Element::AcceptedDeviation(i), "", &d.extra);
+        }
+    }
     out
 }
 

@@ -57,6 +57,7 @@ mod elements;
 mod escape;
 mod layout;
 mod mcp;
+mod provenance;
 mod read;
 mod relax;
 mod scalar;

@@ -130,10 +130,7 @@ fn top_level(node: Node, no_frontmatter: bool, p: &mut Program, sm: &mut SourceM
                 )?)
             }
             "mcp_servers" => p.mcp_servers = Some(super::mcp::servers(value)?),
-            "faithfulness" => {
-                sm.insert(Locus::element(Element::Faithfulness), value.pos);
-                p.faithfulness = Some(value.to_value()?);
-            }
+            "faithfulness" => p.faithfulness = Some(super::provenance::faithfulness(value, sm)?),
             "name" if no_frontmatter => {
                 sm.insert(Locus::field(Element::Frontmatter, "name"), value.pos);
                 p.name = opt_text(value, "name")?;

@@ -7,8 +7,8 @@
 use super::read::BODY_SECTIONS;
 use super::scalar::{TextStyle, block_ok, inline, quoted};
 use crate::model::{
-    Carry, Concurrency, Edge, Instruction, Knowledge, McpBinding, McpServer, Program, SpawnSource,
-    Tool, TypeDecl, TypeKind, Walker,
+    Carry, Concurrency, Edge, Instruction, Knowledge, McpBinding, McpServer, Obligation, Program,
+    Provenance, SpawnSource, Tool, TypeDecl, TypeKind, Walker,
 };
 use crate::value::Value;
 use std::borrow::Cow;
@@ -32,6 +32,8 @@ enum F<'a> {
     Edges(&'a [Edge]),
     /// The carries: a block mapping by name, likewise.
     Carries(&'a [Carry]),
+    /// A block sequence of block mappings (the provenance record's obligations, deviations).
+    Seq(Vec<Fields<'a>>),
 }
 
 type Fields<'a> = Vec<(Cow<'a, str>, F<'a>)>;
@@ -160,10 +162,74 @@ fn body(p: &Program) -> Fields<'_> {
         push(&mut b, "mcp_servers", F::Map(map.collect()));
     }
     if let Some(f) = &p.faithfulness {
-        push(&mut b, "faithfulness", F::Val(f));
+        push(&mut b, "faithfulness", F::Map(provenance(f)));
     }
     extras(&mut b, &p.extra);
     b
+}
+
+/// The `faithfulness` section: `source`, `obligations`, `deviations`, then unknown keys.
+fn provenance(p: &Provenance) -> Fields<'_> {
+    let mut f = Vec::new();
+    if let Some(s) = &p.source {
+        let mut sf = Vec::new();
+        opt_text(&mut sf, "path", &s.path, TextStyle::Prose);
+        opt_text(&mut sf, "digest", &s.digest, TextStyle::Prose);
+        extras(&mut sf, &s.extra);
+        push(&mut f, "source", F::Map(sf));
+    }
+    if let Some(obligations) = &p.obligations {
+        push(
+            &mut f,
+            "obligations",
+            F::Seq(obligations.iter().map(obligation).collect()),
+        );
+    }
+    if let Some(deviations) = &p.deviations {
+        let items = deviations.iter().map(|d| {
+            let mut df = Vec::new();
+            opt_text(&mut df, "obligation", &d.obligation, TextStyle::Name);
+            if let Some(k) = &d.kind {
+                push(&mut df, "kind", text(k.as_str(), TextStyle::Name));
+            }
+            if let Some(e) = &d.element {
+                push(
+                    &mut df,
+                    "element",
+                    F::Text(Cow::Owned(e.spelling()), TextStyle::Name),
+                );
+            }
+            opt_text(&mut df, "reason", &d.reason, TextStyle::Prose);
+            extras(&mut df, &d.extra);
+            df
+        });
+        push(&mut f, "deviations", F::Seq(items.collect()));
+    }
+    extras(&mut f, &p.extra);
+    f
+}
+
+fn obligation(o: &Obligation) -> Fields<'_> {
+    let mut f = Vec::new();
+    push(&mut f, "id", text(&o.id, TextStyle::Name));
+    if let Some(k) = &o.kind {
+        push(&mut f, "kind", text(k.as_str(), TextStyle::Name));
+    }
+    if let Some(m) = &o.force {
+        push(&mut f, "force", text(m.as_str(), TextStyle::Name));
+    }
+    if let Some(b) = &o.bearer {
+        push(&mut f, "bearer", text(b.as_str(), TextStyle::Name));
+    }
+    opt_text(&mut f, "quote", &o.quote, TextStyle::Prose);
+    if let Some(refs) = &o.realized_by {
+        let names = refs
+            .iter()
+            .map(|r| F::Text(Cow::Owned(r.spelling()), TextStyle::Name));
+        push(&mut f, "realized_by", F::Raw(flow_seq(names)));
+    }
+    extras(&mut f, &o.extra);
+    f
 }
 
 fn type_decl(t: &TypeDecl) -> F<'_> {
@@ -371,6 +437,7 @@ fn instruction(i: &Instruction) -> Fields<'_> {
     opt_text(&mut f, "counter", &i.counter, TextStyle::Name);
     opt_text(&mut f, "target", &i.target, TextStyle::Name);
     opt_names(&mut f, "traces_to", &i.traces_to);
+    opt_text(&mut f, "model", &i.model, TextStyle::Name);
     extras(&mut f, &i.extra);
     f
 }
@@ -430,6 +497,10 @@ fn flow(f: &F<'_>) -> String {
             format!("[{}]", parts.join(", "))
         }
         F::Carries(carries) => flow_map(&carry_fields(carries)),
+        F::Seq(items) => {
+            let parts: Vec<String> = items.iter().map(|i| flow_map(i)).collect();
+            format!("[{}]", parts.join(", "))
+        }
     }
 }
 
@@ -529,6 +600,18 @@ impl Writer {
                         self.out.push_str("{}\n");
                     } else {
                         self.fields(indent + 4, &item);
+                    }
+                }
+            }
+            F::Seq(items) if !items.is_empty() => {
+                self.out.push('\n');
+                for item in items {
+                    self.dashes += 1;
+                    if item.is_empty() {
+                        self.line(indent + 2);
+                        self.out.push_str("{}\n");
+                    } else {
+                        self.fields(indent + 4, item);
                     }
                 }
             }

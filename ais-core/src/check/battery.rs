@@ -131,7 +131,7 @@ fn g1_tools_embodied(cx: &mut Ctx) {
 }
 
 /// True when a body's only work is reading a document named by a literal (`open("forms.md")`).
-fn body_only_opens_a_document(body: &str) -> bool {
+pub(crate) fn body_only_opens_a_document(body: &str) -> bool {
     let lower = body.to_ascii_lowercase();
     let opens = lower.contains("open(") || lower.contains("read_text(");
     let literal_doc = DOC_EXTENSIONS

@@ -4,7 +4,8 @@
 //! Each check is a small named function whose doc comment states the rule it enforces; they
 //! are grouped by phase in `well_formed`, `executable`, `types` and `battery`, with the shared
 //! index in `index`, repairs in `repair` and the compile oracle in `x5`.
-mod battery;
+mod audit;
+pub(crate) mod battery;
 mod calls;
 pub(crate) mod executable;
 mod fill;
@@ -13,6 +14,7 @@ pub(crate) mod index;
 pub(crate) mod mcp;
 mod repair;
 mod required;
+mod tiers;
 pub(crate) mod types;
 mod well_formed;
 pub(crate) mod x5;
@@ -22,6 +24,7 @@ use crate::model::Program;
 use crate::source::{Element, FieldKey, Locator, Locus, Pos, SubRange};
 use index::Index;
 
+pub use audit::{Audit, AuditConfig, ObligationStatus, Realization, audit, is_audit_check};
 pub use calls::check_calls;
 
 /// Whether [`check`] applies mechanical repairs (ladder step 1, §9.1).
@@ -203,6 +206,18 @@ pub fn check_mcp<M: Locator>(
     finish(mcp::findings(program, lock), locator, program)
 }
 
+/// The model-tier check (T1) of `program` against the tiers a model configuration defines,
+/// placed by `locator`: each slot's `model` names one of `tiers` (with a did-you-mean when it
+/// does not), and only slots name one. Run it only when a configuration is given: without
+/// one, every tier name is the runtime's to resolve.
+pub fn check_tiers<'a, M: Locator>(
+    program: &Program,
+    tiers: impl IntoIterator<Item = &'a str> + Clone,
+    locator: &M,
+) -> Vec<Finding<M::Location>> {
+    finish(tiers::findings(program, tiers), locator, program)
+}
+
 /// Every check over one program, unordered and without positions.
 pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
     run_checks_lowering(program, false).0
@@ -225,6 +240,7 @@ pub(crate) fn run_checks_lowering(
     fill::run(&mut cx);
     battery::run(&mut cx);
     required::run(&mut cx);
+    audit::run(&mut cx);
     let x5 = x5::x5_findings(&cx.ix);
     // Lowered only when no mechanical repair is on offer, since one would change the program.
     let repairable = cx
@@ -339,6 +355,8 @@ fn locus_key(l: &Locus) -> (u8, usize, usize, &str, usize) {
         Element::Edge(i) => (9, i, 0),
         Element::Concurrency => (10, 0, 0),
         Element::Faithfulness => (11, 0, 0),
+        Element::Obligation(i) => (12, i, 0),
+        Element::AcceptedDeviation(i) => (13, i, 0),
     };
     (k, a, b, l.field_str().unwrap_or(""), l.index.unwrap_or(0))
 }
@@ -349,6 +367,7 @@ pub(crate) fn severity_of(id: CheckId) -> Severity {
     match id {
         CheckId::X5 => Severity::Fatal,
         CheckId::G1 | CheckId::G5 | CheckId::G7 => Severity::Warn,
+        id if audit::is_audit_check(id) => Severity::Warn,
         _ => Severity::Error,
     }
 }

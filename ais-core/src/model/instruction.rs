@@ -43,6 +43,9 @@ pub struct Instruction {
     pub target: Option<String>,
     /// `traces_to`: provenance (§9.5).
     pub traces_to: Option<Vec<String>>,
+    /// `model` (SU only, our encoding): the model tier that fills this slot (`small`,
+    /// `frontier`, a name the run's model configuration defines); none: the run's default.
+    pub model: Option<String>,
     /// Unknown fields.
     pub extra: Extras,
 }

@@ -10,12 +10,14 @@
 mod elements;
 mod instruction;
 mod mcp;
+mod provenance;
 mod types;
 mod writes;
 
 pub use elements::*;
 pub use instruction::*;
 pub use mcp::*;
+pub use provenance::*;
 pub use types::*;
 pub use writes::shape_of;
 
@@ -62,8 +64,9 @@ pub struct Program {
     pub edges: Option<Vec<Edge>>,
     /// Module-level `concurrency` (`spawn: none` with a `reason`, §8.2).
     pub concurrency: Option<Concurrency>,
-    /// `faithfulness`: the provenance record (§9.5), kept as written.
-    pub faithfulness: Option<Value>,
+    /// `faithfulness`: the provenance record (§9.5): the source, its obligations and the
+    /// accepted deviations ([`Provenance`]).
+    pub faithfulness: Option<Provenance>,
     /// `mcp_servers`: the MCP servers the program's tools are bound to ([`McpServer`]).
     pub mcp_servers: Option<Vec<McpServer>>,
     /// Unknown top-level sections, kept in order.

@@ -35,7 +35,7 @@ impl Key {
 const SHAPE_FIELDS: usize = 128;
 
 /// The element kinds a [`Key`] packs ([`Element`]'s variants).
-const ELEMENT_KINDS: usize = 12;
+const ELEMENT_KINDS: usize = 14;
 
 /// The shapes (element kind and field) of the keys a map has recorded: a lookup of a shape no
 /// key has — the frontmatter of a document without one, a field no element of its kind wrote —
@@ -133,6 +133,8 @@ impl Fields {
             8 => Element::Instruction(a),
             9 => Element::Edge(a),
             10 => Element::Concurrency,
+            12 => Element::Obligation(a),
+            13 => Element::AcceptedDeviation(a),
             _ => Element::Faithfulness,
         };
         let known = known_count();
@@ -179,6 +181,8 @@ fn key(locus: &Locus, field: u32) -> Option<Key> {
         Element::Edge(a) => (9, small(a)?, 0),
         Element::Concurrency => (10, 0, 0),
         Element::Faithfulness => (11, 0, 0),
+        Element::Obligation(a) => (12, small(a)?, 0),
+        Element::AcceptedDeviation(a) => (13, small(a)?, 0),
     };
     let index = match locus.index {
         None => NO_INDEX,
@@ -208,6 +212,8 @@ mod tests {
             Locus::field(Element::Edge(4), "x-custom"),
             Locus::entry(Element::Carry(0), "x-other", 0),
             Locus::element(Element::Faithfulness),
+            Locus::entry(Element::Obligation(7), FieldKey::RealizedBy, 1),
+            Locus::field(Element::AcceptedDeviation(2), FieldKey::Reason),
             Locus::element(Element::Concurrency),
             Locus::element(Element::Walker),
             Locus::field(Element::Tool(1), FieldKey::AutonomyTools),

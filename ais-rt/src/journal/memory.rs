@@ -109,7 +109,8 @@ impl Journal for MemoryJournal {
                     check_same(&self.id, prior, &effect)?;
                     match (result, self.in_flight, effect.idempotency) {
                         (Some(v), _, _) => return Ok(v.clone()),
-                        (None, InFlight::MarkDone, _) => {
+                        (None, _, super::Idempotency::Retry) => {}
+                        (None, InFlight::MarkDone, super::Idempotency::Once) => {
                             s.effects
                                 .insert(effect.key.clone(), (effect, Some(Json::Null)));
                             return Ok(Json::Null);

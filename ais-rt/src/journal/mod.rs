@@ -24,8 +24,11 @@
 //! 2. **Intent before, result after.** A backend that can crash between the two (ours) records
 //!    the intent durably before polling the future. On a later `effect` for a key with an
 //!    intent and no result (the effect was in flight at a crash) it reruns the effect when its
-//!    idempotency is [`Idempotency::Retry`], or when the user chose [`InFlight::Retry`]; records
-//!    a `null` result when the user chose [`InFlight::MarkDone`]; and otherwise fails with
+//!    idempotency is [`Idempotency::Retry`] — a read, a model exchange, the work of a CODE step
+//!    (§4.3: a deterministic function of its operands), whatever the user chose —, or when the
+//!    user chose [`InFlight::Retry`]; records a `null` result when the user chose
+//!    [`InFlight::MarkDone`] (for an effect that may have changed the world: `--retry` and
+//!    `--mark-done` decide only those); and otherwise fails with
 //!    [`JournalError::InFlight`], which stops the run with status `interrupted` — never a
 //!    silent second run of an e-mail. An intent's only use is that decision, so a backend may
 //!    skip it for a [`Idempotency::Retry`] tool or MCP call (a read, or a tool declared
@@ -114,9 +117,9 @@ impl fmt::Display for EffectKey {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectKind {
-    /// A slot filled by the model (all its exchanges, repairs and tool rounds).
+    /// One exchange of a slot with its model (a slot's tool calls are effects of their own).
     Slot,
-    /// A model-owned ROUTE's choice.
+    /// One exchange of a model-owned ROUTE's choice.
     Choice,
     /// A tool call (a `command`, a Python body, a native or built-in tool).
     Tool,

@@ -156,6 +156,7 @@ impl Run {
                 );
                 sub.max_steps = self.max_steps.saturating_sub(self.steps);
                 sub.durable = self.call_durable();
+                sub.effects = self.effects.below(&format!("c{}", self.steps), 0);
                 sub.drive(0).await
             }
         };

@@ -1,30 +1,21 @@
 //! The machine's side of the journal seam ([`crate::journal`]): the step commit at each step
-//! boundary, the wrapper every effect goes through, and the rebuild of a run from its journal.
+//! boundary and the rebuild of a run from its journal (every effect goes through
+//! [`super::effects`]).
 //!
 //! With no journal none of this costs anything but a `None` test: the hot loop stays as it is.
 
 use super::carries::CarryFile;
+use super::effects::{Effects, journal_stop};
 use super::plan::{Prepared, Step};
 use super::{Run, Settings, Stop, Unrouted};
-use crate::journal::{
-    Effect, EffectKey, EffectKind, Idempotency, Journal, JournalError, Json, RunEnd, RunStart,
-    StepCommit, fold,
-};
-use crate::model::Usage;
-use crate::model::slot::{SlotError, SlotOutcome};
+use crate::journal::{Journal, JournalError, Json, RunEnd, RunStart, StepCommit, fold};
 use crate::report::{Fault, FaultKind, RunOutcome, RunUsage, Status};
-use crate::tools::{ToolError, ToolErrorKind};
 use ais_core::{Deviation, Value};
-use std::future::Future;
 use std::sync::Arc;
 
-/// A run's journal and what it changed since the last commit.
+/// What a journaled run changed since its last commit (the run's journal is its
+/// [`Effects`]'s).
 pub(crate) struct Durable {
-    pub journal: Arc<dyn Journal>,
-    /// The path of this run below the journaled run (empty for the run itself).
-    pub path: Arc<str>,
-    /// The next effect index within the current step.
-    pub seq: u32,
     /// Whether this run commits its steps (a CALL's sub-run journals only its effects: its
     /// step is the CALL, which commits in the calling run).
     pub commits: bool,
@@ -43,12 +34,9 @@ pub(crate) struct Durable {
 }
 
 impl Durable {
-    /// The durable state of a fresh run on `journal`.
-    pub(crate) fn new(journal: Arc<dyn Journal>, path: Arc<str>, commits: bool) -> Box<Durable> {
+    /// The durable state of a fresh run.
+    pub(crate) fn new(commits: bool) -> Box<Durable> {
         Box::new(Durable {
-            journal,
-            path,
-            seq: 0,
             commits,
             dirty: Vec::new(),
             loops: Vec::new(),
@@ -57,228 +45,6 @@ impl Durable {
             unrouted: false,
             branches: false,
         })
-    }
-}
-
-/// `base/seg`, or `seg` below the root.
-pub(crate) fn sub_path(base: &str, seg: &str) -> Arc<str> {
-    if base.is_empty() {
-        Arc::from(seg)
-    } else {
-        Arc::from(format!("{base}/{seg}"))
-    }
-}
-
-/// Where the effects of one step (of one path) draw their keys from.
-pub(crate) struct Scope {
-    pub journal: Arc<dyn Journal>,
-    pub step: u64,
-    pub path: Arc<str>,
-    pub seq: u32,
-}
-
-/// What an effect is, short of its key.
-pub(crate) struct Spec<'a> {
-    pub kind: EffectKind,
-    pub instruction: &'a str,
-    pub name: &'a str,
-    pub idempotency: Idempotency,
-    pub request: Option<String>,
-}
-
-/// A result the journal can keep: encoded to JSON when it runs, decoded when it is replayed.
-pub(crate) trait Record: Sized {
-    fn encode(&self) -> Json;
-    fn decode(json: Json) -> Result<Self, String>;
-}
-
-/// Runs `work` as an effect: with no scope, directly; else through the journal, which answers
-/// it from its record or runs it and records it. The live result is returned as it is (a slot's
-/// exchanges stay in its trace); a replayed one is decoded.
-pub(crate) async fn guard<T, F>(
-    scope: Option<&mut Scope>,
-    spec: Spec<'_>,
-    work: F,
-) -> Result<T, Stop>
-where
-    T: Record + Send,
-    F: Future<Output = T> + Send,
-{
-    let Some(scope) = scope else {
-        return Ok(work.await);
-    };
-    let key = EffectKey {
-        step: scope.step,
-        path: scope.path.to_string(),
-        index: scope.seq,
-    };
-    scope.seq += 1;
-    let effect = Effect {
-        key,
-        kind: spec.kind,
-        instruction: spec.instruction.to_owned(),
-        name: spec.name.to_owned(),
-        idempotency: spec.idempotency,
-        request: spec.request,
-    };
-    let mut live: Option<T> = None;
-    let slot = &mut live;
-    let fut = Box::pin(async move {
-        let t = work.await;
-        let json = t.encode();
-        *slot = Some(t);
-        json
-    });
-    // Named only when a replayed result does not decode (a root path's key allocates nothing).
-    let key = effect.key.clone();
-    let recorded = scope
-        .journal
-        .effect(effect, fut)
-        .await
-        .map_err(journal_stop)?;
-    match live {
-        Some(t) => Ok(t),
-        None => T::decode(recorded).map_err(|message| {
-            journal_stop(JournalError::Corrupt {
-                run: scope.journal.run_id().to_owned(),
-                row: format!("effect ({key})"),
-                message,
-            })
-        }),
-    }
-}
-
-/// A journal error as the stop it causes.
-pub(crate) fn journal_stop(e: JournalError) -> Stop {
-    let kind = match e {
-        JournalError::InFlight { .. } => FaultKind::EffectInFlight,
-        _ => FaultKind::Journal,
-    };
-    Stop::Fault(kind, e.to_string())
-}
-
-/// What the journal must know of a called tool beyond its name.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct ToolClass {
-    /// Declared idempotent.
-    pub idempotent: bool,
-    /// A read ([`super::plan::ToolStep::read`]).
-    pub read: bool,
-    /// Bound to an MCP server's tool.
-    pub mcp: bool,
-}
-
-/// How a tool call is journaled: an MCP call is kind `mcp`, a `write_file` an artifact, any
-/// other a tool. A read (a read-only built-in, a native `SENSE` tool, an MCP tool its server
-/// marks read-only), an artifact write and a tool declared idempotent may run again; any other
-/// call — an MCP call included — runs at most once unless the user says so.
-pub(crate) fn tool_spec<'a>(
-    instruction: &'a str,
-    name: &'a str,
-    class: ToolClass,
-    args: &crate::tools::ToolArgs,
-) -> Spec<'a> {
-    let retry = class.read || class.idempotent;
-    let (kind, idempotency) = match name {
-        _ if class.mcp => (
-            EffectKind::Mcp,
-            if retry {
-                Idempotency::Retry
-            } else {
-                Idempotency::Once
-            },
-        ),
-        "write_file" => (EffectKind::Artifact, Idempotency::Retry),
-        "read_file" | "list_dir" | "glob_files" | "grep" => (EffectKind::Tool, Idempotency::Retry),
-        _ if retry => (EffectKind::Tool, Idempotency::Retry),
-        _ => (EffectKind::Tool, Idempotency::Once),
-    };
-    let request: serde_json::Map<String, Json> = args
-        .params
-        .iter()
-        .map(|(k, v)| (k.clone(), v.to_json()))
-        .collect();
-    Spec {
-        kind,
-        instruction,
-        name,
-        idempotency,
-        request: Some(crate::journal::request::tool(&request)),
-    }
-}
-
-/// How a slot (or a model-owned ROUTE's choice) is journaled: a model exchange may be asked
-/// again (it costs tokens, not an effect in the world), keyed by a hash of its request.
-pub(crate) fn slot_spec<'a>(
-    kind: EffectKind,
-    step: &'a Step,
-    request: &crate::model::SlotRequest,
-) -> Spec<'a> {
-    Spec {
-        kind,
-        instruction: &step.id,
-        name: &step.id,
-        idempotency: Idempotency::Retry,
-        request: Some(crate::journal::request::slot(request)),
-    }
-}
-
-fn kind_name(k: ToolErrorKind) -> &'static str {
-    match k {
-        ToolErrorKind::Failed => "failed",
-        ToolErrorKind::Timeout => "timeout",
-        ToolErrorKind::OutputLimit => "output_limit",
-        ToolErrorKind::PathEscape => "path_escape",
-        ToolErrorKind::BadArguments => "bad_arguments",
-        ToolErrorKind::Io => "io",
-        ToolErrorKind::NotFound => "not_found",
-    }
-}
-
-impl Record for Result<Value, ToolError> {
-    fn encode(&self) -> Json {
-        match self {
-            Ok(v) => serde_json::json!({"ok": v.to_json()}),
-            Err(e) => {
-                serde_json::json!({"err": {"kind": kind_name(e.kind), "message": e.message, "output": e.output}})
-            }
-        }
-    }
-
-    fn decode(json: Json) -> Result<Self, String> {
-        // A `null` result: the user marked the in-flight call done (`--mark-done`).
-        if json.is_null() {
-            return Ok(Ok(Value::Null));
-        }
-        if let Some(v) = json.get("ok") {
-            return Ok(Ok(Value::from_json(v)));
-        }
-        let e = json
-            .get("err")
-            .ok_or("its result is neither `ok` nor `err`")?;
-        let text = |k: &str| {
-            e.get(k)
-                .and_then(Json::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let kind = [
-            ToolErrorKind::Failed,
-            ToolErrorKind::Timeout,
-            ToolErrorKind::OutputLimit,
-            ToolErrorKind::PathEscape,
-            ToolErrorKind::BadArguments,
-            ToolErrorKind::Io,
-            ToolErrorKind::NotFound,
-        ]
-        .into_iter()
-        .find(|k| kind_name(*k) == text("kind"))
-        .ok_or_else(|| format!("its error kind `{}` is none this build knows", text("kind")))?;
-        Ok(Err(ToolError {
-            kind,
-            message: text("message"),
-            output: text("output"),
-        }))
     }
 }
 
@@ -295,109 +61,11 @@ fn step_time(started: std::time::Instant) -> (u64, u64) {
     )
 }
 
-/// The most exchanges of one slot the journal keeps (a slot's repair and tool rounds are
-/// bounded; this bounds the journal's row whatever the limits).
-pub(crate) const KEPT_EXCHANGES: usize = 32;
-
-/// The longest string of a kept exchange, in bytes; longer ones are cut as the trace cuts them
-/// ([`crate::trace::bound_values`]).
-pub(crate) const KEPT_EXCHANGE_BYTES: usize = 16 * 1024;
-
-/// The scrubber of the journal's kept exchanges: this process's secrets, read once.
-static SCRUB: std::sync::LazyLock<crate::trace::Scrubber> =
-    std::sync::LazyLock::new(crate::trace::Scrubber::from_env);
-
-/// A slot's outcome as the journal keeps it: the value (or the error), the usage, how many
-/// exchanges it took (what a scripted model must skip on resume), and the exchanges themselves
-/// for the report — at most [`KEPT_EXCHANGES`], each string at most [`KEPT_EXCHANGE_BYTES`],
-/// secrets scrubbed as the trace scrubs them.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub(crate) struct SlotRecord {
-    pub value: Result<Json, String>,
-    pub usage: Usage,
-    pub exchanges: usize,
-    pub repairs: u32,
-    pub tool_rounds: u32,
-    /// The kept exchanges: `{request, response}` each.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub log: Vec<Json>,
-}
-
-/// A slot's exchanges as the journal keeps them (see [`SlotRecord`]).
-fn kept_exchanges(exchanges: &[crate::model::Exchange]) -> Vec<Json> {
-    exchanges
-        .iter()
-        .take(KEPT_EXCHANGES)
-        .map(|x| {
-            let mut v = serde_json::json!({"request": x.request, "response": x.response});
-            SCRUB.scrub(&mut v);
-            crate::trace::bound_values(&mut v, KEPT_EXCHANGE_BYTES);
-            v
-        })
-        .collect()
-}
-
-impl Record for SlotOutcome {
-    fn encode(&self) -> Json {
-        serde_json::to_value(SlotRecord {
-            value: self.value.clone().map_err(|e| e.message),
-            usage: self.usage,
-            exchanges: self.exchanges.len(),
-            repairs: self.repairs,
-            tool_rounds: self.tool_rounds,
-            log: kept_exchanges(&self.exchanges),
-        })
-        .unwrap_or(Json::Null)
-    }
-
-    fn decode(json: Json) -> Result<Self, String> {
-        let r: SlotRecord =
-            serde_json::from_value(json).map_err(|e| format!("it is no slot's record ({e})"))?;
-        Ok(SlotOutcome {
-            value: r.value.map_err(SlotError::invalid),
-            usage: r.usage,
-            exchanges: Vec::new(),
-            repairs: r.repairs,
-            tool_rounds: r.tool_rounds,
-        })
-    }
-}
-
 impl Run {
-    /// The scope of the current step's effects (`None` without a journal).
-    pub(crate) fn scope(&mut self) -> Option<Scope> {
-        let d = self.durable.as_deref()?;
-        Some(Scope {
-            journal: d.journal.clone(),
-            step: self.steps,
-            path: d.path.clone(),
-            seq: d.seq,
-        })
-    }
-
-    /// Hands a scope's next index back to the run.
-    pub(crate) fn unscope(&mut self, scope: Option<Scope>) {
-        if let (Some(d), Some(s)) = (self.durable.as_deref_mut(), scope) {
-            d.seq = s.seq;
-        }
-    }
-
-    /// The scope of sibling `i` of the current step's SPAWN.
-    pub(crate) fn sibling_scope(&self, i: usize) -> Option<Scope> {
-        let d = self.durable.as_deref()?;
-        Some(Scope {
-            journal: d.journal.clone(),
-            step: self.steps,
-            path: sub_path(&d.path, &format!("s{i}")),
-            seq: 0,
-        })
-    }
-
-    /// A CALL sub-run's durable state: its effects journaled below this step, no commits.
+    /// A CALL sub-run's durable state (its effects are journaled below this step, as
+    /// [`Effects::below`] keys them): no commits.
     pub(crate) fn call_durable(&self) -> Option<Box<Durable>> {
-        let d = self.durable.as_deref()?;
-        let path = sub_path(&d.path, &format!("c{}", self.steps));
-        Some(Durable::new(d.journal.clone(), path, false))
+        self.durable.as_ref().map(|_| Durable::new(false))
     }
 
     /// Notes a carry written outside [`Run::set`] (a LOOP's counter).
@@ -422,11 +90,10 @@ impl Run {
         next: usize,
         started: Option<std::time::Instant>,
     ) -> Result<(), Stop> {
-        let Some(d) = self.durable.as_deref_mut() else {
+        let (Some(d), Some(journal)) = (self.durable.as_deref_mut(), self.effects.journal()) else {
             return Ok(());
         };
-        let pure = d.seq == 0 && d.supplied.is_empty() && is_pure(step);
-        d.seq = 0;
+        let pure = self.effects.keyed() == 0 && d.supplied.is_empty() && is_pure(step);
         if !d.commits {
             d.dirty.clear();
             d.loops.clear();
@@ -465,9 +132,9 @@ impl Run {
         };
         d.deviations = self.deviations.len();
         let done = if pure {
-            d.journal.commit_pure(&commit).await
+            journal.commit_pure(&commit).await
         } else {
-            d.journal.commit(&commit).await
+            journal.commit(&commit).await
         };
         done.map_err(journal_stop)
     }
@@ -537,7 +204,7 @@ pub(super) fn refused(
         pause: None,
         steps: 0,
         usage: RunUsage::default(),
-        scripted: settings.model.as_ref().is_some_and(|m| m.is_scripted()),
+        scripted: settings.models.is_scripted(),
     }
 }
 
@@ -578,7 +245,8 @@ pub(crate) fn fresh(
     journal: Arc<dyn Journal>,
 ) -> Run {
     let mut run = Run::new(settings, prep, task, values, 0);
-    run.durable = Some(Durable::new(journal, Arc::from(""), true));
+    run.durable = Some(Durable::new(true));
+    run.effects = Effects::journaled(journal);
     run
 }
 
@@ -660,7 +328,8 @@ async fn rebuild(
                 return Err(corrupt(&id, "runs row (its pause record)".into(), m));
             }
         };
-        let mut d = Durable::new(journal, Arc::from(""), true);
+        let mut d = Durable::new(true);
+        run.effects = Effects::journaled(journal);
         d.deviations = folded.deviations.len();
         d.unrouted = folded
             .unrouted
@@ -742,8 +411,10 @@ async fn rebuild(
         completion_tokens: c,
         cached_tokens: k,
         slots: s,
+        ..RunUsage::default()
     };
-    let mut d = Durable::new(journal, Arc::from(""), true);
+    let mut d = Durable::new(true);
+    run.effects = Effects::journaled(journal);
     d.deviations = run.deviations.len();
     d.unrouted = !run.unrouted.is_empty();
     d.branches = !run.branches.is_empty();

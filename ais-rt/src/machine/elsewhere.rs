@@ -3,7 +3,7 @@
 //! order) and the running side ([`run_job`], behind `Runtime::run_sibling`).
 
 use super::carries::CarryFile;
-use super::durable::{Scope, journal_stop};
+use super::effects::{Effects, journal_stop};
 use super::plan::{Prepared, SpawnCtl, Step};
 use super::spawn::{Ran, Sibling, SiblingResult, Waiting};
 use super::{Answer, Run, Settings, Stop};
@@ -29,10 +29,11 @@ impl Run {
     /// under the output root, [`stage_dir`](crate::stage_dir)) before it returns the outcome,
     /// so the SPAWN applies them as it applies siblings staged in process.
     pub(super) fn runner(&self) -> Option<Runner<'_>> {
-        let d = self.durable.as_deref().filter(|d| d.commits)?;
+        self.durable.as_deref().filter(|d| d.commits)?;
+        let journal = self.effects.journal()?;
         Some(Runner {
-            journal: &*d.journal,
-            offload: d.journal.offload()?,
+            journal: &**journal,
+            offload: journal.offload()?,
         })
     }
 
@@ -199,12 +200,7 @@ pub(crate) async fn run_job(
             value: Value::from_json(&v),
             tool,
         }),
-        scope: journal.map(|journal| Scope {
-            journal,
-            step: job.at_step,
-            path: Arc::from(format!("s{}", job.index)),
-            seq: 0,
-        }),
+        effects: Effects::sibling(journal, job.index, job.at_step),
     };
     outcome(sibling.run().await)
 }

@@ -2,6 +2,7 @@
 //! write-out of a tool-less ACT and the execution of a produced program (§4.2.2, §4.1).
 
 use super::carries::{self, Lookup};
+use super::effects::{Effects, ToolClass, tool_spec};
 use super::plan::{Arg, ArgSource, Step, ToolStep};
 use super::{Run, Stop};
 use crate::report::FaultKind;
@@ -145,11 +146,11 @@ pub(crate) fn bind_args<C: Lookup + ?Sized>(
 }
 
 /// What a pipeline reports to and resumes from: the trace notes (when tracing), the answer of
-/// the `ask_user` call it resumes at, the journal scope of its calls (when journaled).
+/// the `ask_user` call it resumes at, the effects its calls go through.
 pub(crate) struct Hooks<'h> {
     pub trace: Option<&'h mut super::StepNotes>,
     pub answer: &'h mut Option<super::Answer>,
-    pub scope: Option<&'h mut super::durable::Scope>,
+    pub effects: &'h Effects,
 }
 
 /// Runs a pipeline (§5.4): each tool in order over the shared workspace; the last result is
@@ -168,18 +169,16 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
     let Hooks {
         mut trace,
         answer,
-        mut scope,
+        effects,
     } = hooks;
     let mut last = Ok((Value::Null, &Return::None));
     let start = answer.as_ref().map_or(0, |a| a.tool);
-    // Resumed at its `ask_user` call: each call before it took one journal key.
-    if let Some(s) = scope.as_deref_mut() {
-        s.seq += start as u32;
-    }
+    // Resumed at its `ask_user` call: each call before it took one effect index.
+    effects.skip(start);
     for (k, call) in calls.iter().enumerate().skip(start) {
         let mut args = bind_args(step, call, carries, task)?;
         if step.access == Access::Write
-            && !call.mcp
+            && !call.class.mcp
             && let Err(e) = confine_paths(
                 &call.name,
                 &mut args,
@@ -193,20 +192,17 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
             if let Some(a) = answer.take() {
                 // The human's answer is the call's result, journaled as one: a replay gives
                 // it back.
-                let given = match scope.as_deref_mut() {
-                    Some(s) => {
-                        let class = super::durable::ToolClass {
-                            idempotent: true,
-                            ..Default::default()
-                        };
-                        let spec = super::durable::tool_spec(&step.id, &call.name, class, &args);
-                        super::durable::guard(Some(s), spec, async {
-                            Ok::<Value, ToolError>(a.value)
-                        })
-                        .await?
-                    }
-                    None => Ok(a.value),
+                let class = ToolClass {
+                    idempotent: true,
+                    ..Default::default()
                 };
+                let given = effects
+                    .run(
+                        a.value,
+                        |_| tool_spec(&step.id, &call.name, class, &args),
+                        |v| async { Ok::<Value, ToolError>(v) },
+                    )
+                    .await?;
                 match given {
                     Ok(v) => last = Ok((v, &call.ret)),
                     Err(e) => return Ok(Err(e)),
@@ -251,21 +247,20 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
         }
-        let spec = scope.as_ref().map(|_| {
-            let class = super::durable::ToolClass {
-                idempotent: call.idempotent,
-                read: call.read,
-                mcp: call.mcp,
-            };
-            super::durable::tool_spec(&step.id, &call.name, class, &args)
-        });
-        let called = match (scope.as_deref_mut(), spec) {
-            // The call is made inside the future: a replayed effect never calls the tool.
-            (Some(s), Some(spec)) => {
-                super::durable::guard(Some(s), spec, async { imp.call(args, ctx).await }).await?
-            }
-            _ => imp.call(args, ctx).await,
+        // A CODE step's work is a deterministic function of its operands (§4.3): in flight
+        // at a crash, it simply runs again.
+        let class = ToolClass {
+            idempotent: call.class.idempotent || step.opcode == ais_core::Opcode::Code,
+            ..call.class
         };
+        // The call is made inside the future: a replayed effect never calls the tool.
+        let called = effects
+            .run(
+                args,
+                |args| tool_spec(&step.id, &call.name, class, args),
+                |args| imp.call(args, ctx),
+            )
+            .await?;
         match called {
             Ok(v) => last = Ok((v, &call.ret)),
             Err(e) => return Ok(Err(e)),
@@ -279,7 +274,7 @@ impl Run {
     pub(crate) async fn run_tools(&mut self, step: &Step, calls: &[ToolStep]) -> Result<(), Stop> {
         let ctx = self.ctx();
         let mut answer = self.answer.take();
-        let mut scope = self.scope();
+        let effects = self.effects.clone();
         let notes = if self.tracing {
             Some(&mut self.notes)
         } else {
@@ -294,11 +289,10 @@ impl Run {
             Hooks {
                 trace: notes,
                 answer: &mut answer,
-                scope: scope.as_mut(),
+                effects: &effects,
             },
         )
         .await;
-        self.unscope(scope);
         match ran? {
             Ok((v, ret)) => {
                 let v = self.wrap_outcome(step, v);
@@ -496,15 +490,13 @@ impl Run {
         }
         let ctx = self.ctx();
         let args = ToolArgs { params };
-        if self.durable.is_none() {
-            return Ok(tool.call(args, &ctx).await);
-        }
-        let spec = super::durable::tool_spec(&step.id, name, Default::default(), &args);
-        let mut scope = self.scope();
-        let work = async { tool.call(args, &ctx).await };
-        let result = super::durable::guard(scope.as_mut(), spec, work).await;
-        self.unscope(scope);
-        result
+        self.effects
+            .run(
+                args,
+                |args| tool_spec(&step.id, name, ToolClass::default(), args),
+                |args| tool.call(args, &ctx),
+            )
+            .await
     }
 }
 

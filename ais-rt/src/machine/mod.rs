@@ -15,6 +15,7 @@
 mod call;
 pub(crate) mod carries;
 pub(crate) mod durable;
+pub(crate) mod effects;
 pub(crate) mod elsewhere;
 mod exec;
 mod multi;
@@ -25,7 +26,7 @@ mod slot;
 pub(crate) mod spawn;
 mod stall;
 
-use crate::model::Model;
+use crate::model::Models;
 use crate::report::{Fault, FaultKind, RunOutcome, RunUsage, Status};
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
 use crate::trace::{SlotTrace, StepEvent, TraceSink};
@@ -42,7 +43,8 @@ use std::time::Instant;
 
 /// The runtime's settings, shared by every run (and every SPAWN sibling and CALL sub-run).
 pub(crate) struct Settings {
-    pub model: Option<Arc<dyn Model>>,
+    /// The models: tiers and the default chain (merge hazard: was `model`).
+    pub models: Models,
     pub tools: ToolRegistry,
     pub out_dir: PathBuf,
     pub max_steps: u64,
@@ -141,8 +143,10 @@ pub(crate) struct Run {
     pub spawn_pending: Option<spawn::Pending>,
     /// The context of the run's own tool calls (built once).
     pub tool_ctx: ToolContext,
-    /// The run's journal and what the current step changed (`None`: not journaled).
+    /// What the current step changed since the last commit (`None`: not journaled).
     pub durable: Option<Box<durable::Durable>>,
+    /// Where every effect of the run goes through: its journal, or straight through.
+    pub effects: Arc<effects::Effects>,
     /// A failure that no guard or LOOP verdict of the program can ever test happened in the
     /// current step: the run stops after it (fail closed, §10.2).
     pub closed: bool,
@@ -231,6 +235,7 @@ impl Run {
             answer: None,
             spawn_pending: None,
             durable: None,
+            effects: effects::Effects::direct(),
             closed: false,
             stall: stall::Stall::default(),
         }
@@ -275,11 +280,7 @@ impl Run {
             pause: None,
             steps: self.steps,
             usage: self.usage,
-            scripted: self
-                .settings
-                .model
-                .as_ref()
-                .is_some_and(|m| m.is_scripted()),
+            scripted: self.settings.models.is_scripted(),
         }
     }
 
@@ -299,8 +300,8 @@ impl Run {
     /// Runs from step `cursor` until a TERMINAL, a fault, a pause or the end of the graph; a
     /// journaled run records how it ended.
     pub(crate) async fn drive(self, cursor: usize) -> RunOutcome {
-        let journal = match self.durable.as_deref() {
-            Some(d) if d.commits => d.journal.clone(),
+        let journal = match (self.durable.as_deref(), self.effects.journal()) {
+            (Some(d), Some(j)) if d.commits => j.clone(),
             _ => return self.drive_steps(cursor).await,
         };
         let out = Box::pin(self.drive_steps(cursor)).await;
@@ -337,6 +338,7 @@ impl Run {
                 );
             }
             self.steps += 1;
+            self.effects.begin(self.steps);
             if let Some(p) = self.settings.pulse.as_ref().filter(|_| self.depth == 0) {
                 p.beat(self.steps, cursor);
             }

@@ -124,7 +124,7 @@ impl Run {
             .durable
             .as_deref()
             .filter(|d| d.commits)
-            .map(|d| d.journal.clone());
+            .and(self.effects.journal().cloned());
         let handle_path = match &journal {
             Some(_) => None,
             None => match write_handle(&self.settings.out_dir, &step.id, &handle) {
@@ -393,6 +393,7 @@ fn restore(
         completion_tokens: h.usage.1,
         cached_tokens: h.usage.2,
         slots: h.usage.3,
+        ..RunUsage::default()
     };
     run.loop_counts = h.loop_counts;
     run.branches = h.branches;

@@ -5,6 +5,7 @@
 //! here is redone per step.
 
 use super::carries::{self, Names};
+use super::effects::ToolClass;
 use crate::tools::{Tool, ToolRegistry};
 use ais_core::bind::{self, Access, BindSource, ProgramIndex, SlotOperand};
 use ais_core::expr::Compiled;
@@ -48,17 +49,9 @@ pub(crate) struct ToolStep {
     pub ret: Return,
     /// The built-in `ask_user`: the machine pauses for a human instead of calling a tool.
     pub ask_user: bool,
-    /// Declared `idempotent: true` (an AG-IR field the spec does not define, kept as the
-    /// reader keeps unknown fields): a call in flight at a crash may simply run again.
-    pub idempotent: bool,
-    /// Bound to an MCP server's tool: its paths name places in the server's own namespace,
-    /// which the server confines to its allowed directories, not places under the output root.
-    pub mcp: bool,
-    /// A read, for the journal (`durable::tool_spec`): a native tool on a `SENSE` surface
-    /// (§5.4: `SENSE` is for reads), or a tool registered read-only (an MCP tool its server
-    /// marks `readOnlyHint`). A `command` or Python tool is never one: a process may do
-    /// anything, whatever its surface says.
-    pub read: bool,
+    /// What the journal must know of it: declared idempotent, a read, bound to an MCP server
+    /// ([`tool_class`]).
+    pub class: ToolClass,
 }
 
 /// What a step runs.
@@ -120,6 +113,8 @@ pub(crate) struct Step {
     pub id: String,
     pub opcode: Opcode,
     pub model: bool,
+    /// The model tier its slot names (`model:`); none: the run's default.
+    pub tier: Option<String>,
     pub line: Option<usize>,
     pub work: Work,
     pub control: Control,
@@ -477,6 +472,7 @@ impl Resolver<'_> {
             id: n.id.clone(),
             opcode: n.opcode.clone(),
             model,
+            tier: n.model.clone(),
             line,
             spawn: match &ls.executor {
                 Executor::Spawn(sp) => Some(Box::new(spawn_ctl(sp, self.names, &ls, &self.reach))),
@@ -657,24 +653,45 @@ pub(crate) fn tool_step(
         .collect();
     let imp = registry.lookup(&call.tool, declared);
     let ask_user = call.tool == lower::builtins::ASK_USER && imp.is_none();
-    let idempotent = declared.is_some_and(|t| {
-        t.extra
-            .iter()
-            .any(|(k, v)| k == "idempotent" && matches!(v, ais_core::Value::Bool(true)))
-    }) || registry.is_idempotent(&call.tool);
-    let mcp = declared.is_some_and(|t| t.mcp.is_some());
-    let sense = declared.is_some_and(|t| t.surface == Some(ais_core::ToolSurface::Sense));
-    let read =
-        registry.is_read_only(&call.tool) || (!mcp && sense && registry.is_native(&call.tool));
     ToolStep {
         name: call.tool.clone(),
         args,
         imp,
         ret: call.signature.ret.resolved(program),
         ask_user,
+        class: tool_class(&call.tool, declared, registry),
+    }
+}
+
+/// What the journal must know of tool `name` (declared as `declared`, when it is) beyond its
+/// name, for a DU call and a call a model makes inside a slot alike:
+///
+/// - **idempotent**: declared `idempotent: true` (an AG-IR field the spec does not define,
+///   kept as the reader keeps unknown fields) or registered so: a call in flight at a crash
+///   may simply run again;
+/// - **mcp**: bound to an MCP server's tool — its paths name places in the server's own
+///   namespace, which the server confines to its allowed directories, not places under the
+///   output root;
+/// - **read**: a native tool on a `SENSE` surface (§5.4: `SENSE` is for reads), or a tool
+///   registered read-only (an MCP tool its server marks `readOnlyHint`). A `command` or
+///   Python tool is never one: a process may do anything, whatever its surface says.
+pub(crate) fn tool_class(
+    name: &str,
+    declared: Option<&ais_core::Tool>,
+    registry: &ToolRegistry,
+) -> ToolClass {
+    let idempotent = declared.is_some_and(|t| {
+        t.extra
+            .iter()
+            .any(|(k, v)| k == "idempotent" && matches!(v, ais_core::Value::Bool(true)))
+    }) || registry.is_idempotent(name);
+    let mcp = declared.is_some_and(|t| t.mcp.is_some());
+    let sense = declared.is_some_and(|t| t.surface == Some(ais_core::ToolSurface::Sense));
+    let read = registry.is_read_only(name) || (!mcp && sense && registry.is_native(name));
+    ToolClass {
         idempotent,
-        mcp,
         read,
+        mcp,
     }
 }
 

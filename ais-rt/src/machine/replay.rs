@@ -34,7 +34,7 @@ impl Model for Offline {
 /// `settings` with the offline model.
 fn offline(s: &Settings) -> Settings {
     Settings {
-        model: Some(Arc::new(Offline)),
+        models: s.models.all_to(Arc::new(Offline)),
         tools: s.tools.clone(),
         out_dir: s.out_dir.clone(),
         max_steps: s.max_steps,

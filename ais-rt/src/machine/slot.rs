@@ -3,12 +3,17 @@
 //! tool surface), filled through `model::slot::fill`; an SU ROUTE's choice among its edges.
 
 use super::carries::{CarryFile, Lookup};
+use super::effects::{Effects, exchange_spec, tool_spec};
 use super::exec::text_of;
 use super::plan::{Prepared, Step};
 use super::{Flow, Run, Settings, Stop};
-use crate::model::schema::SlotSchema;
+use crate::journal::EffectKind;
+use crate::model::schema::{Compiled, SlotSchema};
 use crate::model::slot::{self, SlotOptions, SlotOutcome, SlotToolFuture, SlotTools};
-use crate::model::{Model, Operand, SlotRequest, ToolSpec};
+use crate::model::tiers::Link;
+use crate::model::{
+    Chain, Model, ModelError, ModelErrorKind, ModelFuture, Operand, SlotRequest, ToolSpec,
+};
 use crate::report::FaultKind;
 use crate::tools::{ToolArgs, ToolContext};
 use crate::trace::SlotTrace;
@@ -16,7 +21,7 @@ use ais_core::bind::SlotOperand;
 use ais_core::sig::Return;
 use ais_core::{Opcode, Type, TypeKind, Value};
 use indexmap::IndexMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The operands of a slot: each read carry (its type, its doc, its value), the folded
 /// context operand as a map.
@@ -126,14 +131,142 @@ fn tool_specs(prep: &Prepared, names: &[String]) -> Vec<ToolSpec> {
         .collect()
 }
 
-/// The slot's reach into the Deterministic Unit: only the tools its `autonomy.tools` names,
+/// The slot's reach into the Deterministic Unit — only the tools its `autonomy.tools` names,
 /// each bound from the model's (untrusted) arguments by parameter name and run like any DU
-/// call; a failure comes back as `{ok: false, error, output}`.
+/// call, a failure coming back as `{ok: false, error, output}` — and its seam: each exchange
+/// with the model and each tool call the model makes is an effect of its own
+/// ([`Effects::run`]), so a resume continues a slot mid-conversation, asking the model nothing
+/// it answered and running none of its tools again (an ACT or a tool of unknown surface runs at
+/// most once; a read may run again).
 pub(crate) struct SlotReach {
-    pub settings: Arc<Settings>,
-    pub prep: Arc<Prepared>,
-    pub allowed: Vec<String>,
-    pub ctx: ToolContext,
+    settings: Arc<Settings>,
+    prep: Arc<Prepared>,
+    instruction: String,
+    allowed: Vec<String>,
+    ctx: ToolContext,
+    seam: Arc<Seam>,
+}
+
+/// What a slot's exchanges and tool calls share: the effects they go through, and the first
+/// stop the journal gave among them (an effect in flight that may not run again, a corrupt
+/// row). Once stopped, the slot asks and runs nothing more, and the run stops with it.
+struct Seam {
+    effects: Arc<Effects>,
+    kind: EffectKind,
+    stopped: Mutex<Option<Stop>>,
+}
+
+impl Seam {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Stop>> {
+        self.stopped.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn is_stopped(&self) -> bool {
+        self.lock().is_some()
+    }
+
+    /// Keeps the first stop.
+    fn stop(&self, stop: Stop) {
+        self.lock().get_or_insert(stop);
+    }
+}
+
+/// What a slot's exchange or tool call answers once the journal stopped the slot.
+const STOPPED: &str = "not run: the journal stopped this slot";
+
+/// A slot's model behind its seam: each exchange is an effect.
+struct Journaled {
+    model: Arc<dyn Model>,
+    seam: Arc<Seam>,
+}
+
+impl Model for Journaled {
+    fn name(&self) -> &str {
+        self.model.name()
+    }
+
+    fn is_scripted(&self) -> bool {
+        self.model.is_scripted()
+    }
+
+    fn complete<'a>(&'a self, request: &'a SlotRequest) -> ModelFuture<'a> {
+        Box::pin(async move {
+            let stopped = || Err(ModelError::new(ModelErrorKind::Protocol, STOPPED));
+            if self.seam.is_stopped() {
+                return stopped();
+            }
+            let kind = self.seam.kind;
+            let asked = self
+                .seam
+                .effects
+                .run(
+                    request,
+                    |r| exchange_spec(kind, r),
+                    |r| self.model.complete(r),
+                )
+                .await;
+            asked.unwrap_or_else(|stop| {
+                self.seam.stop(stop);
+                stopped()
+            })
+        })
+    }
+}
+
+impl SlotReach {
+    /// The reach of `step`'s slot (of `kind`: a slot, or an SU ROUTE's choice), its tools run
+    /// in `ctx`, its effects through `effects`.
+    pub(crate) fn new(
+        settings: &Arc<Settings>,
+        prep: &Arc<Prepared>,
+        step: &Step,
+        ctx: ToolContext,
+        effects: &Arc<Effects>,
+        kind: EffectKind,
+    ) -> SlotReach {
+        SlotReach {
+            settings: settings.clone(),
+            prep: prep.clone(),
+            instruction: step.id.clone(),
+            allowed: step.autonomy.clone(),
+            ctx,
+            seam: Arc::new(Seam {
+                effects: effects.clone(),
+                kind,
+                stopped: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Fills the slot of `request` with `model` through this reach ([`slot::fill`]); the
+    /// journal's stop, when it gave one, stops the run.
+    pub(crate) async fn fill(
+        &self,
+        chain: &Chain,
+        request: SlotRequest,
+        options: &SlotOptions,
+        compiled: &Result<Compiled, String>,
+    ) -> Result<SlotOutcome, Stop> {
+        // Every model of the chain asks through the seam: a failover's exchanges are journaled
+        // like the first model's, so a resume replays the same failovers without asking.
+        let links = chain
+            .links()
+            .iter()
+            .map(|link| Link {
+                model: Arc::new(Journaled {
+                    model: link.model.clone(),
+                    seam: self.seam.clone(),
+                }) as Arc<dyn Model>,
+                price: link.price,
+            })
+            .collect();
+        let journaled = Chain::new(chain.name().to_owned(), links);
+        let out = slot::fill_chain_compiled(&journaled, request, self, options, compiled).await;
+        match self.seam.lock().take() {
+            Some(stop) => Err(stop),
+            None => Ok(out),
+        }
+    }
 }
 
 impl SlotTools for SlotReach {
@@ -141,6 +274,9 @@ impl SlotTools for SlotReach {
         Box::pin(async move {
             let err =
                 |error: String| serde_json::json!({"ok": false, "error": error, "output": ""});
+            if self.seam.is_stopped() {
+                return err(STOPPED.to_owned());
+            }
             if !self.allowed.iter().any(|a| a == name) {
                 return err(format!(
                     "tool `{name}` is not in this slot's autonomy.tools ({})",
@@ -198,9 +334,25 @@ impl SlotTools for SlotReach {
                     return serde_json::json!({"ok": false, "error": e.message, "output": ""});
                 }
             }
-            match imp.call(args, &self.ctx).await {
-                Ok(v) => v.to_json(),
-                Err(e) => serde_json::json!({"ok": false, "error": e.message, "output": e.output}),
+            let class = super::plan::tool_class(name, declared, &self.settings.tools);
+            let called = self
+                .seam
+                .effects
+                .run(
+                    args,
+                    |args| tool_spec(&self.instruction, name, class, args),
+                    |args| imp.call(args, &self.ctx),
+                )
+                .await;
+            match called {
+                Ok(Ok(v)) => v.to_json(),
+                Ok(Err(e)) => {
+                    serde_json::json!({"ok": false, "error": e.message, "output": e.output})
+                }
+                Err(stop) => {
+                    self.seam.stop(stop);
+                    err(STOPPED.to_owned())
+                }
             }
         })
     }
@@ -222,48 +374,44 @@ fn prior(step: &Step, carries: &CarryFile) -> Option<serde_json::Value> {
 }
 
 impl Run {
-    /// The model, or the fault that says how to name one.
-    pub(crate) fn model(&self, step: &Step) -> Result<Arc<dyn Model>, Stop> {
-        self.settings.model.clone().ok_or_else(|| {
-            Stop::Fault(
-                FaultKind::NotRunnable,
-                format!("`{}` is a model slot and this run has no model; name one with `--model SPEC` (e.g. `--model scripted:responses.json`)", step.id),
-            )
-        })
+    /// The models that fill `step`'s slot (its tier's chain, else the default), or the fault
+    /// that says how to name them.
+    pub(crate) fn chain(&self, step: &Step) -> Result<Arc<Chain>, Stop> {
+        self.settings
+            .models
+            .for_slot(step.tier.as_deref())
+            .map_err(|why| {
+                Stop::Fault(
+                    FaultKind::NotRunnable,
+                    format!("the model slot `{}` cannot be filled: {why}", step.id),
+                )
+            })
     }
 
-    pub(crate) fn reach(&self, step: &Step, ctx: ToolContext) -> SlotReach {
-        SlotReach {
-            settings: self.settings.clone(),
-            prep: self.prep.clone(),
-            allowed: step.autonomy.clone(),
-            ctx,
-        }
+    /// The reach of `step`'s slot of `kind`, run by the run itself.
+    pub(crate) fn reach(&self, step: &Step, kind: EffectKind) -> SlotReach {
+        SlotReach::new(
+            &self.settings,
+            &self.prep,
+            step,
+            self.ctx(),
+            &self.effects,
+            kind,
+        )
     }
 
     /// Counts a slot's usage and notes it for the trace.
-    pub(crate) fn account(&mut self, model: &dyn Model, outcome: &SlotOutcome) {
-        self.usage.prompt_tokens += outcome.usage.prompt_tokens;
-        self.usage.completion_tokens += outcome.usage.completion_tokens;
-        self.usage.cached_tokens += outcome.usage.cached_tokens.unwrap_or(0);
-        self.usage.slots += 1;
+    pub(crate) fn account(&mut self, outcome: &SlotOutcome) {
+        self.usage.add_slot(outcome);
         if self.tracing {
-            self.notes.slot = Some(SlotTrace {
-                model: model.name().to_owned(),
-                scripted: model.is_scripted(),
-                exchanges: outcome.exchanges.clone(),
-                parsed: outcome.value.as_ref().ok().cloned(),
-                repairs: outcome.repairs,
-                tool_rounds: outcome.tool_rounds,
-                usage: outcome.usage,
-            });
+            self.notes.slot = Some(SlotTrace::of(outcome));
         }
     }
 
     /// Fills a step's slot and writes its value back; a slot that yields no valid value is an
     /// error value.
     pub(crate) async fn slot(&mut self, step: &Step, ops: &[SlotOperand]) -> Result<(), Stop> {
-        let model = self.model(step)?;
+        let chain = self.chain(step)?;
         let ty = step.result.clone().unwrap_or(Type::Str);
         let (request, schema) = request(&self.prep, step, ops, &self.carries, &ty);
         if self.tracing {
@@ -278,18 +426,11 @@ impl Run {
             max_answer_bytes: self.settings.max_answer_bytes,
             ..SlotOptions::default()
         };
-        let reach = self.reach(step, self.ctx());
-        let spec = super::durable::slot_spec(crate::journal::EffectKind::Slot, step, &request);
-        let mut scope = self.scope();
-        let outcome = super::durable::guard(
-            scope.as_mut(),
-            spec,
-            slot::fill_compiled(model.as_ref(), request, &reach, &options, &schema.compiled),
-        )
-        .await;
-        self.unscope(scope);
-        let outcome = outcome?;
-        self.account(model.as_ref(), &outcome);
+        let outcome = self
+            .reach(step, EffectKind::Slot)
+            .fill(&chain, request, &options, &schema.compiled)
+            .await?;
+        self.account(&outcome);
         match outcome.value {
             Ok(json) => self.write_back(step, Value::from_json(&json), &Return::None),
             Err(e) => {
@@ -311,7 +452,7 @@ impl Run {
             [only] => return Ok(Flow::Goto(*only)),
             _ => {}
         }
-        let model = self.model(step)?;
+        let chain = self.chain(step)?;
         let ids: Vec<String> = targets
             .iter()
             .map(|&t| self.prep.steps[t].id.clone())
@@ -333,26 +474,16 @@ impl Run {
             sibling: None,
             history: Vec::new(),
         };
-        let reach = self.reach(step, self.ctx());
-        let spec = super::durable::slot_spec(crate::journal::EffectKind::Choice, step, &request);
-        let mut scope = self.scope();
-        let outcome = super::durable::guard(
-            scope.as_mut(),
-            spec,
-            slot::fill(
-                model.as_ref(),
-                request,
-                &reach,
-                &SlotOptions {
-                    max_answer_bytes: self.settings.max_answer_bytes,
-                    ..SlotOptions::default()
-                },
-            ),
-        )
-        .await;
-        self.unscope(scope);
-        let outcome = outcome?;
-        self.account(model.as_ref(), &outcome);
+        let compiled = Compiled::new(&request.schema);
+        let options = SlotOptions {
+            max_answer_bytes: self.settings.max_answer_bytes,
+            ..SlotOptions::default()
+        };
+        let outcome = self
+            .reach(step, EffectKind::Choice)
+            .fill(&chain, request, &options, &compiled)
+            .await?;
+        self.account(&outcome);
         let chosen = match &outcome.value {
             Ok(v) => text_of(&Value::from_json(v)),
             Err(e) => {

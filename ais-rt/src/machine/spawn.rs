@@ -184,7 +184,7 @@ impl Run {
                 ctx: self.sibling_ctx(step, &ctl.isolation, i).await?,
                 list: ctl.list,
                 answer,
-                scope: self.sibling_scope(i),
+                effects: self.effects.below(&format!("s{i}"), self.steps),
             };
             let semaphore = semaphore.clone();
             set.spawn(async move {
@@ -532,8 +532,8 @@ pub(super) struct Sibling {
     pub list: Option<usize>,
     /// The human's answer, for a sibling resumed at its `ask_user` call.
     pub answer: Option<Answer>,
-    /// Where its effects are journaled (`None`: not journaled).
-    pub scope: Option<super::durable::Scope>,
+    /// Where its effects go through.
+    pub effects: Arc<super::effects::Effects>,
 }
 
 impl Sibling {
@@ -559,7 +559,7 @@ impl Sibling {
                 let hooks = Hooks {
                     trace: None,
                     answer: &mut answer,
-                    scope: self.scope.as_mut(),
+                    effects: &self.effects,
                 };
                 match run_pipeline(step, calls, &view, &task, &self.ctx, hooks).await? {
                     Ok((v, _)) => SiblingResult {
@@ -577,15 +577,19 @@ impl Sibling {
                 }
             }
             Work::Slot(ops) => {
-                let Some(model) = self.settings.model.clone() else {
-                    return Err(Stop::Fault(
-                        FaultKind::NotRunnable,
-                        format!(
-                            "SPAWN `{}` runs a worker slot per sibling and this run has no model; name one with `--model SPEC`",
-                            step.id
-                        ),
-                    ));
-                };
+                let chain = self
+                    .settings
+                    .models
+                    .for_slot(step.tier.as_deref())
+                    .map_err(|why| {
+                        Stop::Fault(
+                            FaultKind::NotRunnable,
+                            format!(
+                                "SPAWN `{}` runs a worker slot per sibling, which cannot be filled: {why}",
+                                step.id
+                            ),
+                        )
+                    })?;
                 // A sibling answers one element of the join: an item of a list carry, else text.
                 let element = match &step.result {
                     Some(Type::List(Some(t))) => (**t).clone(),
@@ -603,23 +607,19 @@ impl Sibling {
                         value: self.subtask.to_json(),
                     },
                 );
-                let reach = super::slot::SlotReach {
-                    settings: self.settings.clone(),
-                    prep: self.prep.clone(),
-                    allowed: step.autonomy.clone(),
-                    ctx: self.ctx.clone(),
-                };
+                let reach = super::slot::SlotReach::new(
+                    &self.settings,
+                    &self.prep,
+                    step,
+                    self.ctx.clone(),
+                    &self.effects,
+                    crate::journal::EffectKind::Slot,
+                );
                 let options = SlotOptions {
                     max_answer_bytes: self.settings.max_answer_bytes,
                     ..SlotOptions::default()
                 };
-                let spec = super::durable::slot_spec(crate::journal::EffectKind::Slot, step, &req);
-                let out = super::durable::guard(
-                    self.scope.as_mut(),
-                    spec,
-                    slot::fill_compiled(model.as_ref(), req, &reach, &options, &schema.compiled),
-                )
-                .await?;
+                let out = reach.fill(&chain, req, &options, &schema.compiled).await?;
                 self.trace(step, started, &out);
                 SiblingResult {
                     value: out
@@ -638,7 +638,7 @@ impl Sibling {
     }
 
     fn trace(&self, step: &Step, started: std::time::Instant, out: &slot::SlotOutcome) {
-        let (Some(sink), Some(model)) = (&self.settings.trace, &self.settings.model) else {
+        let Some(sink) = &self.settings.trace else {
             return;
         };
         sink.event(&crate::trace::StepEvent {
@@ -650,15 +650,7 @@ impl Sibling {
             operands: vec![("subtask".into(), self.subtask.to_json())],
             written: Vec::new(),
             tool: None,
-            slot: Some(crate::trace::SlotTrace {
-                model: model.name().to_owned(),
-                scripted: model.is_scripted(),
-                exchanges: out.exchanges.clone(),
-                parsed: out.value.as_ref().ok().cloned(),
-                repairs: out.repairs,
-                tool_rounds: out.tool_rounds,
-                usage: out.usage,
-            }),
+            slot: Some(crate::trace::SlotTrace::of(out)),
             error: out.value.as_ref().err().map(|e| e.message.clone()),
             started_ms: 0,
             elapsed_us: started.elapsed().as_micros() as u64,

@@ -9,13 +9,17 @@
 //! [`slot::schema_for`] gives the schema of an AIS type; [`ScriptedModel`] answers from a file;
 //! [`from_spec`] turns a `--model` spec into a model.
 
+pub mod config;
 pub mod providers;
 pub(crate) mod schema;
 pub mod scripted;
 mod shape;
 pub mod slot;
+pub mod tiers;
 
+pub use config::ModelsFile;
 pub use scripted::ScriptedModel;
+pub use tiers::{Chain, Models, Price};
 
 use serde::{Deserialize, Serialize};
 use std::future::Future;
@@ -65,6 +69,12 @@ pub enum Turn {
         name: String,
         /// The result, as JSON (`{ok, error, output}` for a failure).
         output: serde_json::Value,
+    },
+    /// What the model answered before as text that held no value (not JSON): sent back as it
+    /// came, before the [`Turn::Repair`] that says what is wrong with it.
+    Unparsed {
+        /// The text, as the model wrote it.
+        text: String,
     },
     /// Its last value did not validate against the schema; the exact error, to repair it.
     Repair {
@@ -123,6 +133,14 @@ pub enum Reply {
     ToolCalls {
         /// The calls.
         calls: Vec<ToolCall>,
+    },
+    /// Text that holds no value (not JSON, no answer call): repaired like a value that does
+    /// not validate.
+    Unparsed {
+        /// The text, as the model wrote it.
+        text: String,
+        /// What is wrong with it.
+        error: String,
     },
 }
 
@@ -207,6 +225,11 @@ pub trait Model: Send + Sync + 'static {
     /// True for a scripted model: its answers are canned, and every trace and report says so.
     fn is_scripted(&self) -> bool {
         false
+    }
+    /// Why this model cannot answer at all, when it could not be set up (a configuration's
+    /// tier whose key is missing: [`tiers::Unavailable`]).
+    fn unavailable(&self) -> Option<&ModelError> {
+        None
     }
     /// One exchange: answer `request` with a value or tool calls.
     fn complete<'a>(&'a self, request: &'a SlotRequest) -> ModelFuture<'a>;

@@ -3,7 +3,9 @@
 //! post-processing (GEN-RAW's fence stripping, GEN-EDIT's check against the prior value).
 
 use super::schema::{self, Compiled};
+use super::tiers::Chain;
 use super::{Exchange, Model, ModelErrorKind, Reply, SlotRequest, ToolCall, Turn, Usage, shape};
+use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -74,7 +76,7 @@ impl SlotError {
 pub struct SlotOutcome {
     /// The validated value, or why there is none.
     pub value: Result<serde_json::Value, SlotError>,
-    /// Usage summed over the exchanges.
+    /// Usage summed over the exchanges (of every model asked).
     pub usage: Usage,
     /// Every exchange, in order.
     pub exchanges: Vec<Exchange>,
@@ -82,6 +84,48 @@ pub struct SlotOutcome {
     pub repairs: u32,
     /// Tool rounds used.
     pub tool_rounds: u32,
+    /// The model that answered (the last one asked, when none did).
+    pub model: String,
+    /// True when that model is scripted.
+    pub scripted: bool,
+    /// The tier (the chain's name) the slot was filled from; empty for a lone model.
+    pub tier: String,
+    /// Each move to the next model of the chain, in order.
+    pub failovers: Vec<Failover>,
+    /// The cost in US dollars, when every model asked has a price.
+    pub cost: Option<f64>,
+}
+
+impl SlotOutcome {
+    /// An outcome with nothing in it yet, for the model named `model`.
+    fn empty(model: &str, scripted: bool) -> Self {
+        SlotOutcome {
+            value: Ok(serde_json::Value::Null),
+            usage: Usage::default(),
+            exchanges: Vec::new(),
+            repairs: 0,
+            tool_rounds: 0,
+            model: model.to_owned(),
+            scripted,
+            tier: String::new(),
+            failovers: Vec::new(),
+            cost: None,
+        }
+    }
+}
+
+/// A move from one model of a chain to the next: which, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failover {
+    /// The model that gave no acceptable value.
+    pub from: String,
+    /// The model asked next.
+    pub to: String,
+    /// Why (the slot's error with that model).
+    pub reason: String,
+    /// The kind of the model's failure when it gave no completion; `None` when its answers
+    /// were not acceptable.
+    pub kind: Option<ModelErrorKind>,
 }
 
 /// The most tool calls run in one round; the excess get an error result instead of running.
@@ -127,13 +171,7 @@ pub(crate) async fn fill_compiled(
     options: &SlotOptions,
     compiled: &Result<Compiled, String>,
 ) -> SlotOutcome {
-    let mut out = SlotOutcome {
-        value: Ok(serde_json::Value::Null),
-        usage: Usage::default(),
-        exchanges: Vec::new(),
-        repairs: 0,
-        tool_rounds: 0,
-    };
+    let mut out = SlotOutcome::empty(model.name(), model.is_scripted());
     let slot = format!("slot `{}` ({})", request.instruction, request.opcode);
     let compiled = match compiled {
         Ok(c) => c,
@@ -195,6 +233,10 @@ pub(crate) async fn fill_compiled(
                     problem
                 }
             },
+            Reply::Unparsed { text, error } => {
+                request.history.push(Turn::Unparsed { text });
+                error
+            }
             Reply::ToolCalls { calls } => {
                 match tool_round_problem(&request, &calls, out.tool_rounds, options) {
                     None => {
@@ -227,10 +269,101 @@ pub(crate) async fn fill_compiled(
     }
 }
 
+/// Fills one slot from a chain of models: [`fill`] with the first; when it yields no value —
+/// a transport error, a 429 or 5xx past the provider's retries, a timeout, an answer still
+/// invalid after the repair rounds, any failure of that model — the next model is asked,
+/// afresh (the same request, no history of the one before), and the move is recorded as a
+/// [`Failover`]. Usage and cost add up over every model asked; the exchanges are kept in
+/// order. A slot whose schema does not compile fails without asking anyone.
+pub async fn fill_chain(
+    chain: &Chain,
+    request: SlotRequest,
+    tools: &dyn SlotTools,
+    options: &SlotOptions,
+) -> SlotOutcome {
+    let compiled = Compiled::new(&request.schema);
+    fill_chain_compiled(chain, request, tools, options, &compiled).await
+}
+
+/// [`fill_chain`] with the request's schema already compiled.
+pub(crate) async fn fill_chain_compiled(
+    chain: &Chain,
+    request: SlotRequest,
+    tools: &dyn SlotTools,
+    options: &SlotOptions,
+    compiled: &Result<Compiled, String>,
+) -> SlotOutcome {
+    let links = chain.links();
+    let mut total: Option<SlotOutcome> = None;
+    let mut cost = Some(0.0);
+    for (i, link) in links.iter().enumerate() {
+        let one = fill_compiled(
+            link.model.as_ref(),
+            request.clone(),
+            tools,
+            options,
+            compiled,
+        )
+        .await;
+        cost = match (cost, link.price) {
+            (Some(sum), Some(price)) => Some(sum + price.cost(&one.usage)),
+            _ if one.exchanges.is_empty() => cost,
+            _ => None,
+        };
+        let asked_nobody =
+            one.exchanges.is_empty() && one.value.as_ref().is_err_and(|e| e.model.is_none());
+        let mut sum = match total.take() {
+            None => one,
+            Some(mut sum) => {
+                add_usage(&mut sum.usage, one.usage);
+                sum.exchanges.extend(one.exchanges);
+                sum.repairs += one.repairs;
+                sum.tool_rounds += one.tool_rounds;
+                sum.value = one.value;
+                sum.model = one.model;
+                sum.scripted = one.scripted;
+                sum
+            }
+        };
+        sum.tier = chain.name().to_owned();
+        sum.cost = cost;
+        let next = links.get(i + 1);
+        match (&sum.value, next) {
+            (Err(e), Some(next)) if !asked_nobody => {
+                tracing::warn!(
+                    from = link.model.name(),
+                    to = next.model.name(),
+                    error = %e.message,
+                    "the model gave no acceptable value; asking the next model of the chain"
+                );
+                sum.failovers.push(Failover {
+                    from: link.model.name().to_owned(),
+                    to: next.model.name().to_owned(),
+                    reason: e.message.clone(),
+                    kind: e.model,
+                });
+                total = Some(sum);
+            }
+            _ => return sum,
+        }
+    }
+    total.unwrap_or_else(|| {
+        let mut out = SlotOutcome::empty("", false);
+        out.tier = chain.name().to_owned();
+        out.value = Err(SlotError::invalid(format!(
+            "slot `{}`: the model tier `{}` has no model",
+            request.instruction,
+            chain.name()
+        )));
+        out
+    })
+}
+
 /// The size of a reply's values as JSON text, counted up to a little past `limit`.
 fn reply_size(reply: &Reply, limit: usize) -> usize {
     match reply {
         Reply::Value { value } => json_size(value, limit),
+        Reply::Unparsed { text, .. } => text.len(),
         Reply::ToolCalls { calls } => calls.iter().fold(0, |n, c| {
             if n > limit {
                 n

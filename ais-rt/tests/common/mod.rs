@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use ais_core::Value;
+use ais_rt::journal::{JournalError, Json};
 use ais_rt::tools::{
     Tool, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolFuture, ToolRegistry,
 };
@@ -140,4 +141,45 @@ pub fn have_python() -> bool {
         eprintln!("notice: python3 not found; skipping");
     }
     ok
+}
+
+/// A journal that fails the `n`th commit: the process "dies" at that step boundary.
+pub struct DiesAt {
+    pub inner: Arc<ais_rt::journal::memory::MemoryJournal>,
+    pub n: usize,
+    pub commits: AtomicUsize,
+}
+
+impl ais_rt::journal::Journal for DiesAt {
+    fn run_id(&self) -> &str {
+        self.inner.run_id()
+    }
+    fn effect<'a>(
+        &'a self,
+        effect: ais_rt::journal::Effect,
+        work: ais_rt::journal::BoxFuture<'a, Json>,
+    ) -> ais_rt::journal::BoxFuture<'a, Result<ais_rt::journal::Json, JournalError>> {
+        self.inner.effect(effect, work)
+    }
+    fn commit<'a>(
+        &'a self,
+        commit: &'a ais_rt::journal::StepCommit,
+    ) -> ais_rt::journal::BoxFuture<'a, Result<(), JournalError>> {
+        if self.commits.fetch_add(1, Ordering::SeqCst) + 1 == self.n {
+            return Box::pin(async { Err(JournalError::Store("killed".into())) });
+        }
+        self.inner.commit(commit)
+    }
+    fn end<'a>(
+        &'a self,
+        _end: &'a ais_rt::journal::RunEnd,
+    ) -> ais_rt::journal::BoxFuture<'a, Result<(), JournalError>> {
+        // A dead process records no end.
+        Box::pin(async { Ok(()) })
+    }
+    fn history(
+        &self,
+    ) -> ais_rt::journal::BoxFuture<'_, Result<ais_rt::journal::History, JournalError>> {
+        self.inner.history()
+    }
 }

@@ -265,7 +265,11 @@ impl Proto {
 
     /// Every message text of a request body, joined.
     pub fn texts(self, body: &Value) -> String {
-        let mut out = body["system"].as_str().unwrap_or("").to_string();
+        // Anthropic's system is a list of text blocks (the last marked cacheable).
+        let mut out = match &body["system"] {
+            Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect(),
+            other => other.as_str().unwrap_or("").to_string(),
+        };
         for message in body["messages"].as_array().unwrap() {
             match &message["content"] {
                 Value::String(s) => out.push_str(s),

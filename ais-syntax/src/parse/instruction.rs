@@ -21,6 +21,7 @@ const INSTRUCTION_ATTRS: &[&str] = &[
     "concurrency",
     "op",
     "traces_to",
+    "model",
     "allow",
 ];
 
@@ -62,6 +63,7 @@ pub(super) fn parse_instruction(input: ParseStream, attrs: Attrs) -> syn::Result
         concurrency: attrs.concurrency()?,
         op: attrs.one_name("op")?,
         traces_to: attrs.traces_to()?,
+        model: attrs.one_name("model")?,
         allow: attrs.names("allow")?,
         attr_names: attrs
             .other

@@ -15,6 +15,7 @@ mod edges;
 mod instruction;
 mod items;
 mod mcp;
+mod obligation;
 mod program;
 mod tokens;
 mod values;
@@ -36,6 +37,7 @@ pub mod kw {
     syn::custom_keyword!(mcp);
     syn::custom_keyword!(mcp_server);
     syn::custom_keyword!(forbid);
+    syn::custom_keyword!(obligation);
 }
 
 impl Parse for File {

@@ -42,6 +42,7 @@ impl Parse for ProgramDef {
             mcp_lock: None,
             instructions: Vec::new(),
             edges: Vec::new(),
+            obligations: Vec::new(),
         };
         if input.peek(syn::token::Paren) {
             let content;
@@ -133,6 +134,12 @@ fn parse_item(input: ParseStream, def: &mut ProgramDef) -> syn::Result<()> {
             .push(super::mcp::parse_mcp_server(input, attrs.doc)?);
         return Ok(());
     }
+    if input.peek(kw::obligation) && input.peek2(Ident) {
+        attrs.only(&[], "an obligation")?;
+        def.obligations
+            .push(super::obligation::parse_obligation(input)?);
+        return Ok(());
+    }
     if input.peek(kw::forbid) && input.peek2(Ident) {
         let kw: kw::forbid = input.parse()?;
         attrs.only(&["traces_to"], "an edge")?;
@@ -148,6 +155,7 @@ fn parse_item(input: ParseStream, def: &mut ProgramDef) -> syn::Result<()> {
     }
     Err(input.error(
         "expected a program item: `carries { .. }`, `enum`, `struct`, `knowledge`, `tool`, \
-         `mcp_server`, an instruction `id: OPCODE(reads) -> writes;` or an edge `a -> b;`",
+         `mcp_server`, `obligation`, an instruction `id: OPCODE(reads) -> writes;` or an edge \
+         `a -> b;`",
     ))
 }

@@ -2,8 +2,9 @@
 //! reads, the program the run started with (for the graph, the opcodes and the units), and
 //! the outcome it ended with.
 //!
-//! The journal keeps each slot's value, usage and exchanges (at most 32, each string cut at
-//! 16 KiB, secrets scrubbed when written, as the trace scrubs them), each step's start and
+//! The journal keeps each exchange of a slot with its model as an effect of its own (the
+//! reply, the usage, the request and response with each string cut at 16 KiB and secrets
+//! scrubbed when written, as the trace scrubs them), each step's start and
 //! duration, and each tool's result — but not a tool's operands, nor the TERMINAL's time (it
 //! commits nothing). A journal of an older ais kept no exchanges: the page says so and where
 //! they are (`ais run --trace FILE`).
@@ -52,33 +53,32 @@ fn sibling(path: &str) -> Option<usize> {
     path.rsplit('/').next()?.strip_prefix('s')?.parse().ok()
 }
 
-/// A slot's journaled record as the report's slot part.
-fn slot_event(result: &Json, model: &str, scripted: bool) -> SlotEvent {
-    let parsed = match &result["value"] {
-        Json::Object(m) if m.contains_key("Ok") => m.get("Ok").cloned(),
-        Json::Object(m) => m.get("Err").map(|e| serde_json::json!({"error": e})),
-        _ => None,
-    };
-    let exchanges = result["log"]
-        .as_array()
-        .map(|log| {
-            log.iter()
-                .map(|x| ExchangeEvent {
-                    request: x["request"].clone(),
-                    response: x["response"].clone(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    SlotEvent {
-        model: model.to_owned(),
-        scripted,
-        exchanges,
-        recorded: result["exchanges"].as_u64().unwrap_or(0) as usize,
-        parsed,
-        repairs: result["repairs"].as_u64().unwrap_or(0) as u32,
-        tool_rounds: result["tool_rounds"].as_u64().unwrap_or(0) as u32,
-        usage: serde_json::from_value::<UsageEvent>(result["usage"].clone()).unwrap_or_default(),
+/// Adds one journaled exchange of a slot (`{completion: {reply, usage, request, response}}`,
+/// or `{failed: {kind, message}}`) to the slot's part of its event.
+fn add_exchange(slot: &mut SlotEvent, result: &Json) {
+    slot.recorded += 1;
+    if let Some(f) = result.get("failed") {
+        slot.parsed = Some(serde_json::json!({"error": f["message"]}));
+        return;
+    }
+    let c = &result["completion"];
+    slot.exchanges.push(ExchangeEvent {
+        request: c["request"].clone(),
+        response: c["response"].clone(),
+    });
+    let usage = serde_json::from_value::<UsageEvent>(c["usage"].clone()).unwrap_or_default();
+    slot.usage.prompt_tokens += usage.prompt_tokens;
+    slot.usage.completion_tokens += usage.completion_tokens;
+    match c["reply"]["kind"].as_str() {
+        Some("tool_calls") => slot.tool_rounds += 1,
+        Some("value") => {
+            // A value after an earlier one answers a repair request.
+            if slot.parsed.is_some() {
+                slot.repairs += 1;
+            }
+            slot.parsed = Some(c["reply"]["value"].clone());
+        }
+        _ => {}
     }
 }
 
@@ -95,17 +95,32 @@ fn apply(events: &mut Vec<Event>, at: usize, row: &EffectRow, model: &str, scrip
     };
     match e.kind {
         EffectKind::Slot | EffectKind::Choice => {
-            let slot = slot_event(result, model, scripted);
-            match sibling(&e.key.path) {
+            // Each exchange is an effect of its own; a slot's exchanges gather on one event.
+            let ev = match sibling(&e.key.path) {
                 Some(s) => {
-                    let mut ev = events[at].clone();
-                    ev.sibling = Some(s);
-                    ev.written = Vec::new();
-                    ev.slot = Some(slot);
-                    events.push(ev);
+                    let (step, instruction) = (events[at].step, events[at].instruction.clone());
+                    match events.iter().rposition(|ev| {
+                        ev.sibling == Some(s) && ev.step == step && ev.instruction == instruction
+                    }) {
+                        Some(k) => k,
+                        None => {
+                            let mut ev = events[at].clone();
+                            ev.sibling = Some(s);
+                            ev.written = Vec::new();
+                            ev.slot = None;
+                            events.push(ev);
+                            events.len() - 1
+                        }
+                    }
                 }
-                None => events[at].slot = Some(slot),
-            }
+                None => at,
+            };
+            let slot = events[ev].slot.get_or_insert_with(|| SlotEvent {
+                model: model.to_owned(),
+                scripted,
+                ..SlotEvent::default()
+            });
+            add_exchange(slot, result);
         }
         EffectKind::Tool | EffectKind::Artifact | EffectKind::Mcp => {
             let ev = &mut events[at];

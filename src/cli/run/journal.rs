@@ -18,6 +18,9 @@ pub(super) struct Meta {
     pub(super) format: String,
     pub(super) program: PathBuf,
     pub(super) model: Option<String>,
+    /// The model configuration it read (absent: none, or a record of an older `ais`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) models: Option<PathBuf>,
     pub(super) out: PathBuf,
     pub(super) max_steps: u64,
     /// The bounds it was started with (absent in a record of an older `ais`: the defaults).
@@ -46,6 +49,7 @@ impl Meta {
             format: format.to_owned(),
             program: absolute(&setup.file),
             model,
+            models: setup.models_file.as_deref().map(absolute),
             out: absolute(&setup.out),
             max_steps: setup.max_steps,
             bounds: setup.bounds.recorded(),
@@ -63,12 +67,12 @@ pub(super) struct Journaled {
 }
 
 /// The journal a command uses: `--journal PATH`, else `<out>/.ais/runs.db`.
-pub(super) fn journal_path(journal: Option<&Path>, out: &Path) -> PathBuf {
+pub(crate) fn journal_path(journal: Option<&Path>, out: &Path) -> PathBuf {
     journal.map_or_else(|| out.join(".ais").join("runs.db"), Path::to_owned)
 }
 
 /// Opens the journal at `path`.
-pub(super) fn open(path: &Path, full: bool) -> Result<SqliteStore, CliError> {
+pub(crate) fn open(path: &Path, full: bool) -> Result<SqliteStore, CliError> {
     let durability = if full {
         Durability::Full
     } else {
@@ -205,19 +209,23 @@ pub(super) fn take(
     })
 }
 
-/// Advances a scripted model past the exchanges the run's journaled slots used: they are
-/// answered from the journal, and the script continues where the run stopped.
+/// Advances a scripted model past the exchanges the run's journal answered: each is an
+/// effect of its own, answered from the journal on resume, and the script continues where the
+/// run stopped.
 pub(super) fn skip_scripted(j: &Journaled, scripted: &ScriptedModel) -> Result<(), CliError> {
     for row in j.store.effects(&j.id).map_err(cli_error)? {
         let e = &row.effect;
         if !matches!(e.kind, EffectKind::Slot | EffectKind::Choice) {
             continue;
         }
-        let Some(result) = &row.result else { continue };
-        let n = result
-            .get("exchanges")
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0) as usize;
+        // A completion took a response; a failure (none left) took none.
+        if row
+            .result
+            .as_ref()
+            .is_none_or(|r| r.get("completion").is_none())
+        {
+            continue;
+        }
         let sibling = e
             .key
             .path
@@ -225,7 +233,7 @@ pub(super) fn skip_scripted(j: &Journaled, scripted: &ScriptedModel) -> Result<(
             .next()
             .and_then(|seg| seg.strip_prefix('s'))
             .and_then(|i| i.parse().ok());
-        scripted.skip_exchanges(&e.instruction, sibling, n);
+        scripted.skip_exchanges(&e.instruction, sibling, 1);
     }
     Ok(())
 }

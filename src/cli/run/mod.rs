@@ -20,7 +20,7 @@ use super::{CliError, Failure, Output, mcp, shown};
 use ais_core::agir::{self, Limits};
 use ais_core::render;
 use ais_core::{Program, SourceMap};
-use ais_rt::model::{self, Model, ScriptedModel};
+use ais_rt::model::{self, Model, Models, ModelsFile, ScriptedModel};
 use ais_rt::trace::{JsonLinesSink, Tee, TraceSink, TracingSink};
 use ais_rt::{FaultKind, Inputs, RunOutcome, Runtime, Status};
 use clap::ValueEnum;
@@ -31,7 +31,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub(crate) mod bounds;
-mod journal;
+pub(super) mod journal;
 mod lock;
 mod log;
 #[cfg(feature = "otlp")]
@@ -40,7 +40,7 @@ mod record;
 mod replay;
 pub(super) mod restate;
 mod seal;
-mod show;
+pub(super) mod show;
 
 pub use replay::{ReplayArgs, replay};
 
@@ -115,6 +115,11 @@ pub struct Options {
     /// live provider such as `openai:MODEL`. Default: the `AIS_MODEL` environment variable.
     #[arg(long, value_name = "SPEC")]
     pub model: Option<String>,
+    /// The model configuration: named tiers a slot's `model:` picks, fallback chains, prices
+    /// [default: `ais.toml` in the current directory, else beside the program, when there is
+    /// one]. With one, `--model` may name a tier.
+    #[arg(long, value_name = "FILE")]
+    pub models: Option<PathBuf>,
     /// The output root: every artifact lands under it [default: the current directory].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -166,8 +171,10 @@ struct Setup {
     /// Its source positions, until it is prepared ([`Setup::prepare_run`]): the prepared form
     /// keeps what a run reports (the findings, each step's line).
     source_map: Option<SourceMap>,
-    model: Option<Arc<dyn Model>>,
+    models: ais_rt::model::Models,
     model_spec: Option<String>,
+    /// The model configuration the run read, when it read one.
+    models_file: Option<PathBuf>,
     scripted: Option<Arc<ScriptedModel>>,
     out: PathBuf,
     max_steps: u64,
@@ -275,6 +282,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     seal::verify(&j.start, &meta, &path, args.options.out.as_deref())?;
     let mut options = args.options;
     options.model = options.model.or(meta.model.clone());
+    options.models = options.models.or(meta.models.clone());
     options.out = options.out.or(Some(meta.out.clone()));
     options.max_steps = options.max_steps.or(Some(meta.max_steps));
     options.bounds = options.bounds.or(meta.bounds.clone());
@@ -362,6 +370,7 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
     let mut options = args.options;
     if let Some(r) = &record {
         options.model = options.model.or_else(|| r.meta.model.clone());
+        options.models = options.models.or_else(|| r.meta.models.clone());
         options.out = options.out.or_else(|| Some(r.meta.out.clone()));
         options.max_steps = options.max_steps.or(Some(r.meta.max_steps));
         options.bounds = options.bounds.or(r.meta.bounds.clone());
@@ -428,13 +437,25 @@ fn prepare(
         .clone()
         .or_else(|| std::env::var("AIS_MODEL").ok())
         .filter(|s| !s.trim().is_empty());
-    let (model, scripted) = match &spec {
-        None => (None, None),
-        Some(spec) => {
-            let (model, scripted) = open_model(spec)?;
-            (Some(model), scripted)
+    let config = ModelsFile::discover(options.models.as_deref(), super::graph::program_dir(file))
+        .map_err(|e| {
+        CliError::new(
+            e.message,
+            "fix the model configuration, or name another with `--models FILE`",
+        )
+    })?;
+    if let Some(config) = &config {
+        let found = ais_core::check_tiers(&doc.program, config.tier_names(), &doc.source_map);
+        if found
+            .iter()
+            .any(|f| f.severity >= ais_core::Severity::Error)
+        {
+            let text = render::render_findings(&found, &source, &shown(file), output.color_err);
+            write!(output.err, "{text}")?;
+            return Err(Failure::Exit(2));
         }
-    };
+    }
+    let (models, scripted) = open_models(config.as_ref(), spec.as_deref())?;
     if let Some(s) = &scripted {
         if let Some(used) = scripted_used {
             s.skip(used);
@@ -455,8 +476,35 @@ fn prepare(
             )?;
         }
     }
-    if model.is_none()
-        && let Some(slot) = doc.program.instructions().iter().find(|i| i.is_su())
+    let su = || doc.program.instructions().iter().filter(|i| i.is_su());
+    if !models.is_empty()
+        && let Some((slot, why)) = su().find_map(|i| {
+            models
+                .for_slot(i.model.as_deref())
+                .err()
+                .map(|why| (i, why))
+        })
+    {
+        return Err(CliError::new(
+            format!("the model slot `{}` cannot be filled: {why}", slot.id),
+            "name the models with `--model SPEC`, or define the tiers in ais.toml (`--models FILE`)",
+        )
+        .into());
+    }
+    if let Some((slot, error)) =
+        su().find_map(|i| models.unavailable(i.model.as_deref()).map(|e| (i, e)))
+    {
+        return Err(CliError::new(
+            format!(
+                "the model slot `{}` uses a model that cannot be set up: {}",
+                slot.id, error.message
+            ),
+            "set what the message names, or change the tier in the model configuration",
+        )
+        .into());
+    }
+    if models.is_empty()
+        && let Some(slot) = su().next()
     {
         return Err(CliError::new(
             format!(
@@ -494,8 +542,9 @@ fn prepare(
         source,
         program: Arc::new(doc.program),
         source_map: Some(doc.source_map),
-        model,
+        models,
         model_spec: spec,
+        models_file: config.map(|c| c.path),
         scripted,
         out,
         max_steps: options.max_steps.unwrap_or(ais_rt::DEFAULT_MAX_STEPS),
@@ -529,6 +578,42 @@ pub(super) fn open_model(spec: &str) -> Result<Opened, CliError> {
     }
     let model = model::from_spec(spec).map_err(|e| CliError::new(e.message, help))?;
     Ok((model, None))
+}
+
+/// The models of a run: the configuration's tiers when there is one, and the default `spec`
+/// names (a tier of the configuration, or a spec). A scripted default is also returned as
+/// itself, so that its position in the script can be recorded when the run pauses.
+fn open_models(
+    config: Option<&ModelsFile>,
+    spec: Option<&str>,
+) -> Result<(Models, Option<Arc<ScriptedModel>>), CliError> {
+    let help = "fix the model configuration, or name another with `--models FILE`";
+    let Some(config) = config else {
+        return Ok(match spec {
+            None => (Models::default(), None),
+            Some(spec) => {
+                let (model, scripted) = open_model(spec)?;
+                (Models::single(model), scripted)
+            }
+        });
+    };
+    let tier = spec.filter(|s| config.tiers.contains_key(s.trim()));
+    let mut models = config
+        .build(tier, &model::config::open)
+        .map_err(|e| CliError::new(e.message, help))?;
+    let mut scripted = None;
+    if let Some(spec) = spec.filter(|_| tier.is_none()) {
+        if !spec.contains(':') {
+            // Not a tier and not a spec: the configuration's own error, with its did-you-mean.
+            config
+                .build(Some(spec), &model::config::open)
+                .map_err(|e| CliError::new(e.message, help))?;
+        }
+        let (model, s) = open_model(spec)?;
+        models.set_default(Arc::new(model::Chain::single(model)));
+        scripted = s;
+    }
+    Ok((models, scripted))
 }
 
 /// The line every 5 s of a run shown as text where no progress bar is drawn.
@@ -644,9 +729,7 @@ impl Setup {
         if let Some(dir) = self.file.parent().filter(|d| !d.as_os_str().is_empty()) {
             builder = builder.program_dir(dir.to_owned());
         }
-        if let Some(m) = &self.model {
-            builder = builder.model(m.clone());
-        }
+        builder = builder.models(self.models.clone());
         if let Some(secs) = self.tool_timeout {
             builder = builder.limits(ais_rt::tools::ToolLimits {
                 timeout: std::time::Duration::from_secs(secs),

@@ -1,5 +1,5 @@
 //! The integrity of a journaled run's record: what `ais resume RUN_ID` takes from the journal —
-//! the program (its path and digest), the model, the output root, the step budget, the bounds,
+//! the program (its path and digest), the model, the model configuration, the output root, the step budget, the bounds,
 //! the task and inputs — is sealed with the user's key when the run starts
 //! ([`ais_rt::journal::seal`]: where the key lives and why a tool cannot read it), and checked
 //! before a resume runs anything. A row whose field does not match its seal, a row with no seal,
@@ -30,6 +30,7 @@ fn fields(start: &RunStart, meta: &Meta) -> Vec<(&'static str, Json)> {
         ("program", json(&meta.program)),
         ("digest", Json::from(start.digest.clone())),
         ("model", json(&meta.model)),
+        ("models", json(&meta.models)),
         ("out", json(&meta.out)),
         ("max_steps", Json::from(meta.max_steps)),
         ("bounds", json(&meta.bounds)),

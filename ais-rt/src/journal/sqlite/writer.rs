@@ -341,7 +341,10 @@ impl Journal for SqliteJournal {
                 check_same(&self.id, &prior.effect, &effect)?;
                 match (prior.result, self.in_flight, effect.idempotency) {
                     (Some(v), _, _) => return Ok(v),
-                    (None, InFlight::MarkDone, _) => {
+                    // A read, a model exchange, a CODE step's work: it simply runs again,
+                    // whatever the user said of effects that may have changed the world.
+                    (None, _, Idempotency::Retry) => intent = false,
+                    (None, InFlight::MarkDone, Idempotency::Once) => {
                         self.flush(
                             Some(Row {
                                 effect,
@@ -354,8 +357,8 @@ impl Journal for SqliteJournal {
                     (None, InFlight::Stop, Idempotency::Once) => {
                         return Err(in_flight(&self.id, &effect));
                     }
-                    // Rerun it: its intent is there already.
-                    _ => intent = false,
+                    // The user said to run it again: its intent is there already.
+                    (None, InFlight::Retry, Idempotency::Once) => intent = false,
                 }
             }
             // Pending results are written before this effect starts, with its intent (and the

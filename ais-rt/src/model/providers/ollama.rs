@@ -118,6 +118,7 @@ fn body(model: &str, request: &SlotRequest, schema: &StrictSchema) -> Value {
                 "tool_name": name,
                 "content": prompt::tool_output(output),
             }),
+            Turn::Unparsed { text } => json!({"role": "assistant", "content": text}),
             Turn::Repair { error } => json!({"role": "user", "content": prompt::repair(error)}),
         });
     }
@@ -200,8 +201,7 @@ fn parse(response: &Value, schema: &StrictSchema, offset: usize) -> Result<(Repl
         .and_then(Value::as_str)
         .ok_or("the answer has neither content nor tool calls")?;
     let cut = response.get("done_reason").and_then(Value::as_str) == Some("length");
-    let value = prompt::text_answer(content, schema.wrapped, cut)?;
-    Ok((Reply::Value { value }, usage))
+    Ok((prompt::text_reply(content, schema.wrapped, cut), usage))
 }
 
 #[cfg(test)]
@@ -239,6 +239,10 @@ mod tests {
                 .contains("boom")
         );
         let bad = json!({"message": {"content": "seven"}});
-        assert!(parse(&bad, &schema, 0).unwrap_err().contains("not JSON"));
+        let (reply, _) = parse(&bad, &schema, 0).unwrap();
+        assert!(
+            matches!(&reply, Reply::Unparsed { text, error } if text == "seven" && error.contains("not JSON")),
+            "{reply:?}"
+        );
     }
 }

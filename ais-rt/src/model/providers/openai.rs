@@ -114,6 +114,9 @@ fn body(model: &str, request: &SlotRequest, schema: &StrictSchema) -> Value {
                 unanswered.retain(|id| id != call_id);
                 messages.push(json!({"role": "tool", "tool_call_id": call_id, "content": prompt::tool_output(output)}));
             }
+            Turn::Unparsed { text } => {
+                messages.push(json!({"role": "assistant", "content": text}));
+            }
             Turn::Repair { error } => {
                 for id in unanswered.drain(..) {
                     messages.push(json!({"role": "tool", "tool_call_id": id, "content": prompt::not_run(error)}));
@@ -208,8 +211,7 @@ fn parse(response: &Value, schema: &StrictSchema) -> Result<(Reply, Usage), Stri
         .and_then(Value::as_str)
         .ok_or("the answer has neither content nor tool calls")?;
     let cut = choice.get("finish_reason").and_then(Value::as_str) == Some("length");
-    let value = prompt::text_answer(content, schema.wrapped, cut)?;
-    Ok((Reply::Value { value }, usage))
+    Ok((prompt::text_reply(content, schema.wrapped, cut), usage))
 }
 
 fn tool_call(index: usize, call: &Value) -> Result<ToolCall, String> {
@@ -341,7 +343,11 @@ mod tests {
         let refusal = json!({"choices": [{"message": {"content": null, "refusal": "no"}}]});
         assert!(parse(&refusal, &wrapped).unwrap_err().contains("refused"));
         let cut = json!({"choices": [{"message": {"content": "{\"value\": \"h"}, "finish_reason": "length"}]});
-        assert!(parse(&cut, &wrapped).unwrap_err().contains("cut off"));
+        let (reply, _) = parse(&cut, &wrapped).unwrap();
+        assert!(
+            matches!(&reply, Reply::Unparsed { text, error } if text == "{\"value\": \"h" && error.contains("cut off")),
+            "{reply:?}"
+        );
         assert!(
             parse(&json!({}), &wrapped)
                 .unwrap_err()

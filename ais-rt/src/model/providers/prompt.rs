@@ -4,7 +4,7 @@
 
 use super::http::excerpt;
 use super::schema::{StrictSchema, unwrap_value};
-use crate::model::{Operand, SlotRequest, ToolCall};
+use crate::model::{Operand, Reply, SlotRequest, ToolCall};
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -166,6 +166,18 @@ pub(crate) fn text_answer(content: &str, wrapped: bool, cut: bool) -> Result<Val
         )
     })?;
     Ok(unwrap_value(wrapped, value))
+}
+
+/// A text answer as a reply: the value ([`text_answer`]), or, when the text holds no JSON,
+/// [`Reply::Unparsed`] with the error — repaired like any answer that does not validate.
+pub(crate) fn text_reply(content: &str, wrapped: bool, cut: bool) -> Reply {
+    match text_answer(content, wrapped, cut) {
+        Ok(value) => Reply::Value { value },
+        Err(error) => Reply::Unparsed {
+            text: content.to_owned(),
+            error,
+        },
+    }
 }
 
 /// The note an error about an answer carries when the provider cut it off at its token limit.

@@ -1,0 +1,386 @@
+//! The effect layer: the one wrapper every effect of the machine passes through, in the spirit
+//! of tower's `Layer` and Restate's `ctx.run`.
+//!
+//! A run (a SPAWN sibling, a CALL's sub-run) holds one [`Effects`]: the journal it records
+//! to — or none, and then the layer passes every effect straight through —, its path below
+//! the journaled run, and the numbering of its effects. The numbering is the layer's own: the
+//! machine says when a step begins ([`Effects::begin`]) and every effect of the step takes
+//! the next index as it passes ([`Effects::run`]), so no caller copies a counter out and hands
+//! it back. Each effect names what it is ([`Spec`]: kind, instruction, tool, idempotency,
+//! request digest), built only when a journal will record it.
+//!
+//! What goes through it: every tool call of a DU pipeline, of a write-out and of a produced
+//! program; each exchange of a slot with its model and each tool call the model makes inside
+//! the slot (`machine/slot.rs`: a resume continues a slot mid-conversation, asking the model
+//! nothing it answered and running none of its tools again); an `ask_user` answer.
+
+use super::Stop;
+use crate::journal::{
+    Effect, EffectKey, EffectKind, Idempotency, Journal, JournalError, Json, request,
+};
+use crate::model::{Completion, Exchange, ModelError, SlotRequest};
+use crate::report::FaultKind;
+use crate::tools::{ToolArgs, ToolError, ToolErrorKind};
+use ais_core::Value;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// The effects of one run path: where they are recorded and how they are numbered.
+pub(crate) struct Effects {
+    /// The journal, or `None`: every effect passes through unrecorded.
+    journal: Option<Arc<dyn Journal>>,
+    /// The path of this run below the journaled run (empty for the run itself).
+    path: Arc<str>,
+    /// The step the current effects belong to.
+    step: AtomicU64,
+    /// The next effect index within the step.
+    seq: AtomicU32,
+}
+
+impl Effects {
+    /// Effects that pass straight through (a run with no journal).
+    pub(crate) fn direct() -> Arc<Effects> {
+        Effects::new(None, Arc::from(""), 0)
+    }
+
+    /// The effects of the journaled run itself, recorded in `journal`.
+    pub(crate) fn journaled(journal: Arc<dyn Journal>) -> Arc<Effects> {
+        Effects::new(Some(journal), Arc::from(""), 0)
+    }
+
+    fn new(journal: Option<Arc<dyn Journal>>, path: Arc<str>, step: u64) -> Arc<Effects> {
+        Arc::new(Effects {
+            journal,
+            path,
+            step: AtomicU64::new(step),
+            seq: AtomicU32::new(0),
+        })
+    }
+
+    /// The effects of a run below this one: SPAWN sibling `s3`, or the CALL's sub-run `c7`,
+    /// keyed from `step` (the sibling's SPAWN step; a sub-run's own steps re-[`begin`](Self::begin) it).
+    pub(crate) fn below(&self, segment: &str, step: u64) -> Arc<Effects> {
+        let path = match (&self.journal, self.path.is_empty()) {
+            (None, _) => Arc::from(""),
+            (Some(_), true) => Arc::from(segment),
+            (Some(_), false) => Arc::from(format!("{}/{segment}", self.path)),
+        };
+        Effects::new(self.journal.clone(), path, step)
+    }
+
+    /// A sibling run elsewhere ([`crate::journal::offload`]): its effects under `s<index>` at
+    /// its SPAWN's step, recorded in `journal` when there is one.
+    pub(crate) fn sibling(
+        journal: Option<Arc<dyn Journal>>,
+        index: usize,
+        step: u64,
+    ) -> Arc<Effects> {
+        let path = match journal {
+            Some(_) => Arc::from(format!("s{index}")),
+            None => Arc::from(""),
+        };
+        Effects::new(journal, path, step)
+    }
+
+    /// The journal the effects are recorded in, when there is one.
+    pub(crate) fn journal(&self) -> Option<&Arc<dyn Journal>> {
+        self.journal.as_ref()
+    }
+
+    /// Step `step` begins: its effects are numbered from 0.
+    pub(crate) fn begin(&self, step: u64) {
+        self.step.store(step, Ordering::Relaxed);
+        self.seq.store(0, Ordering::Relaxed);
+    }
+
+    /// How many effects the current step has keyed so far.
+    pub(crate) fn keyed(&self) -> u32 {
+        self.seq.load(Ordering::Relaxed)
+    }
+
+    /// Skips `n` indices: a pipeline resumed at its `ask_user` call, whose `n` calls before it
+    /// ran before the pause (each took one index), keys the rest as an uninterrupted run did.
+    pub(crate) fn skip(&self, n: usize) {
+        self.seq.fetch_add(n as u32, Ordering::Relaxed);
+    }
+
+    /// Runs `work(input)` as the step's next effect: with no journal, directly; else through
+    /// the journal, which answers it from its record (the work is dropped unpolled: nothing
+    /// runs) or runs it and records intent and result. `spec(&input)` says what the effect is,
+    /// asked only when a journal records it. The live result is returned as it is; a recorded
+    /// one is decoded.
+    pub(crate) async fn run<'s, I, T, F>(
+        &self,
+        input: I,
+        spec: impl FnOnce(&I) -> Spec<'s>,
+        work: impl FnOnce(I) -> F + Send,
+    ) -> Result<T, Stop>
+    where
+        I: Send,
+        T: Record + Send,
+        F: Future<Output = T> + Send,
+    {
+        let Some(journal) = &self.journal else {
+            return Ok(work(input).await);
+        };
+        let spec = spec(&input);
+        let key = EffectKey {
+            step: self.step.load(Ordering::Relaxed),
+            path: self.path.to_string(),
+            index: self.seq.fetch_add(1, Ordering::Relaxed),
+        };
+        let effect = Effect {
+            key,
+            kind: spec.kind,
+            instruction: spec.instruction.to_owned(),
+            name: spec.name.to_owned(),
+            idempotency: spec.idempotency,
+            request: spec.request,
+        };
+        let mut live: Option<T> = None;
+        let slot = &mut live;
+        // The work starts inside the future (a tool may act when called, before it is
+        // polled): an effect answered from the journal never starts it.
+        let fut = Box::pin(async move {
+            let t = work(input).await;
+            let json = t.encode();
+            *slot = Some(t);
+            json
+        });
+        // Named only when a recorded result does not decode (a root path's key allocates
+        // nothing).
+        let key = effect.key.clone();
+        let recorded = journal.effect(effect, fut).await.map_err(journal_stop)?;
+        match live {
+            Some(t) => Ok(t),
+            None => T::decode(recorded).map_err(|message| {
+                journal_stop(JournalError::Corrupt {
+                    run: journal.run_id().to_owned(),
+                    row: format!("effect ({key})"),
+                    message,
+                })
+            }),
+        }
+    }
+}
+
+/// A journal error as the stop it causes.
+pub(crate) fn journal_stop(e: JournalError) -> Stop {
+    let kind = match e {
+        JournalError::InFlight { .. } => FaultKind::EffectInFlight,
+        _ => FaultKind::Journal,
+    };
+    Stop::Fault(kind, e.to_string())
+}
+
+/// What an effect is, short of its key.
+pub(crate) struct Spec<'a> {
+    pub kind: EffectKind,
+    pub instruction: &'a str,
+    pub name: &'a str,
+    pub idempotency: Idempotency,
+    pub request: Option<String>,
+}
+
+/// What the journal must know of a called tool beyond its name.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ToolClass {
+    /// Declared idempotent.
+    pub idempotent: bool,
+    /// A read ([`super::plan::ToolStep::read`]).
+    pub read: bool,
+    /// Bound to an MCP server's tool.
+    pub mcp: bool,
+}
+
+/// How a tool call is journaled: an MCP call is kind `mcp`, a `write_file` an artifact, any
+/// other a tool. A read (a read-only built-in, a native `SENSE` tool, an MCP tool its server
+/// marks read-only), an artifact write and a tool declared idempotent may run again; any other
+/// call — an MCP call, an ACT, a tool of no or unknown surface, a `command` or Python tool
+/// whatever its surface — runs at most once unless the user says so.
+pub(crate) fn tool_spec<'a>(
+    instruction: &'a str,
+    name: &'a str,
+    class: ToolClass,
+    args: &ToolArgs,
+) -> Spec<'a> {
+    let retry = class.read || class.idempotent;
+    let (kind, idempotency) = match name {
+        _ if class.mcp => (
+            EffectKind::Mcp,
+            if retry {
+                Idempotency::Retry
+            } else {
+                Idempotency::Once
+            },
+        ),
+        "write_file" => (EffectKind::Artifact, Idempotency::Retry),
+        "read_file" | "list_dir" | "glob_files" | "grep" => (EffectKind::Tool, Idempotency::Retry),
+        _ if retry => (EffectKind::Tool, Idempotency::Retry),
+        _ => (EffectKind::Tool, Idempotency::Once),
+    };
+    let request: serde_json::Map<String, Json> = args
+        .params
+        .iter()
+        .map(|(k, v)| (k.clone(), v.to_json()))
+        .collect();
+    Spec {
+        kind,
+        instruction,
+        name,
+        idempotency,
+        request: Some(request::tool(&request)),
+    }
+}
+
+/// How one exchange of a slot (or of a model-owned ROUTE's choice) with its model is
+/// journaled: it may be asked again (it costs tokens, not an effect in the world), keyed by a
+/// hash of the request — its history included, so each exchange of a slot has its own.
+pub(crate) fn exchange_spec<'a>(kind: EffectKind, request: &'a SlotRequest) -> Spec<'a> {
+    Spec {
+        kind,
+        instruction: &request.instruction,
+        name: &request.instruction,
+        idempotency: Idempotency::Retry,
+        request: Some(request::slot(request)),
+    }
+}
+
+/// A result the journal can keep: encoded to JSON when it runs, decoded when it is replayed.
+pub(crate) trait Record: Sized {
+    fn encode(&self) -> Json;
+    fn decode(json: Json) -> Result<Self, String>;
+}
+
+fn kind_name(k: ToolErrorKind) -> &'static str {
+    match k {
+        ToolErrorKind::Failed => "failed",
+        ToolErrorKind::Timeout => "timeout",
+        ToolErrorKind::OutputLimit => "output_limit",
+        ToolErrorKind::PathEscape => "path_escape",
+        ToolErrorKind::BadArguments => "bad_arguments",
+        ToolErrorKind::Io => "io",
+        ToolErrorKind::NotFound => "not_found",
+    }
+}
+
+impl Record for Result<Value, ToolError> {
+    fn encode(&self) -> Json {
+        match self {
+            Ok(v) => serde_json::json!({"ok": v.to_json()}),
+            Err(e) => {
+                serde_json::json!({"err": {"kind": kind_name(e.kind), "message": e.message, "output": e.output}})
+            }
+        }
+    }
+
+    fn decode(json: Json) -> Result<Self, String> {
+        // A `null` result: the user marked the in-flight call done (`--mark-done`).
+        if json.is_null() {
+            return Ok(Ok(Value::Null));
+        }
+        if let Some(v) = json.get("ok") {
+            return Ok(Ok(Value::from_json(v)));
+        }
+        let e = json
+            .get("err")
+            .ok_or("its result is neither `ok` nor `err`")?;
+        let text = |k: &str| {
+            e.get(k)
+                .and_then(Json::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let kind = [
+            ToolErrorKind::Failed,
+            ToolErrorKind::Timeout,
+            ToolErrorKind::OutputLimit,
+            ToolErrorKind::PathEscape,
+            ToolErrorKind::BadArguments,
+            ToolErrorKind::Io,
+            ToolErrorKind::NotFound,
+        ]
+        .into_iter()
+        .find(|k| kind_name(*k) == text("kind"))
+        .ok_or_else(|| format!("its error kind `{}` is none this build knows", text("kind")))?;
+        Ok(Err(ToolError {
+            kind,
+            message: text("message"),
+            output: text("output"),
+        }))
+    }
+}
+
+/// The longest string of a kept exchange, in bytes; longer ones are cut as the trace cuts them
+/// ([`crate::trace::bound_values`]).
+pub(crate) const KEPT_EXCHANGE_BYTES: usize = 16 * 1024;
+
+/// The scrubber of the journal's kept exchanges: this process's secrets, read once.
+static SCRUB: std::sync::LazyLock<crate::trace::Scrubber> =
+    std::sync::LazyLock::new(crate::trace::Scrubber::from_env);
+
+/// One exchange of a slot as the journal keeps it: the model's reply whole (what the slot goes
+/// on from), its usage, and the raw exchange for the report — each string at most
+/// [`KEPT_EXCHANGE_BYTES`], secrets scrubbed as the trace scrubs them; or the model's failure.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // built once per exchange, serialized at once
+pub(crate) enum ExchangeRecord {
+    /// The model answered.
+    Completion {
+        reply: crate::model::Reply,
+        usage: crate::model::Usage,
+        request: Json,
+        response: Json,
+    },
+    /// The model gave no completion.
+    Failed {
+        kind: crate::model::ModelErrorKind,
+        message: String,
+    },
+}
+
+impl Record for Result<Completion, ModelError> {
+    fn encode(&self) -> Json {
+        let record = match self {
+            Ok(c) => {
+                let kept = |v: &Json| {
+                    let mut v = v.clone();
+                    SCRUB.scrub(&mut v);
+                    crate::trace::bound_values(&mut v, KEPT_EXCHANGE_BYTES);
+                    v
+                };
+                ExchangeRecord::Completion {
+                    reply: c.reply.clone(),
+                    usage: c.usage,
+                    request: kept(&c.exchange.request),
+                    response: kept(&c.exchange.response),
+                }
+            }
+            Err(e) => ExchangeRecord::Failed {
+                kind: e.kind,
+                message: e.message.clone(),
+            },
+        };
+        serde_json::to_value(record).unwrap_or(Json::Null)
+    }
+
+    fn decode(json: Json) -> Result<Self, String> {
+        let r: ExchangeRecord = serde_json::from_value(json)
+            .map_err(|e| format!("it is no model exchange's record ({e})"))?;
+        Ok(match r {
+            ExchangeRecord::Completion {
+                reply,
+                usage,
+                request,
+                response,
+            } => Ok(Completion {
+                reply,
+                usage,
+                exchange: Exchange { request, response },
+            }),
+            ExchangeRecord::Failed { kind, message } => Err(ModelError { kind, message }),
+        })
+    }
+}

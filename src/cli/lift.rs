@@ -1,0 +1,308 @@
+//! `ais lift SKILL.md --stages-only`: the skill compiler's code-owned analysis of a skill
+//! ([`ais_lift`]) — the force of every sentence and where it came from, the snippet sort, the
+//! sibling files — and, with `--proposals`, the grounding and deontic audit of obligations a
+//! model (or a person) proposed.
+
+use super::check::Format;
+use super::{CliError, CmdResult, Output, Status, escape_controls, shown};
+use ais_lift::bundle::{Bundle, Status as RefStatus};
+use ais_lift::deontic::Stated;
+use ais_lift::snippet::{Sort, Why};
+use ais_lift::{Analysis, Drift, DriftKind, Grounding, InputError, Proposal, Skill, audit};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `ais lift`.
+#[derive(Debug, clap::Args)]
+pub struct LiftArgs {
+    /// The skill (`SKILL.md`); the files it references are looked up beside it.
+    pub skill: PathBuf,
+    /// Run only the stages code owns (no model): markdown, force from structure, the snippet
+    /// sort, bundle references, and with `--proposals` grounding and the deontic audit. The
+    /// model stages are not built yet, so this flag is required.
+    #[arg(long)]
+    pub stages_only: bool,
+    /// Ground and audit these proposed obligations: a JSON array of `{rule, kind, force,
+    /// bearer, quote, condition?, cohesion?}` (kind: step | io | human_gate | knowledge |
+    /// grounding | constraint; force: mandatory | forbidden | discretionary; bearer: agent |
+    /// user | environment).
+    #[arg(long, value_name = "FILE")]
+    pub proposals: Option<PathBuf>,
+    /// Output format: a readable listing, or one JSON object.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+/// The JSON report of `ais lift --stages-only`.
+#[derive(Serialize)]
+struct Report<'a> {
+    analysis: &'a Analysis,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    grounding: Option<&'a Grounding>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drift: Option<&'a [Drift]>,
+}
+
+/// Runs `ais lift`.
+pub fn run(args: &LiftArgs, o: &mut Output) -> CmdResult {
+    if !args.stages_only {
+        return Err(CliError::new(
+            "`ais lift` compiles a skill with a model, and its model stages are not built yet",
+            format!(
+                "run `ais lift {} --stages-only` for the analysis code owns (forces and where they \
+                 come from, code blocks, sibling files)",
+                shown(&args.skill)
+            ),
+        )
+        .into());
+    }
+    let skill = Skill::read(&args.skill).map_err(|e| input_error(&e))?;
+    let proposals = match &args.proposals {
+        None => None,
+        Some(path) => Some(read_proposals(path)?),
+    };
+    let analysis = skill.analyze();
+    let grounding = proposals.map(|p| skill.ground(p));
+    let drift = grounding.as_ref().map(|g| audit(&g.kept));
+    match args.format {
+        Format::Json => {
+            let report = Report {
+                analysis: &analysis,
+                grounding: grounding.as_ref(),
+                drift: drift.as_deref(),
+            };
+            serde_json::to_writer(&mut o.out, &report).map_err(std::io::Error::from)?;
+            writeln!(o.out)?;
+        }
+        Format::Human => {
+            write_analysis(&analysis, o)?;
+            if let (Some(g), Some(d)) = (&grounding, &drift) {
+                write_grounding(g, d, o)?;
+            }
+        }
+    }
+    let refused = analysis.bundle.refused().next().is_some();
+    let dropped = grounding.as_ref().is_some_and(|g| !g.dropped.is_empty());
+    let drifted = drift
+        .as_ref()
+        .is_some_and(|d| d.iter().any(|x| x.kind != DriftKind::Unstated));
+    Ok(if refused || dropped || drifted {
+        Status::Findings
+    } else {
+        Status::Ok
+    })
+}
+
+fn input_error(e: &InputError) -> CliError {
+    let what = escape_controls(&e.to_string()).into_owned();
+    let help = match e {
+        InputError::TooLarge { .. } => "a skill is a few kilobytes of markdown; split a larger one",
+        InputError::Binary { .. } => "give the path of the skill's markdown file",
+        _ => "give the path of a readable SKILL.md",
+    };
+    CliError::new(what, help)
+}
+
+fn read_proposals(path: &std::path::Path) -> Result<Vec<Proposal>, CliError> {
+    let name = shown(path);
+    let text =
+        ais_lift::input::read_bounded(path, 4 * 1024 * 1024, "proposals file").map_err(|e| {
+            CliError::new(
+                escape_controls(&e.to_string()).into_owned(),
+                "give a JSON file",
+            )
+        })?;
+    serde_json::from_str(&text).map_err(|e| {
+        CliError::new(
+            format!(
+                "{name}:{}:{}: not a list of proposals: {e}",
+                e.line(),
+                e.column()
+            ),
+            "write a JSON array of {\"rule\", \"kind\", \"force\", \"bearer\", \"quote\"} objects",
+        )
+    })
+}
+
+/// `text` on one line, control characters escaped, at most `max` characters.
+fn clip(text: &str, max: usize) -> String {
+    let one = escape_controls(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned();
+    if one.chars().count() <= max {
+        one
+    } else {
+        let cut: String = one.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+fn stated(s: &Stated) -> String {
+    match s {
+        Stated::Nothing => "unstated".to_owned(),
+        Stated::One(f) => f.to_string(),
+        Stated::Mixed(fs) => fs.iter().map(|f| f.as_str()).collect::<Vec<_>>().join("+"),
+    }
+}
+
+fn write_analysis(a: &Analysis, o: &mut Output) -> std::io::Result<()> {
+    if let Some(path) = &a.path {
+        writeln!(o.out, "skill {}", escape_controls(path))?;
+    }
+    if let Some(fm) = &a.frontmatter {
+        writeln!(
+            o.out,
+            "frontmatter (lines {}-{}): name {:?}, description {:?}",
+            fm.span.line,
+            fm.span.end_line,
+            clip(fm.name.as_deref().unwrap_or("-"), 40),
+            clip(fm.description.as_deref().unwrap_or("-"), 60),
+        )?;
+        if let Some(problem) = &fm.problem {
+            writeln!(o.out, "  ! {}", clip(problem, 110))?;
+        }
+    }
+    let count =
+        |f: &dyn Fn(&Stated) -> bool| a.units.iter().filter(|u| f(&u.reading.stated)).count();
+    writeln!(
+        o.out,
+        "\nforces ({} units: {} mandatory, {} forbidden, {} discretionary, {} mixed, {} unstated)",
+        a.units.len(),
+        count(&|s| *s == Stated::One(ais_lift::Force::Mandatory)),
+        count(&|s| *s == Stated::One(ais_lift::Force::Forbidden)),
+        count(&|s| *s == Stated::One(ais_lift::Force::Discretionary)),
+        count(&|s| matches!(s, Stated::Mixed(_))),
+        count(&|s| *s == Stated::Nothing),
+    )?;
+    for u in &a.units {
+        let at = format!("{}:{}", u.span.line, u.span.column);
+        let condition = u
+            .reading
+            .condition
+            .as_ref()
+            .map(|c| {
+                format!(
+                    " [{} '{}']",
+                    if c.example { "example" } else { "if" },
+                    c.marker
+                )
+            })
+            .unwrap_or_default();
+        writeln!(
+            o.out,
+            "  {at:<8} {:<22} {}{condition}\n  {:<8} {:<22} ← {}",
+            stated(&u.reading.stated),
+            clip(&u.text, 70),
+            "",
+            "",
+            clip(&u.reading.source.describe(), 90),
+        )?;
+    }
+    if !a.snippets.is_empty() {
+        writeln!(o.out, "\ncode blocks ({})", a.snippets.len())?;
+    }
+    for s in &a.snippets {
+        let sort = match &s.sort {
+            Sort::Tool { runtime, shebang } => format!(
+                "tool body ({runtime:?}{})",
+                if *shebang { ", from its #! line" } else { "" }
+            )
+            .to_lowercase(),
+            Sort::Knowledge { why } => format!("knowledge: {}", why_text(why)),
+        };
+        writeln!(
+            o.out,
+            "  {:<8} {:<10} {sort}",
+            format!("{}:{}", s.span.line, s.span.column),
+            clip(s.language.as_deref().unwrap_or("-"), 10),
+        )?;
+    }
+    write_bundle(&a.bundle, o)
+}
+
+fn why_text(why: &Why) -> String {
+    match why {
+        Why::Empty => "no statement".to_owned(),
+        Why::NoLanguage => "no language".to_owned(),
+        Why::NotRunnable { language } => {
+            format!("{} is not a language the runtime runs", clip(language, 20))
+        }
+        Why::Illustrative { context } => format!("an example (\"{}\")", clip(context, 40)),
+        Why::Transcript { line } => format!("a session transcript (prompt at line {line})"),
+        Why::Elided { line } => format!("code elided at line {line}"),
+        Why::Placeholder { line, text } => {
+            format!("a template ({} at line {line})", clip(text, 20))
+        }
+    }
+}
+
+fn write_bundle(b: &Bundle, o: &mut Output) -> std::io::Result<()> {
+    if b.references.is_empty() {
+        return Ok(());
+    }
+    writeln!(o.out, "\nfiles it names ({})", b.references.len())?;
+    for r in &b.references {
+        let status = match &r.status {
+            RefStatus::Read { bytes, .. } => format!("read ({bytes} bytes)"),
+            RefStatus::Missing { .. } => "not in the skill's directory".to_owned(),
+            RefStatus::NotRead => "not read".to_owned(),
+            RefStatus::Refused { refusal } => format!("REFUSED: {refusal}"),
+        };
+        writeln!(
+            o.out,
+            "  {:<8} {:<28} {status}",
+            format!("{}:{}", r.span.line, r.span.column),
+            clip(&r.target, 28),
+        )?;
+    }
+    Ok(())
+}
+
+fn write_grounding(g: &Grounding, drift: &[Drift], o: &mut Output) -> std::io::Result<()> {
+    writeln!(
+        o.out,
+        "\ngrounding: {} kept, {} dropped",
+        g.kept.len(),
+        g.dropped.len()
+    )?;
+    for k in &g.kept {
+        let p = &k.proposal;
+        writeln!(
+            o.out,
+            "  {:<6} {:<8} {} {} {} \"{}\"",
+            clip(&p.rule, 6),
+            format!("{}:{}", k.span.line, k.span.column),
+            p.force,
+            p.kind,
+            p.bearer,
+            clip(&p.quote, 60),
+        )?;
+    }
+    for d in &g.dropped {
+        writeln!(
+            o.out,
+            "  {:<6} DROPPED  \"{}\": {}",
+            clip(&d.proposal.rule, 6),
+            clip(&d.proposal.quote, 50),
+            clip(&d.reason.describe(), 90),
+        )?;
+    }
+    for c in &g.conditions_dropped {
+        writeln!(
+            o.out,
+            "  {:<6} condition \"{}\" removed: not in the skill",
+            clip(&c.rule, 6),
+            clip(&c.condition, 50)
+        )?;
+    }
+    writeln!(o.out, "\ndeontic audit: {} finding(s)", drift.len())?;
+    for d in drift {
+        writeln!(
+            o.out,
+            "  {:<8} {:<13} {}",
+            format!("{}:{}", d.span.line, d.span.column),
+            format!("{:?}", d.kind).to_lowercase(),
+            clip(&d.message, 110),
+        )?;
+    }
+    Ok(())
+}
