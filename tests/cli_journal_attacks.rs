@@ -7,16 +7,33 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// How `ais` is started.
+#[derive(Clone, Copy, PartialEq)]
+enum Launch {
+    /// As the user running the test.
+    Direct,
+    /// As `nobody` (the test runs as root): an unprivileged user, whose `ais` is not dumpable.
+    Nobody,
+    /// In a user namespace whose limit of further user namespaces is 0: a kernel that gives
+    /// `ais` no user namespace for its tools.
+    NoUserNamespaces,
+}
+
 struct Case {
     _dir: tempfile::TempDir,
     out: PathBuf,
     outside: PathBuf,
     keys: PathBuf,
     program: PathBuf,
+    launch: Launch,
 }
 
 impl Case {
     fn new() -> Case {
+        Case::launched(Launch::Direct)
+    }
+
+    fn launched(launch: Launch) -> Case {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
         let outside = dir.path().join("outside");
@@ -31,17 +48,37 @@ impl Case {
             "walker:\n  carries:\n    task: {type: str, role: input}\n    approved: {type: bool, role: input, doc: Go on?}\n    a: {type: str, produced_by: first}\n    b: {type: str, produced_by: second}\nnodes:\n  - {id: first, type: GEN-RAW, reads: [task], writes: [a], doc: Do it., autonomy: {tools: [run_command]}}\n  - {id: second, type: GEN-RAW, reads: [a, approved], writes: [b], doc: Then this., autonomy: {tools: [run_command]}}\n  - {id: done, type: TERMINAL, reads: [b]}\nedges:\n  - {from: first, to: second}\n  - {from: second, to: done}\n",
         )
         .unwrap();
+        if launch == Launch::Nobody {
+            use std::os::unix::fs::PermissionsExt;
+            for d in [dir.path(), &out, &outside] {
+                std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o777)).unwrap();
+            }
+        }
         Case {
             _dir: dir,
             out,
             outside,
             keys,
             program,
+            launch,
         }
     }
 
     fn ais(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_ais"));
+        let ais = env!("CARGO_BIN_EXE_ais");
+        let mut c = match self.launch {
+            Launch::Direct => Command::new(ais),
+            Launch::Nobody => {
+                let mut c = Command::new("setpriv");
+                c.args(["--reuid=65534", "--regid=65534", "--clear-groups", ais]);
+                c
+            }
+            Launch::NoUserNamespaces => {
+                let mut c = Command::new("unshare");
+                c.args(["-U", "-r", "sh", "-c", NO_USERNS, "sh", ais]);
+                c
+            }
+        };
         c.env_remove("AIS_MODEL")
             .env_remove("RUST_LOG")
             .env("AIS_STATE_DIR", &self.keys)
@@ -95,6 +132,29 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Runs its arguments with no user namespace left to make.
+const NO_USERNS: &str = "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"";
+
+/// Whether this test runs as root and can start `ais` as `nobody`.
+fn can_drop_to_nobody() -> bool {
+    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
+    });
+    root && Command::new("setpriv")
+        .arg("--help")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Whether a user namespace can be made here whose limit of user namespaces is 0.
+fn can_deny_user_namespaces() -> bool {
+    Command::new("unshare")
+        .args(["-U", "-r", "sh", "-c", NO_USERNS, "sh", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 fn have_python() -> bool {
     Command::new("python3")
         .arg("-c")
@@ -114,6 +174,20 @@ fn a_model_command_cannot_rewrite_the_journal_to_move_the_output_root() {
         return;
     }
     let case = Case::new();
+    let outcome = rewrite_attack(&case);
+    assert_eq!(outcome.status.code(), Some(0), "{}", stderr(&outcome));
+    assert!(case.out.join("marker.txt").exists());
+    if ais_rt::sandbox::shield_available() {
+        let seen = std::fs::read_to_string(case.out.join("seen.txt")).unwrap();
+        assert_eq!(seen, "", "a tool saw the sealing key's directory");
+        assert!(case.keys.join("journal.key").exists());
+    }
+}
+
+/// The attack of issue 32 (see above): a model command rewrites the recorded `out`, the resume
+/// runs a second command that writes `marker.txt`. The resume's output; the marker must not
+/// be outside the output root.
+fn rewrite_attack(case: &Case) -> Output {
     let rewrite = format!(
         "python3 -c \"import sqlite3; c = sqlite3.connect('.ais/runs.db', timeout=5); \
          c.execute('UPDATE runs SET meta = json_set(meta, ?, ?)', ('$.out', '{}')); c.commit()\"; \
@@ -129,13 +203,72 @@ fn a_model_command_cannot_rewrite_the_journal_to_move_the_output_root() {
         "the resumed run wrote outside its output root: {}",
         stderr(&out)
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(case.out.join("marker.txt").exists());
-    if ais_rt::sandbox::shield_available() {
-        let seen = std::fs::read_to_string(case.out.join("seen.txt")).unwrap();
-        assert_eq!(seen, "", "a tool saw the sealing key's directory");
-        assert!(case.keys.join("journal.key").exists());
+    out
+}
+
+/// The same attack by an unprivileged user (this test as root, `ais` as `nobody`): `ais` is
+/// not dumpable, so its tool's namespace must still map its ids (issue 32's shield failed
+/// there, and with it every tool call). The rewrite fails on the read-only `.ais/`, the key's
+/// directory looks empty, the run resumes where it started.
+#[test]
+fn an_unprivileged_users_tool_cannot_rewrite_the_journal() {
+    if !have_python() || !ais_rt::sandbox::confinement_available() || !can_drop_to_nobody() {
+        eprintln!("skipped: no python3 with sqlite3, no Landlock, or not root (no `nobody`)");
+        return;
     }
+    let case = Case::launched(Launch::Nobody);
+    let outcome = rewrite_attack(&case);
+    assert_eq!(outcome.status.code(), Some(0), "{}", stderr(&outcome));
+    assert!(case.out.join("marker.txt").exists(), "{}", stderr(&outcome));
+    let seen = std::fs::read_to_string(case.out.join("seen.txt")).unwrap();
+    assert_eq!(seen, "", "a tool saw the sealing key's directory");
+    assert!(case.keys.join("journal.key").exists());
+}
+
+/// Where the kernel gives `ais` no user namespace, the run still runs, says on standard error
+/// and in its report that `.ais/` is writable to tools and the key in view, and the seal is
+/// what stops the rewrite: the resume refuses the row, naming `out`.
+#[test]
+fn without_user_namespaces_the_seal_refuses_the_rewrite_and_the_run_says_so() {
+    if !have_python() || !ais_rt::sandbox::confinement_available() || !can_deny_user_namespaces() {
+        eprintln!("skipped: no python3 with sqlite3, no Landlock, or no user namespace to test in");
+        return;
+    }
+    let case = Case::launched(Launch::NoUserNamespaces);
+    let run = case
+        .ais()
+        .arg("run")
+        .arg(&case.program)
+        .args(["--task", "go", "--format", "json", "--model"])
+        .arg(format!(
+            "scripted:{}",
+            case.script("echo one", "echo two").display()
+        ))
+        .arg("--out")
+        .arg(&case.out)
+        .output()
+        .unwrap();
+    let said = stderr(&run);
+    assert!(
+        said.contains("no user namespace for its tools") && said.contains("read the journal's"),
+        "{said}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert!(
+        report["deviations"]
+            .to_string()
+            .contains("the key readable"),
+        "{report}"
+    );
+    let case = Case::launched(Launch::NoUserNamespaces);
+    let outcome = rewrite_attack(&case);
+    assert_eq!(outcome.status.code(), Some(2), "{}", stderr(&outcome));
+    assert!(
+        stderr(&outcome).contains("recorded `out` does not match its seal"),
+        "{}",
+        stderr(&outcome)
+    );
+    assert!(!case.out.join("marker.txt").exists());
 }
 
 /// Where a tool could write the journal anyway (a kernel without user namespaces), the rewrite

@@ -197,15 +197,17 @@ impl Confinement {
         let tmp = tempfile::Builder::new()
             .prefix(&format!("{TMP_PREFIX}{}-", std::process::id()))
             .tempdir_in(&base)?;
-        let hidden: Vec<PathBuf> = crate::journal::seal::key_dir().into_iter().collect();
-        let shield = shield::Shield::new(roots, &hidden)?.map(std::sync::Arc::new);
         if !confinement_available() {
+            // No shield either: its namespace needs Landlock to keep other tools out of the
+            // moment it maps its ids ([`shield`]), and an unconfined tool can write anywhere.
             return Ok(Confinement {
                 ruleset: None,
                 tmp,
-                shield,
+                shield: None,
             });
         }
+        let hidden: Vec<PathBuf> = crate::journal::seal::key_dir().into_iter().collect();
+        let shield = shield::Shield::new(roots, &hidden)?.map(std::sync::Arc::new);
         let abi = abi();
         let rights = write_rights(abi);
         let landlock = |e: landlock::RulesetError| std::io::Error::other(e.to_string());

@@ -16,30 +16,37 @@
 //!   tool cannot read the key a journal row is sealed with.
 //!
 //! The namespace is the tool's alone: `ais` itself sees and writes `.ais/` as before. A kernel
-//! that refuses unprivileged user namespaces (a container's seccomp profile, Ubuntu's AppArmor
-//! restriction) is detected once per process ([`shield_available`]); there tools run with
-//! `.ais/` writable, the run records a deviation ([`unshielded_deviation`]) and `ais` says so —
-//! the resume's integrity check (the seal) still refuses a rewritten journal row, as long as
-//! the key stays unread.
+//! that refuses unprivileged user namespaces (a container's seccomp profile, a sysctl) or grants
+//! them without capabilities (Ubuntu's AppArmor restriction) is detected once per process
+//! ([`shield_available`]); there tools run with `.ais/` writable and the key directory in
+//! view, the run records a deviation ([`unshielded_deviation`]) and `ais` says so on standard
+//! error. What is left there is the seal: a resume refuses a journal row that does not match
+//! it, which stops a tool that rewrites the journal, not one that also reads the key and seals
+//! its rewrite.
 
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-/// Whether this kernel lets an unprivileged process make a user and mount namespace of its
-/// own (asked once per process, in a forked child: a multi-threaded process cannot).
+/// Whether this kernel lets this process give a tool a user and mount namespace of its own:
+/// asked once per process, in a forked child (a multi-threaded process cannot unshare) that
+/// takes the same steps as [`enter`] up to its first mount — where unprivileged user namespaces
+/// are refused (`unshare` fails), or granted without capabilities (Ubuntu's AppArmor
+/// restriction: the mount fails), the answer is no.
 pub fn shield_available() -> bool {
     static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *AVAILABLE.get_or_init(|| {
-        // SAFETY: the child makes only async-signal-safe system calls and `_exit`s.
+        let (uid_map, gid_map) = own_maps();
+        // SAFETY: the child makes only async-signal-safe system calls on buffers made before
+        // the fork, and `_exit`s.
         unsafe {
             let pid = libc::fork();
             if pid < 0 {
                 return false;
             }
             if pid == 0 {
-                let ok = libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) == 0;
+                let ok = unshare_mapped(&uid_map, &gid_map).is_ok() && private_mounts().is_ok();
                 libc::_exit(if ok { 0 } else { 1 });
             }
             let mut status = 0;
@@ -53,6 +60,16 @@ pub fn shield_available() -> bool {
     })
 }
 
+/// The `uid_map` and `gid_map` lines that map this process's effective ids onto themselves.
+fn own_maps() -> (CString, CString) {
+    let uid = rustix::process::geteuid().as_raw();
+    let gid = rustix::process::getegid().as_raw();
+    (
+        CString::new(format!("{uid} {uid} 1\n")).expect("digits"),
+        CString::new(format!("{gid} {gid} 1\n")).expect("digits"),
+    )
+}
+
 /// The deviation a run records when this kernel cannot keep `.ais/` from its tools (`None`
 /// when it can); the first call also says so on standard error.
 pub fn unshielded_deviation() -> Option<ais_core::Deviation> {
@@ -63,18 +80,25 @@ pub fn unshielded_deviation() -> Option<ais_core::Deviation> {
     static WARNED: std::sync::Once = std::sync::Once::new();
     WARNED.call_once(|| {
         eprintln!(
-            "ais: WARNING: this kernel refuses unprivileged user namespaces, so tool \
-             subprocesses can write the output root's `.ais/` (the journal, resume handles); a \
-             resume still refuses a journal row that does not match its seal. Allow them \
-             (`sysctl kernel.unprivileged_userns_clone=1`, or \
-             `kernel.apparmor_restrict_unprivileged_userns=0`) to keep `.ais/` read-only to tools."
+            "ais: WARNING: this kernel gives `ais` no user namespace for its tools (refused, or \
+             granted without capabilities), so tool subprocesses can write the output root's \
+             `.ais/` (the journal, resume handles) and read the journal's sealing key; a resume \
+             still refuses a journal row that does not match its seal, but a tool that reads the \
+             key can seal its own. Allow them (`sysctl kernel.unprivileged_userns_clone=1`, \
+             `user.max_user_namespaces` above 0, or \
+             `kernel.apparmor_restrict_unprivileged_userns=0`) to keep `.ais/` read-only and \
+             the key hidden from tools."
         );
     });
     Some(ais_core::Deviation {
         check: None,
         subject: "tool subprocesses".to_owned(),
-        intended: "the output root's `.ais/` read-only to every tool subprocess".to_owned(),
-        substituted: "writable: this kernel refuses unprivileged user namespaces".to_owned(),
+        intended: "the output root's `.ais/` read-only and the sealing key hidden from every \
+                   tool subprocess"
+            .to_owned(),
+        substituted: "`.ais/` writable and the key readable (only the seal checks a resume): \
+                      this kernel gives no user namespace"
+            .to_owned(),
     })
 }
 
@@ -186,11 +210,10 @@ impl Shield {
             .filter(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()))
             .map(|d| c_path(d))
             .collect::<io::Result<Vec<_>>>()?;
-        let uid = rustix::process::geteuid().as_raw();
-        let gid = rustix::process::getegid().as_raw();
+        let (uid_map, gid_map) = own_maps();
         Ok(Some(Shield {
-            uid_map: CString::new(format!("{uid} {uid} 1\n")).expect("digits"),
-            gid_map: CString::new(format!("{gid} {gid} 1\n")).expect("digits"),
+            uid_map,
+            gid_map,
             keep,
             protect,
             hide,
@@ -232,6 +255,49 @@ unsafe fn mount(
     Ok(())
 }
 
+/// Enters a user namespace of its own and a mount namespace, its effective uid and gid mapped
+/// onto themselves (async-signal-safe).
+///
+/// `ais` is not dumpable ([`super::harden_process`]), and a fork inherits that: the kernel then
+/// gives the process's `/proc/self/{setgroups,uid_map,gid_map}` to root, and an unprivileged
+/// process cannot open them to map its ids. So the process is made dumpable for the three
+/// writes, and not dumpable again before anything else. A process of the same user could read
+/// its memory (a copy of `ais`'s, the API keys with it) during those three writes; a tool cannot:
+/// every tool runs in a Landlock domain of its own, and Landlock forbids a sandboxed process to
+/// read or trace a process outside its domain — which is why [`Shield::new`] is only asked for
+/// where Landlock confines the tools.
+///
+/// # Safety
+///
+/// Only in a freshly forked child, before `exec`.
+unsafe fn unshare_mapped(uid_map: &CStr, gid_map: &CStr) -> io::Result<()> {
+    // SAFETY: raw system calls on buffers prepared before the fork; see the contract.
+    unsafe {
+        if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let hidden = libc::prctl(libc::PR_GET_DUMPABLE, 0, 0, 0, 0) == 0;
+        if hidden && libc::prctl(libc::PR_SET_DUMPABLE, 1 as libc::c_ulong, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mapped = write_file(c"/proc/self/setgroups", c"deny")
+            .and_then(|()| write_file(c"/proc/self/uid_map", uid_map))
+            .and_then(|()| write_file(c"/proc/self/gid_map", gid_map));
+        if hidden && libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        mapped
+    }
+}
+
+/// Makes every mount of the new mount namespace private, so no mount made in it reaches the
+/// mount namespace `ais` runs in (async-signal-safe).
+unsafe fn private_mounts() -> io::Result<()> {
+    let none = std::ptr::null();
+    // SAFETY: `c"/"` is NUL-terminated, the rest null.
+    unsafe { mount(none, c"/", none, libc::MS_REC | libc::MS_PRIVATE, none) }
+}
+
 /// Enters `shield` in the tool's process, before it is confined by Landlock (which forbids
 /// mounts). Only async-signal-safe calls: this runs between `fork` and `exec`.
 ///
@@ -241,14 +307,9 @@ unsafe fn mount(
 pub(crate) unsafe fn enter(shield: &Shield) -> io::Result<()> {
     // SAFETY: raw system calls on buffers prepared by the parent; see the contract.
     unsafe {
-        if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        write_file(c"/proc/self/setgroups", c"deny")?;
-        write_file(c"/proc/self/uid_map", &shield.uid_map)?;
-        write_file(c"/proc/self/gid_map", &shield.gid_map)?;
+        unshare_mapped(&shield.uid_map, &shield.gid_map)?;
+        private_mounts()?;
         let none = std::ptr::null();
-        mount(none, c"/", none, libc::MS_REC | libc::MS_PRIVATE, none)?;
         for dir in &shield.keep {
             mount(dir.as_ptr(), dir, none, libc::MS_BIND, none)?;
         }
