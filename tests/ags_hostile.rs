@@ -133,3 +133,64 @@ fn a_reference_to_a_fifo_or_a_device_inside_the_directory_does_not_hang() {
         assert!(text.contains("not a regular file"), "{uri}: {text}");
     }
 }
+
+/// Issue 32's numbers, end to end through `ais run`: a graph that writes `1.0e300` wherever
+/// the schema lets a number be that large (a criterion's `timeout_seconds`, the retry's
+/// `initial_delay_seconds`, `min_context_tokens`, `max_cost_usd`) runs — the first attempt
+/// fails its command criterion, the retry waits no `1.0e300` seconds (`max_delay_seconds: 0`),
+/// the second passes — and one that writes it where the schema bounds the number (`level`, a
+/// negative delay) is refused with each place located. Never a panic, never a wait.
+#[test]
+fn a_graph_of_1e300s_runs_or_is_refused_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.agraph.yaml");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ags/huge_numbers.agraph.yaml");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    std::fs::write(&graph, &text).unwrap();
+    std::fs::write(
+        tmp.path().join("script.json"),
+        r#"{"report": ["FAIL", "OK"]}"#,
+    )
+    .unwrap();
+    let run = [
+        "run",
+        "g.agraph.yaml",
+        "--task",
+        "t",
+        "--model",
+        "scripted:script.json",
+        "--out",
+        "out",
+        "--run-record",
+        "rec.json",
+        "--allow-commands",
+    ];
+    let o = ais_within(tmp.path(), &run);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("rec.json")).unwrap())
+            .unwrap();
+    assert_eq!(rec["status"], "succeeded", "{rec:#}");
+    let attempts = rec["nodes"][0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2, "{rec:#}");
+    assert_eq!(attempts[0]["status"], "criteria_failed");
+    // Where the schema bounds the number, the graph does not run.
+    let bad = text
+        .replace(
+            "intelligence: { tier: standard,",
+            "intelligence: { tier: standard, level: 1.0e300,",
+        )
+        .replace("max_delay_seconds: 0", "max_delay_seconds: -1.0e300");
+    assert_ne!(bad, text);
+    std::fs::write(&graph, bad).unwrap();
+    let o = ais_within(tmp.path(), &run);
+    let said = all(&o);
+    assert_eq!(o.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("1e+300 is greater than the maximum")
+            && said.contains("-1e+300 is less than the minimum")
+            && said.contains("g.agraph.yaml:13:"),
+        "{said}"
+    );
+}
