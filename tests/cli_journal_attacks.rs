@@ -225,9 +225,10 @@ fn an_unprivileged_users_tool_cannot_rewrite_the_journal() {
     assert!(case.keys.join("journal.key").exists());
 }
 
-/// Where the kernel gives `ais` no user namespace, the run still runs, says on standard error
-/// and in its report that `.ais/` is writable to tools and the key in view, and the seal is
-/// what stops the rewrite: the resume refuses the row, naming `out`.
+/// Where the kernel gives `ais` no user namespace, the run still runs and says on standard
+/// error and in its report that `.ais/` is writable to tools; Landlock keeps the sealing key
+/// from them (a tool's `cat` of it is denied), and the seal is what stops the rewrite: the
+/// resume refuses the row, naming `out`.
 #[test]
 fn without_user_namespaces_the_seal_refuses_the_rewrite_and_the_run_says_so() {
     if !have_python() || !ais_rt::sandbox::confinement_available() || !can_deny_user_namespaces() {
@@ -235,6 +236,10 @@ fn without_user_namespaces_the_seal_refuses_the_rewrite_and_the_run_says_so() {
         return;
     }
     let case = Case::launched(Launch::NoUserNamespaces);
+    let steal = format!(
+        "cat {} > stolen.txt 2>&1",
+        case.keys.join("journal.key").display()
+    );
     let run = case
         .ais()
         .arg("run")
@@ -242,7 +247,7 @@ fn without_user_namespaces_the_seal_refuses_the_rewrite_and_the_run_says_so() {
         .args(["--task", "go", "--format", "json", "--model"])
         .arg(format!(
             "scripted:{}",
-            case.script("echo one", "echo two").display()
+            case.script(&steal, "echo two").display()
         ))
         .arg("--out")
         .arg(&case.out)
@@ -250,15 +255,26 @@ fn without_user_namespaces_the_seal_refuses_the_rewrite_and_the_run_says_so() {
         .unwrap();
     let said = stderr(&run);
     assert!(
-        said.contains("no user namespace for its tools") && said.contains("read the journal's"),
+        said.contains("no user namespace for its tools") && said.contains("keeps the sealing key"),
         "{said}"
     );
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert!(
         report["deviations"]
             .to_string()
-            .contains("the key readable"),
+            .contains("the key kept unread by Landlock"),
         "{report}"
+    );
+    let key = std::fs::read(case.keys.join("journal.key")).unwrap();
+    let stolen = std::fs::read(case.out.join("stolen.txt")).unwrap();
+    assert!(
+        String::from_utf8_lossy(&stolen).contains("Permission denied"),
+        "{}",
+        String::from_utf8_lossy(&stolen)
+    );
+    assert!(
+        !stolen.windows(key.len()).any(|w| w == key),
+        "the tool read the key"
     );
     let case = Case::launched(Launch::NoUserNamespaces);
     let outcome = rewrite_attack(&case);
@@ -441,4 +457,107 @@ fn a_second_run_into_the_same_output_root_is_refused() {
     assert!(status.success());
     let again = run(&case).output().unwrap();
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+}
+
+/// A run without a journal pauses with a resume handle and its command's record beside it
+/// (`<handle>.cli.json`), both under `.ais/`: where a tool could write them (a kernel without
+/// user namespaces), a rewritten record field or a rewritten handle is refused at the resume,
+/// naming which; so is a record without its seal. The untouched pair resumes.
+#[test]
+fn a_rewritten_resume_handle_or_its_record_is_refused() {
+    let pause = |case: &Case| -> PathBuf {
+        let model = case.script("echo one", "echo two > marker.txt");
+        let out = case
+            .ais()
+            .arg("run")
+            .arg(&case.program)
+            .args([
+                "--task",
+                "go",
+                "--format",
+                "json",
+                "--no-journal",
+                "--model",
+            ])
+            .arg(format!("scripted:{}", model.display()))
+            .arg("--out")
+            .arg(&case.out)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let handle = PathBuf::from(report["pause"]["handle"].as_str().expect("a handle"));
+        assert!(handle.is_absolute(), "{}", handle.display());
+        handle
+    };
+    let resume = |case: &Case, handle: &Path| {
+        case.ais()
+            .args(["resume", handle.to_str().unwrap(), "--answer", "true"])
+            .output()
+            .unwrap()
+    };
+    let edit = |path: &Path, pointer: &str, value: serde_json::Value| {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        *v.pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("{pointer}: not in {}", path.display())) = value;
+        std::fs::write(path, v.to_string()).unwrap();
+    };
+    let record = |handle: &Path| handle.with_extension("cli.json");
+    for (what, pointer, value, said) in [
+        (
+            "record",
+            "/out",
+            serde_json::json!("/tmp"),
+            "`out` in the run record",
+        ),
+        (
+            "record",
+            "/model",
+            serde_json::json!("openai:gpt-4o"),
+            "`model` in the run record",
+        ),
+        (
+            "record",
+            "/seal",
+            serde_json::Value::Null,
+            "carries no seal",
+        ),
+        (
+            "handle",
+            "/task",
+            serde_json::json!("another task"),
+            "the resume handle",
+        ),
+        (
+            "handle",
+            "/carries/a",
+            serde_json::json!("forged"),
+            "the resume handle",
+        ),
+    ] {
+        let case = Case::new();
+        let handle = pause(&case);
+        let file = if what == "record" {
+            record(&handle)
+        } else {
+            handle.clone()
+        };
+        edit(&file, pointer, value);
+        let out = resume(&case, &handle);
+        assert_eq!(out.status.code(), Some(2), "{pointer}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(said) && stderr(&out).contains("does not match its seal")
+                || said == "carries no seal" && stderr(&out).contains(said),
+            "{pointer}: {}",
+            stderr(&out)
+        );
+        assert!(!case.out.join("marker.txt").exists(), "{pointer}: it ran");
+        assert!(handle.exists(), "{pointer}: a refused handle is kept");
+    }
+    let case = Case::new();
+    let handle = pause(&case);
+    let out = resume(&case, &handle);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(case.out.join("marker.txt").exists());
 }

@@ -13,8 +13,8 @@
 //! run stopped at an effect that was in flight when an earlier attempt was killed.
 //!
 //! A run started with `--no-journal` that pauses leaves a resume handle under the output root
-//! (written by the runtime) and, beside it, `<handle>.cli.json` (the same record); `ais resume
-//! HANDLE.json` continues it, and removes both.
+//! (written by the runtime) and, beside it, `<handle>.cli.json` (the same record, sealed with
+//! the handle's text); `ais resume HANDLE.json` continues it, and removes both.
 use super::files::read_source;
 use super::{CliError, Failure, Output, mcp, shown};
 use ais_core::agir::{self, Limits};
@@ -351,7 +351,7 @@ struct HandleResume {
 
 fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Failure> {
     let record_path = record_path(&args.handle);
-    let record = read_record(&record_path)?;
+    let record = read_record(&args.handle)?;
     let file = match (&args.program, &record) {
         (Some(p), _) => p.clone(),
         (None, Some(r)) => r.meta.program.clone(),

@@ -5,6 +5,10 @@
 //! before a resume runs anything. A row whose field does not match its seal, a row with no seal,
 //! and a recorded output root that is not the one the invocation names (`--out`, or the
 //! directory holding the journal's `.ais/`) refuse the resume, naming the field.
+//!
+//! A run started with `--no-journal` that pauses leaves a resume handle and, beside it, the
+//! record of its command (`<handle>.cli.json`): that record is sealed the same way, with the
+//! handle's whole text as one more field, so neither file can be rewritten unnoticed.
 
 use super::journal::Meta;
 use crate::cli::{CliError, shown};
@@ -24,19 +28,103 @@ fn key() -> Result<Key, CliError> {
     })
 }
 
-/// The sealed fields of a run's record.
-fn fields(start: &RunStart, meta: &Meta) -> Vec<(&'static str, Json)> {
+/// The sealed fields of a command's record: what a resume runs with.
+fn meta_fields(meta: &Meta) -> Vec<(&'static str, Json)> {
     vec![
         ("program", json(&meta.program)),
-        ("digest", Json::from(start.digest.clone())),
         ("model", json(&meta.model)),
         ("models", json(&meta.models)),
         ("out", json(&meta.out)),
         ("max_steps", Json::from(meta.max_steps)),
         ("bounds", json(&meta.bounds)),
+    ]
+}
+
+/// The sealed fields of a journaled run's record.
+fn fields(start: &RunStart, meta: &Meta) -> Vec<(&'static str, Json)> {
+    let mut fields = meta_fields(meta);
+    fields.extend([
+        ("digest", Json::from(start.digest.clone())),
         ("task", Json::from(start.task.clone())),
         ("inputs", json(&start.inputs)),
-    ]
+    ]);
+    fields
+}
+
+/// The sealed fields of a handle's record: the command's, what the scripted model had used,
+/// and the handle's text (its program digest, carries, task, cursor).
+fn handle_fields(meta: &Meta, scripted_used: &Json, handle: &str) -> Vec<(&'static str, Json)> {
+    let mut fields = meta_fields(meta);
+    fields.extend([
+        ("scripted_used", scripted_used.clone()),
+        ("handle", Json::from(handle)),
+    ]);
+    fields
+}
+
+/// The name a handle's record is sealed under: its file name, so a record cannot stand beside
+/// another handle.
+fn handle_id(handle: &Path) -> String {
+    let name = handle.file_name().map(|n| n.to_string_lossy().into_owned());
+    format!("handle:{}", name.unwrap_or_default())
+}
+
+/// Seals `meta` for the paused run whose handle is `handle` (its text `text`).
+pub(super) fn seal_handle(
+    meta: &mut Meta,
+    scripted_used: &Json,
+    handle: &Path,
+    text: &str,
+) -> Result<(), CliError> {
+    let key = key()?;
+    meta.seal = None;
+    meta.seal = Some(key.seal(
+        &handle_id(handle),
+        &handle_fields(meta, scripted_used, text),
+    ));
+    Ok(())
+}
+
+/// Checks a handle's record (`meta`, read from `record`) against its seal and the handle's
+/// text.
+pub(super) fn verify_handle(
+    meta: &Meta,
+    scripted_used: &Json,
+    handle: &Path,
+    text: &str,
+    record: &Path,
+) -> Result<(), CliError> {
+    let refuse = |what: String| {
+        CliError::new(
+            what,
+            format!(
+                "the handle or its record was changed by something other than the `ais` that \
+                 paused the run; do not resume it — start the run again (`{}` shows the \
+                 command it was started with)",
+                shown(record)
+            ),
+        )
+    };
+    let Some(seal) = &meta.seal else {
+        return Err(refuse(format!(
+            "the run record `{}` carries no seal",
+            shown(record)
+        )));
+    };
+    key()?
+        .check(
+            &handle_id(handle),
+            &handle_fields(meta, scripted_used, text),
+            seal,
+        )
+        .map_err(|field| {
+            let what = if field == "handle" {
+                format!("the resume handle `{}`", shown(handle))
+            } else {
+                format!("`{field}` in the run record `{}`", shown(record))
+            };
+            refuse(format!("{what} does not match its seal (it was rewritten)"))
+        })
 }
 
 /// A value as JSON.
