@@ -342,6 +342,13 @@ impl Graph {
         }
         Ok(svg::write(self, taken))
     }
+
+    /// The SVG laid out whatever the graph's size: [`Graph::svg`] without its limit, for a
+    /// caller that accepts the wait (past [`MAX_SVG_NODES`] it grows to minutes; the graph
+    /// benchmark measures it).
+    pub fn svg_unbounded(&self) -> String {
+        svg::write(self, &[])
+    }
 }
 
 /// The most nodes [`Graph::svg`] lays out: some 1.5 s on a 2-core machine
