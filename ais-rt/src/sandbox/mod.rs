@@ -171,6 +171,50 @@ pub(crate) fn process_alive(pid: u32) -> bool {
     }
 }
 
+/// The most paths a read fence grants ([`read_fence`]); a key beside more is left readable.
+const MAX_FENCE: usize = 16_384;
+
+/// The paths a tool may read beneath when the sealing key's directory `key` must stay unread
+/// and no mount namespace can cover it: Landlock only grants, so reads are handled and granted
+/// beneath every entry of every directory on the way from `/` to `key` — but the next one on
+/// the way, and `key` itself. Everything else reads as before (a file made later directly in
+/// one of those directories excepted); the writable roots grant reads beneath themselves.
+/// `None` (the key stays readable) when a writable root holds the key, when a directory on
+/// the way cannot be listed, or when there are more than [`MAX_FENCE`] entries.
+fn read_fence(key: &Path, roots: &[PathBuf]) -> Option<Vec<PathBuf>> {
+    let key = std::fs::canonicalize(key).ok()?;
+    let beneath_a_root = roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .any(|r| key.starts_with(&r));
+    if beneath_a_root {
+        return None;
+    }
+    let mut grant = Vec::new();
+    let mut dir = PathBuf::from("/");
+    for next in key.components().skip(1) {
+        for entry in std::fs::read_dir(&dir).ok()? {
+            let entry = entry.ok()?;
+            if entry.file_name() == next.as_os_str() {
+                continue;
+            }
+            // A link into the key's directory would grant it: its target is not granted.
+            let path = entry.path();
+            if std::fs::canonicalize(&path)
+                .is_ok_and(|t| t.starts_with(&key) || key.starts_with(&t))
+            {
+                continue;
+            }
+            grant.push(path);
+            if grant.len() > MAX_FENCE {
+                return None;
+            }
+        }
+        dir.push(next);
+    }
+    Some(grant)
+}
+
 /// The write rights a ruleset handles: every write right of the ABI except `IoctlDev` (an
 /// ioctl on a device is not a file write, and terminals need it).
 fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
@@ -208,8 +252,31 @@ impl Confinement {
         }
         let hidden: Vec<PathBuf> = crate::journal::seal::key_dir().into_iter().collect();
         let shield = shield::Shield::new(roots, &hidden)?.map(std::sync::Arc::new);
+        // Without the shield's namespace, Landlock keeps the sealing key unread instead.
+        let fence = match (&shield, hidden.first()) {
+            (None, Some(key)) => {
+                let fence = read_fence(key, roots);
+                if fence.is_none() {
+                    static WARNED: std::sync::Once = std::sync::Once::new();
+                    WARNED.call_once(|| {
+                        eprintln!(
+                            "ais: WARNING: tool subprocesses can read the journal's sealing key \
+                             in {}: it lies beneath a directory they may write, or beside more \
+                             files than ais fences; set AIS_STATE_DIR to a directory outside \
+                             the output root",
+                            key.display()
+                        );
+                    });
+                }
+                fence
+            }
+            _ => None,
+        };
         let abi = abi();
-        let rights = write_rights(abi);
+        let mut rights = write_rights(abi);
+        if fence.is_some() {
+            rights |= AccessFs::ReadFile;
+        }
         let landlock = |e: landlock::RulesetError| std::io::Error::other(e.to_string());
         let mut ruleset = Ruleset::default()
             .handle_access(rights)
@@ -231,6 +298,14 @@ impl Confinement {
             if let Ok(fd) = PathFd::new(dev) {
                 ruleset = ruleset
                     .add_rule(PathBeneath::new(fd, file_rights))
+                    .map_err(landlock)?;
+            }
+        }
+        for path in fence.iter().flatten() {
+            // A rule on a file takes only file rights; `ReadFile` is one.
+            if let Ok(fd) = PathFd::new(path) {
+                ruleset = ruleset
+                    .add_rule(PathBeneath::new(fd, AccessFs::ReadFile))
                     .map_err(landlock)?;
             }
         }

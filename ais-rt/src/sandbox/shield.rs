@@ -18,11 +18,11 @@
 //! The namespace is the tool's alone: `ais` itself sees and writes `.ais/` as before. A kernel
 //! that refuses unprivileged user namespaces (a container's seccomp profile, a sysctl) or grants
 //! them without capabilities (Ubuntu's AppArmor restriction) is detected once per process
-//! ([`shield_available`]); there tools run with `.ais/` writable and the key directory in
-//! view, the run records a deviation ([`unshielded_deviation`]) and `ais` says so on standard
-//! error. What is left there is the seal: a resume refuses a journal row that does not match
-//! it, which stops a tool that rewrites the journal, not one that also reads the key and seals
-//! its rewrite.
+//! ([`shield_available`]); there tools run with `.ais/` writable, the run records a deviation
+//! ([`unshielded_deviation`]) and `ais` says so on standard error. What is left there is the
+//! seal: a resume refuses a journal row that does not match it — and Landlock keeps the key
+//! unread instead of the tmpfs (`read_fence` in the sandbox module), so a tool cannot seal its
+//! own rewrite.
 
 use std::ffi::{CStr, CString};
 use std::io;
@@ -82,22 +82,20 @@ pub fn unshielded_deviation() -> Option<ais_core::Deviation> {
         eprintln!(
             "ais: WARNING: this kernel gives `ais` no user namespace for its tools (refused, or \
              granted without capabilities), so tool subprocesses can write the output root's \
-             `.ais/` (the journal, resume handles) and read the journal's sealing key; a resume \
-             still refuses a journal row that does not match its seal, but a tool that reads the \
-             key can seal its own. Allow them (`sysctl kernel.unprivileged_userns_clone=1`, \
+             `.ais/` (the journal, resume handles); a resume still refuses a journal row or \
+             handle that does not match its seal, and Landlock keeps the sealing key from the \
+             tools. Allow user namespaces (`sysctl kernel.unprivileged_userns_clone=1`, \
              `user.max_user_namespaces` above 0, or \
-             `kernel.apparmor_restrict_unprivileged_userns=0`) to keep `.ais/` read-only and \
-             the key hidden from tools."
+             `kernel.apparmor_restrict_unprivileged_userns=0`) to keep `.ais/` read-only to \
+             tools."
         );
     });
     Some(ais_core::Deviation {
         check: None,
         subject: "tool subprocesses".to_owned(),
-        intended: "the output root's `.ais/` read-only and the sealing key hidden from every \
-                   tool subprocess"
-            .to_owned(),
-        substituted: "`.ais/` writable and the key readable (only the seal checks a resume): \
-                      this kernel gives no user namespace"
+        intended: "the output root's `.ais/` read-only to every tool subprocess".to_owned(),
+        substituted: "`.ais/` writable, a rewrite refused by the seal at resume (the key kept \
+                      unread by Landlock): this kernel gives no user namespace"
             .to_owned(),
     })
 }
