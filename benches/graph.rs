@@ -12,29 +12,11 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-fn program(n: usize) -> String {
-    let mut t = String::from(
-        "walker:\n  carries:\n    task: {type: str, role: input}\n    k: {type: int}\nnodes:\n",
-    );
-    for i in 0..n {
-        t.push_str(&format!(
-            "  - {{id: s{i}, type: CODE, owner: code, reads: [k], writes: [k], body: \"k + 1\"}}\n"
-        ));
-    }
-    t.push_str("  - {id: done, type: TERMINAL, reads: [k]}\nedges:\n");
-    for i in 0..n {
-        let to = if i + 1 == n {
-            "done".to_owned()
-        } else {
-            format!("s{}", i + 1)
-        };
-        t.push_str(&format!("  - {{from: s{i}, to: {to}}}\n"));
-    }
-    t
-}
+#[path = "../tests/support/chain.rs"]
+mod chain;
 
 fn graph(n: usize) -> Graph {
-    Graph::from_agir(&program(n), &[], &mut |_| None).expect("reads")
+    Graph::from_agir(&chain::long_program(n), &[], &mut |_| None).expect("reads")
 }
 
 fn bench(c: &mut Criterion) {

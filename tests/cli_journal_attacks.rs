@@ -135,17 +135,9 @@ fn stderr(o: &Output) -> String {
 /// Runs its arguments with no user namespace left to make.
 const NO_USERNS: &str = "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"";
 
-/// Whether this test runs as root and can start `ais` as `nobody`.
-fn can_drop_to_nobody() -> bool {
-    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-        s.lines()
-            .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
-    });
-    root && Command::new("setpriv")
-        .arg("--help")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+#[path = "support/nobody.rs"]
+mod nobody;
+use nobody::can_drop_to_nobody;
 
 /// Whether a user namespace can be made here whose limit of user namespaces is 0.
 fn can_deny_user_namespaces() -> bool {

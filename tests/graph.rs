@@ -121,27 +121,9 @@ fn a_file_that_is_not_agir_is_refused_naming_it() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.agir"));
 }
 
-/// A chain of `n` CODE steps ending at a TERMINAL.
-fn long_program(n: usize) -> String {
-    let mut t = String::from(
-        "walker:\n  carries:\n    task: {type: str, role: input}\n    k: {type: int}\nnodes:\n",
-    );
-    for i in 0..n {
-        t.push_str(&format!(
-            "  - {{id: s{i}, type: CODE, owner: code, reads: [k], writes: [k], body: \"k + 1\"}}\n"
-        ));
-    }
-    t.push_str("  - {id: done, type: TERMINAL, reads: [k]}\nedges:\n");
-    for i in 0..n {
-        let to = if i + 1 == n {
-            "done".to_owned()
-        } else {
-            format!("s{}", i + 1)
-        };
-        t.push_str(&format!("  - {{from: s{i}, to: {to}}}\n"));
-    }
-    t
-}
+#[path = "support/chain.rs"]
+mod chain;
+use chain::long_program;
 
 /// A 4,000-step program's SVG is refused at once, naming the writers that draw it; they do, and
 /// `ais report` of a journaled run of it still writes its page (without the picture) in
