@@ -351,9 +351,10 @@ impl Graph {
     }
 }
 
-/// The most nodes [`Graph::svg`] lays out: some 1.5 s on a 2-core machine
-/// (`cargo bench --bench graph`); 500 nodes take about 0.3 s, 2,000 would take 15 s and 4,000
-/// over two minutes.
+/// The most nodes [`Graph::svg`] lays out: 0.84 s for 800 on a loaded 2-core machine
+/// (`cargo bench --bench graph`, measured with `ais` and layout-rs at opt-level 3); 500 take
+/// 0.21 s, 1,000 take 1.7 s and 2,000 take 12.7 s (the time grows with about the cube of the
+/// nodes, so 4,000 would take minutes).
 pub const MAX_SVG_NODES: usize = 800;
 
 /// A graph too large for the SVG layout.
