@@ -526,7 +526,7 @@ fn invisible_differences_and_control_characters_in_names_are_shown_visibly() {
         assert_eq!(o.status.code(), Some(2));
         let out = stdout(&o);
         assert!(!out.contains('\x1b'), "{out:?}");
-        assert!(out.contains("evil\\u{1b}[31mred\\n.agir"), "{out}");
+        assert!(out.contains("evil\\x1b[31mred\\n.agir"), "{out}");
     }
 }
 

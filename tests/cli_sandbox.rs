@@ -188,19 +188,9 @@ fn a_tool_blocked_on_a_fifo_does_not_keep_ais_from_exiting() {
     }
 }
 
-/// Whether this test runs as root with `setpriv` available (to drop to `nobody`).
-fn can_drop_to_nobody() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-        s.lines()
-            .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
-    });
-    root && Command::new("setpriv")
-        .arg("--help")
-        .stdout(Stdio::null())
-        .status()
-        .is_ok()
-}
+#[path = "support/nobody.rs"]
+mod nobody;
+use nobody::can_drop_to_nobody;
 
 #[test]
 fn a_tool_cannot_read_the_runtimes_environment() {

@@ -120,3 +120,64 @@ fn a_file_that_is_not_agir_is_refused_naming_it() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.agir"));
 }
+
+#[path = "support/chain.rs"]
+mod chain;
+use chain::long_program;
+
+/// A 4,000-step program's SVG is refused at once, naming the writers that draw it; they do, and
+/// `ais report` of a journaled run of it still writes its page (without the picture) in
+/// bounded time.
+#[test]
+fn a_long_program_is_refused_as_svg_in_bounded_time_and_drawn_as_mermaid() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("long.agir"), long_program(4000)).unwrap();
+    let start = std::time::Instant::now();
+    let o = ais_in(dir.path(), &["graph", "--format", "svg", "long.agir"]);
+    let took = start.elapsed();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("4001 nodes") && err.contains("--format mermaid"),
+        "{err}"
+    );
+    assert!(took < std::time::Duration::from_secs(20), "{took:?}");
+    let o = ais_in(dir.path(), &["graph", "--format", "mermaid", "long.agir"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("s3999"));
+    let o = ais_in(
+        dir.path(),
+        &[
+            "run",
+            "long.agir",
+            "--task",
+            "go",
+            "--format",
+            "json",
+            "--max-steps",
+            "5000",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let id = report["run"].as_str().unwrap();
+    let start = std::time::Instant::now();
+    let o = ais_in(dir.path(), &["report", id, "-o", "r.html"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    let page = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(
+        page.contains("more than the 800 the SVG layout draws"),
+        "no note"
+    );
+}

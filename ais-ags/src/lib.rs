@@ -75,7 +75,33 @@ impl Checked {
 /// (`subgraph.ref.uri`) resolve against; without it they are not opened.
 pub fn check_text(text: &str, base: Option<&Path>) -> Checked {
     let loaded = load_text(text);
-    check_loaded(&loaded, base, &mut Vec::new())
+    check_loaded(&loaded, base, &mut Vec::new(), Refs::Inside)
+}
+
+/// Where a document's local subgraph references (`subgraph.ref.uri`) may lead.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Refs {
+    /// Only beneath the referencing document's directory: no absolute path, no `..`, no
+    /// symbolic link leading out (a reference elsewhere is the finding AG132, and not opened).
+    #[default]
+    Inside,
+    /// Anywhere the user can read (`ais check --allow-outside-refs`).
+    Anywhere,
+}
+
+/// The most bytes of an AGS document read (the AG-IR reader's limit).
+pub fn max_document_bytes() -> u64 {
+    u64::try_from(ais_core::agir::Limits::default().max_bytes).unwrap_or(u64::MAX)
+}
+
+/// The text of the AGS document at `path`, read by the one bounded reader
+/// ([`ais_core::files`]): a regular file only (a FIFO or a device is refused at once), at most
+/// [`max_document_bytes`].
+pub fn read_document(path: &Path) -> Result<String, std::io::Error> {
+    ais_core::files::read_regular_text(path, max_document_bytes()).map_err(|e| match e {
+        ais_core::files::ReadError::Io(e) => e,
+        other => std::io::Error::other(other.to_string()),
+    })
 }
 
 /// Checks a loaded document; `chain` holds the canonical paths of the documents referencing
@@ -84,6 +110,7 @@ pub(crate) fn check_loaded(
     loaded: &Loaded,
     base: Option<&Path>,
     chain: &mut Vec<std::path::PathBuf>,
+    refs: Refs,
 ) -> Checked {
     let mut sink = codes::Sink::new(loaded.data.as_ref(), &loaded.text);
     if let Some(err) = &loaded.error {
@@ -112,7 +139,7 @@ pub(crate) fn check_loaded(
     if let Some(doc) = data {
         structure::version(doc, &mut sink);
         schema::validate_graph(doc, &mut sink);
-        let model = scope::Model::new(doc, base, chain);
+        let model = scope::Model::new(doc, base, refs);
         structure::check(&model, &mut sink);
         flow::check(&model, &mut sink);
         flow::advisory(&model, &mut sink);
@@ -130,10 +157,15 @@ pub(crate) fn check_loaded(
 /// resolving external subgraph references relative to its directory. The text is returned for
 /// rendering; an unreadable file is an `Err` with what happened.
 pub fn check_path(path: &Path) -> Result<(String, Checked), std::io::Error> {
-    let text = std::fs::read_to_string(path)?;
+    check_path_with(path, Refs::Inside)
+}
+
+/// [`check_path`], with the references allowed to lead where `refs` says.
+pub fn check_path_with(path: &Path, refs: Refs) -> Result<(String, Checked), std::io::Error> {
+    let text = read_document(path)?;
     let loaded = load_text(&text);
     let mut chain = vec![std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())];
-    let checked = check_loaded(&loaded, path.parent(), &mut chain);
+    let checked = check_loaded(&loaded, path.parent(), &mut chain, refs);
     Ok((text, checked))
 }
 

@@ -38,7 +38,7 @@ pub fn load_text(text: &str) -> Loaded {
 
 /// Reads the AGS document at `path`.
 pub fn load_path(path: &Path) -> Result<(String, Loaded), std::io::Error> {
-    let text = std::fs::read_to_string(path)?;
+    let text = crate::read_document(path)?;
     let loaded = load_text(&text);
     Ok((text, loaded))
 }

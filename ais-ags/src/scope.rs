@@ -103,6 +103,33 @@ pub(crate) struct External {
     pub data: Option<Json>,
     /// Why it could not be used.
     pub problem: Option<(String, String, String)>,
+    /// The referenced document's text, once read.
+    pub text: Option<String>,
+}
+
+/// Whether `rel`, relative to `base`, stays beneath `base`: no absolute path, no `..`, and no
+/// symbolic link on the way that leads out (checked on the resolved paths when they exist).
+fn inside(base: &Path, rel: &Path) -> bool {
+    use std::path::Component;
+    let base = if base.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        base
+    };
+    if !rel
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return false;
+    }
+    match (
+        std::fs::canonicalize(base),
+        std::fs::canonicalize(base.join(rel)),
+    ) {
+        (Ok(b), Ok(p)) => p.starts_with(b),
+        // A missing document is reported as such when it is read.
+        _ => true,
+    }
 }
 
 /// The whole document as scopes.
@@ -113,6 +140,7 @@ pub(crate) struct Model<'a> {
     pub fragments: IndexMap<String, &'a Map<String, Json>>,
     pub externals: Vec<External>,
     base: Option<PathBuf>,
+    refs: crate::Refs,
 }
 
 fn str_list(v: Option<&Json>) -> Vec<String> {
@@ -144,7 +172,7 @@ pub(crate) fn is_remote(uri: &str) -> bool {
 
 impl<'a> Model<'a> {
     /// Builds the scopes of `doc`; `base` is where local references resolve.
-    pub fn new(doc: &'a Json, base: Option<&Path>, _chain: &[PathBuf]) -> Self {
+    pub fn new(doc: &'a Json, base: Option<&Path>, refs: crate::Refs) -> Self {
         let graph_params = keys(doc.get("params"));
         let mut model = Model {
             doc,
@@ -160,6 +188,7 @@ impl<'a> Model<'a> {
                 .unwrap_or_default(),
             externals: Vec::new(),
             base: base.map(Path::to_path_buf),
+            refs,
         };
         let Some(root) = doc.as_object() else {
             return model;
@@ -251,6 +280,7 @@ impl<'a> Model<'a> {
             uri: uri.clone(),
             path: None,
             data: None,
+            text: None,
             problem: None,
         };
         if is_remote(&uri) || uri.is_empty() {
@@ -261,7 +291,20 @@ impl<'a> Model<'a> {
         };
         let rel = uri.strip_prefix("file://").unwrap_or(&uri);
         let path = base.join(rel);
-        match std::fs::read_to_string(&path) {
+        if self.refs == crate::Refs::Inside && !inside(base, Path::new(rel)) {
+            ext.problem = Some((
+                "AG132".into(),
+                format!(
+                    "the referenced document `{uri}` lies outside this document's directory; \
+                     it is not opened"
+                ),
+                "move the document beside this one (a path relative to its directory, no `..`), \
+                 or check with `--allow-outside-refs` if you trust this graph"
+                    .into(),
+            ));
+            return ext;
+        }
+        match crate::read_document(&path) {
             Ok(text) => {
                 let loaded = crate::load_text(&text);
                 ext.data = loaded.data.map(|d| d.value);
@@ -272,12 +315,13 @@ impl<'a> Model<'a> {
                         format!("run `ais check {}` to see why", path.display()),
                     ));
                 }
+                ext.text = Some(text);
             }
             Err(e) => {
                 ext.problem = Some((
                     "AG132".into(),
                     format!(
-                        "the referenced document `{uri}` cannot be opened ({e}); it resolves to {}",
+                        "the referenced document `{uri}` cannot be read ({e}); it resolves to {}",
                         path.display()
                     ),
                     "correct `ref.uri` (a path is relative to this document's directory)".into(),
@@ -363,11 +407,12 @@ impl<'a> Model<'a> {
                     );
                 }
             }
-            let Ok(text) = std::fs::read_to_string(path) else {
+            let Some(text) = &ext.text else {
                 continue;
             };
             chain.push(canon);
-            let child = crate::check_loaded(&crate::load_text(&text), path.parent(), chain);
+            let child =
+                crate::check_loaded(&crate::load_text(text), path.parent(), chain, self.refs);
             chain.pop();
             let errors: Vec<_> = child
                 .findings
@@ -375,18 +420,20 @@ impl<'a> Model<'a> {
                 .filter(|f| f.severity >= ais_core::Severity::Error)
                 .collect();
             if let Some(first) = errors.first() {
+                // Where and which rule only: a finding about this document never quotes the
+                // content of another (an untrusted graph could point at a secret).
                 let at = first
                     .pos
-                    .map(|p| format!(" at {}:{}", p.line, p.column))
+                    .map(|p| format!(" at line {}, column {}", p.line, p.column))
                     .unwrap_or_default();
                 sink.push(
                     first.id.as_str(),
                     &format!("{}/uri", ext.pointer),
                     format!(
-                        "the referenced document `{}` has {} error(s); the first{at}: {}",
+                        "the referenced document `{}` has {} error(s); the first is {}{at}",
                         ext.uri,
                         errors.len(),
-                        first.message
+                        first.id.as_str()
                     ),
                     format!("run `ais check {}` and fix it", path.display()),
                 );

@@ -87,6 +87,7 @@ pub mod agir;
 pub mod bind;
 pub mod budget;
 pub mod expr;
+pub mod files;
 pub mod mcp;
 pub mod plan;
 #[cfg(feature = "render")]

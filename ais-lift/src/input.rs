@@ -9,7 +9,6 @@
 //! mark is dropped.
 
 use crate::text::LineIndex;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The bounds of a lift's input.
@@ -140,45 +139,22 @@ pub fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String, InputError> {
 
 /// Reads the regular text file at `path`, at most `limit` bytes (see the [module docs](self)).
 pub fn read_bounded(path: &Path, limit: u64, what: &'static str) -> Result<String, InputError> {
-    let io = |source| InputError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    // Checked before opening too: opening a FIFO would wait for a writer.
-    if !std::fs::metadata(path).map_err(io)?.is_file() {
-        return Err(InputError::NotRegularFile {
+    // The one bounded reader of the workspace: a FIFO does not block the open, a device or a
+    // file that grows past the limit is refused.
+    use ais_core::files::ReadError;
+    let bytes = ais_core::files::read_regular(path, limit).map_err(|e| match e {
+        ReadError::Io(source) => InputError::Io {
             path: path.to_owned(),
-        });
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // A file swapped for a FIFO after the check above does not block the open.
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let file = options.open(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(InputError::NotRegularFile {
+            source,
+        },
+        ReadError::NotRegular(_) => InputError::NotRegularFile {
             path: path.to_owned(),
-        });
-    }
-    let too_large = || InputError::TooLarge {
-        path: path.to_owned(),
-        what,
-        limit,
-    };
-    if meta.len() > limit {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large());
-    }
+        },
+        ReadError::TooLarge(_) => InputError::TooLarge {
+            path: path.to_owned(),
+            what,
+            limit,
+        },
+    })?;
     text_of(path, bytes)
 }

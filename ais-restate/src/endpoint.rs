@@ -43,6 +43,14 @@ pub enum EndpointError {
         /// Why.
         source: std::io::Error,
     },
+    /// A request identity key does not read as one (`publickeyv1_…`).
+    #[error("`{key}` is no Restate request identity key: {reason}")]
+    IdentityKey {
+        /// The key as given.
+        key: String,
+        /// What the SDK said.
+        reason: String,
+    },
 }
 
 /// Programs to serve as Restate workflows, with the runtime settings they run with.
@@ -50,6 +58,7 @@ pub struct Endpoint {
     runtime: RuntimeBuilder,
     programs: Vec<(String, Program, Option<SourceMap>)>,
     lanes: usize,
+    identity_keys: Vec<String>,
 }
 
 impl Endpoint {
@@ -59,7 +68,28 @@ impl Endpoint {
             runtime,
             programs: Vec::new(),
             lanes: ais_rt::DEFAULT_MAX_PARALLEL,
+            identity_keys: Vec::new(),
         }
+    }
+
+    /// Accepts only requests signed by the Restate server holding the private half of `key`
+    /// (a request identity key, `publickeyv1_…`; repeatable, for a key rotation): any other
+    /// request is refused before it reaches a workflow. Checked here, so a malformed key is an
+    /// error before anything is served.
+    pub fn identity_key(mut self, key: &str) -> Result<Endpoint, EndpointError> {
+        restate_sdk::endpoint::Endpoint::builder()
+            .identity_key(key)
+            .map_err(|e| EndpointError::IdentityKey {
+                key: key.to_owned(),
+                reason: e.to_string(),
+            })?;
+        self.identity_keys.push(key.to_owned());
+        Ok(self)
+    }
+
+    /// Whether requests must be signed ([`Endpoint::identity_key`]).
+    pub fn verifies_identity(&self) -> bool {
+        !self.identity_keys.is_empty()
     }
 
     /// At most `n` SPAWN siblings do their work at once on this endpoint (default
@@ -193,6 +223,14 @@ impl Endpoint {
             let def = crate::siblings::definition(&name, prepared, runtime.clone(), lanes.clone())
                 .map_err(EndpointError::Program)?;
             builder = builder.bind(def);
+        }
+        for key in &self.identity_keys {
+            builder = builder
+                .identity_key(key)
+                .map_err(|e| EndpointError::IdentityKey {
+                    key: key.clone(),
+                    reason: e.to_string(),
+                })?;
         }
         Ok(builder.build())
     }

@@ -144,3 +144,63 @@ async fn run_command_cannot_write_outside_the_root() {
         .unwrap();
     assert_eq!(ok, Value::from("hi"));
 }
+
+/// The runtime's own state is out of a tool's reach: beneath the output root, a tool writes
+/// anywhere but `.ais/` — not the journal, not a new file, not a rename of `.ais` itself —
+/// while a SPAWN sibling's scratch directory under `.ais/spawn/` stays writable to its own
+/// tool (the sealing key's directory is hidden the same way: `tests/cli_sandbox.rs`).
+#[tokio::test]
+async fn a_tool_cannot_write_the_runtimes_state() {
+    if !confined() || !ais_rt::sandbox::shield_available() {
+        eprintln!("skipped: no Landlock or no user namespaces on this kernel");
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let state = root.path().join(".ais");
+    std::fs::create_dir_all(state.join("spawn/fan/0")).unwrap();
+    std::fs::write(state.join("runs.db"), "journal").unwrap();
+    let ctx = ToolContext::new(root.path());
+    for attack in [
+        "printf pwned > .ais/runs.db",
+        "printf pwned >> .ais/runs.db",
+        "rm -f .ais/runs.db",
+        "printf x > .ais/planted",
+        "mkdir .ais/resume",
+        "mv .ais .gone",
+        "rm -rf .ais",
+        "ln -s /tmp .ais/link",
+    ] {
+        let err = Builtin::RunCommand
+            .call(args(&[("command", attack)]), &ctx)
+            .await
+            .expect_err(attack);
+        assert_eq!(err.kind, ToolErrorKind::Failed, "{attack}: {err:?}");
+        assert_eq!(
+            std::fs::read_to_string(state.join("runs.db")).unwrap(),
+            "journal",
+            "{attack}"
+        );
+        assert!(!state.join("planted").exists() && !state.join("resume").exists());
+    }
+    // Writing beside `.ais` still works, and so does reading the journal.
+    let ok = Builtin::RunCommand
+        .call(
+            args(&[("command", "echo hi > here.txt; cat .ais/runs.db")]),
+            &ctx,
+        )
+        .await
+        .unwrap();
+    assert_eq!(ok, Value::from("journal"));
+    // A sibling's scratch directory beneath `.ais/` is its tool's to write.
+    let mut sibling = ctx.clone();
+    sibling.scratch = Some(state.join("spawn/fan/0"));
+    let ok = Builtin::RunCommand
+        .call(
+            args(&[("command", "echo mine > note.txt; cat note.txt")]),
+            &sibling,
+        )
+        .await
+        .unwrap();
+    assert_eq!(ok, Value::from("mine"));
+    assert!(state.join("spawn/fan/0/note.txt").exists());
+}

@@ -12,9 +12,15 @@ pub fn check(
     path: &Path,
     name: &str,
     format: Format,
+    allow_outside_refs: bool,
     o: &mut Output,
 ) -> Result<Status, std::io::Error> {
-    let (source, checked) = match ais_ags::check_path(path) {
+    let refs = if allow_outside_refs {
+        ais_ags::Refs::Anywhere
+    } else {
+        ais_ags::Refs::Inside
+    };
+    let (source, checked) = match ais_ags::check_path_with(path, refs) {
         Ok(done) => done,
         Err(e) => {
             let what = format!("cannot read {name}: {e}");

@@ -100,7 +100,7 @@ pub fn finish(
     record: Option<&Path>,
 ) -> Result<Option<String>, Failure> {
     let name = shown(file);
-    let text = std::fs::read_to_string(file)
+    let text = ais_ags::read_document(file)
         .map_err(|e| CliError::new(format!("cannot read `{name}`: {e}"), "check the path"))?;
     let Some(doc) = ais_ags::load_text(&text)
         .data
@@ -197,7 +197,8 @@ async fn run_command(
         let _ = std::fs::create_dir_all(&ctx.root);
     }
     if let Some(secs) = c.timeout_seconds {
-        ctx.limits.timeout = std::time::Duration::from_secs_f64(secs);
+        ctx.limits.timeout = ais_ags::harness::seconds(secs, ais_ags::harness::MAX_COMMAND_SECONDS)
+            .max(std::time::Duration::from_secs(1));
     }
     let tool = ais_rt::tools::CommandTool::new(format!("criterion {}", c.id), &c.run, Vec::new());
     match tool.call(ais_rt::tools::ToolArgs::default(), &ctx).await {
@@ -259,7 +260,8 @@ impl ais_rt::tools::Tool for HarnessTool {
                     .and_then(|v| v["retry_delay_seconds"].as_f64())
                     .unwrap_or(0.0);
                 if secs > 0.0 {
-                    let pause = std::time::Duration::from_secs_f64(secs);
+                    let pause =
+                        ais_ags::harness::seconds(secs, ais_ags::harness::MAX_RETRY_DELAY_SECONDS);
                     let _ = tokio::task::spawn_blocking(move || std::thread::sleep(pause)).await;
                 }
             }
@@ -285,7 +287,7 @@ pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
     if !ais_ags::is_ags_path(file) {
         return;
     }
-    let Ok(text) = std::fs::read_to_string(file) else {
+    let Ok(text) = ais_ags::read_document(file) else {
         return;
     };
     let Some(doc) = ais_ags::load_text(&text)

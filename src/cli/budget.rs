@@ -50,7 +50,8 @@ pub fn find(dir: &Path, target: &str) -> Result<agir::Document, String> {
     }
     let path = dir.join(rel);
     if path.is_file() {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot be read ({e})"))?;
+        let text = ais_core::files::read_regular_text(&path, MAX_PROGRAM_BYTES)
+            .map_err(|e| format!("cannot be read ({e})"))?;
         return agir::read(&text).map_err(|e| format!("does not read as AG-IR ({e})"));
     }
     let mut found = None;
@@ -61,7 +62,7 @@ pub fn find(dir: &Path, target: &str) -> Result<agir::Document, String> {
         .collect();
     files.sort();
     for file in files.into_iter().take(1024) {
-        let Some(doc) = std::fs::read_to_string(&file)
+        let Some(doc) = ais_core::files::read_regular_text(&file, MAX_PROGRAM_BYTES)
             .ok()
             .and_then(|t| agir::read(&t).ok())
         else {
@@ -80,6 +81,9 @@ pub fn find(dir: &Path, target: &str) -> Result<agir::Document, String> {
 }
 
 /// A bound of `what` as text: the number and the noun (plural unless 1), or `unbounded`.
+/// The largest CALL target read (the AG-IR reader's own limit).
+const MAX_PROGRAM_BYTES: u64 = 64 * 1024 * 1024;
+
 fn n(b: Option<u64>, what: &str) -> String {
     match b {
         None => format!("unbounded {what}s"),

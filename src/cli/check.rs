@@ -47,6 +47,11 @@ pub struct CheckArgs {
     /// and by which rule, and every read no parameter takes (human format only).
     #[arg(long)]
     pub explain_bindings: bool,
+    /// For an AGS graph: open its subgraph references (`ref.uri`) even where they lead out of
+    /// the graph's directory (an absolute path, `..`, a symbolic link); by default such a
+    /// reference is the finding AG132 and is not read.
+    #[arg(long)]
+    pub allow_outside_refs: bool,
     /// The source document the programs were lifted from (a `SKILL.md`): the faithfulness
     /// audit also checks that every obligation's quote is in it verbatim (whitespace aside),
     /// that the recorded digest matches it, and follows the sibling files it names.
@@ -380,7 +385,13 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
     for path in &args.files {
         let name = display_name(path);
         if ais_ags::is_ags_path(path) {
-            worst = worst.max(super::ags::check(path, &name, args.format, o)?);
+            worst = worst.max(super::ags::check(
+                path,
+                &name,
+                args.format,
+                args.allow_outside_refs,
+                o,
+            )?);
             continue;
         }
         let report = check_file(path, &opts);

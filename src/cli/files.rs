@@ -53,34 +53,48 @@ pub fn read_input(path: &Path, limits: &Limits) -> Result<String, CliError> {
     decode(STDIN_NAME, bytes)
 }
 
-/// Reads a file as UTF-8 text, refusing one larger than the reader's byte limit before reading
-/// it into memory, and anything that is not a file (a directory, a FIFO, a socket) before
-/// opening it: opening a FIFO with no writer would block forever.
+/// Reads a file as UTF-8 text through the one bounded reader ([`ais_core::files`]): only a
+/// regular file (a directory, a FIFO, a socket or a device is refused without blocking), only
+/// up to the reader's byte limit.
 pub fn read_source(path: &Path, limits: &Limits) -> Result<String, CliError> {
     let name = shown(path);
-    let meta = fs::metadata(path).map_err(|e| open_error(&name, &e))?;
-    refuse_non_file(&name, &meta)?;
-    let file = fs::File::open(path).map_err(|e| open_error(&name, &e))?;
-    let meta = file.metadata().map_err(|e| open_error(&name, &e))?;
-    refuse_non_file(&name, &meta)?;
     let max = limits.max_bytes;
-    let too_big = || {
-        CliError::new(
-            format!("`{name}` is larger than the {max} bytes ais reads"),
-            "split the module into smaller programs joined by CALL",
-        )
-    };
-    if usize::try_from(meta.len()).map_or(true, |len| len > max) {
-        return Err(too_big());
-    }
-    let mut bytes = Vec::new();
-    file.take(u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| open_error(&name, &e))?;
-    if bytes.len() > max {
-        return Err(too_big());
-    }
+    let bytes =
+        read_bounded(path, u64::try_from(max).unwrap_or(u64::MAX)).map_err(|e| match e {
+            Bounded::TooLarge => CliError::new(
+                format!("`{name}` is larger than the {max} bytes ais reads"),
+                "split the module into smaller programs joined by CALL",
+            ),
+            Bounded::Other(e) => e,
+        })?;
     decode(&name, bytes)
+}
+
+/// Why [`read_bounded`] read nothing.
+pub enum Bounded {
+    /// The file is larger than the limit.
+    TooLarge,
+    /// Anything else, as the CLI says it.
+    Other(CliError),
+}
+
+/// The bytes of the regular file `path`, at most `max` ([`ais_core::files::read_regular`]),
+/// with every refusal worded for the command line.
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, Bounded> {
+    use ais_core::files::ReadError;
+    let name = shown(path);
+    ais_core::files::read_regular(path, max).map_err(|e| match e {
+        ReadError::TooLarge(_) => Bounded::TooLarge,
+        ReadError::NotRegular("a directory") => Bounded::Other(CliError::new(
+            format!("`{name}` is a directory, not an AG-IR file"),
+            format!("name the .agir files inside it, e.g. `ais check {name}/*.agir`"),
+        )),
+        ReadError::NotRegular(what) => Bounded::Other(CliError::new(
+            format!("`{name}` is {what}, not a file; ais reads regular files"),
+            "save the stream to a file first, then name that file",
+        )),
+        ReadError::Io(e) => Bounded::Other(open_error(&name, &e)),
+    })
 }
 
 /// The text of a file's bytes: UTF-8, with UTF-16 (by its byte-order mark) and other encodings
@@ -124,37 +138,6 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, CliError> {
             "AG-IR files are UTF-8; re-encode the file, e.g. `iconv -t UTF-8`",
         )
     })
-}
-
-/// Refuses what is not a regular file (or a character device such as `/dev/null`).
-fn refuse_non_file(name: &str, meta: &fs::Metadata) -> Result<(), CliError> {
-    let kind = meta.file_type();
-    if kind.is_dir() {
-        return Err(CliError::new(
-            format!("`{name}` is a directory, not an AG-IR file"),
-            format!("name the .agir files inside it, e.g. `ais check {name}/*.agir`"),
-        ));
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let what = if kind.is_fifo() {
-            Some("a FIFO (named pipe)")
-        } else if kind.is_socket() {
-            Some("a socket")
-        } else if kind.is_block_device() {
-            Some("a block device")
-        } else {
-            None
-        };
-        if let Some(what) = what {
-            return Err(CliError::new(
-                format!("`{name}` is {what}, not a file; ais reads regular files"),
-                "save the stream to a file first, then name that file",
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn open_error(name: &str, e: &io::Error) -> CliError {

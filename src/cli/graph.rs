@@ -62,7 +62,12 @@ pub fn run(args: &GraphArgs, o: &mut Output) -> CmdResult {
     let text = match args.format {
         GraphFormat::Mermaid => graph.mermaid(),
         GraphFormat::Dot => graph.dot(),
-        GraphFormat::Svg => graph.svg(),
+        GraphFormat::Svg => graph.svg().map_err(|e| {
+            super::CliError::new(
+                e.to_string(),
+                "draw it with `ais graph --format mermaid` or `--format dot`",
+            )
+        })?,
     };
     match &args.output {
         None => o.out.write_all(text.as_bytes())?,

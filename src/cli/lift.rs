@@ -115,7 +115,7 @@ pub fn run(args: &LiftArgs, o: &mut Output) -> CmdResult {
 }
 
 pub(super) fn input_error(e: &InputError) -> CliError {
-    let what = escape_controls(&e.to_string());
+    let what = escape_controls(&e.to_string()).into_owned();
     let help = match e {
         InputError::TooLarge { .. } => "a skill is a few kilobytes of markdown; split a larger one",
         InputError::Binary { .. } => "give the path of the skill's markdown file",
@@ -126,8 +126,13 @@ pub(super) fn input_error(e: &InputError) -> CliError {
 
 fn read_proposals(path: &std::path::Path) -> Result<Vec<Proposal>, CliError> {
     let name = shown(path);
-    let text = ais_lift::input::read_bounded(path, 4 * 1024 * 1024, "proposals file")
-        .map_err(|e| CliError::new(escape_controls(&e.to_string()), "give a JSON file"))?;
+    let text =
+        ais_lift::input::read_bounded(path, 4 * 1024 * 1024, "proposals file").map_err(|e| {
+            CliError::new(
+                escape_controls(&e.to_string()).into_owned(),
+                "give a JSON file",
+            )
+        })?;
     serde_json::from_str(&text).map_err(|e| {
         CliError::new(
             format!(
@@ -142,7 +147,7 @@ fn read_proposals(path: &std::path::Path) -> Result<Vec<Proposal>, CliError> {
 
 /// `text` on one line, control characters escaped, at most `max` characters.
 pub(super) fn clip(text: &str, max: usize) -> String {
-    let one = escape_controls(&text.split_whitespace().collect::<Vec<_>>().join(" "));
+    let one = escape_controls(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned();
     if one.chars().count() <= max {
         one
     } else {

@@ -19,6 +19,8 @@ pub struct McpArgs {
 
 /// The `ais mcp` commands.
 #[derive(Debug, clap::Subcommand)]
+// Parsed once per process: the size of `Serve`'s arguments costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum McpCommand {
     /// Start a program's MCP servers and write `<stem>.mcp.lock` beside it: each bound tool's
     /// schemas and their hash, so `ais check` and `ais!` check names and parameters with no
@@ -57,6 +59,18 @@ pub struct ServeArgs {
     /// a loopback host (`localhost`, `127.0.0.1`, `::1`): rmcp's guard against DNS rebinding.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+    /// With `--http`: the most live sessions; a client opening one more is refused (503).
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "http")]
+    pub max_sessions: usize,
+    /// With `--http`: every request must carry `Authorization: Bearer TOKEN`, TOKEN the value
+    /// of the environment variable VAR (refused 401 otherwise).
+    #[arg(long, value_name = "VAR", requires = "http")]
+    pub token_env: Option<String>,
+    /// With `--http`: a browser origin allowed besides the loopback ones (repeatable; with its
+    /// scheme, e.g. `https://app.example.com:443`). A request with any other `Origin` is refused
+    /// (403), as the MCP specification requires against DNS rebinding.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allow_origin: Vec<String>,
     /// The bounds of every run served (as `ais run` takes them); a human answer given through
     /// elicitation is bounded by `--max-answer-bytes` as a model's is.
     #[command(flatten)]
@@ -147,7 +161,23 @@ fn serve(args: &ServeArgs) -> CmdResult {
         .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}"), "retry"))?;
     match args.http {
         None => tokio.block_on(server.serve_stdio()).map_err(mcp_error)?,
-        Some(addr) => tokio.block_on(serve_http(server, addr, args.programs.len()))?,
+        Some(addr) => {
+            let token = match &args.token_env {
+                None => None,
+                Some(var) => Some(std::env::var(var).ok().filter(|t| !t.is_empty()).ok_or_else(|| {
+                    CliError::new(
+                        format!("`--token-env {var}`: the environment variable {var} is not set"),
+                        format!("set it to the token clients send: `export {var}=$(openssl rand -hex 32)`"),
+                    )
+                })?),
+            };
+            let guard = ais_rt::mcp::HttpGuard {
+                max_sessions: args.max_sessions,
+                token,
+                allowed_origins: args.allow_origin.clone(),
+            };
+            tokio.block_on(serve_http(server, addr, args.programs.len(), guard))?
+        }
     }
     Ok(Status::Ok)
 }
@@ -157,6 +187,7 @@ async fn serve_http(
     server: ais_rt::mcp::ProgramServer,
     addr: std::net::SocketAddr,
     programs: usize,
+    guard: ais_rt::mcp::HttpGuard,
 ) -> Result<(), CliError> {
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
         CliError::new(
@@ -171,9 +202,25 @@ async fn serve_http(
         "serving {programs} program{} at http://{bound}/mcp (streamable HTTP)",
         if programs == 1 { "" } else { "s" }
     );
+    if !bound.ip().is_loopback() {
+        let _ = writeln!(
+            err,
+            "ais: WARNING: {bound} is not a loopback address: the server is reachable from other \
+             machines{}. Requests must still name a loopback `Host` (rmcp's guard); bind \
+             127.0.0.1 unless a proxy you run forwards to it.",
+            if guard.token.is_none() {
+                ", and it asks no token (give one with `--token-env VAR`)"
+            } else {
+                ""
+            }
+        );
+    }
     let _ = err.flush();
     drop(err);
-    server.serve_http(listener).await.map_err(mcp_error)
+    server
+        .serve_http_guarded(listener, guard)
+        .await
+        .map_err(mcp_error)
 }
 
 fn server_needs_model(program: &Program) -> bool {
@@ -224,12 +271,7 @@ fn lock(args: &LockArgs, o: &mut Output) -> CmdResult {
 }
 
 fn read_program(path: &Path) -> Result<Program, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::new(
-            format!("cannot read `{}`: {e}", shown(path)),
-            "name an existing .agir file",
-        )
-    })?;
+    let text = super::files::read_source(path, &ais_core::agir::Limits::default())?;
     ais_core::agir::read(&text).map(|d| d.program).map_err(|e| {
         CliError::new(
             format!("`{}` is not readable as AG-IR: {}", shown(path), e.message),
@@ -257,9 +299,10 @@ pub fn read_lock(file: &Path, program: &Program) -> Result<Option<Lock>, CliErro
         return Ok(None);
     }
     let path = lock_path(file);
-    let text = match std::fs::read_to_string(&path) {
+    let max = u64::try_from(ais_core::agir::Limits::default().max_bytes).unwrap_or(u64::MAX);
+    let text = match ais_core::files::read_regular_text(&path, max) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => {
             return Err(CliError::new(
                 format!("cannot read the lock file `{}`: {e}", shown(&path)),

@@ -400,22 +400,48 @@ pub type CmdResult = Result<Status, Failure>;
 /// A path as shown in messages: control characters (an escape sequence, a newline in a file
 /// name) are escaped, so a file name can never drive the terminal.
 pub fn shown(path: &std::path::Path) -> String {
-    escape_controls(&path.display().to_string())
+    escape_controls(&path.display().to_string()).into_owned()
 }
 
-/// Text with its control characters escaped (`\u{1b}`, `\n`); everything else, Unicode
-/// included, as itself.
-pub fn escape_controls(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
-        return text.to_owned();
+/// Text from a program, a journal, a model or a file name, as one line of a listing or a
+/// message: every control character (C0, DEL, C1, the line break and tab included) and the
+/// bidirectional overrides that reorder what a terminal shows written as a visible escape
+/// (`\x1b`, `\u{202e}`), so a name can never move the cursor, recolor, retitle or clear the
+/// terminal, nor break a table's row. Every table and message of the CLI prints names through
+/// this function (or [`escape_block`] for a block of lines).
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    escape(text, false)
+}
+
+/// [`escape_controls`] for a block of text: line breaks and tabs kept.
+pub fn escape_block(text: &str) -> std::borrow::Cow<'_, str> {
+    escape(text, true)
+}
+
+fn escape(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
+    let hostile = |c: char| {
+        (c.is_control() && !(keep_lines && (c == '\n' || c == '\t')))
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(hostile) {
+        return std::borrow::Cow::Borrowed(text);
     }
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if !hostile(c) {
+            out.push(c);
+        } else if let Some(short) = match c {
+            '\n' => Some("\\n"),
+            '\t' => Some("\\t"),
+            '\r' => Some("\\r"),
+            _ => None,
+        } {
+            out.push_str(short);
+        } else if (c as u32) < 0x100 {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }

@@ -122,6 +122,11 @@ fn answered_by(result: &serde_json::Value) -> String {
     let model = r["model"].as_str().map(|m| format!(" · {m}"));
     let cost = r["cost"].as_f64().map(|c| format!(" ${c:.4}"));
     format!("{}{}", model.unwrap_or_default(), cost.unwrap_or_default())
+
+/// A name from the journal (a program's, a step's, a run's) as a table cell: its control
+/// characters escaped ([`crate::cli::escape_controls`], the one function every listing uses).
+fn e_(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::cli::escape_controls(text)
 }
 
 fn when(secs: i64) -> String {
@@ -160,10 +165,10 @@ fn effect_table(
             output.out,
             "{:>6}  {:<8} {:<9} {:<20} {:<20} {:<6} {result}",
             f.key.step,
-            format!("{}#{}", f.key.path, f.key.index),
+            e_(&format!("{}#{}", f.key.path, f.key.index)),
             f.kind.as_str(),
-            f.instruction,
-            f.name,
+            e_(&f.instruction),
+            e_(&f.name),
             again,
         )?;
     }
@@ -206,13 +211,13 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
                 writeln!(
                     output.out,
                     "{:<18} {:<16} {:<15} {:>6} {:>9}  {:<29}  {}",
-                    r.id,
-                    r.program,
-                    r.status,
+                    e_(&r.id),
+                    e_(&r.program),
+                    e_(&r.status),
                     r.steps,
                     cost_cell(cost),
                     when(r.started),
-                    r.last_step.unwrap_or_default()
+                    e_(&r.last_step.unwrap_or_default())
                 )?;
             }
         }
@@ -232,9 +237,9 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
             writeln!(
                 output.out,
                 "run {} of `{}`: {} after {} steps, started {}{}",
-                record.id,
-                record.program,
-                record.status,
+                e_(&record.id),
+                e_(&record.program),
+                e_(&record.status),
                 record.steps,
                 when(record.started),
                 super::run::show::spent(&usage)
@@ -246,7 +251,12 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
             )?;
             let mut before = 0.0;
             for s in &steps {
-                let written: Vec<&str> = s.commit.written.iter().map(|(n, _)| n.as_str()).collect();
+                let written: Vec<String> = s
+                    .commit
+                    .written
+                    .iter()
+                    .map(|(n, _)| e_(n).into_owned())
+                    .collect();
                 // A commit keeps the run's total: the step's own cost is the difference.
                 let total = s.commit.spend.cost;
                 let cost = total.map(|t| t - before).filter(|c| *c > 0.0);
@@ -255,7 +265,7 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
                     output.out,
                     "{:>6}  {:<20} {:>6} {:>9}  {}",
                     s.commit.step,
-                    s.commit.instruction,
+                    e_(&s.commit.instruction),
                     s.commit.cursor,
                     cost.map_or(String::new(), |c| format!("${c:.4}")),
                     written.join(", ")
@@ -272,12 +282,12 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
             }
             if !missing.is_empty() {
                 return Err(CliError::new(
-                    format!("no run {} in `{}`", missing.join(", "), shown(&path)),
+                    format!("no run {} in `{}`", e_(&missing.join(", ")), shown(&path)),
                     "list the runs with `ais runs`",
                 )
                 .into());
             }
-            writeln!(output.out, "removed {}", ids.join(", "))?;
+            writeln!(output.out, "removed {}", e_(&ids.join(", ")))?;
         }
         Some(Action::Gc { older_than }) => {
             let removed = store.gc(age(&older_than)?).map_err(journal_error)?;

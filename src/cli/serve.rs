@@ -34,6 +34,11 @@ pub struct ServeArgs {
     /// deployment adds its N [default: 16].
     #[arg(long, value_name = "N")]
     pub max_parallel: Option<usize>,
+    /// Accept only requests signed by the Restate server with this request identity key
+    /// (`publickeyv1_…`, from `restate-server`'s `request-identity-private-key-pem-file`;
+    /// repeatable). Without one, anything that reaches `--bind` can invoke the workflows.
+    #[arg(long, value_name = "KEY")]
+    pub identity_key: Vec<String>,
     /// The programs: AG-IR files.
     #[arg(required = true, value_name = "PROGRAM")]
     pub programs: Vec<PathBuf>,
@@ -119,6 +124,23 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
     }
     let mut endpoint = ais_restate::Endpoint::new(runtime)
         .sibling_lanes(args.max_parallel.unwrap_or(ais_rt::DEFAULT_MAX_PARALLEL));
+    for key in &args.identity_key {
+        endpoint = endpoint.identity_key(key).map_err(|e| {
+            CliError::new(
+                e.to_string(),
+                "give the public key Restate prints for its request identity private key (`publickeyv1_…`)",
+            )
+        })?;
+    }
+    if !args.bind.ip().is_loopback() && !endpoint.verifies_identity() {
+        writeln!(
+            output.err,
+            "ais: WARNING: {} is not a loopback address and no `--identity-key` is set: anything \
+             that reaches it can invoke the workflows. Give the Restate server's request identity \
+             key with `--identity-key publickeyv1_…`, or bind 127.0.0.1.",
+            args.bind
+        )?;
+    }
     let mut served = Vec::new();
     for (file, doc) in docs {
         let name = super::run::restate::workflow_name(file, &doc.program);

@@ -170,7 +170,7 @@ pub fn run(args: TestArgs, output: &mut Output) -> Result<u8, Failure> {
                 let text = output::human(r);
                 output
                     .out
-                    .write_all(super::run::show::escape_controls(&text).as_bytes())?;
+                    .write_all(super::escape_block(&text).as_bytes())?;
             }
         }
         TestFormat::Json => writeln!(output.out, "{}", output::json(&results))?,

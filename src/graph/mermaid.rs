@@ -4,8 +4,8 @@
 use super::{EdgeKind, Graph, Node, NodeKind, Unit};
 use std::fmt::Write;
 
-/// Text as a Mermaid quoted label: the characters Mermaid would read as syntax or markup
-/// written as its `#code;` entities.
+/// Text as a Mermaid quoted label: the characters Mermaid would read as syntax, markup or a
+/// directive (`%%{init}%%`) written as its `#code;` entities.
 pub(super) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -17,6 +17,11 @@ pub(super) fn escape(text: &str) -> String {
             '>' => out.push_str("#gt;"),
             '|' => out.push_str("#124;"),
             '`' => out.push_str("#96;"),
+            // `%%{init: …}%%` is a directive wherever Mermaid finds it, inside a quoted label
+            // too: with `%`, `{` and `}` written as entities, no directive survives.
+            '%' => out.push_str("#37;"),
+            '{' => out.push_str("#123;"),
+            '}' => out.push_str("#125;"),
             '\n' | '\r' => out.push(' '),
             c if c.is_control() => {}
             c => out.push(c),

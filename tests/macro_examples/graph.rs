@@ -17,7 +17,7 @@ fn the_macros_agir_draws_as_the_cli_draws_its_file() {
         for (format, text) in [
             ("mermaid", graph.mermaid()),
             ("dot", graph.dot()),
-            ("svg", graph.svg()),
+            ("svg", graph.svg().expect("a small graph")),
         ] {
             let o = std::process::Command::new(env!("CARGO_BIN_EXE_ais"))
                 .args([

@@ -465,7 +465,8 @@ fn jitter_draw() -> f64 {
 /// `failure.retry` `spec` (SPEC.md §14.2, Appendix A): `backoff` `none`, `fixed` (the initial
 /// delay), `linear` (initial × attempt) or `exponential` (initial × 2^(attempt−1), the
 /// default) from `initial_delay_seconds` (2), at most `max_delay_seconds` (60); with `jitter`
-/// (the default) somewhere in the upper half of that, by `draw` in `[0, 1)`.
+/// (the default) somewhere in the upper half of that, by `draw` in `[0, 1)`; never longer than
+/// [`super::MAX_RETRY_DELAY_SECONDS`].
 pub fn retry_delay(spec: &Json, attempt: u64, draw: f64) -> std::time::Duration {
     let num = |k: &str, d: f64| spec.get(k).and_then(Json::as_f64).unwrap_or(d);
     let initial = num("initial_delay_seconds", 2.0).max(0.0);
@@ -487,7 +488,7 @@ pub fn retry_delay(spec: &Json, attempt: u64, draw: f64) -> std::time::Duration 
     } else {
         secs
     };
-    std::time::Duration::from_secs_f64(secs)
+    super::seconds(secs, super::MAX_RETRY_DELAY_SECONDS)
 }
 
 #[cfg(test)]

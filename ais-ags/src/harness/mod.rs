@@ -18,6 +18,23 @@ pub mod ready;
 pub mod record;
 pub mod routing;
 
+/// The longest wait between two attempts of a node, whatever `failure.retry` asks for.
+pub const MAX_RETRY_DELAY_SECONDS: f64 = 3600.0;
+
+/// The longest a `command` criterion may run, whatever its `timeout_seconds` (`ais run
+/// --tool-timeout`'s own ceiling).
+pub const MAX_COMMAND_SECONDS: f64 = 86_400.0;
+
+/// A number of seconds a graph wrote, as a [`std::time::Duration`]: never a panic — negative,
+/// zero and non-finite values are zero, and a value past `cap` is `cap` (a graph may write
+/// `1.0e300`).
+pub fn seconds(secs: f64, cap: f64) -> std::time::Duration {
+    if secs.is_nan() || secs <= 0.0 {
+        return std::time::Duration::ZERO;
+    }
+    std::time::Duration::try_from_secs_f64(secs.min(cap)).unwrap_or(std::time::Duration::ZERO)
+}
+
 use crate::translate::{CARRY_SEP, TERMINAL_ID, carry_name, ident, node_id};
 use ais_core::{Carry, Edge, Instruction, Modality, Opcode, Owner, Program, Tool, ToolSurface};
 use serde_json::{Map, Value as Json};

@@ -43,10 +43,11 @@ fn demanded(node: &Json, attempt: u64) -> Option<usize> {
         .and_then(Json::as_str)
         .and_then(level)
         .or_else(|| {
-            intel
-                .get("level")
-                .and_then(Json::as_u64)
-                .map(|l| l as usize)
+            intel.get("level").and_then(Json::as_u64).map(|l| {
+                usize::try_from(l)
+                    .unwrap_or(usize::MAX)
+                    .clamp(1, TIERS.len())
+            })
         })?;
     let escalate = node
         .pointer("/failure/retry/escalate_intelligence")
@@ -61,7 +62,9 @@ fn demanded(node: &Json, attempt: u64) -> Option<usize> {
         .and_then(level);
     Some(match to {
         Some(t) => t.max(base),
-        None => (base + attempt as usize - 1).min(4),
+        None => base
+            .saturating_add(usize::try_from(attempt).unwrap_or(usize::MAX) - 1)
+            .min(TIERS.len()),
     })
 }
 

@@ -64,10 +64,14 @@
 //! The in-memory journal ([`memory::MemoryJournal`]) serves tests and benches; the SQLite one
 //! ([`sqlite::SqliteStore`]) is what `ais run` uses by default.
 
+mod fits;
+pub(crate) use fits::fits;
 pub mod memory;
 pub mod offload;
+pub mod path;
 pub mod replay;
 pub mod request;
+pub mod seal;
 pub mod sqlite;
 
 use serde::{Deserialize, Serialize};

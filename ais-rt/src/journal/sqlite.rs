@@ -188,12 +188,14 @@ fn now() -> i64 {
 impl SqliteStore {
     /// Opens (creating if needed) the journal at `path`.
     pub fn open(path: &Path, durability: Durability) -> Result<SqliteStore, JournalError> {
+        super::path::check(path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| JournalError::Store(format!("{}: {e}", dir.display())))?;
         }
         let err = store_err(path);
-        let mut conn = Connection::open(path).map_err(&err)?;
+        let flags = rusqlite::OpenFlags::default() | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let mut conn = Connection::open_with_flags(path, flags).map_err(&err)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(&err)?;
         let sync = match durability {

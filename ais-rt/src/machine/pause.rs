@@ -340,7 +340,12 @@ fn restore(
         let c = names.index(name).ok_or_else(|| {
             format!("it holds carry `{name}`, which this program does not declare")
         })?;
-        values[c] = Value::from_json(v);
+        let value = Value::from_json(v);
+        if let Some(Some(ty)) = names.types.get(c) {
+            crate::journal::fits(&prep.program, ty, &value)
+                .map_err(|e| format!("it holds carry `{name}` as {e}"))?;
+        }
+        values[c] = value;
     }
     let flags = |list: &[String]| -> Result<Vec<bool>, String> {
         let mut out = vec![false; names.list.len()];

@@ -47,6 +47,6 @@ pub mod serve;
 mod servers;
 mod tool;
 
-pub use serve::ProgramServer;
+pub use serve::{HttpGuard, ProgramServer};
 pub use servers::{McpError, McpServers, START_TIMEOUT, STDERR_CAP, ServerLog, schema_hash};
 pub use tool::McpTool;

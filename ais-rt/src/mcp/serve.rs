@@ -128,24 +128,59 @@ impl ProgramServer {
         Ok(())
     }
 
-    /// Serves the programs over streamable HTTP at `/mcp` on `listener` (so
-    /// `http://ADDR/mcp`) until the process ends, each client session with its own handler.
-    /// rmcp's guard against DNS rebinding stays on: a request whose `Host` is not a loopback
-    /// name (`localhost`, `127.0.0.1`, `::1`) is refused. An error when serving fails.
+    /// Serves the programs over streamable HTTP on `listener` with the default [`HttpGuard`]
+    /// (loopback `Host` and `Origin` only, at most 64 sessions, no token).
     pub async fn serve_http(
         self,
         listener: tokio::net::TcpListener,
+    ) -> Result<(), super::McpError> {
+        self.serve_http_guarded(listener, HttpGuard::default())
+            .await
+    }
+
+    /// Serves the programs over streamable HTTP on `listener` at `/mcp` (rmcp's service under
+    /// axum), guarded by `guard`: a request whose `Host` is not loopback, or that carries an
+    /// `Origin` other than a loopback one or one of `guard.allowed_origins`, is refused `403`
+    /// (the MCP specification's MUST for streamable HTTP, against DNS rebinding); with a token,
+    /// a request without `Authorization: Bearer TOKEN` is refused `401`; a request that would
+    /// open a session past `guard.max_sessions` is refused `503`.
+    pub async fn serve_http_guarded(
+        self,
+        listener: tokio::net::TcpListener,
+        guard: HttpGuard,
     ) -> Result<(), super::McpError> {
         use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
         use rmcp::transport::streamable_http_server::{
             StreamableHttpServerConfig, StreamableHttpService,
         };
-        let service = StreamableHttpService::new(
-            move || Ok(self.clone()),
-            Arc::new(LocalSessionManager::default()),
-            StreamableHttpServerConfig::default(),
+        let sessions = Arc::new(LocalSessionManager::default());
+        let mut origins: Vec<String> =
+            ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
+                .iter()
+                .map(|o| (*o).to_owned())
+                .collect();
+        origins.extend(guard.allowed_origins.iter().cloned());
+        let mut config = StreamableHttpServerConfig::default();
+        config.allowed_origins = origins;
+        let service =
+            StreamableHttpService::new(move || Ok(self.clone()), sessions.clone(), config);
+        let guard = Arc::new(guard);
+        let check = axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| {
+                let guard = guard.clone();
+                let sessions = sessions.clone();
+                async move {
+                    let opens = req.method() == axum::http::Method::POST;
+                    if let Some(refusal) = guard.refuses(opens, req.headers(), &sessions).await {
+                        return refusal;
+                    }
+                    next.run(req).await
+                }
+            },
         );
-        let router = axum::Router::new().nest_service("/mcp", service);
+        let router = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(check);
         axum::serve(listener, router)
             .await
             .map_err(|e| super::McpError {
@@ -517,5 +552,77 @@ impl ServerHandler for ProgramServer {
             Ok(o) => self.conclude(offered, o, asking, &context).await,
             Err(r) => r.into(),
         })
+    }
+}
+
+/// What guards `ais mcp serve --http` beyond rmcp's loopback `Host` check.
+#[derive(Clone, Debug)]
+pub struct HttpGuard {
+    /// The most live sessions (a client's `initialize` past it is refused `503`).
+    pub max_sessions: usize,
+    /// The bearer token every request must carry (`Authorization: Bearer TOKEN`), if any.
+    pub token: Option<String>,
+    /// Browser origins allowed besides the loopback ones (`https://app.example.com:443`).
+    pub allowed_origins: Vec<String>,
+}
+
+impl Default for HttpGuard {
+    fn default() -> Self {
+        HttpGuard {
+            max_sessions: 64,
+            token: None,
+            allowed_origins: Vec::new(),
+        }
+    }
+}
+
+impl HttpGuard {
+    /// The response refusing `req`, or `None` to let it through.
+    /// `post`: the request is a POST (one without a session id opens a session).
+    async fn refuses(
+        &self,
+        post: bool,
+        headers: &axum::http::HeaderMap,
+        sessions: &rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+    ) -> Option<axum::response::Response> {
+        use axum::http::StatusCode;
+        use axum::response::IntoResponse;
+        if let Some(token) = &self.token {
+            let given = headers
+                .get(axum::http::header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "))
+                .unwrap_or_default();
+            let same = given.len() == token.len()
+                && given
+                    .bytes()
+                    .zip(token.bytes())
+                    .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                    == 0;
+            if !same {
+                return Some(
+                    (
+                        StatusCode::UNAUTHORIZED,
+                        [(axum::http::header::WWW_AUTHENTICATE, "Bearer")],
+                        "this MCP server needs `Authorization: Bearer TOKEN`\n",
+                    )
+                        .into_response(),
+                );
+            }
+        }
+        let opens_session = post && !headers.contains_key("mcp-session-id");
+        if opens_session && sessions.sessions.read().await.len() >= self.max_sessions {
+            return Some(
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    format!(
+                        "this MCP server holds its most sessions ({}); close one (HTTP DELETE), or start it with a larger `--max-sessions`\n",
+                        self.max_sessions
+                    ),
+                )
+                    .into_response(),
+            );
+        }
+        None
     }
 }

@@ -12,14 +12,18 @@ const GUARD_SIGNALS: [libc::c_int; 4] = [libc::SIGCHLD, libc::SIGTERM, libc::SIG
 
 /// Enters the sandbox in the child `ais` forked (the leader of a new process group; call it from
 /// `pre_exec`). The child becomes the *guard*: it forks the process that goes on to execute the
-/// tool — returning `Ok` there, after enforcing the Landlock ruleset `ruleset` (a descriptor;
-/// `-1` for none) — and itself never returns: it waits for the tool and exits with the tool's
+/// tool — returning `Ok` there, after entering `shield`'s mount namespace and enforcing the
+/// Landlock ruleset `ruleset` (a descriptor; `-1` for none) — and itself never returns: it waits for the tool and exits with the tool's
 /// status, or, when `ais` (`parent`) dies, kills the whole group.
 ///
 /// # Safety
 ///
 /// Only in a child freshly forked by `Command::spawn`, before `exec` (a `pre_exec` hook).
-pub(crate) unsafe fn enter_child(ruleset: i32, parent: libc::pid_t) -> io::Result<()> {
+pub(crate) unsafe fn enter_child(
+    ruleset: i32,
+    parent: libc::pid_t,
+    shield: Option<&super::shield::Shield>,
+) -> io::Result<()> {
     // SAFETY: raw system calls on values of our own; see the function's contract.
     unsafe {
         if libc::prctl(
@@ -64,6 +68,9 @@ pub(crate) unsafe fn enter_child(ruleset: i32, parent: libc::pid_t) -> io::Resul
             }
             if libc::getppid() != guard {
                 return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            if let Some(shield) = shield {
+                super::shield::enter(shield)?;
             }
             return confine(ruleset);
         }

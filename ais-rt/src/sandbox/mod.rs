@@ -22,6 +22,11 @@
 //!   the whole group. [`kill_all_tool_groups`] (called by [`exit_on_signals`]'s handler on
 //!   `SIGINT` / `SIGTERM`) kills every group still alive.
 //!
+//! - **The runtime's own state** (`.ais/` under the output root: the journal, resume handles,
+//!   produced scripts) is read-only to it, and the directory of the journal's sealing key is
+//!   hidden from it, by a mount namespace of its own (`shield.rs`): Landlock cannot take a
+//!   subdirectory of a granted root back.
+//!
 //! Landlock is checked once per process ([`landlock_abi`]); on a kernel without it, tools run
 //! unconfined, the run records a deviation ([`unconfined_deviation`]) and `ais` says so on
 //! standard error.
@@ -39,10 +44,12 @@
 
 mod child;
 mod groups;
+mod shield;
 
 pub(crate) use child::enter_child;
 pub use groups::kill_all_tool_groups;
 pub(crate) use groups::{register_group, unregister_group};
+pub use shield::{shield_available, unshielded_deviation};
 
 use landlock::{
     ABI, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
@@ -88,11 +95,12 @@ pub fn confinement_available() -> bool {
     landlock_abi() > 0
 }
 
-/// The deviation a run records when this kernel cannot confine its tools (`None` when it
-/// can). The first call also says so on standard error, once per process.
+/// The deviation a run records when this kernel cannot confine its tools, or cannot keep
+/// `.ais/` from them ([`unshielded_deviation`]); `None` when it can do both. The first call also
+/// says so on standard error, once per process.
 pub fn unconfined_deviation() -> Option<ais_core::Deviation> {
     if confinement_available() {
-        return None;
+        return unshielded_deviation();
     }
     static WARNED: std::sync::Once = std::sync::Once::new();
     WARNED.call_once(|| {
@@ -163,6 +171,50 @@ pub(crate) fn process_alive(pid: u32) -> bool {
     }
 }
 
+/// The most paths a read fence grants ([`read_fence`]); a key beside more is left readable.
+const MAX_FENCE: usize = 16_384;
+
+/// The paths a tool may read beneath when the sealing key's directory `key` must stay unread
+/// and no mount namespace can cover it: Landlock only grants, so reads are handled and granted
+/// beneath every entry of every directory on the way from `/` to `key` — but the next one on
+/// the way, and `key` itself. Everything else reads as before (a file made later directly in
+/// one of those directories excepted); the writable roots grant reads beneath themselves.
+/// `None` (the key stays readable) when a writable root holds the key, when a directory on
+/// the way cannot be listed, or when there are more than [`MAX_FENCE`] entries.
+fn read_fence(key: &Path, roots: &[PathBuf]) -> Option<Vec<PathBuf>> {
+    let key = std::fs::canonicalize(key).ok()?;
+    let beneath_a_root = roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .any(|r| key.starts_with(&r));
+    if beneath_a_root {
+        return None;
+    }
+    let mut grant = Vec::new();
+    let mut dir = PathBuf::from("/");
+    for next in key.components().skip(1) {
+        for entry in std::fs::read_dir(&dir).ok()? {
+            let entry = entry.ok()?;
+            if entry.file_name() == next.as_os_str() {
+                continue;
+            }
+            // A link into the key's directory would grant it: its target is not granted.
+            let path = entry.path();
+            if std::fs::canonicalize(&path)
+                .is_ok_and(|t| t.starts_with(&key) || key.starts_with(&t))
+            {
+                continue;
+            }
+            grant.push(path);
+            if grant.len() > MAX_FENCE {
+                return None;
+            }
+        }
+        dir.push(next);
+    }
+    Some(grant)
+}
+
 /// The write rights a ruleset handles: every write right of the ABI except `IoctlDev` (an
 /// ioctl on a device is not a file write, and terminals need it).
 fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
@@ -175,6 +227,7 @@ fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
 pub(crate) struct Confinement {
     ruleset: Option<OwnedFd>,
     tmp: tempfile::TempDir,
+    shield: Option<std::sync::Arc<shield::Shield>>,
 }
 
 impl Confinement {
@@ -189,10 +242,41 @@ impl Confinement {
             .prefix(&format!("{TMP_PREFIX}{}-", std::process::id()))
             .tempdir_in(&base)?;
         if !confinement_available() {
-            return Ok(Confinement { ruleset: None, tmp });
+            // No shield either: its namespace needs Landlock to keep other tools out of the
+            // moment it maps its ids ([`shield`]), and an unconfined tool can write anywhere.
+            return Ok(Confinement {
+                ruleset: None,
+                tmp,
+                shield: None,
+            });
         }
+        let hidden: Vec<PathBuf> = crate::journal::seal::key_dir().into_iter().collect();
+        let shield = shield::Shield::new(roots, &hidden)?.map(std::sync::Arc::new);
+        // Without the shield's namespace, Landlock keeps the sealing key unread instead.
+        let fence = match (&shield, hidden.first()) {
+            (None, Some(key)) => {
+                let fence = read_fence(key, roots);
+                if fence.is_none() {
+                    static WARNED: std::sync::Once = std::sync::Once::new();
+                    WARNED.call_once(|| {
+                        eprintln!(
+                            "ais: WARNING: tool subprocesses can read the journal's sealing key \
+                             in {}: it lies beneath a directory they may write, or beside more \
+                             files than ais fences; set AIS_STATE_DIR to a directory outside \
+                             the output root",
+                            key.display()
+                        );
+                    });
+                }
+                fence
+            }
+            _ => None,
+        };
         let abi = abi();
-        let rights = write_rights(abi);
+        let mut rights = write_rights(abi);
+        if fence.is_some() {
+            rights |= AccessFs::ReadFile;
+        }
         let landlock = |e: landlock::RulesetError| std::io::Error::other(e.to_string());
         let mut ruleset = Ruleset::default()
             .handle_access(rights)
@@ -217,15 +301,29 @@ impl Confinement {
                     .map_err(landlock)?;
             }
         }
+        for path in fence.iter().flatten() {
+            // A rule on a file takes only file rights; `ReadFile` is one.
+            if let Ok(fd) = PathFd::new(path) {
+                ruleset = ruleset
+                    .add_rule(PathBeneath::new(fd, AccessFs::ReadFile))
+                    .map_err(landlock)?;
+            }
+        }
         Ok(Confinement {
             ruleset: ruleset.into(),
             tmp,
+            shield,
         })
     }
 
     /// The private temporary directory (the child's `TMPDIR`).
     pub(crate) fn tmp_dir(&self) -> &Path {
         self.tmp.path()
+    }
+
+    /// The mount namespace for [`enter_child`] (`None`: the kernel has none for us).
+    pub(crate) fn shield(&self) -> Option<std::sync::Arc<shield::Shield>> {
+        self.shield.clone()
     }
 
     /// The raw ruleset descriptor for [`enter_child`] (`-1`: none to enforce).

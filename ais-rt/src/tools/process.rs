@@ -232,11 +232,12 @@ pub(crate) async fn run(spec: ProcessSpec<'_>, limits: &ToolLimits) -> Result<Fi
 /// the guard process, the parent-death signal, the Landlock ruleset of `confinement`.
 pub(crate) fn confine(command: &mut Command, confinement: &sandbox::Confinement) {
     let ruleset = confinement.ruleset_fd();
+    let shield = confinement.shield();
     // SAFETY: getpid takes nothing and cannot fail.
     let parent = unsafe { libc::getpid() };
     // SAFETY: `enter_child` makes only async-signal-safe calls, as a pre-exec hook must.
     unsafe {
-        command.pre_exec(move || sandbox::enter_child(ruleset, parent));
+        command.pre_exec(move || sandbox::enter_child(ruleset, parent, shield.as_deref()));
     }
 }
 

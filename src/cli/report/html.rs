@@ -171,9 +171,19 @@ fn path(h: &mut String, r: &RunRecord, graph: Option<&Graph>) {
         .iter()
         .map(|n| n.kind == ais::graph::NodeKind::Instruction && ids.contains(&n.id.as_str()))
         .collect();
-    let svg = g.svg_highlighted(&taken);
-    let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
-    let _ = writeln!(h, "<div class=\"graph\" id=\"graph\">{svg}</div>");
+    match g.svg_highlighted(&taken) {
+        Ok(svg) => {
+            let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
+            let _ = writeln!(h, "<div class=\"graph\" id=\"graph\">{svg}</div>");
+        }
+        Err(e) => {
+            let _ = writeln!(
+                h,
+                "<p class=\"graph\" id=\"graph\">({})</p>",
+                esc(&e.to_string())
+            );
+        }
+    }
 }
 
 fn tokens(e: &Event) -> (u64, u64) {

@@ -26,9 +26,12 @@ pub(super) struct Meta {
     /// The bounds it was started with (absent in a record of an older `ais`: the defaults).
     #[serde(default)]
     pub(super) bounds: super::bounds::Bounds,
+    /// The seal of a journaled run's record ([`super::seal`]); a handle's record has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) seal: Option<ais_rt::journal::seal::Seal>,
 }
 
-const META_FORMAT: &str = "ais-run-cli/2";
+const META_FORMAT: &str = "ais-run-cli/3";
 
 impl Meta {
     /// What `setup` records about the command that started a run, in `format`: the program,
@@ -50,6 +53,7 @@ impl Meta {
             out: absolute(&setup.out),
             max_steps: setup.max_steps,
             bounds: setup.bounds.recorded(),
+            seal: None,
         }
     }
 }
@@ -109,10 +113,25 @@ pub(super) fn begin(
     path: &Path,
     full: bool,
 ) -> Result<Journaled, CliError> {
+    let inside = |root: &Path| {
+        let canon = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        let (root, path) = (canon(root), canon(path));
+        path.starts_with(&root) && !path.starts_with(root.join(".ais"))
+    };
+    if inside(&setup.out) {
+        return Err(CliError::new(
+            format!(
+                "the journal `{}` lies in the output root `{}`, where the run's tools may write",
+                shown(path),
+                shown(&setup.out)
+            ),
+            "keep it under the root's `.ais/` (the default), which tools cannot write, or outside the root",
+        ));
+    }
     let store = open(path, full)?;
     let meta = Meta::new(setup, META_FORMAT);
-    let meta = serde_json::to_value(&meta).unwrap_or_default();
-    let start = runtime.run_start(new_run_id(), prep, inputs, meta);
+    let mut start = runtime.run_start(new_run_id(), prep, inputs, serde_json::Value::Null);
+    super::seal::seal(&mut start, meta)?;
     let journal = store.begin(&start).map_err(cli_error)?;
     Ok(Journaled {
         id: start.id.clone(),

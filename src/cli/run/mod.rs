@@ -13,8 +13,8 @@
 //! run stopped at an effect that was in flight when an earlier attempt was killed.
 //!
 //! A run started with `--no-journal` that pauses leaves a resume handle under the output root
-//! (written by the runtime) and, beside it, `<handle>.cli.json` (the same record); `ais resume
-//! HANDLE.json` continues it, and removes both.
+//! (written by the runtime) and, beside it, `<handle>.cli.json` (the same record, sealed with
+//! the handle's text); `ais resume HANDLE.json` continues it, and removes both.
 use super::files::read_source;
 use super::{CliError, Failure, Output, mcp, shown};
 use ais_core::agir::{self, Limits};
@@ -32,12 +32,14 @@ use std::sync::Arc;
 
 pub(crate) mod bounds;
 pub(super) mod journal;
+mod lock;
 mod log;
 #[cfg(feature = "otlp")]
 mod otlp;
 mod record;
 mod replay;
 pub(super) mod restate;
+mod seal;
 pub(super) mod show;
 
 pub use replay::{ReplayArgs, replay};
@@ -229,6 +231,7 @@ fn run_inner(args: RunArgs, output: &mut Output) -> Result<u8, Failure> {
         )
     })?;
     let mut setup = setup;
+    let _lock = lock::take(&setup.out)?;
     let (tokio, servers, runtime) = setup.engine()?;
     let started = std::time::SystemTime::now();
     let prep = setup.prepare_run(&runtime);
@@ -276,6 +279,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     };
     let j = journal::take(store, &args.run, args.answer.is_some(), policy)?;
     let meta = journal::meta(&j.start)?;
+    seal::verify(&j.start, &meta, &path, args.options.out.as_deref())?;
     let mut options = args.options;
     options.model = options.model.or(meta.model.clone());
     options.models = options.models.or(meta.models.clone());
@@ -284,6 +288,7 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     options.bounds = options.bounds.or(meta.bounds.clone());
     let file = args.program.clone().unwrap_or(meta.program.clone());
     let mut setup = prepare(&file, None, &options, output)?;
+    let _lock = lock::take(&setup.out)?;
     if let Some(s) = &setup.scripted {
         journal::skip_scripted(&j, s)?;
     }
@@ -346,7 +351,7 @@ struct HandleResume {
 
 fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Failure> {
     let record_path = record_path(&args.handle);
-    let record = read_record(&record_path)?;
+    let record = read_record(&args.handle)?;
     let file = match (&args.program, &record) {
         (Some(p), _) => p.clone(),
         (None, Some(r)) => r.meta.program.clone(),
@@ -381,6 +386,7 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
     }
     let used = record.map(|r| r.scripted_used);
     let mut setup = prepare(&file, used.as_ref(), &options, output)?;
+    let _lock = lock::take(&setup.out)?;
     let started = std::time::SystemTime::now();
     let (tokio, servers, runtime) = setup.engine()?;
     let prep = setup.prepare_run(&runtime);

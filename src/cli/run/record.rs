@@ -16,15 +16,29 @@ pub(super) struct Record {
     pub(super) scripted_used: BTreeMap<String, usize>,
 }
 
-pub(super) const RECORD_FORMAT: &str = "ais-run-cli/1";
+/// `/2`: sealed ([`super::seal::seal_handle`]); a `/1` record is refused.
+pub(super) const RECORD_FORMAT: &str = "ais-run-cli/2";
 
 /// `<handle>.cli.json` for `<handle>.json`.
 pub(super) fn record_path(handle: &Path) -> PathBuf {
     handle.with_extension("cli.json")
 }
 
+/// The most bytes of a resume handle its record's seal covers: as many as the runtime reads.
+const MAX_HANDLE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The text of the resume handle `handle`, bounded.
+fn handle_text(handle: &Path) -> Result<String, CliError> {
+    ais_rt::files::read_regular_text(handle, MAX_HANDLE_BYTES).map_err(|e| {
+        CliError::new(
+            format!("cannot read the resume handle `{}`: {e}", shown(handle)),
+            "check that the file is the handle the paused run printed",
+        )
+    })
+}
+
 pub(super) fn write_record(setup: &Setup, handle: &Path) -> Result<(), Failure> {
-    let record = Record {
+    let mut record = Record {
         meta: Meta::new(setup, RECORD_FORMAT),
         scripted_used: setup
             .scripted
@@ -32,6 +46,8 @@ pub(super) fn write_record(setup: &Setup, handle: &Path) -> Result<(), Failure> 
             .map(|s| s.used())
             .unwrap_or_default(),
     };
+    let used = serde_json::to_value(&record.scripted_used).unwrap_or_default();
+    super::seal::seal_handle(&mut record.meta, &used, handle, &handle_text(handle)?)?;
     let text = serde_json::to_string_pretty(&record).map_err(io::Error::other)?;
     let path = record_path(handle);
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -54,7 +70,10 @@ pub(super) fn write_record(setup: &Setup, handle: &Path) -> Result<(), Failure> 
 /// The most bytes a run record may have (it names a program, a model and a directory).
 const MAX_RECORD_BYTES: u64 = 1024 * 1024;
 
-pub(super) fn read_record(path: &Path) -> Result<Option<Record>, CliError> {
+/// The record beside `handle` (`None` when there is none), checked against its seal and the
+/// handle's text.
+pub(super) fn read_record(handle: &Path) -> Result<Option<Record>, CliError> {
+    let path = &record_path(handle);
     let text = match ais_rt::files::read_regular_text(path, MAX_RECORD_BYTES) {
         Ok(t) => t,
         Err(e) if e.is_not_found() => return Ok(None),
@@ -81,6 +100,8 @@ pub(super) fn read_record(path: &Path) -> Result<Option<Record>, CliError> {
             "resume with the version of ais that paused the run",
         ));
     }
+    let used = serde_json::to_value(&record.scripted_used).unwrap_or_default();
+    super::seal::verify_handle(&record.meta, &used, handle, &handle_text(handle)?, path)?;
     Ok(Some(record))
 }
 

@@ -253,5 +253,5 @@ fn human(
     // Recorded values are model output: shown with their control characters made visible.
     output
         .out
-        .write_all(super::show::escape_controls(&text).as_bytes())
+        .write_all(crate::cli::escape_block(&text).as_bytes())
 }

@@ -191,32 +191,9 @@ pub(super) fn print_human(
         }
     }
     let text = String::from_utf8_lossy(&text);
-    output.out.write_all(escape_controls(&text).as_bytes())
-}
-
-/// `text` with every control character but the line break and the tab — C0, DEL, C1, and the
-/// bidirectional overrides that reorder what a terminal shows — written as a visible escape
-/// (`\x1b`, `\u{202e}`), so text from a model cannot move the cursor, recolor, retitle or
-/// hide part of what the terminal shows.
-pub(crate) fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
-    let hostile = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    if !text.chars().any(hostile) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if !hostile(c) {
-            out.push(c);
-        } else if (c as u32) < 0x100 {
-            out.push_str(&format!("\\x{:02x}", c as u32));
-        } else {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        }
-    }
-    std::borrow::Cow::Owned(out)
+    output
+        .out
+        .write_all(crate::cli::escape_block(&text).as_bytes())
 }
 
 /// The most characters of a value the human report shows.

@@ -3,9 +3,10 @@
 use super::super::super::files::read_source;
 use super::super::super::runs::RunsArgs;
 use super::super::super::{CliError, Failure, Output, shown};
-use super::super::show::{escape_controls, shown_value};
+use super::super::show::shown_value;
 use super::super::{Format, ResumeArgs, RunArgs, tokio_runtime};
 use super::{EngineArgs, refuse_local, workflow_name};
+use crate::cli::escape_block as escape_controls;
 use ais_core::agir::{self, Limits};
 use ais_restate::client::pause_number;
 use ais_restate::{Admin, ClientError, Followed, Ingress, RunRequest};
@@ -179,7 +180,7 @@ pub(crate) fn runs(args: &RunsArgs, output: &mut Output) -> Result<u8, Failure> 
             "{:<18} {:<20} {:<12} {:>7}  {:<24}  {completion}",
             r.id, r.workflow, r.status, r.journal_size, r.created_at
         );
-        writeln!(output.out, "{}", escape_controls(&line))?;
+        writeln!(output.out, "{}", crate::cli::escape_controls(&line))?;
     }
     Ok(0)
 }
