@@ -119,9 +119,10 @@ fn answered_by(result: &serde_json::Value) -> String {
         .get("completion")
         .or_else(|| result.get("failed"))
         .unwrap_or(&serde_json::Value::Null);
-    let model = r["model"].as_str().map(|m| format!(" · {m}"));
+    let model = r["model"].as_str().map(|m| format!(" · {}", e_(m)));
     let cost = r["cost"].as_f64().map(|c| format!(" ${c:.4}"));
     format!("{}{}", model.unwrap_or_default(), cost.unwrap_or_default())
+}
 
 /// A name from the journal (a program's, a step's, a run's) as a table cell: its control
 /// characters escaped ([`crate::cli::escape_controls`], the one function every listing uses).
