@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 /// Whether this kernel lets this process give a tool a user and mount namespace of its own:
 /// asked once per process, in a forked child (a multi-threaded process cannot unshare) that
-/// takes the same steps as [`enter`] up to its first mount — where unprivileged user namespaces
+/// takes the same steps as `enter` up to its first mount — where unprivileged user namespaces
 /// are refused (`unshare` fails), or granted without capabilities (Ubuntu's AppArmor
 /// restriction: the mount fails), the answer is no.
 pub fn shield_available() -> bool {
