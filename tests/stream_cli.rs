@@ -6,23 +6,11 @@
 #[path = "../ais-rt/tests/providers_support/mod.rs"]
 mod providers_support;
 
-use providers_support::{OwnServer, Proto};
+use providers_support::{ONE_SLOT, OwnServer, Proto};
 use serde_json::json;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
-
-const PROGRAM: &str = r#"walker:
-  name: One
-  carries:
-    task: {type: str, role: input}
-    answer: {type: str, produced_by: write}
-nodes:
-  - {id: write, type: GEN-RAW, reads: [task], writes: [answer], doc: Write the answer.}
-  - {id: done, type: TERMINAL, reads: [answer]}
-edges:
-  - {from: write, to: done}
-"#;
 
 const VALUE: &str = "alpha bravo charlie delta echo foxtrot golf hotel";
 
@@ -43,7 +31,7 @@ fn model_server() -> OwnServer {
 
 fn project(server: &OwnServer) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("one.agir"), PROGRAM).unwrap();
+    std::fs::write(dir.path().join("one.agir"), ONE_SLOT).unwrap();
     std::fs::write(
         dir.path().join("ais.toml"),
         format!(

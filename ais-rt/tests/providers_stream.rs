@@ -16,18 +16,6 @@ use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const ONE: &str = r#"walker:
-  name: One
-  carries:
-    task: {type: str, role: input}
-    answer: {type: str, produced_by: write}
-nodes:
-  - {id: write, type: GEN-RAW, reads: [task], writes: [answer], doc: Write the answer.}
-  - {id: done, type: TERMINAL, reads: [answer]}
-edges:
-  - {from: write, to: done}
-"#;
-
 /// What the watcher saw: each piece, when it came.
 #[derive(Default)]
 struct Watcher(Mutex<Vec<(Instant, String)>>);
@@ -86,7 +74,7 @@ async fn run(proto: Proto, answers: Vec<Answer>, watch: bool) -> Ran {
         builder = builder.live(watcher.clone());
     }
     let runtime = builder.build();
-    let doc = ais_core::agir::read(ONE).unwrap();
+    let doc = ais_core::agir::read(ONE_SLOT).unwrap();
     let prep = runtime.prepare(&doc.program, Some(&doc.source_map));
     let journal = Arc::new(MemoryJournal::new("stream"));
     let outcome = runtime

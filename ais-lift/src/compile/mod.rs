@@ -647,11 +647,7 @@ pub async fn lift(
     record.deviations = (!deviations.is_empty()).then_some(deviations);
     program.faithfulness = Some(record);
     let mut checked = ais_core::check(&program, &SourceMap::new(), Repairs::Mechanical);
-    let mut repairs: Vec<String> = checked
-        .deviations
-        .iter()
-        .map(|d| format!("{}: {} -> {}", d.subject, d.intended, d.substituted))
-        .collect();
+    let mut repairs: Vec<String> = checked.deviations.iter().map(repair_line).collect();
     if let Some(repaired) = checked.repaired.take() {
         program = repaired;
     }
@@ -670,11 +666,7 @@ pub async fn lift(
                 let calls = u32::try_from(rung.calls).unwrap_or(u32::MAX);
                 a.calls = a.calls.saturating_add(calls);
                 a.exchanges = a.exchanges.saturating_add(calls);
-                repairs.extend(
-                    rung.deviations
-                        .iter()
-                        .map(|d| format!("{}: {} -> {}", d.subject, d.intended, d.substituted)),
-                );
+                repairs.extend(rung.deviations.iter().map(repair_line));
                 if !rung.deviations.is_empty() {
                     program = rung.doc.program.clone();
                     checked = ais_core::check(&program, &SourceMap::new(), Repairs::Off);
@@ -756,6 +748,11 @@ pub async fn lift(
             gates,
         },
     })
+}
+
+/// A repair as the gates list it: `subject: intended -> substituted`.
+fn repair_line(d: &ais_core::Deviation) -> String {
+    format!("{}: {} -> {}", d.subject, d.intended, d.substituted)
 }
 
 /// Grounds `new` against the skill with the obligations already `kept`, and keeps the new ones

@@ -16,6 +16,19 @@ use std::time::Duration;
 
 pub const KEY: &str = "sk-test-SECRET-4242";
 
+/// A program of one GEN-RAW slot writing `answer` from the task: what the streaming tests run.
+pub const ONE_SLOT: &str = r#"walker:
+  name: One
+  carries:
+    task: {type: str, role: input}
+    answer: {type: str, produced_by: write}
+nodes:
+  - {id: write, type: GEN-RAW, reads: [task], writes: [answer], doc: Write the answer.}
+  - {id: done, type: TERMINAL, reads: [answer]}
+edges:
+  - {from: write, to: done}
+"#;
+
 /// One scripted answer of the server.
 #[derive(Clone)]
 pub enum Answer {
