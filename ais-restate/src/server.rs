@@ -96,6 +96,22 @@ pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
+/// `N` distinct free ports on loopback: all held at once while they are picked, then released.
+fn free_ports<const N: usize>() -> std::io::Result<[u16; N]> {
+    let held = (0..N)
+        .map(|_| TcpListener::bind("127.0.0.1:0"))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let mut ports = [0; N];
+    for (port, l) in ports.iter_mut().zip(&held) {
+        *port = l.local_addr()?.port();
+    }
+    Ok(ports)
+}
+
+/// How many times [`RestateServer::start_with`] picks fresh ports when one it picked was taken
+/// by another process between the pick and the server's bind.
+const PORT_ATTEMPTS: usize = 5;
+
 /// A running local Restate server; killed when dropped.
 pub struct RestateServer {
     bin: PathBuf,
@@ -123,22 +139,35 @@ impl RestateServer {
         bin: &Path,
         env: &[(&str, &str)],
     ) -> Result<RestateServer, ServerError> {
-        let data = tempfile::Builder::new().prefix("ais-restate-").tempdir()?;
-        let mut server = RestateServer {
-            bin: bin.to_owned(),
-            base: data.path().to_owned(),
-            data: Some(data),
-            ingress: free_port()?,
-            admin: free_port()?,
-            node: free_port()?,
-            env: env
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect(),
-            child: None,
-        };
-        server.spawn().await?;
-        Ok(server)
+        let mut attempt = 1;
+        loop {
+            let data = tempfile::Builder::new().prefix("ais-restate-").tempdir()?;
+            let [ingress, admin, node] = free_ports()?;
+            let mut server = RestateServer {
+                bin: bin.to_owned(),
+                base: data.path().to_owned(),
+                data: Some(data),
+                ingress,
+                admin,
+                node,
+                env: env
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+                child: None,
+            };
+            match server.spawn().await {
+                Ok(()) => return Ok(server),
+                // A port released by `free_ports` was taken before the server bound it (a
+                // parallel test's listener): pick others.
+                Err(ServerError::NotReady { ref log, .. })
+                    if attempt < PORT_ATTEMPTS && log.contains("Address in use") =>
+                {
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Keeps the data directory when the server is dropped, and returns its path.
