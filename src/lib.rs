@@ -25,10 +25,14 @@
 //! ```
 #![deny(missing_docs)]
 
+// The compiler program (`lift`) is written with `ais!`, whose expansion names `::ais`.
+extern crate self as ais;
+
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 pub mod graph;
+pub mod lift;
 mod outcome;
 mod run;
 
@@ -36,7 +40,6 @@ pub use ais_core as core;
 pub use ais_core::*;
 /// The semantic edit language for AG-IR programs: view, query, patch (`ais edit`).
 pub use ais_edit as edit;
-pub use ais_lift as lift;
 pub use ais_macros::ais;
 /// The model repair rung (spec §9.1 rung 2, `ais fix --model`): crate `ais-repair`.
 pub use ais_repair as repair;

@@ -511,7 +511,7 @@ pub struct Deviation {
 }
 
 /// The outcome of validation (spec §9.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Runnable; nothing found, nothing needed.

@@ -237,7 +237,7 @@ pub fn ground(skill: &Skill, proposals: Vec<Proposal>) -> Grounding {
 }
 
 /// What kind of disagreement the deontic audit found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DriftKind {
     /// The text states discretion; the proposal binds (a "may" hardened into a must).

@@ -27,11 +27,11 @@
 //! text around the link.
 
 use ais_core::Pos;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A place in the skill's text: a byte range and where it starts and ends as 1-based
 /// line:column (columns in characters).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {
     /// The first byte.
     pub start: usize,

@@ -40,6 +40,12 @@ pub struct LiftArgs {
     /// current directory).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Ask the author about the residue (obligations whose force the skill leaves open): the
+    /// compile pauses with the question, which `ais resume RUN_ID --answer 'r7: mandatory'`
+    /// answers (or the terminal, when there is one); each decision is recorded as the
+    /// author's.
+    #[arg(long, conflicts_with = "no_adjudicate")]
+    pub clarify: bool,
     /// Make no model call for the residue (obligations whose force the skill leaves open):
     /// each is discretionary, and the report says so.
     #[arg(long)]
@@ -59,6 +65,13 @@ pub struct LiftArgs {
     pub format: Format,
 }
 
+impl LiftArgs {
+    /// Whether these arguments ask for the compile (not `--stages-only`, not `--check-only`).
+    pub fn compiles(&self) -> bool {
+        !self.stages_only && self.check_only.is_none()
+    }
+}
+
 /// The JSON report of `ais lift --stages-only`.
 #[derive(Serialize)]
 struct Report<'a> {
@@ -73,9 +86,6 @@ struct Report<'a> {
 pub fn run(args: &LiftArgs, o: &mut Output) -> CmdResult {
     if let Some(program) = &args.check_only {
         return super::lift_compile::check_only(args, program, o);
-    }
-    if !args.stages_only {
-        return super::lift_compile::run(args, o);
     }
     let skill = Skill::read(&args.skill).map_err(|e| input_error(&e))?;
     let proposals = match &args.proposals {

@@ -1,16 +1,37 @@
-//! `ais lift SKILL.md --model SPEC`: the compile ([`ais_lift::compile::lift`]) — the program
-//! written to `-o`, the report to `--out`, a summary on stderr.
+//! `ais lift SKILL.md --model SPEC`: the compile, run as the program it is
+//! ([`ais::lift::LiftCompiler`]) by the same machinery as `ais run` — journaled under
+//! `--out`, so `ais resume RUN_ID` finishes a lift that was killed or paused (`--clarify`) and
+//! `ais replay RUN_ID` re-derives it with no model call. When the compiler's run finishes
+//! ([`concluded`], whichever command ran it), the program is written to its file, the report
+//! beside it, and a summary goes to stderr.
 
 use super::lift::{LiftArgs, clip, input_error};
-use super::{CliError, CmdResult, Output, Status, escape_controls, shown};
+use super::{CliError, CmdResult, Failure, Output, Status, escape_controls, shown};
+use ais::lift::compile::{self, Lifted, NoteAction, SpecVerdict};
+use ais::lift::{LiftCompiler, Skill};
 use ais_core::Outcome;
-use ais_lift::Skill;
-use ais_lift::compile::{self, Adjudicate, Lifted, NoteAction, Options, SpecVerdict};
+use clap::Parser;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-/// Runs `ais lift SKILL.md --model SPEC`.
-pub fn run(args: &LiftArgs, o: &mut Output) -> CmdResult {
+/// `ais run`'s arguments, parsed from the command line the lift stands for.
+#[derive(Parser)]
+struct AsRun {
+    #[command(flatten)]
+    args: super::run::RunArgs,
+}
+
+/// Runs `ais lift SKILL.md --model SPEC`: writes the compiler program under `OUT/.ais/lift/`
+/// and runs it with the skill as its task.
+pub fn run(args: &LiftArgs, o: &mut Output) -> ExitCode {
+    match start(args, o) {
+        Ok(run) => super::run::run(run, o),
+        Err(failure) => super::stopped(failure, o),
+    }
+}
+
+fn start(args: &LiftArgs, _: &mut Output) -> Result<super::run::RunArgs, Failure> {
     let Some(spec) = &args.model else {
         return Err(CliError::new(
             "`ais lift` compiles a skill with a model, and none is named",
@@ -23,54 +44,133 @@ pub fn run(args: &LiftArgs, o: &mut Output) -> CmdResult {
         .into());
     };
     let skill = Skill::read(&args.skill).map_err(|e| input_error(&e))?;
-    let (model, _) = super::run::open_model(spec)?;
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("."));
-    std::fs::create_dir_all(&out_dir).map_err(|e| {
+    let made = |e: std::io::Error, dir: &Path| {
         CliError::new(
-            format!("cannot create `{}`: {e}", shown(&out_dir)),
+            format!("cannot create `{}`: {e}", shown(dir)),
             "name a directory you can write with `--out DIR`",
         )
-    })?;
-    let mut options = Options {
-        adjudicate: if args.no_adjudicate {
-            Adjudicate::Nobody
-        } else {
-            Adjudicate::Model
-        },
-        ..Options::default()
     };
+    std::fs::create_dir_all(&out_dir).map_err(|e| made(e, &out_dir))?;
+    let compiler_dir = out_dir.join(".ais").join("lift");
+    std::fs::create_dir_all(&compiler_dir).map_err(|e| made(e, &compiler_dir))?;
+    let compiler = compiler_dir.join(format!("{}.agir", LiftCompiler::NAME));
+    if std::fs::read_to_string(&compiler).ok().as_deref() != Some(LiftCompiler::AGIR) {
+        write_new(&compiler, LiftCompiler::AGIR)?;
+    }
     let name = compile::program_name(&skill);
     let program_path = args
         .output
         .clone()
         .unwrap_or_else(|| out_dir.join(format!("{name}.agir")));
-    options.source_path = Some(relative(&args.skill, &program_path));
-    let tokio = super::run::tokio_runtime()?;
-    let lifted = tokio
-        .block_on(compile::lift(&skill, model.as_ref(), &options))
-        .map_err(|e| {
-            CliError::new(
-                escape_controls(&e.to_string()),
-                "check the model (`--model`) and, for a scripted one, its answer for that slot",
-            )
-        })?;
-    write_new(&program_path, &lifted.agir)?;
-    let report_path = out_dir.join(format!("{name}.lift.json"));
-    let report = serde_json::to_string_pretty(&lifted.report).map_err(std::io::Error::from)?;
-    write_new(&report_path, &(report + "\n"))?;
+    let abs = |p: &Path| {
+        std::path::absolute(p)
+            .unwrap_or_else(|_| p.to_owned())
+            .display()
+            .to_string()
+    };
+    let adjudicator = if args.clarify {
+        "person"
+    } else if args.no_adjudicate {
+        "nobody"
+    } else {
+        "model"
+    };
+    let mut argv: Vec<String> = vec![
+        "ais lift".into(),
+        compiler.display().to_string(),
+        "--task".into(),
+        abs(&args.skill),
+        "--model".into(),
+        spec.clone(),
+        "--out".into(),
+        out_dir.display().to_string(),
+    ];
+    for (k, v) in [
+        ("adjudicator", adjudicator.to_owned()),
+        ("source_path", relative(&args.skill, &program_path)),
+        ("model", spec.clone()),
+        ("program_file", abs(&program_path)),
+        (
+            "report_file",
+            abs(&out_dir.join(format!("{name}.lift.json"))),
+        ),
+        ("strict", args.strict.to_string()),
+    ] {
+        argv.push("--input".into());
+        argv.push(format!("{k}={v}"));
+    }
+    AsRun::try_parse_from(argv).map(|r| r.args).map_err(|e| {
+        CliError::new(format!("the compiler's run: {e}"), "report this as a bug").into()
+    })
+}
+
+/// Registers the compiler's tools when `program` is the compiler (nothing for any other
+/// program), its repair rung asking the run's default model.
+pub fn register_tools(
+    program: &ais_core::Program,
+    tools: &mut ais_rt::tools::ToolRegistry,
+    models: Option<&ais_rt::model::Models>,
+) {
+    if ais::lift::is_compiler(program) {
+        let model = models
+            .and_then(|m| m.default_chain())
+            .and_then(|c| c.links().first())
+            .map(|l| l.model.clone());
+        ais::lift::register_tools(tools, model);
+    }
+}
+
+/// A finished run of the compiler: the program and the report written where its inputs say,
+/// the summary on stderr, and the exit code (2 the program failed its check, 1 with
+/// `--strict` on any finding). `None` when `program` is not the compiler.
+pub fn concluded(
+    program: &ais_core::Program,
+    report: &serde_json::Map<String, serde_json::Value>,
+    o: &mut Output,
+) -> Option<Result<u8, Failure>> {
+    ais::lift::is_compiler(program).then(|| conclude(report, o))
+}
+
+fn conclude(
+    report: &serde_json::Map<String, serde_json::Value>,
+    o: &mut Output,
+) -> Result<u8, Failure> {
+    let lifted = ais::lift::lifted(report).map_err(|e| {
+        CliError::new(
+            escape_controls(&e.to_string()),
+            "check the model (`--model`) and, for a scripted one, its answer for each slot",
+        )
+    })?;
+    let path = |key: &str| {
+        report
+            .get(key)
+            .and_then(|v| v.as_str())
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+    };
+    let strict = report.get("strict").and_then(|v| v.as_bool()) == Some(true);
     summary(&lifted, o)?;
-    writeln!(
-        o.err,
-        "wrote {} and {}",
-        shown(&program_path),
-        shown(&report_path)
-    )?;
+    let mut wrote = Vec::new();
+    if let Some(p) = path("program_file") {
+        write_new(&p, &lifted.agir)?;
+        wrote.push(shown(&p));
+    }
+    if let Some(p) = path("report_file") {
+        let text = serde_json::to_string_pretty(&lifted.report).map_err(std::io::Error::from)?;
+        write_new(&p, &(text + "\n"))?;
+        wrote.push(shown(&p));
+    }
+    if !wrote.is_empty() {
+        writeln!(o.err, "wrote {}", wrote.join(" and "))?;
+    }
     let r = &lifted.report;
     Ok(match r.gates.outcome {
         Outcome::Failed => Status::Failed,
-        _ if args.strict && r.strict_findings() > 0 => Status::Findings,
+        _ if strict && r.strict_findings() > 0 => Status::Findings,
         _ => Status::Ok,
-    })
+    }
+    .code())
 }
 
 /// Runs `ais lift SKILL.md --check-only PROGRAM`.

@@ -43,7 +43,7 @@ pub enum Status {
 }
 
 impl Status {
-    fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Status::Ok => 0,
             Status::Findings => 1,
@@ -299,6 +299,7 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph::run(&args, &mut output),
         Command::Report(args) => report::run(&args, &mut output),
         Command::Serve(args) => return serve::run(args, &mut output),
+        Command::Lift(args) if args.compiles() => return lift_compile::run(&args, &mut output),
         Command::Lift(args) => lift::run(&args, &mut output),
         Command::Edit(args) => edit::run(&args, &mut output),
         Command::Test(args) => match test::run(args, &mut output) {
@@ -315,7 +316,7 @@ pub fn main() -> ExitCode {
 /// Reports on stderr why a command stopped early, and returns its exit code: 2
 /// ([`Status::Failed`]) for an error or a failed write, the given code for a failure already
 /// reported.
-fn stopped(failure: Failure, output: &mut Output) -> ExitCode {
+pub(crate) fn stopped(failure: Failure, output: &mut Output) -> ExitCode {
     let text = match failure {
         Failure::Exit(code) => return ExitCode::from(code),
         Failure::Cli(err) => render::render_error(&err.what, err.help.as_deref(), output.color_err),

@@ -1,32 +1,34 @@
-//! The model stages of `ais lift` and the whole compile: a skill in, a checked, audited AG-IR
-//! program with its provenance record and a compile report out.
+//! The compile's stages between its model slots: a skill in, a checked, audited AG-IR program
+//! with its provenance record and a compile report out.
 //!
-//! The stages, in order (each reported with its counts, model calls and time):
+//! The compiler itself is an ais program (`ais::lift::LiftCompiler`, written with `ais!` in the
+//! facade crate): its slots ask the model (their docs are the prompts), and its native tools
+//! call the stages here over [`Compile`], the state it carries from step to step. The stages,
+//! in order (each reported with its counts, model calls and time):
 //!
 //! 1. **Spec loop** — the extractor (slot `extract`) proposes obligations with verbatim quotes;
 //!    code grounds them ([`Skill::ground`]); the coverage critic (slot `critic`) is shown the
 //!    sentences no kept quote covers and proposes what was missed, grounded again; until a
-//!    critic round adds nothing (*dry*) or [`Options::max_critic_rounds`] is spent
-//!    (*exhausted*, said so in the verdict, never a silent success). The deontic audit
-//!    ([`crate::audit`]) then sets each drifted force back to what the skill states.
+//!    critic round adds nothing (*dry*) or the round cap is spent (*exhausted*, said so in the
+//!    verdict, never a silent success). The deontic audit ([`crate::audit`]) then sets each
+//!    drifted force back to what the skill states.
 //! 2. **Adjudication** of the residue (obligations proposed binding whose force the skill states
 //!    nowhere): the adjudicator (slot `adjudicate`) must cite a verbatim span outside the
 //!    obligation's own sentence, else its answer is rejected and the obligation is
-//!    discretionary; [`Adjudicate::Nobody`] makes no call. Every decision is in the report with
-//!    who made it and the span it rests on.
+//!    discretionary; the author may answer instead ([`Settled::Person`], `--clarify`);
+//!    [`Adjudicate::Nobody`] makes no call. Every decision is in the report with who made it
+//!    and the span it rests on.
 //! 3. **Spine and flows** — the designer (slot `design`) proposes typed steps; [`spine`] keeps
 //!    what traces to grounded obligations and places what code owns.
 //! 4. **Assembly and gates** — the provenance record (`faithfulness`, `traces_to` everywhere),
-//!    `ais_core::check` with the mechanical repairs, and the faithfulness audit against the
-//!    skill's text. The model repair rung is not here (see the crate docs).
+//!    `ais_core::check` with the mechanical repairs, the model repair rung
+//!    ([`Compile::model_repair`]) when the program is still degraded or failed, and the
+//!    faithfulness audit against the skill's text.
 //!
-//! Every model call goes through the runtime's slot machinery ([`ais_rt::model::slot::fill`]):
-//! the answer's JSON Schema (schemars, [`answers`]) is sent and enforced with repair rounds, so
-//! a scripted model's file (`scripted:FILE.json`) is keyed by the slot ids of
-//! [`prompts::SLOTS`], like any program's.
+//! The answer types ([`answers`]) are what the slots' answers deserialize into; a valid answer
+//! is still hostile, and every id, quote and name in it is checked here.
 
 pub mod answers;
-pub mod prompts;
 mod recheck;
 pub mod spine;
 
@@ -39,16 +41,14 @@ use ais_core::{
     AuditConfig, ElementRef, Obligation as RecordObligation, Outcome, Program, Provenance, Repairs,
     SourceMap, SourceRef, Value,
 };
-use ais_rt::model::slot::{SlotOptions, SlotToolFuture, SlotTools};
-use ais_rt::model::{Model, Operand, SlotRequest};
-use answers::{Adjudication, Design, Extraction, schema_of};
-use serde::Serialize;
+use ais_rt::model::Model;
+use answers::{Adjudication, Design, Extraction};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::time::Instant;
 
 /// Who settles the residue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Adjudicate {
     /// The adjudicator model, citing the skill.
@@ -56,6 +56,8 @@ pub enum Adjudicate {
     Model,
     /// Nobody: every residue item is discretionary, no model call.
     Nobody,
+    /// The author, asked through the runtime's human pause (`--clarify`).
+    Person,
 }
 
 /// How a lift runs.
@@ -88,7 +90,7 @@ impl Default for Options {
 }
 
 /// An obligation as the program records it: grounded, its force settled.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Final {
     /// Its rule id.
     pub rule: String,
@@ -112,7 +114,7 @@ pub struct Final {
 }
 
 /// Something the compile refused, degraded or embodied on its own, with the reason.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Note {
     /// What happened.
     pub action: NoteAction,
@@ -123,7 +125,7 @@ pub struct Note {
 }
 
 /// What a [`Note`] records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NoteAction {
     /// A proposed element (or part of one) was refused.
@@ -168,25 +170,24 @@ impl Note {
 }
 
 /// One stage of the compile, as it ran.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Stage {
     /// Its name.
-    pub name: &'static str,
+    pub name: String,
     /// Model calls (slots filled) it made.
     pub model_calls: u32,
-    /// Model exchanges (a slot may need repair rounds).
-    pub exchanges: u32,
     /// Its counts.
-    pub counts: BTreeMap<&'static str, usize>,
-    /// Its time, in milliseconds.
+    pub counts: BTreeMap<String, usize>,
+    /// Its time, in milliseconds (wall clock: a lift resumed after a crash counts the time
+    /// between).
     pub millis: u64,
 }
 
 /// A proposal dropped, with the stage that dropped it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DroppedProposal {
     /// The stage (`extract`, `critic`).
-    pub stage: &'static str,
+    pub stage: String,
     /// Its rule id, as proposed.
     pub rule: String,
     /// Its quote, as proposed.
@@ -196,7 +197,7 @@ pub struct DroppedProposal {
 }
 
 /// A force the deontic audit set back to the skill's.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Correction {
     /// The rule id.
     pub rule: String,
@@ -207,7 +208,7 @@ pub struct Correction {
 }
 
 /// One adjudication decision.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AdjudicationDecision {
     /// The rule id.
     pub rule: String,
@@ -227,7 +228,7 @@ pub struct AdjudicationDecision {
 }
 
 /// How the spec loop ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "verdict")]
 pub enum SpecVerdict {
     /// A critic round added nothing.
@@ -246,7 +247,7 @@ pub enum SpecVerdict {
 }
 
 /// The gates' verdict on the assembled program.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Gates {
     /// `ais check`'s outcome (with the mechanical repairs).
     pub outcome: Outcome,
@@ -269,7 +270,7 @@ pub struct Gates {
 }
 
 /// The compile report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// The skill.
     pub skill: String,
@@ -334,420 +335,627 @@ pub enum LiftError {
     #[error("the `{slot}` stage got no acceptable answer from {model}: {message}")]
     Slot {
         /// The slot.
-        slot: &'static str,
+        slot: String,
         /// The model.
         model: String,
         /// Why.
         message: String,
     },
+    /// The skill changed while the lift ran (a lift resumed after its skill was edited).
+    #[error(
+        "the skill changed since the lift began ({began}, now {now}): a lift compiles one text"
+    )]
+    SkillChanged {
+        /// Its digest when the lift began.
+        began: String,
+        /// Its digest now.
+        now: String,
+    },
+    /// The compiler program's run ended without a program (a fault, a budget, a refusal).
+    #[error("the compiler's run ended without a program: {0}")]
+    Run(String),
 }
 
-struct NoTools;
-
-impl SlotTools for NoTools {
-    fn call<'a>(&'a self, name: &'a str, _: serde_json::Value) -> SlotToolFuture<'a> {
-        Box::pin(async move {
-            json!({"ok": false, "error": format!("no tool `{name}`: this slot has no tools"), "output": ""})
-        })
-    }
-}
-
-struct Asker<'m> {
-    model: &'m dyn Model,
+/// The compile between its model slots: everything code decides, carried from stage to stage
+/// as one value (the compiler program's `state` carry, journaled with every step), so a lift
+/// resumed after a crash goes on from the last finished step.
+///
+/// The stages in order: [`Compile::begin`], [`Compile::extracted`] (the extractor's answer),
+/// [`Compile::criticized`] per critic round (with [`Compile::critic_input`] before each),
+/// [`Compile::settle`], [`Compile::adjudicated`], [`Compile::design_input`],
+/// [`Compile::assemble`], [`Compile::model_repair`] and [`Compile::finish`]. Each checks that
+/// the skill is the one the lift began with ([`LiftError::SkillChanged`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Compile {
+    /// The skill's digest when the lift began.
+    pub digest: String,
+    kept: Vec<Proposal>,
+    proposed: usize,
+    extracted: usize,
+    rounds: u32,
+    last_added: usize,
+    dry: bool,
+    /// Model calls made since the last stage closed.
     calls: u32,
-    exchanges: u32,
+    /// When the last stage closed (milliseconds since the Unix epoch).
+    mark: u64,
+    stages: Vec<Stage>,
+    dropped: Vec<DroppedProposal>,
+    spec: Option<SpecVerdict>,
+    finals: Vec<Final>,
+    corrections: Vec<Correction>,
+    residue: Vec<String>,
+    decisions: Vec<AdjudicationDecision>,
+    notes: Vec<Note>,
+    uncovered: Vec<Uncovered>,
+    repairs: Vec<String>,
+    outcome: Option<Outcome>,
+    model_repair: Option<serde_json::Value>,
 }
 
-impl Asker<'_> {
-    async fn ask<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
-        &mut self,
-        slot: &'static str,
-        doc: &str,
-        operands: Vec<(&str, &str, serde_json::Value)>,
-    ) -> Result<T, LiftError> {
-        let request = SlotRequest {
-            instruction: slot.to_owned(),
-            opcode: "GEN-FILL".to_owned(),
-            doc: doc.to_owned(),
-            knowledge: Vec::new(),
-            operands: operands
-                .into_iter()
-                .map(|(name, ty, value)| Operand {
-                    name: name.to_owned(),
-                    ty: ty.to_owned(),
-                    doc: None,
-                    value,
-                })
-                .collect(),
-            schema: schema_of::<T>(),
-            choices: None,
-            tools: Vec::new(),
-            sibling: None,
-            history: Vec::new(),
-        };
-        let out =
-            ais_rt::model::slot::fill(self.model, request, &NoTools, &SlotOptions::default()).await;
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Who settled a residue item, for [`Compile::adjudicated`].
+#[derive(Clone, Debug)]
+pub enum Settled {
+    /// The adjudicator model answered (or failed: the error's text).
+    Model {
+        /// The model's name.
+        model: String,
+        /// Its answer, or why there is none.
+        answer: Result<Adjudication, String>,
+    },
+    /// The author answered the compiler's question (`--clarify`): their text, one
+    /// `RULE: force` line per item they settle.
+    Person(String),
+    /// Nobody was asked (`--no-adjudicate`, or no residue).
+    Nobody,
+}
+
+impl Compile {
+    /// Starts a compile of `skill`.
+    pub fn begin(skill: &Skill) -> Compile {
+        Compile {
+            digest: digest(skill.text()),
+            mark: now_ms(),
+            ..Compile::default()
+        }
+    }
+
+    /// Refuses a skill that is not the one the lift began with.
+    pub fn same_skill(&self, skill: &Skill) -> Result<(), LiftError> {
+        let now = digest(skill.text());
+        if now == self.digest {
+            Ok(())
+        } else {
+            Err(LiftError::SkillChanged {
+                began: self.digest.clone(),
+                now,
+            })
+        }
+    }
+
+    fn close(&mut self, name: &str, counts: &[(&str, usize)]) {
+        let now = now_ms();
+        self.stages.push(Stage {
+            name: name.to_owned(),
+            model_calls: std::mem::take(&mut self.calls),
+            counts: counts.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
+            millis: now.saturating_sub(self.mark),
+        });
+        self.mark = now;
+    }
+
+    /// The extractor's answer: grounded, the kept proposals admitted.
+    pub fn extracted(&mut self, skill: &Skill, answer: Extraction) -> Result<(), LiftError> {
+        self.same_skill(skill)?;
         self.calls += 1;
-        self.exchanges += out.exchanges.len() as u32;
-        let err = |message: String| LiftError::Slot {
-            slot,
-            model: self.model.name().to_owned(),
-            message,
-        };
-        let value = out.value.map_err(|e| err(e.message))?;
-        serde_json::from_value(value).map_err(|e| err(format!("the answer does not read: {e}")))
-    }
-}
-
-struct Clock {
-    at: Instant,
-    calls: u32,
-    exchanges: u32,
-}
-
-impl Clock {
-    fn start(a: &Asker<'_>) -> Clock {
-        Clock {
-            at: Instant::now(),
-            calls: a.calls,
-            exchanges: a.exchanges,
-        }
-    }
-    fn stop(self, name: &'static str, a: &Asker<'_>, counts: &[(&'static str, usize)]) -> Stage {
-        Stage {
-            name,
-            model_calls: a.calls - self.calls,
-            exchanges: a.exchanges - self.exchanges,
-            counts: counts.iter().copied().collect(),
-            millis: self.at.elapsed().as_millis() as u64,
-        }
-    }
-}
-
-/// Compiles `skill` with `model` (see the module docs).
-pub async fn lift(
-    skill: &Skill,
-    model: &dyn Model,
-    options: &Options,
-) -> Result<Lifted, LiftError> {
-    let mut a = Asker {
-        model,
-        calls: 0,
-        exchanges: 0,
-    };
-    let mut stages = Vec::new();
-    let mut dropped = Vec::new();
-    let text = skill.text().to_owned();
-
-    // 1. The spec loop.
-    let clock = Clock::start(&a);
-    let first: Extraction = a
-        .ask(
+        self.proposed = answer.obligations.len();
+        admit(
+            skill,
+            &mut self.kept,
+            answer.obligations,
             "extract",
-            prompts::EXTRACT,
-            vec![("skill", "str", json!(text))],
-        )
-        .await?;
-    let proposed = first.obligations.len();
-    let mut kept: Vec<Proposal> = Vec::new();
-    admit(skill, &mut kept, first.obligations, "extract", &mut dropped);
-    let extracted = kept.len();
-    let mut rounds = 0;
-    let mut last_added = 0;
-    let mut dry = false;
-    while rounds < options.max_critic_rounds {
-        rounds += 1;
-        let grounding = skill.ground(kept.clone());
-        let uncovered = uncovered(skill, &grounding.kept);
-        let listed: Vec<_> = grounding
+            &mut self.dropped,
+        );
+        self.extracted = self.kept.len();
+        Ok(())
+    }
+
+    /// What the coverage critic is shown: the obligations kept so far (`rule`, `quote`) and
+    /// the sentences no kept quote covers.
+    pub fn critic_input(&self, skill: &Skill) -> (Vec<serde_json::Value>, Vec<Uncovered>) {
+        let grounding = skill.ground(self.kept.clone());
+        let listed = grounding
             .kept
             .iter()
             .map(|o| json!({"rule": o.proposal.rule, "quote": o.proposal.quote}))
             .collect();
-        let answer: Extraction = a
-            .ask(
-                "critic",
-                prompts::CRITIC,
-                vec![
-                    ("skill", "str", json!(text)),
-                    ("obligations", "list[dict]", json!(listed)),
-                    ("uncovered", "list[dict]", json!(uncovered)),
-                ],
-            )
-            .await?;
-        let before = kept.len();
-        admit(skill, &mut kept, answer.obligations, "critic", &mut dropped);
-        last_added = kept.len() - before;
-        if last_added == 0 {
-            dry = true;
-            break;
-        }
+        (listed, uncovered(skill, &grounding.kept))
     }
-    let spec = if dry {
-        SpecVerdict::Dry { rounds }
-    } else {
-        SpecVerdict::Exhausted { rounds, last_added }
-    };
-    let grounding = skill.ground(kept);
-    let left_uncovered = uncovered(skill, &grounding.kept);
-    let drift = audit(&grounding.kept);
-    let mut finals: Vec<Final> = grounding
-        .kept
-        .iter()
-        .map(|o| Final {
-            rule: o.proposal.rule.trim().to_owned(),
-            kind: o.proposal.kind.clone(),
-            force: o.proposal.force.clone(),
-            bearer: o.proposal.bearer.clone(),
-            // The skill's own bytes for the span grounding found: the record quotes the
-            // source exactly (markup and all), not the model's rendering of it.
-            quote: skill
-                .text()
-                .get(o.span.start..o.span.end)
-                .unwrap_or(&o.proposal.quote)
-                .to_owned(),
-            condition: o.proposal.condition.clone(),
-            cohesion: o.proposal.cohesion,
-            span: o.span,
-            force_from: match o.reading.force() {
-                Some(f) if f == o.proposal.force => {
-                    format!("the skill: {}", o.reading.source.describe())
-                }
-                _ => "the extractor".to_owned(),
-            },
-        })
-        .collect();
-    let mut corrections = Vec::new();
-    let mut residue: Vec<usize> = Vec::new();
-    for d in &drift {
-        let Some(i) = finals.iter().position(|f| f.rule == d.rule) else {
-            continue;
-        };
-        match d.kind {
-            DriftKind::Hardened | DriftKind::Softened | DriftKind::Inverted => {
-                if let Some(f) = grounding.kept[i].reading.force() {
-                    finals[i].force = f;
-                    finals[i].force_from =
-                        format!("the skill: {}", grounding.kept[i].reading.source.describe());
-                }
-                corrections.push(Correction {
-                    rule: d.rule.clone(),
-                    drift: d.kind,
-                    message: d.message.clone(),
-                });
-            }
-            DriftKind::Unconditioned => {
-                if let Some(c) = &grounding.kept[i].reading.condition {
-                    finals[i]
-                        .condition
-                        .get_or_insert_with(|| c.marker.to_owned());
-                }
-                corrections.push(Correction {
-                    rule: d.rule.clone(),
-                    drift: d.kind,
-                    message: d.message.clone(),
-                });
-            }
-            DriftKind::Unstated => residue.push(i),
-        }
-    }
-    finals.sort_by_key(|f| f.span.start);
-    let residue_rules: Vec<String> = residue
-        .iter()
-        .map(|&i| grounding.kept[i].proposal.rule.trim().to_owned())
-        .collect();
-    stages.push(clock.stop(
-        "spec loop",
-        &a,
-        &[
-            ("proposed", proposed),
-            ("extracted", extracted),
-            ("kept", finals.len()),
-            ("dropped", dropped.len()),
-            ("critic_rounds", rounds as usize),
-            ("corrected", corrections.len()),
-            ("residue", residue_rules.len()),
-        ],
-    ));
 
-    // 2. Adjudication.
-    let clock = Clock::start(&a);
-    let decisions = adjudicate(skill, &mut a, options, &mut finals, &residue_rules).await;
-    stages.push(clock.stop(
-        "adjudication",
-        &a,
-        &[
-            ("residue", residue_rules.len()),
+    /// One critic round's answer, grounded and admitted. True when another round is due: this
+    /// one added an obligation and fewer than `max_rounds` ran.
+    pub fn criticized(
+        &mut self,
+        skill: &Skill,
+        answer: Extraction,
+        max_rounds: u32,
+    ) -> Result<bool, LiftError> {
+        self.same_skill(skill)?;
+        self.calls += 1;
+        self.rounds += 1;
+        let before = self.kept.len();
+        admit(
+            skill,
+            &mut self.kept,
+            answer.obligations,
+            "critic",
+            &mut self.dropped,
+        );
+        self.last_added = self.kept.len() - before;
+        self.dry = self.last_added == 0;
+        Ok(!self.dry && self.rounds < max_rounds)
+    }
+
+    /// Ends the spec loop: the verdict, the obligations with their forces (drift set back to
+    /// the skill's), and the residue. Returns the residue as the adjudicator is shown it
+    /// (empty when nothing is left to settle).
+    pub fn settle(&mut self, skill: &Skill) -> Result<Vec<serde_json::Value>, LiftError> {
+        self.same_skill(skill)?;
+        self.spec = Some(if self.dry {
+            SpecVerdict::Dry {
+                rounds: self.rounds,
+            }
+        } else {
+            SpecVerdict::Exhausted {
+                rounds: self.rounds,
+                last_added: self.last_added,
+            }
+        });
+        let grounding = skill.ground(self.kept.clone());
+        self.uncovered = uncovered(skill, &grounding.kept);
+        let drift = audit(&grounding.kept);
+        let mut finals: Vec<Final> = grounding
+            .kept
+            .iter()
+            .map(|o| Final {
+                rule: o.proposal.rule.trim().to_owned(),
+                kind: o.proposal.kind.clone(),
+                force: o.proposal.force.clone(),
+                bearer: o.proposal.bearer.clone(),
+                // The skill's own bytes for the span grounding found: the record quotes the
+                // source exactly (markup and all), not the model's rendering of it.
+                quote: skill
+                    .text()
+                    .get(o.span.start..o.span.end)
+                    .unwrap_or(&o.proposal.quote)
+                    .to_owned(),
+                condition: o.proposal.condition.clone(),
+                cohesion: o.proposal.cohesion,
+                span: o.span,
+                force_from: match o.reading.force() {
+                    Some(f) if f == o.proposal.force => {
+                        format!("the skill: {}", o.reading.source.describe())
+                    }
+                    _ => "the extractor".to_owned(),
+                },
+            })
+            .collect();
+        let mut residue: Vec<usize> = Vec::new();
+        for d in &drift {
+            let Some(i) = finals.iter().position(|f| f.rule == d.rule) else {
+                continue;
+            };
+            let correction = Correction {
+                rule: d.rule.clone(),
+                drift: d.kind,
+                message: d.message.clone(),
+            };
+            match d.kind {
+                DriftKind::Hardened | DriftKind::Softened | DriftKind::Inverted => {
+                    if let Some(f) = grounding.kept[i].reading.force() {
+                        finals[i].force = f;
+                        finals[i].force_from =
+                            format!("the skill: {}", grounding.kept[i].reading.source.describe());
+                    }
+                    self.corrections.push(correction);
+                }
+                DriftKind::Unconditioned => {
+                    if let Some(c) = &grounding.kept[i].reading.condition {
+                        finals[i]
+                            .condition
+                            .get_or_insert_with(|| c.marker.to_owned());
+                    }
+                    self.corrections.push(correction);
+                }
+                DriftKind::Unstated => residue.push(i),
+            }
+        }
+        self.residue = residue
+            .iter()
+            .map(|&i| grounding.kept[i].proposal.rule.trim().to_owned())
+            .collect();
+        finals.sort_by_key(|f| f.span.start);
+        self.finals = finals;
+        let counts = [
+            ("proposed", self.proposed),
+            ("extracted", self.extracted),
+            ("kept", self.finals.len()),
+            ("dropped", self.dropped.len()),
+            ("critic_rounds", self.rounds as usize),
+            ("corrected", self.corrections.len()),
+            ("residue", self.residue.len()),
+        ];
+        self.close("spec loop", &counts);
+        Ok(self
+            .residue
+            .iter()
+            .filter_map(|r| self.finals.iter().find(|f| &f.rule == r))
+            .map(|f| {
+                json!({
+                    "rule": f.rule,
+                    "quote": f.quote,
+                    "line": f.span.line,
+                    "proposed": f.force.as_str(),
+                    "context": context(skill, &f.span),
+                })
+            })
+            .collect())
+    }
+
+    /// The residue's rule ids (after [`Compile::settle`]).
+    pub fn residue(&self) -> &[String] {
+        &self.residue
+    }
+
+    /// The question the author is asked under `--clarify`: each residue item with its quote,
+    /// and how to answer.
+    pub fn question(&self) -> String {
+        let mut q = String::from(
+            "The skill states no force for these obligations, and no heading or list intro \
+             settles one. For each you settle, answer one line `RULE: mandatory`, `RULE: \
+             forbidden` or `RULE: discretionary`; an item you leave out is discretionary.\n",
+        );
+        for r in &self.residue {
+            if let Some(f) = self.finals.iter().find(|f| &f.rule == r) {
+                q.push_str(&format!(
+                    "\n{} (line {}): \"{}\"",
+                    f.rule,
+                    f.span.line,
+                    one_line(&f.quote)
+                ));
+            }
+        }
+        q
+    }
+
+    /// Settles the residue: by the adjudicator's citations, the author's answer, or nobody
+    /// (every item discretionary). Every decision is recorded with who made it.
+    pub fn adjudicated(&mut self, skill: &Skill, settled: Settled) -> Result<(), LiftError> {
+        self.same_skill(skill)?;
+        let residue = self.residue.clone();
+        let mut answered: BTreeMap<String, AdjudicationDecision> = BTreeMap::new();
+        let mut rejected: BTreeMap<String, String> = BTreeMap::new();
+        let asked = !matches!(settled, Settled::Nobody) && !residue.is_empty();
+        match settled {
+            Settled::Nobody => {}
+            Settled::Model { model, answer } => {
+                self.calls += 1;
+                match answer {
+                    Err(e) => {
+                        for r in &residue {
+                            rejected.insert(r.clone(), e.clone());
+                        }
+                    }
+                    Ok(answer) => {
+                        let by = format!("adjudicator {model}");
+                        for d in answer.decisions {
+                            let rule = d.rule.trim().to_owned();
+                            // Not flagged: re-modalizing it is refused. Answered: the first
+                            // answer stands.
+                            if !residue.contains(&rule) || answered.contains_key(&rule) {
+                                continue;
+                            }
+                            let Some(f) = self.finals.iter().find(|f| f.rule == rule) else {
+                                continue;
+                            };
+                            match check_cite(skill, &f.span, &d.cite) {
+                                Ok(span) => {
+                                    answered.insert(
+                                        rule.clone(),
+                                        AdjudicationDecision {
+                                            rule,
+                                            force: d.force,
+                                            by: by.clone(),
+                                            cite: Some(d.cite),
+                                            cite_at: Some(format!("{}:{}", span.line, span.column)),
+                                            rejected: None,
+                                        },
+                                    );
+                                }
+                                Err(why) => {
+                                    rejected.insert(rule, why);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Settled::Person(text) => {
+                for line in text.lines() {
+                    let Some((rule, force)) = line.split_once(':') else {
+                        continue;
+                    };
+                    let rule = rule.trim().to_owned();
+                    let word = force.trim().to_lowercase();
+                    let Some(force) = [Force::Mandatory, Force::Forbidden, Force::Discretionary]
+                        .into_iter()
+                        .find(|f| f.as_str() == word)
+                    else {
+                        if residue.contains(&rule) {
+                            rejected.insert(
+                                rule,
+                                format!(
+                                    "the answer `{}` is not mandatory, forbidden or discretionary",
+                                    one_line(force.trim())
+                                ),
+                            );
+                        }
+                        continue;
+                    };
+                    if !residue.contains(&rule) || answered.contains_key(&rule) {
+                        continue;
+                    }
+                    let Some(f) = self.finals.iter().find(|f| f.rule == rule) else {
+                        continue;
+                    };
+                    answered.insert(
+                        rule.clone(),
+                        AdjudicationDecision {
+                            rule,
+                            force,
+                            by: "the author (--clarify)".to_owned(),
+                            cite: Some(f.quote.clone()),
+                            cite_at: Some(format!("{}:{}", f.span.line, f.span.column)),
+                            rejected: None,
+                        },
+                    );
+                }
+            }
+        }
+        for r in &residue {
+            let d = answered.remove(r).unwrap_or_else(|| AdjudicationDecision {
+                rule: r.clone(),
+                force: Force::Discretionary,
+                by: if asked {
+                    "fallback: assumed discretionary".to_owned()
+                } else {
+                    "nobody (--no-adjudicate): assumed discretionary".to_owned()
+                },
+                cite: None,
+                cite_at: None,
+                rejected: rejected
+                    .remove(r)
+                    .or_else(|| asked.then(|| "the answer did not settle it".to_owned())),
+            });
+            if let Some(f) = self.finals.iter_mut().find(|f| &f.rule == r) {
+                f.force = d.force.clone();
+                f.force_from = match &d.cite {
+                    Some(c) => format!("{} citing \"{}\"", d.by, c),
+                    None => d.by.clone(),
+                };
+            }
+            self.decisions.push(d);
+        }
+        let counts = [
+            ("residue", residue.len()),
             (
                 "settled_by_citation",
-                decisions.iter().filter(|d| d.cite.is_some()).count(),
+                self.decisions.iter().filter(|d| d.cite.is_some()).count(),
             ),
-        ],
-    ));
-
-    // 3. Spine and flows.
-    let clock = Clock::start(&a);
-    let offered = spine::offered_tools(skill);
-    let bundle = skill.bundle();
-    let files: Vec<_> = bundle
-        .files
-        .iter()
-        .map(|f| json!({"path": f.path, "bytes": f.text.len()}))
-        .collect();
-    let design: Design = a
-        .ask(
-            "design",
-            prompts::DESIGN,
-            vec![
-                (
-                    "obligations",
-                    "list[dict]",
-                    json!(finals_for_model(&finals)),
-                ),
-                ("offered_tools", "list[dict]", json!(offered)),
-                ("files", "list[dict]", json!(files)),
-            ],
-        )
-        .await?;
-    let designed = design.steps.len();
-    let name = options.name.clone().unwrap_or_else(|| program_name(skill));
-    let spine::Assembly {
-        mut program,
-        notes,
-        deviations,
-    } = spine::assemble(skill, &name, &finals, design, &offered);
-    stages.push(
-        clock.stop(
-            "spine and flows",
-            &a,
-            &[
-                ("designed_steps", designed),
-                (
-                    "refused",
-                    notes
-                        .iter()
-                        .filter(|n| n.action == NoteAction::Refused)
-                        .count(),
-                ),
-                (
-                    "degraded",
-                    notes
-                        .iter()
-                        .filter(|n| n.action == NoteAction::Degraded)
-                        .count(),
-                ),
-                ("instructions", program.nodes.as_ref().map_or(0, Vec::len)),
-            ],
-        ),
-    );
-
-    // 4. Assembly, gates.
-    let clock = Clock::start(&a);
-    let mut record = provenance(skill, &finals, &program, options);
-    record.deviations = (!deviations.is_empty()).then_some(deviations);
-    program.faithfulness = Some(record);
-    let mut checked = ais_core::check(&program, &SourceMap::new(), Repairs::Mechanical);
-    let mut repairs: Vec<String> = checked.deviations.iter().map(repair_line).collect();
-    if let Some(repaired) = checked.repaired.take() {
-        program = repaired;
+        ];
+        self.close("adjudication", &counts);
+        Ok(())
     }
-    // The model repair rung (§9.1 rung 2): what the mechanical repairs left, one bounded
-    // model pass per finding over its view, adopted only when it strictly helps.
-    let mut model_repair = None;
-    if options.model_repair && matches!(checked.outcome, Outcome::Degraded | Outcome::Failed) {
+
+    /// What the spine designer is shown: the obligations, the tools the skill offers, its
+    /// sibling files.
+    pub fn design_input(&self, skill: &Skill) -> DesignInput {
+        DesignInput {
+            obligations: finals_for_model(&self.finals),
+            offered_tools: serde_json::to_value(spine::offered_tools(skill)).unwrap_or_default(),
+            files: skill
+                .bundle()
+                .files
+                .iter()
+                .map(|f| json!({"path": f.path, "bytes": f.text.len()}))
+                .collect(),
+        }
+    }
+
+    /// The designer's answer: the spine assembled, the provenance record attached, checked
+    /// with the mechanical repairs. Returns the program.
+    pub fn assemble(
+        &mut self,
+        skill: &Skill,
+        design: Design,
+        options: &Options,
+    ) -> Result<Program, LiftError> {
+        self.same_skill(skill)?;
+        self.calls += 1;
+        let designed = design.steps.len();
+        let name = options.name.clone().unwrap_or_else(|| program_name(skill));
+        let offered = spine::offered_tools(skill);
+        let spine::Assembly {
+            mut program,
+            notes,
+            deviations,
+        } = spine::assemble(skill, &name, &self.finals, design, &offered);
+        let count = |a: NoteAction| notes.iter().filter(|n| n.action == a).count();
+        let counts = [
+            ("designed_steps", designed),
+            ("refused", count(NoteAction::Refused)),
+            ("degraded", count(NoteAction::Degraded)),
+            ("instructions", program.nodes.as_ref().map_or(0, Vec::len)),
+        ];
+        self.notes = notes;
+        self.close("spine and flows", &counts);
+        let mut record = provenance(skill, &self.finals, &program, options);
+        record.deviations = (!deviations.is_empty()).then_some(deviations);
+        program.faithfulness = Some(record);
+        let mut checked = ais_core::check(&program, &SourceMap::new(), Repairs::Mechanical);
+        self.repairs = checked.deviations.iter().map(repair_line).collect();
+        if let Some(repaired) = checked.repaired.take() {
+            program = repaired;
+        }
+        self.outcome = Some(checked.outcome);
+        Ok(program)
+    }
+
+    /// Whether the assembled program is still degraded or failed after the mechanical
+    /// repairs: what the model repair rung is for.
+    pub fn needs_repair(&self) -> bool {
+        matches!(self.outcome, Some(Outcome::Degraded | Outcome::Failed))
+    }
+
+    /// The model repair rung (§9.1 rung 2) on what the mechanical repairs left: one bounded
+    /// model pass per finding over its view ([`ais_repair::repair`]), adopted only when it
+    /// strictly helps. Does nothing (and calls no model) when the program needs no repair.
+    pub async fn model_repair(
+        &mut self,
+        skill: &Skill,
+        program: Program,
+        model: &dyn Model,
+    ) -> Result<Program, LiftError> {
+        self.same_skill(skill)?;
+        if !self.needs_repair() {
+            return Ok(program);
+        }
         let config = ais_repair::Config {
             source: Some(skill.text().to_owned()),
             ..ais_repair::Config::default()
         };
         let text = ais_core::agir::write(&program);
-        if let Ok(doc) = ais_core::agir::read(&text) {
-            let before = ais_repair::findings_of(&doc, &config);
-            if let Ok(rung) = ais_repair::repair("<lifted>", &text, &before, model, &config).await {
-                let calls = u32::try_from(rung.calls).unwrap_or(u32::MAX);
-                a.calls = a.calls.saturating_add(calls);
-                a.exchanges = a.exchanges.saturating_add(calls);
-                repairs.extend(rung.deviations.iter().map(repair_line));
-                if !rung.deviations.is_empty() {
-                    program = rung.doc.program.clone();
-                    checked = ais_core::check(&program, &SourceMap::new(), Repairs::Off);
-                    checked.outcome = match checked.outcome {
-                        Outcome::Clean => Outcome::Fixed,
-                        other => other,
-                    };
-                }
-                model_repair = Some(rung.json());
-            }
+        let Ok(doc) = ais_core::agir::read(&text) else {
+            return Ok(program);
+        };
+        let before = ais_repair::findings_of(&doc, &config);
+        let Ok(rung) = ais_repair::repair("<lifted>", &text, &before, model, &config).await else {
+            return Ok(program);
+        };
+        self.calls = self
+            .calls
+            .saturating_add(u32::try_from(rung.calls).unwrap_or(u32::MAX));
+        self.repairs.extend(rung.deviations.iter().map(repair_line));
+        self.model_repair = Some(rung.json());
+        if rung.deviations.is_empty() {
+            return Ok(program);
         }
+        let checked = ais_core::check(&rung.doc.program, &SourceMap::new(), Repairs::Off);
+        self.outcome = Some(match checked.outcome {
+            Outcome::Clean => Outcome::Fixed,
+            other => other,
+        });
+        Ok(rung.doc.program.clone())
     }
-    let outcome = checked.outcome;
-    let findings: Vec<String> = checked
-        .findings
-        .iter()
-        .map(|f| {
-            format!(
-                "{} {} {}: {}",
-                f.id,
-                f.severity,
-                f.instruction.as_deref().unwrap_or("-"),
-                f.message
-            )
-        })
-        .collect();
-    let audited = ais_core::audit(
-        &program,
-        &SourceMap::new(),
-        Some(skill.text()),
-        &AuditConfig::default(),
-    );
-    let added: Vec<String> = audited
-        .findings
-        .iter()
-        .filter(|f| f.kind == Some(ais_core::FindingKind::AddedElement))
-        .map(|f| f.message.clone())
-        .collect();
-    let gates = Gates {
-        outcome,
-        findings,
-        repairs,
-        obligations: audited.obligations.len(),
-        dropped: audited.dropped().map(|o| o.id.clone()).collect(),
-        added,
-        verbatim_quotes: finals
+
+    /// The gates on the program (its findings, the faithfulness audit against the skill) and
+    /// the compile report.
+    pub fn finish(
+        mut self,
+        skill: &Skill,
+        program: Program,
+        model: &str,
+    ) -> Result<Lifted, LiftError> {
+        self.same_skill(skill)?;
+        let checked = ais_core::check(&program, &SourceMap::new(), Repairs::Off);
+        let findings: Vec<String> = checked
+            .findings
             .iter()
-            .filter(|f| skill_contains(skill, &f.quote))
-            .count(),
-        model_repair,
-    };
-    stages.push(clock.stop(
-        "assemble and gate",
-        &a,
-        &[
+            .map(|f| {
+                format!(
+                    "{} {} {}: {}",
+                    f.id,
+                    f.severity,
+                    f.instruction.as_deref().unwrap_or("-"),
+                    f.message
+                )
+            })
+            .collect();
+        let outcome = match (self.outcome, checked.outcome) {
+            (Some(Outcome::Fixed), Outcome::Clean) => Outcome::Fixed,
+            (_, now) => now,
+        };
+        let audited = ais_core::audit(
+            &program,
+            &SourceMap::new(),
+            Some(skill.text()),
+            &AuditConfig::default(),
+        );
+        let added: Vec<String> = audited
+            .findings
+            .iter()
+            .filter(|f| f.kind == Some(ais_core::FindingKind::AddedElement))
+            .map(|f| f.message.clone())
+            .collect();
+        let gates = Gates {
+            outcome,
+            findings,
+            repairs: std::mem::take(&mut self.repairs),
+            obligations: audited.obligations.len(),
+            dropped: audited.dropped().map(|o| o.id.clone()).collect(),
+            added,
+            verbatim_quotes: self
+                .finals
+                .iter()
+                .filter(|f| skill_contains(skill, &f.quote))
+                .count(),
+            model_repair: self.model_repair.take(),
+        };
+        let counts = [
             ("findings", gates.findings.len()),
             ("dropped", gates.dropped.len()),
             ("added", gates.added.len()),
-        ],
-    ));
-    let agir = ais_core::agir::write(&program);
-    Ok(Lifted {
-        program,
-        agir,
-        report: Report {
-            skill: skill
-                .path()
-                .map_or_else(|| "<skill>".to_owned(), |p| p.display().to_string()),
-            model: model.name().to_owned(),
-            scripted: model.is_scripted(),
-            stages,
-            spec,
-            obligations: finals,
-            dropped,
-            uncovered: left_uncovered,
-            corrections,
-            decisions,
-            notes,
-            gates,
-        },
-    })
+        ];
+        self.close("assemble and gate", &counts);
+        let agir = ais_core::agir::write(&program);
+        Ok(Lifted {
+            program,
+            agir,
+            report: Report {
+                skill: skill
+                    .path()
+                    .map_or_else(|| "<skill>".to_owned(), |p| p.display().to_string()),
+                model: model.to_owned(),
+                scripted: model.starts_with("scripted:"),
+                stages: self.stages,
+                spec: self.spec.unwrap_or(SpecVerdict::Dry { rounds: 0 }),
+                obligations: self.finals,
+                dropped: self.dropped,
+                uncovered: self.uncovered,
+                corrections: self.corrections,
+                decisions: self.decisions,
+                notes: self.notes,
+                gates,
+            },
+        })
+    }
+}
+
+/// What the spine designer (slot `design`) reads.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DesignInput {
+    /// The obligations, forces settled.
+    pub obligations: Vec<serde_json::Value>,
+    /// The skill's own scripts and code blocks a step may bind by name.
+    pub offered_tools: serde_json::Value,
+    /// The sibling files the skill names (path and size).
+    pub files: Vec<serde_json::Value>,
 }
 
 /// A repair as the gates list it: `subject: intended -> substituted`.
@@ -761,7 +969,7 @@ fn admit(
     skill: &Skill,
     kept: &mut Vec<Proposal>,
     new: Vec<Proposal>,
-    stage: &'static str,
+    stage: &str,
     dropped: &mut Vec<DroppedProposal>,
 ) {
     let old = kept.len();
@@ -770,7 +978,7 @@ fn admit(
     let g = skill.ground(all);
     for d in g.dropped {
         dropped.push(DroppedProposal {
-            stage,
+            stage: stage.to_owned(),
             rule: d.proposal.rule.clone(),
             quote: d.proposal.quote.clone(),
             reason: d.reason.describe(),
@@ -784,7 +992,7 @@ fn admit(
     for o in g.kept.into_iter().skip(old) {
         if seen.contains(&o.span) {
             dropped.push(DroppedProposal {
-                stage,
+                stage: stage.to_owned(),
                 rule: o.proposal.rule.clone(),
                 quote: o.proposal.quote.clone(),
                 reason: "its quote is already extracted".to_owned(),
@@ -797,7 +1005,7 @@ fn admit(
 }
 
 /// A sentence of the skill no obligation's quote covers.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Uncovered {
     /// Where it starts.
     pub line: u32,
@@ -830,112 +1038,6 @@ fn uncovered(skill: &Skill, kept: &[crate::Obligation]) -> Vec<Uncovered> {
             force: skill.read_span(&s.span, &s.text).force(),
         })
         .collect()
-}
-
-async fn adjudicate(
-    skill: &Skill,
-    a: &mut Asker<'_>,
-    options: &Options,
-    finals: &mut [Final],
-    residue: &[String],
-) -> Vec<AdjudicationDecision> {
-    let mut out = Vec::new();
-    if residue.is_empty() {
-        return out;
-    }
-    let mut answered: BTreeMap<String, AdjudicationDecision> = BTreeMap::new();
-    let mut rejected: BTreeMap<String, String> = BTreeMap::new();
-    if options.adjudicate == Adjudicate::Model {
-        let items: Vec<_> = residue
-            .iter()
-            .filter_map(|r| finals.iter().find(|f| &f.rule == r))
-            .map(|f| {
-                json!({
-                    "rule": f.rule,
-                    "quote": f.quote,
-                    "line": f.span.line,
-                    "proposed": f.force.as_str(),
-                    "context": context(skill, &f.span),
-                })
-            })
-            .collect();
-        let by = format!("adjudicator {}", a.model.name());
-        match a
-            .ask::<Adjudication>(
-                "adjudicate",
-                prompts::ADJUDICATE,
-                vec![
-                    ("skill", "str", json!(skill.text())),
-                    ("residue", "list[dict]", json!(items)),
-                ],
-            )
-            .await
-        {
-            Err(e) => {
-                for r in residue {
-                    rejected.insert(r.clone(), e.to_string());
-                }
-            }
-            Ok(answer) => {
-                for d in answer.decisions {
-                    let rule = d.rule.trim().to_owned();
-                    if !residue.contains(&rule) {
-                        continue; // not flagged: re-modalizing it is refused (reported below)
-                    }
-                    if answered.contains_key(&rule) {
-                        continue;
-                    }
-                    let f = finals
-                        .iter()
-                        .find(|f| f.rule == rule)
-                        .expect("residue is final");
-                    match check_cite(skill, &f.span, &d.cite) {
-                        Ok(span) => {
-                            answered.insert(
-                                rule.clone(),
-                                AdjudicationDecision {
-                                    rule,
-                                    force: d.force,
-                                    by: by.clone(),
-                                    cite: Some(d.cite),
-                                    cite_at: Some(format!("{}:{}", span.line, span.column)),
-                                    rejected: None,
-                                },
-                            );
-                        }
-                        Err(why) => {
-                            rejected.insert(rule, why);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    for r in residue {
-        let d = answered.remove(r).unwrap_or_else(|| AdjudicationDecision {
-            rule: r.clone(),
-            force: Force::Discretionary,
-            by: match options.adjudicate {
-                Adjudicate::Nobody => "nobody (--no-adjudicate): assumed discretionary".to_owned(),
-                Adjudicate::Model => "fallback: assumed discretionary".to_owned(),
-            },
-            cite: None,
-            cite_at: None,
-            rejected: rejected.remove(r).or_else(|| {
-                (options.adjudicate == Adjudicate::Model)
-                    .then(|| "the adjudicator did not settle it".to_owned())
-            }),
-        });
-        if let Some(f) = finals.iter_mut().find(|f| &f.rule == r) {
-            f.force = d.force.clone();
-            f.force_from = match &d.cite {
-                Some(c) => format!("{} citing \"{}\"", d.by, c),
-                None => d.by.clone(),
-            };
-        }
-        out.push(d);
-    }
-    out
 }
 
 /// The span of `cite` in the skill, when it is verbatim there and outside the sentence(s) of
@@ -1094,4 +1196,9 @@ fn provenance(skill: &Skill, finals: &[Final], program: &Program, options: &Opti
         deviations: None,
         extra: Vec::new(),
     }
+}
+
+/// `text` on one line: every run of whitespace one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

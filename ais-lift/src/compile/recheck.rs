@@ -74,7 +74,7 @@ pub fn recheck(skill: &Skill, program: &Program) -> Result<Recheck, NoRecord> {
         .dropped
         .iter()
         .map(|d| DroppedProposal {
-            stage: "recheck",
+            stage: "recheck".to_owned(),
             rule: d.proposal.rule.clone(),
             quote: d.proposal.quote.clone(),
             reason: d.reason.describe(),

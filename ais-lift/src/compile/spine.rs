@@ -26,7 +26,7 @@ use ais_core::{
 use std::collections::{BTreeSet, HashMap};
 
 /// A tool the skill embodies: a runnable code block or a sibling script.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Offered {
     /// The tool's name.
     pub name: String,

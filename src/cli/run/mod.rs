@@ -677,6 +677,7 @@ impl Setup {
         let tokio = tokio_runtime()?;
         let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
         super::ags_run::register_tools(&self.file, &mut tools);
+        super::lift_compile::register_tools(&self.program, &mut tools, Some(&self.models));
         let program = Arc::make_mut(&mut self.program);
         let servers = tokio.block_on(mcp::start(&self.file, program, &mut tools))?;
         let runtime = self.runtime(tools);
@@ -869,6 +870,11 @@ fn conclude(
             output.color_err,
         );
         write!(output.err, "{text}")?;
+    }
+    if outcome.status == Status::Ok
+        && let Some(code) = super::lift_compile::concluded(&setup.program, &outcome.report, output)
+    {
+        return code;
     }
     match setup.format {
         Format::Json => {

@@ -102,6 +102,7 @@ fn replay_inner(args: ReplayArgs, output: &mut Output) -> Result<u8, Failure> {
     let tokio = tokio_runtime()?;
     let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
     crate::cli::ags_run::register_tools(&file, &mut tools);
+    crate::cli::lift_compile::register_tools(&doc.program, &mut tools, None);
     let servers = tokio.block_on(mcp::start(&file, &mut doc.program, &mut tools))?;
     let mut builder = Runtime::builder().tools(tools).out_dir(root);
     if let Some(m) = &meta {

@@ -1,29 +1,33 @@
-//! Scripted-model lifts: each fixture under `tests/lifts/NAME/` is a skill (`SKILL.md`, with
+//! Scripted-model lifts run by the compiler program: each fixture under `ais-lift/tests/lifts/NAME/` is a skill (`SKILL.md`, with
 //! its sibling files) and the compiler's slot answers written by hand (`answers.json`, keyed
 //! by the slots `extract`, `critic`, `adjudicate`, `design`). Each lift must give a program
 //! that checks clean or fixed, audits with 0 dropped and 0 added obligations against the
 //! skill's text, and rests every obligation on a verbatim quote.
 
-use ais_core::{AuditConfig, Outcome, SourceMap, agir};
-use ais_lift::Skill;
-use ais_lift::compile::{Adjudicate, LiftError, Lifted, NoteAction, Options, SpecVerdict, lift};
-use ais_rt::model::ScriptedModel;
+use ais::core::{AuditConfig, Outcome, SourceMap, agir};
+use ais::lift::compile::{Adjudicate, LiftError, Lifted, NoteAction, SpecVerdict};
+use ais::lift::{Lift, Skill, lift};
+use ais::rt::model::ScriptedModel;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/lifts")
+        .join("ais-lift/tests/lifts")
         .join(name)
 }
 
-fn run(skill: &Path, answers: &Path, options: &Options) -> Result<Lifted, LiftError> {
-    let skill = Skill::read(skill).unwrap();
-    let model = ScriptedModel::from_file(answers).unwrap();
+/// Lifts `skill` with the scripted `answers`: the compiler program run by the runtime.
+fn run(skill: &Path, answers: &Path, options: &Lift) -> Result<Lifted, LiftError> {
+    let mut options = options.clone();
+    options.skill = skill.to_owned();
+    let model = Arc::new(ScriptedModel::from_file(answers).unwrap());
+    let out = tempfile::tempdir().unwrap();
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap()
-        .block_on(lift(&skill, &model, options))
+        .block_on(lift(&options, model, out.path()))
 }
 
 fn lift_fixture(name: &str) -> Lifted {
@@ -31,7 +35,7 @@ fn lift_fixture(name: &str) -> Lifted {
     run(
         &dir.join("SKILL.md"),
         &dir.join("answers.json"),
-        &Options::default(),
+        &Lift::new(""),
     )
     .unwrap()
 }
@@ -53,7 +57,7 @@ fn assert_faithful(name: &str, l: &Lifted) {
     let doc = agir::read(&l.agir).unwrap();
     assert_eq!(doc.program, l.program, "{name}: the AG-IR reads back");
     let skill = std::fs::read_to_string(fixture(name).join("SKILL.md")).unwrap();
-    let audit = ais_core::audit(
+    let audit = ais::core::audit(
         &doc.program,
         &SourceMap::new(),
         Some(&skill),
@@ -64,7 +68,7 @@ fn assert_faithful(name: &str, l: &Lifted) {
     // Every instruction but the terminal traces to a recorded obligation.
     let record = doc.program.faithfulness.as_ref().unwrap();
     for n in doc.program.nodes.as_deref().unwrap() {
-        if n.opcode == ais_core::Opcode::Terminal {
+        if n.opcode == ais::core::Opcode::Terminal {
             continue;
         }
         let traces = n.traces_to.as_deref().unwrap_or_default();
@@ -129,9 +133,9 @@ fn no_adjudicate_makes_no_call_and_says_so() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("answers.json");
     std::fs::write(&file, answers.to_string()).unwrap();
-    let options = Options {
+    let options = Lift {
         adjudicate: Adjudicate::Nobody,
-        ..Options::default()
+        ..Lift::new("")
     };
     let l = run(&dir.join("SKILL.md"), &file, &options).unwrap();
     let r = &l.report;
@@ -160,7 +164,7 @@ fn no_adjudicate_makes_no_call_and_says_so() {
     assert!(r.strict_findings() > 0);
 }
 
-fn node<'a>(l: &'a Lifted, id: &str) -> &'a ais_core::Instruction {
+fn node<'a>(l: &'a Lifted, id: &str) -> &'a ais::core::Instruction {
     l.program
         .nodes
         .as_deref()
@@ -175,12 +179,12 @@ fn a_human_gate_is_a_code_owned_route_on_the_persons_answer() {
     let l = lift_fixture("approval");
     assert_faithful("approval", &l);
     let gate = node(&l, "gate_r2");
-    assert_eq!(gate.opcode, ais_core::Opcode::Route);
-    assert_eq!(gate.owner, Some(ais_core::Owner::Code));
+    assert_eq!(gate.opcode, ais::core::Opcode::Route);
+    assert_eq!(gate.owner, Some(ais::core::Owner::Code));
     assert_eq!(gate.reads, ["approved_r2"]);
     let (_, answer) = l.program.carry("approved_r2").unwrap();
-    assert_eq!(answer.role, Some(ais_core::Role::Input));
-    assert_eq!(answer.ty, Some(ais_core::Type::Bool));
+    assert_eq!(answer.role, Some(ais::core::Role::Input));
+    assert_eq!(answer.ty, Some(ais::core::Type::Bool));
     // The gate stands where the skill puts it: after the summary, before the deployment; a
     // refusal ends the run.
     let edges = l.program.edges.as_deref().unwrap();
@@ -225,7 +229,7 @@ fn a_sibling_reference_file_is_embodied_as_knowledge() {
     assert_eq!(k.traces_to.as_deref(), Some(&["r1".to_owned()][..]));
     // A command's result is an outcome: a failing `git log` is a value, not a crash.
     let (_, changes) = l.program.carry("changes").unwrap();
-    assert_eq!(changes.ty, Some(ais_core::Type::parse("outcome")));
+    assert_eq!(changes.ty, Some(ais::core::Type::parse("outcome")));
 }
 
 #[test]
@@ -346,7 +350,7 @@ fn hostile_answers_are_refused_by_name() {
     });
     let file = tmp.path().join("answers.json");
     std::fs::write(&file, answers.to_string()).unwrap();
-    let l = run(&skill, &file, &Options::default()).unwrap();
+    let l = run(&skill, &file, &Lift::new("")).unwrap();
     let r = &l.report;
     let dropped: Vec<(&str, &str)> = r
         .dropped
@@ -482,7 +486,7 @@ fn check_only_rechecks_a_lifted_program_against_its_skill_as_it_is_now() {
     let dir = fixture("csv-clean");
     let text = std::fs::read_to_string(dir.join("SKILL.md")).unwrap();
     let same = Skill::from_text(&text, Some(&dir), &Default::default()).unwrap();
-    let r = ais_lift::compile::recheck(&same, &l.program).unwrap();
+    let r = ais::lift::compile::recheck(&same, &l.program).unwrap();
     assert_eq!(r.skill_changed, Some(false));
     assert!(!r.has_findings(), "{r:#?}");
     assert_eq!(r.obligations, 18);
@@ -499,14 +503,14 @@ fn check_only_rechecks_a_lifted_program_against_its_skill_as_it_is_now() {
             "## Rules\n\n- Keep a copy of the original file.\n",
         );
     let edited = Skill::from_text(&edited, Some(&dir), &Default::default()).unwrap();
-    let r = ais_lift::compile::recheck(&edited, &l.program).unwrap();
+    let r = ais::lift::compile::recheck(&edited, &l.program).unwrap();
     assert_eq!(r.skill_changed, Some(true));
     assert_eq!(r.dropped.len(), 1);
     assert_eq!(r.dropped[0].rule, "r11");
     assert!(
         r.drift
             .iter()
-            .any(|d| d.rule == "r1" && d.drift == ais_lift::DriftKind::Hardened),
+            .any(|d| d.rule == "r1" && d.drift == ais::lift::DriftKind::Hardened),
         "{:#?}",
         r.drift
     );
@@ -518,6 +522,6 @@ fn check_only_rechecks_a_lifted_program_against_its_skill_as_it_is_now() {
     );
     assert!(r.has_findings());
     // A program with no record cannot be rechecked: said so.
-    let bare = ais_core::ProgramBuilder::new("bare").build();
-    assert!(ais_lift::compile::recheck(&same, &bare).is_err());
+    let bare = ais::core::ProgramBuilder::new("bare").build();
+    assert!(ais::lift::compile::recheck(&same, &bare).is_err());
 }
