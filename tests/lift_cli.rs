@@ -352,3 +352,69 @@ fn check_only_rechecks_the_program_against_the_skill() {
     assert!(err.contains("the skill changed since the lift"), "{err}");
     assert!(err.contains("no longer in the skill: r4"), "{err}");
 }
+
+/// `--clarify`: the residue goes to the author through the runtime's human pause; `ais resume
+/// --answer` settles it, and each decision is recorded as the author's (an answer that is no
+/// force is refused by name, the item discretionary).
+#[test]
+fn clarify_asks_the_author_through_a_pause_and_records_the_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = lifted("csv-clean");
+    let program = dir.path().join("csv-clean.agir");
+    let (code, out, err) = ais(&[
+        "lift",
+        fixture.join("SKILL.md").to_str().unwrap(),
+        "--model",
+        &format!("scripted:{}", fixture.join("answers.json").display()),
+        "-o",
+        program.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--clarify",
+    ]);
+    let err = format!("{out}{err}");
+    assert_eq!(code, 3, "input required: {err}");
+    assert!(err.contains("needs `answer`"), "{err}");
+    assert!(
+        err.contains("r8 (line 39): \"No leading, trailing or doubled underscores.\""),
+        "{err}"
+    );
+    assert!(!dir.path().join("csv-clean.agir").exists());
+    let run = err
+        .split("ais resume ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("a resume command")
+        .to_owned();
+    let answer = "r3: mandatory\nr8: forbidden\nr15: mandatory\nr16: mandatory\n\
+                  r17: mandatory\nr18: mandatory\nr19: sometimes";
+    let (code, out, err) = ais(&[
+        "resume",
+        &run,
+        "--answer",
+        answer,
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("decided r8 forbidden by the author (--clarify)"),
+        "{err}"
+    );
+    assert!(err.contains("check: Clean"), "{err}");
+    let program = std::fs::read_to_string(dir.path().join("csv-clean.agir")).unwrap();
+    assert!(program.contains("the author (--clarify)"), "{program}");
+    let report = std::fs::read_to_string(dir.path().join("clean_csv.lift.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let r19 = report["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "r19")
+        .unwrap();
+    assert_eq!(r19["force"], "discretionary", "{r19}");
+    assert!(
+        r19["rejected"].as_str().unwrap().contains("`sometimes`"),
+        "{r19}"
+    );
+}
