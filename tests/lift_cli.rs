@@ -418,3 +418,64 @@ fn clarify_asks_the_author_through_a_pause_and_records_the_answers() {
         "{r19}"
     );
 }
+
+/// The lifted csv-clean and writing-plans programs run to their reports under `ais run` with
+/// scripted answers: csv-clean writes `cleaned.csv`, writing-plans saves its plan.
+#[test]
+fn the_lifted_reference_skills_run_to_their_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, program, err) = lift_into("csv-clean", dir.path(), &[]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(
+        dir.path().join("messy.csv"),
+        "First Name,Last  Name,\n Ann,Lee,\n,,\nBo,Kim,\n",
+    )
+    .unwrap();
+    let verdict = serde_json::json!([{"ok": true, "problems": ""}]);
+    let clean = "first_name,last_name,note\nAnn,Lee,\nBo,Kim,\n";
+    let answers = serde_json::json!({
+        "find_input": ["messy.csv"],
+        "decide_meanings": ["first_name: the given name\nlast_name: the family name\nnote: empty"],
+        "name_columns": [{"names": ["first_name", "last_name", "note"]}],
+        "clean_rows": [clean],
+        "check_parses": verdict, "check_headers": verdict, "check_columns": verdict,
+        "check_rows": verdict, "verify": verdict,
+        "fix": [clean],
+    });
+    let (code, all) = run_lifted(
+        &program,
+        dir.path(),
+        &answers.to_string(),
+        "clean messy.csv and save to cleaned.csv",
+    );
+    assert_eq!(code, 0, "{all}");
+    assert!(all.contains("written: cleaned.csv"), "{all}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("cleaned.csv")).unwrap(),
+        clean
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (code, program, err) = lift_into("writing-plans", dir.path(), &[]);
+    assert_eq!(code, 0, "{err}");
+    let plan =
+        "# CSV export Implementation Plan\n\n### Task 1: Export\n\n```rust\nfn export() {}\n```\n";
+    let answers = serde_json::json!({
+        "gather": ["The orders live in orders.rs."],
+        "draft_header": ["# CSV export Implementation Plan"],
+        "write_tasks": ["### Task 1: Export"],
+        "assemble_plan": [plan],
+        "name_plan_file": ["docs/plans/csv-export.md"],
+    });
+    let (code, all) = run_lifted(
+        &program,
+        dir.path(),
+        &answers.to_string(),
+        "plan a CSV export of the orders and save it to docs/plans/csv-export.md",
+    );
+    assert_eq!(code, 0, "{all}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("docs/plans/csv-export.md")).unwrap(),
+        plan
+    );
+}

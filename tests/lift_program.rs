@@ -525,3 +525,51 @@ fn check_only_rechecks_a_lifted_program_against_its_skill_as_it_is_now() {
     let bare = ais::core::ProgramBuilder::new("bare").build();
     assert!(ais::lift::compile::recheck(&same, &bare).is_err());
 }
+
+/// A lift whose assembled program the mechanical repairs cannot mend goes to the model repair
+/// rung (the scripted `repair` answer: one edit operation); the rung's record is in the
+/// report's gates, and the program it adopts checks clean.
+#[test]
+fn a_lift_the_mechanical_repairs_cannot_mend_goes_to_the_model_repair_rung() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = fixture("with-script");
+    std::fs::create_dir_all(tmp.path().join("scripts")).unwrap();
+    for f in ["SKILL.md", "scripts/count_words.py"] {
+        std::fs::copy(src.join(f), tmp.path().join(f)).unwrap();
+    }
+    let mut answers: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src.join("answers.json")).unwrap()).unwrap();
+    // The designer's CODE step reads a name that is no carry: an error no mechanical repair
+    // fixes.
+    let design = &mut answers["design"][0];
+    design["carries"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"name": "size", "type": "int", "doc": "The count's length."}));
+    design["steps"].as_array_mut().unwrap().insert(
+        2,
+        serde_json::json!({"id": "measure", "opcode": "CODE", "doc": "Measure the count.",
+            "traces_to": ["r1"], "reads": ["count"], "writes": ["size"], "tool": null,
+            "body": "len(words_seen_so_far)", "tools": []}),
+    );
+    answers["repair"] = serde_json::json!([
+        {"ops": [{"op": "set_body", "id": "measure", "body": "len(count)"}]}
+    ]);
+    let file = tmp.path().join("answers.json");
+    std::fs::write(&file, answers.to_string()).unwrap();
+    let l = run(&tmp.path().join("SKILL.md"), &file, &Lift::new("")).unwrap();
+    let g = &l.report.gates;
+    let rung = g.model_repair.as_ref().expect("the repair rung ran");
+    assert_eq!(rung["findings_before"], 1, "{rung:#}");
+    assert_eq!(rung["findings_after"], 0, "{rung:#}");
+    assert_eq!(rung["deviations"][0]["check"], "X5", "{rung:#}");
+    assert_eq!(g.outcome, Outcome::Fixed, "{:#?}", g.findings);
+    assert!(
+        g.repairs.iter().any(|r| r.contains("measure")),
+        "{:#?}",
+        g.repairs
+    );
+    assert_eq!(node(&l, "measure").body.as_deref(), Some("len(count)"));
+    let calls: u32 = l.report.stages.iter().map(|s| s.model_calls).sum();
+    assert_eq!(calls, 4, "extract, critic, design and one repair");
+}
