@@ -416,6 +416,33 @@ fn a_prose_pointer_to_the_source_is_delete_the_source() {
     );
 }
 
+/// Another skill's `SKILL.md`, named by its directory (the writing-plans header template hands
+/// over to `superpowers:executing-plans/SKILL.md`), is not the source: no F2. The source's own
+/// directory, or no directory, still is.
+#[test]
+fn another_skills_skill_md_is_not_the_source() {
+    let with = |doc: &str| {
+        sink(&[], "").replace("doc: Write the note.", doc).replace(
+            "faithfulness:\n  obligations:",
+            "faithfulness:\n  source: {path: ../skills/writing-plans/SKILL.md}\n  obligations:",
+        )
+    };
+    let other = with("doc: \"Write the note; hand over to superpowers:executing-plans/SKILL.md.\"");
+    let a = audit_text(&other, None);
+    assert!(a.findings.is_empty(), "{:#?}", a.findings);
+    for own in [
+        "doc: \"Write the note as writing-plans/SKILL.md says.\"",
+        "doc: \"Write the note as SKILL.md says.\"",
+    ] {
+        let a = audit_text(&with(own), None);
+        assert_eq!(
+            shape(&a),
+            [(CheckId::F2, Element::Instruction(1), id("doc"))],
+            "{own}"
+        );
+    }
+}
+
 #[test]
 fn a_sibling_file_referenced_and_not_embodied_is_bundle_depth() {
     let rule = "    - {id: r, kind: knowledge, force: mandatory, quote: Read forms.md completely before filling the form.}\n";

@@ -1,13 +1,24 @@
 //! F2, delete-the-source, and F3, bundle depth (§9.5): the program carries what it needs
 //! instead of pointing at its source or at the files beside it.
 
-use super::text::{FileRef, files_named, mentions};
+use super::text::{FileRef, files_named, mentions, mentions_file};
 use super::{Auditor, Subject};
 use crate::check::battery::{body_only_opens_a_document, is_prose_pointer};
 use crate::diag::CheckId;
 use crate::model::{DeviationKind, ElementRef, ObligationKind, Opcode};
 use crate::source::{Element, FieldKey, Locus};
 use crate::value::Value;
+
+/// The directory the source stands in, as its recorded path names it (lowercased): a mention
+/// of `DIR/SKILL.md` names the source only when `DIR` is this one.
+fn source_dir(a: &Auditor) -> Option<String> {
+    let path = a.record.source.as_ref()?.path.as_deref()?;
+    let mut parts = path.rsplit(['/', '\\']).skip(1);
+    parts
+        .next()
+        .filter(|d| !d.is_empty() && *d != "." && *d != "..")
+        .map(str::to_lowercase)
+}
 
 /// The names the source goes by: its recorded file name, and `SKILL.md`, the name a skill's
 /// source has.
@@ -32,6 +43,7 @@ fn source_names(a: &Auditor) -> Vec<String> {
 pub(super) fn delete_the_source(a: &mut Auditor) {
     let p = a.ix.p;
     let names = source_names(a);
+    let dir = source_dir(a);
     let mut texts: Vec<(Locus, ElementRef, String, &str)> = Vec::new();
     for (i, n) in p.instructions().iter().enumerate() {
         let r = ElementRef::Node(n.id.clone());
@@ -102,7 +114,9 @@ pub(super) fn delete_the_source(a: &mut Auditor) {
     }
     for (locus, element, what, text) in texts {
         let lower = text.to_lowercase();
-        let named = names.iter().find(|n| mentions(&lower, n));
+        let named = names
+            .iter()
+            .find(|n| mentions_file(&lower, n, dir.as_deref()));
         let pointer = matches!(locus.element, Element::Instruction(_) | Element::Carry(_))
             && locus.field == Some(FieldKey::Doc)
             && is_prose_pointer(text);

@@ -106,6 +106,45 @@ pub(super) fn mentions(text: &str, name: &str) -> bool {
     false
 }
 
+/// True when `text` names the file `name` as a word — and, when the mention is qualified by a
+/// directory (`other-skill/SKILL.md`), that directory is `own_dir`, the source's own: a
+/// qualified mention of another directory's file of the same name names another file.
+pub(super) fn mentions_file(text: &str, name: &str, own_dir: Option<&str>) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let part = |c: char| c.is_alphanumeric() || "_-.".contains(c);
+    let mut from = 0;
+    while let Some(at) = text[from..].find(name) {
+        let start = from + at;
+        let end = start + name.len();
+        let before = text[..start].chars().next_back();
+        let after = text[end..].chars().next();
+        if !before.is_some_and(word) && !after.is_some_and(word) {
+            let dir = before.filter(|c| matches!(c, '/' | '\\')).map(|sep| {
+                let head = &text[..start - sep.len_utf8()];
+                let from = head
+                    .char_indices()
+                    .rev()
+                    .find(|(_, c)| !part(*c))
+                    .map_or(0, |(i, c)| i + c.len_utf8());
+                &head[from..]
+            });
+            match dir {
+                None => return true,
+                Some(d) if d.is_empty() || d == "." || Some(d) == own_dir => return true,
+                Some(_) => {}
+            }
+        }
+        from = start + name.len().max(1);
+        while from < text.len() && !text.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    false
+}
+
 /// Calls and methods that write a file (or copy or move one) in the bodies tools are written
 /// with (Python, Rust).
 const WRITE_CALLS: [&str; 27] = [
@@ -241,6 +280,26 @@ mod tests {
         assert!(!mentions("guard: okay == true", "ok"));
         assert!(mentions("see SKILL.md first", "SKILL.md"));
         assert!(!mentions("", "x"));
+    }
+
+    #[test]
+    fn a_file_qualified_by_another_directory_is_another_file() {
+        // The writing-plans template names the next skill's file: not its own source.
+        let t = "use superpowers:executing-plans/skill.md to implement this plan";
+        assert!(!mentions_file(t, "skill.md", Some("writing-plans")));
+        assert!(!mentions_file(t, "skill.md", None));
+        assert!(mentions_file(t, "skill.md", Some("executing-plans")));
+        assert!(mentions_file(
+            "read skill.md first",
+            "skill.md",
+            Some("writing-plans")
+        ));
+        assert!(mentions_file("read ./skill.md first", "skill.md", None));
+        assert!(mentions_file(
+            "other/skill.md, then skill.md",
+            "skill.md",
+            Some("mine")
+        ));
     }
 
     #[test]
