@@ -809,7 +809,11 @@ impl Compile {
         record.deviations = (!deviations.is_empty()).then_some(deviations);
         program.faithfulness = Some(record);
         let mut checked = ais_core::check(&program, &SourceMap::new(), Repairs::Mechanical);
-        self.repairs = checked.deviations.iter().map(repair_line).collect();
+        self.repairs = checked
+            .deviations
+            .iter()
+            .map(ais_core::render::deviation_line)
+            .collect();
         if let Some(repaired) = checked.repaired.take() {
             program = repaired;
         }
@@ -851,7 +855,8 @@ impl Compile {
         self.calls = self
             .calls
             .saturating_add(u32::try_from(rung.calls).unwrap_or(u32::MAX));
-        self.repairs.extend(rung.deviations.iter().map(repair_line));
+        self.repairs
+            .extend(rung.deviations.iter().map(ais_core::render::deviation_line));
         self.model_repair = Some(rung.json());
         if rung.deviations.is_empty() {
             return Ok(program);
@@ -956,11 +961,6 @@ pub struct DesignInput {
     pub offered_tools: serde_json::Value,
     /// The sibling files the skill names (path and size).
     pub files: Vec<serde_json::Value>,
-}
-
-/// A repair as the gates list it: `subject: intended -> substituted`.
-fn repair_line(d: &ais_core::Deviation) -> String {
-    format!("{}: {} -> {}", d.subject, d.intended, d.substituted)
 }
 
 /// Grounds `new` against the skill with the obligations already `kept`, and keeps the new ones
