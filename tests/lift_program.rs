@@ -573,3 +573,114 @@ fn a_lift_the_mechanical_repairs_cannot_mend_goes_to_the_model_repair_rung() {
     let calls: u32 = l.report.stages.iter().map(|s| s.model_calls).sum();
     assert_eq!(calls, 4, "extract, critic, design and one repair");
 }
+
+/// A "may" step no later step depends on is a decision point: a ROUTE the model owns chooses
+/// whether to take it, tracing to the optional obligation; the program checks and audits
+/// clean with no accepted deviation. The lifted program runs both ways.
+#[test]
+fn an_optional_step_is_a_decision_point_the_audit_accepts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let skill = tmp.path().join("SKILL.md");
+    std::fs::write(
+        &skill,
+        "# Notes\n\n## Steps\n\n1. Write a summary of the task.\n\n\
+         You may add a haiku about the summary.\n",
+    )
+    .unwrap();
+    let ob = |rule: &str, force: &str, quote: &str| {
+        serde_json::json!({"rule": rule, "kind": "step", "force": force, "bearer": "agent",
+            "quote": quote, "condition": null, "cohesion": "atomic"})
+    };
+    let step = |id: &str, traces: &str, reads: &str, writes: &str| {
+        serde_json::json!({"id": id, "opcode": "GEN-RAW", "doc": format!("Do {id}."),
+            "traces_to": [traces], "reads": [reads], "writes": [writes], "tool": null,
+            "body": null, "tools": []})
+    };
+    let answers = serde_json::json!({
+        "extract": [{"obligations": [
+            ob("r1", "mandatory", "Write a summary of the task."),
+            ob("r2", "discretionary", "You may add a haiku about the summary."),
+        ]}],
+        "critic": [{"obligations": []}],
+        "design": [{"types": [], "carries": [
+            {"name": "summary", "type": "str", "doc": "The summary."},
+            {"name": "haiku", "type": "str", "doc": "The haiku."},
+        ], "steps": [
+            step("summarize", "r1", "task", "summary"),
+            step("write_haiku", "r2", "summary", "haiku"),
+        ]}],
+    });
+    let file = tmp.path().join("answers.json");
+    std::fs::write(&file, answers.to_string()).unwrap();
+    let l = run(&skill, &file, &Lift::new("")).unwrap();
+    let r = &l.report;
+    assert_eq!(r.gates.outcome, Outcome::Clean, "{:#?}", r.gates.findings);
+    assert!(r.gates.added.is_empty() && r.gates.dropped.is_empty());
+    let decide = node(&l, "may_write_haiku");
+    assert_eq!(decide.opcode, ais::core::Opcode::Route);
+    assert_eq!(decide.owner, Some(ais::core::Owner::Model));
+    assert!(decide.traces_to.is_none(), "scaffolding, not a realization");
+    let targets: Vec<&str> = l
+        .program
+        .edges
+        .as_deref()
+        .unwrap()
+        .iter()
+        .filter(|e| e.from == "may_write_haiku")
+        .map(|e| e.to.as_str())
+        .collect();
+    assert_eq!(targets, ["write_haiku", "done"]);
+    assert!(
+        l.program
+            .faithfulness
+            .as_ref()
+            .unwrap()
+            .deviation_list()
+            .is_empty()
+    );
+    assert!(!r.notes.iter().any(|n| n.action == NoteAction::Degraded));
+    assert_faithful_program(&l, &std::fs::read_to_string(&skill).unwrap());
+    // It runs both ways: the model takes the optional step, or goes on without it.
+    let program = tmp.path().join("notes.agir");
+    std::fs::write(&program, &l.agir).unwrap();
+    for (choice, haiku) in [("write_haiku", true), ("done", false)] {
+        let out = tmp.path().join(choice);
+        std::fs::create_dir_all(&out).unwrap();
+        let answers = serde_json::json!({"summarize": ["A short summary."],
+            "may_write_haiku": [choice], "write_haiku": ["Five seven five."]});
+        std::fs::write(out.join("run.json"), answers.to_string()).unwrap();
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_ais"))
+            .args([
+                "run",
+                program.to_str().unwrap(),
+                "--task",
+                "notes on rivers",
+            ])
+            .arg("--model")
+            .arg(format!("scripted:{}", out.join("run.json").display()))
+            .arg("--out")
+            .arg(&out)
+            .env_remove("AIS_MODEL")
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        assert_eq!(run.status.code(), Some(0), "{all}");
+        assert_eq!(all.contains("haiku: Five seven five."), haiku, "{all}");
+    }
+}
+
+/// The audit of the written AG-IR against `skill`: no finding.
+fn assert_faithful_program(l: &Lifted, skill: &str) {
+    let doc = agir::read(&l.agir).unwrap();
+    let audit = ais::core::audit(
+        &doc.program,
+        &SourceMap::new(),
+        Some(skill),
+        &AuditConfig::default(),
+    );
+    assert!(audit.findings.is_empty(), "{:#?}", audit.findings);
+}

@@ -1199,6 +1199,6 @@ fn provenance(skill: &Skill, finals: &[Final], program: &Program, options: &Opti
 }
 
 /// `text` on one line: every run of whitespace one space.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -572,38 +572,80 @@ pub fn assemble(
         });
     }
 
-    // A step that realizes only what the skill leaves optional still runs on every run: the
-    // lift records that as an accepted deviation rather than invent who decides.
+    // A step that realizes only what the skill leaves optional is a decision point: a ROUTE
+    // the model owns chooses, on the step's own reads, whether to take it — when no later step
+    // reads what it writes. The ROUTE traces to nothing (it is the audit's decision-point
+    // scaffolding); the optional step keeps its trace. Otherwise it still runs on every run, and the lift records that as
+    // an accepted deviation rather than leave a later step without its input.
     let mut deviations = Vec::new();
-    for s in &order {
+    let mut decided: Vec<Step> = Vec::with_capacity(order.len());
+    let total = order.len();
+    let steps: Vec<(usize, Step)> = order.into_iter().enumerate().collect();
+    // What the steps after each one read.
+    let mut read_after: Vec<BTreeSet<String>> = vec![BTreeSet::new(); total + 1];
+    for (i, s) in steps.iter().rev() {
+        let mut r = read_after[i + 1].clone();
+        r.extend(s.ins.reads.iter().cloned());
+        read_after[*i] = r;
+    }
+    for (i, s) in steps {
         let traces = s.ins.traces_to.as_deref().unwrap_or_default();
         let own: Vec<&Final> = traces
             .iter()
             .filter_map(|r| by_rule.get(r.as_str()).copied())
             .filter(|o| o.kind != Kind::Constraint && o.force != Force::Forbidden)
             .collect();
-        if let Some(first) = own.first()
-            && own.iter().all(|o| o.force == Force::Discretionary)
-        {
-            deviations.push(ais_core::AcceptedDeviation {
-                obligation: Some(first.rule.clone()),
-                kind: Some(ais_core::DeviationKind::Remodalized),
-                element: Some(ais_core::ElementRef::Node(s.ins.id.clone())),
-                reason: Some(
-                    "the skill leaves it optional; the lifted program performs it on every run"
-                        .to_owned(),
-                ),
-                extra: Vec::new(),
-            });
-            notes.push(Note::degraded(
-                &first.rule,
-                format!(
-                    "optional in the skill, performed on every run by `{}` (an accepted deviation)",
-                    s.ins.id
-                ),
-            ));
+        let optional = !own.is_empty() && own.iter().all(|o| o.force == Force::Discretionary);
+        if !optional || s.ins.opcode == Opcode::Route {
+            decided.push(s);
+            continue;
         }
+        let first = own[0];
+        let unread = s.ins.writes.iter().all(|w| !read_after[i + 1].contains(w));
+        if unread {
+            let id = unique(&mut ids, &format!("may_{}", s.ins.id));
+            decided.push(Step {
+                ins: Instruction {
+                    id,
+                    opcode: Opcode::Route,
+                    owner: Some(Owner::Model),
+                    reads: s.ins.reads.clone(),
+                    doc: Some(format!(
+                        "The skill leaves this step optional (\"{}\"): decide whether to take \
+                         `{}` ({}) or to go on without it.",
+                        super::one_line(&first.quote),
+                        s.ins.id,
+                        s.ins.doc.as_deref().unwrap_or("no doc").trim()
+                    )),
+                    ..Instruction::default()
+                },
+                key: s.key,
+            });
+            decided.push(s);
+            continue;
+        }
+        deviations.push(ais_core::AcceptedDeviation {
+            obligation: Some(first.rule.clone()),
+            kind: Some(ais_core::DeviationKind::Remodalized),
+            element: Some(ais_core::ElementRef::Node(s.ins.id.clone())),
+            reason: Some(
+                "the skill leaves it optional; a later step reads what it writes, so the lifted \
+                 program performs it on every run"
+                    .to_owned(),
+            ),
+            extra: Vec::new(),
+        });
+        notes.push(Note::degraded(
+            &first.rule,
+            format!(
+                "optional in the skill, performed on every run by `{}` (an accepted deviation: \
+                 a later step reads what it writes)",
+                s.ins.id
+            ),
+        ));
+        decided.push(s);
     }
+    let order = decided;
 
     // The terminal and the edges, in order.
     let done = unique(&mut ids, "done");
@@ -617,7 +659,17 @@ pub fn assemble(
     let mut edges = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         let next = nodes.get(i + 1).map_or(done.clone(), |m| m.id.clone());
-        if n.opcode == Opcode::Route {
+        if n.opcode == Opcode::Route && n.owner == Some(Owner::Model) {
+            // A decision point: the optional step, or the step after it.
+            let skip = nodes.get(i + 2).map_or(done.clone(), |m| m.id.clone());
+            for to in [next, skip] {
+                edges.push(ais_core::Edge {
+                    from: n.id.clone(),
+                    to,
+                    ..ais_core::Edge::default()
+                });
+            }
+        } else if n.opcode == Opcode::Route {
             let answer = n.reads[0].clone();
             edges.push(ais_core::Edge {
                 from: n.id.clone(),

@@ -432,12 +432,13 @@ fn not_vacuous(a: &mut Auditor) {
     );
 }
 
-/// Scaffolding an instruction may be without an obligation: `TERMINAL` (§4.5), and a
-/// code-owned ROUTE that routes the results of traced steps (error routing, §10.2).
+/// Scaffolding an instruction may be without an obligation: `TERMINAL` (§4.5), a code-owned
+/// ROUTE that routes the results of traced steps (error routing, §10.2), and a ROUTE that is
+/// the decision point of what the source leaves optional (below).
 fn is_scaffolding(a: &Auditor, i: usize) -> bool {
     let nodes = a.ix.p.instructions();
     let n = &nodes[i];
-    if n.opcode == Opcode::Terminal {
+    if n.opcode == Opcode::Terminal || decides_an_option(a, i) {
         return true;
     }
     if n.opcode != Opcode::Route || !n.is_du() {
@@ -455,6 +456,36 @@ fn is_scaffolding(a: &Auditor, i: usize) -> bool {
                 .any(|name| traced_writes.contains(&name.as_str()))
         })
     })
+}
+
+/// A ROUTE with a choice of at least two targets, one of which realizes only discretionary
+/// obligations: the decision a "may" asks for (take the optional step, or go on without it).
+/// The optional step keeps its own trace; the ROUTE adds no behavior of its own.
+fn decides_an_option(a: &Auditor, i: usize) -> bool {
+    let nodes = a.ix.p.instructions();
+    if nodes[i].opcode != Opcode::Route {
+        return false;
+    }
+    let edges = a.ix.p.edge_list();
+    let targets: Vec<&str> =
+        a.ix.out
+            .get(i)
+            .into_iter()
+            .flatten()
+            .map(|&e| edges[e].to.as_str())
+            .collect();
+    let optional = |to: &str| {
+        nodes.iter().find(|m| m.id == to).is_some_and(|m| {
+            let t = m.traces_to.as_deref().unwrap_or_default();
+            !t.is_empty()
+                && t.iter().all(|r| {
+                    a.record
+                        .obligation(r)
+                        .is_some_and(|(_, o)| o.force == Some(Modality::Discretionary))
+                })
+        })
+    };
+    targets.len() >= 2 && targets.iter().any(|t| optional(t))
 }
 
 /// Every instruction traces to an obligation, or is scaffolding (added otherwise).
