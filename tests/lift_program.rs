@@ -57,14 +57,7 @@ fn assert_faithful(name: &str, l: &Lifted) {
     let doc = agir::read(&l.agir).unwrap();
     assert_eq!(doc.program, l.program, "{name}: the AG-IR reads back");
     let skill = std::fs::read_to_string(fixture(name).join("SKILL.md")).unwrap();
-    let audit = ais::core::audit(
-        &doc.program,
-        &SourceMap::new(),
-        Some(&skill),
-        &AuditConfig::default(),
-    );
-    assert!(audit.findings.is_empty(), "{name}: {:#?}", audit.findings);
-    assert_eq!(audit.dropped().count(), 0, "{name}");
+    assert_faithful_program(l, &skill);
     // Every instruction but the terminal traces to a recorded obligation.
     let record = doc.program.faithfulness.as_ref().unwrap();
     for n in doc.program.nodes.as_deref().unwrap() {
@@ -673,7 +666,7 @@ fn an_optional_step_is_a_decision_point_the_audit_accepts() {
     }
 }
 
-/// The audit of the written AG-IR against `skill`: no finding.
+/// The audit of the written AG-IR against `skill`: no finding, no obligation dropped.
 fn assert_faithful_program(l: &Lifted, skill: &str) {
     let doc = agir::read(&l.agir).unwrap();
     let audit = ais::core::audit(
@@ -683,4 +676,5 @@ fn assert_faithful_program(l: &Lifted, skill: &str) {
         &AuditConfig::default(),
     );
     assert!(audit.findings.is_empty(), "{:#?}", audit.findings);
+    assert_eq!(audit.dropped().count(), 0);
 }

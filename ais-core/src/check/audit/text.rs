@@ -83,66 +83,53 @@ pub(super) fn files_named(text: &str) -> Vec<FileRef> {
     out
 }
 
-/// True when `text` names `name` as a word: not inside a longer identifier or path.
-pub(super) fn mentions(text: &str, name: &str) -> bool {
-    if name.is_empty() {
-        return false;
-    }
+/// Where `text` names `name` as a word (not inside a longer identifier): each occurrence's
+/// byte offset.
+fn word_hits<'a>(text: &'a str, name: &'a str) -> impl Iterator<Item = usize> + 'a {
     let word = |c: char| c.is_alphanumeric() || c == '_';
     let mut from = 0;
-    while let Some(at) = text[from..].find(name) {
-        let start = from + at;
-        let end = start + name.len();
-        let before = text[..start].chars().next_back();
-        let after = text[end..].chars().next();
-        if !before.is_some_and(word) && !after.is_some_and(word) {
-            return true;
+    std::iter::from_fn(move || {
+        if name.is_empty() {
+            return None;
         }
-        from = start + name.len().max(1);
-        while from < text.len() && !text.is_char_boundary(from) {
-            from += 1;
+        while let Some(at) = text[from..].find(name) {
+            let start = from + at;
+            let end = start + name.len();
+            from = end;
+            let before = text[..start].chars().next_back();
+            let after = text[end..].chars().next();
+            if !before.is_some_and(word) && !after.is_some_and(word) {
+                return Some(start);
+            }
         }
-    }
-    false
+        None
+    })
+}
+
+/// True when `text` names `name` as a word: not inside a longer identifier or path.
+pub(super) fn mentions(text: &str, name: &str) -> bool {
+    word_hits(text, name).next().is_some()
 }
 
 /// True when `text` names the file `name` as a word — and, when the mention is qualified by a
 /// directory (`other-skill/SKILL.md`), that directory is `own_dir`, the source's own: a
 /// qualified mention of another directory's file of the same name names another file.
 pub(super) fn mentions_file(text: &str, name: &str, own_dir: Option<&str>) -> bool {
-    if name.is_empty() {
-        return false;
-    }
-    let word = |c: char| c.is_alphanumeric() || c == '_';
     let part = |c: char| c.is_alphanumeric() || "_-.".contains(c);
-    let mut from = 0;
-    while let Some(at) = text[from..].find(name) {
-        let start = from + at;
-        let end = start + name.len();
-        let before = text[..start].chars().next_back();
-        let after = text[end..].chars().next();
-        if !before.is_some_and(word) && !after.is_some_and(word) {
-            let dir = before.filter(|c| matches!(c, '/' | '\\')).map(|sep| {
-                let head = &text[..start - sep.len_utf8()];
-                let from = head
-                    .char_indices()
-                    .rev()
-                    .find(|(_, c)| !part(*c))
-                    .map_or(0, |(i, c)| i + c.len_utf8());
-                &head[from..]
-            });
-            match dir {
-                None => return true,
-                Some(d) if d.is_empty() || d == "." || Some(d) == own_dir => return true,
-                Some(_) => {}
-            }
-        }
-        from = start + name.len().max(1);
-        while from < text.len() && !text.is_char_boundary(from) {
-            from += 1;
-        }
-    }
-    false
+    word_hits(text, name).any(|start| {
+        let head = &text[..start];
+        let Some(sep) = head.chars().next_back().filter(|c| matches!(c, '/' | '\\')) else {
+            return true;
+        };
+        let head = &head[..start - sep.len_utf8()];
+        let from = head
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !part(*c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let dir = &head[from..];
+        dir.is_empty() || dir == "." || Some(dir) == own_dir
+    })
 }
 
 /// Calls and methods that write a file (or copy or move one) in the bodies tools are written
