@@ -180,3 +180,19 @@ async fn the_macro_program_runs_end_to_end_on_the_scripted_model() {
     );
     assert!(!dir.path().join("other.md").exists());
 }
+
+#[test]
+fn the_readmes_first_agent_is_this_example() {
+    // The README shows the program as `examples/sentiment.rs` has it, after `use ais::ais;`.
+    let readme = include_str!("../../README.md");
+    let example = include_str!("../../examples/sentiment.rs");
+    let start = example
+        .find("ais! {\n")
+        .expect("the example has its program");
+    let end = start + example[start..].find("\n}\n").expect("closed") + 3;
+    let shown = format!("```rust\nuse ais::ais;\n\n{}```", &example[start..end]);
+    assert!(
+        readme.contains(&shown),
+        "the README's Rust program is not examples/sentiment.rs's; copy it from there"
+    );
+}
