@@ -36,6 +36,13 @@ mod extract_invoice;
 #[path = "../examples/sales_question.rs"]
 mod sales_question;
 
+#[allow(dead_code)]
+#[path = "../examples/sentiment.rs"]
+mod sentiment;
+
+#[path = "macro_examples/sentiment.rs"]
+mod sentiment_runs;
+
 #[path = "macro_examples/runs.rs"]
 mod runs;
 
@@ -61,7 +68,7 @@ struct Example {
     program: fn() -> &'static ais::Program,
 }
 
-const EXAMPLES: [Example; 9] = [
+const EXAMPLES: [Example; 10] = [
     Example {
         source: "writing_plans.rs",
         file: "writing_plans.agir",
@@ -115,6 +122,12 @@ const EXAMPLES: [Example; 9] = [
         file: "sales_question.agir",
         agir: sales_question::SalesQuestion::AGIR,
         program: sales_question::SalesQuestion::program,
+    },
+    Example {
+        source: "sentiment.rs",
+        file: "sentiment.agir",
+        agir: sentiment::Sentiment::AGIR,
+        program: sentiment::Sentiment::program,
     },
 ];
 

@@ -1,6 +1,7 @@
 //! The two drivers of the front end agree: `build.rs` export writes, byte for byte, the
-//! program's `AGIR` constant — pinned by an insta snapshot of the exported text — and the
-//! README's program, `main` and `build.rs` build as written, with the export equal to `AGIR`.
+//! program's `AGIR` constant — pinned by an insta snapshot of the exported text —; the book's
+//! `ais!` chapter's program, `main` and `build.rs` build as written, with the export equal to
+//! `AGIR`; and the README's first agent and its `main` build as written.
 
 #[path = "support/cargo_case.rs"]
 mod cargo_case;
@@ -62,20 +63,20 @@ fn build_rs_export_writes_the_macros_agir_and_its_snapshot() {
     insta::assert_snapshot!("triage_agir", exported);
 }
 
-/// The README code block that starts with `start`, without its fences.
-fn readme_block<'a>(readme: &'a str, start: &str) -> &'a str {
+/// The Rust code block of `doc` that starts with `start`, without its fences.
+fn readme_block<'a>(doc: &'a str, start: &str) -> &'a str {
     let fenced = format!("```rust\n{start}");
-    let at = readme
+    let at = doc
         .find(&fenced)
-        .unwrap_or_else(|| panic!("the README has a Rust block starting `{start}`"));
-    let body = &readme[at + "```rust\n".len()..];
+        .unwrap_or_else(|| panic!("no Rust block starting `{start}`"));
+    let body = &doc[at + "```rust\n".len()..];
     &body[..body.find("\n```").expect("the block is closed") + 1]
 }
 
 #[test]
-fn the_readmes_program_and_build_rs_build_and_export_its_agir() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("the README reads");
+fn the_books_macro_program_and_build_rs_build_and_export_its_agir() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/book/src/macro.md"))
+        .expect("the book's `ais!` chapter reads");
     let program = readme_block(&readme, "use ais::ais;");
     let main = readme_block(&readme, "#[tokio::main");
     let build_rs = readme_block(&readme, "// build.rs");
@@ -104,6 +105,34 @@ const _: () = assert!(same(EXPORTED, ReleaseNote::AGIR), "build.rs export differ
     let checked = cargo_case::check(&cargo_case::Case {
         main: &source,
         build_rs: Some(build_rs),
+        deps: "",
+    });
+    assert!(checked.success, "{}", checked.rendered_errors());
+    let warnings: Vec<&str> = checked
+        .messages
+        .iter()
+        .filter(|m| m["level"] == "warning")
+        .filter_map(|m| m["rendered"].as_str())
+        .collect();
+    assert!(warnings.is_empty(), "{}", warnings.join("\n"));
+}
+
+#[test]
+fn the_readmes_first_agent_and_its_main_build_as_written() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the README reads");
+    let program = readme_block(&readme, "use ais::ais;");
+    let main = readme_block(&readme, "#[tokio::main");
+    // The README's Cargo.toml names csv for this agent's reader.
+    assert!(
+        readme.contains("csv = \"1.3\""),
+        "the README's Cargo.toml lines name csv"
+    );
+    let source = format!("{program}\n{main}");
+    let checked = cargo_case::check(&cargo_case::Case {
+        main: &source,
+        build_rs: None,
+        deps: "csv = \"1.3\"\n",
     });
     assert!(checked.success, "{}", checked.rendered_errors());
     let warnings: Vec<&str> = checked

@@ -51,6 +51,7 @@ fn a_carry_of_the_wrong_rust_type_is_a_type_error_at_its_operand() {
     let checked = cargo_case::check(&cargo_case::Case {
         main: PROGRAM,
         build_rs: None,
+        deps: "",
     });
     assert!(
         !checked.success,

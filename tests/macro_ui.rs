@@ -3,8 +3,9 @@
 //! The `.stderr` snapshots hold only messages the macro emits itself; rustc's own type errors
 //! are asserted by `macro_typecheck.rs` instead, whose wording is not pinned.
 //!
-//! The README's claims about which error a mistake gives are held here too: its W8 example is
-//! `w8_readme_misspelled_read` (the README's program with the README's misspelling) and its
+//! The book's claims about which error a mistake gives are held here too: the W8 example of its
+//! `ais!` chapter (`book/src/macro.md`) is `w8_readme_misspelled_read` (that chapter's program
+//! with its misspelling) and its
 //! error block is that case's pinned `.stderr`; and every check of spec §9 the macro can
 //! report has its case.
 
@@ -22,29 +23,30 @@ fn read(rel: &str) -> String {
         .unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-/// The README's fenced block (without its fences) whose first line is `first`.
+/// The fenced block of the book's `ais!` chapter (without its fences) whose first line is
+/// `first`.
 fn readme_block(readme: &str, fence: &str, first: &str) -> String {
     let open = format!("```{fence}\n{first}");
     let at = readme
         .find(&open)
-        .unwrap_or_else(|| panic!("the README has a ```{fence} block starting `{first}`"));
+        .unwrap_or_else(|| panic!("book/src/macro.md has a ```{fence} block starting `{first}`"));
     let body = &readme[at + fence.len() + 4..];
     body[..body.find("\n```").expect("the block is closed") + 1].to_owned()
 }
 
 #[test]
-fn the_readmes_misspelled_read_gives_the_error_the_readme_shows() {
-    let readme = read("README.md");
+fn the_books_misspelled_read_gives_the_error_the_book_shows() {
+    let readme = read("book/src/macro.md");
     let program = readme_block(&readme, "rust", "use ais::ais;");
     let case = read("tests/ui/w8_readme_misspelled_read.rs");
-    // The case is the README's program with the README's misspelling, nothing else.
+    // The case is the chapter's program with its misspelling, nothing else.
     let misspelled = program.replace("names_version(note)", "names_version(noet)");
     assert_ne!(
         misspelled, program,
-        "the README's program calls `names_version(note)`"
+        "the chapter's program calls `names_version(note)`"
     );
     assert_eq!(case, format!("{misspelled}\nfn main() {{}}\n"));
-    // Its error, pinned by `ui()` against a real compile, is the one the README shows.
+    // Its error, pinned by `ui()` against a real compile, is the one the chapter shows.
     let shown = readme_block(&readme, "", "error: W8:");
     let pinned = read("tests/ui/w8_readme_misspelled_read.stderr")
         .replace("tests/ui/w8_readme_misspelled_read.rs", "src/main.rs");

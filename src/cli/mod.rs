@@ -13,6 +13,7 @@ mod graph;
 mod lift;
 mod lift_compile;
 mod mcp;
+mod new;
 mod report;
 mod run;
 mod runs;
@@ -190,6 +191,16 @@ pub enum Command {
     /// Exit status: 0 when every case met its threshold; 1 when one did not; 2 when a suite
     /// cannot be read or checked.
     Test(test::TestArgs),
+    /// Scaffold a working first agent in a new directory NAME: the CSV-sentiment agent of the
+    /// book's tutorial as an `.agir` with scripted answers, a sample CSV and a README; with
+    /// `--rust`, a crate (the agent in `ais!`, a `build.rs` export, a test).
+    ///
+    /// Exit status: 0; 2 when NAME is not a usable name or its directory exists.
+    New(new::NewArgs),
+    /// Print the command-line reference as Markdown, generated from these definitions: the
+    /// book's `reference/cli.md` (a test keeps it equal).
+    #[command(hide = true)]
+    CliReference,
 }
 
 /// A standard stream that stops writing, quietly, once its reader has gone away (`ais check … |
@@ -302,6 +313,8 @@ pub fn main() -> ExitCode {
         Command::Lift(args) if args.compiles() => return lift_compile::run(&args, &mut output),
         Command::Lift(args) => lift::run(&args, &mut output),
         Command::Edit(args) => edit::run(&args, &mut output),
+        Command::New(args) => new::run(&args, &mut output),
+        Command::CliReference => cli_reference(&mut output),
         Command::Test(args) => match test::run(args, &mut output) {
             Ok(code) => return ExitCode::from(code),
             Err(failure) => return stopped(failure, &mut output),
@@ -311,6 +324,17 @@ pub fn main() -> ExitCode {
         Ok(status) => ExitCode::from(status.code()),
         Err(failure) => stopped(failure, &mut output),
     }
+}
+
+/// `ais cli-reference`: every command, argument and option as Markdown, from clap.
+fn cli_reference(o: &mut Output) -> CmdResult {
+    let options = clap_markdown::MarkdownOptions::new()
+        .title("Command line".to_owned())
+        .show_footer(false)
+        .show_table_of_contents(true);
+    let text = clap_markdown::help_markdown_custom::<Cli>(&options);
+    write!(o.out, "{text}")?;
+    Ok(Status::Ok)
 }
 
 /// Reports on stderr why a command stopped early, and returns its exit code: 2

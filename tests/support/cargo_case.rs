@@ -21,6 +21,8 @@ pub struct Case<'a> {
     pub main: &'a str,
     /// `build.rs`, which gets `ais-syntax` as its build-dependency.
     pub build_rs: Option<&'a str>,
+    /// More `[dependencies]` lines (`csv = "1.3"\n`), or nothing.
+    pub deps: &'a str,
 }
 
 /// What `cargo check` said: whether it succeeded, and rustc's messages (JSON).
@@ -70,6 +72,7 @@ pub fn check(case: &Case) -> Checked {
     );
     // tokio for an async `main`; always, so every case shares one build of the dependencies.
     manifest.push_str("tokio = { version = \"1\", features = [\"rt\", \"macros\"] }\n");
+    manifest.push_str(case.deps);
     if let Some(build) = case.build_rs {
         manifest.push_str(&format!(
             "\n[build-dependencies]\nais-syntax = {{ path = {:?} }}\n",
