@@ -648,6 +648,40 @@ impl Sibling {
         Ok(result)
     }
 
+    /// The sibling's own sub-task as its slot's first operand, labelled with its own type: an
+    /// item of the list carry it replaces in the sibling's view (that carry's operand, which
+    /// would hold the same item under the list's type, is left out), else a literal sub-task
+    /// or the task, as text.
+    fn subtask_operand(&self) -> Operand {
+        let (ty, doc) = match self.list {
+            Some(c) => {
+                let name = &self.prep.names.list[c];
+                let item = match self.prep.names.types.get(c).cloned().flatten() {
+                    Some(Type::List(Some(t))) => super::slot::type_label(&self.prep, &t),
+                    _ => "any".to_owned(),
+                };
+                let carry_doc = self
+                    .prep
+                    .program
+                    .carry(name)
+                    .and_then(|(_, k)| k.doc.as_deref())
+                    .map(|d| format!(" ({})", d.trim()))
+                    .unwrap_or_default();
+                (
+                    item,
+                    format!("this sibling's own sub-task: one item of `{name}`{carry_doc}"),
+                )
+            }
+            None => ("str".to_owned(), "this sibling's own sub-task".to_owned()),
+        };
+        Operand {
+            name: "subtask".into(),
+            ty,
+            doc: Some(doc),
+            value: self.subtask.to_json(),
+        }
+    }
+
     fn trace(&self, step: &Step, started: std::time::Instant, out: &slot::SlotOutcome) {
         let Some(sink) = &self.settings.trace else {
             return;
