@@ -244,8 +244,28 @@ fn check_names_the_rust_entry_point_of_a_tool_no_cli_run_can_execute() {
         text.contains("`ReviewFiles::run(input, &ReviewFiles::runtime().build())`"),
         "{text}"
     );
-    // A program whose tools all have Python bodies has no such finding.
+    // The run that reaches the tool faults `unsupported`, naming the same entry point.
     let dir = workspace();
+    let agir = root.join("examples/agir/review_files.agir");
+    let out = ais_in(
+        dir.path(),
+        &[
+            "run",
+            agir.to_str().unwrap(),
+            "--task",
+            "Review src/lib.rs",
+            "--input",
+            r#"paths=["src/lib.rs"]"#,
+        ],
+    );
+    let text = both(&out);
+    assert!(text.contains("fault[unsupported] at `gather`"), "{text}");
+    assert!(
+        text.contains("tool `load_files`, whose body is Rust (`lang: rust`)")
+            && text.contains("`ReviewFiles::run(input, &ReviewFiles::runtime().build())`"),
+        "{text}"
+    );
+    // A program whose tools all have Python bodies has no such finding.
     let out = ais_in(dir.path(), &["check", "review_sentiment.agir"]);
     assert!(!both(&out).contains("X1"), "{}", both(&out));
 }
