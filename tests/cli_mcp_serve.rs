@@ -223,3 +223,91 @@ fn the_inspector_cli_lists_and_calls_the_tools_over_streamable_http() {
     let target = [server.url.as_str(), "--transport", "http"];
     list_and_call(&inspector, dir.path(), &target, &out);
 }
+
+/// MCP progress is the run's step count: step `N` is progress `N`, a SPAWN's siblings (`N.1`,
+/// … in the message) fall between the step before and the SPAWN's own, and the values strictly
+/// increase, as MCP requires — over a real client, siblings finishing in any order.
+#[tokio::test]
+async fn progress_numbers_the_steps_as_the_run_does_and_strictly_increases() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/newcomer");
+    for f in ["review_sentiment.agir", "review_sentiment.responses.json"] {
+        std::fs::copy(fixtures.join(f), dir.path().join(f)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("reviews.csv"),
+        "review\nGreat product\nBroke in a day\nIt is fine\n",
+    )
+    .unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args([
+        "mcp",
+        "serve",
+        "review_sentiment.agir",
+        "--model",
+        "scripted:review_sentiment.responses.json",
+        "--out",
+        "out",
+    ]);
+    cmd.current_dir(dir.path()).env_remove("AIS_MODEL");
+    let client = Client::default();
+    let service = client
+        .clone()
+        .serve(TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap();
+    let mut call = CallToolRequestParams::new("review_sentiment").with_arguments(
+        serde_json::json!({"task": "Summarize reviews.csv"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    call.meta = Some(RequestMetaObject::with_progress_token(ProgressToken(
+        NumberOrString::Number(3),
+    )));
+    let result = service.peer().call_tool(call).await.unwrap();
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    for _ in 0..100 {
+        if client.progress.lock().unwrap().len() >= 8 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let progress = client.progress.lock().unwrap().clone();
+    assert_eq!(progress.len(), 8, "5 steps and 3 siblings: {progress:?}");
+    let values: Vec<f64> = progress.iter().map(|p| p.progress).collect();
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+    let message = |p: &ProgressNotificationParam| p.message.clone().unwrap_or_default();
+    let steps: Vec<(f64, String)> = progress
+        .iter()
+        .filter(|p| p.progress.fract() == 0.0)
+        .map(|p| (p.progress, message(p)))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            (1.0, "step 1: load_rows (SENSE)".to_owned()),
+            (2.0, "step 2: classify (SPAWN)".to_owned()),
+            (3.0, "step 3: tally (CODE)".to_owned()),
+            (4.0, "step 4: save (ACT)".to_owned()),
+            (5.0, "step 5: done (TERMINAL)".to_owned()),
+        ],
+        "{progress:?}"
+    );
+    let mut siblings: Vec<String> = progress
+        .iter()
+        .filter(|p| p.progress.fract() != 0.0)
+        .inspect(|p| assert!(p.progress > 1.0 && p.progress < 2.0, "{p:?}"))
+        .map(message)
+        .collect();
+    siblings.sort();
+    assert_eq!(
+        siblings,
+        [
+            "step 2.1: classify (SPAWN sibling)",
+            "step 2.2: classify (SPAWN sibling)",
+            "step 2.3: classify (SPAWN sibling)"
+        ]
+    );
+    service.cancel().await.unwrap();
+}

@@ -244,8 +244,28 @@ fn check_names_the_rust_entry_point_of_a_tool_no_cli_run_can_execute() {
         text.contains("`ReviewFiles::run(input, &ReviewFiles::runtime().build())`"),
         "{text}"
     );
-    // A program whose tools all have Python bodies has no such finding.
+    // The run that reaches the tool faults `unsupported`, naming the same entry point.
     let dir = workspace();
+    let agir = root.join("examples/agir/review_files.agir");
+    let out = ais_in(
+        dir.path(),
+        &[
+            "run",
+            agir.to_str().unwrap(),
+            "--task",
+            "Review src/lib.rs",
+            "--input",
+            r#"paths=["src/lib.rs"]"#,
+        ],
+    );
+    let text = both(&out);
+    assert!(text.contains("fault[unsupported] at `gather`"), "{text}");
+    assert!(
+        text.contains("tool `load_files`, whose body is Rust (`lang: rust`)")
+            && text.contains("`ReviewFiles::run(input, &ReviewFiles::runtime().build())`"),
+        "{text}"
+    );
+    // A program whose tools all have Python bodies has no such finding.
     let out = ais_in(dir.path(), &["check", "review_sentiment.agir"]);
     assert!(!both(&out).contains("X1"), "{}", both(&out));
 }
@@ -276,5 +296,111 @@ fn a_written_graph_honours_the_umask() {
         assert!(out.status.success(), "{}", both(&out));
         let got = std::fs::metadata(&svg).unwrap().permissions().mode() & 0o777;
         assert_eq!(got, mode, "umask {umask:o}");
+    }
+}
+
+/// One step count everywhere: a step is one instruction visit, numbered from 1; a SPAWN's
+/// siblings are its sub-steps `N.1`, `N.2`, … The run's line, the trace, `ais runs show` and
+/// both reports (from the trace and from the journal) agree on it.
+#[test]
+fn every_surface_numbers_the_steps_alike_and_spawn_siblings_under_their_step() {
+    let dir = workspace();
+    let out = run(
+        dir.path(),
+        "Summarize reviews.csv",
+        &["--trace", "t.jsonl", "--journal", "j.db", "--out", "out"],
+    );
+    let text = both(&out);
+    assert!(out.status.success(), "{text}");
+    // load_rows, classify (SPAWN), tally, save, done: five steps; the three siblings are 2.x.
+    assert!(text.contains("ok after 5 steps, 3 slots filled"), "{text}");
+
+    let trace = std::fs::read_to_string(dir.path().join("t.jsonl")).unwrap();
+    let events: Vec<serde_json::Value> = trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let steps: Vec<(u64, &str)> = events
+        .iter()
+        .filter(|e| e["sibling"].is_null())
+        .map(|e| {
+            (
+                e["step"].as_u64().unwrap(),
+                e["instruction"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            (1, "load_rows"),
+            (2, "classify"),
+            (3, "tally"),
+            (4, "save"),
+            (5, "done")
+        ],
+        "{trace}"
+    );
+    let mut siblings: Vec<(u64, u64)> = events
+        .iter()
+        .filter(|e| !e["sibling"].is_null())
+        .map(|e| (e["step"].as_u64().unwrap(), e["sibling"].as_u64().unwrap()))
+        .collect();
+    siblings.sort_unstable();
+    assert_eq!(siblings, [(2, 0), (2, 1), (2, 2)], "{trace}");
+    assert!(
+        events.iter().all(|e| e["started_ms"].as_u64() > Some(0)),
+        "{trace}"
+    );
+
+    let list = both(&ais_in(dir.path(), &["runs", "--journal", "j.db"]));
+    let row: Vec<&str> = list
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(row.get(3), Some(&"5"), "the steps column: {list}");
+    let id = row[0].to_owned();
+    let show = both(&ais_in(
+        dir.path(),
+        &["runs", "show", &id, "--journal", "j.db"],
+    ));
+    assert!(show.contains("ok after 5 steps"), "{show}");
+    for (n, instruction) in [(1, "load_rows"), (2, "classify"), (3, "tally"), (4, "save")] {
+        assert!(
+            show.lines().any(|l| l
+                .split_whitespace()
+                .take(2)
+                .eq([n.to_string().as_str(), instruction])),
+            "step {n} `{instruction}`: {show}"
+        );
+    }
+    for sub in ["2.1", "2.2", "2.3"] {
+        assert!(
+            show.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{sub}  s"))),
+            "sibling {sub}: {show}"
+        );
+    }
+
+    for source in ["t.jsonl", id.as_str()] {
+        let mut args = vec!["report", source, "-o", "r.html"];
+        if source == id {
+            args.extend(["--journal", "j.db"]);
+        }
+        let said = both(&ais_in(dir.path(), &args));
+        assert!(said.contains("(5 steps)"), "{source}: {said}");
+        let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+        for sub in ["2.1", "2.2", "2.3"] {
+            assert!(
+                html.contains(&format!("<td class=\"n\">{sub}</td>")),
+                "{source}: {sub}"
+            );
+        }
+        assert!(
+            !html.contains("sibling 0"),
+            "{source}: siblings are numbered from 1"
+        );
     }
 }

@@ -278,6 +278,8 @@ pub enum FindingKind {
     UnroutedProgramFailure,
     /// G9: a GEN-FILL whose result type is not an object (§4.1).
     FillNotObject,
+    /// G9: a read (a DSL operand) that no parameter of the step's tool takes: it is dropped.
+    ReadUnbound,
     /// G9: a CALL write the callee can never produce.
     CallWriteUnproduced,
     /// X5: a GEN-ENUM whose result type is not a declared enum.

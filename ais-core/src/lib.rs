@@ -109,7 +109,8 @@ mod value;
 pub use builder::{ProgramBuilder, StepBuilder};
 pub use check::{
     Audit, AuditConfig, Checked, ObligationStatus, Realization, Repairs, audit, check, check_calls,
-    check_lowering, check_mcp, check_tiers, is_audit_check, outcome_of,
+    check_lowering, check_mcp, check_native_tools, check_tiers, is_audit_check, native_entry,
+    outcome_of,
 };
 pub use diag::{
     CheckId, Code, Deviation, Finding, FindingKind, Outcome, Related, Repair, Severity,

@@ -13,7 +13,8 @@ use serde::Serialize;
 /// What one step did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepEvent {
-    /// The step's number in the run, from 1.
+    /// The step's number in the run, from 1: one per instruction visit. A SPAWN sibling
+    /// carries its SPAWN's number (it is the sub-step [`label`](Self::label) shows).
     pub step: u64,
     /// The instruction's id.
     pub instruction: String,
@@ -21,7 +22,7 @@ pub struct StepEvent {
     pub opcode: String,
     /// The unit that executed it: `code` or `model`.
     pub unit: &'static str,
-    /// For a SPAWN sibling: its index.
+    /// For a SPAWN sibling: its index, from 0 (sub-step `step.(sibling + 1)`).
     pub sibling: Option<usize>,
     /// The bound operands: (parameter or carry name, value).
     pub operands: Vec<(String, serde_json::Value)>,
@@ -37,6 +38,28 @@ pub struct StepEvent {
     pub started_ms: u64,
     /// How long it took, in microseconds.
     pub elapsed_us: u64,
+}
+
+impl StepEvent {
+    /// The step's number as every surface shows it ([`step_label`]): `3`, or `3.2` for the
+    /// second sibling of the SPAWN at step 3.
+    pub fn label(&self) -> String {
+        step_label(self.step, self.sibling)
+    }
+}
+
+/// The one spelling of a step's number — in the trace, the report, `ais runs show` and MCP
+/// progress: `step` for a step, `step.(sibling + 1)` for a SPAWN sibling (index from 0).
+///
+/// ```
+/// assert_eq!(ais_rt::trace::step_label(3, None), "3");
+/// assert_eq!(ais_rt::trace::step_label(3, Some(0)), "3.1");
+/// ```
+pub fn step_label(step: u64, sibling: Option<usize>) -> String {
+    match sibling {
+        Some(i) => format!("{step}.{}", i + 1),
+        None => step.to_string(),
+    }
 }
 
 /// What a slot exchanged with its model.

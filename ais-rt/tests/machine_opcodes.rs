@@ -386,15 +386,31 @@ fn call_runs_a_registered_target_as_a_sub_run() {
     let out_dir = tempfile::tempdir().unwrap();
     let rt = ais_rt::Runtime::builder()
         .out_dir(out_dir.path().into())
-        .program("child", child.program)
+        .program("child", child.program.clone())
         .build();
     let out = common::block_on(rt.run(&parent.program, None, ais_rt::Inputs::task("the team")));
     assert_eq!(out.status, Status::Ok, "{out:?}");
     assert_eq!(out.report["answer"], "notes for the team");
     assert_eq!(
-        out.steps, 5,
-        "the sub-run's steps count against the caller's budget"
+        out.steps, 3,
+        "the caller's own steps: pick, delegate, done (the sub-run's are under `delegate`)"
     );
+    // The sub-run's two steps count against the caller's budget: 3 + 2.
+    let budget = |n: u64| {
+        let rt = ais_rt::Runtime::builder()
+            .out_dir(out_dir.path().into())
+            .program("child", child.program.clone())
+            .max_steps(n)
+            .build();
+        common::block_on(rt.run(&parent.program, None, ais_rt::Inputs::task("the team")))
+    };
+    let out = budget(4);
+    assert_eq!(
+        out.fault.as_ref().map(|f| f.kind),
+        Some(ais_rt::FaultKind::BudgetExhausted),
+        "{out:?}"
+    );
+    assert_eq!(budget(5).status, Status::Ok);
 }
 
 #[test]

@@ -4,8 +4,8 @@
 mod common;
 
 use ais_core::Value;
-use ais_rt::Status;
 use ais_rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture};
+use ais_rt::{FaultKind, Status};
 use common::{Bench, arg, tool};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -259,11 +259,27 @@ fn siblings_count_toward_the_step_budget_and_have_a_cap() {
         fault.message
     );
     assert_eq!(counter.load(Ordering::SeqCst), 0, "no sibling ran");
-    // Within the budget, each sibling is a step.
-    bench.max_steps = 100;
+    // Each sibling is one step of the budget: three steps and 50 siblings need 53. The
+    // siblings are sub-steps of the SPAWN's step, not numbered among the run's steps.
+    bench.max_steps = 52;
+    let out = bench.run(&fan("shared_read", "list[str]", ""), &task, &[]);
+    assert_eq!(
+        out.fault.as_ref().map(|f| f.kind),
+        Some(FaultKind::BudgetExhausted),
+        "{out:?}"
+    );
+    assert!(
+        out.fault
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("2 steps and 50 SPAWN siblings"),
+        "{out:?}"
+    );
+    bench.max_steps = 53;
     let out = bench.run(&fan("shared_read", "list[str]", ""), &task, &[]);
     assert_eq!(out.status, Status::Ok, "{out:?}");
-    assert_eq!(out.steps, 3 + 50, "{out:?}");
+    assert_eq!(out.steps, 3, "{out:?}");
     // Past the sibling cap: a fault naming the flag, nothing run.
     counter.store(0, Ordering::SeqCst);
     let rt = bench.runtime_with(|b| b.max_siblings(10));

@@ -225,3 +225,53 @@ edges:
     assert_eq!(out.status, Status::Ok, "{out:?}");
     assert_eq!(out.report["draft"], "a new draft");
 }
+
+/// A failing slot whose failure *is* routed — its error value lands in an `outcome` carry and
+/// the gate's guard tests that carry's `ok` — goes round the retry edge; when every visit fails
+/// the same way nothing changes, and the cycle is stalled at once rather than spending the step
+/// budget.
+#[test]
+fn a_routed_failing_slot_that_fails_the_same_way_each_time_is_stalled() {
+    let text = r#"---
+name: retry_slot
+description: Ask for an attempt until one succeeds.
+---
+walker:
+  name: RetrySlot
+  carries:
+    task: {type: str, role: input}
+    attempt: {type: outcome, produced_by: ask}
+nodes:
+  - {id: ask, type: GEN-FILL, reads: [task], writes: [attempt], doc: "Try the task."}
+  - {id: gate, type: ROUTE, owner: code, reads: [attempt]}
+  - {id: done, type: TERMINAL, reads: [attempt]}
+edges:
+  - {from: ask, to: gate}
+  - {from: gate, to: done, guard: "attempt.ok"}
+  - {from: gate, to: ask, guard: otherwise}
+"#;
+    let mut bench = Bench::new();
+    bench.max_steps = 200;
+    let path = bench.out.path().join("responses.json");
+    // No answer at all: each visit of `ask` fails with the same error value.
+    bench.model = Some(Arc::new(
+        ScriptedModel::from_json(&path, serde_json::json!({"ask": []})).unwrap(),
+    ));
+    let out = bench.run(text, "go", &[]);
+    assert_eq!(
+        out.fault.as_ref().map(|f| f.kind),
+        Some(FaultKind::Stalled),
+        "the failure is routed, so the run goes round until the stall is seen: {out:?}"
+    );
+    assert!(
+        out.steps < 10,
+        "stalled at once, not at the budget: {}",
+        out.steps
+    );
+    let message = &out.fault.as_ref().unwrap().message;
+    assert!(
+        message.contains("`ask`") && message.contains("`gate`"),
+        "{message}"
+    );
+    assert!(message.contains("attempt"), "{message}");
+}

@@ -247,6 +247,31 @@ pub fn help(f: &Finding, program: &Program) -> Option<String> {
     check_help(f.id.check()?, f, program, instr)
 }
 
+/// G9's dropped operand, in the DSL's terms: the parameter that took a carry by name from
+/// outside the call is the likely slip — pass that carry, or rename the parameter so the
+/// operand binds by name (rule 1) — else rename a parameter, or remove the operand.
+fn dropped_operand_help(f: &Finding, program: &Program, instr: &Instruction) -> Option<String> {
+    let read = instr.reads.get(f.locus.index?)?;
+    let tool = instr.tool.as_deref()?;
+    let sig = program
+        .tool(tool)
+        .and_then(|(_, t)| t.sig.as_deref())
+        .and_then(|s| ais_core::sig::parse(s).ok());
+    let by_name = sig
+        .iter()
+        .flat_map(|s| s.params.iter())
+        .find(|p| !instr.reads.contains(&p.name) && program.carry(&p.name).is_some());
+    Some(match by_name {
+        Some(p) => format!(
+            "parameter `{0}` of `{tool}` took the carry `{0}` by name: if that carry is what `{1}` should use, pass it — `{tool}({0}, …)` —; if `{read}` is, rename the parameter `{0}` to `{read}` in the tool's `fn` so `{read}` binds by name; else remove `{read}` from the call",
+            p.name, instr.id
+        ),
+        None => format!(
+            "rename a parameter of `{tool}` to `{read}` in the tool's `fn` so `{read}` binds by name, or remove `{read}` from the call"
+        ),
+    })
+}
+
 /// The help for a finding whose repair is an edit of the program.
 fn edit_help(edit: &Edit, f: &Finding, instr: Option<&Instruction>) -> String {
     match edit {
@@ -296,6 +321,9 @@ fn check_help(
             ) =>
         {
             f.repair.as_ref()?.summary.clone()
+        }
+        CheckId::G9 if f.kind == Some(FindingKind::ReadUnbound) => {
+            dropped_operand_help(f, program, instr?)?
         }
         CheckId::X5 if f.kind == Some(FindingKind::GenEnumNotEnum) => {
             let w = instr

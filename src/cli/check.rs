@@ -155,7 +155,10 @@ fn check_file(path: &Path, opts: &FileOptions<'_>) -> FileReport {
                 Err(e) => return FileReport::Unreadable(e),
             };
             with_call_findings(&mut checked, path, &doc);
-            with_found(&mut checked, native_tools(&doc.program, &doc.source_map));
+            with_found(
+                &mut checked,
+                ais_core::check_native_tools(&doc.program, &doc.source_map),
+            );
             let config =
                 ais_rt::model::ModelsFile::discover(opts.models, super::graph::program_dir(path));
             match config {
@@ -299,42 +302,6 @@ fn binding_tables(program: &ais_core::Program, map: &ais_core::SourceMap) -> Str
         out.push('\n');
     }
     out
-}
-
-/// X1 (warn) at each tool whose body is Rust (`lang: rust`, as `build.rs` export writes an
-/// `ais!` tool): the program is valid, but no `ais run` can execute that body — only the Rust
-/// program it was exported from, whose `runtime()` registers its tools. Named by the walker,
-/// which is the `ais!` program's type.
-fn native_tools(program: &ais_core::Program, map: &ais_core::SourceMap) -> Vec<Finding> {
-    use ais_core::{CheckId, Element, FieldKey, Locus};
-    let entry = program
-        .walker
-        .as_ref()
-        .and_then(|w| w.name.as_deref())
-        .filter(|n| !n.is_empty())
-        .unwrap_or("Program");
-    program
-        .tool_list()
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| {
-            t.lang.as_deref() == Some("rust") && t.command.is_none() && t.mcp.is_none()
-        })
-        .map(|(i, t)| {
-            let locus = Locus::field(Element::Tool(i), FieldKey::Lang);
-            let mut f = Finding::new(
-                CheckId::X1,
-                Severity::Warn,
-                locus.clone(),
-                format!(
-                    "tool `{}` has a Rust body (`lang: rust`), which `ais run` cannot execute: a run reaching it faults `unsupported`; run the program from Rust, where the `ais!` program `{entry}` registers it (`{entry}::run(input, &{entry}::runtime().build())`), or give the tool a Python `body` or a `command`",
-                    t.name
-                ),
-            );
-            f.pos = map.lookup(&locus);
-            f
-        })
-        .collect()
 }
 
 /// Adds the CALL-write findings (G9): a CALL write its target, found beside `path` as the

@@ -11,9 +11,13 @@ pub(crate) enum TextStyle {
     /// Names, labels and values: plain when it reads back as the same string under the core
     /// schema (so `true`, `12`, `null` are quoted), quoted otherwise.
     Name,
-    /// Free text (`doc`, `sig`, `guard`, `command`, `reason`, a CODE `body`): always
-    /// double-quoted on one line, a `|` block when it spans lines.
+    /// Free text (`doc`, `sig`, `guard`, `reason`): always double-quoted on one line, a `|`
+    /// block when it spans lines.
     Prose,
+    /// Code (a CODE or tool `body`, a tool's `command`): a `|` block even on one line (§8.1:
+    /// "put code in block scalars"), so its quotes and backslashes read as written; quoted
+    /// only when no block can hold it.
+    Code,
     /// `agir_version`: the reader keeps its text as written, so `0.1` stays plain.
     Version,
 }
@@ -91,7 +95,7 @@ fn looks_typed(s: &str) -> bool {
 /// The text written on one line: plain or double-quoted.
 pub(crate) fn inline(s: &str, style: TextStyle, flow: bool) -> String {
     let plain = match style {
-        TextStyle::Prose => false,
+        TextStyle::Prose | TextStyle::Code => false,
         TextStyle::Name => plain_ok(s, flow) && !looks_typed(s),
         TextStyle::Version => plain_ok(s, flow) && !is_null_text(s),
     };
@@ -151,6 +155,21 @@ pub(crate) fn block_ok(s: &str) -> Option<(&'static str, Vec<&str>)> {
     let mut all = lines;
     all.extend(std::iter::repeat_n("", trailing.saturating_sub(1)));
     Some((header, all))
+}
+
+/// [`block_ok`], and for code also one line (`|-`): text with no line break, starting with no
+/// white space, holding only safe characters and tabs.
+pub(crate) fn block_for(s: &str, style: TextStyle) -> Option<(&'static str, Vec<&str>)> {
+    if style == TextStyle::Code
+        && !s.contains('\n')
+        && !s.is_empty()
+        && !s.starts_with([' ', '\t'])
+        && !s.chars().all(|c| c == ' ' || c == '\t')
+        && s.chars().all(|c| c == '\t' || safe_char(c))
+    {
+        return Some(("|-", vec![s]));
+    }
+    block_ok(s)
 }
 
 #[cfg(test)]

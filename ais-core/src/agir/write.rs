@@ -5,7 +5,7 @@
 //! byte for byte).
 
 use super::read::BODY_SECTIONS;
-use super::scalar::{TextStyle, block_ok, inline, quoted};
+use super::scalar::{TextStyle, block_for, inline, quoted};
 use crate::model::{
     Carry, Concurrency, Edge, Instruction, Knowledge, McpBinding, McpServer, Obligation, Program,
     Provenance, SpawnSource, Tool, TypeDecl, TypeKind, Walker,
@@ -299,8 +299,8 @@ fn tool(t: &Tool) -> F<'_> {
     }
     opt_names(&mut f, "traces_to", &t.traces_to);
     opt_text(&mut f, "lang", &t.lang, TextStyle::Name);
-    opt_text(&mut f, "command", &t.command, TextStyle::Prose);
-    opt_text(&mut f, "body", &t.body, TextStyle::Prose);
+    opt_text(&mut f, "command", &t.command, TextStyle::Code);
+    opt_text(&mut f, "body", &t.body, TextStyle::Code);
     extras(&mut f, &t.extra);
     F::Map(f)
 }
@@ -420,7 +420,7 @@ fn instruction(i: &Instruction) -> Fields<'_> {
     names_if_any(&mut f, "writes", &i.writes);
     opt_text(&mut f, "doc", &i.doc, TextStyle::Prose);
     opt_type(&mut f, "output", &i.output);
-    opt_text(&mut f, "body", &i.body, TextStyle::Prose);
+    opt_text(&mut f, "body", &i.body, TextStyle::Code);
     if let Some(a) = &i.autonomy {
         let mut af = Vec::new();
         push(&mut af, "tools", F::Names(&a.tools));
@@ -640,7 +640,7 @@ impl Writer {
 
     /// Text after `key:` (or `-`): on the line, or as a `|` block indented under it.
     fn text_after(&mut self, indent: usize, s: &str, style: TextStyle) {
-        if let Some((header, lines)) = block_ok(s) {
+        if let Some((header, lines)) = block_for(s, style) {
             self.out.push(' ');
             self.out.push_str(header);
             self.out.push('\n');

@@ -231,6 +231,46 @@ pub fn check_tiers<'a, M: Locator>(
     finish(tiers::findings(program, tiers), locator, program)
 }
 
+/// X1 for a front end that runs programs without their Rust tools — `ais check`, `ais run`:
+/// each tool whose body is Rust (`lang: rust`, no `command`, no MCP server), which only the
+/// `ais!` program it was exported from can run (it registers the tool), located at its `lang`
+/// and naming that program's Rust entry point ([`native_entry`]). A warning: the program is
+/// valid, but a run from AG-IR that reaches the tool faults `unsupported`. The macro does not
+/// run it: there, the tools are the program's own.
+pub fn check_native_tools<M: Locator>(program: &Program, locator: &M) -> Vec<Finding<M::Location>> {
+    let entry = native_entry(program);
+    let found = program
+        .tool_list()
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.is_native())
+        .map(|(i, t)| {
+            Finding::new(
+                CheckId::X1,
+                Severity::Warn,
+                Locus::field(Element::Tool(i), FieldKey::Lang),
+                format!(
+                    "tool `{}` has a Rust body (`lang: rust`), which `ais run` cannot execute: a run reaching it faults `unsupported`; run the program from Rust, where the `ais!` program registers it ({entry}), or give the tool a Python `body` or a `command`",
+                    t.name
+                ),
+            )
+        })
+        .collect();
+    finish(found, locator, program)
+}
+
+/// The Rust call that runs `program` with its native tools registered, named by its walker
+/// (the `ais!` program's type): `` `Walker::run(input, &Walker::runtime().build())` ``.
+pub fn native_entry(program: &Program) -> String {
+    let entry = program
+        .walker
+        .as_ref()
+        .and_then(|w| w.name.as_deref())
+        .filter(|n| !n.is_empty())
+        .unwrap_or("Program");
+    format!("`{entry}::run(input, &{entry}::runtime().build())`")
+}
+
 /// Every check over one program, unordered and without positions.
 pub(crate) fn run_checks(program: &Program) -> Vec<Finding> {
     run_checks_lowering(program, false).0

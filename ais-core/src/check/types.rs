@@ -731,6 +731,7 @@ fn g9_reads_bound(cx: &mut Ctx) {
         let locus = Locus::entry(Element::Instruction(i), FieldKey::Reads, k);
         let f = cx.report_instr(CheckId::G9, i, locus, message);
         f.repair = Some(Repair::manual(repair));
+        f.kind = Some(crate::diag::FindingKind::ReadUnbound);
     }
 }
 

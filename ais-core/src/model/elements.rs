@@ -146,6 +146,14 @@ pub struct Tool {
     pub extra: Extras,
 }
 
+impl Tool {
+    /// Whether only a Rust program can run this tool: its body is Rust (`lang: rust`) and it has
+    /// no `command` or MCP server to run instead (see `check_native_tools`).
+    pub fn is_native(&self) -> bool {
+        self.lang.as_deref() == Some("rust") && self.command.is_none() && self.mcp.is_none()
+    }
+}
+
 spelled! {
     /// A tool's `surface` (§5.4).
     #[derive(Clone, Debug, PartialEq, Eq, Hash)]

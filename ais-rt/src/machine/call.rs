@@ -154,13 +154,13 @@ impl Run {
                     &values,
                     self.depth + 1,
                 );
-                sub.max_steps = self.max_steps.saturating_sub(self.steps);
+                sub.max_steps = self.max_steps.saturating_sub(self.budget_spent());
                 sub.durable = self.call_durable();
                 sub.effects = self.effects.below(&format!("c{}", self.steps), 0);
                 sub.drive(0).await
             }
         };
-        self.steps += out.steps;
+        self.sub_steps += out.steps;
         self.usage.add(&out.usage);
         self.deviations
             .extend(out.deviations.iter().skip(prep.deviations.len()).cloned());

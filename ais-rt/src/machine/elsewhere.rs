@@ -55,7 +55,7 @@ impl Run {
                 .iter()
                 .map(|(c, v)| (prep.names.list[*c].clone(), v.to_json()))
                 .collect(),
-            max_steps: self.max_steps.saturating_sub(self.steps),
+            max_steps: self.max_steps.saturating_sub(self.budget_spent()),
             depth: self.depth + 1,
         };
         Some((runner, job))
@@ -206,6 +206,7 @@ pub(crate) async fn run_job(
             tool,
         }),
         effects: Effects::sibling(journal, job.index, job.at_step),
+        step: job.at_step,
     };
     outcome(sibling.run().await)
 }

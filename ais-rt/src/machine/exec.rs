@@ -197,10 +197,16 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
         let Some(imp) = &call.imp else {
             return Err(Stop::Fault(
                 FaultKind::Unsupported,
-                format!(
-                    "`{}` calls tool `{}`, which nothing implements here: register a native tool named `{}`, or give it a `body` or a `command`",
-                    step.id, call.name, call.name
-                ),
+                match &call.native_entry {
+                    Some(entry) => format!(
+                        "`{}` calls tool `{}`, whose body is Rust (`lang: rust`): only the `ais!` program it comes from runs it; run that program from Rust with {entry}, or give the tool a Python `body` or a `command`",
+                        step.id, call.name
+                    ),
+                    None => format!(
+                        "`{}` calls tool `{}`, which nothing implements here: register a native tool named `{}`, or give it a `body` or a `command`",
+                        step.id, call.name, call.name
+                    ),
+                },
             ));
         };
         if let Some(notes) = trace.as_deref_mut() {

@@ -129,7 +129,13 @@ pub(crate) struct Run {
     pub supplied: Vec<bool>,
     /// Per carry: the step that last wrote it (0: never written).
     pub written: Vec<u64>,
+    /// This run's steps: one per instruction visit, numbered from 1 — the number the trace,
+    /// the journal, the progress line and the outcome give a step.
     pub steps: u64,
+    /// Steps run under this run's steps — SPAWN siblings (step `N.i` under the SPAWN's step
+    /// `N`) and a CALLed program's steps —: counted against the step budget with `steps`,
+    /// never numbered among them.
+    pub sub_steps: u64,
     pub max_steps: u64,
     pub deviations: Vec<Deviation>,
     pub unrouted: Vec<Unrouted>,
@@ -228,6 +234,7 @@ impl Run {
             settings,
             prep,
             steps: 0,
+            sub_steps: 0,
             // No Landlock on this kernel: the run's tools are unconfined, and the run says so.
             deviations: crate::sandbox::unconfined_deviation().into_iter().collect(),
             unrouted: Vec::new(),
@@ -289,6 +296,11 @@ impl Run {
         }
     }
 
+    /// The step budget spent so far: this run's steps and the steps run under them.
+    pub(crate) fn budget_spent(&self) -> u64 {
+        self.steps.saturating_add(self.sub_steps)
+    }
+
     /// Records a deviation once (a LOOP's cap may be reached on many visits).
     pub(crate) fn deviate(&mut self, subject: &str, intended: String, substituted: String) {
         let d = Deviation {
@@ -334,12 +346,19 @@ impl Run {
                 cursor = start;
                 continue;
             }
-            if self.steps >= self.max_steps {
+            if self.budget_spent() >= self.max_steps {
                 let limit = self.max_steps;
+                let under = match self.sub_steps {
+                    0 => String::new(),
+                    n => format!(
+                        " ({} steps and {n} SPAWN siblings or CALLed steps under them)",
+                        self.steps
+                    ),
+                };
                 return self.fault(
                     FaultKind::BudgetExhausted,
                     Some(cursor),
-                    format!("step budget exhausted: {limit} steps ran before a TERMINAL executed; raise it with `--max-steps`, or make the loop through here converge"),
+                    format!("step budget exhausted: {limit} steps ran{under} before a TERMINAL executed; raise it with `--max-steps`, or make the loop through here converge"),
                 );
             }
             self.steps += 1;

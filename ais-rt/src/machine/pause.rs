@@ -47,6 +47,9 @@ struct Handle {
     supplied: Vec<String>,
     written: Vec<(String, u64)>,
     steps: u64,
+    /// SPAWN siblings and CALLed steps counted against the budget so far.
+    #[serde(default)]
+    sub_steps: u64,
     deviations: Vec<(String, String, String)>,
     unrouted: Vec<Unrouted>,
     usage: (u64, u64, u64, u64),
@@ -105,6 +108,7 @@ impl Run {
                 .map(|(w, n)| (n.clone(), *w))
                 .collect(),
             steps: self.steps,
+            sub_steps: self.sub_steps,
             deviations: self
                 .deviations
                 .iter()
@@ -381,6 +385,7 @@ fn restore(
     }
     run.written = written;
     run.steps = h.steps;
+    run.sub_steps = h.sub_steps;
     run.deviations = h
         .deviations
         .into_iter()

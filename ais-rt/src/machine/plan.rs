@@ -52,6 +52,9 @@ pub(crate) struct ToolStep {
     /// What the journal must know of it: declared idempotent, a read, bound to an MCP server
     /// ([`tool_class`]).
     pub class: ToolClass,
+    /// For a tool only Rust runs (`lang: rust`, [`ais_core::Tool::is_native`]) and nothing here
+    /// implements: the Rust call that runs the program with it ([`ais_core::native_entry`]).
+    pub native_entry: Option<String>,
 }
 
 /// What a step runs.
@@ -678,6 +681,9 @@ pub(crate) fn tool_step(
         .collect();
     let imp = registry.lookup(&call.tool, declared);
     let ask_user = call.tool == lower::builtins::ASK_USER && imp.is_none();
+    let native_entry = declared
+        .filter(|t| imp.is_none() && t.is_native())
+        .map(|_| ais_core::native_entry(program));
     ToolStep {
         name: call.tool.clone(),
         args,
@@ -685,6 +691,7 @@ pub(crate) fn tool_step(
         ret: call.signature.ret.resolved(program),
         ask_user,
         class: tool_class(&call.tool, declared, registry),
+        native_entry,
     }
 }
 

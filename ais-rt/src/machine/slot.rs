@@ -21,6 +21,7 @@ use ais_core::bind::SlotOperand;
 use ais_core::sig::Return;
 use ais_core::{Opcode, Type, TypeKind, Value};
 use indexmap::IndexMap;
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 /// The operands of a slot: each read carry (its type, its doc, its value), the folded
@@ -38,7 +39,7 @@ pub(crate) fn operands<C: Lookup + ?Sized>(
                     name: name.clone(),
                     ty: c
                         .and_then(|c| prep.names.types.get(c).cloned().flatten())
-                        .map_or_else(|| "any".to_owned(), |t| t.to_string()),
+                        .map_or_else(|| "any".to_owned(), |t| type_label(prep, &t)),
                     doc: prep.program.carry(name).and_then(|(_, k)| k.doc.clone()),
                     value: c.map_or(serde_json::Value::Null, |c| carries.value(c).to_json()),
                 }
@@ -66,6 +67,30 @@ pub(crate) fn operands<C: Lookup + ?Sized>(
             }
         })
         .collect()
+}
+
+/// A type as a slot's prompt labels an operand of it: as AG-IR spells it (`str`,
+/// `list[str]`, `Sentiment`), and for each declared enum it names, the members —
+/// `list[Sentiment]; Sentiment is one of: positive, negative, neutral` — so the model reads
+/// what the value may be, not only a name.
+pub(crate) fn type_label(prep: &Prepared, ty: &Type) -> String {
+    fn enums<'t>(ty: &'t Type, out: &mut Vec<&'t str>) {
+        match ty {
+            Type::Named(n) if !out.contains(&n.as_str()) => out.push(n),
+            Type::List(Some(t)) | Type::Dict(Some(t)) => enums(t, out),
+            _ => {}
+        }
+    }
+    let mut named = Vec::new();
+    enums(ty, &mut named);
+    let mut label = ty.to_string();
+    for n in named {
+        if let Some(TypeKind::Enum(members)) = prep.program.type_decl(n).map(|(_, d)| &d.kind) {
+            let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+            let _ = write!(label, "; {n} is one of: {}", names.join(", "));
+        }
+    }
+    label
 }
 
 /// The slot request of a step answering a `ty`, with that type's schema (compiled once per

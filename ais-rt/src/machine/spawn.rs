@@ -190,6 +190,7 @@ impl Run {
                 list: ctl.list,
                 answer,
                 effects: self.effects.below(&format!("s{i}"), self.steps),
+                step: self.steps,
             };
             let semaphore = semaphore.clone();
             set.spawn(async move {
@@ -252,11 +253,11 @@ impl Run {
     }
 
     /// Counts the `running` siblings that run now (all of them, or the one a resume answers)
-    /// toward the step budget, each a step (the SPAWN itself is one already), so a fan-out
-    /// cannot do unbounded work in one step. A journaled run commits the count with the
-    /// SPAWN's step, so a rebuilt or resumed run goes on from it.
+    /// toward the step budget, each one step of the budget (the SPAWN itself is one already),
+    /// so a fan-out cannot do unbounded work in one step. They are sub-steps `N.1`, `N.2`, …
+    /// of the SPAWN's step `N`, not numbered among the run's steps.
     fn count_siblings(&mut self, step: &Step, running: usize) -> Result<(), Stop> {
-        let after = self.steps.saturating_add(running as u64);
+        let after = self.budget_spent().saturating_add(running as u64);
         if after > self.max_steps {
             let limit = self.max_steps;
             return Err(Stop::Fault(
@@ -264,11 +265,11 @@ impl Run {
                 format!(
                     "step budget exhausted: SPAWN `{}` forks {running} siblings, each a step, and only {} of the {limit} steps are left; raise it with `--max-steps`",
                     step.id,
-                    limit.saturating_sub(self.steps)
+                    limit.saturating_sub(self.budget_spent())
                 ),
             ));
         }
-        self.steps = after;
+        self.sub_steps += running as u64;
         Ok(())
     }
 
@@ -540,6 +541,8 @@ pub(super) struct Sibling {
     pub answer: Option<Answer>,
     /// Where its effects go through.
     pub effects: Arc<super::effects::Effects>,
+    /// The SPAWN's step number: this sibling is its sub-step `step.(index + 1)`.
+    pub step: u64,
 }
 
 impl Sibling {
@@ -606,15 +609,9 @@ impl Sibling {
                 };
                 let (mut req, schema) = request(&self.prep, step, ops, &view, &element);
                 req.sibling = Some(self.index);
-                req.operands.insert(
-                    0,
-                    Operand {
-                        name: "subtask".into(),
-                        ty: "str".into(),
-                        doc: Some("this sibling's own sub-task".into()),
-                        value: self.subtask.to_json(),
-                    },
-                );
+                req.operands
+                    .retain(|o| o.name != self.prep.names.list[view.at]);
+                req.operands.insert(0, self.subtask_operand());
                 let reach = super::slot::SlotReach::new(
                     &self.settings,
                     &self.prep,
@@ -651,12 +648,50 @@ impl Sibling {
         Ok(result)
     }
 
+    /// The sibling's own sub-task as its slot's first operand, labelled with its own type: an
+    /// item of the list carry it replaces in the sibling's view (that carry's operand, which
+    /// would hold the same item under the list's type, is left out), else a literal sub-task
+    /// or the task, as text.
+    fn subtask_operand(&self) -> Operand {
+        let (ty, doc) = match self.list {
+            Some(c) => {
+                let name = &self.prep.names.list[c];
+                let item = match self.prep.names.types.get(c).cloned().flatten() {
+                    Some(Type::List(Some(t))) => super::slot::type_label(&self.prep, &t),
+                    _ => "any".to_owned(),
+                };
+                let carry_doc = self
+                    .prep
+                    .program
+                    .carry(name)
+                    .and_then(|(_, k)| k.doc.as_deref())
+                    .map(|d| format!(" ({})", d.trim()))
+                    .unwrap_or_default();
+                (
+                    item,
+                    format!("this sibling's own sub-task: one item of `{name}`{carry_doc}"),
+                )
+            }
+            None => ("str".to_owned(), "this sibling's own sub-task".to_owned()),
+        };
+        Operand {
+            name: "subtask".into(),
+            ty,
+            doc: Some(doc),
+            value: self.subtask.to_json(),
+        }
+    }
+
     fn trace(&self, step: &Step, started: std::time::Instant, out: &slot::SlotOutcome) {
         let Some(sink) = &self.settings.trace else {
             return;
         };
+        let started_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64)
+            .saturating_sub(started.elapsed().as_millis() as u64);
         sink.event(&crate::trace::StepEvent {
-            step: 0,
+            step: self.step,
             instruction: step.id.clone(),
             opcode: step.mnemonic().to_owned(),
             unit: "model",
@@ -666,7 +701,7 @@ impl Sibling {
             tool: None,
             slot: Some(crate::trace::SlotTrace::of(out)),
             error: out.value.as_ref().err().map(|e| e.message.clone()),
-            started_ms: 0,
+            started_ms,
             elapsed_us: started.elapsed().as_micros() as u64,
         });
     }

@@ -473,9 +473,39 @@ fn paused_message(p: &crate::Pause) -> String {
 }
 
 /// Sends a `notifications/progress` per step, in order, to the caller that asked for them.
+///
+/// The progress value of step `N` is `N`, the step number the trace, the report and `ais runs
+/// show` give it; the events between two steps — SPAWN siblings (`N.1`, `N.2`, … in the
+/// message, finished in any order), a CALLed program's steps — take values strictly between
+/// the last step's and the next, so the sequence strictly increases, as MCP requires.
 struct ProgressSink {
     tx: tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>,
     token: ProgressToken,
+    at: std::sync::Mutex<Progress>,
+}
+
+/// Where a run's progress notifications stand.
+#[derive(Debug, Default, PartialEq)]
+struct Progress {
+    /// The last step sent (its value).
+    step: u64,
+    /// Events sent since it.
+    between: u32,
+}
+
+impl Progress {
+    /// The value of the next event: `step` for a step past the last one, else one strictly
+    /// between the last step and the next (`last + k/(k+1)` for the k-th such event).
+    fn next(&mut self, step: u64, sibling: Option<usize>) -> f64 {
+        if sibling.is_none() && step > self.step {
+            self.step = step;
+            self.between = 0;
+            return step as f64;
+        }
+        self.between = self.between.saturating_add(1);
+        let k = f64::from(self.between);
+        self.step as f64 + k / (k + 1.0)
+    }
 }
 
 impl ProgressSink {
@@ -488,15 +518,64 @@ impl ProgressSink {
                 }
             }
         });
-        ProgressSink { tx, token }
+        ProgressSink {
+            tx,
+            token,
+            at: std::sync::Mutex::new(Progress::default()),
+        }
     }
 }
 
 impl TraceSink for ProgressSink {
     fn event(&self, e: &StepEvent) {
+        // Siblings finish on several tasks: the value is taken and sent under one lock, so the
+        // channel sees the values in increasing order.
+        let mut at = self
+            .at
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let value = at.next(e.step, e.sibling);
+        let what = match e.sibling {
+            Some(_) => format!("{} sibling", e.opcode),
+            None => e.opcode.clone(),
+        };
         let _ = self.tx.send(
-            ProgressNotificationParam::new(self.token.clone(), e.step as f64)
-                .with_message(format!("step {}: {} ({})", e.step, e.instruction, e.opcode)),
+            ProgressNotificationParam::new(self.token.clone(), value).with_message(format!(
+                "step {}: {} ({what})",
+                e.label(),
+                e.instruction
+            )),
+        );
+    }
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::Progress;
+
+    #[test]
+    fn siblings_and_called_steps_fall_between_steps_and_the_values_strictly_increase() {
+        let mut p = Progress::default();
+        // Step 1, three siblings of the SPAWN at step 2 (finishing out of order), the SPAWN,
+        // then a CALL at step 3 whose program numbers its own steps from 1.
+        let seq = [
+            (1, None),
+            (2, Some(2)),
+            (2, Some(0)),
+            (2, Some(1)),
+            (2, None),
+            (1, None),
+            (2, None),
+            (3, None),
+            (4, None),
+        ];
+        let values: Vec<f64> = seq.iter().map(|&(s, i)| p.next(s, i)).collect();
+        assert_eq!(values[0], 1.0);
+        assert_eq!(values[4], 2.0, "the SPAWN's own event is its step number");
+        assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+        assert!(
+            values[1..4].iter().all(|v| (1.0..2.0).contains(v)),
+            "{values:?}"
         );
     }
 }

@@ -199,10 +199,7 @@ fn steps(h: &mut String, r: &RunRecord) {
     );
     for (k, e) in r.events.iter().enumerate() {
         let (i, o) = tokens(e);
-        let step = match e.sibling {
-            Some(s) => format!("{} · sibling {s}", e.step),
-            None => e.step.to_string(),
-        };
+        let step = ais_rt::trace::step_label(e.step, e.sibling);
         let _ = writeln!(
             h,
             "<tr id=\"event-{k}\" class=\"{}{}\"><td class=\"n\">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td>\
@@ -237,11 +234,13 @@ fn slots(h: &mut String, r: &RunRecord) {
         let _ = writeln!(
             h,
             "<details class=\"slot\" id=\"slot-{k}\"><summary>step {} <code>{}</code>{} — {} · {} exchange(s), {} repair(s), {} tool round(s)</summary>",
-            e.step,
+            ais_rt::trace::step_label(e.step, e.sibling),
             esc(&e.instruction),
-            e.sibling
-                .map(|s| format!(" sibling {s}"))
-                .unwrap_or_default(),
+            if e.sibling.is_some() {
+                " (SPAWN sibling)"
+            } else {
+                ""
+            },
             esc(&answered(s)),
             s.exchanges.len().max(s.recorded),
             s.repairs,
@@ -305,7 +304,7 @@ fn tools(h: &mut String, r: &RunRecord) {
         let _ = write!(
             h,
             "<details class=\"tool\"><summary>step {} <code>{}</code>: <code>{}</code></summary><p>Arguments</p><pre>",
-            e.step,
+            ais_rt::trace::step_label(e.step, e.sibling),
             esc(&e.instruction),
             esc(e.tool.as_deref().unwrap_or_default())
         );

@@ -49,7 +49,7 @@ fn instructions(source: &str) -> Vec<(String, String, &'static str)> {
 }
 
 /// The sibling a key's path names (`s3`, `c7/s2`: its last segment).
-fn sibling(path: &str) -> Option<usize> {
+pub(crate) fn sibling(path: &str) -> Option<usize> {
     path.rsplit('/').next()?.strip_prefix('s')?.parse().ok()
 }
 

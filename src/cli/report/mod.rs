@@ -8,7 +8,7 @@
 //! program, so the graph needs no `--program`).
 
 mod html;
-mod journal;
+pub(crate) mod journal;
 
 use super::files::read_input;
 use super::graph::write_new;

@@ -284,7 +284,6 @@ impl TraceSink for Progress {
         if self.bar.is_hidden() {
             return;
         }
-        let sibling = e.sibling.map(|i| format!("[{i}]")).unwrap_or_default();
         let scripted = if e.slot.as_ref().is_some_and(|s| s.scripted) {
             " (scripted)"
         } else {
@@ -293,15 +292,18 @@ impl TraceSink for Progress {
         let failed = if e.error.is_some() { "  failed" } else { "" };
         let line = format!(
             "{:>5}  {:<28} {:<9} {:<5} {:>9}{scripted}{failed}",
-            e.step,
-            format!("{}{sibling}", e.instruction),
+            e.label(),
+            e.instruction,
             e.opcode,
             e.unit,
             human_time(e.elapsed_us),
         );
         self.bar.println(line);
         let mut shown = self.shown();
-        *shown = (format!("step {} {}", e.step, e.instruction), String::new());
+        *shown = (
+            format!("step {} {}", e.label(), e.instruction),
+            String::new(),
+        );
         self.redraw(&shown);
     }
 }
@@ -316,7 +318,7 @@ impl ais_rt::model::live::Live for Progress {
         }
         let mut shown = self.shown();
         let who = match sibling {
-            Some(i) => format!("{instruction}[{i}]"),
+            Some(i) => format!("{instruction} (sibling {})", i + 1),
             None => instruction.to_owned(),
         };
         let head = format!("{who}: ");
