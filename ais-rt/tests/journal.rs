@@ -106,7 +106,7 @@ fn a_journaled_run_commits_each_step_and_reports_as_an_unjournaled_one() {
         f.polish.calls.load(Ordering::SeqCst) + f.judge.calls.load(Ordering::SeqCst)
     );
     assert!(effects.iter().all(|(_, r)| r.is_some()));
-    assert_eq!(journal.ended().unwrap().status, "ok");
+    assert_eq!(journal.ended().unwrap().status, ais_rt::Status::Ok);
 }
 
 #[test]
@@ -305,7 +305,10 @@ fn the_sqlite_journal_lists_runs_steps_and_effects_and_resumes_in_flight_by_choi
     };
     let stopped = resume(InFlight::Stop);
     assert_eq!(stopped.status, Status::Interrupted, "{stopped:?}");
-    assert_eq!(db.run("a1").unwrap().unwrap().status, "interrupted");
+    assert_eq!(
+        db.run("a1").unwrap().unwrap().status.as_str(),
+        "interrupted"
+    );
     assert_eq!(g.polish.calls.load(Ordering::SeqCst), 0);
     let retried = resume(InFlight::Retry);
     assert_eq!(retried.status, Status::Ok, "{retried:?}");

@@ -41,7 +41,8 @@
 //! Leases assume one host (a pid means nothing on another machine).
 
 use super::{
-    Effect, EffectKey, EffectKind, Idempotency, InFlight, JournalError, Json, RunStart, StepCommit,
+    Effect, EffectKey, EffectKind, Idempotency, InFlight, JournalError, Json, RunStart, RunState,
+    StepCommit,
 };
 use crate::sandbox::process_alive as alive;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -127,9 +128,8 @@ pub struct RunRecord {
     pub program: String,
     /// The program's digest.
     pub digest: String,
-    /// Its status: `running` (or crashed), `ok`, `error`, `fault`, `input_required`,
-    /// `interrupted`.
-    pub status: String,
+    /// Where it stands: running (or crashed), or how it ended.
+    pub status: RunState,
     /// Steps completed.
     pub steps: u64,
     /// Started, seconds since the epoch.
@@ -812,21 +812,13 @@ fn read_run(
     };
     let keys = StepKeys::of(&id, num)?;
     let row = || "runs row".to_owned();
-    let known = [
-        "running",
-        "ok",
-        "error",
-        "fault",
-        "input_required",
-        "interrupted",
-    ];
-    if !known.contains(&status.as_str()) {
+    let Some(status) = RunState::parse(&status) else {
         return Err(corrupt(
             &id,
             row(),
             format!("its status `{status}` is none this build knows"),
         ));
-    }
+    };
     let meta = serde_json::from_str(&meta)
         .map_err(|e| corrupt(&id, row(), format!("its meta is not JSON ({e})")))?;
     // A commit updates the run's row about once a second: its last steps row is what it did.
