@@ -59,18 +59,22 @@ macro_rules! spelled {
             }
         }
 
-        /// Written as its spelling.
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
+        $crate::spelled!(@serialize $name);
 
         /// Read from its spelling (any other text kept in the catch-all variant, as `parse`).
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
                 Ok($name::parse(&text))
+            }
+        }
+    };
+    // Written by serde as its `as_str` (also for a type with a hand-written `as_str`).
+    (@serialize $name:ident) => {
+        /// Written as its spelling.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
             }
         }
     };
@@ -128,12 +132,7 @@ macro_rules! spelled {
             pub const SPELLINGS: &'static [&'static str] = &[$($text),*];
         }
 
-        /// Written as its spelling.
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
+        $crate::spelled!(@serialize $name);
 
         /// Read from its spelling; any other text is an error naming the spellings.
         impl<'de> serde::Deserialize<'de> for $name {

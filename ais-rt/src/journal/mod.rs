@@ -313,12 +313,7 @@ impl fmt::Display for RunState {
     }
 }
 
-/// Written as its spelling.
-impl Serialize for RunState {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
+ais_core::spelled!(@serialize RunState);
 
 /// Read from its spelling.
 impl<'de> Deserialize<'de> for RunState {
