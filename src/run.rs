@@ -15,7 +15,7 @@ pub enum RunError {
     Fault(Fault),
     /// A tool, script or slot failed and no route tested it (spec §10.2): the run stopped at
     /// that step when nothing in the program tests the failure (fail closed), or finished with
-    /// it untested; the whole outcome is kept, its deviations naming the step and the failure.
+    /// it untested; the whole outcome is kept, its `failures` naming each step and its error.
     Failed(Box<RunOutcome>),
     /// The run needs a human answer it was not given; resume it with the handle.
     Paused(Pause),
@@ -38,13 +38,10 @@ impl fmt::Display for RunError {
                     "the run ended after {} steps: a step failed and no route tested it",
                     outcome.steps
                 )?;
-                let failure = outcome.deviations.iter().find_map(|d| {
-                    d.substituted
-                        .strip_prefix("unrouted failure: ")
-                        .map(|m| (&d.subject, m))
-                });
-                match failure {
-                    Some((at, message)) => write!(f, " (`{at}`: {message})"),
+                match outcome.failures.first() {
+                    Some(failure) => {
+                        write!(f, " (`{}`: {})", failure.instruction, failure.message)
+                    }
                     None => Ok(()),
                 }
             }

@@ -177,7 +177,7 @@ fn journal(out: &Path) -> Journal {
     // The run's steps as the store counts them (its row, or its last step row when that
     // counts more), and its effects, wherever their results live.
     j.steps = run.steps as i64;
-    j.run = Some((run.id.clone(), run.status));
+    j.run = Some((run.id.clone(), run.status.to_string()));
     let id = run.id;
     let effects = store.effects(&id).unwrap();
     j.appends = effects

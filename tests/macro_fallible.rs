@@ -111,10 +111,18 @@ async fn an_unrouted_failure_ends_the_run_as_an_error() {
     let err = StrictSaver::run(StrictSaverInput { task: "".into() }, &rt)
         .await
         .expect_err("an unrouted failure is no success");
+    // The error names the failing step and its error, from the outcome's typed failures.
+    let said = err.to_string();
+    assert!(
+        said.contains("(`save`: ") && said.contains("there is nothing to save"),
+        "{said}"
+    );
     let RunError::Failed(outcome) = err else {
         panic!("expected RunError::Failed, got {err}");
     };
     assert_eq!(outcome.status, ais::rt::Status::Error);
+    assert_eq!(outcome.failures.len(), 1, "{:?}", outcome.failures);
+    assert_eq!(outcome.failures[0].instruction, "save");
     let ok = StrictSaver::run(StrictSaverInput { task: "x".into() }, &rt)
         .await
         .expect("a success runs to the end");

@@ -169,6 +169,41 @@ async fn every_cli_example_gives_the_same_report_and_exit_on_restate_as_embedded
     }
 }
 
+/// A run that ends `error` (a failure no ROUTE tests) exits 1 on both engines, with the same
+/// report: the Restate CLI reads the report's status as the runtime's `Status` and maps it to
+/// an exit code through the same function as the embedded engine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_ending_unrouted_exits_as_on_the_embedded_engine() {
+    let Some(bin) = server_for_tests("restate_engine::unrouted") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    let program = "tests/fixtures/restate/unrouted.agir";
+    let model = "scripted:tests/fixtures/restate/unrouted.responses.json";
+    let (remote_out, local_out) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let _served = serve(&server, remote_out.path(), &["--model", model, program]).await;
+    for format in ["json", "human"] {
+        let local_dir = local_out.path().join(format);
+        let local_dir = local_dir.to_str().unwrap();
+        let args = ["run", program, "--task", "x", "--format", format];
+        let local = ais(&[&args[..], &["--model", model, "--out", local_dir]].concat());
+        let engine = engine(&server);
+        let engine: Vec<&str> = engine.iter().map(String::as_str).collect();
+        let remote = ais(&[&args[..], &engine].concat());
+        assert_eq!(local.status.code(), Some(1), "{}", text(&local));
+        assert_eq!(remote.status.code(), Some(1), "{}", text(&remote));
+        if format == "json" {
+            let (r, l) = (json(&remote), json(&local));
+            assert_eq!(r["status"], "error", "{r}");
+            assert_eq!(comparable(r), comparable(l));
+        } else {
+            let (r, l) = (text(&remote), text(&local));
+            let words = "error (a step failed and no ROUTE tested it) after 1 step";
+            assert!(r.contains(words) && l.contains(words), "{r}\n{l}");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_paused_on_restate_is_listed_answered_and_followed_from_the_cli() {
     let Some(bin) = server_for_tests("restate_engine::pause") else {

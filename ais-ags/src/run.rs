@@ -283,10 +283,21 @@ pub fn rfc3339(t: SystemTime) -> String {
     )
 }
 
+/// How the runtime's run ended, as far as a run record tells endings apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The run reached its TERMINAL with no unrouted failure (the runtime's `ok`).
+    Ok,
+    /// The run waits for a human answer (`input_required`).
+    AwaitingHuman,
+    /// The run failed, faulted or was interrupted.
+    Failed,
+}
+
 /// What the runtime reported of one run.
 pub struct Ran<'a> {
-    /// The runtime's status: `ok`, `error`, `fault` or `input_required`.
-    pub status: &'a str,
+    /// How it ended.
+    pub status: Ended,
     /// The produced carries (for a run stopped at a pause or a fault: those written by then).
     pub report: &'a Map<String, Json>,
     /// The instruction a fault or a pause stopped at.

@@ -10,9 +10,32 @@
 //!   `as_str(&self) -> &str` and `parse(&str) -> E`. Written `else lenient { … }`, no `parse`
 //!   is generated: the enum reads more spellings than it writes and says how itself.
 //!
-//! Both get `ALL`, the spelled variants in declaration order.
+//! - **Closed, with serde** (`enum E { A => "a", … } serde`): the closed shape, written and
+//!   read by serde as its spelling (another text is an `unknown variant` error listing the
+//!   spellings), and displayed as it. Other crates of the workspace declare their enums
+//!   spelled as text with it (`ais_core::spelled!`): the runtime's run status, fault kinds,
+//!   effect kinds.
+//!
+//! All get `ALL`, the spelled variants in declaration order.
 
-/// Declares a spelled enum; see the [module documentation](self).
+/// Declares an enum spelled as text: its variants, `ALL`, `as_str` and `parse` from one
+/// table, so they cannot disagree. Closed (`enum E { A => "a", … }`), closed and spelled by
+/// serde too (`… serde`, which needs `serde` among the caller's dependencies), or open with a
+/// catch-all variant (`… else { Unknown(String) }`).
+///
+/// ```
+/// ais_core::spelled! {
+///     /// A light.
+///     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///     pub enum Light { Red => "red", Green => "green", }
+///     serde
+/// }
+/// assert_eq!(Light::Red.as_str(), "red");
+/// assert_eq!(Light::parse("green"), Some(Light::Green));
+/// assert_eq!(serde_json::to_string(&Light::Green).unwrap(), "\"green\"");
+/// assert!(serde_json::from_str::<Light>("\"blue\"").is_err());
+/// ```
+#[macro_export]
 macro_rules! spelled {
     // Open, with `parse` generated.
     (
@@ -23,7 +46,7 @@ macro_rules! spelled {
             $(#[$um:meta])* $unknown:ident(String) $(,)?
         }
     ) => {
-        spelled!(@open $(#[$m])* $vis enum $name { $( $(#[$vm])* $v => $text, )* }
+        $crate::spelled!(@open $(#[$m])* $vis enum $name { $( $(#[$vm])* $v => $text, )* }
             $(#[$um])* $unknown);
 
         impl $name {
@@ -36,18 +59,22 @@ macro_rules! spelled {
             }
         }
 
-        /// Written as its spelling.
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
+        $crate::spelled!(@serialize $name);
 
         /// Read from its spelling (any other text kept in the catch-all variant, as `parse`).
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
                 Ok($name::parse(&text))
+            }
+        }
+    };
+    // Written by serde as its `as_str` (also for a type with a hand-written `as_str`).
+    (@serialize $name:ident) => {
+        /// Written as its spelling.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
             }
         }
     };
@@ -60,7 +87,7 @@ macro_rules! spelled {
             $(#[$um:meta])* $unknown:ident(String) $(,)?
         }
     ) => {
-        spelled!(@open $(#[$m])* $vis enum $name { $( $(#[$vm])* $v => $text, )* }
+        $crate::spelled!(@open $(#[$m])* $vis enum $name { $( $(#[$vm])* $v => $text, )* }
             $(#[$um])* $unknown);
     };
     (@open
@@ -87,6 +114,40 @@ macro_rules! spelled {
                     $( $name::$v => $text, )*
                     $name::$unknown(s) => s,
                 }
+            }
+        }
+    };
+    // Closed, written and read by serde as its spelling.
+    (
+        $(#[$m:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vm:meta])* $v:ident => $text:literal, )*
+        }
+        serde
+    ) => {
+        $crate::spelled!($(#[$m])* $vis enum $name { $( $(#[$vm])* $v => $text, )* });
+
+        impl $name {
+            /// Every spelling, in declaration order.
+            pub const SPELLINGS: &'static [&'static str] = &[$($text),*];
+        }
+
+        $crate::spelled!(@serialize $name);
+
+        /// Read from its spelling; any other text is an error naming the spellings.
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                $name::parse(&text).ok_or_else(|| {
+                    <D::Error as serde::de::Error>::unknown_variant(&text, $name::SPELLINGS)
+                })
+            }
+        }
+
+        /// Displayed as its spelling.
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
             }
         }
     };

@@ -144,26 +144,22 @@ fn absent(name: &str, outcome: &RunOutcome) -> String {
 }
 
 fn status_seen(outcome: &RunOutcome) -> String {
-    let mut s = format!("status {}", RunStatus::of(outcome.status).as_str());
+    let mut s = format!("status {}", outcome.status);
     if let Some(f) = &outcome.fault {
-        let kind = serde_json::to_value(f.kind).unwrap_or_default();
         s.push_str(&format!(
             " ({} at `{}`: {})",
-            kind.as_str().unwrap_or("fault"),
-            f.instruction,
-            f.message
+            f.kind, f.instruction, f.message
         ));
     } else if let Some(p) = &outcome.pause {
         s.push_str(&format!(
             " (waits for `{}` at `{}`)",
             p.carry, p.instruction
         ));
-    } else if let Some(d) = outcome
-        .deviations
-        .iter()
-        .find(|d| d.substituted.starts_with("unrouted failure: "))
-    {
-        s.push_str(&format!(" (`{}`: {})", d.subject, d.substituted));
+    } else if let Some(f) = outcome.failures.first() {
+        s.push_str(&format!(
+            " (`{}`: unrouted failure: {})",
+            f.instruction, f.message
+        ));
     }
     s
 }

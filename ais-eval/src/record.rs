@@ -23,7 +23,7 @@ pub struct Recording {
     /// What the run started with (program, digest, task, inputs).
     pub start: RunStart,
     /// How it ended (`ok`, `error`, `fault`).
-    pub status: String,
+    pub status: ais_rt::journal::RunState,
     /// Every effect with its result, in key order.
     pub effects: Vec<(Effect, Option<Json>)>,
     /// Its step commits, in order.
@@ -90,7 +90,7 @@ impl Recording {
         }
         ais_rt::journal::replay::Recording {
             start,
-            status: self.status.clone(),
+            status: self.status,
             effects: self.effects.clone(),
             commits: self.commits.clone(),
             outcome: self.outcome.clone(),

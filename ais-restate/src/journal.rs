@@ -31,8 +31,9 @@
 //! Restate retries a `ctx.run` that was in flight at a crash (at least once). An effect the
 //! runtime marks [`Idempotency::Once`] (an ACT, a `command` tool, an append) is preceded by an
 //! *intent* entry: if a later attempt finds the intent recorded and not the result, the effect
-//! may have happened once, and the journal records that as the effect's (terminal) outcome and
-//! stops the run `interrupted` — never a silent second e-mail.
+//! may have happened once, and the journal records that as the effect's entry (a typed value,
+//! `in_flight`, not an error message to recognise) and stops the run `interrupted` — never a
+//! silent second e-mail.
 
 use ais_rt::journal::{
     BoxFuture, Effect, History, Idempotency, Journal, JournalError, Json, RunEnd, StepCommit,
@@ -46,8 +47,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
 
-/// The message of the terminal outcome recorded for an effect found in flight.
-const IN_FLIGHT: &str = "ais: in flight at a crash, may have run once";
+/// What an effect's entry in Restate's journal records: the effect's result, or that an
+/// attempt found it in flight at a crash (its intent recorded, its result not) — recorded as a
+/// value, so every later attempt reads the same answer and stops the run `interrupted`.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Entry {
+    /// The effect's result (for a staged sibling, `{"value", "staged"}`).
+    Done(Json),
+    /// Found in flight at a crash: it may have run once.
+    InFlight,
+}
 
 /// One run's journal: the invocation's Restate context.
 pub struct RestateJournal {
@@ -205,7 +215,7 @@ impl Journal for RestateJournal {
                 .ctx
                 .run(move || async move {
                     if once && !fresh.load(Ordering::SeqCst) {
-                        return Err(HandlerError::from(TerminalError::new(IN_FLIGHT)));
+                        return Ok(restate_sdk::serde::Json(Entry::InFlight));
                     }
                     ran.store(true, Ordering::SeqCst);
                     let value = {
@@ -218,29 +228,32 @@ impl Journal for RestateJournal {
                         work.await
                     };
                     let Some(dir) = stage else {
-                        return Ok(restate_sdk::serde::Json(value));
+                        return Ok(restate_sdk::serde::Json(Entry::Done(value)));
                     };
                     let staged = crate::stage::snapshot(dir)
                         .map_err(|e| HandlerError::from(TerminalError::new(e)))?;
                     let entry = crate::stage::Staged { value, staged };
                     serde_json::to_value(entry)
-                        .map(restate_sdk::serde::Json)
+                        .map(|v| restate_sdk::serde::Json(Entry::Done(v)))
                         .map_err(|e| HandlerError::from(TerminalError::new(e.to_string())))
                 })
                 .name(name)
                 .await;
             let result = match (result, stage) {
-                (Ok(restate_sdk::serde::Json(v)), Some(dir)) => {
+                (Ok(restate_sdk::serde::Json(Entry::InFlight)), _) => {
+                    return Err(JournalError::InFlight {
+                        run: self.id.clone(),
+                        effect: Box::new(effect),
+                    });
+                }
+                (Ok(restate_sdk::serde::Json(Entry::Done(v))), Some(dir)) => {
                     self.unstage(dir, v, !ran.load(Ordering::SeqCst), &effect)
                 }
-                (other, _) => other.map(|restate_sdk::serde::Json(v)| v),
+                (Ok(restate_sdk::serde::Json(Entry::Done(v))), None) => Ok(v),
+                (Err(e), _) => Err(e),
             };
             match result {
                 Ok(v) => Ok(v),
-                Err(e) if e.message() == IN_FLIGHT => Err(JournalError::InFlight {
-                    run: self.id.clone(),
-                    effect: Box::new(effect),
-                }),
                 Err(e) => Err(JournalError::Store(format!(
                     "Restate recorded a failure for {}: {}",
                     effect.key,

@@ -77,7 +77,7 @@ pub mod trace;
 
 pub use machine::carries::InputError;
 pub use machine::plan::Prepared;
-pub use report::{Fault, FaultKind, Pause, RunOutcome, RunUsage, Status};
+pub use report::{Failure, Fault, FaultKind, Pause, RunOutcome, RunUsage, Status};
 
 use ais_core::{Program, SourceMap, Value};
 use machine::Settings;

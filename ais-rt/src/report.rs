@@ -3,53 +3,70 @@
 use ais_core::{Deviation, Finding};
 use serde::Serialize;
 
-/// How a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// The TERMINAL ran and no unrouted failure happened.
-    Ok,
-    /// A tool, script or slot failed and no ROUTE tested it (§10.2): either the run stopped
-    /// at the failing step, because nothing in the program tests where its error value landed
-    /// (fail closed), or it reached its end with the failure still untested.
-    Error,
-    /// A fault of §10.1 (or an unsupported construct) aborted the run.
-    Fault,
-    /// The run needs a human answer it was not given; it can be resumed.
-    InputRequired,
-    /// The run stopped at an effect that was in flight when an earlier attempt of it was
-    /// killed and that may not run twice; the fault (kind `effect_in_flight`) names the step
-    /// and the two ways to continue (`ais resume RUN --retry` or `--mark-done`).
-    Interrupted,
+ais_core::spelled! {
+    /// How a run ended. Spelled (journal, JSON report, MCP, Restate, OTLP) as `ok`, `error`,
+    /// `fault`, `input_required`, `interrupted`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Status {
+        /// The TERMINAL ran and no unrouted failure happened.
+        Ok => "ok",
+        /// A tool, script or slot failed and no ROUTE tested it (§10.2): either the run stopped
+        /// at the failing step, because nothing in the program tests where its error value
+        /// landed (fail closed), or it reached its end with the failure still untested; the
+        /// outcome's `failures` name each.
+        Error => "error",
+        /// A fault of §10.1 (or an unsupported construct) aborted the run.
+        Fault => "fault",
+        /// The run needs a human answer it was not given; it can be resumed.
+        InputRequired => "input_required",
+        /// The run stopped at an effect that was in flight when an earlier attempt of it was
+        /// killed and that may not run twice; the fault (kind `effect_in_flight`) names the
+        /// step and the two ways to continue (`ais resume RUN --retry` or `--mark-done`).
+        Interrupted => "interrupted",
+    }
+    serde
 }
 
-/// The faults of spec §10.1, and an unsupported construct.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    /// A ROUTE with several guarded edges, no default, and no guard holding.
-    RouteDeadEnd,
-    /// An operand that does not resolve to a value.
-    UnresolvableOperand,
-    /// A budget ran out: the step budget (`--max-steps`), the sibling cap of a SPAWN
-    /// (`--max-siblings`), or the cost budget (`--max-cost`).
-    BudgetExhausted,
-    /// A construct this runtime cannot execute (an unknown opcode, a hollow instruction, a
-    /// tool with no implementation).
-    Unsupported,
-    /// The program cannot start: its check outcome is `failed`, or it has slots and the runtime
-    /// has no model.
-    NotRunnable,
-    /// A resume handle that is malformed, or that belongs to another program or run.
-    InvalidHandle,
-    /// An effect that may not be repeated was in flight when the run was last stopped.
-    EffectInFlight,
-    /// The run's journal failed, or holds a row that is malformed or contradicts the rest.
-    Journal,
-    /// The run came back to an instruction with every carry unchanged through pure steps
-    /// only (CODE, a code-decided ROUTE, failed slots), so it could never progress: an
-    /// extension of §10.4, raised at once instead of at the end of the step budget.
-    Stalled,
+ais_core::spelled! {
+    /// The faults of spec §10.1, and an unsupported construct.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum FaultKind {
+        /// A ROUTE with several guarded edges, no default, and no guard holding.
+        RouteDeadEnd => "route_dead_end",
+        /// An operand that does not resolve to a value.
+        UnresolvableOperand => "unresolvable_operand",
+        /// A budget ran out: the step budget (`--max-steps`), the sibling cap of a SPAWN
+        /// (`--max-siblings`), or the cost budget (`--max-cost`).
+        BudgetExhausted => "budget_exhausted",
+        /// A construct this runtime cannot execute (an unknown opcode, a hollow instruction, a
+        /// tool with no implementation).
+        Unsupported => "unsupported",
+        /// The program cannot start: its check outcome is `failed`, or it has slots and the
+        /// runtime has no model.
+        NotRunnable => "not_runnable",
+        /// A resume handle that is malformed, or that belongs to another program or run.
+        InvalidHandle => "invalid_handle",
+        /// An effect that may not be repeated was in flight when the run was last stopped.
+        EffectInFlight => "effect_in_flight",
+        /// The run's journal failed, or holds a row that is malformed or contradicts the rest.
+        Journal => "journal",
+        /// The run came back to an instruction with every carry unchanged through pure steps
+        /// only (CODE, a code-decided ROUTE, failed slots), so it could never progress: an
+        /// extension of §10.4, raised at once instead of at the end of the step budget.
+        Stalled => "stalled",
+    }
+    serde
+}
+
+/// A failure no ROUTE tested (§10.2): the step whose tool, script or slot failed, and its
+/// error — what makes a run's status `error`, as a value (its deviation says the same for a
+/// reader).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Failure {
+    /// The instruction that failed.
+    pub instruction: String,
+    /// Its error.
+    pub message: String,
 }
 
 /// A fault: what, at which instruction, where in the source.
@@ -174,6 +191,11 @@ pub struct RunOutcome {
     /// The findings of the program's check (a `degraded` program runs with them; a `failed`
     /// one does not run).
     pub findings: Vec<Finding>,
+    /// The failures no ROUTE tested, when the status is `error` (a callee's run elsewhere
+    /// reports its own through its deviations). Not part of [`RunOutcome::to_json`], whose
+    /// deviations name them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<Failure>,
     /// The fault, when the status is `fault`.
     pub fault: Option<Fault>,
     /// The pause, when the status is `input_required`.

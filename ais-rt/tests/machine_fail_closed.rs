@@ -114,6 +114,14 @@ fn a_slot_that_never_validates_stops_the_run_before_the_act_appends_an_empty_row
         "{}",
         failure.substituted
     );
+    // The failure is a value too: the step and its error, no message to parse.
+    assert_eq!(out.failures.len(), 1, "{:?}", out.failures);
+    assert_eq!(out.failures[0].instruction, "extract");
+    assert!(
+        failure.substituted.ends_with(&out.failures[0].message),
+        "{:?}",
+        out.failures
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! written under the output root and, with `--run-record PATH`, the AGS run record is written.
 
 use super::{CliError, Failure, Output, shown};
+use ais_ags::run::Ended;
 use ais_core::agir;
 use ais_core::render::{self, SourceLines};
 use ais_rt::{RunOutcome, Status};
@@ -109,11 +110,9 @@ pub fn finish(
         return Ok(None);
     };
     let status = match outcome.status {
-        Status::Ok => "ok",
-        Status::Error => "error",
-        Status::Fault => "fault",
-        Status::InputRequired => "input_required",
-        Status::Interrupted => "interrupted",
+        Status::Ok => Ended::Ok,
+        Status::InputRequired => Ended::AwaitingHuman,
+        Status::Error | Status::Fault | Status::Interrupted => Ended::Failed,
     };
     let (stopped_at, message) = match (&outcome.fault, &outcome.pause) {
         (Some(f), _) => (Some(f.instruction.as_str()), Some(f.message.clone())),

@@ -214,7 +214,7 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
                     "{:<18} {:<16} {:<15} {:>6} {:>9}  {:<29}  {}",
                     e_(&r.id),
                     e_(&r.program),
-                    e_(&r.status),
+                    e_(r.status.as_str()),
                     r.steps,
                     cost_cell(cost),
                     when(r.started),
@@ -240,7 +240,7 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
                 "run {} of `{}`: {} after {} steps, started {}{}",
                 e_(&record.id),
                 e_(&record.program),
-                e_(&record.status),
+                e_(record.status.as_str()),
                 record.steps,
                 when(record.started),
                 super::run::show::spent(&usage)

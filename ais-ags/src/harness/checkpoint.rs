@@ -88,7 +88,7 @@ pub fn clock(id: &str) -> (Instruction, Vec<Carry>, Tool) {
         .collect();
     let tool = Tool {
         name: name.clone(),
-        sig: Some(format!("() -> ({})", writes.join(", "))),
+        sig: Some(super::native_sig(&[], &writes)),
         surface: Some(ToolSurface::Sense),
         doc: Some("The time now (native, registered by `ais run`).".into()),
         ..Tool::default()
@@ -410,7 +410,7 @@ fn frames(doc: &Json) -> Vec<(String, String, &Json)> {
 fn native_tool(name: &str, reads: &[String], writes: &[String], doc: &str) -> Tool {
     Tool {
         name: name.to_owned(),
-        sig: Some(format!("({}) -> ({})", reads.join(", "), writes.join(", "))),
+        sig: Some(super::native_sig(reads, writes)),
         surface: Some(ToolSurface::Sense),
         doc: Some(format!("{doc} (native, registered by `ais run`).")),
         ..Tool::default()

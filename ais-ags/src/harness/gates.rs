@@ -59,7 +59,10 @@ pub fn lower_notify(doc: &Json, instructions: &mut Vec<Instruction>, tools: &mut
         instructions.retain(|i| i.id != format!("{nid}{CARRY_SEP}verdict"));
         tools.push(Tool {
             name: name.clone(),
-            sig: Some(format!("({prompt}) -> ({answer}, {approved})")),
+            sig: Some(super::native_sig(
+                std::slice::from_ref(&prompt),
+                &[answer.clone(), approved.clone()],
+            )),
             surface: Some(ToolSurface::Sense),
             doc: Some(format!(
                 "Send gate `{nid}`'s notification (native, registered by `ais run`)."
@@ -194,7 +197,7 @@ pub fn lower_answers(
         }
         tools.push(Tool {
             name,
-            sig: Some(format!("({}) -> ({})", reads.join(", "), writes.join(", "))),
+            sig: Some(super::native_sig(&reads, &writes)),
             surface: Some(ToolSurface::Sense),
             doc: Some(format!(
                 "Read gate `{nid}`'s answer (native, registered by `ais run`)."

@@ -54,6 +54,18 @@ pub fn judged_node(tool: &str) -> Option<String> {
     owner_of(tool, "judge")
 }
 
+/// The signature of a native step's tool, `(reads) -> (writes)`, built as a value and
+/// written by the one signature writer ([`ais_core::sig::Signature`]'s canonical form), so it
+/// reads back to the same parameters and results.
+pub(crate) fn native_sig(reads: &[String], writes: &[String]) -> String {
+    use ais_core::sig::{Param, Return, Signature};
+    Signature {
+        params: reads.iter().map(|r| Param::new(r.clone(), None)).collect(),
+        ret: Return::Tuple(writes.to_vec()),
+    }
+    .to_string()
+}
+
 /// The node whose harness step `own(node, step)` is named `name`.
 pub(crate) fn owner_of(name: &str, step: &str) -> Option<String> {
     name.strip_suffix(&format!("{CARRY_SEP}{OWN}{step}"))
@@ -171,7 +183,7 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         let acts = allow_commands && !commands(doc, &name).is_empty();
         tools.push(Tool {
             name: name.clone(),
-            sig: Some(format!("({}) -> ({})", reads.join(", "), writes.join(", "))),
+            sig: Some(native_sig(&reads, &writes)),
             surface: Some(if acts {
                 ToolSurface::Act
             } else {
@@ -355,7 +367,7 @@ fn step(
 ) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     let tool = Tool {
         name: id.to_owned(),
-        sig: Some(format!("({}) -> ({})", reads.join(", "), writes.join(", "))),
+        sig: Some(native_sig(&reads, writes)),
         surface: Some(ToolSurface::Sense),
         doc: Some(format!("{doc} (native, registered by `ais run`).")),
         ..Tool::default()

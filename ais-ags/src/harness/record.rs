@@ -4,7 +4,7 @@
 //! stopped at.
 
 use super::{human, inputs, judge_writes};
-use crate::run::{CLAIMED_LEVEL, Ran, SUPPORTED_FEATURES, rfc3339};
+use crate::run::{CLAIMED_LEVEL, Ended, Ran, SUPPORTED_FEATURES, rfc3339};
 use crate::translate::carry_name;
 use serde_json::{Map, Value as Json, json};
 
@@ -43,9 +43,9 @@ impl Walk<'_> {
     fn unfinished(&mut self, id: &str, nr: &mut Json) {
         let here = self.stopped_here(id);
         let stopped = self.ran.stopped_at.is_some();
-        nr["status"] = json!(if here && self.ran.status == "input_required" {
+        nr["status"] = json!(if here && self.ran.status == Ended::AwaitingHuman {
             "awaiting_human"
-        } else if here || (self.ran.status != "ok" && !stopped && !self.past_stop) {
+        } else if here || (self.ran.status != Ended::Ok && !stopped && !self.past_stop) {
             "failed"
         } else {
             "pending"
@@ -174,7 +174,7 @@ impl Walk<'_> {
             "succeeded" => "succeeded",
             "skipped" => "skipped",
             // Judged and sent back, then the run stopped: the next attempt never finished.
-            "retrying" if self.stopped_here(id) && self.ran.status == "input_required" => {
+            "retrying" if self.stopped_here(id) && self.ran.status == Ended::AwaitingHuman => {
                 "awaiting_human"
             }
             _ => "failed",
@@ -368,7 +368,7 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
     let mut diagnostics = std::mem::take(&mut walk.diagnostics);
     if let Some(m) = &ran.message {
         // The runtime's own words, under a harness code: AGS has none for a fault or a pause.
-        let (code, severity) = if ran.status == "input_required" {
+        let (code, severity) = if ran.status == Ended::AwaitingHuman {
             ("ais:awaiting_human", "info")
         } else {
             ("ais:fault", "error")
@@ -390,7 +390,7 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
             }
             None if o.get("required").and_then(Json::as_bool) != Some(false) => {
                 unbound = true;
-                if ran.status == "ok" {
+                if ran.status == Ended::Ok {
                     diagnostics.push(json!({"code": "RT041", "severity": "error", "message": format!("graph output `{name}` could not be bound (`{from}`)")}));
                 }
             }
@@ -398,11 +398,11 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
         }
     }
     let status = match ran.status {
-        "input_required" => "awaiting_human",
-        "ok" if walk.any_failed => "failed",
-        "ok" if unbound || walk.degraded => "partial",
-        "ok" => "succeeded",
-        _ => "failed",
+        Ended::AwaitingHuman => "awaiting_human",
+        Ended::Ok if walk.any_failed => "failed",
+        Ended::Ok if unbound || walk.degraded => "partial",
+        Ended::Ok => "succeeded",
+        Ended::Failed => "failed",
     };
     let mut record = json!({
         "ags_version": crate::AGS_VERSION,

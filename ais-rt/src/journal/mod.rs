@@ -113,76 +113,38 @@ impl fmt::Display for EffectKey {
     }
 }
 
-/// What kind of effect it is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EffectKind {
-    /// One exchange of a slot with its model (a slot's tool calls are effects of their own).
-    Slot,
-    /// One exchange of a model-owned ROUTE's choice.
-    Choice,
-    /// A tool call (a `command`, a Python body, a native or built-in tool).
-    Tool,
-    /// An artifact written under the output root.
-    Artifact,
-    /// A call to an MCP server's tool.
-    Mcp,
+ais_core::spelled! {
+    /// What kind of effect it is, stored as its spelling (`slot`, `tool`, …).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum EffectKind {
+        /// One exchange of a slot with its model (a slot's tool calls are effects of their
+        /// own).
+        Slot => "slot",
+        /// One exchange of a model-owned ROUTE's choice.
+        Choice => "choice",
+        /// A tool call (a `command`, a Python body, a native or built-in tool).
+        Tool => "tool",
+        /// An artifact written under the output root.
+        Artifact => "artifact",
+        /// A call to an MCP server's tool.
+        Mcp => "mcp",
+    }
+    serde
 }
 
-impl EffectKind {
-    /// The kind as stored (`slot`, `tool`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EffectKind::Slot => "slot",
-            EffectKind::Choice => "choice",
-            EffectKind::Tool => "tool",
-            EffectKind::Artifact => "artifact",
-            EffectKind::Mcp => "mcp",
-        }
+ais_core::spelled! {
+    /// Whether an effect in flight at a crash may simply run again, stored as its spelling
+    /// (`retry`, `once`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Idempotency {
+        /// Running it twice has the effect of running it once (an atomic artifact write of the
+        /// same content, a read, a tool declared `idempotent`, a model exchange).
+        Retry => "retry",
+        /// It may have happened once already (an e-mail sent, a row appended): rerun it only
+        /// when the user says so.
+        Once => "once",
     }
-
-    /// The kind a stored string names.
-    pub fn parse(s: &str) -> Option<EffectKind> {
-        Some(match s {
-            "slot" => EffectKind::Slot,
-            "choice" => EffectKind::Choice,
-            "tool" => EffectKind::Tool,
-            "artifact" => EffectKind::Artifact,
-            "mcp" => EffectKind::Mcp,
-            _ => return None,
-        })
-    }
-}
-
-/// Whether an effect in flight at a crash may simply run again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Idempotency {
-    /// Running it twice has the effect of running it once (an atomic artifact write of the same
-    /// content, a read, a tool declared `idempotent`, a model exchange).
-    Retry,
-    /// It may have happened once already (an e-mail sent, a row appended): rerun it only when
-    /// the user says so.
-    Once,
-}
-
-impl Idempotency {
-    /// The idempotency as stored (`retry`, `once`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Idempotency::Retry => "retry",
-            Idempotency::Once => "once",
-        }
-    }
-
-    /// The idempotency a stored string names.
-    pub fn parse(s: &str) -> Option<Idempotency> {
-        Some(match s {
-            "retry" => Idempotency::Retry,
-            "once" => Idempotency::Once,
-            _ => return None,
-        })
-    }
+    serde
 }
 
 /// One effect as the machine hands it to [`Journal::effect`].
@@ -307,14 +269,63 @@ pub fn usage_of((p, c, k, s): (u64, u64, u64, u64), spend: Spend) -> crate::RunU
 /// How a run ended, as [`Journal::end`] records it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunEnd {
-    /// `ok`, `error`, `fault`, `input_required` or `interrupted`.
-    pub status: String,
+    /// How it ended.
+    pub status: crate::Status,
     /// The step count.
     pub steps: u64,
     /// The outcome as the run returned it (its JSON form).
     pub outcome: Json,
     /// For a pause: the whole state the resume needs (the machine's pause record).
     pub pause: Option<Json>,
+}
+
+/// Where a run stands, as a journal lists it: still running (or killed while it ran), or
+/// ended (or paused) with a [`Status`](crate::Status). Spelled `running` or as the status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RunState {
+    /// Running, or killed while it ran: `ais resume` continues it.
+    Running,
+    /// Ended, or paused for a human, with this status.
+    Ended(crate::Status),
+}
+
+impl RunState {
+    /// The spelling: `running`, or the status's.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Ended(s) => s.as_str(),
+        }
+    }
+
+    /// The state a spelling names; `None` for any other text.
+    pub fn parse(text: &str) -> Option<RunState> {
+        match text {
+            "running" => Some(RunState::Running),
+            other => crate::Status::parse(other).map(RunState::Ended),
+        }
+    }
+}
+
+impl fmt::Display for RunState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+ais_core::spelled!(@serialize RunState);
+
+/// Read from its spelling.
+impl<'de> Deserialize<'de> for RunState {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        RunState::parse(&text).ok_or_else(|| {
+            <D::Error as serde::de::Error>::invalid_value(
+                serde::de::Unexpected::Str(&text),
+                &"`running` or a run status",
+            )
+        })
+    }
 }
 
 /// What a run was started with, as a backend records it at the start.

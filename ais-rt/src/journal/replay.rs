@@ -25,8 +25,9 @@ use super::request::differences;
 use super::sqlite::{SqliteStore, recorded_outcome};
 use super::{
     BoxFuture, Effect, EffectKey, EffectKind, History, Journal, JournalError, Json, RunEnd,
-    RunStart, StepCommit,
+    RunStart, RunState, StepCommit,
 };
+use crate::Status;
 use std::fmt;
 use std::sync::Mutex;
 
@@ -46,9 +47,9 @@ pub enum ToolReplay {
 pub struct Recording {
     /// What the run started with (program, digest, task, inputs).
     pub start: RunStart,
-    /// Its status as recorded (`ok`, `error`, `fault`; `running`, `input_required` and
-    /// `interrupted` did not finish).
-    pub status: String,
+    /// Where it stands as recorded (ended `ok`, `error` or `fault`; running, paused for a
+    /// human or interrupted did not finish).
+    pub status: RunState,
     /// Its effects in key order, each with its result (`None`: only the intent).
     pub effects: Vec<(Effect, Option<Json>)>,
     /// Its step commits, in order.
@@ -94,7 +95,7 @@ impl Recording {
             start,
             status: end
                 .as_ref()
-                .map_or_else(|| "running".to_owned(), |e| e.status.clone()),
+                .map_or(RunState::Running, |e| RunState::Ended(e.status)),
             effects,
             commits: journal.history().await?.commits,
             outcome: end.map(|e| e.outcome),
@@ -107,8 +108,8 @@ impl Recording {
     /// to finish it.
     pub fn finished(&self) -> Result<&Json, ReplayError> {
         let id = &self.start.id;
-        let why = match self.status.as_str() {
-            "ok" | "error" | "fault" => {
+        let why = match self.status {
+            RunState::Ended(Status::Ok | Status::Error | Status::Fault) => {
                 return self.outcome.as_ref().ok_or_else(|| {
                     ReplayError::Journal(corrupt(
                         id,
@@ -117,13 +118,15 @@ impl Recording {
                     ))
                 });
             }
-            "input_required" => "it is paused for a human answer",
-            "interrupted" => "it stopped at an effect that was in flight when it was killed",
-            _ => "it is still running, or it crashed",
+            RunState::Ended(Status::InputRequired) => "it is paused for a human answer",
+            RunState::Ended(Status::Interrupted) => {
+                "it stopped at an effect that was in flight when it was killed"
+            }
+            RunState::Running => "it is still running, or it crashed",
         };
         Err(ReplayError::Unfinished {
             run: id.clone(),
-            status: self.status.clone(),
+            status: self.status,
             why: why.to_owned(),
         })
     }
@@ -183,8 +186,8 @@ pub enum ReplayError {
     Unfinished {
         /// The run.
         run: String,
-        /// Its status.
-        status: String,
+        /// Where it stands.
+        status: RunState,
         /// What that status means.
         why: String,
     },

@@ -29,19 +29,17 @@
 //! Its `run` and `seq` columns say the same again, and a row whose key disagrees with them is
 //! refused.
 //!
-//! The schema is versioned (`meta.schema`): a database of an unknown version, or one that is
-//! not an ais journal, is refused, never overwritten. A journal of a previous version is
-//! upgraded in place, in one transaction: `ais-journal/1` (whose results were all `effects`
-//! rows) gains the `effects` column, and `ais-journal/2` (whose `steps` was a `WITHOUT ROWID`
-//! table keyed by run and sequence) numbers its runs and moves its steps to the keyed table;
-//! their rows mean what they meant. `ais-journal/3` has this version's tables: only the text
-//! of its steps rows is longer (the `rows` module reads both). Each run row carries a lease
-//! (the pid holding it): a second process opening a run held by a live process is refused
-//! ([`JournalError::Held`]); a lease held by a process that no longer exists is taken over.
+//! The schema is versioned (`meta.schema`, [`SCHEMA`]): a database of another version (0.1.0
+//! is unreleased, so no earlier version is upgraded), or one that is not an ais journal, is
+//! refused with the command that starts afresh, never read or overwritten. Each run row
+//! carries a lease (the pid holding it): a second process opening a run held by a live process
+//! is refused ([`JournalError::Held`]); a lease held by a process that no longer exists is
+//! taken over.
 //! Leases assume one host (a pid means nothing on another machine).
 
 use super::{
-    Effect, EffectKey, EffectKind, Idempotency, InFlight, JournalError, Json, RunStart, StepCommit,
+    Effect, EffectKey, EffectKind, Idempotency, InFlight, JournalError, Json, RunStart, RunState,
+    StepCommit,
 };
 use crate::sandbox::process_alive as alive;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -56,16 +54,6 @@ pub use writer::SqliteJournal;
 /// The schema version this build reads and writes.
 pub const SCHEMA: &str = "ais-journal/4";
 
-/// The first schema version, which [`SqliteStore::open`] upgrades to [`SCHEMA`].
-const SCHEMA_1: &str = "ais-journal/1";
-
-/// The second schema version, which [`SqliteStore::open`] upgrades to [`SCHEMA`].
-const SCHEMA_2: &str = "ais-journal/2";
-
-/// The previous schema version, whose tables are this one's (its rows' text is longer, and
-/// read as it is: the `rows` module), upgraded by naming the version.
-const SCHEMA_3: &str = "ais-journal/3";
-
 const SCHEMA_SQL: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -77,11 +65,6 @@ CREATE TABLE IF NOT EXISTS effects (
   run TEXT NOT NULL, step INTEGER NOT NULL, path TEXT NOT NULL, idx INTEGER NOT NULL,
   kind TEXT NOT NULL, instruction TEXT NOT NULL, name TEXT NOT NULL, idempotency TEXT NOT NULL,
   request TEXT, result TEXT, PRIMARY KEY (run, step, path, idx)) WITHOUT ROWID;
-";
-
-/// The keyed steps (see the module docs), created with [`SCHEMA_SQL`] in a new journal and
-/// by the upgrade from [`SCHEMA_2`]: the runs' numbers, unique, and the `steps` table.
-const KEYED_STEPS_SQL: &str = "
 CREATE UNIQUE INDEX IF NOT EXISTS runs_num ON runs (num);
 CREATE TABLE IF NOT EXISTS steps (
   key INTEGER PRIMARY KEY, run TEXT NOT NULL,
@@ -127,9 +110,8 @@ pub struct RunRecord {
     pub program: String,
     /// The program's digest.
     pub digest: String,
-    /// Its status: `running` (or crashed), `ok`, `error`, `fault`, `input_required`,
-    /// `interrupted`.
-    pub status: String,
+    /// Where it stands: running (or crashed), or how it ended.
+    pub status: RunState,
     /// Steps completed.
     pub steps: u64,
     /// Started, seconds since the epoch.
@@ -490,9 +472,8 @@ impl SqliteStore {
     }
 }
 
-/// Checks that the database `tx` opened is a journal of this build's schema and sets it up:
-/// creates a new one, upgrades one of [`SCHEMA_1`], [`SCHEMA_2`] or [`SCHEMA_3`], refuses
-/// anything else.
+/// Checks that the database `tx` opened is a journal of this build's schema, creating one in
+/// an empty database; anything else is refused with the command that starts afresh.
 fn setup(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalError> {
     let err = store_err(path);
     let tables: Vec<String> = tx
@@ -501,7 +482,6 @@ fn setup(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalError
         .map_err(&err)?;
     if tables.is_empty() {
         tx.execute_batch(SCHEMA_SQL).map_err(&err)?;
-        tx.execute_batch(KEYED_STEPS_SQL).map_err(&err)?;
         tx.execute("INSERT INTO meta VALUES ('schema', ?1)", [SCHEMA])
             .map_err(&err)?;
         return Ok(());
@@ -519,66 +499,15 @@ fn setup(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalError
         })
         .optional()
         .map_err(&err)?;
-    let refuse = |what: String| {
-        JournalError::Store(format!(
-            "{} {what}, and this build reads `{SCHEMA}`; use the ais that wrote it, or another `--journal PATH`",
-            path.display()
-        ))
-    };
-    match version.as_deref() {
+    let what = match version.as_deref() {
         Some(SCHEMA) => return Ok(()),
-        // The first version: a result gains a place in its step's row.
-        Some(SCHEMA_1) => tx
-            .execute_batch("ALTER TABLE steps ADD COLUMN effects TEXT")
-            .map_err(&err)?,
-        Some(SCHEMA_2) => {}
-        Some(SCHEMA_3) => {}
-        Some(v) => return Err(refuse(format!("has journal schema `{v}`"))),
-        None => return Err(refuse("has a `meta` table but no schema version".into())),
-    }
-    if version.as_deref() != Some(SCHEMA_3) {
-        upgrade_2(tx, path)?;
-    }
-    tx.execute("UPDATE meta SET value=?1 WHERE key='schema'", [SCHEMA])
-        .map_err(&err)?;
-    Ok(())
-}
-
-/// Upgrades a journal of [`SCHEMA_2`]'s tables: each run gets a number (in the order of its
-/// row), and its steps move to the keyed table, key `(num << 32) | seq`. A steps row of a run
-/// the journal does not have, or with a sequence number no key can hold, is refused.
-fn upgrade_2(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<(), JournalError> {
-    let err = store_err(path);
-    let orphan: Option<(String, i64)> = tx
-        .query_row(
-            "SELECT s.run, s.seq FROM steps s LEFT JOIN runs r ON r.id = s.run
-             WHERE r.id IS NULL OR s.seq NOT BETWEEN 1 AND 4294967295 LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()
-        .map_err(&err)?;
-    if let Some((run, seq)) = orphan {
-        return Err(corrupt(
-            &run,
-            format!("steps row {seq}"),
-            "the run has no row in `runs`, or the sequence number is out of range; the journal was not upgraded".into(),
-        ));
-    }
-    tx.execute_batch(
-        "ALTER TABLE runs ADD COLUMN num INTEGER;
-         UPDATE runs SET num = rowid;
-         ALTER TABLE steps RENAME TO steps_2;",
-    )
-    .map_err(&err)?;
-    tx.execute_batch(KEYED_STEPS_SQL).map_err(&err)?;
-    tx.execute_batch(
-        "INSERT INTO steps (key, run, seq, step, instruction, delta, effects)
-           SELECT (r.num << 32) | s.seq, s.run, s.seq, s.step, s.instruction, s.delta, s.effects
-           FROM steps_2 s JOIN runs r ON r.id = s.run ORDER BY r.num, s.seq;
-         DROP TABLE steps_2;",
-    )
-    .map_err(&err)
+        Some(v) => format!("has journal schema `{v}`"),
+        None => "has a `meta` table but no schema version".to_owned(),
+    };
+    Err(JournalError::Store(format!(
+        "the journal {shown} {what}, and this build reads `{SCHEMA}` only; start afresh with `rm {shown}` (its runs are lost; use the ais that wrote it to finish them first), or keep it and name another journal with `--journal PATH`",
+        shown = path.display()
+    )))
 }
 
 /// Where one run's rows lie in `steps`: keys `(num << 32) | seq`, `seq` from 1.
@@ -812,21 +741,13 @@ fn read_run(
     };
     let keys = StepKeys::of(&id, num)?;
     let row = || "runs row".to_owned();
-    let known = [
-        "running",
-        "ok",
-        "error",
-        "fault",
-        "input_required",
-        "interrupted",
-    ];
-    if !known.contains(&status.as_str()) {
+    let Some(status) = RunState::parse(&status) else {
         return Err(corrupt(
             &id,
             row(),
             format!("its status `{status}` is none this build knows"),
         ));
-    }
+    };
     let meta = serde_json::from_str(&meta)
         .map_err(|e| corrupt(&id, row(), format!("its meta is not JSON ({e})")))?;
     // A commit updates the run's row about once a second: its last steps row is what it did.

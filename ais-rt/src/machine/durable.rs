@@ -148,7 +148,7 @@ impl Run {
             return;
         }
         let end = RunEnd {
-            status: status_name(out.status).to_owned(),
+            status: out.status,
             steps: out.steps,
             outcome: serde_json::to_value(out).unwrap_or(Json::Null),
             pause: None,
@@ -172,17 +172,6 @@ fn is_pure(step: &Step) -> bool {
         && matches!(step.work, Work::Inline(_) | Work::None)
 }
 
-/// A status as the journal stores it.
-pub(crate) fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Ok => "ok",
-        Status::Error => "error",
-        Status::Fault => "fault",
-        Status::InputRequired => "input_required",
-        Status::Interrupted => "interrupted",
-    }
-}
-
 /// A fault outcome before any step ran (the journal could not be read, the resume handle or
 /// the answer did not fit).
 pub(super) fn refused(
@@ -198,6 +187,7 @@ pub(super) fn refused(
         unproduced: Vec::new(),
         deviations: prep.deviations.clone(),
         findings: prep.findings.clone(),
+        failures: Vec::new(),
         fault: Some(Fault {
             kind,
             instruction: String::new(),

@@ -252,6 +252,7 @@ fn outcome_of_call(o: CallOutcome) -> RunOutcome {
             })
             .collect(),
         findings: Vec::new(),
+        failures: Vec::new(),
         fault: o.fault.map(|f| Fault {
             kind: f.kind,
             instruction: f.instruction,

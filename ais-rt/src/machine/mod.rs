@@ -27,7 +27,7 @@ pub(crate) mod spawn;
 mod stall;
 
 use crate::model::Models;
-use crate::report::{Fault, FaultKind, RunOutcome, RunUsage, Status};
+use crate::report::{Failure, Fault, FaultKind, RunOutcome, RunUsage, Status};
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
 use crate::trace::{SlotTrace, StepEvent, TraceSink};
 use ais_core::plan::Next;
@@ -288,6 +288,7 @@ impl Run {
             unproduced: Vec::new(),
             deviations,
             findings: self.prep.findings.clone(),
+            failures: Vec::new(),
             fault: None,
             pause: None,
             steps: self.steps,
@@ -635,6 +636,14 @@ impl Run {
         };
         let mut out = self.outcome(status);
         (out.report, out.unproduced) = self.report(terminal);
+        out.failures = self
+            .unrouted
+            .iter()
+            .map(|u| Failure {
+                instruction: u.instruction.clone(),
+                message: u.message.clone(),
+            })
+            .collect();
         if !self.unrouted.is_empty() {
             out.deviations
                 .extend(self.unrouted.iter().map(|u| Deviation {

@@ -158,7 +158,7 @@ impl Run {
         });
         if let Some(journal) = journal {
             let end = crate::journal::RunEnd {
-                status: "input_required".into(),
+                status: Status::InputRequired,
                 steps: self.steps,
                 outcome: serde_json::to_value(&out).unwrap_or_default(),
                 pause: serde_json::to_value(&handle).ok(),

@@ -179,5 +179,8 @@ pub(super) fn response(
 /// The tool error a paused call answers when the client gives no answer: `message` (the
 /// question and how to resume) and why.
 pub(super) fn unanswered(message: &str, why: &str) -> CallToolResult {
-    super::serve::failure("input_required", &format!("{message} ({why})"))
+    super::serve::failure(
+        crate::Status::InputRequired.as_str(),
+        &format!("{message} ({why})"),
+    )
 }

@@ -414,7 +414,8 @@ fn tool_of(program: &Program) -> Tool {
     .with_annotations(ToolAnnotations::new().read_only(read_only))
 }
 
-/// A tool error with structured content `{status, error}`.
+/// A tool error with structured content `{status, error}`: the run's [`Status`] as spelled, or
+/// why it did not start (`bad_input`, `mcp`).
 pub(super) fn failure(status: &str, error: &str) -> CallToolResult {
     let mut r = CallToolResult::structured_error(serde_json::json!({
         "status": status,
@@ -429,29 +430,25 @@ fn result_of(o: &RunOutcome) -> CallToolResult {
     match o.status {
         Status::Ok => CallToolResult::structured(serde_json::Value::Object(o.report.clone())),
         Status::Error => failure(
-            "error",
+            o.status.as_str(),
             &format!(
                 "the run ended with an unrouted failure: {}",
-                o.deviations
-                    .last()
-                    .map(|d| format!("{}: {}", d.subject, d.substituted))
+                o.failures
+                    .first()
+                    .map(|f| format!("{}: {}", f.instruction, f.message))
                     .unwrap_or_else(|| "a step failed".to_owned())
             ),
         ),
         Status::Fault | Status::Interrupted => failure(
-            if o.status == Status::Fault {
-                "fault"
-            } else {
-                "interrupted"
-            },
+            o.status.as_str(),
             &o.fault
                 .as_ref()
                 .map(|f| format!("at `{}`: {}", f.instruction, f.message))
                 .unwrap_or_else(|| "the run faulted".to_owned()),
         ),
         Status::InputRequired => match &o.pause {
-            Some(p) => failure("input_required", &paused_message(p)),
-            None => failure("input_required", "the run paused for human input"),
+            Some(p) => failure(o.status.as_str(), &paused_message(p)),
+            None => failure(o.status.as_str(), "the run paused for human input"),
         },
     }
 }

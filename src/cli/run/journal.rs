@@ -176,14 +176,17 @@ pub(super) fn take(
         .run(id)
         .map_err(cli_error)?
         .ok_or_else(|| cli_error(JournalError::NoRun(id.to_owned())))?;
-    match (record.status.as_str(), answer) {
-        ("input_required", false) => {
+    use ais_rt::{Status, journal::RunState};
+    let waits = RunState::Ended(Status::InputRequired);
+    let stopped = |s| matches!(s, RunState::Running | RunState::Ended(Status::Interrupted));
+    match (record.status, answer) {
+        (s, false) if s == waits => {
             return Err(CliError::new(
                 format!("run {id} is paused for a human answer"),
                 format!("give it: `ais resume {id} --answer TEXT`"),
             ));
         }
-        ("running" | "interrupted", true) => {
+        (s, true) if stopped(s) => {
             return Err(CliError::new(
                 format!(
                     "run {id} is not waiting for an answer (it is `{}`)",
@@ -192,7 +195,7 @@ pub(super) fn take(
                 format!("resume it without one: `ais resume {id}`"),
             ));
         }
-        ("running" | "interrupted" | "input_required", _) => {}
+        (s, _) if s == waits || stopped(s) => {}
         (status, _) => {
             return Err(CliError::new(
                 format!("run {id} finished with status `{status}`; nothing is left to resume"),

@@ -861,7 +861,6 @@ fn conclude(
         .fault
         .as_ref()
         .is_some_and(|f| f.kind == FaultKind::NotRunnable);
-    let cannot_start = not_runnable || invalid_handle(&outcome);
     if not_runnable && !outcome.findings.is_empty() {
         let text = render::render_findings(
             &outcome.findings,
@@ -902,12 +901,29 @@ fn conclude(
         {
             1
         }
+        status => exit_code(status, outcome.fault.as_ref().map(|f| f.kind)),
+    })
+}
+
+/// The exit status of a run from how it ended — the one map, for the embedded engine and for
+/// Restate's: 0 `ok`; 1 `error`, or a `fault` of a run that started; 2 a `fault` of a run
+/// that could not start (`not_runnable`, a resume's `invalid_handle`); 3 `input_required`;
+/// 4 `interrupted`.
+pub(super) fn exit_code(status: Status, fault: Option<FaultKind>) -> u8 {
+    match status {
         Status::Ok => 0,
-        Status::Fault if cannot_start => 2,
+        Status::Fault
+            if matches!(
+                fault,
+                Some(FaultKind::NotRunnable | FaultKind::InvalidHandle)
+            ) =>
+        {
+            2
+        }
         Status::Error | Status::Fault => 1,
         Status::InputRequired => 3,
         Status::Interrupted => 4,
-    })
+    }
 }
 
 /// Whether a resume was refused for its handle (then the handle is kept).

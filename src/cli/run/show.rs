@@ -83,6 +83,18 @@ pub(crate) fn spent(usage: &ais_rt::RunUsage) -> String {
     s
 }
 
+/// A run's status as its human report's first line words it (the embedded and the Restate
+/// engine alike).
+pub(super) fn status_words(status: Status) -> &'static str {
+    match status {
+        Status::Ok => "ok",
+        Status::Error => "error (a step failed and no ROUTE tested it)",
+        Status::Fault => "fault",
+        Status::InputRequired => "input required",
+        Status::Interrupted => "interrupted (an effect may have run once)",
+    }
+}
+
 pub(super) fn print_human(
     setup: &Setup,
     outcome: &RunOutcome,
@@ -101,13 +113,7 @@ pub(super) fn print_human(
         n => format!(", {n} slots filled"),
     };
     let tokens = spent(&outcome.usage);
-    let status = match outcome.status {
-        Status::Ok => "ok",
-        Status::Error => "error (a step failed and no ROUTE tested it)",
-        Status::Fault => "fault",
-        Status::InputRequired => "input required",
-        Status::Interrupted => "interrupted (an effect may have run once)",
-    };
+    let status = status_words(outcome.status);
     writeln!(
         out,
         "{}: {status} after {} step{}{slots}{tokens}",
@@ -121,11 +127,7 @@ pub(super) fn print_human(
             (id, Some(line)) => format!(" at `{id}` ({}:{line})", shown(&setup.file)),
             (id, None) => format!(" at `{id}`"),
         };
-        let kind = serde_json::to_value(fault.kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        writeln!(out, "fault[{kind}]{at}: {}", fault.message)?;
+        writeln!(out, "fault[{}]{at}: {}", fault.kind, fault.message)?;
     }
     if let Some(pause) = &outcome.pause {
         let line = pause

@@ -7,13 +7,12 @@
 //!
 //! - **The delta** (`delta`) is the [`StepCommit`] as JSON without what the row's columns say
 //!   already — the step count and the instruction — and without a usage of zero (a usage is
-//!   the run's total after the step: zero means none yet). A delta of `ais-journal/3` and
-//!   before holds both; they are read and checked against the columns.
+//!   the run's total after the step: zero means none yet). A delta that names its step or
+//!   instruction is refused.
 //! - **The results** (`effects`) are a JSON array of one array per effect, its `effects`
 //!   table row in column order: `[step, path, index, kind, instruction, name, idempotency,
 //!   request, result]`, the request digest (a JSON object's text) embedded as JSON rather than
-//!   as a string of it. `ais-journal/3` wrote `[effect, result]` pairs, the effect as an
-//!   object; those are read too.
+//!   as a string of it.
 
 use super::RawEffect;
 use crate::journal::{Effect, Json, Spend, StepCommit};
@@ -86,28 +85,20 @@ pub(super) fn delta(commit: &StepCommit) -> String {
 
 /// The commit a row's `delta` text records, the row saying it is step `step` of
 /// `instruction`: an error says what is wrong with it (not JSON, not a commit, or a delta
-/// naming another step or instruction than its row).
+/// naming a step or instruction, which only the row's columns hold).
 pub(super) fn read_delta(text: &str, step: u64, instruction: &str) -> Result<StepCommit, String> {
     let mut fields: serde_json::Map<String, Json> =
         serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let said = (
-        fields.get("step").map(Json::as_u64),
-        fields.get("instruction").map(Json::as_str),
-    );
-    match said {
-        (None, None) => {
-            fields.insert("step".into(), step.into());
-            fields.insert("instruction".into(), instruction.into());
-        }
-        (Some(Some(s)), Some(Some(i))) if s == step && i == instruction => {}
-        (s, i) => {
-            return Err(format!(
-                "its delta says step {} of `{}`",
-                s.flatten().map_or("?".into(), |s| s.to_string()),
-                i.flatten().unwrap_or("?")
-            ));
-        }
+    if let Some(k) = ["step", "instruction"]
+        .into_iter()
+        .find(|k| fields.contains_key(*k))
+    {
+        return Err(format!(
+            "its delta names its `{k}`, which only the row's columns hold"
+        ));
     }
+    fields.insert("step".into(), step.into());
+    fields.insert("instruction".into(), instruction.into());
     serde_json::from_value(Json::Object(fields)).map_err(|e| e.to_string())
 }
 
@@ -163,27 +154,6 @@ pub(super) fn read_embedded(text: &str) -> Result<Vec<RawEffect>, String> {
     items
         .into_iter()
         .map(|item| {
-            if item
-                .get()
-                .trim_start_matches('[')
-                .trim_start()
-                .starts_with('{')
-            {
-                // `ais-journal/3`: `[effect, result]`.
-                let (e, result): (Effect, Json) =
-                    serde_json::from_str(item.get()).map_err(|e| e.to_string())?;
-                return Ok((
-                    e.key.step,
-                    e.key.path,
-                    e.key.index,
-                    e.kind.as_str().to_owned(),
-                    e.instruction,
-                    e.name,
-                    e.idempotency.as_str().to_owned(),
-                    e.request,
-                    Some(result.to_string()),
-                ));
-            }
             type Item<'a> = (
                 u64,
                 String,
@@ -289,24 +259,10 @@ mod tests {
     }
 
     #[test]
-    fn a_delta_naming_another_step_or_instruction_than_its_row_is_refused() {
-        let old = r#"{"step":4,"instruction":"judge","cursor":1,"usage":[0,0,0,0]}"#;
-        assert_eq!(read_delta(old, 4, "judge").unwrap().cursor, 1);
+    fn a_delta_naming_its_step_or_instruction_is_refused() {
         for (text, says) in [
-            (
-                r#"{"step":5,"instruction":"judge","cursor":1}"#,
-                "step 5 of `judge`",
-            ),
-            (
-                r#"{"step":4,"instruction":"mail","cursor":1}"#,
-                "step 4 of `mail`",
-            ),
-            (r#"{"step":4,"cursor":1}"#, "step 4 of `?`"),
-            (r#"{"instruction":"judge","cursor":1}"#, "step ? of `judge`"),
-            (
-                r#"{"step":"4","instruction":"judge","cursor":1}"#,
-                "step ? of `judge`",
-            ),
+            (r#"{"step":4,"instruction":"judge","cursor":1}"#, "`step`"),
+            (r#"{"instruction":"judge","cursor":1}"#, "`instruction`"),
         ] {
             let e = read_delta(text, 4, "judge").unwrap_err();
             assert!(e.contains(says), "{text}: {e}");
@@ -345,11 +301,17 @@ mod tests {
     }
 
     #[test]
-    fn effects_as_the_previous_schema_wrote_them_read_as_they_were() {
+    fn effects_of_another_shape_are_refused() {
+        // `[effect, result]` pairs, the effect an object, as an unreleased schema wrote them.
         let e = effect("s1", "work", Some(r#"{"h":"ab"}"#));
-        let old = format!("[[{},{{\"ok\":1}}]]", serde_json::to_string(&e).unwrap());
-        assert_eq!(read_back(&old), vec![(e, serde_json::json!({"ok": 1}))]);
-        for bad in ["[[oops", "[[1,2]]", r#"[[{"key":1},null]]"#, "{}"] {
+        let pair = format!("[[{},{{\"ok\":1}}]]", serde_json::to_string(&e).unwrap());
+        for bad in [
+            &pair[..],
+            "[[oops",
+            "[[1,2]]",
+            r#"[[{"key":1},null]]"#,
+            "{}",
+        ] {
             assert!(read_embedded(bad).is_err(), "{bad}");
         }
     }

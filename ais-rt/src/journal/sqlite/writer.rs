@@ -429,7 +429,7 @@ impl Journal for SqliteJournal {
                     "UPDATE runs SET status=?2, steps=MAX(steps, ?3), outcome=?4, pause=?5, updated=?6, lease_pid=NULL, lease_since=NULL WHERE id=?1",
                     params![
                         self.id,
-                        end.status,
+                        end.status.as_str(),
                         end.steps,
                         end.outcome.to_string(),
                         end.pause.as_ref().map(Json::to_string),

@@ -3,13 +3,15 @@
 use super::super::super::files::read_source;
 use super::super::super::runs::RunsArgs;
 use super::super::super::{CliError, Failure, Output, shown};
-use super::super::show::shown_value;
-use super::super::{Format, ResumeArgs, RunArgs, tokio_runtime};
+use super::super::show::{shown_value, status_words};
+use super::super::{Format, ResumeArgs, RunArgs, exit_code, tokio_runtime};
 use super::{EngineArgs, refuse_local, workflow_name};
 use crate::cli::escape_block as escape_controls;
 use ais_core::agir::{self, Limits};
 use ais_restate::client::pause_number;
 use ais_restate::{Admin, ClientError, Followed, Ingress, RunRequest};
+use ais_rt::{FaultKind, Status};
+use serde::Deserialize;
 use serde_json::Value;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::Path;
@@ -341,7 +343,7 @@ impl Run<'_> {
                 let mut v = match pause.get("outcome") {
                     Some(Value::Object(o)) => Value::Object(o.clone()),
                     _ => serde_json::json!({
-                        "status": "input_required",
+                        "status": Status::InputRequired,
                         "pause": {
                             "carry": field("carry"),
                             "prompt": field("prompt"),
@@ -378,8 +380,15 @@ impl Run<'_> {
 
     /// Reports an ended run; the exit status is `ais run`'s for its status.
     fn ended(&self, mut report: Value, output: &mut Output) -> Result<u8, Failure> {
-        let status = report["status"].as_str().unwrap_or_default().to_owned();
-        let not_runnable = report["fault"]["kind"] == "not_runnable";
+        let ended = Ended::of(&report).map_err(|e| {
+            CliError::new(
+                format!(
+                    "run {} on Restate returned a report this build does not read: {e}",
+                    self.id
+                ),
+                "serve the program with the same version of ais as this one",
+            )
+        })?;
         match self.format {
             Format::Json => {
                 if let Some(map) = report.as_object_mut() {
@@ -390,29 +399,38 @@ impl Run<'_> {
                 writeln!(output.out, "{report}")?;
             }
             Format::Human => {
-                let text = human(&report, &self.shown_file(), &self.id);
+                let text = human(&report, ended.status, &self.shown_file(), &self.id);
                 output.out.write_all(escape_controls(&text).as_bytes())?;
             }
         }
-        Ok(match status.as_str() {
-            "ok" => 0,
-            "fault" if not_runnable => 2,
-            "input_required" => 3,
-            "interrupted" => 4,
-            _ => 1,
-        })
+        Ok(exit_code(ended.status, ended.fault.map(|f| f.kind)))
+    }
+}
+
+/// What the exit status of a run that ended on Restate is made of: its report's `status` and
+/// fault kind, read as the runtime's types (the report is `RunOutcome::to_json`).
+#[derive(serde::Deserialize)]
+struct Ended {
+    status: Status,
+    fault: Option<EndedFault>,
+}
+
+#[derive(serde::Deserialize)]
+struct EndedFault {
+    kind: FaultKind,
+}
+
+impl Ended {
+    fn of(report: &Value) -> Result<Ended, serde_json::Error> {
+        Ended::deserialize(report)
     }
 }
 
 /// The report object shown as text, as `ais run` shows a report.
-fn human(v: &Value, file: &str, id: &str) -> String {
+fn human(v: &Value, status: Status, file: &str, id: &str) -> String {
     let mut out = String::new();
     let steps = v["steps"].as_u64().unwrap_or(0);
-    let status = match v["status"].as_str().unwrap_or_default() {
-        "error" => "error (a step failed and no ROUTE tested it)",
-        "interrupted" => "interrupted (an effect may have run once)",
-        s => s,
-    };
+    let status = status_words(status);
     out.push_str(&format!(
         "{file}: {status} after {steps} step{} (run {id} on Restate)\n",
         if steps == 1 { "" } else { "s" }
