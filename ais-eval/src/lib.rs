@@ -66,6 +66,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod certificate;
 pub mod check;
 pub mod judge;
 mod load;
