@@ -1,8 +1,9 @@
 //! `ais test` on the examples: `examples/examples.aistest.yaml` covers every program in
 //! `examples/` and passes with the examples' Rust tools registered; and defects seeded into
 //! each program — a mandatory edge removed, a guard flipped, a slot's output retyped so its
-//! scripted answer no longer validates, a tool returning the wrong type — are each caught, and
-//! named by case, assertion and the value seen.
+//! scripted answer no longer validates, a tool returning the wrong type (which the runtime
+//! stops at, naming the tool and both types) — are each caught, and named by case, assertion
+//! and the value seen.
 
 #[allow(dead_code)]
 #[path = "../examples/writing_plans.rs"]
@@ -484,5 +485,14 @@ fn a_tool_returning_the_wrong_type_is_caught_in_every_example_with_a_rust_tool()
         };
         let named = caught(stem, "tool of the wrong type", dir.path(), suite, host);
         eprintln!("{stem}, `{tool}` returns 42: {named:?}");
+        // The runtime holds a native tool to its signature: the run stops at the call, naming
+        // the tool, the type it declares and the value seen — 42 is never converted into text
+        // and passed on.
+        assert!(
+            named.iter().any(|(_, _, seen)| seen
+                .contains(&format!("tool `{tool}` returned an int, not `"))
+                && seen.contains("its signature declares `-> ")),
+            "{stem}: {named:?}"
+        );
     }
 }

@@ -714,19 +714,24 @@ fn entry(
             ),
         )
     } else {
-        let traced = status
+        let traced: Vec<String> = status
             .map(|s| {
                 s.traced_by
                     .iter()
                     .map(|e| format!("`{}`", e.spelling()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                    .collect()
             })
             .unwrap_or_default();
-        let why = if traced.is_empty() {
-            "nothing realizing it ran on this run's path".to_owned()
-        } else {
-            format!("{traced} realize it, and none ran on this run's path")
+        let why = match traced.len() {
+            0 => "nothing realizing it ran on this run's path".to_owned(),
+            1 => format!(
+                "{} realizes it, and did not run on this run's path",
+                traced[0]
+            ),
+            _ => format!(
+                "{} realize it, and none ran on this run's path",
+                traced.join(", ")
+            ),
         };
         (Standing::NotReached, why)
     };

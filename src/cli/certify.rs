@@ -141,7 +141,7 @@ pub fn text(c: &Certificate, verified: bool) -> String {
     );
     let _ = writeln!(
         t,
-        "{:<16} {:<26} {:<16} evidence",
+        "{:<16} {:<36} {:<20} evidence",
         "standing", "obligation", "by"
     );
     for o in &c.obligations {
@@ -157,7 +157,7 @@ pub fn text(c: &Certificate, verified: bool) -> String {
                 .collect();
         let _ = writeln!(
             t,
-            "{:<16} {:<26} {:<16} {}",
+            "{:<16} {:<36} {:<20} {}",
             standing_word(o.standing),
             format!("{} ({}, {})", e(&o.id), e(&o.kind), e(&o.force)),
             if by.is_empty() {

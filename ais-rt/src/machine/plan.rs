@@ -676,13 +676,16 @@ pub(crate) fn tool_step(
             }
         })
         .collect();
-    let imp = registry.lookup(&call.tool, declared);
+    let ret = call.signature.ret.resolved(program);
+    let imp = registry
+        .lookup(&call.tool, declared)
+        .map(|imp| registry.held_to_signature(&call.tool, imp, &ret, program));
     let ask_user = call.tool == lower::builtins::ASK_USER && imp.is_none();
     ToolStep {
         name: call.tool.clone(),
         args,
         imp,
-        ret: call.signature.ret.resolved(program),
+        ret,
         ask_user,
         class: tool_class(&call.tool, declared, registry),
     }
