@@ -83,6 +83,18 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `ais test SUITE` refusing the suite before it runs (exit 2): its error text.
+fn refused(dir: &Path, suite: &Path) -> String {
+    let o = ais(dir)
+        .current_dir(dir)
+        .arg("test")
+        .arg(suite)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    text(&o.stderr)
+}
+
 fn triage() -> PathBuf {
     Path::new(ROOT).join("examples/agir/triage_ticket.agir")
 }
@@ -271,14 +283,7 @@ fn a_program_without_a_provenance_record_is_refused_naming_ais_lift() {
         "program: plain.agir\ncases:\n  - name: x\n    expect:\n      - certificate: {mandatory_performed: 100%}\n",
     )
     .unwrap();
-    let o = ais(dir.path())
-        .current_dir(dir.path())
-        .arg("test")
-        .arg(&suite)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = text(&o.stderr);
+    let err = refused(dir.path(), &suite);
     assert!(err.contains("plain.aistest.yaml:5:"), "{err}");
     assert!(err.contains("provenance record"), "{err}");
 }
@@ -300,14 +305,7 @@ fn a_bad_certificate_bound_is_refused_where_it_stands() {
             format!("program: triage.agir\ncases:\n  - name: x\n    expect:\n      - certificate: {{mandatory_performed: {value}}}\n"),
         )
         .unwrap();
-        let o = ais(dir.path())
-            .current_dir(dir.path())
-            .arg("test")
-            .arg(&suite)
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(2));
-        let err = text(&o.stderr);
+        let err = refused(dir.path(), &suite);
         assert!(err.contains("bad.aistest.yaml:5:"), "{value}: {err}");
         assert!(err.contains(says), "{value}: {err}");
     }

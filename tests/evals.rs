@@ -5,37 +5,9 @@
 //! stops at, naming the tool and both types) — are each caught, and named by case, assertion
 //! and the value seen.
 
-#[allow(dead_code)]
-#[path = "../examples/writing_plans.rs"]
-mod writing_plans;
-
-#[allow(dead_code)]
-#[path = "../examples/triage_ticket.rs"]
-mod triage_ticket;
-
-#[allow(dead_code)]
-#[path = "../examples/fix_failing_test.rs"]
-mod fix_failing_test;
-
-#[allow(dead_code)]
-#[path = "../examples/review_files.rs"]
-mod review_files;
-
-#[allow(dead_code)]
-#[path = "../examples/release_notes.rs"]
-mod release_notes;
-
-#[allow(dead_code)]
-#[path = "../examples/approve_refund.rs"]
-mod approve_refund;
-
-#[allow(dead_code)]
-#[path = "../examples/extract_invoice.rs"]
-mod extract_invoice;
-
-#[allow(dead_code)]
-#[path = "../examples/sales_question.rs"]
-mod sales_question;
+#[path = "support/examples.rs"]
+mod examples;
+use examples::*;
 
 use ais::rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
 use ais::rt::{Runtime, RuntimeBuilder};

@@ -4,37 +4,9 @@
 //! on its scripted responses through the library ([`runs`]) and, where it needs no Rust tool,
 //! as `.agir` under `ais run` ([`cli`]).
 
-#[allow(dead_code)]
-#[path = "../examples/writing_plans.rs"]
-mod writing_plans;
-
-#[allow(dead_code)]
-#[path = "../examples/triage_ticket.rs"]
-mod triage_ticket;
-
-#[allow(dead_code)]
-#[path = "../examples/fix_failing_test.rs"]
-mod fix_failing_test;
-
-#[allow(dead_code)]
-#[path = "../examples/review_files.rs"]
-mod review_files;
-
-#[allow(dead_code)]
-#[path = "../examples/release_notes.rs"]
-mod release_notes;
-
-#[allow(dead_code)]
-#[path = "../examples/approve_refund.rs"]
-mod approve_refund;
-
-#[allow(dead_code)]
-#[path = "../examples/extract_invoice.rs"]
-mod extract_invoice;
-
-#[allow(dead_code)]
-#[path = "../examples/sales_question.rs"]
-mod sales_question;
+#[path = "support/examples.rs"]
+mod examples;
+use examples::*;
 
 #[path = "macro_examples/runs.rs"]
 mod runs;

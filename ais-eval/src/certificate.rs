@@ -218,6 +218,24 @@ pub struct Tally {
     pub performed_percent: f64,
 }
 
+impl Tally {
+    /// `3/4 (75%)`.
+    pub fn share(&self) -> String {
+        format!(
+            "{}/{} ({:.0}%)",
+            self.performed, self.total, self.performed_percent
+        )
+    }
+
+    /// `2 guaranteed, 1 observable only, 1 not reached, 0 not realized`.
+    pub fn breakdown(&self) -> String {
+        format!(
+            "{} guaranteed, {} observable only, {} not reached, {} not realized",
+            self.guaranteed, self.observable_only, self.not_reached, self.not_realized
+        )
+    }
+}
+
 /// One cited journal row and its hash.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

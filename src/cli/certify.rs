@@ -130,14 +130,9 @@ pub fn text(c: &Certificate, verified: bool) -> String {
     let m = &c.mandatory;
     let _ = writeln!(
         t,
-        "mandatory obligations performed: {}/{} ({:.0}%) — {} guaranteed, {} observable only, {} not reached, {} not realized",
-        m.performed,
-        m.total,
-        m.performed_percent,
-        m.guaranteed,
-        m.observable_only,
-        m.not_reached,
-        m.not_realized
+        "mandatory obligations performed: {} — {}",
+        m.share(),
+        m.breakdown()
     );
     let _ = writeln!(
         t,
@@ -200,15 +195,10 @@ pub fn page(c: &Certificate, verified: bool) -> String {
     let m = &c.mandatory;
     let _ = writeln!(
         h,
-        "<p id=\"summary\">Status <b>{}</b> · mandatory obligations performed <b id=\"percent\">{}/{} ({:.0}%)</b>: {} guaranteed, {} observable only, {} not reached, {} not realized{}</p>",
+        "<p id=\"summary\">Status <b>{}</b> · mandatory obligations performed <b id=\"percent\">{}</b>: {}{}</p>",
         esc(&c.status),
-        m.performed,
-        m.total,
-        m.performed_percent,
-        m.guaranteed,
-        m.observable_only,
-        m.not_reached,
-        m.not_realized,
+        m.share(),
+        m.breakdown(),
         if verified {
             " · <b>verified against the journal</b>"
         } else {
