@@ -38,20 +38,38 @@ ais! {
             other,
         }
 
+        // The provenance record: the support team's triage rules this program realizes
+        // (`ais runs certify RUN_ID` shows which of them a run performed, and how).
+        obligation r_classify { kind: step, force: mandatory, quote: "Classify the ticket by what the customer needs, not by their tone." }
+        obligation r_route { kind: step, force: mandatory, quote: "Each category of ticket gets the reply its category needs." }
+        // A reply rule applies only to its category: a guarded (discretionary) transition.
+        obligation r_billing { kind: step, force: discretionary, quote: "For a billing ticket, restate the charge and say billing reviews it within two business days." }
+        obligation r_bug { kind: step, force: discretionary, quote: "For a bug report, restate the steps to reproduce and ask for the app version." }
+        obligation r_account { kind: step, force: discretionary, quote: "For an account ticket, point to the self-service recovery page." }
+        obligation r_general { kind: step, force: discretionary, quote: "For anything else, answer briefly and point to the help center." }
+        obligation r_queue { kind: step, force: mandatory, quote: "Assign the ticket to its category's queue; bugs and account tickets are urgent." }
+
         /// Classify the ticket by what the customer needs from us, not by their tone.
+        #[traces_to("r_classify")]
         classify: GEN-ENUM(task) -> category;
+        #[traces_to("r_route")]
         route: ROUTE(category);
         /// Reply to a billing ticket: restate the charge in question, say that billing will
         /// review it within two business days, and never promise a refund.
+        #[traces_to("r_billing")]
         billing_reply: GEN-RAW(task) -> reply;
         /// Reply to a bug report: thank the customer, restate the steps to reproduce as you
         /// understood them, and ask for the app version if the ticket does not give it.
+        #[traces_to("r_bug")]
         bug_reply: GEN-RAW(task) -> reply;
         /// Reply to an account ticket: point to the self-service recovery page and say that
         /// support will never ask for a password.
+        #[traces_to("r_account")]
         account_reply: GEN-RAW(task) -> reply;
         /// Reply to any other ticket: answer briefly and point to the help center.
+        #[traces_to("r_general")]
         general_reply: GEN-RAW(task) -> reply;
+        #[traces_to("r_queue")]
         assign: CODE(category) -> queue = "support-" + category
             + ("-urgent" if category in [Category.bug, Category.account] else "");
         done: TERMINAL(category, queue, reply);

@@ -23,7 +23,17 @@ ais! {
             plan_file: str,
         }
 
+        // The provenance record: the obligations of the writing-plans skill this program was
+        // lifted from (`ais runs certify RUN_ID` shows which of them a run performed, and how).
+        obligation r_header { kind: step, force: mandatory, quote: "Write the plan's header: the feature, the goal, the architecture and the tech stack." }
+        obligation r_tasks { kind: step, force: mandatory, quote: "Write bite-sized, test-driven task sections." }
+        obligation r_format { kind: knowledge, force: mandatory, quote: "Each task is one component; each step inside it is one 2-5 minute action." }
+        obligation r_assemble { kind: step, force: mandatory, quote: "Join the header and the tasks into one plan." }
+        obligation r_verify { kind: step, force: mandatory, quote: "Check that the plan has task sections with code." }
+        obligation r_save { kind: io, force: mandatory, quote: "Save the plan to a markdown file." }
+
         #[resident_on(write_tasks)]
+        #[traces_to("r_format")]
         knowledge task_format = "Break the work into bite-sized tasks. \
             Each task is one component; each\n\
             step inside it is one 2-5 minute action. Exact file paths always; complete\n\
@@ -50,14 +60,19 @@ ais! {
 
         /// Write the plan's header: a real feature name, a one-sentence goal, a 2-3 sentence
         /// architecture, and the tech stack. Output only the header markdown.
+        #[traces_to("r_header")]
         draft_header: GEN-RAW(task) -> header_md;
         /// Write the bite-sized, test-driven task sections. Follow the task format exactly.
         /// Output only the task markdown, no header.
+        #[traces_to("r_tasks")]
         write_tasks: GEN-RAW(task, header_md) -> tasks_md;
+        #[traces_to("r_assemble")]
         assemble: ACT assemble_plan(header_md, tasks_md) -> plan_md;
+        #[traces_to("r_verify")]
         verify: SENSE verify_has_tasks(plan_md) -> plan_ok;
         // Appendix C routes nothing after the save: a failed write ends the run as an error.
         #[allow(unrouted_failure)]
+        #[traces_to("r_save")]
         save: ACT(artifact) save_plan(plan_md) -> plan_file;
         done: TERMINAL(plan_file);
 

@@ -1,40 +1,13 @@
 //! `ais test` on the examples: `examples/examples.aistest.yaml` covers every program in
 //! `examples/` and passes with the examples' Rust tools registered; and defects seeded into
 //! each program — a mandatory edge removed, a guard flipped, a slot's output retyped so its
-//! scripted answer no longer validates, a tool returning the wrong type — are each caught, and
-//! named by case, assertion and the value seen.
+//! scripted answer no longer validates, a tool returning the wrong type (which the runtime
+//! stops at, naming the tool and both types) — are each caught, and named by case, assertion
+//! and the value seen.
 
-#[allow(dead_code)]
-#[path = "../examples/writing_plans.rs"]
-mod writing_plans;
-
-#[allow(dead_code)]
-#[path = "../examples/triage_ticket.rs"]
-mod triage_ticket;
-
-#[allow(dead_code)]
-#[path = "../examples/fix_failing_test.rs"]
-mod fix_failing_test;
-
-#[allow(dead_code)]
-#[path = "../examples/review_files.rs"]
-mod review_files;
-
-#[allow(dead_code)]
-#[path = "../examples/release_notes.rs"]
-mod release_notes;
-
-#[allow(dead_code)]
-#[path = "../examples/approve_refund.rs"]
-mod approve_refund;
-
-#[allow(dead_code)]
-#[path = "../examples/extract_invoice.rs"]
-mod extract_invoice;
-
-#[allow(dead_code)]
-#[path = "../examples/sales_question.rs"]
-mod sales_question;
+#[path = "support/examples.rs"]
+mod examples;
+use examples::*;
 
 use ais::rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
 use ais::rt::{Runtime, RuntimeBuilder};
@@ -154,6 +127,90 @@ fn the_examples_suite_covers_every_example_and_passes() {
         verdict.passed && verdict.seen.contains("(judge run "),
         "{verdict:?}"
     );
+    certificates_match_a_hand_count(&result);
+}
+
+/// The examples with a provenance record, and what their suite runs must be certified as,
+/// counted by hand from the program and the path its case takes: per obligation its standing,
+/// and (mandatory performed, mandatory in all).
+fn certificates_match_a_hand_count(result: &SuiteResult) {
+    use Standing::{Guaranteed as G, NotReached as NR, ObservableOnly as O};
+    use ais_eval::certificate::{Standing, certify};
+    /// An example, its case, each obligation's standing, (performed, total).
+    type Hand<'a> = (&'a str, &'a str, &'a [(&'a str, Standing)], (usize, usize));
+    let hand: [Hand; 2] = [
+        (
+            "triage_ticket",
+            "triage sends a double charge to billing",
+            // classify is a slot; route and assign are code; only the billing branch runs.
+            &[
+                ("r_classify", O),
+                ("r_route", G),
+                ("r_billing", O),
+                ("r_bug", NR),
+                ("r_account", NR),
+                ("r_general", NR),
+                ("r_queue", G),
+            ],
+            (3, 3),
+        ),
+        (
+            "writing_plans",
+            "the plan is drafted, verified and saved",
+            // Two slots (and the task format, resident on one of them); three Rust tools.
+            &[
+                ("r_header", O),
+                ("r_tasks", O),
+                ("r_format", O),
+                ("r_assemble", G),
+                ("r_verify", G),
+                ("r_save", G),
+            ],
+            (6, 6),
+        ),
+    ];
+    // Every example with a provenance record is counted here.
+    let mut recorded: Vec<String> = std::fs::read_dir(examples().join("agir"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .contains("\nfaithfulness:")
+        })
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    recorded.sort();
+    assert_eq!(recorded, hand.map(|h| h.0.to_owned()));
+    let journal = result.journal.as_ref().expect("the suite is journaled");
+    let store = ais::rt::journal::sqlite::SqliteStore::open(
+        journal,
+        ais::rt::journal::sqlite::Durability::Normal,
+    )
+    .unwrap();
+    for (stem, case, standings, (performed, total)) in hand {
+        let case = result.cases.iter().find(|c| c.name == case).unwrap();
+        let run = case.results[0]
+            .run
+            .as_deref()
+            .expect("the run is journaled");
+        let rec = ais::rt::journal::replay::Recording::from_sqlite(&store, run).unwrap();
+        let cert = certify(&rec).unwrap();
+        let got: Vec<(&str, Standing)> = cert
+            .obligations
+            .iter()
+            .map(|o| (o.id.as_str(), o.standing))
+            .collect();
+        assert_eq!(got, standings, "{stem}");
+        assert_eq!(
+            (cert.mandatory.performed, cert.mandatory.total),
+            (performed, total),
+            "{stem}"
+        );
+        let percent = performed as f64 * 100.0 / total as f64;
+        assert_eq!(cert.mandatory.performed_percent, percent, "{stem}");
+        ais_eval::certificate::verify(&cert, &rec).unwrap();
+    }
 }
 
 /// A copy of the examples (programs, answers, the suite) in a temporary directory, with
@@ -400,5 +457,14 @@ fn a_tool_returning_the_wrong_type_is_caught_in_every_example_with_a_rust_tool()
         };
         let named = caught(stem, "tool of the wrong type", dir.path(), suite, host);
         eprintln!("{stem}, `{tool}` returns 42: {named:?}");
+        // The runtime holds a native tool to its signature: the run stops at the call, naming
+        // the tool, the type it declares and the value seen — 42 is never converted into text
+        // and passed on.
+        assert!(
+            named.iter().any(|(_, _, seen)| seen
+                .contains(&format!("tool `{tool}` returned an int, not `"))
+                && seen.contains("its signature declares `-> ")),
+            "{stem}: {named:?}"
+        );
     }
 }

@@ -1,8 +1,9 @@
 //! Evaluating a case's assertions against what one trial observed: the outcome, the trace of
 //! its steps, its output root, its wall time.
 
+use crate::certificate::Certificate;
 use crate::load::{Check, Compiled};
-use crate::suite::{ArtifactCheck, Assertion, DataFormat, RunStatus};
+use crate::suite::{ArtifactCheck, Assertion, CertificateBound, DataFormat, RunStatus};
 use ais_core::Value;
 use ais_rt::RunOutcome;
 use ais_rt::trace::StepEvent;
@@ -97,8 +98,9 @@ pub struct CheckResult {
     pub seen: String,
 }
 
-/// The verdict of `check` (index `index`) on `obs`; a judged rubric's verdict is given as
-/// `judged` (it needs a model, so the runner asks it first).
+/// The verdict of `check` (index `index`) on `obs`; the verdict of an assertion the runner
+/// decides is given as `judged`: a judged rubric (it needs a model) and a certificate (it needs
+/// the run's journal), whose verdict is [`certificate_verdict`].
 pub fn evaluate(
     index: usize,
     check: &Check,
@@ -392,6 +394,7 @@ fn verdict(
             }
         }
         Assertion::Judged(_) => judged.unwrap_or((false, "the judge was not asked".into())),
+        Assertion::Certificate(_) => judged.unwrap_or((false, "the run was not certified".into())),
         Assertion::SameRequests(want) => match &obs.misses {
             None => (
                 false,
@@ -401,6 +404,37 @@ fn verdict(
             Some(m) => (!*want, m.join("; ")),
         },
     }
+}
+
+/// The verdict of a `certificate` assertion on the run's certificate (or why there is none):
+/// the share performed against the bound, and the obligations the run did not perform.
+pub fn certificate_verdict(
+    bound: &CertificateBound,
+    certificate: &Result<Certificate, String>,
+) -> (bool, String) {
+    let c = match certificate {
+        Ok(c) => c,
+        Err(e) => return (false, format!("no certificate: {e}")),
+    };
+    let m = &c.mandatory;
+    let missing: Vec<String> = c
+        .obligations
+        .iter()
+        .filter(|o| o.counted && !o.standing.performed())
+        .map(|o| format!("`{}` {}", o.id, o.standing.as_str().replace('_', " ")))
+        .collect();
+    // Compared in hundredths of a percent, so that `66.67%` is met by two of three.
+    let met =
+        (m.performed_percent * 100.0).round() >= (bound.mandatory_performed.0 * 100.0).round();
+    let mut seen = format!(
+        "{}/{} mandatory obligations performed ({:.1}%: {} guaranteed, {} observable only)",
+        m.performed, m.total, m.performed_percent, m.guaranteed, m.observable_only
+    );
+    if !missing.is_empty() {
+        seen.push_str(&format!("; not performed: {}", missing.join(", ")));
+    }
+    seen.push_str(&format!(" (run {})", c.run));
+    (met, seen)
 }
 
 fn plural(n: u64) -> &'static str {

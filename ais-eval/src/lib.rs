@@ -19,7 +19,9 @@
 //! concurrently up to a bound, each journaled in an output root of its own, and gives each
 //! case's pass rate with its 95% Wilson interval ([`stats`]); [`output`] writes the result as
 //! a table, JSON or JUnit XML. [`record`] turns a journaled run into a case whose slots are
-//! answered from the recording (`ais test add`).
+//! answered from the recording (`ais test add`). [`certificate`] certifies a journaled run
+//! against its program's provenance record (`ais runs certify`, and the suite assertion
+//! `certificate: {mandatory_performed: 100%}`).
 //!
 //! ```
 //! use ais_eval::{Suite, runner};
@@ -66,6 +68,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod certificate;
 pub mod check;
 pub mod judge;
 mod load;

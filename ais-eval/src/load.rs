@@ -380,6 +380,15 @@ impl Loader<'_> {
                     "drop it, or record the case with `ais test add RUN_ID --to SUITE`",
                 ));
             }
+            if matches!(assertion, Assertion::Certificate(_))
+                && matches!(model, ModelSource::Recorded(..))
+            {
+                return Err(self.err(
+                    &at,
+                    "`certificate` certifies a journaled run, and a `recorded:` case replays its recording without a journal of its own".into(),
+                    "certify the recorded run itself with `ais runs certify RUN_ID`, or give this case a `scripted:` or live model",
+                ));
+            }
             let compiled = self.assertion(assertion, &program.program, &env, &at)?;
             checks.push(Check {
                 assertion: assertion.clone(),
@@ -686,6 +695,20 @@ impl Loader<'_> {
             Assertion::Judged(j) => {
                 for (k, name) in j.of.iter().enumerate() {
                     carry(name, &format!("{at}/of/{k}"))?;
+                }
+                Compiled::None
+            }
+            Assertion::Certificate(_) => {
+                let recorded = program
+                    .faithfulness
+                    .as_ref()
+                    .is_some_and(|r| !r.obligation_list().is_empty());
+                if !recorded {
+                    return Err(self.err(
+                        at,
+                        "`certificate` needs the program's provenance record, and the program has none (no `faithfulness.obligations`)".into(),
+                        crate::certificate::NO_RECORD_HELP,
+                    ));
                 }
                 Compiled::None
             }

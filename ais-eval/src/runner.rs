@@ -9,7 +9,7 @@ use crate::stats::{Z95, wilson};
 use crate::suite::{Assertion, RunStatus};
 use ais_rt::journal::Journal;
 use ais_rt::journal::memory::MemoryJournal;
-use ais_rt::journal::replay::ToolReplay;
+use ais_rt::journal::replay::{Recording, ToolReplay};
 use ais_rt::journal::sqlite::{Durability, SqliteStore};
 use ais_rt::model::{Model, ScriptedModel};
 use ais_rt::{Inputs, Runtime, RuntimeBuilder};
@@ -350,6 +350,7 @@ impl Trial<'_> {
         let prep = runtime.prepare_shared(case.program.program.clone(), None);
         let started = Instant::now();
         let mut run = None;
+        let mut memory: Option<(Arc<MemoryJournal>, ais_rt::journal::RunStart)> = None;
         let (outcome, misses) = match &case.model {
             ModelSource::Recorded(_, recording) => {
                 let values = case.input_values.clone();
@@ -386,7 +387,11 @@ impl Trial<'_> {
                         }
                         Err(e) => return self.failed(format!("the run cannot be journaled: {e}")),
                     },
-                    None => Arc::new(MemoryJournal::new(start.id.clone())),
+                    None => {
+                        let m = Arc::new(MemoryJournal::new(start.id.clone()));
+                        memory = Some((m.clone(), start.clone()));
+                        m
+                    }
                 };
                 let mut outcome = runtime.run_journaled(&prep, inputs, journal.clone()).await;
                 let mut answers = case.answers.iter();
@@ -414,9 +419,21 @@ impl Trial<'_> {
             .iter()
             .any(|c| matches!(c.assertion, Assertion::Judged(_)));
         let judge_model = if judged { open(&case.judge) } else { Ok(None) };
+        let certified = case
+            .checks
+            .iter()
+            .any(|c| matches!(c.assertion, Assertion::Certificate(_)));
+        let certificate = if certified {
+            Some(self.certify(run.as_deref(), memory).await)
+        } else {
+            None
+        };
         let mut checks = Vec::with_capacity(case.checks.len());
         for (i, check) in case.checks.iter().enumerate() {
             let verdict = match &check.assertion {
+                Assertion::Certificate(bound) => certificate
+                    .as_ref()
+                    .map(|c| check::certificate_verdict(bound, c)),
                 Assertion::Judged(j) => {
                     let subject = if j.of.is_empty() {
                         Json::Object(obs.outcome.report.clone())
@@ -476,6 +493,23 @@ impl Trial<'_> {
             live_calls,
             wall_ms: wall.as_millis() as u64,
         }
+    }
+}
+
+impl Trial<'_> {
+    /// The certificate of this trial's run, from the journal it was recorded in.
+    async fn certify(
+        &self,
+        run: Option<&str>,
+        memory: Option<(Arc<MemoryJournal>, ais_rt::journal::RunStart)>,
+    ) -> Result<crate::certificate::Certificate, String> {
+        let recording = match (self.store, run, memory) {
+            (Some(store), Some(id), _) => Recording::from_sqlite(store, id),
+            (_, _, Some((journal, start))) => Recording::from_memory(&journal, start).await,
+            _ => return Err("the run was not journaled, so there is nothing to certify".into()),
+        }
+        .map_err(|e| format!("the run's journal cannot be read: {e}"))?;
+        crate::certificate::certify(&recording).map_err(|e| e.message)
     }
 }
 

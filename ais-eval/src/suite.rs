@@ -192,6 +192,10 @@ pub enum Assertion {
     /// `true`: in a recorded case, every slot asked exactly what the recording answered (the
     /// doc, operands and schema of each request unchanged).
     SameRequests(bool),
+    /// The run's compliance certificate (`ais runs certify`): at least this share of the
+    /// mandatory obligations of the program's provenance record performed — guaranteed by code
+    /// that ran, or observable in a model exchange.
+    Certificate(CertificateBound),
 }
 
 impl Assertion {
@@ -213,6 +217,7 @@ impl Assertion {
             Assertion::Cost(_) => "cost",
             Assertion::Judged(_) => "judged",
             Assertion::SameRequests(_) => "same_requests",
+            Assertion::Certificate(_) => "certificate",
         }
     }
 
@@ -307,6 +312,84 @@ pub struct CostBounds {
     /// Wall-clock seconds of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_secs: Option<f64>,
+}
+
+/// `certificate`: what the run's compliance certificate must show.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CertificateBound {
+    /// The least share of the mandatory obligations (those the agent bears) the run performed,
+    /// as a percentage: `100%`, `75%`.
+    pub mandatory_performed: Percent,
+}
+
+/// A percentage as written: `0%` to `100%` (decimals allowed: `87.5%`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Percent(pub f64);
+
+impl Serialize for Percent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}%", self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Percent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Percent;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a percentage from `0%` to `100%`")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Percent, E> {
+                let n = v
+                    .trim()
+                    .strip_suffix('%')
+                    .and_then(|n| n.trim().parse::<f64>().ok())
+                    .filter(|n| n.is_finite());
+                match n {
+                    Some(n) if (0.0..=100.0).contains(&n) => Ok(Percent(n)),
+                    Some(_) => Err(E::custom(format!(
+                        "`{v}` is out of range: a share of obligations is from `0%` to `100%`"
+                    ))),
+                    None => Err(E::custom(format!(
+                        "`{v}` is no percentage: write a number and `%`, e.g. `100%`"
+                    ))),
+                }
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Percent, E> {
+                Err(E::custom(format!(
+                    "`{v}` is a number, not a percentage: write `{v}%`"
+                )))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Percent, E> {
+                Err(E::custom(format!(
+                    "`{v}` is a number, not a percentage: write `{v}%`"
+                )))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Percent, E> {
+                Err(E::custom(format!(
+                    "`{v}` is a number, not a percentage: write `{}%` for {v} in 100",
+                    v * 100.0
+                )))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+impl JsonSchema for Percent {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Percent".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A percentage from `0%` to `100%` (`100%`, `87.5%`).",
+            "type": "string",
+            "pattern": "^(100(\\.0+)?|[0-9]{1,2}(\\.[0-9]+)?)%$"
+        })
+    }
 }
 
 /// `judged`: a rubric the judge model answers with a verdict about the report.

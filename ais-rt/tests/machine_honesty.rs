@@ -413,3 +413,50 @@ fn a_handle_whose_paused_siblings_do_not_fit_the_spawn_is_refused() {
         "no sibling ran again"
     );
 }
+
+/// A program whose native `label` tool declares `-> str`: a native tool that breaks its
+/// signature is an error value naming the tool and both types (routable like any tool failure,
+/// §10.1; unrouted here, so the run ends `error`), never a value converted and passed on.
+const LABEL: &str = r#"---
+name: label
+description: Label the task.
+---
+tools:
+  label:
+    sig: "(task) -> str"
+    surface: SENSE
+    lang: rust
+    body: "// native"
+walker:
+  carries:
+    task: {type: str, role: input}
+    name: {type: str, produced_by: call}
+nodes:
+  - {id: call, type: SENSE, owner: code, tool: label, reads: [task], writes: [name]}
+  - {id: done, type: TERMINAL, reads: [name]}
+edges:
+  - {from: call, to: done}
+"#;
+
+#[test]
+fn a_native_tool_returning_another_type_than_its_signature_is_an_error_naming_both() {
+    // 42 where `-> str` is declared: before, it became the text "42" and flowed on.
+    let wrong = Bench::new().with("label", tool(|_, _| Ok(Value::Int(42))));
+    let out = wrong.run(LABEL, "hello", &[]);
+    assert_eq!(out.status, Status::Error, "{out:?}");
+    let failure = format!("{out:?}");
+    assert!(
+        failure
+            .contains("tool `label` returned an int, not `str`: its signature declares `-> str`"),
+        "{failure}"
+    );
+    assert!(!out.report.contains_key("name"), "{:?}", out.report);
+    // The right type passes untouched.
+    let right = Bench::new().with(
+        "label",
+        tool(|a, _| Ok(Value::Str(arg(a, "task").to_uppercase()))),
+    );
+    let out = right.run(LABEL, "hello", &[]);
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(out.report["name"], "HELLO");
+}

@@ -3,6 +3,7 @@
 mod ags;
 mod ags_run;
 mod budget;
+mod certify;
 mod check;
 mod edit;
 mod eval;

@@ -1,4 +1,5 @@
-//! `ais runs`: the runs a journal holds — list them, show one's step table, remove them.
+//! `ais runs`: the runs a journal holds — list them, show one's step table, certify one, remove
+//! them.
 
 use super::{CliError, Failure, Output, shown};
 use ais_rt::journal::EffectKind;
@@ -31,6 +32,21 @@ pub enum Action {
         /// Output format.
         #[arg(long, value_enum, default_value_t = ShowFormat::Human)]
         format: ShowFormat,
+    },
+    /// Certify a run against its program's provenance record: each obligation guaranteed,
+    /// observable only, not reached or not realized, and the share of mandatory ones performed,
+    /// hash-chained to the journal rows it rests on.
+    Certify {
+        /// The run's id (with `--verify`, the certificate names it).
+        #[arg(required_unless_present = "verify")]
+        id: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = super::certify::CertFormat::Text)]
+        format: super::certify::CertFormat,
+        /// Verify a certificate (the JSON `--format json` wrote) against the journal: exit 1
+        /// naming the first row or claim that changed since.
+        #[arg(long, value_name = "CERT.json")]
+        verify: Option<PathBuf>,
     },
     /// Remove runs (not one a live process holds).
     Rm {
@@ -273,6 +289,9 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
                 )?;
             }
             effect_table(output, &effects)?;
+        }
+        Some(Action::Certify { id, format, verify }) => {
+            return super::certify::run(&store, id.as_deref(), verify.as_deref(), format, output);
         }
         Some(Action::Rm { ids }) => {
             let mut missing = Vec::new();

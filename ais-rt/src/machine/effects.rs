@@ -317,6 +317,7 @@ fn kind_name(k: ToolErrorKind) -> &'static str {
         ToolErrorKind::BadArguments => "bad_arguments",
         ToolErrorKind::Io => "io",
         ToolErrorKind::NotFound => "not_found",
+        ToolErrorKind::BadResult => "bad_result",
     }
 }
 
@@ -355,6 +356,7 @@ impl Record for Result<Value, ToolError> {
             ToolErrorKind::BadArguments,
             ToolErrorKind::Io,
             ToolErrorKind::NotFound,
+            ToolErrorKind::BadResult,
         ]
         .into_iter()
         .find(|k| kind_name(*k) == text("kind"))

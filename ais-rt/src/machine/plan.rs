@@ -679,7 +679,10 @@ pub(crate) fn tool_step(
             }
         })
         .collect();
-    let imp = registry.lookup(&call.tool, declared);
+    let ret = call.signature.ret.resolved(program);
+    let imp = registry
+        .lookup(&call.tool, declared)
+        .map(|imp| registry.held_to_signature(&call.tool, imp, &ret, program));
     let ask_user = call.tool == lower::builtins::ASK_USER && imp.is_none();
     let native_entry = declared
         .filter(|t| imp.is_none() && t.is_native())
@@ -688,7 +691,7 @@ pub(crate) fn tool_step(
         name: call.tool.clone(),
         args,
         imp,
-        ret: call.signature.ret.resolved(program),
+        ret,
         ask_user,
         class: tool_class(&call.tool, declared, registry),
         native_entry,

@@ -110,6 +110,10 @@ pub enum ToolErrorKind {
     Io,
     /// No tool of that name is available.
     NotFound,
+    /// A native tool returned a value its signature does not declare (a `-> str` tool
+    /// returning a number): the result is not converted, the call fails naming the tool, the
+    /// declared type and the type seen ([`ToolRegistry::held_to_signature`]).
+    BadResult,
 }
 
 /// A failed tool call: what kind of failure, a message for the user, and whatever output the
@@ -385,6 +389,46 @@ impl ToolRegistry {
         match self.tools.get(&decl.name) {
             Some(entry) if !entry.builtin => Some(entry.tool.clone()),
             entry => declared_tool(decl).or_else(|| entry.map(|e| e.tool.clone())),
+        }
+    }
+
+    /// `imp`, the implementation of tool `name` a step calls, held to the result its
+    /// signature declares (`ret`) when it is a native tool registered here: a value of another
+    /// type (42 from a `-> str` tool) is a [`ToolErrorKind::BadResult`] error naming the tool,
+    /// the declared and the seen type — never converted and passed on. A body or a command
+    /// (whose text output the machine converts to the declared type), a built-in, a tuple or an
+    /// undeclared result is returned as it is. `program` gives the declared types a result may
+    /// name.
+    pub fn held_to_signature(
+        &self,
+        name: &str,
+        imp: Arc<dyn Tool>,
+        ret: &ais_core::sig::Return,
+        program: &ais_core::Program,
+    ) -> Arc<dyn Tool> {
+        let native = self
+            .tools
+            .get(name)
+            .is_some_and(|e| !e.builtin && Arc::ptr_eq(&e.tool, &imp));
+        match ret {
+            // An `outcome` result is the machine's to build (a plain value becomes `{ok: true,
+            // …}`), so it is not held here.
+            ais_core::sig::Return::Type(ty)
+                if native
+                    && *ty != ais_core::Type::Any
+                    && *ty != ais_core::Type::Named(ais_core::OUTCOME.to_owned()) =>
+            {
+                Arc::new(native::Typed {
+                    inner: imp,
+                    name: name.to_owned(),
+                    ty: ty.clone(),
+                    types: Arc::new(ais_core::Program {
+                        types: program.types.clone(),
+                        ..Default::default()
+                    }),
+                })
+            }
+            _ => imp,
         }
     }
 

@@ -754,3 +754,43 @@ impl ToolRegistry {
         self.register(name, Arc::new(tool))
     }
 }
+
+/// A native tool held to its declared result type ([`ToolRegistry::held_to_signature`]).
+pub(crate) struct Typed {
+    pub inner: Arc<dyn Tool>,
+    pub name: String,
+    pub ty: ais_core::Type,
+    /// The program's declared types (a program with only its `types` section).
+    pub types: Arc<ais_core::Program>,
+}
+
+impl Typed {
+    fn check(&self, v: Value) -> Result<Value, ToolError> {
+        match crate::journal::fits(&self.types, &self.ty, &v) {
+            Ok(()) => Ok(v),
+            Err(seen) => Err(ToolError::new(
+                ToolErrorKind::BadResult,
+                format!(
+                    "tool `{}` returned {seen}: its signature declares `-> {}`; a native tool's result is not converted, so the tool must return that type",
+                    self.name, self.ty
+                ),
+            )),
+        }
+    }
+}
+
+impl Tool for Typed {
+    fn call<'a>(&'a self, args: ToolArgs, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move { self.inner.call(args, ctx).await.and_then(|v| self.check(v)) })
+    }
+
+    fn call_now(
+        &self,
+        args: ToolArgs,
+        ctx: &ToolContext,
+    ) -> Result<Result<Value, ToolError>, ToolArgs> {
+        self.inner
+            .call_now(args, ctx)
+            .map(|r| r.and_then(|v| self.check(v)))
+    }
+}

@@ -12,8 +12,9 @@ const MAX_VALUE: usize = 16 * 1024;
 /// The most characters of a tool's output shown.
 const MAX_TOOL: usize = 4 * 1024;
 
-/// Text made safe for HTML element content and quoted attribute values.
-pub(super) fn esc(text: &str) -> String {
+/// Text made safe for HTML element content and quoted attribute values (the one escaping every
+/// page of the CLI uses: the run report and the compliance certificate).
+pub(crate) fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -61,16 +62,23 @@ details{margin:6px 0}summary{cursor:pointer}.box{border-left:4px solid #b45309;b
 .fault{border-color:#dc2626;background:#fef2f2}.path span{background:#fde68a;border-radius:4px;padding:1px 6px;margin:2px;display:inline-block}\
 .graph svg{max-width:100%;height:auto}";
 
-/// The whole page.
-pub(super) fn page(r: &RunRecord, graph: Option<&Graph>, prices: Option<(f64, f64)>) -> String {
-    let mut h = String::with_capacity(64 * 1024);
+/// The opening of a page up to `<body>`: the Content-Security-Policy that allows no script, no
+/// fetch and no image but inline data, the title (escaped) and the style (the one head every
+/// page of the CLI has).
+pub(crate) fn head(h: &mut String, title: &str) {
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\
-         <title>ais run report: {}</title><style>{STYLE}</style></head><body>\n",
-        esc(&r.name)
+         <title>{}</title><style>{STYLE}</style></head><body>\n",
+        esc(title)
     );
+}
+
+/// The whole page.
+pub(super) fn page(r: &RunRecord, graph: Option<&Graph>, prices: Option<(f64, f64)>) -> String {
+    let mut h = String::with_capacity(64 * 1024);
+    head(&mut h, &format!("ais run report: {}", r.name));
     let _ = writeln!(h, "<h1>Run report: {}</h1>", esc(&r.name));
     summary(&mut h, r);
     outcome(&mut h, r);

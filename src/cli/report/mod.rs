@@ -7,7 +7,7 @@
 //! pause and the deviations), or a journaled run by its id (`journal`: the journal keeps the
 //! program, so the graph needs no `--program`).
 
-mod html;
+pub(crate) mod html;
 pub(crate) mod journal;
 
 use super::files::read_input;
