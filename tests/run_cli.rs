@@ -645,12 +645,6 @@ fn answers_are_parsed_by_the_carry_type_and_a_misfit_leaves_the_run_waiting() {
         dir.path(),
         &["run", "asks3.agir", "--task", "go", "--out", "out"],
     );
-    assert_eq!(o.status.code(), Some(3), "{}", both(&o));
-    assert!(
-        stdout(&o).contains("needs `count` (an integer): How many copies?"),
-        "{}",
-        both(&o)
-    );
     let line = stdout(&o)
         .lines()
         .find_map(|l| {
@@ -659,76 +653,74 @@ fn answers_are_parsed_by_the_carry_type_and_a_misfit_leaves_the_run_waiting() {
         })
         .unwrap();
     let id = line.split_once(' ').unwrap().0.to_owned();
-    let resume = |answer: &str| {
-        ais_in(
-            dir.path(),
-            &["resume", &id, "--out", "out", "--answer", answer],
-        )
-    };
-    let waiting = |o: &Output, refusal: &str, needs: &str| {
-        assert_eq!(o.status.code(), Some(3), "{}", both(o));
-        assert!(
-            stdout(o).contains(&format!("answer refused: {refusal}")),
-            "{}",
-            both(o)
-        );
-        assert!(stdout(o).contains(needs), "{}", both(o));
-        let runs = ais_in(dir.path(), &["runs", "--out", "out"]);
-        assert!(
-            stdout(&runs)
-                .lines()
-                .any(|l| l.starts_with(id.as_str()) && l.contains("input_required")),
-            "{}",
-            both(&runs)
-        );
-    };
-    let o = resume("seven");
-    waiting(
-        &o,
-        "`seven` does not fit carry `count`, declared `int`: answer with an integer, such as `--answer 42`",
-        "needs `count` (an integer)",
-    );
-    let o = resume("7");
-    assert_eq!(o.status.code(), Some(3), "{}", both(&o));
-    assert!(stdout(&o).contains("needs `level` (one of low, high): How loud?"));
-    let o = resume("medium");
-    waiting(
-        &o,
-        "`medium` does not fit carry `level`, declared `Level`: answer with one of low, high, such as `--answer low`",
-        "needs `level` (one of low, high)",
-    );
-    let o = resume("high");
-    assert_eq!(o.status.code(), Some(3), "{}", both(&o));
-    let o = resume("[\"a\"");
-    waiting(
-        &o,
-        "`[\"a\"` does not fit carry `tags`, declared `list[str]`: answer with a JSON list, such as `--answer '[\"a\", \"b\"]'`",
-        "needs `tags` (a JSON list)",
-    );
-    let o = resume("[1, 2]");
-    waiting(
-        &o,
-        "`[1, 2]` does not fit carry `tags`, declared `list[str]`: it is",
-        "needs `tags` (a JSON list)",
-    );
-    let o = ais_in(
-        dir.path(),
-        &[
-            "resume",
-            &id,
-            "--out",
-            "out",
-            "--answer",
+    // Each pause, the answers it refuses (with why), and the one that fits.
+    type Ask<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+    let asks: [Ask; 3] = [
+        (
+            "needs `count` (an integer): How many copies?",
+            &[(
+                "seven",
+                "`seven` does not fit carry `count`, declared `int`: answer with an integer, such as `--answer 42`",
+            )],
+            "7",
+        ),
+        (
+            "needs `level` (one of low, high): How loud?",
+            &[(
+                "medium",
+                "`medium` does not fit carry `level`, declared `Level`: answer with one of low, high, such as `--answer low`",
+            )],
+            "high",
+        ),
+        (
+            "needs `tags` (a JSON list): Which tags?",
+            &[
+                (
+                    "[\"a\"",
+                    "`[\"a\"` does not fit carry `tags`, declared `list[str]`: answer with a JSON list, such as `--answer '[\"a\", \"b\"]'`",
+                ),
+                (
+                    "[1, 2]",
+                    "`[1, 2]` does not fit carry `tags`, declared `list[str]`: it is",
+                ),
+            ],
             "[\"red\", \"blue\"]",
-            "--format",
-            "json",
-        ],
-    );
+        ),
+    ];
+    let mut o = o;
+    for (needs, refused, fits) in asks {
+        assert_eq!(o.status.code(), Some(3), "{}", both(&o));
+        assert!(stdout(&o).contains(needs), "{needs}: {}", both(&o));
+        for (answer, why) in refused {
+            let o = ais_in(
+                dir.path(),
+                &["resume", &id, "--out", "out", "--answer", answer],
+            );
+            // Still waiting, at the same pause, saying why.
+            assert_eq!(o.status.code(), Some(3), "{}", both(&o));
+            assert!(
+                stdout(&o).contains(&format!("answer refused: {why}")),
+                "{}",
+                both(&o)
+            );
+            assert!(stdout(&o).contains(needs), "{}", both(&o));
+            let runs = ais_in(dir.path(), &["runs", "--out", "out"]);
+            let row = stdout(&runs);
+            assert!(
+                row.lines()
+                    .any(|l| l.starts_with(id.as_str()) && l.contains("input_required")),
+                "{row}"
+            );
+        }
+        o = ais_in(
+            dir.path(),
+            &["resume", &id, "--out", "out", "--answer", fits],
+        );
+    }
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
-    let report = &json(&o)["report"];
-    assert_eq!(report["twice"], 14);
-    assert_eq!(report["loud"], true);
-    assert_eq!(report["first"], "red");
+    for typed in ["twice: 14", "loud: true", "first: red"] {
+        assert!(stdout(&o).contains(typed), "{typed}: {}", both(&o));
+    }
 }
 
 #[test]
