@@ -18,7 +18,7 @@ pub enum RunError {
     /// it untested; the whole outcome is kept, its `failures` naming each step and its error.
     Failed(Box<RunOutcome>),
     /// The run needs a human answer it was not given; resume it with the handle.
-    Paused(Pause),
+    Paused(Box<Pause>),
     /// The report does not fit the program's `Report` type.
     Report(serde_json::Error),
 }
@@ -195,7 +195,7 @@ fn report<R: serde::de::DeserializeOwned>(outcome: RunOutcome) -> Result<R, RunE
             })))
         }
         Status::InputRequired => match outcome.pause {
-            Some(p) => Err(RunError::Paused(p)),
+            Some(p) => Err(RunError::Paused(Box::new(p))),
             None => Err(RunError::Failed(Box::new(outcome))),
         },
     }

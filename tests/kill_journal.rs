@@ -515,3 +515,210 @@ fn a_slot_killed_between_exchanges_pays_once_and_asks_the_model_once_more() {
     // The resume asked one exchange, the second: it carried the tool's result.
     assert_eq!(model.asked(), [false, true, true]);
 }
+
+/// `ais` in `dir` with no model, its JSON report on stdout.
+fn ais_json(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args(args)
+        .args(["--format", "json"])
+        .current_dir(dir)
+        .env_remove("AIS_MODEL")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Runs `args` to the end; its exit code and JSON report.
+fn finish(dir: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = ais_json(dir, args).output().unwrap();
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: no JSON report ({e}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), report)
+}
+
+/// Starts `args`, waits until `ready` says so, and SIGKILLs the process.
+fn kill_when(dir: &Path, args: &[&str], ready: impl Fn() -> bool) {
+    let mut child = ais_json(dir, args).spawn().unwrap();
+    let until = Instant::now() + Duration::from_secs(60);
+    while !ready() {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+            panic!("the run ended ({status}) before the moment to kill it: {err}");
+        }
+        assert!(Instant::now() < until, "the moment to kill never came");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// What of a JSON report a resumed run must share with an uninterrupted one: all but the
+/// run's id and journal path.
+fn comparable(mut report: serde_json::Value) -> serde_json::Value {
+    let map = report.as_object_mut().unwrap();
+    map.remove("run");
+    map.remove("journal");
+    report
+}
+
+/// A project directory holding the kill fixture `name` and an empty output root `out`.
+fn kill_project(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture().join(name), dir.path().join(name)).unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    dir
+}
+
+/// The effects a run's journal holds: (name, whether it has a result), in key order (none
+/// before the run's row is there).
+fn effects_of(out: &Path) -> Vec<(String, bool)> {
+    let db = out.join(".ais/runs.db");
+    if !db.exists() {
+        return Vec::new();
+    }
+    let store = ais::rt::journal::sqlite::SqliteStore::open(
+        &db,
+        ais::rt::journal::sqlite::Durability::Normal,
+    )
+    .unwrap();
+    let Some(run) = store.runs().unwrap().into_iter().next() else {
+        return Vec::new();
+    };
+    store
+        .effects(&run.id)
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.effect.name, e.result.is_some()))
+        .collect()
+}
+
+/// A produced program: an ACT saves the program a CODE step authored under `.ais/scripts/`
+/// (an artifact effect) and runs it (it appends a line to `ran.txt`); the next step holds
+/// until a release file appears. SIGKILLed while it holds, then resumed: the program was
+/// saved and ran once (one line; the journal holds the save and the run once each, both
+/// done), and the report equals an uninterrupted run's.
+#[test]
+fn a_produced_program_killed_after_it_ran_is_saved_and_run_once() {
+    let clean = kill_project("script.agir");
+    let out = clean.path().join("out");
+    std::fs::write(out.join("release"), "").unwrap();
+    let run = ["run", "script.agir", "--task", "go", "--out", "out"];
+    let (code, uninterrupted) = finish(clean.path(), &run);
+    assert_eq!(code, Some(0), "{uninterrupted}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("ran.txt")).unwrap(),
+        "ran\n"
+    );
+
+    let dir = kill_project("script.agir");
+    let out = dir.path().join("out");
+    kill_when(dir.path(), &run, || out.join("holding").exists());
+    assert_eq!(
+        std::fs::read_to_string(out.join("ran.txt")).unwrap(),
+        "ran\n"
+    );
+    std::fs::write(out.join("release"), "").unwrap();
+    let id = journal(&out).run.unwrap().0;
+    let (code, resumed) = finish(dir.path(), &["resume", &id, "--out", "out"]);
+    assert_eq!(code, Some(0), "{resumed}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("ran.txt")).unwrap(),
+        "ran\n",
+        "the program ran twice"
+    );
+    let done = |name: &str| {
+        effects_of(&out)
+            .iter()
+            .filter(|(n, done)| n == name && *done)
+            .count()
+    };
+    assert_eq!(done("save_program"), 1, "{:?}", effects_of(&out));
+    assert_eq!(done("run_command"), 1, "{:?}", effects_of(&out));
+    assert_eq!(comparable(resumed), comparable(uninterrupted));
+}
+
+/// SPAWN staging: three `orchestrator_owned` siblings each stage `<item>.txt` (counting the
+/// call in `calls.txt`); the last holds until a release file appears. SIGKILLed while it
+/// holds — two siblings done, three files staged, nothing applied —, then resumed: no
+/// sibling stages again (three calls), the staged files are applied once, after the
+/// barrier (each file one line, the stage emptied), and the report equals an uninterrupted
+/// run's.
+#[test]
+fn a_spawn_killed_before_its_barrier_applies_its_staged_files_once() {
+    let applied = |out: &Path| {
+        ["a", "b", "c"]
+            .iter()
+            .map(|i| std::fs::read_to_string(out.join(format!("{i}.txt"))).unwrap_or_default())
+            .collect::<Vec<_>>()
+    };
+    let expected = ["note on a\n", "note on b\n", "note on c\n"];
+    let clean = kill_project("staged.agir");
+    let out = clean.path().join("out");
+    std::fs::write(out.join("release"), "").unwrap();
+    let dir_input = |out: &Path| format!("dir={}", out.display());
+    let run = |input: &str| {
+        [
+            "run",
+            "staged.agir",
+            "--task",
+            "a,b,c",
+            "--out",
+            "out",
+            "--input",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([input.to_owned()])
+        .collect::<Vec<_>>()
+    };
+    let args = run(&dir_input(&out));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, uninterrupted) = finish(clean.path(), &args);
+    assert_eq!(code, Some(0), "{uninterrupted}");
+    assert_eq!(applied(&out), expected);
+
+    let dir = kill_project("staged.agir");
+    let out = dir.path().join("out");
+    let args = run(&dir_input(&out));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Killed once the last sibling holds and the journal has every other effect's result.
+    let done = |name: &str| {
+        effects_of(&out)
+            .iter()
+            .filter(|(n, done)| n == name && *done)
+            .count()
+    };
+    kill_when(dir.path(), &args, || {
+        out.join("holding").exists() && done("stage_note") == 3 && done("wait_release") == 2
+    });
+    assert_eq!(
+        applied(&out),
+        ["", "", ""],
+        "nothing is applied before the barrier"
+    );
+    std::fs::write(out.join("release"), "").unwrap();
+    let id = journal(&out).run.unwrap().0;
+    let (code, resumed) = finish(dir.path(), &["resume", &id, "--out", "out"]);
+    assert_eq!(code, Some(0), "{resumed}");
+    assert_eq!(applied(&out), expected);
+    let mut calls: Vec<String> = std::fs::read_to_string(out.join("calls.txt"))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    calls.sort();
+    assert_eq!(calls, ["a", "b", "c"], "a sibling staged twice");
+    assert!(
+        std::fs::read_dir(out.join(".ais/stage/fan")).map_or(true, |mut d| d.next().is_none()),
+        "the stage was applied and emptied"
+    );
+    assert_eq!(done("apply_staged"), 1, "{:?}", effects_of(&out));
+    assert_eq!(comparable(resumed), comparable(uninterrupted));
+}

@@ -273,7 +273,9 @@ fn a_lifted_human_gate_pauses_the_run_and_a_refusal_ends_it() {
     );
     assert!(all.contains("input required"), "{all}");
     assert!(
-        all.contains("needs `approved_r2`: Ask the user to approve the deployment."),
+        all.contains(
+            "needs `approved_r2` (true or false): Ask the user to approve the deployment."
+        ),
         "{all}"
     );
     let run = all

@@ -273,7 +273,7 @@ async fn an_answer_over_the_answer_limit_is_refused_and_the_run_still_waits() {
         assert_eq!(result.is_error, Some(true), "{protocol}: {result:?}");
         let said = text(&result);
         assert!(
-            said.contains("its answer is 65536 bytes, more than the 4096 a human answer may have"),
+            said.contains("the answer is 65536 bytes, more than the 4096 a human answer may have"),
             "{protocol}: {said}"
         );
         // Nothing of the answer reached the run, its report or the error text.

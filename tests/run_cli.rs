@@ -512,7 +512,7 @@ fn a_paused_run_resumes_with_the_other_answer_and_a_moved_program() {
     let out = stdout(&o);
     assert!(out.contains("input required after 1 step"), "{out}");
     assert!(
-        out.contains("needs `approved`: Approve the draft?"),
+        out.contains("needs `approved` (true or false): Approve the draft?"),
         "{out}"
     );
     let line = out
@@ -561,7 +561,7 @@ fn a_paused_run_resumes_with_the_other_answer_and_a_moved_program() {
     );
     assert_ne!(o.status.code(), Some(0), "{}", both(&o));
     assert!(
-        both(&o).contains("its answer is 24 bytes, more than the 16 a human answer may have"),
+        both(&o).contains("the answer is 24 bytes, more than the 16 a human answer may have"),
         "{}",
         both(&o)
     );
@@ -579,8 +579,12 @@ fn a_paused_run_resumes_with_the_other_answer_and_a_moved_program() {
             "moved.agir",
         ],
     );
-    assert_ne!(o.status.code(), Some(0), "{}", both(&o));
-    assert!(both(&o).contains("the run still waits"), "{}", both(&o));
+    assert_eq!(o.status.code(), Some(3), "still waiting: {}", both(&o));
+    assert!(
+        stdout(&o).contains("answer refused: `maybe` does not fit carry `approved`, declared `bool`: answer with true or false, such as `--answer true`"),
+        "{}",
+        both(&o)
+    );
     let resume = [
         "resume",
         id,
@@ -599,6 +603,124 @@ fn a_paused_run_resumes_with_the_other_answer_and_a_moved_program() {
     // The run is finished: resuming it again cannot start.
     let o = ais_in(dir.path(), &resume);
     assert_eq!(o.status.code(), Some(2), "{}", both(&o));
+}
+
+/// Three input carries the run asks for one after the other: an `int`, an enum and a
+/// `list[str]`. Each answer is parsed by its carry's declared type; one that does not fit is
+/// refused naming the carry, its type and an answer that fits, and the run keeps waiting
+/// (exit 3, `input_required` in `ais runs`, the same pause) until one does.
+const ASKS3: &str = r#"---
+name: asks3
+description: Needs a count, a level and tags from whoever runs it, one after the other.
+---
+types:
+  Level:
+    kind: enum
+    members: [low, high]
+walker:
+  name: Asks3
+  carries:
+    task: {type: str, role: input}
+    count: {type: int, role: input, doc: "How many copies?"}
+    level: {type: Level, role: input, doc: "How loud?"}
+    tags: {type: "list[str]", role: input, doc: "Which tags?"}
+    twice: {type: int, produced_by: double}
+    loud: {type: bool, produced_by: judge}
+    first: {type: str, produced_by: pick}
+nodes:
+  - {id: double, type: CODE, owner: code, reads: [count], writes: [twice], body: "count * 2"}
+  - {id: judge, type: CODE, owner: code, reads: [level], writes: [loud], body: "level == Level.high"}
+  - {id: pick, type: CODE, owner: code, reads: [tags], writes: [first], body: "tags[0]"}
+  - {id: done, type: TERMINAL, reads: [twice, loud, first]}
+edges:
+  - {from: double, to: judge}
+  - {from: judge, to: pick}
+  - {from: pick, to: done}
+"#;
+
+#[test]
+fn answers_are_parsed_by_the_carry_type_and_a_misfit_leaves_the_run_waiting() {
+    let dir = project(&[("asks3.agir", ASKS3)]);
+    let o = ais_in(
+        dir.path(),
+        &["run", "asks3.agir", "--task", "go", "--out", "out"],
+    );
+    let line = stdout(&o)
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("resume with: ais resume ")
+                .map(str::to_owned)
+        })
+        .unwrap();
+    let id = line.split_once(' ').unwrap().0.to_owned();
+    // Each pause, the answers it refuses (with why), and the one that fits.
+    type Ask<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+    let asks: [Ask; 3] = [
+        (
+            "needs `count` (an integer): How many copies?",
+            &[(
+                "seven",
+                "`seven` does not fit carry `count`, declared `int`: answer with an integer, such as `--answer 42`",
+            )],
+            "7",
+        ),
+        (
+            "needs `level` (one of low, high): How loud?",
+            &[(
+                "medium",
+                "`medium` does not fit carry `level`, declared `Level`: answer with one of low, high, such as `--answer low`",
+            )],
+            "high",
+        ),
+        (
+            "needs `tags` (a JSON list): Which tags?",
+            &[
+                (
+                    "[\"a\"",
+                    "`[\"a\"` does not fit carry `tags`, declared `list[str]`: answer with a JSON list, such as `--answer '[\"a\", \"b\"]'`",
+                ),
+                (
+                    "[1, 2]",
+                    "`[1, 2]` does not fit carry `tags`, declared `list[str]`: it is",
+                ),
+            ],
+            "[\"red\", \"blue\"]",
+        ),
+    ];
+    let mut o = o;
+    for (needs, refused, fits) in asks {
+        assert_eq!(o.status.code(), Some(3), "{}", both(&o));
+        assert!(stdout(&o).contains(needs), "{needs}: {}", both(&o));
+        for (answer, why) in refused {
+            let o = ais_in(
+                dir.path(),
+                &["resume", &id, "--out", "out", "--answer", answer],
+            );
+            // Still waiting, at the same pause, saying why.
+            assert_eq!(o.status.code(), Some(3), "{}", both(&o));
+            assert!(
+                stdout(&o).contains(&format!("answer refused: {why}")),
+                "{}",
+                both(&o)
+            );
+            assert!(stdout(&o).contains(needs), "{}", both(&o));
+            let runs = ais_in(dir.path(), &["runs", "--out", "out"]);
+            let row = stdout(&runs);
+            assert!(
+                row.lines()
+                    .any(|l| l.starts_with(id.as_str()) && l.contains("input_required")),
+                "{row}"
+            );
+        }
+        o = ais_in(
+            dir.path(),
+            &["resume", &id, "--out", "out", "--answer", fits],
+        );
+    }
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    for typed in ["twice: 14", "loud: true", "first: red"] {
+        assert!(stdout(&o).contains(typed), "{typed}: {}", both(&o));
+    }
 }
 
 #[test]
@@ -621,6 +743,28 @@ fn a_run_without_a_journal_pauses_with_a_handle_file() {
     let handle = dir
         .path()
         .join(v["pause"]["handle"].as_str().expect("a handle"));
+    // An answer that is no `bool` is refused; the run still waits on the same handle.
+    let o = ais_in(
+        dir.path(),
+        &[
+            "resume",
+            path(&handle),
+            "--answer",
+            "maybe",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", both(&o));
+    let v = json(&o);
+    assert_eq!(v["status"], "input_required", "{v}");
+    assert!(
+        v["pause"]["refused"]
+            .as_str()
+            .is_some_and(|r| r.contains("does not fit carry `approved`, declared `bool`")),
+        "{v}"
+    );
+    assert!(handle.exists(), "a refused answer keeps the handle");
     let o = ais_in(
         dir.path(),
         &[
@@ -760,7 +904,7 @@ fn on_a_terminal_a_run_asks_on_the_spot_and_shows_progress() {
     };
     assert_eq!(code, 0, "{screen}");
     assert!(
-        screen.contains("`gate` needs `approved`: Approve the draft? (true/false)"),
+        screen.contains("`gate` needs `approved` (true or false): Approve the draft? (true/false)"),
         "{screen}"
     );
     // A progress line per step: number, instruction, opcode, unit; slots marked scripted.

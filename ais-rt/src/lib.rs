@@ -338,7 +338,7 @@ impl RuntimeBuilder {
 /// root `out`: `.ais/stage/<instruction>/<index>/` (the instruction id made file-safe). The SPAWN
 /// applies every sibling's stage to the root after its join, in sibling order.
 pub fn stage_dir(out: &Path, instruction: &str, index: usize) -> PathBuf {
-    machine::spawn::spawn_dir(out, "stage", instruction, index)
+    machine::effects::spawn_dir(out, "stage", instruction, index)
 }
 
 /// The runtime: runs and resumes programs.

@@ -95,6 +95,13 @@ pub struct Pause {
     pub line: Option<usize>,
     /// The resumable handle (a file under the output root), when one was written.
     pub handle: Option<std::path::PathBuf>,
+    /// What the answer must be when it fills a typed carry or call result (`an integer`,
+    /// `one of low, high`); `None` when any text is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expects: Option<String>,
+    /// Why the answer a resume gave was refused; the run still waits for another.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// Token usage and cost of a run, summed over its slots (its SPAWN siblings' and CALL

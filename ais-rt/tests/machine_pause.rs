@@ -209,16 +209,26 @@ fn a_malformed_or_mismatched_handle_is_refused_and_nothing_runs() {
         )),
         "missing",
     );
-    // An answer that does not parse as the carry's type is refused too.
+    // An answer that does not parse as the carry's type is refused, and the run still waits
+    // at the same pause, on the same handle, saying why and what fits.
     let typed = GATED
         .replace("confirm: {type: str,", "confirm: {type: int,")
         .replace("confirm == 'yes'", "confirm == 1");
     let tdoc = program(&typed);
     let out = bench.run(&typed, "tidy", &[]);
     let h = out.pause.unwrap().handle.unwrap();
-    refused(
-        block_on(rt.resume(&tdoc.program, None, &h, "yes".into())),
-        "untyped answer",
+    let out = block_on(rt.resume(&tdoc.program, None, &h, "yes".into()));
+    assert_eq!(out.status, Status::InputRequired, "{out:?}");
+    assert!(out.fault.is_none(), "{out:?}");
+    let pause = out.pause.unwrap();
+    assert_eq!(pause.carry, "confirm");
+    assert_eq!(pause.handle.as_deref(), Some(h.as_path()));
+    assert_eq!(pause.expects.as_deref(), Some("an integer"));
+    assert_eq!(
+        pause.refused.as_deref(),
+        Some(
+            "`yes` does not fit carry `confirm`, declared `int`: answer with an integer, such as `--answer 42`"
+        )
     );
     assert_eq!(
         scan.calls.load(Ordering::SeqCst),

@@ -283,21 +283,76 @@ pub struct InputError {
     pub message: String,
 }
 
-/// Parses an invocation value (`--input name=value`) by the carry's declared type: text for
-/// `str`/`path`, a number, `true`/`false`, a member of an enum, JSON for lists, dicts and
-/// objects; `any` takes JSON when the text is JSON and text otherwise.
+/// Parses an invocation value (`--input name=value`) by the carry's declared type (see
+/// [`parse_typed`]).
 pub(crate) fn parse_input(
     program: &Program,
     name: &str,
     ty: Option<&Type>,
     text: &str,
 ) -> Result<Value, InputError> {
-    let bad = |what: &str| InputError {
+    parse_typed(program, ty, text).map_err(|e| InputError {
         name: name.to_owned(),
         message: format!(
-            "input `{name}` is declared `{}`, and `{text}` is not {what}: pass `--input {name}=<{what}>`",
-            ty.map_or("any".to_owned(), Type::to_string)
+            "input `{name}` is declared `{}`, and `{text}` is not {}: pass `--input {name}=<{}>`",
+            ty.map_or("any".to_owned(), Type::to_string),
+            e.what,
+            e.what
         ),
+    })
+}
+
+/// What a text given for a typed carry must be, in words and by example.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Expected {
+    /// `an integer`, `true or false`, `one of low, high`, …
+    pub what: String,
+    /// A text that parses: `42`, `true`, `low`, `'["a", "b"]'` (quoted for a shell).
+    pub example: String,
+}
+
+/// What a text given for a carry of type `ty` must be; `None` when any text is (`str`,
+/// `path`, `any`, no type).
+pub(crate) fn expected(program: &Program, ty: Option<&Type>) -> Option<Expected> {
+    let (what, example) = match ty? {
+        Type::Str | Type::Path | Type::Any | Type::Invalid(_) => return None,
+        Type::Int => ("an integer".to_owned(), "42".to_owned()),
+        Type::Float => ("a number".to_owned(), "0.5".to_owned()),
+        Type::Bool => ("true or false".to_owned(), "true".to_owned()),
+        Type::List(_) => ("a JSON list".to_owned(), r#"'["a", "b"]'"#.to_owned()),
+        Type::Dict(_) => (
+            "a JSON object".to_owned(),
+            r#"'{"key": "value"}'"#.to_owned(),
+        ),
+        Type::Named(n) => match program.type_decl(n).map(|(_, d)| &d.kind) {
+            Some(TypeKind::Enum(members)) => {
+                let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+                let first = names.first().copied().unwrap_or_default().to_owned();
+                (format!("one of {}", names.join(", ")), first)
+            }
+            _ => (
+                "a JSON object".to_owned(),
+                r#"'{"key": "value"}'"#.to_owned(),
+            ),
+        },
+    };
+    Some(Expected { what, example })
+}
+
+/// Parses a text given for a carry of type `ty` (an invocation value, a human's answer): text
+/// for `str`/`path`, a number, `true`/`false` (or yes/no, 1/0), a member of an enum, JSON for
+/// lists, dicts and objects; `any` takes JSON when the text is JSON and text otherwise. A
+/// refusal says what the text must be ([`expected`]).
+pub(crate) fn parse_typed(
+    program: &Program,
+    ty: Option<&Type>,
+    text: &str,
+) -> Result<Value, Expected> {
+    let bad = || {
+        expected(program, ty).unwrap_or_else(|| Expected {
+            what: "a value".to_owned(),
+            example: "TEXT".to_owned(),
+        })
     };
     let Some(ty) = ty else {
         return Ok(json_or_text(text));
@@ -308,24 +363,24 @@ pub(crate) fn parse_input(
             .trim()
             .parse::<i64>()
             .map(Value::Int)
-            .map_err(|_| bad("an integer")),
+            .map_err(|_| bad()),
         Type::Float => match text.trim().parse::<f64>() {
             Ok(f) if f.is_finite() => Ok(Value::Float(f)),
-            _ => Err(bad("a number")),
+            _ => Err(bad()),
         },
         Type::Bool => match text.trim().to_ascii_lowercase().as_str() {
             "true" | "yes" | "1" => Ok(Value::Bool(true)),
             "false" | "no" | "0" => Ok(Value::Bool(false)),
-            _ => Err(bad("true or false")),
+            _ => Err(bad()),
         },
         Type::Any | Type::Invalid(_) => Ok(json_or_text(text)),
         Type::List(_) => match serde_json::from_str::<serde_json::Value>(text) {
             Ok(j @ serde_json::Value::Array(_)) => Ok(Value::from_json(&j)),
-            _ => Err(bad("a JSON list")),
+            _ => Err(bad()),
         },
         Type::Dict(_) => match serde_json::from_str::<serde_json::Value>(text) {
             Ok(j @ serde_json::Value::Object(_)) => Ok(Value::from_json(&j)),
-            _ => Err(bad("a JSON object")),
+            _ => Err(bad()),
         },
         Type::Named(n) => match program.type_decl(n).map(|(_, d)| &d.kind) {
             Some(TypeKind::Enum(members)) => {
@@ -334,13 +389,12 @@ pub(crate) fn parse_input(
                 if members.iter().any(|m| m.name == t) {
                     Ok(Value::Str(t.to_owned()))
                 } else {
-                    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
-                    Err(bad(&format!("one of {}", names.join(", "))))
+                    Err(bad())
                 }
             }
             _ => match serde_json::from_str::<serde_json::Value>(text) {
                 Ok(j @ serde_json::Value::Object(_)) => Ok(Value::from_json(&j)),
-                _ => Err(bad("a JSON object")),
+                _ => Err(bad()),
             },
         },
     }

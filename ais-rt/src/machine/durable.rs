@@ -303,19 +303,18 @@ async fn rebuild(
                 ),
             )));
         };
+        let shown = super::pause::shown_value(&prep, &pause);
         let restored = super::pause::restore_value(settings.clone(), prep.clone(), pause, &answer);
         let (mut run, cursor, supplied) = match restored {
             Ok(r) => r,
             // The answer is refused and the run still waits for one: nothing is journaled.
             Err(super::pause::Unfit::Answer(m)) => {
-                return Ok(Err(refused(
-                    &settings,
-                    &prep,
-                    FaultKind::InvalidHandle,
-                    format!(
-                        "the answer cannot continue run {id}: {m}; the run still waits: `ais resume {id} --answer TEXT`"
-                    ),
-                )));
+                return Ok(Err(match shown {
+                    Some((pause, steps)) => {
+                        super::pause::still_waiting(&settings, &prep, pause, steps, m)
+                    }
+                    None => refused(&settings, &prep, FaultKind::InvalidHandle, m),
+                }));
             }
             Err(super::pause::Unfit::Record(m)) => {
                 return Err(corrupt(&id, "runs row (its pause record)".into(), m));

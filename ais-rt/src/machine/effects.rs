@@ -12,7 +12,12 @@
 //! What goes through it: every tool call of a DU pipeline, of a write-out and of a produced
 //! program; each exchange of a slot with its model and each tool call the model makes inside
 //! the slot (`machine/slot.rs`: a resume continues a slot mid-conversation, asking the model
-//! nothing it answered and running none of its tools again); an `ask_user` answer.
+//! nothing it answered and running none of its tools again); an `ask_user` answer; saving a
+//! produced program before it runs ([`Effects::save_program`]) and applying a SPAWN's staged
+//! files after its barrier ([`Effects::apply_staged`]), both artifacts. A sibling's scratch
+//! directory ([`Effects::scratch_dir`]) passes through the layer unrecorded: creating it is
+//! its own replay. The machine's modules hold no file-system call of their own; the layer's
+//! blocking work runs on tokio's blocking pool.
 
 use super::Stop;
 use crate::journal::{
@@ -20,9 +25,10 @@ use crate::journal::{
 };
 use crate::model::{Completion, Exchange, ModelError, SlotRequest};
 use crate::report::FaultKind;
-use crate::tools::{ToolArgs, ToolError, ToolErrorKind};
+use crate::tools::{ArtifactRoot, RelativeDest, ToolArgs, ToolError, ToolErrorKind};
 use ais_core::Value;
 use std::future::Future;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -218,6 +224,150 @@ impl Effects {
             }),
         }
     }
+}
+
+/// Effects on the output root, beside the tool calls.
+impl Effects {
+    /// Saves the produced program `text` to the runtime's own file `file` (`.ais/scripts/…`)
+    /// under `root`, as the step's next effect: an artifact that may be written again (the
+    /// same text to the same file), so one in flight at a crash is simply written again, and
+    /// one recorded is not. Answers the saved path, or the write's error.
+    pub(crate) async fn save_program(
+        &self,
+        instruction: &str,
+        root: ArtifactRoot,
+        file: String,
+        text: String,
+    ) -> Result<Result<Value, ToolError>, Stop> {
+        let spec = |(file, text): &(String, String)| {
+            let mut request = serde_json::Map::new();
+            request.insert("path".into(), Json::String(file.clone()));
+            request.insert("text".into(), Json::String(text.clone()));
+            Spec {
+                kind: EffectKind::Artifact,
+                instruction,
+                name: "save_program",
+                idempotency: Idempotency::Retry,
+                request: Some(request::tool(&request)),
+            }
+        };
+        self.run((file, text), spec, |(file, text)| {
+            blocking("saving the program", move || {
+                root.write_own(&file, text.as_bytes()).map(Value::Str)
+            })
+        })
+        .await
+    }
+
+    /// Moves every file the siblings of SPAWN `id` staged under `root/.ais/stage/<id>/` into
+    /// `root`, as the step's next effect (see [`apply_staged`] for the rules). Applying is
+    /// consumed sibling by sibling (each stage folder is removed once its files landed), so a
+    /// crash in the middle is finished by applying again: the effect may be retried.
+    pub(crate) async fn apply_staged(
+        &self,
+        id: &str,
+        root: PathBuf,
+    ) -> Result<Result<Value, ToolError>, Stop> {
+        let spec = |_: &PathBuf| {
+            let mut request = serde_json::Map::new();
+            request.insert("spawn".into(), Json::String(id.to_owned()));
+            Spec {
+                kind: EffectKind::Artifact,
+                instruction: id,
+                name: "apply_staged",
+                idempotency: Idempotency::Retry,
+                request: Some(request::tool(&request)),
+            }
+        };
+        let owned = id.to_owned();
+        self.run(root, spec, move |root| {
+            blocking("applying the staged files", move || {
+                apply_staged(&root, &owned)
+                    .map(|n| Value::Int(n as i64))
+                    .map_err(|e| ToolError::new(ToolErrorKind::Io, e))
+            })
+        })
+        .await
+    }
+
+    /// Creates a sibling's scratch (or stage) directory `dir`. It passes through unrecorded:
+    /// creating a directory that exists is a no-op, so running it again is its replay, and a
+    /// resumed SPAWN (which runs only its answered sibling) keys no effect it did not key
+    /// before.
+    pub(crate) async fn scratch_dir(&self, dir: &Path) -> std::io::Result<()> {
+        tokio::fs::create_dir_all(dir).await
+    }
+}
+
+/// Runs blocking file-system work on tokio's blocking pool; a panic there is an I/O error of
+/// `what`.
+async fn blocking<T: Send + 'static>(
+    what: &'static str,
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
+        Err(ToolError::new(
+            ToolErrorKind::Io,
+            format!("{what} stopped abnormally: {e}"),
+        ))
+    })
+}
+
+/// The folder of sibling `i` of SPAWN `id` under `root/.ais/<kind>/` (`kind`: `spawn` for a
+/// private-write sibling, `stage` for one whose writes are staged).
+pub(crate) fn spawn_dir(root: &Path, kind: &str, id: &str, i: usize) -> PathBuf {
+    let id = super::exec::file_safe(id);
+    root.join(".ais").join(kind).join(id).join(i.to_string())
+}
+
+/// Moves every file the siblings staged into the output root, sibling by sibling, with the
+/// rules of an artifact write ([`ArtifactRoot::place`]): a staged symlink is skipped, a path
+/// through `.ais/` or a version-control directory is refused, and the directories on the way
+/// are created one at a time without following a link, so a symlink in the root is noticed
+/// before anything is created through it. Answers how many files landed.
+fn apply_staged(root: &Path, id: &str) -> Result<usize, String> {
+    let base = spawn_dir(root, "stage", id, 0);
+    let Some(stage) = base.parent() else {
+        return Ok(0);
+    };
+    let mut siblings: Vec<(usize, PathBuf)> = match std::fs::read_dir(stage) {
+        Ok(rd) => rd
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()
+                    .and_then(|n| n.parse().ok())
+                    .map(|i: usize| (i, e.path()))
+            })
+            .collect(),
+        Err(_) => return Ok(0),
+    };
+    siblings.sort();
+    let target = ArtifactRoot::new(root);
+    let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    let mut landed = 0;
+    for (_, dir) in siblings {
+        let mut todo = vec![dir.clone()];
+        while let Some(d) = todo.pop() {
+            for entry in std::fs::read_dir(&d).map_err(|e| io(&d, e))? {
+                let path = entry.map_err(|e| io(&d, e))?.path();
+                let meta = std::fs::symlink_metadata(&path).map_err(|e| io(&path, e))?;
+                if meta.file_type().is_symlink() {
+                    continue;
+                }
+                if meta.is_dir() {
+                    todo.push(path);
+                    continue;
+                }
+                let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy();
+                let dest = RelativeDest::parse(&rel).map_err(|e| e.message)?;
+                target.place(&dest, &path).map_err(|e| e.message)?;
+                landed += 1;
+            }
+        }
+        std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    }
+    Ok(landed)
 }
 
 /// A journal error as the stop it causes.

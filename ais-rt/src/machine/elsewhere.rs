@@ -265,6 +265,8 @@ fn outcome_of_call(o: CallOutcome) -> RunOutcome {
             instruction: String::new(),
             line: None,
             handle: None,
+            expects: None,
+            refused: None,
         }),
         steps: o.steps,
         usage: o.usage,

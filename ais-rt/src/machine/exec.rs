@@ -387,15 +387,10 @@ impl Run {
         };
         // The runtime's own file under `.ais/`, which no model-chosen destination may name.
         let root = ArtifactRoot::for_writes(&self.ctx());
-        let own = file.clone();
-        let saved = tokio::task::spawn_blocking(move || root.write_own(&own, script.as_bytes()))
-            .await
-            .unwrap_or_else(|e| {
-                Err(ToolError::new(
-                    crate::tools::ToolErrorKind::Io,
-                    format!("saving the program stopped abnormally: {e}"),
-                ))
-            });
+        let saved = self
+            .effects
+            .save_program(&step.id, root, file.clone(), script)
+            .await?;
         if let Err(e) = saved {
             self.fail_into(
                 step,

@@ -20,7 +20,8 @@ use super::carries::{self, CarryFile};
 use super::plan::Prepared;
 use super::{Run, Settings, Unrouted};
 use crate::report::{FaultKind, Pause, RunOutcome, Status};
-use ais_core::{Deviation, Value};
+use ais_core::sig::Return;
+use ais_core::{Deviation, Type, Value};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -88,8 +89,8 @@ impl Run {
             program: self.prep.digest().to_owned(),
             instruction: step.id.clone(),
             cursor: at,
-            carry: carry.clone(),
-            prompt: prompt.clone(),
+            carry,
+            prompt,
             ask: ask.is_some(),
             tool: ask.unwrap_or(0),
             task: self.task.clone(),
@@ -135,7 +136,7 @@ impl Run {
             .and(self.effects.journal().cloned());
         let handle_path = match &journal {
             Some(_) => None,
-            None => match write_handle(&self.settings.out_dir, &step.id, &handle) {
+            None => match write_handle(self.settings.out_dir.clone(), &step.id, &handle).await {
                 Ok(p) => Some(p),
                 Err(e) => {
                     self.deviate(
@@ -149,13 +150,7 @@ impl Run {
         };
         let mut out = self.outcome(Status::InputRequired);
         out.written = self.report(None).0;
-        out.pause = Some(Pause {
-            carry,
-            prompt,
-            instruction: step.id.clone(),
-            line: step.line,
-            handle: handle_path,
-        });
+        out.pause = Some(handle.shown(&prep, handle_path));
         if let Some(journal) = journal {
             let end = crate::journal::RunEnd {
                 status: Status::InputRequired,
@@ -179,22 +174,28 @@ impl Run {
     }
 }
 
-/// Writes a handle atomically under `root/.ais/resume/`.
-fn write_handle(root: &Path, id: &str, handle: &Handle) -> std::io::Result<PathBuf> {
-    use std::io::Write;
-    let dir = root.join(".ais").join("resume");
-    std::fs::create_dir_all(&dir)?;
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
+/// Writes a handle atomically under `root/.ais/resume/` (on the blocking pool).
+async fn write_handle(root: PathBuf, id: &str, handle: &Handle) -> std::io::Result<PathBuf> {
+    let mut bytes = serde_json::to_vec_pretty(handle).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
     let safe = super::exec::file_safe(id);
-    let path = dir.join(format!("{safe}-{stamp}-{}.json", std::process::id()));
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
-    serde_json::to_writer_pretty(&mut tmp, handle).map_err(std::io::Error::other)?;
-    tmp.write_all(b"\n")?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(&path).map_err(|e| e.error)?;
-    Ok(path)
+    let write = move || {
+        use std::io::Write;
+        let dir = root.join(".ais").join("resume");
+        std::fs::create_dir_all(&dir)?;
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = dir.join(format!("{safe}-{stamp}-{}.json", std::process::id()));
+        let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
+        tmp.write_all(&bytes)?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(path)
+    };
+    tokio::task::spawn_blocking(write)
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e)))
 }
 
 /// Resumes a paused run of `prep` from the handle at `path` with `answer`.
@@ -221,7 +222,9 @@ pub(crate) async fn resume(
             ));
         }
     };
-    let (mut run, (cursor, ask)) = match restore(settings.clone(), prep.clone(), handle, &answer) {
+    let shown = handle.shown(&prep, Some(path.to_owned()));
+    let steps = handle.steps;
+    let (run, cursor, _) = match restore(settings.clone(), prep.clone(), handle, &answer) {
         Ok(x) => x,
         Err(Unfit::Record(e)) => {
             return invalid(format!(
@@ -229,21 +232,8 @@ pub(crate) async fn resume(
                 path.display()
             ));
         }
-        Err(Unfit::Answer(e)) => {
-            return invalid(format!(
-                "the answer cannot continue the run of {}: {e}",
-                path.display()
-            ));
-        }
+        Err(Unfit::Answer(e)) => return still_waiting(&settings, &prep, shown, steps, e),
     };
-    if let Some(tool) = ask {
-        // The `ask_user` call at the cursor yields the answer instead of pausing again; the
-        // pipeline's tools before it already ran.
-        run.answer = Some(super::Answer {
-            value: Value::Str(answer),
-            tool,
-        });
-    }
     run.drive(cursor).await
 }
 
@@ -265,19 +255,65 @@ pub(crate) fn restore_value(
             h.format
         )));
     }
-    let carry = h.carry.clone();
-    let (mut run, (cursor, ask)) = restore(settings, prep.clone(), h, answer)?;
-    let supplied = match ask {
-        Some(tool) => {
-            run.answer = Some(super::Answer {
-                value: Value::Str(answer.to_owned()),
-                tool,
-            });
-            Vec::new()
+    restore(settings, prep, h, answer)
+}
+
+/// The outcome of a resume whose answer was refused: the run still waits at the same pause,
+/// which now says why the answer did not fit (`refused`) and what would.
+pub(crate) fn still_waiting(
+    settings: &Settings,
+    prep: &Prepared,
+    mut pause: Pause,
+    steps: u64,
+    why: String,
+) -> RunOutcome {
+    let mut out = super::durable::refused(settings, prep, FaultKind::InvalidHandle, String::new());
+    out.status = Status::InputRequired;
+    out.fault = None;
+    out.steps = steps;
+    pause.refused = Some(why);
+    out.pause = Some(pause);
+    out
+}
+
+/// The pause a journal's pause record describes, as a report shows it (`None` when the record
+/// is no pause record this build reads).
+pub(crate) fn shown_value(prep: &Prepared, pause: &serde_json::Value) -> Option<(Pause, u64)> {
+    let h: Handle = serde_json::from_value(pause.clone()).ok()?;
+    Some((h.shown(prep, None), h.steps))
+}
+
+impl Handle {
+    /// The pause as a report shows it: what it waits for and what an answer must be.
+    fn shown(&self, prep: &Prepared, handle: Option<PathBuf>) -> Pause {
+        let ty = answer_type(prep, self);
+        let expected = carries::expected(&prep.program, ty.as_ref());
+        Pause {
+            carry: self.carry.clone(),
+            prompt: self.prompt.clone(),
+            instruction: self.instruction.clone(),
+            line: prep.steps.get(self.cursor).and_then(|s| s.line),
+            handle,
+            expects: expected.map(|e| e.what),
+            refused: None,
         }
-        None => prep.names.index(&carry).into_iter().collect(),
-    };
-    Ok((run, cursor, supplied))
+    }
+}
+
+/// The type the answer to a pause is parsed by: the carry's declared type, or for an
+/// `ask_user` call, the call's declared result (`None`: any text, kept as text).
+fn answer_type(prep: &Prepared, h: &Handle) -> Option<Type> {
+    if h.ask {
+        return match &prep.steps.get(h.cursor)?.work {
+            super::plan::Work::Tools(calls) => match &calls.get(h.tool)?.ret {
+                Return::Type(t) => Some(t.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+    }
+    let c = prep.names.index(&h.carry)?;
+    prep.names.types.get(c).cloned().flatten()
 }
 
 fn read_handle(path: &Path) -> Result<Handle, String> {
@@ -307,22 +343,24 @@ impl From<String> for Unfit {
     }
 }
 
-/// Rebuilds the run a handle describes and applies the answer; returns the run and (cursor,
-/// the pipeline position of the `ask_user` call the answer is the result of, if it is one).
+/// Rebuilds the run a handle describes and applies the answer, parsed by the type of what it
+/// fills ([`answer_type`]); returns the run, its cursor, and the carry the answer supplied
+/// (none for an `ask_user` answer, which is the call's result).
 fn restore(
     settings: Arc<Settings>,
     prep: Arc<Prepared>,
     h: Handle,
     answer: &str,
-) -> Result<(Run, (usize, Option<usize>)), Unfit> {
+) -> Result<(Run, usize, Vec<usize>), Unfit> {
     // A human answer is bounded as a model's is: it fills a carry, the journal and the report.
     if answer.len() > settings.max_answer_bytes {
         return Err(Unfit::Answer(format!(
-            "its answer is {} bytes, more than the {} a human answer may have (the limit of a model's answer, `--max-answer-bytes`); answer again, shorter, or raise the limit",
+            "the answer is {} bytes, more than the {} a human answer may have (the limit of a model's answer, `--max-answer-bytes`); answer again, shorter, or raise the limit",
             answer.len(),
             settings.max_answer_bytes
         )));
     }
+    let ty = answer_type(&prep, &h);
     if h.program != prep.digest() {
         return Err(Unfit::Record(
             "it belongs to another program, or the program changed since the run paused".into(),
@@ -410,24 +448,62 @@ fn restore(
         )));
     }
     run.spawn_pending = h.spawn;
-    if !h.ask {
-        let c = names.index(&h.carry).ok_or_else(|| {
-            format!(
-                "it pauses for carry `{}`, which this program does not declare",
-                h.carry
-            )
-        })?;
-        let ty = names.types.get(c).cloned().flatten();
-        let v = carries::parse_input(&prep.program, &h.carry, ty.as_ref(), answer)
-            .map_err(|e| Unfit::Answer(e.message))?;
-        run.carries.set(c, v);
-        run.supplied[c] = true;
-    } else if !matches!(&step.work, super::plan::Work::Tools(calls) if calls.get(h.tool).is_some_and(|c| c.ask_user))
+    if h.ask
+        && !matches!(&step.work, super::plan::Work::Tools(calls) if calls.get(h.tool).is_some_and(|c| c.ask_user))
     {
         return Err(Unfit::Record(format!(
             "it says `{}` asked the user with its tool {}, and that tool of the step is no `ask_user` call",
             step.id, h.tool
         )));
     }
-    Ok((run, (h.cursor, h.ask.then_some(h.tool))))
+    let carry = if h.ask {
+        None
+    } else {
+        Some(names.index(&h.carry).ok_or_else(|| {
+            format!(
+                "it pauses for carry `{}`, which this program does not declare",
+                h.carry
+            )
+        })?)
+    };
+    let what = match carry {
+        Some(_) => format!("carry `{}`", h.carry),
+        None => format!("the answer `{}` asks for", h.instruction),
+    };
+    let shown: String = answer.chars().take(40).collect();
+    let cut = if shown.len() < answer.len() {
+        "…"
+    } else {
+        ""
+    };
+    let declared = ty.as_ref().map_or("any".to_owned(), Type::to_string);
+    let value = carries::parse_typed(&prep.program, ty.as_ref(), answer).map_err(|e| {
+        Unfit::Answer(format!(
+            "`{shown}{cut}` does not fit {what}, declared `{declared}`: answer with {}, such as `--answer {}`",
+            e.what, e.example
+        ))
+    })?;
+    // A list or an object must fit its element and field types too.
+    if let Some(ty) = &ty {
+        crate::journal::fits(&prep.program, ty, &value).map_err(|e| {
+            Unfit::Answer(format!(
+                "`{shown}{cut}` does not fit {what}, declared `{declared}`: it is {e}"
+            ))
+        })?;
+    }
+    match carry {
+        Some(c) => {
+            run.carries.set(c, value);
+            run.supplied[c] = true;
+        }
+        None => {
+            // The `ask_user` call at the cursor yields the answer instead of pausing again;
+            // the pipeline's tools before it already ran.
+            run.answer = Some(super::Answer {
+                value,
+                tool: h.tool,
+            });
+        }
+    }
+    Ok((run, h.cursor, carry.into_iter().collect()))
 }

@@ -26,6 +26,7 @@
 //! step all branches reach (the join), one after the other, then the run continues there.
 
 use super::carries::{CarryFile, Overlay};
+use super::effects::spawn_dir;
 use super::exec::{Hooks, run_pipeline, text_of};
 use super::plan::{Prepared, SpawnCtl, Step, Work};
 use super::slot::request;
@@ -34,9 +35,8 @@ use crate::journal::Spend;
 use crate::model::slot::{self, SlotOptions};
 use crate::model::{Operand, Usage};
 use crate::report::{FaultKind, RunUsage};
-use crate::tools::{ArtifactRoot, RelativeDest, ToolContext};
+use crate::tools::ToolContext;
 use ais_core::{Isolation, Type, Value};
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
@@ -148,17 +148,18 @@ impl Run {
         if !waiting.is_empty() {
             return Err(self.pause_siblings(at, step, results, waiting));
         }
-        if ctl.isolation == Isolation::OrchestratorOwned
-            && let Err(e) = apply_staged(&self.settings.out_dir, &step.id)
-        {
-            self.fail(
-                step,
-                format!(
-                    "applying the staged effects of SPAWN `{}` failed: {e}",
-                    step.id
-                ),
-                String::new(),
-            );
+        if ctl.isolation == Isolation::OrchestratorOwned {
+            let root = self.settings.out_dir.clone();
+            if let Err(e) = self.effects.apply_staged(&step.id, root).await? {
+                self.fail(
+                    step,
+                    format!(
+                        "applying the staged effects of SPAWN `{}` failed: {}",
+                        step.id, e.message
+                    ),
+                    String::new(),
+                );
+            }
         }
         self.join(step, results);
         self.transition_after_spawn(step)
@@ -373,7 +374,7 @@ impl Run {
             _ => Some(spawn_dir(&self.settings.out_dir, "stage", &step.id, i)),
         };
         if let Some(d) = &dir {
-            tokio::fs::create_dir_all(d).await.map_err(|e| {
+            self.effects.scratch_dir(d).await.map_err(|e| {
                 Stop::Fault(
                     FaultKind::Unsupported,
                     format!(
@@ -469,61 +470,6 @@ impl Run {
             }
         }
     }
-}
-
-/// The folder of sibling `i` of SPAWN `id` under `root/.ais/<kind>/` (`kind`: `spawn` for a
-/// private-write sibling, `stage` for one whose writes are staged).
-pub(crate) fn spawn_dir(root: &Path, kind: &str, id: &str, i: usize) -> PathBuf {
-    let id = super::exec::file_safe(id);
-    root.join(".ais").join(kind).join(id).join(i.to_string())
-}
-
-/// Moves every file the siblings staged into the output root, sibling by sibling, with the
-/// rules of an artifact write ([`ArtifactRoot::place`]): a staged symlink is skipped, a path
-/// through `.ais/` or a version-control directory is refused, and the directories on the way
-/// are created one at a time without following a link, so a symlink in the root is noticed
-/// before anything is created through it.
-fn apply_staged(root: &Path, id: &str) -> Result<(), String> {
-    let base = spawn_dir(root, "stage", id, 0);
-    let Some(stage) = base.parent() else {
-        return Ok(());
-    };
-    let mut siblings: Vec<(usize, PathBuf)> = match std::fs::read_dir(stage) {
-        Ok(rd) => rd
-            .filter_map(Result::ok)
-            .filter_map(|e| {
-                e.file_name()
-                    .to_str()
-                    .and_then(|n| n.parse().ok())
-                    .map(|i: usize| (i, e.path()))
-            })
-            .collect(),
-        Err(_) => return Ok(()),
-    };
-    siblings.sort();
-    let target = ArtifactRoot::new(root);
-    let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
-    for (_, dir) in siblings {
-        let mut todo = vec![dir.clone()];
-        while let Some(d) = todo.pop() {
-            for entry in std::fs::read_dir(&d).map_err(|e| io(&d, e))? {
-                let path = entry.map_err(|e| io(&d, e))?.path();
-                let meta = std::fs::symlink_metadata(&path).map_err(|e| io(&path, e))?;
-                if meta.file_type().is_symlink() {
-                    continue;
-                }
-                if meta.is_dir() {
-                    todo.push(path);
-                    continue;
-                }
-                let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy();
-                let dest = RelativeDest::parse(&rel).map_err(|e| e.message)?;
-                target.place(&dest, &path).map_err(|e| e.message)?;
-            }
-        }
-        std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))?;
-    }
-    Ok(())
 }
 
 /// One sibling of a data fan-out, owning everything it needs to run on its own task.

@@ -239,10 +239,12 @@ impl ProgramServer {
         if let Some(s) = servers {
             s.shutdown().await;
         }
+        // Refused — the handle, or only the answer (the run still waits on the same handle).
         let refused = outcome
             .fault
             .as_ref()
-            .is_some_and(|f| f.kind == crate::FaultKind::InvalidHandle);
+            .is_some_and(|f| f.kind == crate::FaultKind::InvalidHandle)
+            || outcome.pause.as_ref().is_some_and(|p| p.refused.is_some());
         if !refused {
             let _ = std::fs::remove_file(handle);
         }
@@ -360,6 +362,11 @@ impl ProgramServer {
                 Ok(o) => o,
                 Err(r) => return r.into(),
             };
+            // An answer that did not fit is not asked for again here: the tool error says
+            // why, and the run still waits on its handle.
+            if outcome.pause.as_ref().is_some_and(|p| p.refused.is_some()) {
+                return result_of(&outcome).into();
+            }
         }
     }
 }
@@ -463,8 +470,13 @@ fn paused_message(p: &crate::Pause) -> String {
         ),
         None => format!("; call again with `{}` given", p.carry),
     };
+    let refused = p
+        .refused
+        .as_ref()
+        .map(|why| format!("the answer was refused: {why}; "))
+        .unwrap_or_default();
     format!(
-        "the run paused at `{}` for human input `{}`: {}{resume}",
+        "{refused}the run paused at `{}` for human input `{}`: {}{resume}",
         p.instruction, p.carry, p.prompt
     )
 }

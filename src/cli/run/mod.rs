@@ -391,7 +391,7 @@ fn resume_from_handle(args: HandleResume, output: &mut Output) -> Result<u8, Fai
     let (tokio, servers, runtime) = setup.engine()?;
     let prep = setup.prepare_run(&runtime);
     let outcome = tokio.block_on(runtime.resume_prepared(&prep, &args.handle, args.answer));
-    if !invalid_handle(&outcome) {
+    if handle_used(&outcome) {
         remove_handle(&args.handle);
     }
     setup.wrap_up(&tokio, servers, &outcome, started, &options)?;
@@ -795,9 +795,17 @@ fn conclude(
         // Asked and answered with the progress display suspended, so it does not draw over
         // the prompt.
         let answer = setup.progress.suspend(|| -> io::Result<Option<String>> {
+            if let Some(why) = &pause.refused {
+                write!(output.err, "\nanswer refused: {why}")?;
+            }
+            let expects = pause
+                .expects
+                .as_ref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default();
             write!(
                 output.err,
-                "\n`{}` needs `{}`: {}\n> ",
+                "\n`{}` needs `{}`{expects}: {}\n> ",
                 pause.instruction,
                 pause.carry,
                 pause.prompt.trim()
@@ -820,7 +828,7 @@ fn conclude(
             )),
             (None, Some(handle)) => {
                 let out = tokio.block_on(runtime.resume_prepared(prep, &handle, answer));
-                if !invalid_handle(&out) {
+                if handle_used(&out) {
                     remove_handle(&handle);
                 }
                 out
@@ -924,6 +932,12 @@ pub(super) fn exit_code(status: Status, fault: Option<FaultKind>) -> u8 {
         Status::InputRequired => 3,
         Status::Interrupted => 4,
     }
+}
+
+/// Whether a resume from a handle file used it up: not when the handle was refused, nor when
+/// only the answer was (the run still waits on the same handle).
+fn handle_used(outcome: &RunOutcome) -> bool {
+    !invalid_handle(outcome) && outcome.pause.as_ref().is_none_or(|p| p.refused.is_none())
 }
 
 /// Whether a resume was refused for its handle (then the handle is kept).

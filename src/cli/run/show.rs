@@ -134,9 +134,17 @@ pub(super) fn print_human(
             .line
             .map(|l| format!(" ({}:{l})", shown(&setup.file)))
             .unwrap_or_default();
+        if let Some(why) = &pause.refused {
+            writeln!(out, "answer refused: {why}")?;
+        }
+        let expects = pause
+            .expects
+            .as_ref()
+            .map(|e| format!(" ({e})"))
+            .unwrap_or_default();
         writeln!(
             out,
-            "`{}`{line} needs `{}`: {}",
+            "`{}`{line} needs `{}`{expects}: {}",
             pause.instruction,
             pause.carry,
             pause.prompt.trim()
