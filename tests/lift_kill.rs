@@ -173,7 +173,11 @@ fn a_killed_lift_resumes_without_asking_again_and_replays_with_no_model() {
     .unwrap();
     let run = store.runs().unwrap().into_iter().next().unwrap();
     drop(store);
-    assert_eq!(run.status, "running", "killed mid-run");
+    assert_eq!(
+        run.status,
+        ais::rt::journal::RunState::Running,
+        "killed mid-run"
+    );
 
     let (code, all) = ais(dir.path(), &held.base, &["resume", &run.id, "--out", "out"]);
     assert_eq!(code, 0, "{all}");
