@@ -54,6 +54,7 @@ impl Host for Examples {
             "approve_refund" => approve_refund::ApproveRefund::register_tools(&mut tools),
             "extract_invoice" => extract_invoice::ExtractInvoice::register_tools(&mut tools),
             "sales_question" => sales_question::SalesQuestion::register_tools(&mut tools),
+            "sentiment" => sentiment::Sentiment::register_tools(&mut tools),
             other => panic!("no example is named `{other}`"),
         }
         if let Some((name, value)) = &self.wrong {

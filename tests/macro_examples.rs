@@ -8,10 +8,6 @@
 mod examples;
 use examples::*;
 
-#[allow(dead_code)]
-#[path = "../examples/sentiment.rs"]
-mod sentiment;
-
 #[path = "macro_examples/sentiment.rs"]
 mod sentiment_runs;
 

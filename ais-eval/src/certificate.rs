@@ -64,7 +64,7 @@
 //!         id: "r1".into(), program: "notes".into(), digest: "d".into(),
 //!         source: source.into(), task: "t".into(), inputs: vec![], meta: serde_json::json!({}),
 //!     },
-//!     status: "ok".into(),
+//!     status: ais_rt::journal::RunState::Ended(ais_rt::Status::Ok),
 //!     effects: vec![(slot, Some(serde_json::json!({"completion": {"text": "A note."}})))],
 //!     commits: vec![commit(1, "draft", 1), commit(2, "count", 2), commit(3, "done", 2)],
 //!     outcome: Some(serde_json::json!({"status": "ok"})),

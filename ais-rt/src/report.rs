@@ -231,6 +231,7 @@ impl RunOutcome {
     ///     deviations: vec![],
     ///     findings: vec![],
     ///     fault: None,
+    ///     failures: vec![],
     ///     pause: None,
     ///     steps: 3,
     ///     usage: RunUsage::default(),

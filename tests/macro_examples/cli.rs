@@ -112,7 +112,8 @@ fn an_example_with_rust_tools_does_not_run_under_the_cli_and_says_why() {
     assert_eq!(v["status"], "fault");
     let message = v["fault"]["message"].as_str().unwrap();
     assert!(
-        message.contains("`user_facing_commits`") && message.contains("register a native tool"),
+        message.contains("`user_facing_commits`")
+            && message.contains("ReleaseNotes::run(input, &ReleaseNotes::runtime().build())"),
         "{message}"
     );
 }

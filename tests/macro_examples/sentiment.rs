@@ -77,7 +77,7 @@ fn the_agir_runs_under_the_cli_and_saves_the_summary() {
         ],
     );
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("ok after 11 steps, 4 slots filled"), "{text}");
+    assert!(text.contains("ok after 7 steps, 4 slots filled"), "{text}");
     let summary = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
     assert_eq!(
         summary,

@@ -33,3 +33,7 @@ pub mod extract_invoice;
 #[allow(dead_code)]
 #[path = "../../examples/sales_question.rs"]
 pub mod sales_question;
+
+#[allow(dead_code)]
+#[path = "../../examples/sentiment.rs"]
+pub mod sentiment;
