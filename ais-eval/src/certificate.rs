@@ -87,7 +87,7 @@ use ais_core::{
     Realization,
 };
 use ais_rt::journal::replay::Recording;
-use ais_rt::journal::{Effect, Json, StepCommit};
+use ais_rt::journal::{Effect, Json, RunState, StepCommit};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -111,8 +111,8 @@ pub struct Certificate {
     pub program: String,
     /// The SHA-256 of the program's canonical AG-IR, as the run recorded it.
     pub digest: String,
-    /// How the run ended (`ok`, `error`, `fault`, `input_required`, …).
-    pub status: String,
+    /// How the run stands (`ok`, `error`, `fault`, `input_required`, …, or `running`).
+    pub status: RunState,
     /// Each obligation, in the record's order.
     pub obligations: Vec<Entry>,
     /// The mandatory obligations the agent bears, counted.
@@ -330,7 +330,7 @@ pub fn certify(run: &Recording) -> Result<Certificate, CertifyError> {
         run: run.start.id.clone(),
         program: run.start.program.clone(),
         digest: run.start.digest.clone(),
-        status: run.status.as_str().to_owned(),
+        status: run.status,
         obligations,
         mandatory,
         rows,

@@ -120,7 +120,7 @@ pub fn text(c: &Certificate, verified: bool) -> String {
         "compliance certificate of run {} of `{}` ({}){}",
         e(&c.run),
         e(&c.program),
-        e(&c.status),
+        c.status,
         if verified {
             ": verified against the journal"
         } else {
@@ -196,7 +196,7 @@ pub fn page(c: &Certificate, verified: bool) -> String {
     let _ = writeln!(
         h,
         "<p id=\"summary\">Status <b>{}</b> · mandatory obligations performed <b id=\"percent\">{}</b>: {}{}</p>",
-        esc(&c.status),
+        c.status,
         m.share(),
         m.breakdown(),
         if verified {

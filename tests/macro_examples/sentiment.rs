@@ -23,9 +23,12 @@ fn tutorial_dir() -> tempfile::TempDir {
     dir
 }
 
-fn ais_in(dir: &Path, args: &[&str]) -> (Output, String) {
+/// `ais run sentiment.agir --task TASK --model scripted:RESPONSES` in `dir`, as the tutorial
+/// runs it: the exit and everything it printed.
+fn run_agent(dir: &Path, task: &str, responses: &str) -> (Output, String) {
+    let model = format!("scripted:{responses}");
     let out = Command::new(env!("CARGO_BIN_EXE_ais"))
-        .args(args)
+        .args(["run", "sentiment.agir", "--task", task, "--model", &model])
         .current_dir(dir)
         .env_remove("AIS_MODEL")
         .env_remove("OPENAI_API_KEY")
@@ -65,16 +68,10 @@ fn the_agir_is_the_macro_program_up_to_its_tool_bodies() {
 #[test]
 fn the_agir_runs_under_the_cli_and_saves_the_summary() {
     let dir = tutorial_dir();
-    let (out, text) = ais_in(
+    let (out, text) = run_agent(
         dir.path(),
-        &[
-            "run",
-            "sentiment.agir",
-            "--task",
-            "Summarize reviews.csv",
-            "--model",
-            "scripted:sentiment.responses.json",
-        ],
+        "Summarize reviews.csv",
+        "sentiment.responses.json",
     );
     assert!(out.status.success(), "{text}");
     assert!(text.contains("ok after 7 steps, 4 slots filled"), "{text}");
@@ -91,16 +88,10 @@ fn the_agir_runs_under_the_cli_and_saves_the_summary() {
 #[test]
 fn a_missing_csv_is_routed_and_its_error_is_in_the_output() {
     let dir = tutorial_dir();
-    let (_, text) = ais_in(
+    let (_, text) = run_agent(
         dir.path(),
-        &[
-            "run",
-            "sentiment.agir",
-            "--task",
-            "Summarize missing.csv",
-            "--model",
-            "scripted:sentiment.responses.json",
-        ],
+        "Summarize missing.csv",
+        "sentiment.responses.json",
     );
     assert!(text.contains("problem: cannot read the reviews"), "{text}");
     assert!(text.contains("FileNotFoundError"), "{text}");
@@ -121,17 +112,7 @@ fn labels_that_do_not_add_up_save_nothing() {
             "classify[2]": ["neutral"], "classify[3]": ["positive"]}"#,
     )
     .unwrap();
-    let (out, text) = ais_in(
-        dir.path(),
-        &[
-            "run",
-            "sentiment.agir",
-            "--task",
-            "Summarize reviews.csv",
-            "--model",
-            "scripted:odd.responses.json",
-        ],
-    );
+    let (out, text) = run_agent(dir.path(), "Summarize reviews.csv", "odd.responses.json");
     assert!(out.status.success(), "{text}");
     assert!(
         text.contains("problem: refused: the labels do not add up to the 4 reviews"),
