@@ -17,6 +17,19 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+/// A call of `tool` with `args` that asks for progress under `token`.
+fn with_progress(tool: &'static str, args: serde_json::Value, token: i64) -> CallToolRequestParams {
+    let mut call = CallToolRequestParams::new(tool).with_arguments(
+        args.as_object()
+            .expect("the arguments are an object")
+            .clone(),
+    );
+    call.meta = Some(RequestMetaObject::with_progress_token(ProgressToken(
+        NumberOrString::Number(token),
+    )));
+    call
+}
+
 fn programs(dir: &Path) -> (String, String) {
     let a = mcp_serve::write(dir, "shout.agir", mcp_serve::SHOUT);
     let b = mcp_serve::write(dir, "note.agir", mcp_serve::NOTE);
@@ -89,15 +102,7 @@ async fn rmcp_lists_the_programs_as_tools_and_calls_one_with_progress() {
         Some(false)
     );
 
-    let mut call = CallToolRequestParams::new("shout").with_arguments(
-        serde_json::json!({"phrase": "hey"})
-            .as_object()
-            .unwrap()
-            .clone(),
-    );
-    call.meta = Some(RequestMetaObject::with_progress_token(ProgressToken(
-        NumberOrString::Number(7),
-    )));
+    let call = with_progress("shout", serde_json::json!({"phrase": "hey"}), 7);
     let result = service.peer().call_tool(call).await.unwrap();
     assert_eq!(result.is_error, Some(false), "{result:?}");
     let report = result.structured_content.unwrap();
@@ -256,15 +261,11 @@ async fn progress_numbers_the_steps_as_the_run_does_and_strictly_increases() {
         .serve(TokioChildProcess::new(cmd).unwrap())
         .await
         .unwrap();
-    let mut call = CallToolRequestParams::new("review_sentiment").with_arguments(
-        serde_json::json!({"task": "Summarize reviews.csv"})
-            .as_object()
-            .unwrap()
-            .clone(),
+    let call = with_progress(
+        "review_sentiment",
+        serde_json::json!({"task": "Summarize reviews.csv"}),
+        3,
     );
-    call.meta = Some(RequestMetaObject::with_progress_token(ProgressToken(
-        NumberOrString::Number(3),
-    )));
     let result = service.peer().call_tool(call).await.unwrap();
     assert_eq!(result.is_error, Some(false), "{result:?}");
     for _ in 0..100 {
