@@ -263,7 +263,7 @@ fn dropped_operand_help(f: &Finding, program: &Program, instr: &Instruction) -> 
         .find(|p| !instr.reads.contains(&p.name) && program.carry(&p.name).is_some());
     Some(match by_name {
         Some(p) => format!(
-            "parameter `{0}` of `{tool}` took the carry `{0}` by name: if that carry is what `{1}` should use, pass it — `{tool}({0}, …)` —; if `{read}` is, rename the parameter `{0}` to `{read}` in the tool's `fn` so `{read}` binds by name; else remove `{read}` from the call",
+            "parameter `{0}` of `{tool}` took the carry `{0}` by name. If that carry is what `{1}` should use, pass it: `{tool}({0}, …)`. If `{read}` is, rename the parameter `{0}` to `{read}` in the tool's `fn` so `{read}` binds by name. Otherwise remove `{read}` from the call",
             p.name, instr.id
         ),
         None => format!(
