@@ -147,6 +147,11 @@ impl<'a> Sink<'a> {
     }
 
     /// The findings, duplicates (same code and place) dropped.
+    /// True when an error has been reported.
+    pub fn has_errors(&self) -> bool {
+        self.findings.iter().any(|f| f.severity >= Severity::Error)
+    }
+
     pub fn finish(self) -> Vec<Finding> {
         let mut seen = HashSet::new();
         self.findings

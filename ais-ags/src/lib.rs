@@ -19,6 +19,7 @@
 pub mod agx;
 mod codes;
 mod flow;
+mod graph;
 pub mod harness;
 mod load;
 pub mod run;
@@ -28,6 +29,15 @@ mod structure;
 mod translate;
 
 pub use codes::rule_severity;
+pub use graph::{
+    Attachment, Author, Backoff, Branch, Constraints, Criterion, CriterionKind, CriterionSeverity,
+    DecisionBlock, EdgeKind, Extra, FailurePolicy, Feedback, Fragment, GateBlock, Graph,
+    GraphConstraints, GraphEdge, GraphError, GraphKind, GraphOutput, HumanAt, HumanCheckpoint,
+    HumanMode, InputSpec, Intelligence, Join, LoopBlock, MapBlock, Node, NodeDefaults, NodeType,
+    OnExhausted, OnExpressionError, OnNodeFailure, OnReject, OnTimeout, OutputSpec, ParamSpec,
+    Policy, Requirements, RetryPolicy, Secret, SubgraphBlock, Success, SuccessMode, Tier,
+    ValueType,
+};
 pub use load::{Loaded, load_path, load_text};
 pub use schema::{GRAPH_SCHEMA, RUN_SCHEMA, validate_graph_schema, validate_run_record};
 pub use translate::{ImportError, export, import, schedule};
@@ -46,6 +56,8 @@ pub struct Checked {
     pub findings: Vec<Finding>,
     /// The document's data, when the text could be read at all.
     pub data: Option<Json>,
+    /// The document as a typed graph, when it has no error (what a harness may run).
+    pub graph: Option<Graph>,
 }
 
 impl Checked {
@@ -120,9 +132,11 @@ pub(crate) fn check_loaded(
         return Checked {
             findings: sink.findings,
             data: None,
+            graph: None,
         };
     }
     let data = loaded.data.as_ref().map(|d| &d.value);
+    let mut graph = None;
     if let Some(d) = &loaded.data {
         for dup in &d.duplicates {
             sink.push_at(
@@ -139,6 +153,7 @@ pub(crate) fn check_loaded(
     if let Some(doc) = data {
         structure::version(doc, &mut sink);
         schema::validate_graph(doc, &mut sink);
+        graph = typed(doc, &mut sink);
         let model = scope::Model::new(doc, base, refs);
         structure::check(&model, &mut sink);
         flow::check(&model, &mut sink);
@@ -147,9 +162,35 @@ pub(crate) fn check_loaded(
     }
     let mut findings = sink.finish();
     findings.sort_by_key(|f| f.pos.map(|p| (p.line, p.column)));
+    let failed = findings
+        .iter()
+        .any(|f| f.severity >= ais_core::Severity::Error);
     Checked {
         findings,
         data: data.cloned(),
+        graph: graph.filter(|_| !failed),
+    }
+}
+
+/// The document as a typed graph, once the schema has passed: a value the schema lets through
+/// that the types do not take (an integer past 2^64, say) is AG001 where it stands.
+fn typed(doc: &Json, sink: &mut codes::Sink) -> Option<Graph> {
+    match Graph::from_json(doc) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            if !sink.has_errors() {
+                sink.push(
+                    "AG001",
+                    &e.pointer,
+                    format!(
+                        "the document does not read as an AGS 1.0 graph: {}",
+                        e.message
+                    ),
+                    "change the value there to one of the type the schema describes",
+                );
+            }
+            None
+        }
     }
 }
 

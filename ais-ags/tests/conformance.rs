@@ -183,3 +183,66 @@ fn an_external_reference_is_really_opened() {
         support::listing(&checked)
     );
 }
+
+/// Each example reads into the typed [`ais_ags::Graph`], and the graph written back is the
+/// document it was read from (extensions, absent fields and numbers as written).
+#[test]
+fn each_example_reads_into_a_graph_that_writes_back_the_same_document() {
+    for path in support::graphs("examples") {
+        let (_, checked) = ais_ags::check_path(&path).expect("readable");
+        let graph = checked
+            .graph
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} reads as a graph", path.display()));
+        assert_eq!(
+            Some(&graph.to_json()),
+            checked.data.as_ref(),
+            "{}",
+            path.display()
+        );
+    }
+}
+
+const TYPED: &str = "ags_version: '1.0'\nkind: AgenticGraph\nid: g\ntitle: T\nobjective: O\n\
+entrypoints: [a]\nnodes:\n  a:\n    title: A\n    description: Do A.\n    x-note: {kept: true}\n    \
+failure:\n      retry:\n        max_attempts: MAX\n";
+
+/// An attack on the typed read: a value the JSON Schema lets through (`1e300` is an integer to
+/// it) that no integer field holds is AG001 where it stands — not a panic, not a default —
+/// and the document does not run.
+#[test]
+fn an_integer_the_schema_allows_but_no_field_holds_is_a_located_ag001() {
+    for max in ["1e300", "18446744073709551616"] {
+        let text = TYPED.replace("MAX", max);
+        let checked = ais_ags::check_text(&text, None);
+        let f = checked
+            .findings
+            .iter()
+            .find(|f| f.id.as_str() == "AG001")
+            .unwrap_or_else(|| panic!("{max}: AG001, found:\n{}", support::listing(&checked)));
+        assert_eq!(f.pos.map(|p| p.line), Some(14), "{max}: {}", f.message);
+        assert!(
+            f.message.contains("max_attempts") || f.message.contains("integer"),
+            "{max}: {}",
+            f.message
+        );
+        assert!(checked.graph.is_none(), "{max}");
+        assert_eq!(checked.outcome(), ais_core::Outcome::Failed, "{max}");
+    }
+}
+
+/// A whole number written with a fraction (`2.0`, an integer to JSON Schema) reads as the
+/// integer, and `x-…` extensions are kept on the node they were written on.
+#[test]
+fn a_whole_number_written_as_a_float_reads_as_the_integer() {
+    let checked = ais_ags::check_text(&TYPED.replace("MAX", "2.0"), None);
+    let graph = checked.graph.unwrap_or_else(|| {
+        panic!(
+            "reads:\n{}",
+            support::listing(&ais_ags::check_text(&TYPED.replace("MAX", "2.0"), None))
+        )
+    });
+    let a = &graph.nodes["a"];
+    assert_eq!(a.retry().and_then(|r| r.max_attempts), Some(2));
+    assert_eq!(a.extra["x-note"], serde_json::json!({"kept": true}));
+}

@@ -1,0 +1,1287 @@
+//! An AGS 1.0 graph document as types (the schema's `$defs`, one struct or enum each): what a
+//! document that passed the JSON Schema check is read into ([`Graph::read`]), and what the
+//! importer and the harness work on.
+//!
+//! Every optional field is an `Option` (and every list or map one too), so a graph written back
+//! ([`serde::Serialize`]) is the document it was read from: absent stays absent, `[]` stays `[]`,
+//! `5` stays `5` (numbers the schema calls `number` are kept as written, [`Number`]). The
+//! `x-…` extensions of each object are kept in its `extra`, in order, as the importer carries
+//! them on (SPEC.md: harnesses MUST preserve them).
+
+use ais_core::agir::Data;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Number, Value as Json};
+
+/// The `x-…` extension fields of an object (and, under `policy.on_unknown_field: warn`, the
+/// unknown fields the check warned about), in document order.
+pub type Extra = Map<String, Json>;
+
+macro_rules! enums {
+    ($( $(#[$m:meta])* $name:ident { $( $(#[$vm:meta])* $v:ident => $text:literal, )* } )*) => {$(
+        ais_core::spelled! {
+            $(#[$m])*
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub enum $name { $( $(#[$vm])* $v => $text, )* }
+            serde
+        }
+    )*};
+}
+
+enums! {
+    /// The document kind (`kind`): AGS 1.0 defines one.
+    GraphKind { /// `AgenticGraph`.
+        AgenticGraph => "AgenticGraph", }
+    /// A node's `type` (absent: `task`).
+    NodeType {
+        /// A bounded agentic loop (the default).
+        Task => "task",
+        /// An agent or expression choosing a branch.
+        Decision => "decision",
+        /// A human checkpoint of its own.
+        Gate => "gate",
+        /// A repeated body.
+        Loop => "loop",
+        /// A body per item.
+        Map => "map",
+        /// Another graph.
+        Subgraph => "subgraph",
+    }
+    /// How a node joins its predecessors (`join`, absent: `all`).
+    Join {
+        /// Every predecessor.
+        All => "all",
+        /// Any predecessor.
+        Any => "any",
+        /// `join_count` of them.
+        NOf => "n_of",
+    }
+    /// An edge's `kind` (absent: `sequence`).
+    EdgeKind {
+        /// Always taken.
+        Sequence => "sequence",
+        /// Taken when its `when` holds.
+        Conditional => "conditional",
+        /// Taken when its source fails.
+        OnFailure => "on_failure",
+    }
+    /// A value's declared type (`value_type`).
+    ValueType {
+        /// `string`.
+        String => "string",
+        /// `text`.
+        Text => "text",
+        /// `markdown`.
+        Markdown => "markdown",
+        /// `number`.
+        Number => "number",
+        /// `integer`.
+        Integer => "integer",
+        /// `boolean`.
+        Boolean => "boolean",
+        /// `object`.
+        Object => "object",
+        /// `array`.
+        Array => "array",
+        /// `json`.
+        Json => "json",
+        /// `file`.
+        File => "file",
+        /// `file_set`.
+        FileSet => "file_set",
+        /// `directory`.
+        Directory => "directory",
+        /// `artifact`.
+        Artifact => "artifact",
+        /// `reference`.
+        Reference => "reference",
+        /// `any`.
+        Any => "any",
+    }
+    /// An intelligence tier, lowest first.
+    Tier {
+        /// `minimal`.
+        Minimal => "minimal",
+        /// `standard`.
+        Standard => "standard",
+        /// `advanced`.
+        Advanced => "advanced",
+        /// `frontier`.
+        Frontier => "frontier",
+    }
+    /// A success criterion's `kind`.
+    CriterionKind {
+        /// A command line's exit code and output.
+        Command => "command",
+        /// A file under the workspace.
+        FileExists => "file_exists",
+        /// A produced output.
+        ArtifactPresent => "artifact_present",
+        /// An output against a JSON Schema.
+        JsonSchema => "json_schema",
+        /// A regular expression over a value.
+        Regex => "regex",
+        /// An AGX expression.
+        Expression => "expression",
+        /// A model's judgement.
+        LlmJudge => "llm_judge",
+        /// A person's.
+        Human => "human",
+        /// An outside check.
+        External => "external",
+    }
+    /// A criterion's `severity` (absent: `required`).
+    CriterionSeverity {
+        /// Must pass.
+        Required => "required",
+        /// Reported only.
+        Advisory => "advisory",
+    }
+    /// How a success block combines its criteria (`mode`, absent: `all`).
+    SuccessMode {
+        /// Every one.
+        All => "all",
+        /// Any one.
+        Any => "any",
+        /// `count` of them.
+        NOf => "n_of",
+    }
+    /// A human checkpoint's or a gate's `mode`.
+    HumanMode {
+        /// Approve or reject.
+        Approve => "approve",
+        /// Review, with comments.
+        Review => "review",
+        /// Supply values (`collect`).
+        Input => "input",
+        /// Tell, without waiting.
+        Notify => "notify",
+    }
+    /// Where a human checkpoint stands in its node (`at`).
+    HumanAt {
+        /// Before the node starts.
+        BeforeStart => "before_start",
+        /// Before a side effect.
+        BeforeSideEffects => "before_side_effects",
+        /// After the node's outputs.
+        AfterOutputs => "after_outputs",
+        /// When a criterion fails.
+        OnCriteriaFailure => "on_criteria_failure",
+        /// When the node fails.
+        OnFailure => "on_failure",
+        /// When the node escalates.
+        OnEscalation => "on_escalation",
+    }
+    /// What happens when a human does not answer in time (`on_timeout`).
+    OnTimeout {
+        /// The node fails.
+        Fail => "fail",
+        /// The run waits on.
+        Hold => "hold",
+        /// It goes to the escalation.
+        Escalate => "escalate",
+        /// It counts as approved.
+        Approve => "approve",
+    }
+    /// What a rejected gate does (`on_reject`, absent: `fail`).
+    OnReject {
+        /// The gate fails.
+        Fail => "fail",
+        /// Its dependents are skipped.
+        SkipDependents => "skip_dependents",
+        /// Its edges decide.
+        Route => "route",
+    }
+    /// What a node does when its attempts are exhausted (`on_exhausted`, absent: `fail`).
+    OnExhausted {
+        /// It fails.
+        Fail => "fail",
+        /// It is skipped.
+        Skip => "skip",
+        /// It escalates.
+        Escalate => "escalate",
+        /// It succeeds, degraded.
+        SucceedDegraded => "succeed_degraded",
+    }
+    /// The wait between attempts (`backoff`, absent: `exponential`).
+    Backoff {
+        /// No wait.
+        None => "none",
+        /// `initial_delay_seconds` each time.
+        Fixed => "fixed",
+        /// Growing by it.
+        Linear => "linear",
+        /// Doubling.
+        Exponential => "exponential",
+    }
+    /// What a failed node's next attempt is told (`feedback`, absent: `failed_criteria`).
+    Feedback {
+        /// Nothing.
+        None => "none",
+        /// A summary.
+        FailureSummary => "failure_summary",
+        /// The failed criteria.
+        FailedCriteria => "failed_criteria",
+        /// The whole transcript.
+        FullTranscript => "full_transcript",
+    }
+    /// What the graph does when a node fails (`policy.on_node_failure`, absent: `isolate`).
+    OnNodeFailure {
+        /// Stop the run.
+        Halt => "halt",
+        /// Skip what depends on it.
+        Isolate => "isolate",
+        /// Go on.
+        Continue => "continue",
+    }
+    /// What an expression error means (`policy.on_expression_error`, absent: `fail`).
+    OnExpressionError {
+        /// The node fails.
+        Fail => "fail",
+        /// The expression is false.
+        False => "false",
+    }
+}
+
+impl CriterionSeverity {
+    /// `required` when absent.
+    pub fn of(s: Option<CriterionSeverity>) -> CriterionSeverity {
+        s.unwrap_or(CriterionSeverity::Required)
+    }
+}
+
+/// An AGS 1.0 graph document (SPEC.md §5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Graph {
+    /// `$schema`.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// `ags_version` (MAJOR.MINOR).
+    pub ags_version: String,
+    /// `kind`.
+    pub kind: GraphKind,
+    /// `id`.
+    pub id: String,
+    /// `title`.
+    pub title: String,
+    /// `objective`.
+    pub objective: String,
+    /// `description`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `version`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// `requires_conformance` (absent: 1).
+    #[serde(
+        default,
+        deserialize_with = "integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub requires_conformance: Option<u64>,
+    /// `authors`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authors: Option<Vec<Author>>,
+    /// `created_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// `updated_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+    /// `labels`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<String>>,
+    /// `params`: the invocation surface.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<IndexMap<String, ParamSpec>>,
+    /// `context`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Map<String, Json>>,
+    /// `attachments`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachments: Option<Vec<Attachment>>,
+    /// `secrets`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secrets: Option<Vec<Secret>>,
+    /// `entrypoints`.
+    pub entrypoints: Vec<String>,
+    /// `defaults`, merged into every node by [`Graph::merged`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defaults: Option<NodeDefaults>,
+    /// `nodes`, in document order.
+    pub nodes: IndexMap<String, Node>,
+    /// `edges`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edges: Option<Vec<GraphEdge>>,
+    /// `subgraphs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subgraphs: Option<IndexMap<String, Fragment>>,
+    /// `constraints`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<GraphConstraints>,
+    /// `policy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<Policy>,
+    /// `outputs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<IndexMap<String, GraphOutput>>,
+    /// `success`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub success: Option<Success>,
+    /// `metadata`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Json>>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// An author (`authors[]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Author {
+    /// `name`.
+    pub name: String,
+    /// `email`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// `role`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// An attachment (`attachments[]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Attachment {
+    /// `name`.
+    pub name: String,
+    /// `path`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// `uri`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    /// `media_type`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    /// `inline`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline: Option<String>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A secret the graph names (`secrets[]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Secret {
+    /// `name`.
+    pub name: String,
+    /// `required` (absent: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A param's or a collected value's declaration (`param_spec`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamSpec {
+    /// `type`.
+    #[serde(rename = "type")]
+    pub ty: ValueType,
+    /// `description`.
+    pub description: String,
+    /// `required` (absent: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// `default`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Json>,
+    /// `enum`: the values allowed.
+    #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+    pub allowed: Option<Vec<Json>>,
+    /// `schema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Map<String, Json>>,
+    /// `example`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<Json>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A node input (`input_spec`): at most one of `from`, `template`, `value`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputSpec {
+    /// `type`.
+    #[serde(rename = "type")]
+    pub ty: ValueType,
+    /// `description`.
+    pub description: String,
+    /// `required` (absent: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// `from`: an AGX expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// `template`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// `value`: a literal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Json>,
+    /// `default`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Json>,
+    /// `schema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Map<String, Json>>,
+    /// `media_type`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    /// `redact` (absent: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redact: Option<bool>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A node output (`output_spec`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutputSpec {
+    /// `type`.
+    #[serde(rename = "type")]
+    pub ty: ValueType,
+    /// `description`.
+    pub description: String,
+    /// `required` (absent: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// `path_hint`: where a `file` output is written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_hint: Option<String>,
+    /// `schema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Map<String, Json>>,
+    /// `media_type`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    /// `redact` (absent: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redact: Option<bool>,
+    /// `example`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<Json>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A graph output (`graph_output_spec`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GraphOutput {
+    /// `type`.
+    #[serde(rename = "type")]
+    pub ty: ValueType,
+    /// `description`.
+    pub description: String,
+    /// `from`: an AGX expression.
+    pub from: String,
+    /// `required` (absent: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// `schema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Map<String, Json>>,
+    /// `media_type`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A node's intelligence demand (`intelligence`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Intelligence {
+    /// `tier`.
+    pub tier: Tier,
+    /// `level`.
+    #[serde(
+        default,
+        deserialize_with = "integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub level: Option<u64>,
+    /// `hints`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hints: Option<Vec<String>>,
+    /// `min_context_tokens`.
+    #[serde(
+        default,
+        deserialize_with = "integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_context_tokens: Option<u64>,
+    /// `allow_downgrade` (absent: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_downgrade: Option<bool>,
+    /// `escalate_to`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate_to: Option<Tier>,
+    /// `rationale`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rationale: Option<String>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// What a node needs (`requirements`); kept as written (this harness runs none of it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Requirements {
+    /// `tools`: names, or `{name, optional, alternatives}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<Json>>,
+    /// `permissions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<Vec<String>>,
+    /// `mcp_servers`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_servers: Option<Vec<String>>,
+    /// `skills`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skills: Option<Vec<String>>,
+    /// `environment`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<Vec<String>>,
+    /// `secrets`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secrets: Option<Vec<String>>,
+    /// `network`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
+    /// `workspace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A node's limits (`constraints`); the fields this harness does not read stay in `rest`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Constraints {
+    /// Every field, as written (`max_input_tokens`, `temperature`, `isolation`, …).
+    #[serde(flatten)]
+    pub rest: Extra,
+}
+
+/// The graph's limits (`constraints`), kept as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GraphConstraints {
+    /// Every field, as written (`max_total_tokens`, `max_parallel_nodes`, …).
+    #[serde(flatten)]
+    pub rest: Extra,
+}
+
+/// The graph's policy (`policy`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Policy {
+    /// `on_expression_error` (absent: `fail`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_expression_error: Option<OnExpressionError>,
+    /// `on_node_failure` (absent: `isolate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_node_failure: Option<OnNodeFailure>,
+    /// `on_unknown_field` (absent: `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_unknown_field: Option<String>,
+    /// `default_human_timeout_seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_human_timeout_seconds: Option<Number>,
+    /// `on_human_timeout` (absent: `hold`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_human_timeout: Option<OnTimeout>,
+    /// `checkpointing`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpointing: Option<String>,
+    /// `resume`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<String>,
+    /// `record_run` (absent: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_run: Option<bool>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A node's retry policy (`failure.retry`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RetryPolicy {
+    /// `max_attempts` (absent: 1).
+    #[serde(
+        default,
+        deserialize_with = "integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_attempts: Option<u64>,
+    /// `backoff` (absent: `exponential`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff: Option<Backoff>,
+    /// `initial_delay_seconds` (absent: 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_delay_seconds: Option<Number>,
+    /// `max_delay_seconds` (absent: 60).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_delay_seconds: Option<Number>,
+    /// `jitter` (absent: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<bool>,
+    /// `retry_on` (absent: `transient`, `tool_error`, `criteria_failed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_on: Option<Vec<String>>,
+    /// `feedback` (absent: `failed_criteria`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<Feedback>,
+    /// `escalate_intelligence` (absent: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate_intelligence: Option<bool>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A node's failure policy (`failure`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FailurePolicy {
+    /// `retry`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<RetryPolicy>,
+    /// `fallback`, kept as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Vec<Json>>,
+    /// `escalation`, kept as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<Json>,
+    /// `on_exhausted` (absent: `fail`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_exhausted: Option<OnExhausted>,
+    /// `compensation`: a node id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensation: Option<String>,
+    /// `timeout_action`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_action: Option<String>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A human checkpoint inside a node (`human[]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HumanCheckpoint {
+    /// `id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// `at`.
+    pub at: HumanAt,
+    /// `mode`.
+    pub mode: HumanMode,
+    /// `prompt`: a template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// `required` (absent: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// `roles`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<Vec<String>>,
+    /// `collect`: the values an `input` checkpoint asks for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collect: Option<IndexMap<String, ParamSpec>>,
+    /// `timeout_seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<Number>,
+    /// `on_timeout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_timeout: Option<OnTimeout>,
+    /// `when`: an AGX expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A success criterion (`criterion`); which fields apply depends on its `kind`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Criterion {
+    /// `id`.
+    pub id: String,
+    /// `kind`.
+    pub kind: CriterionKind,
+    /// `description`.
+    pub description: String,
+    /// `severity` (absent: `required`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<CriterionSeverity>,
+    /// `record_evidence` (absent: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_evidence: Option<bool>,
+    /// `timeout_seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<Number>,
+    /// `run` (`command`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// `cwd` (`command`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// `expect_exit_code` (`command`, absent: 0).
+    #[serde(
+        default,
+        deserialize_with = "integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub expect_exit_code: Option<i64>,
+    /// `expect_stdout_matches` (`command`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect_stdout_matches: Option<String>,
+    /// `path` (`file_exists`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// `min_bytes` (`file_exists`).
+    #[serde(
+        default,
+        deserialize_with = "integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_bytes: Option<u64>,
+    /// `output`: the output it is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// `schema` (`json_schema`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Map<String, Json>>,
+    /// `schema_ref` (`json_schema`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_ref: Option<String>,
+    /// `target` (`regex`): an AGX expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// `pattern` (`regex`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// `flags` (`regex`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags: Option<String>,
+    /// `negate` (`regex`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub negate: Option<bool>,
+    /// `expr` (`expression`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<String>,
+    /// `rubric` (`llm_judge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rubric: Option<String>,
+    /// `judge_intelligence` (`llm_judge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_intelligence: Option<Intelligence>,
+    /// `threshold` (`llm_judge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<Number>,
+    /// `samples` (`llm_judge`).
+    #[serde(
+        default,
+        deserialize_with = "integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub samples: Option<u64>,
+    /// `inputs` (`llm_judge`): AGX expressions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<String>>,
+    /// `prompt` (`human`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// `roles` (`human`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<Vec<String>>,
+    /// `check` (`external`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    /// `params` (`external`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Map<String, Json>>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Criterion {
+    /// True unless it is `advisory`.
+    pub fn is_required(&self) -> bool {
+        CriterionSeverity::of(self.severity) == CriterionSeverity::Required
+    }
+}
+
+/// A success block (`success`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Success {
+    /// `summary`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// `mode` (absent: `all`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<SuccessMode>,
+    /// `count` (`n_of`).
+    #[serde(
+        default,
+        deserialize_with = "integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub count: Option<u64>,
+    /// `criteria`.
+    pub criteria: Vec<Criterion>,
+    /// `evaluation_order`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluation_order: Option<String>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// What every node takes unless it says otherwise (`defaults`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeDefaults {
+    /// `intelligence`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intelligence: Option<Intelligence>,
+    /// `requirements`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requirements: Option<Requirements>,
+    /// `constraints`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<Constraints>,
+    /// `failure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailurePolicy>,
+    /// `human`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human: Option<Vec<HumanCheckpoint>>,
+    /// `join`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join: Option<Join>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A loop node's block (`loop`), kept as written past what the importer reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoopBlock {
+    /// `collect`: what it gathers, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collect: Option<IndexMap<String, String>>,
+    /// Every other field, as written (`mode`, `condition`, `body`, …).
+    #[serde(flatten)]
+    pub rest: Extra,
+}
+
+/// A map node's block (`map`), kept as written past what the importer reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MapBlock {
+    /// `collect`: what it gathers, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collect: Option<IndexMap<String, String>>,
+    /// Every other field, as written (`over`, `as`, `body`, …).
+    #[serde(flatten)]
+    pub rest: Extra,
+}
+
+/// A subgraph node's block (`subgraph`), kept as written past what the importer reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SubgraphBlock {
+    /// `outputs_from`: its outputs, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs_from: Option<IndexMap<String, String>>,
+    /// Every other field, as written (`use`, `inline`, `ref`, …).
+    #[serde(flatten)]
+    pub rest: Extra,
+}
+
+/// A gate node's block (`gate`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateBlock {
+    /// `mode`.
+    pub mode: HumanMode,
+    /// `prompt`: a template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// `roles`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<Vec<String>>,
+    /// `present`: AGX expressions shown to the approver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub present: Option<Vec<String>>,
+    /// `collect`: the values an `input` gate asks for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collect: Option<IndexMap<String, ParamSpec>>,
+    /// `timeout_seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<Number>,
+    /// `on_timeout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_timeout: Option<OnTimeout>,
+    /// `on_reject` (absent: `fail`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_reject: Option<OnReject>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A decision node's block (`decision`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecisionBlock {
+    /// `question`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// `evaluator`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluator: Option<String>,
+    /// `branches`.
+    pub branches: Vec<Branch>,
+    /// `default_branch`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_branch: Option<String>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A decision's branch (`branches[]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Branch {
+    /// `label`.
+    pub label: String,
+    /// `description`.
+    pub description: String,
+    /// `when`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A graph fragment (`subgraphs.*`), kept as written (this harness runs none).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fragment {
+    /// Every field, as written.
+    #[serde(flatten)]
+    pub rest: Extra,
+}
+
+/// A node (`nodes.*`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// `type` (absent: `task`; see [`Node::kind`]).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub ty: Option<NodeType>,
+    /// `title`.
+    pub title: String,
+    /// `description`.
+    pub description: String,
+    /// `rationale`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rationale: Option<String>,
+    /// `instructions`: a template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// `labels`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<String>>,
+    /// `depends_on`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<Vec<String>>,
+    /// `join` (absent: `all`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join: Option<Join>,
+    /// `join_count`.
+    #[serde(
+        default,
+        deserialize_with = "integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub join_count: Option<u64>,
+    /// `inputs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<IndexMap<String, InputSpec>>,
+    /// `outputs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<IndexMap<String, OutputSpec>>,
+    /// `success`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub success: Option<Success>,
+    /// `intelligence`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intelligence: Option<Intelligence>,
+    /// `requirements`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requirements: Option<Requirements>,
+    /// `constraints`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<Constraints>,
+    /// `failure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailurePolicy>,
+    /// `human`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human: Option<Vec<HumanCheckpoint>>,
+    /// `when`: an AGX expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// `loop`.
+    #[serde(rename = "loop", default, skip_serializing_if = "Option::is_none")]
+    pub loop_block: Option<LoopBlock>,
+    /// `map`.
+    #[serde(rename = "map", default, skip_serializing_if = "Option::is_none")]
+    pub map_block: Option<MapBlock>,
+    /// `subgraph`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subgraph: Option<SubgraphBlock>,
+    /// `gate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateBlock>,
+    /// `decision`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionBlock>,
+    /// `estimate`, kept as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Map<String, Json>>,
+    /// `metadata`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Json>>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Node {
+    /// Its type (`task` when it names none).
+    pub fn kind(&self) -> NodeType {
+        self.ty.unwrap_or(NodeType::Task)
+    }
+
+    /// Its output names, in order.
+    pub fn output_names(&self) -> impl Iterator<Item = &String> {
+        self.outputs.iter().flat_map(IndexMap::keys)
+    }
+
+    /// Its success criteria, in order.
+    pub fn criteria(&self) -> impl Iterator<Item = &Criterion> {
+        self.success.iter().flat_map(|s| &s.criteria)
+    }
+
+    /// Its human checkpoints, in order.
+    pub fn checkpoints(&self) -> impl Iterator<Item = &HumanCheckpoint> {
+        self.human.iter().flatten()
+    }
+
+    /// Its `failure.retry`.
+    pub fn retry(&self) -> Option<&RetryPolicy> {
+        self.failure.as_ref()?.retry.as_ref()
+    }
+}
+
+/// An edge (`edges[]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GraphEdge {
+    /// `from`.
+    pub from: String,
+    /// `to`.
+    pub to: String,
+    /// `kind` (absent: `sequence`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<EdgeKind>,
+    /// `when`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// `label`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// `carries`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carries: Option<Vec<String>>,
+    /// `x-…` extensions.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// An integer field: JSON Schema counts `2.0` an integer, so a whole number written with a
+/// fraction reads as one; any other number (a fraction, one out of range) is an error.
+fn integer<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<i128>,
+{
+    use serde::de::Error;
+    let n = Number::deserialize(d)?;
+    let wide = if let Some(u) = n.as_u64() {
+        Some(i128::from(u))
+    } else if let Some(i) = n.as_i64() {
+        Some(i128::from(i))
+    } else {
+        // A whole number written as a float: exact below 2^53, and checked against the range.
+        n.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15)
+            .map(|f| f as i128)
+    };
+    wide.and_then(|w| T::try_from(w).ok())
+        .map(Some)
+        .ok_or_else(|| D::Error::custom(format!("{n} is not an integer this field can hold")))
+}
+
+/// A document that passed the schema and still does not read as a graph: where and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphError {
+    /// The JSON Pointer of the value that did not read (`""`: the document).
+    pub pointer: String,
+    /// What was wrong with it.
+    pub message: String,
+}
+
+impl std::fmt::Display for GraphError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(f, "at `{at}`: {}", self.message)
+    }
+}
+
+impl std::error::Error for GraphError {}
+
+/// Fills each field a block leaves out from the defaults' (SPEC.md §6.3: per block, shallow).
+macro_rules! over {
+    ($node:expr, $defaults:expr; $($field:ident),*) => {{
+        $( if $node.$field.is_none() { $node.$field = $defaults.$field.clone(); } )*
+        for (k, v) in &$defaults.extra {
+            if !$node.extra.contains_key(k) {
+                $node.extra.insert(k.clone(), v.clone());
+            }
+        }
+    }};
+}
+
+/// A block of the node's over the same block of the defaults'.
+fn merge_block<T: Clone>(node: &mut Option<T>, defaults: Option<&T>, over: impl Fn(&mut T, &T)) {
+    match (node.as_mut(), defaults) {
+        (Some(n), Some(d)) => over(n, d),
+        (None, Some(d)) => *node = Some(d.clone()),
+        (_, None) => {}
+    }
+}
+
+impl Graph {
+    /// Reads a document's data (one that passed the JSON Schema check) into a graph; a value of
+    /// another shape is an error naming where it stands (a JSON Pointer into the document).
+    pub fn from_json(doc: &Json) -> Result<Graph, GraphError> {
+        serde_path_to_error::deserialize(doc).map_err(|e| {
+            let pointer = e
+                .path()
+                .iter()
+                .filter_map(|s| match s {
+                    serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
+                    serde_path_to_error::Segment::Map { key } => {
+                        Some(ais_core::agir::pointer_token(key))
+                    }
+                    serde_path_to_error::Segment::Enum { variant } => Some(variant.clone()),
+                    serde_path_to_error::Segment::Unknown => None,
+                })
+                .fold(String::new(), |p, s| format!("{p}/{s}"));
+            GraphError {
+                pointer,
+                message: e.into_inner().to_string(),
+            }
+        })
+    }
+
+    /// [`Graph::from_json`] over data as the reader read it.
+    pub fn read(data: &Data) -> Result<Graph, GraphError> {
+        Graph::from_json(&data.value)
+    }
+
+    /// The graph as it runs: `defaults` merged into every node (SPEC.md §6.3) — per block,
+    /// shallow (the node's fields over the defaults'), lists (and `human`, a list) replaced,
+    /// never joined. A gate never takes `intelligence` or `human` from them (it calls no
+    /// model, AG102, and is itself the human checkpoint). Fragments keep their own (this
+    /// harness runs none).
+    pub fn merged(&self) -> Graph {
+        let mut out = self.clone();
+        let Some(d) = &self.defaults else {
+            return out;
+        };
+        for node in out.nodes.values_mut() {
+            let gate = node.kind() == NodeType::Gate;
+            if !gate {
+                merge_block(&mut node.intelligence, d.intelligence.as_ref(), |n, d| {
+                    over!(n, d; level, hints, min_context_tokens, allow_downgrade, escalate_to, rationale);
+                });
+                if node.human.is_none() {
+                    node.human.clone_from(&d.human);
+                }
+            }
+            merge_block(&mut node.requirements, d.requirements.as_ref(), |n, d| {
+                over!(n, d; tools, permissions, mcp_servers, skills, environment, secrets, network, workspace);
+            });
+            merge_block(&mut node.constraints, d.constraints.as_ref(), |n, d| {
+                for (k, v) in &d.rest {
+                    if !n.rest.contains_key(k) {
+                        n.rest.insert(k.clone(), v.clone());
+                    }
+                }
+            });
+            merge_block(&mut node.failure, d.failure.as_ref(), |n, d| {
+                over!(n, d; retry, fallback, escalation, on_exhausted, compensation, timeout_action);
+            });
+            if node.join.is_none() {
+                node.join = d.join;
+            }
+        }
+        out
+    }
+
+    /// The node `id`, if the graph has it.
+    pub fn node(&self, id: &str) -> Option<&Node> {
+        self.nodes.get(id)
+    }
+
+    /// Its edges, in order.
+    pub fn edge_list(&self) -> impl Iterator<Item = &GraphEdge> {
+        self.edges.iter().flatten()
+    }
+
+    /// Its `policy` (every field absent when it has none).
+    pub fn policy(&self) -> Policy {
+        self.policy.clone().unwrap_or_default()
+    }
+
+    /// The document as data again (what it was read from, extensions included).
+    pub fn to_json(&self) -> Json {
+        serde_json::to_value(self).unwrap_or(Json::Null)
+    }
+}
