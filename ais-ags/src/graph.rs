@@ -273,12 +273,8 @@ pub struct Graph {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// `requires_conformance` (absent: 1).
-    #[serde(
-        default,
-        deserialize_with = "integer",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub requires_conformance: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_conformance: Option<Int>,
     /// `authors`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authors: Option<Vec<Author>>,
@@ -516,22 +512,14 @@ pub struct Intelligence {
     /// `tier`.
     pub tier: Tier,
     /// `level`.
-    #[serde(
-        default,
-        deserialize_with = "integer",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub level: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Int>,
     /// `hints`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<Vec<String>>,
     /// `min_context_tokens`.
-    #[serde(
-        default,
-        deserialize_with = "integer",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub min_context_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_context_tokens: Option<Int>,
     /// `allow_downgrade` (absent: false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_downgrade: Option<bool>,
@@ -630,12 +618,8 @@ pub struct Policy {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RetryPolicy {
     /// `max_attempts` (absent: 1).
-    #[serde(
-        default,
-        deserialize_with = "integer",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub max_attempts: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_attempts: Option<Int>,
     /// `backoff` (absent: `exponential`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backoff: Option<Backoff>,
@@ -749,12 +733,8 @@ pub struct Criterion {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// `expect_exit_code` (`command`, absent: 0).
-    #[serde(
-        default,
-        deserialize_with = "integer",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub expect_exit_code: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect_exit_code: Option<Int>,
     /// `expect_stdout_matches` (`command`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect_stdout_matches: Option<String>,
@@ -762,12 +742,8 @@ pub struct Criterion {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// `min_bytes` (`file_exists`).
-    #[serde(
-        default,
-        deserialize_with = "integer",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub min_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_bytes: Option<Int>,
     /// `output`: the output it is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
@@ -802,12 +778,8 @@ pub struct Criterion {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold: Option<Number>,
     /// `samples` (`llm_judge`).
-    #[serde(
-        default,
-        deserialize_with = "integer",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub samples: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<Int>,
     /// `inputs` (`llm_judge`): AGX expressions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inputs: Option<Vec<String>>,
@@ -845,12 +817,8 @@ pub struct Success {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<SuccessMode>,
     /// `count` (`n_of`).
-    #[serde(
-        default,
-        deserialize_with = "integer",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<Int>,
     /// `criteria`.
     pub criteria: Vec<Criterion>,
     /// `evaluation_order`.
@@ -1019,12 +987,8 @@ pub struct Node {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join: Option<Join>,
     /// `join_count`.
-    #[serde(
-        default,
-        deserialize_with = "integer",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub join_count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_count: Option<Int>,
     /// `inputs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inputs: Option<IndexMap<String, InputSpec>>,
@@ -1129,28 +1093,61 @@ pub struct GraphEdge {
     pub extra: Extra,
 }
 
-/// An integer field: JSON Schema counts `2.0` an integer, so a whole number written with a
-/// fraction reads as one; any other number (a fraction, one out of range) is an error.
-fn integer<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: TryFrom<i128>,
-{
-    use serde::de::Error;
-    let n = Number::deserialize(d)?;
-    let wide = if let Some(u) = n.as_u64() {
-        Some(i128::from(u))
-    } else if let Some(i) = n.as_i64() {
-        Some(i128::from(i))
-    } else {
-        // A whole number written as a float: exact below 2^53, and checked against the range.
-        n.as_f64()
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15)
-            .map(|f| f as i128)
-    };
-    wide.and_then(|w| T::try_from(w).ok())
-        .map(Some)
-        .ok_or_else(|| D::Error::custom(format!("{n} is not an integer this field can hold")))
+/// An integer as the document wrote it (`2`, `2.0`, `1.0e300`: JSON Schema counts each an
+/// integer), so a graph writes back as it was read; [`Int::get`] is its value where one fits.
+/// A number with a fraction, or anything but a number, does not read as one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Int(Number);
+
+impl Int {
+    /// Its value, when it is a whole number from 0 to `u64::MAX` (`2.0` is 2); `None` for one
+    /// out of that range (`1.0e300`), which a field then treats as unset.
+    pub fn get(&self) -> Option<u64> {
+        self.0.as_u64().or_else(|| {
+            self.0
+                .as_f64()
+                .filter(|f| (0.0..9.007_199_254_740_992e15).contains(f))
+                .map(|f| f as u64)
+        })
+    }
+
+    /// Its value as a signed integer, when one holds it (`-1`, `2.0`).
+    pub fn signed(&self) -> Option<i64> {
+        self.0.as_i64().or_else(|| {
+            self.0
+                .as_f64()
+                .filter(|f| f.abs() < 9.007_199_254_740_992e15)
+                .map(|f| f as i64)
+        })
+    }
+
+    /// The number as written.
+    pub fn number(&self) -> &Number {
+        &self.0
+    }
+}
+
+/// Displayed as written.
+impl std::fmt::Display for Int {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<'de> Deserialize<'de> for Int {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = Number::deserialize(d)?;
+        if n.is_f64()
+            && n.as_f64()
+                .is_some_and(|f| f.fract() != 0.0 || !f.is_finite())
+        {
+            return Err(serde::de::Error::custom(format!(
+                "{n} is not an integer (it has a fraction)"
+            )));
+        }
+        Ok(Int(n))
+    }
 }
 
 /// A document that passed the schema and still does not read as a graph: where and why.

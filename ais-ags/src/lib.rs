@@ -33,10 +33,10 @@ pub use graph::{
     Attachment, Author, Backoff, Branch, Constraints, Criterion, CriterionKind, CriterionSeverity,
     DecisionBlock, EdgeKind, Extra, FailurePolicy, Feedback, Fragment, GateBlock, Graph,
     GraphConstraints, GraphEdge, GraphError, GraphKind, GraphOutput, HumanAt, HumanCheckpoint,
-    HumanMode, InputSpec, Intelligence, Join, LoopBlock, MapBlock, Node, NodeDefaults, NodeType,
-    OnExhausted, OnExpressionError, OnNodeFailure, OnReject, OnTimeout, OutputSpec, ParamSpec,
-    Policy, Requirements, RetryPolicy, Secret, SubgraphBlock, Success, SuccessMode, Tier,
-    ValueType,
+    HumanMode, InputSpec, Int, Intelligence, Join, LoopBlock, MapBlock, Node, NodeDefaults,
+    NodeType, OnExhausted, OnExpressionError, OnNodeFailure, OnReject, OnTimeout, OutputSpec,
+    ParamSpec, Policy, Requirements, RetryPolicy, Secret, SubgraphBlock, Success, SuccessMode,
+    Tier, ValueType,
 };
 pub use load::{Loaded, load_path, load_text};
 pub use schema::{GRAPH_SCHEMA, RUN_SCHEMA, validate_graph_schema, validate_run_record};

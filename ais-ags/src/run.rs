@@ -2,6 +2,7 @@
 //! harness executes, the criteria its judges evaluate, time stamps; the program a run executes
 //! and its run record are [`crate::harness`]'s.
 
+use crate::graph::{CriterionKind, EdgeKind, Graph, Int, Join, NodeType, OnNodeFailure};
 use serde_json::{Map, Value as Json, json};
 use std::path::{Component, Path};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -49,87 +50,30 @@ pub const SUPPORTED_FEATURES: &[&str] = &[
     "intelligence:routing",
 ];
 
-/// The graph as it runs: `defaults` merged into every node (SPEC.md §6.3) — per block, shallow
-/// (the node's keys over the defaults'), arrays (and `human`, an array) replaced, never
-/// joined. A gate never takes `intelligence` or `human` from them (it calls no model, AG102,
-/// and is itself the human checkpoint). Fragments keep their own (this harness runs none).
-pub fn merged(doc: &Json) -> Json {
-    let mut out = doc.clone();
-    let Some(defaults) = doc.get("defaults").and_then(Json::as_object) else {
-        return out;
-    };
-    let Some(nodes) = out.get_mut("nodes").and_then(Json::as_object_mut) else {
-        return out;
-    };
-    for node in nodes.values_mut().filter_map(Json::as_object_mut) {
-        let gate = node.get("type").and_then(Json::as_str) == Some("gate");
-        for block in [
-            "intelligence",
-            "requirements",
-            "constraints",
-            "failure",
-            "human",
-            "join",
-        ] {
-            let Some(d) = defaults.get(block) else {
-                continue;
-            };
-            if gate && matches!(block, "intelligence" | "human") {
-                continue;
-            }
-            let merged = match (d, node.get(block)) {
-                (Json::Object(d), Some(Json::Object(n))) => {
-                    let mut m = d.clone();
-                    m.extend(n.iter().map(|(k, v)| (k.clone(), v.clone())));
-                    Json::Object(m)
-                }
-                (_, Some(n)) => n.clone(),
-                (d, None) => d.clone(),
-            };
-            node.insert(block.to_owned(), merged);
-        }
-    }
-    out
-}
-
 /// The features a graph uses that this harness does not execute, each with where it is used.
 /// A graph using any is refused before it runs (SPEC.md §19: a harness MUST reject documents
 /// that use features it lacks, and say which).
-pub fn unsupported(doc: &Json) -> Vec<String> {
+pub fn unsupported(doc: &Graph) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(p) = doc
-        .pointer("/policy/on_node_failure")
-        .and_then(Json::as_str)
-        && p == "continue"
-    {
+    let policy = doc.policy();
+    if policy.on_node_failure == Some(OnNodeFailure::Continue) {
         out.push("`policy.on_node_failure: continue`".to_owned());
     }
-    if let Some(level) = doc.get("requires_conformance").and_then(Json::as_u64)
+    if let Some(level) = doc.requires_conformance.as_ref().and_then(Int::get)
         && level > 1
     {
         out.push(format!(
             "`requires_conformance: {level}` (AG303: this harness executes level 1 graphs)"
         ));
     }
-    let nodes = doc
-        .get("nodes")
-        .and_then(Json::as_object)
-        .cloned()
-        .unwrap_or_default();
-    for name in crate::harness::inputs::param_names(doc) {
+    for name in doc.params.iter().flat_map(|p| p.keys()) {
         if name == "task" || name.contains("__") || name == crate::harness::inputs::PARAMS {
             out.push(format!("param `{name}`: a name this harness reserves (`task`, `ags_params`, or one containing `__`)"));
         }
     }
-    for (id, node) in &nodes {
-        let ty = node.get("type").and_then(Json::as_str).unwrap_or("task");
-        for o in node
-            .get("outputs")
-            .and_then(Json::as_object)
-            .into_iter()
-            .flatten()
-            .map(|(k, _)| k)
-        {
+    for (id, node) in &doc.nodes {
+        let ty = node.kind();
+        for o in node.output_names() {
             if o.starts_with(crate::harness::OWN) {
                 out.push(format!(
                     "node `{id}`: output `{o}` (names starting `{}` are this harness's own)",
@@ -137,91 +81,63 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
                 ));
             }
         }
-        if !matches!(ty, "task" | "gate") {
+        if !matches!(ty, NodeType::Task | NodeType::Gate) {
             out.push(format!("node `{id}`: `type: {ty}`"));
         }
-        let mode = node.pointer("/gate/mode").and_then(Json::as_str);
-        if ty == "gate" && !matches!(mode, Some("approve" | "notify" | "review" | "input")) {
-            out.push(format!(
-                "node `{id}`: a gate of `mode: {}`",
-                mode.unwrap_or("?")
-            ));
-        }
-        if let Some(r) = node.pointer("/gate/on_reject").and_then(Json::as_str)
-            && !matches!(r, "fail" | "skip_dependents" | "route")
-        {
-            out.push(format!("node `{id}`: `on_reject: {r}`"));
-        }
-        if node.get("when").is_some() {
+        if node.when.is_some() {
             out.push(format!("node `{id}`: `when`"));
         }
-        // `failure`: `retry`, and an `on_exhausted` of `fail`, `skip` or `succeed_degraded`.
-        for (k, v) in node
-            .get("failure")
-            .and_then(Json::as_object)
-            .into_iter()
-            .flatten()
-        {
-            match (k.as_str(), v.as_str()) {
-                ("retry", _)
-                | ("on_exhausted", Some("fail" | "skip" | "succeed_degraded" | "escalate")) => {}
-                ("on_exhausted", Some(how)) => {
-                    out.push(format!("node `{id}`: `failure.on_exhausted: {how}`"));
+        // `failure`: `retry`, and an `on_exhausted` (every one of which this harness runs).
+        if let Some(f) = &node.failure {
+            for (set, field) in [
+                (f.fallback.is_some(), "fallback"),
+                (f.escalation.is_some(), "escalation"),
+                (f.compensation.is_some(), "compensation"),
+                (f.timeout_action.is_some(), "timeout_action"),
+            ] {
+                if set {
+                    out.push(format!("node `{id}`: `failure.{field}`"));
                 }
-                _ => out.push(format!("node `{id}`: `failure.{k}`")),
+            }
+            for k in f.extra.keys() {
+                out.push(format!("node `{id}`: `failure.{k}`"));
             }
         }
-        for h in node
-            .get("human")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let hid = h.get("id").and_then(Json::as_str).unwrap_or("?");
-            let at = h.get("at").and_then(Json::as_str).unwrap_or_default();
-            if ty != "task" || !crate::harness::human::STAGES.contains(&at) {
-                out.push(format!("node `{id}`: human checkpoint `{hid}` `at: {at}`"));
+        for h in node.checkpoints() {
+            let hid = h.id.as_deref().unwrap_or("?");
+            if ty != NodeType::Task || !crate::harness::human::STAGES.contains(&h.at.as_str()) {
+                out.push(format!(
+                    "node `{id}`: human checkpoint `{hid}` `at: {}`",
+                    h.at
+                ));
             }
         }
-        if node
-            .get("join")
-            .and_then(Json::as_str)
-            .is_some_and(|j| j != "all")
-        {
+        if node.join.is_some_and(|j| j != Join::All) {
             out.push(format!("node `{id}`: `join` other than `all`"));
         }
-        for c in node
-            .pointer("/success/criteria")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let kind = c.get("kind").and_then(Json::as_str).unwrap_or_default();
-            let advisory = c.get("severity").and_then(Json::as_str) == Some("advisory");
-            let cwd = c.get("cwd").and_then(Json::as_str);
-            if kind == "command" && cwd.is_some_and(|d| safe_relative(d).is_none()) {
+        for c in node.criteria() {
+            if c.kind == CriterionKind::Command
+                && c.cwd.as_deref().is_some_and(|d| safe_relative(d).is_none())
+            {
                 out.push(format!(
                     "node `{id}`: a `command` criterion whose `cwd` leaves the output root"
                 ));
             }
             if !matches!(
-                kind,
-                "file_exists" | "artifact_present" | "human" | "command"
-            ) && !advisory
+                c.kind,
+                CriterionKind::FileExists
+                    | CriterionKind::ArtifactPresent
+                    | CriterionKind::Human
+                    | CriterionKind::Command
+            ) && c.is_required()
             {
-                out.push(format!("node `{id}`: a required `{kind}` criterion"));
+                out.push(format!("node `{id}`: a required `{}` criterion", c.kind));
             }
         }
     }
-    for (i, e) in doc
-        .get("edges")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let kind = e.get("kind").and_then(Json::as_str).unwrap_or("sequence");
-        if kind != "sequence" {
+    for (i, e) in doc.edge_list().enumerate() {
+        let kind = e.kind.unwrap_or(EdgeKind::Sequence);
+        if kind != EdgeKind::Sequence {
             out.push(format!("edge {i}: `kind: {kind}`"));
         }
     }
@@ -230,24 +146,12 @@ pub fn unsupported(doc: &Json) -> Vec<String> {
 
 /// The required `command` criteria of a graph, named (`ais run` runs them only when the
 /// operator allows it).
-pub fn required_commands(doc: &Json) -> Vec<String> {
+pub fn required_commands(doc: &Graph) -> Vec<String> {
     let mut out = Vec::new();
-    for (id, node) in doc
-        .get("nodes")
-        .and_then(Json::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for c in node
-            .pointer("/success/criteria")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let required = c.get("severity").and_then(Json::as_str) != Some("advisory");
-            if required && c.get("kind").and_then(Json::as_str) == Some("command") {
-                let cid = c.get("id").and_then(Json::as_str).unwrap_or("?");
-                out.push(format!("node `{id}`: `command` criterion `{cid}`"));
+    for (id, node) in &doc.nodes {
+        for c in node.criteria() {
+            if c.is_required() && c.kind == CriterionKind::Command {
+                out.push(format!("node `{id}`: `command` criterion `{}`", c.id));
             }
         }
     }

@@ -207,42 +207,63 @@ const TYPED: &str = "ags_version: '1.0'\nkind: AgenticGraph\nid: g\ntitle: T\nob
 entrypoints: [a]\nnodes:\n  a:\n    title: A\n    description: Do A.\n    x-note: {kept: true}\n    \
 failure:\n      retry:\n        max_attempts: MAX\n";
 
-/// An attack on the typed read: a value the JSON Schema lets through (`1e300` is an integer to
-/// it) that no integer field holds is AG001 where it stands — not a panic, not a default —
-/// and the document does not run.
+/// An attack on the typed read, past the check ([`ais_ags::Graph::from_json`] is public: a
+/// caller may hand it anything): a value of the wrong type deep in the document is an error
+/// naming where it stands, never a panic and never a default.
 #[test]
-fn an_integer_the_schema_allows_but_no_field_holds_is_a_located_ag001() {
-    for max in ["1e300", "18446744073709551616"] {
-        let text = TYPED.replace("MAX", max);
-        let checked = ais_ags::check_text(&text, None);
-        let f = checked
-            .findings
-            .iter()
-            .find(|f| f.id.as_str() == "AG001")
-            .unwrap_or_else(|| panic!("{max}: AG001, found:\n{}", support::listing(&checked)));
-        assert_eq!(f.pos.map(|p| p.line), Some(14), "{max}: {}", f.message);
-        assert!(
-            f.message.contains("max_attempts") || f.message.contains("integer"),
-            "{max}: {}",
-            f.message
-        );
-        assert!(checked.graph.is_none(), "{max}");
-        assert_eq!(checked.outcome(), ais_core::Outcome::Failed, "{max}");
+fn a_value_of_the_wrong_type_deep_in_a_graph_is_an_error_naming_where() {
+    let good = ais_ags::check_text(&TYPED.replace("MAX", "2"), None)
+        .data
+        .expect("reads");
+    for (at, bad, named) in [
+        (
+            "/nodes/a/failure/retry/max_attempts",
+            serde_json::json!("three"),
+            "three",
+        ),
+        (
+            "/nodes/a/failure/retry/max_attempts",
+            serde_json::json!(2.5),
+            "fraction",
+        ),
+        (
+            "/nodes/a/failure/retry",
+            serde_json::json!([1, 2]),
+            "sequence",
+        ),
+        ("/nodes/a/title", serde_json::json!({"a": 1}), "map"),
+        ("/entrypoints/0", serde_json::json!(null), "null"),
+    ] {
+        let mut doc = good.clone();
+        *doc.pointer_mut(at).expect("the pointer exists") = bad;
+        let e = ais_ags::Graph::from_json(&doc).expect_err(at);
+        assert_eq!(e.pointer, at, "{e}");
+        assert!(e.message.contains(named), "{at}: {e}");
     }
+    let mut doc = good.clone();
+    doc["nodes"]["a"]["human"] = serde_json::json!([{"at": "whenever", "mode": "approve"}]);
+    let e = ais_ags::Graph::from_json(&doc).expect_err("an unknown stage");
+    assert_eq!(e.pointer, "/nodes/a/human/0/at", "{e}");
+    assert!(
+        e.message.contains("before_start"),
+        "the spellings are named: {e}"
+    );
 }
 
-/// A whole number written with a fraction (`2.0`, an integer to JSON Schema) reads as the
-/// integer, and `x-…` extensions are kept on the node they were written on.
+/// A whole number written as a float (`2.0`, an integer to JSON Schema) reads as the integer;
+/// one past every integer field (`1.0e300`, which the schema allows) reads, counts as unset and
+/// writes back as written; `x-…` extensions are kept on the node they were written on.
 #[test]
-fn a_whole_number_written_as_a_float_reads_as_the_integer() {
-    let checked = ais_ags::check_text(&TYPED.replace("MAX", "2.0"), None);
-    let graph = checked.graph.unwrap_or_else(|| {
-        panic!(
-            "reads:\n{}",
-            support::listing(&ais_ags::check_text(&TYPED.replace("MAX", "2.0"), None))
-        )
-    });
-    let a = &graph.nodes["a"];
-    assert_eq!(a.retry().and_then(|r| r.max_attempts), Some(2));
-    assert_eq!(a.extra["x-note"], serde_json::json!({"kept": true}));
+fn integers_read_as_written_and_extensions_are_kept() {
+    for (max, value) in [("2", Some(2)), ("2.0", Some(2)), ("1.0e300", None)] {
+        let checked = ais_ags::check_text(&TYPED.replace("MAX", max), None);
+        let graph = checked
+            .graph
+            .unwrap_or_else(|| panic!("{max}: reads as a graph"));
+        let a = &graph.nodes["a"];
+        let attempts = a.retry().and_then(|r| r.max_attempts.as_ref());
+        assert_eq!(attempts.and_then(ais_ags::Int::get), value, "{max}");
+        assert_eq!(a.extra["x-note"], serde_json::json!({"kept": true}));
+        assert_eq!(Some(graph.to_json()), checked.data, "{max}");
+    }
 }

@@ -11,7 +11,7 @@ fn every_example_round_trips_through_ag_ir() {
     for path in support::graphs("examples") {
         let (_, checked) = ais_ags::check_path(&path).expect("readable");
         let g = checked.data.expect("reads");
-        let p = import(&g).expect("imports");
+        let p = import(&checked.graph.expect("reads as a graph")).expect("imports");
         // Through the AG-IR text, as `ais import` writes it and a user reads it back.
         let text = ais_core::agir::write(&p);
         let back = ais_core::agir::read(&text)
@@ -86,8 +86,8 @@ fn every_corpus_program_round_trips_through_ags() {
         }
         let text = serde_json::to_string_pretty(&g).unwrap();
         let read_back = ais_ags::check_text(&text, None)
-            .data
-            .expect("the export reads");
+            .graph
+            .expect("the export reads as a graph");
         let back = import(&read_back).expect("imports");
         assert_eq!(back, p, "{}: import(export(p)) != p", path.display());
     }
@@ -107,7 +107,7 @@ fn an_edited_export_is_imported_from_what_it_now_says() {
         .unwrap()
         .clone();
     g["nodes"][&first]["description"] = serde_json::json!("Edited by a reviewer.");
-    let back = import(&g).expect("imports");
+    let back = import(&ais_ags::Graph::from_json(&g).expect("reads")).expect("imports");
     assert_ne!(back, p, "a stale x-ais program is not used");
     assert_eq!(
         back.instructions()[0].doc.as_deref(),

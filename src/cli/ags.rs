@@ -109,11 +109,7 @@ pub fn import(args: &ImportArgs, o: &mut Output) -> super::CmdResult {
             render::render_finding_in(finding, &lines, &name, o.color_err)
         )?;
     }
-    let Some(data) = checked
-        .data
-        .as_ref()
-        .filter(|_| checked.outcome() != ais_core::Outcome::Failed)
-    else {
+    let Some(graph) = &checked.graph else {
         writeln!(
             o.err,
             "{}",
@@ -125,7 +121,7 @@ pub fn import(args: &ImportArgs, o: &mut Output) -> super::CmdResult {
         )?;
         return Ok(Status::Failed);
     };
-    let program = ais_ags::import(data).map_err(|e| {
+    let program = ais_ags::import(graph).map_err(|e| {
         super::CliError::new(
             format!("cannot import {name}: {}", e.0),
             "run `ais check` on it",

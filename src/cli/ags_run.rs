@@ -26,11 +26,7 @@ pub fn program(
     let name = shown(file);
     let (source, checked) = ais_ags::check_path(file)
         .map_err(|e| CliError::new(format!("cannot read `{name}`: {e}"), "check the path"))?;
-    let Some(data) = checked
-        .data
-        .as_ref()
-        .filter(|_| checked.outcome() != ais_core::Outcome::Failed)
-    else {
+    let Some(graph) = &checked.graph else {
         let lines = SourceLines::new(&source);
         for f in checked
             .findings
@@ -50,16 +46,16 @@ pub fn program(
         return Err(Failure::Exit(2));
     };
     // `defaults` merged into the nodes: what the harness runs (SPEC.md §6.3).
-    let data = &ais_ags::run::merged(data);
+    let graph = &graph.merged();
     ais_ags::harness::routing::model_tier().map_err(|e| {
         CliError::new(
             e,
             "state the run model's AGS intelligence tier, e.g. `AIS_MODEL_TIER=advanced`",
         )
     })?;
-    let mut missing = ais_ags::run::unsupported(data);
+    let mut missing = ais_ags::run::unsupported(graph);
     if !allow_commands {
-        missing.extend(ais_ags::run::required_commands(data).into_iter().map(|c| {
+        missing.extend(ais_ags::run::required_commands(graph).into_iter().map(|c| {
             format!(
                 "{c} (it runs a command line from the graph: pass `--allow-commands` to let it)"
             )
@@ -72,13 +68,13 @@ pub fn program(
         )
         .into());
     }
-    let mut program = ais_ags::import(data).map_err(|e| {
+    let mut program = ais_ags::import(graph).map_err(|e| {
         CliError::new(
             format!("cannot import `{name}`: {}", e.0),
             "run `ais check` on it",
         )
     })?;
-    ais_ags::harness::lower(data, &mut program, allow_commands);
+    ais_ags::harness::lower(&graph.to_json(), &mut program, allow_commands);
     let text = agir::write(&program);
     let doc = agir::read(&text).map_err(|e| {
         CliError::new(
@@ -87,6 +83,13 @@ pub fn program(
         )
     })?;
     Ok((text, doc))
+}
+
+/// The graph of an AGS document's text as it runs (`defaults` merged, SPEC.md §6.3), when the
+/// text reads as one.
+fn running_graph(text: &str) -> Option<ais_ags::Graph> {
+    let data = ais_ags::load_text(text).data?;
+    Some(ais_ags::Graph::read(&data).ok()?.merged())
 }
 
 /// After a run of an AGS graph: its run record, written to `record` when asked; returns the
@@ -103,10 +106,7 @@ pub fn finish(
     let name = shown(file);
     let text = ais_ags::read_document(file)
         .map_err(|e| CliError::new(format!("cannot read `{name}`: {e}"), "check the path"))?;
-    let Some(doc) = ais_ags::load_text(&text)
-        .data
-        .map(|d| ais_ags::run::merged(&d.value))
-    else {
+    let Some(graph) = running_graph(&text) else {
         return Ok(None);
     };
     let status = match outcome.status {
@@ -145,7 +145,7 @@ pub fn finish(
         root,
         run_id: format!("ais-{nanos:x}-{}", std::process::id()),
     };
-    let rec = ais_ags::run::run_record(&doc, &ais_ags::schedule(&doc), &ran);
+    let rec = ais_ags::run::run_record(&graph.to_json(), &ais_ags::schedule(&graph), &ran);
     let verdict = rec
         .get("status")
         .and_then(|s| s.as_str())
@@ -289,13 +289,10 @@ pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
     let Ok(text) = ais_ags::read_document(file) else {
         return;
     };
-    let Some(doc) = ais_ags::load_text(&text)
-        .data
-        .map(|d| ais_ags::run::merged(&d.value))
-    else {
+    let Some(graph) = running_graph(&text) else {
         return;
     };
-    let doc = std::sync::Arc::new(doc);
+    let doc = std::sync::Arc::new(graph.to_json());
     // `program` refused an unknown tier before the run started.
     let tier = ais_ags::harness::routing::model_tier().unwrap_or_else(|_| "standard".into());
     for name in ais_ags::harness::tools(&doc) {

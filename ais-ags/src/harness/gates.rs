@@ -18,7 +18,7 @@ pub fn mode<'d>(doc: &'d Json, nid: &str) -> &'d str {
 
 /// The gates of `doc` for which `which` holds, in the schedule's order.
 fn gates_where(doc: &Json, which: impl Fn(&str) -> bool) -> Vec<String> {
-    crate::schedule(doc)
+    crate::translate::schedule_json(doc)
         .into_iter()
         .filter(|n| {
             doc.pointer(&format!("/nodes/{n}/type"))

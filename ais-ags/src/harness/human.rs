@@ -60,8 +60,7 @@ pub fn criteria(node: &Json) -> Vec<(String, String)> {
 /// The instructions and carries asking one approval at `prefix`: frame, ask, verdict, and —
 /// when `route` — the ROUTE that goes on only when approved.
 pub fn approval(prefix: &str, prompt: &str, route: bool) -> (Vec<Instruction>, Vec<Carry>) {
-    let framed = Map::from_iter([("gate".to_owned(), json!({"prompt": prompt}))]);
-    let (ask, prompt_carry) = gate_prompt(prefix, &framed);
+    let (ask, prompt_carry) = gate_prompt(prefix, prompt);
     let [answer, _] = answer_carries(prefix);
     let sense = Instruction {
         id: prefix.to_owned(),

@@ -87,7 +87,7 @@ pub fn judge_name(nid: &str) -> String {
 /// The task nodes a judge follows, in the schedule's order.
 pub fn judged(doc: &Json) -> Vec<String> {
     let nodes = doc.get("nodes").and_then(Json::as_object);
-    crate::schedule(doc)
+    crate::translate::schedule_json(doc)
         .into_iter()
         .filter(|id| {
             nodes
@@ -278,7 +278,7 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
     );
     // In the schedule's order (not the map's): the program must be the same on every build,
     // or a resume would find it changed.
-    for nid in crate::schedule(doc)
+    for nid in crate::translate::schedule_json(doc)
         .iter()
         .filter(|n| starts.contains_key(*n))
     {
@@ -459,7 +459,10 @@ pub(crate) fn scope_reads(doc: &Json, nid: &str, has_params: bool) -> Vec<String
     if has_params {
         reads.push(inputs::PARAMS.to_owned());
     }
-    for earlier in crate::schedule(doc).iter().take_while(|id| *id != nid) {
+    for earlier in crate::translate::schedule_json(doc)
+        .iter()
+        .take_while(|id| *id != nid)
+    {
         let node = doc
             .pointer(&format!("/nodes/{earlier}"))
             .cloned()
@@ -481,7 +484,7 @@ pub fn tools(doc: &Json) -> Vec<String> {
     if !inputs::param_names(doc).is_empty() {
         out.push(inputs::PARAMS.to_owned());
     }
-    for nid in crate::schedule(doc) {
+    for nid in crate::translate::schedule_json(doc) {
         if !ready::predecessors(doc, &nid).is_empty() {
             out.push(own(&nid, "ready"));
         }

@@ -49,7 +49,7 @@ pub fn predecessors(doc: &Json, nid: &str) -> Vec<String> {
             from.push(f.to_owned());
         }
     }
-    crate::schedule(doc)
+    crate::translate::schedule_json(doc)
         .into_iter()
         .filter(|id| from.contains(id))
         .collect()
@@ -122,7 +122,7 @@ pub fn insert(
     tools: &mut Vec<Tool>,
     starts: &mut HashMap<String, String>,
 ) -> HashMap<String, String> {
-    let order: Vec<String> = crate::schedule(doc)
+    let order: Vec<String> = crate::translate::schedule_json(doc)
         .into_iter()
         .filter(|n| starts.contains_key(n))
         .collect();

@@ -3,7 +3,7 @@
 //! carried in `x-ags` unknown fields (see docs/AGS.md for the table).
 
 use super::{CARRY_SEP, TERMINAL_ID, X_AGS, X_AIS, ags_type_to_ais, carry_name};
-use crate::scope::Pointer;
+use crate::graph::{Graph, Node, NodeType};
 use ais_core::{
     Carry, Edge, EnumMember, Instruction, Modality, Opcode, Owner, Program, Role, Tool, TypeDecl,
     TypeKind, Value, Walker,
@@ -14,53 +14,44 @@ use serde_json::{Map, Value as Json};
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImportError(pub String);
 
-fn obj(v: Option<&Json>) -> Map<String, Json> {
-    v.and_then(Json::as_object).cloned().unwrap_or_default()
-}
-
 /// The opcode realizing a node type.
-pub(crate) fn opcode_of(ty: &str) -> Opcode {
+pub(crate) fn opcode_of(ty: NodeType) -> Opcode {
     match ty {
-        "decision" => Opcode::GenEnum,
-        "gate" => Opcode::Sense,
-        "loop" => Opcode::Call,
-        "map" => Opcode::Spawn,
-        "subgraph" => Opcode::Call,
-        _ => Opcode::GenRaw,
+        NodeType::Decision => Opcode::GenEnum,
+        NodeType::Gate => Opcode::Sense,
+        NodeType::Loop | NodeType::Subgraph => Opcode::Call,
+        NodeType::Map => Opcode::Spawn,
+        NodeType::Task => Opcode::GenRaw,
     }
 }
 
 /// The sequential schedule (§17.4 with `max_parallel_nodes: 1`): topological order over the
 /// effective edge set, ties broken by declaration order.
-pub fn schedule(doc: &Json) -> Vec<String> {
-    let nodes = obj(doc.get("nodes"));
-    let ids: Vec<String> = nodes.keys().cloned().collect();
+pub fn schedule(doc: &Graph) -> Vec<String> {
+    let ids: Vec<String> = doc.nodes.keys().cloned().collect();
     let mut preds: Vec<(String, String)> = Vec::new();
-    for (id, n) in &nodes {
-        for d in n
-            .get("depends_on")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(d) = d.as_str() {
-                preds.push((d.to_owned(), id.clone()));
-            }
+    for (id, n) in &doc.nodes {
+        for d in n.depends_on.iter().flatten() {
+            preds.push((d.clone(), id.clone()));
         }
     }
-    for e in doc
-        .get("edges")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let (Some(f), Some(t)) = (
-            e.get("from").and_then(Json::as_str),
-            e.get("to").and_then(Json::as_str),
-        ) {
-            preds.push((f.to_owned(), t.to_owned()));
-        }
+    for e in doc.edge_list() {
+        preds.push((e.from.clone(), e.to.clone()));
     }
+    order(&ids, &preds)
+}
+
+/// [`schedule`] over a document's data (the harness's steps not yet on [`Graph`] read it so):
+/// the same order, from the same fields.
+pub(crate) fn schedule_json(doc: &Json) -> Vec<String> {
+    Graph::from_json(doc)
+        .map(|g| schedule(&g))
+        .unwrap_or_default()
+}
+
+/// Topological order of `ids` under `preds` (from, to), ties broken by declaration order; a
+/// cycle (AG111) leaves the rest in declaration order.
+fn order(ids: &[String], preds: &[(String, String)]) -> Vec<String> {
     let mut done: Vec<String> = Vec::new();
     while done.len() < ids.len() {
         let next = ids.iter().find(|id| {
@@ -94,39 +85,36 @@ fn read_of(from: &str) -> Option<String> {
 
 /// The program an exported document carries in `x-ais.agir`, when the document is still exactly
 /// what exporting that program gives (an edited document is imported from what it says).
-fn carried(doc: &Json) -> Option<Program> {
-    let text = doc.get(X_AIS)?.get("agir")?.as_str()?;
+fn carried(doc: &Graph, data: &Json) -> Option<Program> {
+    let text = doc.extra.get(X_AIS)?.get("agir")?.as_str()?;
     let program = ais_core::agir::read(text).ok()?.program;
-    (super::export(&program) == *doc).then_some(program)
+    (super::export(&program) == *data).then_some(program)
 }
 
-/// Imports a graph document (already checked) as an AIS program.
-pub fn import(doc: &Json) -> Result<Program, ImportError> {
-    let Some(top) = doc.as_object() else {
-        return Err(ImportError("the document is not a mapping".into()));
-    };
-    if let Some(p) = carried(doc) {
+/// The fields of a value as data (a struct of this crate's graph written back).
+fn fields(v: &impl serde::Serialize) -> Map<String, Json> {
+    match serde_json::to_value(v) {
+        Ok(Json::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+/// Imports a graph (already checked) as an AIS program.
+pub fn import(doc: &Graph) -> Result<Program, ImportError> {
+    let mut residue = fields(doc);
+    if let Some(p) = carried(doc, &Json::Object(residue.clone())) {
         return Ok(p);
     }
-    let id = top
-        .get("id")
-        .and_then(Json::as_str)
-        .ok_or_else(|| ImportError("the graph has no `id`".into()))?;
-    let nodes = obj(top.get("nodes"));
-    let mut residue = top.clone();
     residue.remove("id");
     residue.remove("objective");
     residue.remove("nodes");
     residue.insert(
         "x-ags-node-order".into(),
-        Json::from(nodes.keys().cloned().collect::<Vec<_>>()),
+        Json::from(doc.nodes.keys().cloned().collect::<Vec<_>>()),
     );
     let mut p = Program {
-        name: Some(id.to_owned()),
-        description: top
-            .get("objective")
-            .and_then(Json::as_str)
-            .map(str::to_owned),
+        name: Some(doc.id.clone()),
+        description: Some(doc.objective.clone()),
         ..Program::default()
     };
     let mut carries = vec![Carry {
@@ -142,11 +130,14 @@ pub fn import(doc: &Json) -> Result<Program, ImportError> {
     let mut types = Vec::new();
     let order = schedule(doc);
     for nid in &order {
-        let node = obj(nodes.get(nid));
-        let (mut ins, mut cs, ty) = instruction(nid, &node);
+        let Some(node) = doc.node(nid) else {
+            continue;
+        };
+        let (mut ins, mut cs, ty) = instruction(nid, node);
         let gate = ins.tool.as_deref() == Some("ask_user");
         if gate {
-            let (ask, prompt) = gate_prompt(nid, &node);
+            let text = node.gate.as_ref().and_then(|g| g.prompt.as_deref());
+            let (ask, prompt) = gate_prompt(nid, text.unwrap_or(&node.title));
             ins.reads.insert(0, prompt.name.clone());
             instructions.push(ask);
             carries.push(prompt);
@@ -167,8 +158,8 @@ pub fn import(doc: &Json) -> Result<Program, ImportError> {
     }
     // The report holds every node output (a run record needs them all), graph outputs first.
     let mut done_reads: Vec<String> = Vec::new();
-    for (_, o) in obj(top.get("outputs")) {
-        if let Some(r) = o.get("from").and_then(Json::as_str).and_then(read_of)
+    for o in doc.outputs.iter().flat_map(|o| o.values()) {
+        if let Some(r) = read_of(&o.from)
             && carries.iter().any(|c| c.name == r)
             && !done_reads.contains(&r)
         {
@@ -244,14 +235,9 @@ fn schedule_edges(instructions: &[Instruction]) -> Vec<Edge> {
     edges
 }
 
-/// The CODE that frames a gate's question (its `prompt` as literal text, or its title), and the
-/// carry it writes.
-pub(crate) fn gate_prompt(nid: &str, node: &Map<String, Json>) -> (Instruction, Carry) {
-    let text = node
-        .pointer("/gate/prompt")
-        .or_else(|| node.get("title"))
-        .and_then(Json::as_str)
-        .unwrap_or("Approve?");
+/// The CODE that frames a gate's question `text` (its `prompt` as literal text, or its title),
+/// and the carry it writes.
+pub(crate) fn gate_prompt(nid: &str, text: &str) -> (Instruction, Carry) {
     let text = format!("{} (approve/reject)", text.trim());
     let c = carry_name(nid, "prompt");
     let ins = Instruction {
@@ -313,64 +299,65 @@ pub(crate) fn gate_verdict(nid: &str) -> (Instruction, Instruction, Carry) {
 }
 
 /// One node as an instruction, its output carries, and (for a decision) its label type.
-fn instruction(nid: &str, node: &Map<String, Json>) -> (Instruction, Vec<Carry>, Option<TypeDecl>) {
-    let ty = node.get("type").and_then(Json::as_str).unwrap_or("task");
-    let mut residue = node.clone();
+fn instruction(nid: &str, node: &Node) -> (Instruction, Vec<Carry>, Option<TypeDecl>) {
+    let ty = node.kind();
+    let mut residue = fields(node);
     residue.remove("description");
-    let outputs = obj(node.get("outputs"));
     let mut carries = Vec::new();
     let mut writes = Vec::new();
-    for (name, spec) in &outputs {
-        let mut rest = spec.as_object().cloned().unwrap_or_default();
-        let ags_ty = rest
-            .remove("type")
-            .and_then(|t| t.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        let doc = rest
-            .remove("description")
-            .and_then(|d| d.as_str().map(str::to_owned));
-        rest.insert("type".into(), Json::String(ags_ty.clone()));
+    for (name, spec) in node.outputs.iter().flatten() {
+        let mut rest = fields(spec);
+        rest.remove("description");
+        // `type` last, where the exporter puts it back from.
+        rest.remove("type");
+        rest.insert("type".into(), Json::String(spec.ty.to_string()));
         let c = carry_name(nid, name);
         writes.push(c.clone());
         carries.push(Carry {
             name: c,
-            ty: Some(ags_type_to_ais(&ags_ty)),
+            ty: Some(ags_type_to_ais(spec.ty.as_str())),
             produced_by: Some(nid.to_owned()),
-            doc,
+            doc: Some(spec.description.clone()),
             extra: vec![(X_AGS.into(), Value::from_json(&Json::Object(rest)))],
             ..Carry::default()
         });
     }
     // Outputs a loop, map, subgraph or input gate produces by collecting: carries too, but
     // written back from their own blocks, not from `outputs`.
-    for block in [
-        "/loop/collect",
-        "/map/collect",
-        "/subgraph/outputs_from",
-        "/gate/collect",
-    ] {
-        for name in obj(node.pointer(block)).keys() {
-            let c = carry_name(nid, name);
-            if !writes.contains(&c) {
-                writes.push(c.clone());
-                carries.push(Carry {
-                    name: c,
-                    ty: Some(ais_core::Type::Any),
-                    produced_by: Some(nid.to_owned()),
-                    doc: Some(format!("`{name}`, as `{nid}` collects it.")),
-                    ..Carry::default()
-                });
-            }
+    let collected = [
+        node.loop_block.as_ref().and_then(|b| b.collect.as_ref()),
+        node.map_block.as_ref().and_then(|b| b.collect.as_ref()),
+        node.subgraph.as_ref().and_then(|b| b.outputs_from.as_ref()),
+    ]
+    .into_iter()
+    .flatten()
+    .flat_map(indexmap::IndexMap::keys)
+    .chain(
+        node.gate
+            .iter()
+            .flat_map(|g| g.collect.iter().flat_map(indexmap::IndexMap::keys)),
+    );
+    for name in collected {
+        let c = carry_name(nid, name);
+        if !writes.contains(&c) {
+            writes.push(c.clone());
+            carries.push(Carry {
+                name: c,
+                ty: Some(ais_core::Type::Any),
+                produced_by: Some(nid.to_owned()),
+                doc: Some(format!("`{name}`, as `{nid}` collects it.")),
+                ..Carry::default()
+            });
         }
     }
-    if let Some(o) = residue.get_mut("outputs").and_then(Json::as_object_mut) {
+    if residue.contains_key("outputs") {
         // The outputs live in the carries; keep only their order.
-        let names: Vec<Json> = o.keys().cloned().map(Json::String).collect();
+        let names: Vec<Json> = node.output_names().cloned().map(Json::String).collect();
         residue.insert("outputs".into(), Json::Array(names));
     }
     let mut label_type = None;
     let mut output = None;
-    if ty == "gate" {
+    if ty == NodeType::Gate {
         // The approver's answer; `gate_verdict` reads it.
         let c = carry_name(nid, "answer");
         writes.insert(0, c.clone());
@@ -385,71 +372,59 @@ fn instruction(nid: &str, node: &Map<String, Json>) -> (Instruction, Vec<Carry>,
             },
         );
     }
-    if ty == "decision" {
+    if ty == NodeType::Decision {
         let c = carry_name(nid, "decision");
         writes.insert(0, c.clone());
-        let mut carry = Carry {
-            name: c,
-            ty: Some(ais_core::Type::Str),
-            produced_by: Some(nid.to_owned()),
-            doc: Some(format!("The label `{nid}` selected.")),
-            ..Carry::default()
-        };
-        if ty == "decision" {
-            let tname = format!("{nid}{CARRY_SEP}label");
-            let members = node
-                .pointer("/decision/branches")
-                .and_then(Json::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|b| {
-                    Some(EnumMember {
-                        name: b.get("label")?.as_str()?.to_owned(),
-                        doc: b
-                            .get("description")
-                            .and_then(Json::as_str)
-                            .map(str::to_owned),
-                    })
-                })
-                .collect();
-            label_type = Some(TypeDecl {
-                name: tname.clone(),
-                kind: TypeKind::Enum(members),
-                doc: None,
-                extra: Vec::new(),
-            });
-            carry.ty = Some(ais_core::Type::parse(&tname));
-            output = Some(ais_core::Type::parse(&tname));
-        }
-        carries.insert(0, carry);
+        let tname = format!("{nid}{CARRY_SEP}label");
+        let members = node
+            .decision
+            .iter()
+            .flat_map(|d| &d.branches)
+            .map(|b| EnumMember {
+                name: b.label.clone(),
+                doc: Some(b.description.clone()),
+            })
+            .collect();
+        label_type = Some(TypeDecl {
+            name: tname.clone(),
+            kind: TypeKind::Enum(members),
+            doc: None,
+            extra: Vec::new(),
+        });
+        output = Some(ais_core::Type::parse(&tname));
+        carries.insert(
+            0,
+            Carry {
+                name: c,
+                ty: Some(ais_core::Type::parse(&tname)),
+                produced_by: Some(nid.to_owned()),
+                doc: Some(format!("The label `{nid}` selected.")),
+                ..Carry::default()
+            },
+        );
     }
-    let reads = obj(node.get("inputs"))
-        .values()
-        .filter_map(|i| i.get("from").and_then(Json::as_str).and_then(read_of))
+    let reads = node
+        .inputs
+        .iter()
+        .flat_map(|i| i.values())
+        .filter_map(|i| i.from.as_deref().and_then(read_of))
         .collect();
-    let opcode = opcode_of(ty);
     // Each map item runs in a fresh body scope (§7.5): no sibling writes shared state.
-    let concurrency = (ty == "map").then(|| ais_core::Concurrency {
+    let concurrency = (ty == NodeType::Map).then(|| ais_core::Concurrency {
         isolation: Some(ais_core::Isolation::PrivateWrite),
         ..ais_core::Concurrency::default()
     });
+    let gate = ty == NodeType::Gate;
     let ins = Instruction {
         id: nid.to_owned(),
-        owner: if ty == "gate" {
-            Some(Owner::Code)
-        } else {
-            None
-        },
-        tool: (ty == "gate").then(|| "ask_user".to_owned()),
-        opcode,
+        owner: gate.then_some(Owner::Code),
+        tool: gate.then(|| "ask_user".to_owned()),
+        opcode: opcode_of(ty),
         reads,
         writes,
         output,
         concurrency,
-        doc: node
-            .get("description")
-            .and_then(Json::as_str)
-            .map(str::to_owned),
+        doc: Some(node.description.clone()),
         extra: vec![(X_AGS.into(), Value::from_json(&Json::Object(residue)))],
         ..Instruction::default()
     };
