@@ -615,7 +615,7 @@ pub struct Policy {
 }
 
 /// A node's retry policy (`failure.retry`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RetryPolicy {
     /// `max_attempts` (absent: 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]

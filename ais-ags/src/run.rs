@@ -2,7 +2,10 @@
 //! harness executes, the criteria its judges evaluate, time stamps; the program a run executes
 //! and its run record are [`crate::harness`]'s.
 
-use crate::graph::{CriterionKind, EdgeKind, Graph, Int, Join, NodeType, OnNodeFailure};
+use crate::graph::{
+    Criterion, CriterionKind, CriterionSeverity, EdgeKind, Graph, Int, Join, NodeType,
+    OnNodeFailure,
+};
 use serde_json::{Map, Value as Json, json};
 use std::path::{Component, Path};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -218,17 +221,13 @@ pub struct Ran<'a> {
     pub run_id: String,
 }
 
-pub(crate) fn criterion(c: &Json, outputs: &Map<String, Json>, root: &Path) -> Json {
-    let kind = c.get("kind").and_then(Json::as_str).unwrap_or_default();
-    let severity = c
-        .get("severity")
-        .and_then(Json::as_str)
-        .unwrap_or("required");
-    let mut r = json!({"id": c.get("id").cloned().unwrap_or(Json::Null), "kind": kind, "severity": severity, "passed": false});
-    match kind {
-        "file_exists" => {
-            let path = c.get("path").and_then(Json::as_str).unwrap_or_default();
-            let min = c.get("min_bytes").and_then(Json::as_u64).unwrap_or(0);
+pub(crate) fn criterion(c: &Criterion, outputs: &Map<String, Json>, root: &Path) -> Json {
+    let severity = CriterionSeverity::of(c.severity);
+    let mut r = json!({"id": c.id, "kind": c.kind, "severity": severity, "passed": false});
+    match c.kind {
+        CriterionKind::FileExists => {
+            let path = c.path.as_deref().unwrap_or_default();
+            let min = c.min_bytes.as_ref().and_then(Int::get).unwrap_or(0);
             let size = safe_relative(path)
                 .and_then(|p| std::fs::metadata(root.join(p)).ok())
                 .filter(|m| m.is_file())
@@ -239,8 +238,8 @@ pub(crate) fn criterion(c: &Json, outputs: &Map<String, Json>, root: &Path) -> J
                 None => format!("{path}: no such file under the output root"),
             });
         }
-        "artifact_present" => {
-            let name = c.get("output").and_then(Json::as_str).unwrap_or_default();
+        CriterionKind::ArtifactPresent => {
+            let name = c.output.as_deref().unwrap_or_default();
             let present = outputs
                 .get(name)
                 .is_some_and(|v| !v.is_null() && v != "" && v != &json!([]));
@@ -254,7 +253,7 @@ pub(crate) fn criterion(c: &Json, outputs: &Map<String, Json>, root: &Path) -> J
                 }
             ));
         }
-        _ => {
+        kind => {
             r["error"] = json!(format!(
                 "`{kind}` criteria are not evaluated by this harness"
             ));

@@ -7,6 +7,20 @@ use proptest::prelude::*;
 use serde_json::json;
 use std::time::Duration;
 
+/// A retry block as a graph writes it.
+fn retry(spec: serde_json::Value) -> ais_ags::RetryPolicy {
+    serde_json::from_value(spec).expect("a retry block")
+}
+
+/// A node of `fields` (a title and a description added).
+fn node(fields: serde_json::Value) -> ais_ags::Node {
+    let mut n = json!({"title": "T", "description": "D"});
+    n.as_object_mut()
+        .unwrap()
+        .extend(fields.as_object().unwrap().clone());
+    serde_json::from_value(n).expect("a node")
+}
+
 fn number() -> impl Strategy<Value = f64> {
     prop_oneof![
         any::<f64>().prop_filter("JSON has no NaN or infinity", |f| f.is_finite()),
@@ -24,7 +38,7 @@ fn the_issue_s_delay_is_a_bounded_wait() {
     let spec = json!({"backoff": "exponential", "initial_delay_seconds": 1.0e300,
         "max_delay_seconds": 1.0e300, "jitter": false});
     assert_eq!(
-        retry_delay(&spec, 3, 0.0),
+        retry_delay(&retry(spec), 3, 0.0),
         Duration::from_secs_f64(MAX_RETRY_DELAY_SECONDS)
     );
     assert_eq!(seconds(-5.0, 10.0), Duration::ZERO);
@@ -39,12 +53,12 @@ proptest! {
         max in number(),
         attempt in any::<u64>(),
         draw in any::<f64>(),
-        backoff in prop::sample::select(vec!["none", "fixed", "linear", "exponential", "other"]),
+        backoff in prop::sample::select(vec!["none", "fixed", "linear", "exponential"]),
         jitter in any::<bool>(),
     ) {
         let spec = json!({"backoff": backoff, "initial_delay_seconds": initial,
             "max_delay_seconds": max, "jitter": jitter});
-        let d = retry_delay(&spec, attempt, draw);
+        let d = retry_delay(&retry(spec), attempt, draw);
         prop_assert!(d <= Duration::from_secs_f64(MAX_RETRY_DELAY_SECONDS));
     }
 
@@ -54,12 +68,13 @@ proptest! {
         attempt in any::<u64>(),
         tokens in any::<u64>(),
         escalate in any::<bool>(),
+        tier in prop::sample::select(vec!["minimal", "standard", "advanced", "frontier"]),
     ) {
-        let node = json!({"intelligence": {"level": level, "min_context_tokens": tokens},
-            "failure": {"retry": {"escalate_intelligence": escalate}}});
-        let _ = route(&node, attempt, "standard");
-        let node = json!({"intelligence": {"level": level}});
-        let _ = route(&node, attempt, "frontier");
+        let n = node(json!({"intelligence": {"tier": tier, "level": level, "min_context_tokens": tokens},
+            "failure": {"retry": {"escalate_intelligence": escalate}}}));
+        let _ = route(&n, attempt, "standard");
+        let n = node(json!({"intelligence": {"tier": tier, "level": level, "escalate_to": tier}}));
+        let _ = route(&n, attempt, "frontier");
     }
 
     #[test]

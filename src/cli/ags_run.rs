@@ -74,7 +74,7 @@ pub fn program(
             "run `ais check` on it",
         )
     })?;
-    ais_ags::harness::lower(&graph.to_json(), &mut program, allow_commands);
+    ais_ags::harness::lower(graph, &mut program, allow_commands);
     let text = agir::write(&program);
     let doc = agir::read(&text).map_err(|e| {
         CliError::new(
@@ -176,7 +176,7 @@ pub fn finish(
 /// One of the harness's native tools (see `ais_ags::harness`): a params step, a node's inputs
 /// step or its judge, writing files through the runtime's confined output root.
 struct HarnessTool {
-    doc: std::sync::Arc<serde_json::Value>,
+    doc: std::sync::Arc<ais_ags::Graph>,
     tier: String,
     name: String,
     commands: bool,
@@ -292,7 +292,7 @@ pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
     let Some(graph) = running_graph(&text) else {
         return;
     };
-    let doc = std::sync::Arc::new(graph.to_json());
+    let doc = std::sync::Arc::new(graph);
     // `program` refused an unknown tier before the run started.
     let tier = ais_ags::harness::routing::model_tier().unwrap_or_else(|_| "standard".into());
     for name in ais_ags::harness::tools(&doc) {

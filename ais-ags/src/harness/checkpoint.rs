@@ -18,6 +18,7 @@
 
 use super::gates::{Decision, decide, timed_out};
 use super::{human, own};
+use crate::graph::Graph;
 use crate::translate::{CARRY_SEP, carry_name};
 use ais_core::{Carry, Instruction, Opcode, Owner, Tool, ToolSurface};
 use serde_json::{Map, Value as Json, json};
@@ -235,7 +236,7 @@ fn when_step(
     prefix: &str,
 ) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     let has_params = !super::inputs::param_names(doc).is_empty();
-    let mut reads = super::scope_reads(doc, nid, has_params);
+    let mut reads = super::scope_reads_json(doc, nid, has_params);
     let node = doc.pointer(&format!("/nodes/{nid}")).unwrap_or(&Json::Null);
     if node
         .get("inputs")
@@ -343,7 +344,7 @@ pub fn frame_natively(
         return;
     };
     let has_params = !super::inputs::param_names(doc).is_empty();
-    let mut reads = super::scope_reads(doc, nid, has_params);
+    let mut reads = super::scope_reads_json(doc, nid, has_params);
     if doc
         .pointer(&format!("/nodes/{nid}/type"))
         .and_then(Json::as_str)
@@ -420,7 +421,7 @@ fn native_tool(name: &str, reads: &[String], writes: &[String], doc: &str) -> To
 /// Every checkpoint of `doc` this module lowers: (node id, checkpoint block).
 fn all(doc: &Json) -> Vec<(String, &Json)> {
     let mut out = Vec::new();
-    for nid in super::judged(doc) {
+    for nid in super::judged_json(doc) {
         let Some(node) = doc.pointer(&format!("/nodes/{nid}")) else {
             continue;
         };
@@ -573,7 +574,8 @@ pub fn call(doc: &Json, tool: &str, args: &Map<String, Json>) -> Option<Map<Stri
 
 /// The notification a call of `tool` sends, when it is a checkpoint's notify step: (the node
 /// and checkpoint, `NODE/CHECKPOINT`, the prompt).
-pub fn notice(doc: &Json, tool: &str, args: &Map<String, Json>) -> Option<(String, String)> {
+pub fn notice(graph: &Graph, tool: &str, args: &Map<String, Json>) -> Option<(String, String)> {
+    let doc = &graph.to_json();
     let (nid, h, step) = find(doc, tool)?;
     if step != "notify" {
         return None;

@@ -5,6 +5,10 @@
 //! with which feedback.
 
 use super::{human, judge_writes};
+use crate::graph::{
+    Backoff, Criterion, CriterionKind, CriterionSeverity, Feedback, Graph, Int, Node, OnExhausted,
+    RetryPolicy, Success, SuccessMode, ValueType,
+};
 use crate::run::criterion;
 use crate::translate::carry_name;
 use serde_json::{Map, Value as Json, json};
@@ -15,7 +19,9 @@ pub type Writer<'w> = dyn FnMut(&str, &str) -> Result<(), String> + 'w;
 
 /// One judge call: the graph, the node, the call's arguments by carry name, the output root.
 pub struct Call<'a> {
-    /// The graph document.
+    /// The graph.
+    pub graph: &'a Graph,
+    /// The graph as data (for the steps that read it so).
     pub doc: &'a Json,
     /// The judged node's id.
     pub node: &'a str,
@@ -38,15 +44,10 @@ fn present(v: &Json) -> bool {
 
 /// The node's outputs by AGS name, with each `file` output that has a `path_hint` written
 /// there (its value becomes the path, §9.1); and what could not be written.
-fn collect(call: &Call, node: &Json, write: &mut Writer) -> (Map<String, Json>, Vec<String>) {
+fn collect(call: &Call, node: &Node, write: &mut Writer) -> (Map<String, Json>, Vec<String>) {
     let mut outputs = Map::new();
     let mut problems = Vec::new();
-    for (name, spec) in node
-        .get("outputs")
-        .and_then(Json::as_object)
-        .into_iter()
-        .flatten()
-    {
+    for (name, spec) in node.outputs.iter().flatten() {
         let Some(v) = call
             .args
             .get(&carry_name(call.node, name))
@@ -54,15 +55,14 @@ fn collect(call: &Call, node: &Json, write: &mut Writer) -> (Map<String, Json>, 
         else {
             continue;
         };
-        let hint = spec.get("path_hint").and_then(Json::as_str);
-        match (spec.get("type").and_then(Json::as_str), hint, v) {
-            (Some("file"), Some(hint), Json::String(content)) => match write(hint, content) {
+        match (spec.ty, spec.path_hint.as_deref(), v) {
+            (ValueType::File, Some(hint), Json::String(content)) => match write(hint, content) {
                 Ok(()) => {
                     outputs.insert(name.clone(), json!(hint));
                 }
                 Err(e) => problems.push(format!("output `{name}`: {e}")),
             },
-            (Some(ty), _, Json::String(text)) if structured(ty) => {
+            (ty, _, Json::String(text)) if structured(ty.as_str()) => {
                 // A model answers in text: JSON text is the structured value it stands for.
                 let parsed = serde_json::from_str(text.trim()).unwrap_or_else(|_| v.clone());
                 outputs.insert(name.clone(), parsed);
@@ -85,17 +85,11 @@ pub(crate) fn structured(ty: &str) -> bool {
 
 /// Writes node `nid`'s produced `file` outputs that have a `path_hint` (errors are reported
 /// when the judge collects them).
-pub fn write_files(nid: &str, node: &Json, args: &Map<String, Json>, write: &mut Writer) {
-    for (name, spec) in node
-        .get("outputs")
-        .and_then(Json::as_object)
-        .into_iter()
-        .flatten()
-    {
-        let hint = spec.get("path_hint").and_then(Json::as_str);
+pub fn write_files(nid: &str, node: &Node, args: &Map<String, Json>, write: &mut Writer) {
+    for (name, spec) in node.outputs.iter().flatten() {
         let value = args.get(&carry_name(nid, name));
-        if let (Some("file"), Some(hint), Some(Json::String(content))) =
-            (spec.get("type").and_then(Json::as_str), hint, value)
+        if let (ValueType::File, Some(hint), Some(Json::String(content))) =
+            (spec.ty, spec.path_hint.as_deref(), value)
         {
             let _ = write(hint, content);
         }
@@ -118,26 +112,24 @@ pub(crate) fn fits(ty: &str, v: &Json) -> bool {
 }
 
 /// Each produced output that fails its `type` (`RT031`), described.
-fn mistyped(node: &Json, outputs: &Map<String, Json>) -> Vec<String> {
-    let specs = node.get("outputs").and_then(Json::as_object);
+fn mistyped(node: &Node, outputs: &Map<String, Json>) -> Vec<String> {
     outputs
         .iter()
         .filter_map(|(name, v)| {
-            let ty = specs?.get(name)?.get("type")?.as_str()?;
-            (!fits(ty, v)).then(|| format!("output `{name}` is not of type `{ty}`: {v}"))
+            let ty = node.outputs.as_ref()?.get(name)?.ty;
+            (!fits(ty.as_str(), v)).then(|| format!("output `{name}` is not of type `{ty}`: {v}"))
         })
         .collect()
 }
 
 /// Each produced output of the right type that breaks its `schema` (`RT032`), described
 /// (the `jsonschema` crate; a `file` output is checked as its path).
-fn off_schema(node: &Json, outputs: &Map<String, Json>) -> Vec<String> {
-    let specs = node.get("outputs").and_then(Json::as_object);
+fn off_schema(node: &Node, outputs: &Map<String, Json>) -> Vec<String> {
     outputs
         .iter()
         .filter_map(|(name, v)| {
-            let schema = specs?.get(name)?.get("schema")?;
-            let why: Vec<String> = match jsonschema::validator_for(schema) {
+            let schema = node.outputs.as_ref()?.get(name)?.schema.clone()?;
+            let why: Vec<String> = match jsonschema::validator_for(&Json::Object(schema)) {
                 Ok(validator) => validator.iter_errors(v).map(|e| e.to_string()).collect(),
                 Err(e) => vec![format!("its schema does not compile: {e}")],
             };
@@ -148,29 +140,29 @@ fn off_schema(node: &Json, outputs: &Map<String, Json>) -> Vec<String> {
 }
 
 /// Whether the required results pass under the block's `mode` (`all`, `any`, `n_of`).
-fn combine(block: &Json, results: &[Json]) -> bool {
+fn combine(block: &Success, results: &[Json]) -> bool {
     let required: Vec<bool> = results
         .iter()
         .filter(|r| r["severity"] == "required")
         .map(|r| r["passed"] == true)
         .collect();
     let passing = required.iter().filter(|p| **p).count();
-    match block.get("mode").and_then(Json::as_str).unwrap_or("all") {
-        "any" => required.is_empty() || passing >= 1,
-        "n_of" => passing as u64 >= block.get("count").and_then(Json::as_u64).unwrap_or(1),
-        _ => passing == required.len(),
+    match block.mode.unwrap_or(SuccessMode::All) {
+        SuccessMode::Any => required.is_empty() || passing >= 1,
+        SuccessMode::NOf => passing as u64 >= block.count.as_ref().and_then(Int::get).unwrap_or(1),
+        SuccessMode::All => passing == required.len(),
     }
 }
 
 /// The feedback the next attempt reads (`retry.feedback`, default `failed_criteria`).
 fn feedback(
-    mode: &str,
+    mode: Feedback,
     attempt: u64,
     error: Option<&str>,
     results: &[Json],
-    block: &Json,
+    criteria: &[Criterion],
 ) -> String {
-    if mode == "none" {
+    if mode == Feedback::None {
         return String::new();
     }
     let mut text = format!("Attempt {attempt} of this task did not succeed.");
@@ -181,7 +173,7 @@ fn feedback(
         .iter()
         .filter(|r| r["severity"] == "required" && r["passed"] == false)
         .collect();
-    if mode == "failure_summary" {
+    if mode == Feedback::FailureSummary {
         if !failed.is_empty() {
             text.push_str(&format!(" {} criteria failed.", failed.len()));
         }
@@ -190,15 +182,10 @@ fn feedback(
     if !failed.is_empty() {
         text.push_str(" These success criteria failed; meet them this time:");
         for r in failed {
-            let description = block
-                .get("criteria")
-                .and_then(Json::as_array)
-                .into_iter()
-                .flatten()
-                .find(|c| c.get("id") == Some(&r["id"]))
-                .and_then(|c| c.get("description"))
-                .and_then(Json::as_str)
-                .unwrap_or("");
+            let description = criteria
+                .iter()
+                .find(|c| r["id"] == c.id.as_str())
+                .map_or("", |c| c.description.as_str());
             let evidence = r
                 .get("evidence")
                 .or_else(|| r.get("error"))
@@ -215,13 +202,10 @@ fn feedback(
 }
 
 /// A `human` criterion's result: the person's answer, asked before the judge ran.
-fn human_result(call: &Call, c: &Json) -> Json {
-    let cid = c.get("id").and_then(Json::as_str).unwrap_or("human");
+fn human_result(call: &Call, c: &Criterion) -> Json {
+    let cid = c.id.as_str();
     let [answer, approved] = human::answer_carries(&human::criterion_id(call.node, cid));
-    let severity = c
-        .get("severity")
-        .and_then(Json::as_str)
-        .unwrap_or("required");
+    let severity = CriterionSeverity::of(c.severity);
     let passed = call.args.get(&approved) == Some(&json!(true));
     let said = call.args.get(&answer).and_then(Json::as_str).unwrap_or("");
     json!({"id": cid, "kind": "human", "severity": severity, "passed": passed,
@@ -230,12 +214,9 @@ fn human_result(call: &Call, c: &Json) -> Json {
 
 /// A `command` criterion's result (§10.2): the exit code equals `expect_exit_code` (default
 /// 0) and, when set, stdout matches `expect_stdout_matches`; the output is the evidence.
-fn command_result(call: &Call, c: &Json) -> Json {
-    let cid = c.get("id").and_then(Json::as_str).unwrap_or("command");
-    let severity = c
-        .get("severity")
-        .and_then(Json::as_str)
-        .unwrap_or("required");
+fn command_result(call: &Call, c: &Criterion) -> Json {
+    let cid = c.id.as_str();
+    let severity = CriterionSeverity::of(c.severity);
     let mut r = json!({"id": cid, "kind": "command", "severity": severity, "passed": false});
     let ran = call
         .commands
@@ -257,11 +238,12 @@ fn command_result(call: &Call, c: &Json) -> Json {
         return r;
     };
     let want = c
-        .get("expect_exit_code")
-        .and_then(Json::as_i64)
+        .expect_exit_code
+        .as_ref()
+        .and_then(Int::signed)
         .unwrap_or(0);
     let output = ran.get("output").and_then(Json::as_str).unwrap_or("");
-    let matches = match c.get("expect_stdout_matches").and_then(Json::as_str) {
+    let matches = match c.expect_stdout_matches.as_deref() {
         None => true,
         Some(p) => regex::Regex::new(p).is_ok_and(|re| re.is_match(output)),
     };
@@ -289,14 +271,9 @@ fn cap(text: &str) -> String {
 
 /// Judges one attempt of a node; the map holds the judge's writes by carry name.
 pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
-    let node = call
-        .doc
-        .pointer(&format!(
-            "/nodes/{}",
-            call.node.replace('~', "~0").replace('/', "~1")
-        ))
-        .cloned()
-        .unwrap_or(Json::Null);
+    let Some(node) = call.graph.node(call.node) else {
+        return Map::new();
+    };
     let [passed_c, retry_c, feedback_c, verdict_c] = judge_writes(call.node);
     let mut attempts: Vec<Json> = call
         .args
@@ -306,28 +283,21 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
         .cloned()
         .unwrap_or_default();
     let attempt = attempts.len() as u64 + 1;
-    let (mut outputs, problems) = collect(call, &node, write);
+    let (mut outputs, problems) = collect(call, node, write);
     // An input checkpoint's values that name no declared output are outputs of their own.
     outputs.extend(super::checkpoint::overlay(call.doc, call.node, call.args).1);
     let missing: Vec<&String> = node
-        .get("outputs")
-        .and_then(Json::as_object)
-        .into_iter()
+        .outputs
+        .iter()
         .flatten()
-        .filter(|(k, o)| {
-            o.get("required").and_then(Json::as_bool) != Some(false) && !outputs.contains_key(*k)
-        })
+        .filter(|(k, o)| o.required != Some(false) && !outputs.contains_key(*k))
         .map(|(k, _)| k)
         .collect();
-    let block = node.get("success").cloned().unwrap_or(Json::Null);
-    let results: Vec<Json> = block
-        .get("criteria")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .map(|c| match c.get("kind").and_then(Json::as_str) {
-            Some("human") => human_result(call, c),
-            Some("command") => command_result(call, c),
+    let results: Vec<Json> = node
+        .criteria()
+        .map(|c| match c.kind {
+            CriterionKind::Human => human_result(call, c),
+            CriterionKind::Command => command_result(call, c),
             _ => criterion(c, &outputs, call.root),
         })
         .collect();
@@ -341,11 +311,15 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
             format!("{error}; {m}")
         };
     }
-    let criteria_pass = results.is_empty() || combine(&block, &results);
-    let mistyped = mistyped(&node, &outputs);
+    let criteria_pass = results.is_empty()
+        || node
+            .success
+            .as_ref()
+            .is_none_or(|block| combine(block, &results));
+    let mistyped = mistyped(node, &outputs);
     // The schema is checked on values of the right type (§9.1: `type` first, then `schema`).
     let off_schema = if mistyped.is_empty() {
-        off_schema(&node, &outputs)
+        off_schema(node, &outputs)
     } else {
         Vec::new()
     };
@@ -361,33 +335,23 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     } else {
         "criteria_failed"
     };
-    let retry_spec = node
-        .pointer("/failure/retry")
-        .cloned()
-        .unwrap_or(Json::Null);
+    let retry_spec = node.retry().cloned().unwrap_or_default();
     let max = retry_spec
-        .get("max_attempts")
-        .and_then(Json::as_u64)
+        .max_attempts
+        .as_ref()
+        .and_then(Int::get)
         .unwrap_or(1);
-    let retry_on: Vec<String> = retry_spec
-        .get("retry_on")
-        .and_then(Json::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_else(|| {
-            vec![
-                "transient".into(),
-                "tool_error".into(),
-                "criteria_failed".into(),
-            ]
-        });
+    let retry_on: Vec<String> = retry_spec.retry_on.clone().unwrap_or_else(|| {
+        vec![
+            "transient".into(),
+            "tool_error".into(),
+            "criteria_failed".into(),
+        ]
+    });
     let mut retry = !passed && attempt < max && retry_on.iter().any(|r| r == class || r == "any");
     // A retry that would escalate past the model is refused, not run on a lesser one.
     let refused = if retry {
-        super::routing::route(&node, attempt + 1, &call.tier).err()
+        super::routing::route(node, attempt + 1, &call.tier).err()
     } else {
         None
     };
@@ -400,38 +364,40 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     let mut record = json!({"attempt": attempt, "status": if passed { "succeeded" } else if class == "criteria_failed" { "criteria_failed" } else { "failed" },
         "started_at": started, "finished_at": call.now});
     if !results.is_empty() {
-        let mode = block.get("mode").cloned().unwrap_or(json!("all"));
+        let mode = node
+            .success
+            .as_ref()
+            .and_then(|b| b.mode)
+            .unwrap_or(SuccessMode::All);
         record["success"] = json!({"passed": criteria_pass, "mode": mode, "results": results});
     }
     if !error.is_empty() {
         record["error"] = json!(error);
     }
-    if let Ok(routed) = super::routing::route(&node, attempt, &call.tier) {
+    if let Ok(routed) = super::routing::route(node, attempt, &call.tier) {
         record["routed"] = routed;
     }
     attempts.push(record);
     // Exhausted: the terminal disposition (§14.2 `on_exhausted`; `fail` by default).
     let disposition = (!passed && !retry)
-        .then(|| node.pointer("/failure/on_exhausted").and_then(Json::as_str))
+        .then(|| node.failure.as_ref().and_then(|f| f.on_exhausted))
         .flatten()
-        .unwrap_or("fail");
-    let degraded = !passed && !retry && disposition == "succeed_degraded";
+        .unwrap_or(OnExhausted::Fail);
+    let degraded = !passed && !retry && disposition == OnExhausted::SucceedDegraded;
     let status = if passed || degraded {
         "succeeded"
     } else if retry {
         "retrying"
-    } else if disposition == "skip" {
+    } else if disposition == OnExhausted::Skip {
         "skipped"
     } else {
         "failed"
     };
-    let mode = retry_spec
-        .get("feedback")
-        .and_then(Json::as_str)
-        .unwrap_or("failed_criteria");
+    let mode = retry_spec.feedback.unwrap_or(Feedback::FailedCriteria);
     let fb = if retry {
         let error = (!error.is_empty()).then_some(error.as_str());
-        feedback(mode, attempt, error, &results, &block)
+        let criteria = node.success.as_ref().map_or(&[][..], |b| &b.criteria);
+        feedback(mode, attempt, error, &results, criteria)
     } else {
         String::new()
     };
@@ -447,7 +413,7 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     out.insert(
         verdict_c,
         json!({"status": status, "class": if passed { Json::Null } else { json!(class) }, "attempts": attempts, "outputs": outputs, "refused": refused, "degraded": degraded,
-            "escalated": disposition == "escalate", "retry_delay_seconds": delay}),
+            "escalated": disposition == OnExhausted::Escalate, "retry_delay_seconds": delay}),
     );
     out
 }
@@ -467,22 +433,19 @@ fn jitter_draw() -> f64 {
 /// default) from `initial_delay_seconds` (2), at most `max_delay_seconds` (60); with `jitter`
 /// (the default) somewhere in the upper half of that, by `draw` in `[0, 1)`; never longer than
 /// [`super::MAX_RETRY_DELAY_SECONDS`].
-pub fn retry_delay(spec: &Json, attempt: u64, draw: f64) -> std::time::Duration {
-    let num = |k: &str, d: f64| spec.get(k).and_then(Json::as_f64).unwrap_or(d);
-    let initial = num("initial_delay_seconds", 2.0).max(0.0);
+pub fn retry_delay(spec: &RetryPolicy, attempt: u64, draw: f64) -> std::time::Duration {
+    let num =
+        |n: &Option<serde_json::Number>, d: f64| n.as_ref().and_then(|n| n.as_f64()).unwrap_or(d);
+    let initial = num(&spec.initial_delay_seconds, 2.0).max(0.0);
     let n = attempt.max(1) as f64;
-    let secs = match spec
-        .get("backoff")
-        .and_then(Json::as_str)
-        .unwrap_or("exponential")
-    {
-        "none" => 0.0,
-        "fixed" => initial,
-        "linear" => initial * n,
-        _ => initial * 2f64.powf(n - 1.0),
+    let secs = match spec.backoff.unwrap_or(Backoff::Exponential) {
+        Backoff::None => 0.0,
+        Backoff::Fixed => initial,
+        Backoff::Linear => initial * n,
+        Backoff::Exponential => initial * 2f64.powf(n - 1.0),
     }
-    .min(num("max_delay_seconds", 60.0).max(0.0));
-    let jitter = spec.get("jitter").and_then(Json::as_bool).unwrap_or(true);
+    .min(num(&spec.max_delay_seconds, 60.0).max(0.0));
+    let jitter = spec.jitter.unwrap_or(true);
     let secs = if jitter {
         secs * (0.5 + draw.clamp(0.0, 1.0) / 2.0)
     } else {
@@ -497,8 +460,10 @@ mod tests {
 
     #[test]
     fn the_retry_delay_follows_backoff_initial_max_and_jitter() {
-        let d =
-            |spec: Json, attempt: u64, draw: f64| retry_delay(&spec, attempt, draw).as_secs_f64();
+        let d = |spec: Json, attempt: u64, draw: f64| {
+            let spec: RetryPolicy = serde_json::from_value(spec).expect("a retry block");
+            retry_delay(&spec, attempt, draw).as_secs_f64()
+        };
         // (spec, attempt, draw, seconds)
         let cases = [
             (json!({}), 1, 0.999_999, 2.0),

@@ -35,6 +35,7 @@ pub fn seconds(secs: f64, cap: f64) -> std::time::Duration {
     std::time::Duration::try_from_secs_f64(secs.min(cap)).unwrap_or(std::time::Duration::ZERO)
 }
 
+use crate::graph::{CriterionKind, Graph, HumanAt, Node, NodeType};
 use crate::translate::{CARRY_SEP, TERMINAL_ID, carry_name, ident, node_id};
 use ais_core::{Carry, Edge, Instruction, Modality, Opcode, Owner, Program, Tool, ToolSurface};
 use serde_json::{Map, Value as Json};
@@ -85,24 +86,17 @@ pub fn judge_name(nid: &str) -> String {
 }
 
 /// The task nodes a judge follows, in the schedule's order.
-pub fn judged(doc: &Json) -> Vec<String> {
-    let nodes = doc.get("nodes").and_then(Json::as_object);
-    crate::translate::schedule_json(doc)
+pub fn judged(doc: &Graph) -> Vec<String> {
+    crate::schedule(doc)
         .into_iter()
-        .filter(|id| {
-            nodes
-                .and_then(|n| n.get(id))
-                .and_then(|n| n.get("type"))
-                .and_then(Json::as_str)
-                .is_none_or(|t| t == "task")
-        })
+        .filter(|id| doc.node(id).is_some_and(|n| n.kind() == NodeType::Task))
         .collect()
 }
 
-fn output_names(node: &Json) -> Vec<String> {
-    node.get("outputs")
-        .and_then(Json::as_object)
-        .map(|o| o.keys().cloned().collect())
+/// [`judged`] over a graph's data (for the steps that read it so).
+pub(crate) fn judged_json(doc: &Json) -> Vec<String> {
+    Graph::from_json(doc)
+        .map(|g| judged(&g))
         .unwrap_or_default()
 }
 
@@ -113,12 +107,8 @@ fn output_names(node: &Json) -> Vec<String> {
 /// runs such a judge at most once (a crash in the middle of it stops the resume at the
 /// effect in flight instead of running the commands again); any other judge only reads and
 /// writes the node's own file outputs again, so it is a `SENSE` tool, run again after a crash.
-pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
-    let nodes: Map<String, Json> = doc
-        .get("nodes")
-        .and_then(Json::as_object)
-        .cloned()
-        .unwrap_or_default();
+pub fn lower(graph: &Graph, program: &mut Program, allow_commands: bool) {
+    let doc = &graph.to_json();
     let mut instructions = program.nodes.take().unwrap_or_default();
     let mut carries = program
         .walker
@@ -130,48 +120,50 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
     let mut starts = std::collections::HashMap::new();
     let has_params = !inputs::param_names(doc).is_empty();
     if has_params {
-        let (ins, mut cs, tool) = params_step(doc);
+        let (ins, mut cs, tool) = params_step(graph);
         instructions.splice(0..0, ins);
         carries.append(&mut cs);
         tools.push(tool);
     }
-    for nid in judged(doc) {
+    for nid in judged(graph) {
         let Some(at) = instructions.iter().position(|i| i.id == nid) else {
             continue;
         };
-        let node = nodes.get(&nid).cloned().unwrap_or(Json::Null);
+        let Some(node) = graph.node(&nid) else {
+            continue;
+        };
+        let node_json = &doc["nodes"][&nid];
         let writes = judge_writes(&nid);
         let [passed, _, feedback, verdict] = &writes;
         instructions[at].reads.push(feedback.clone());
-        let mut reads: Vec<String> = output_names(&node)
-            .iter()
-            .map(|o| carry_name(&nid, o))
-            .collect();
+        let mut reads: Vec<String> = node.output_names().map(|o| carry_name(&nid, o)).collect();
         let mut before = Vec::new();
-        if starts_with_a_step(&node) {
-            let (mut ins, mut cs, tool) = input_step(doc, &nid, has_params);
+        if starts_with_a_step(node) {
+            let (mut ins, mut cs, tool) = input_step(graph, &nid, has_params);
             instructions[at].reads.push(cs[0].name.clone());
             before.append(&mut ins);
             carries.append(&mut cs);
             tools.push(tool);
         }
         let mut after = Vec::new();
-        for (stage, list) in [("before_start", &mut before), ("after_outputs", &mut after)] {
-            for h in node
-                .get("human")
-                .and_then(Json::as_array)
-                .into_iter()
-                .flatten()
-                .filter(|h| h.get("at").and_then(Json::as_str) == Some(stage))
+        for (stage, list) in [
+            (HumanAt::BeforeStart, &mut before),
+            (HumanAt::AfterOutputs, &mut after),
+        ] {
+            for (i, _) in node
+                .checkpoints()
+                .enumerate()
+                .filter(|(_, h)| h.at == stage)
             {
+                let h = &node_json["human"][i];
                 let (mut ins, mut cs, mut ts) = checkpoint::lower(doc, &nid, h);
                 list.append(&mut ins);
                 carries.append(&mut cs);
                 tools.append(&mut ts);
             }
         }
-        reads.extend(checkpoint::values_carries(doc, &nid, &node));
-        for (cid, prompt) in human::criteria(&node) {
+        reads.extend(checkpoint::values_carries(doc, &nid, node_json));
+        for (cid, prompt) in human::criteria(node_json) {
             let prefix = human::criterion_id(&nid, &cid);
             let (mut ins, mut cs) = human::approval(&prefix, &prompt, false);
             after.append(&mut ins);
@@ -180,7 +172,7 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         }
         reads.push(verdict.clone());
         let name = judge_name(&nid);
-        let acts = allow_commands && !commands(doc, &name).is_empty();
+        let acts = allow_commands && !commands(graph, &name).is_empty();
         tools.push(Tool {
             name: name.clone(),
             sig: Some(native_sig(&reads, &writes)),
@@ -254,15 +246,17 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
         }
         verdicts.push(verdict.clone());
     }
-    for (nid, _) in nodes
+    for (nid, _) in graph
+        .nodes
         .iter()
-        .filter(|(_, n)| n.get("type").and_then(Json::as_str) == Some("gate"))
+        .filter(|(_, n)| n.kind() == NodeType::Gate)
     {
         let ask = format!("{nid}{CARRY_SEP}ask");
         if instructions.iter().any(|i| i.id == ask) {
             starts.insert(nid.clone(), ask);
         }
     }
+    let nodes = doc["nodes"].as_object().cloned().unwrap_or_default();
     for (nid, gate) in nodes.iter().filter_map(|(n, v)| Some((n, v.get("gate")?))) {
         checkpoint::frame_natively(doc, nid, nid, gate, &mut instructions, &mut tools);
     }
@@ -278,7 +272,7 @@ pub fn lower(doc: &Json, program: &mut Program, allow_commands: bool) {
     );
     // In the schedule's order (not the map's): the program must be the same on every build,
     // or a resume would find it changed.
-    for nid in crate::translate::schedule_json(doc)
+    for nid in crate::schedule(graph)
         .iter()
         .filter(|n| starts.contains_key(*n))
     {
@@ -404,8 +398,8 @@ fn step(
 }
 
 /// The first step of a graph with params: each param a `role: input` carry, bound and checked.
-fn params_step(doc: &Json) -> (Vec<Instruction>, Vec<Carry>, Tool) {
-    let names = inputs::param_names(doc);
+fn params_step(doc: &Graph) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+    let names: Vec<String> = doc.params.iter().flat_map(|p| p.keys().cloned()).collect();
     let (ins, mut carries, tool) = step(
         inputs::PARAMS,
         names.clone(),
@@ -415,16 +409,13 @@ fn params_step(doc: &Json) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     // Typed `any` with a `null` default: an unsupplied param is bound (or refused, AG301) by
     // the params step — never filled with the task text, never asked for as a human input.
     for name in names {
-        let spec = doc.pointer(&format!("/params/{name}"));
+        let spec = doc.params.as_ref().and_then(|p| p.get(&name));
         carries.push(Carry {
             name: name.clone(),
             ty: Some(ais_core::Type::Any),
             role: Some(ais_core::Role::Input),
             default: Some(ais_core::Value::Null),
-            doc: spec
-                .and_then(|s| s.get("description"))
-                .and_then(Json::as_str)
-                .map(str::to_owned),
+            doc: spec.map(|s| s.description.clone()),
             ..Carry::default()
         });
     }
@@ -433,17 +424,13 @@ fn params_step(doc: &Json) -> (Vec<Instruction>, Vec<Carry>, Tool) {
 
 /// Whether a task node starts with its start step ([`input_step`]): it has inputs to resolve,
 /// or an `intelligence` demand to route before any model call (§11.4 rule 2).
-fn starts_with_a_step(node: &Json) -> bool {
-    node.get("intelligence").is_some()
-        || node
-            .get("inputs")
-            .and_then(Json::as_object)
-            .is_some_and(|i| !i.is_empty())
+fn starts_with_a_step(node: &Node) -> bool {
+    node.intelligence.is_some() || node.inputs.as_ref().is_some_and(|i| !i.is_empty())
 }
 
 /// Node `nid`'s start step — its model routed (§11.4), its inputs resolved (§9.2): it reads the
 /// bound params, every output of the nodes before it and each earlier task's verdict.
-fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+fn input_step(doc: &Graph, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     step(
         &own(nid, "inputs"),
         scope_reads(doc, nid, has_params),
@@ -454,37 +441,42 @@ fn input_step(doc: &Json, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec
 
 /// What an expression of node `nid` may read at run time: the bound params, every output of
 /// the nodes before it and each earlier task's verdict ([`inputs::resolve`]).
-pub(crate) fn scope_reads(doc: &Json, nid: &str, has_params: bool) -> Vec<String> {
+pub(crate) fn scope_reads(doc: &Graph, nid: &str, has_params: bool) -> Vec<String> {
     let mut reads = Vec::new();
     if has_params {
         reads.push(inputs::PARAMS.to_owned());
     }
-    for earlier in crate::translate::schedule_json(doc)
-        .iter()
-        .take_while(|id| *id != nid)
-    {
-        let node = doc
-            .pointer(&format!("/nodes/{earlier}"))
-            .cloned()
-            .unwrap_or(Json::Null);
-        reads.extend(output_names(&node).iter().map(|o| carry_name(earlier, o)));
+    let judged = judged(doc);
+    for earlier in crate::schedule(doc).iter().take_while(|id| *id != nid) {
+        let Some(node) = doc.node(earlier) else {
+            continue;
+        };
+        reads.extend(node.output_names().map(|o| carry_name(earlier, o)));
         // A task's outputs as its judge collected them (§9.1: a structured value, a file's
         // path), which is what `nodes.X.outputs.Y` reads ([`inputs::resolve`]).
-        if judged(doc).contains(earlier) {
+        if judged.contains(earlier) {
             reads.push(judge_writes(earlier)[3].clone());
         }
     }
     reads
 }
 
+/// [`scope_reads`] over a graph's data (for the steps that read it so).
+pub(crate) fn scope_reads_json(doc: &Json, nid: &str, has_params: bool) -> Vec<String> {
+    Graph::from_json(doc)
+        .map(|g| scope_reads(&g, nid, has_params))
+        .unwrap_or_default()
+}
+
 /// The native tools the harness program calls: the params step, each node's inputs step and
 /// judge.
-pub fn tools(doc: &Json) -> Vec<String> {
+pub fn tools(graph: &Graph) -> Vec<String> {
+    let doc = &graph.to_json();
     let mut out = Vec::new();
     if !inputs::param_names(doc).is_empty() {
         out.push(inputs::PARAMS.to_owned());
     }
-    for nid in crate::translate::schedule_json(doc) {
+    for nid in crate::schedule(graph) {
         if !ready::predecessors(doc, &nid).is_empty() {
             out.push(own(&nid, "ready"));
         }
@@ -500,12 +492,8 @@ pub fn tools(doc: &Json) -> Vec<String> {
             .iter()
             .map(|g| gates::answer_tool(g)),
     );
-    for nid in judged(doc) {
-        let node = doc
-            .pointer(&format!("/nodes/{nid}"))
-            .cloned()
-            .unwrap_or(Json::Null);
-        if starts_with_a_step(&node) {
+    for nid in judged(graph) {
+        if graph.node(&nid).is_some_and(starts_with_a_step) {
             out.push(own(&nid, "inputs"));
         }
         out.push(judge_name(&nid));
@@ -527,42 +515,32 @@ pub struct CommandCriterion {
 }
 
 /// The `command` criteria the native tool `tool` runs before it judges (a judge's node's).
-pub fn commands(doc: &Json, tool: &str) -> Vec<CommandCriterion> {
-    let Some(nid) = owner_of(tool, "judge") else {
+pub fn commands(doc: &Graph, tool: &str) -> Vec<CommandCriterion> {
+    let Some(node) = owner_of(tool, "judge").and_then(|nid| doc.node(&nid)) else {
         return Vec::new();
     };
-    doc.pointer(&format!("/nodes/{nid}/success/criteria"))
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|c| c.get("kind").and_then(Json::as_str) == Some("command"))
+    node.criteria()
+        .filter(|c| c.kind == CriterionKind::Command)
         .map(|c| CommandCriterion {
-            id: c
-                .get("id")
-                .and_then(Json::as_str)
-                .unwrap_or("command")
-                .to_owned(),
-            run: c
-                .get("run")
-                .and_then(Json::as_str)
-                .unwrap_or("false")
-                .to_owned(),
-            cwd: c.get("cwd").and_then(Json::as_str).map(str::to_owned),
-            timeout_seconds: c.get("timeout_seconds").and_then(Json::as_f64),
+            id: c.id.clone(),
+            run: c.run.clone().unwrap_or_else(|| "false".into()),
+            cwd: c.cwd.clone(),
+            timeout_seconds: c
+                .timeout_seconds
+                .as_ref()
+                .and_then(serde_json::Number::as_f64),
         })
         .collect()
 }
 
 /// Writes the `file` outputs a judge's node produced under the output root before its
 /// [`commands`] run, so they see this attempt's files (the judge then collects the same files).
-pub fn write_files(doc: &Json, tool: &str, args: &Map<String, Json>, write: &mut judge::Writer) {
-    if let Some(nid) = owner_of(tool, "judge") {
-        let node = doc
-            .pointer(&format!("/nodes/{nid}"))
-            .cloned()
-            .unwrap_or(Json::Null);
-        let (args, _) = checkpoint::overlay(doc, &nid, args);
-        judge::write_files(&nid, &node, &args, write);
+pub fn write_files(doc: &Graph, tool: &str, args: &Map<String, Json>, write: &mut judge::Writer) {
+    if let Some(nid) = owner_of(tool, "judge")
+        && let Some(node) = doc.node(&nid)
+    {
+        let (args, _) = checkpoint::overlay(&doc.to_json(), &nid, args);
+        judge::write_files(&nid, node, &args, write);
     }
 }
 
@@ -575,7 +553,7 @@ pub fn exit_code(message: &str) -> Option<i64> {
 /// Answers a call of the native tool `tool` (one of [`tools`]) for a run whose model is of
 /// tier `tier`, given what its [`commands`] did: the carries it writes.
 pub fn call(
-    doc: &Json,
+    graph: &Graph,
     tier: &str,
     tool: &str,
     args: &Map<String, Json>,
@@ -583,6 +561,7 @@ pub fn call(
     root: &std::path::Path,
     write: &mut judge::Writer,
 ) -> Map<String, Json> {
+    let doc = &graph.to_json();
     if let Some(out) = checkpoint::call(doc, tool, args) {
         return out;
     }
@@ -603,6 +582,7 @@ pub fn call(
         let nid = owner_of(tool, "judge").unwrap_or_else(|| tool.to_owned());
         let (args, _) = checkpoint::overlay(doc, &nid, args);
         let call = judge::Call {
+            graph,
             doc,
             node: &nid,
             args: &args,
@@ -628,12 +608,11 @@ pub fn call(
             .and_then(Json::as_object)
             .cloned()
             .unwrap_or_default();
-        let node = doc
-            .pointer(&format!("/nodes/{nid}"))
-            .cloned()
-            .unwrap_or(Json::Null);
         // Routing comes first (§17.7 steps 1–2: refused before any model call).
-        routing::route(&node, 1, tier)
+        graph
+            .node(&nid)
+            .ok_or_else(|| format!("the graph has no node `{nid}`"))
+            .and_then(|node| routing::route(node, 1, tier))
             .and_then(|_| inputs::resolve(doc, &nid, &params, args))
             .map_err(Json::String)
     };

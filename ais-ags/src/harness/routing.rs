@@ -6,6 +6,7 @@
 //! a node demanding less routes up to it (rule 4). With `failure.retry.escalate_intelligence`
 //! each retry demands `intelligence.escalate_to`, else one tier more, clamped at `frontier`.
 
+use crate::graph::{Int, Node, Tier};
 use serde_json::{Value as Json, json};
 
 /// The environment variable naming the run model's tier.
@@ -35,33 +36,24 @@ pub fn model_tier() -> Result<String, String> {
     }
 }
 
+/// The level (1–4) of a tier.
+fn rank(tier: Tier) -> usize {
+    Tier::ALL
+        .iter()
+        .position(|t| *t == tier)
+        .map_or(2, |i| i + 1)
+}
+
 /// The tier node `node` demands at attempt `attempt` (1-based), or `None` when it names none.
-fn demanded(node: &Json, attempt: u64) -> Option<usize> {
-    let intel = node.get("intelligence")?;
-    let base = intel
-        .get("tier")
-        .and_then(Json::as_str)
-        .and_then(level)
-        .or_else(|| {
-            intel.get("level").and_then(Json::as_u64).map(|l| {
-                usize::try_from(l)
-                    .unwrap_or(usize::MAX)
-                    .clamp(1, TIERS.len())
-            })
-        })?;
-    let escalate = node
-        .pointer("/failure/retry/escalate_intelligence")
-        .and_then(Json::as_bool)
-        == Some(true);
+fn demanded(node: &Node, attempt: u64) -> Option<usize> {
+    let intel = node.intelligence.as_ref()?;
+    let base = rank(intel.tier);
+    let escalate = node.retry().and_then(|r| r.escalate_intelligence) == Some(true);
     if attempt <= 1 || !escalate {
         return Some(base);
     }
-    let to = intel
-        .get("escalate_to")
-        .and_then(Json::as_str)
-        .and_then(level);
-    Some(match to {
-        Some(t) => t.max(base),
+    Some(match intel.escalate_to {
+        Some(t) => rank(t).max(base),
         None => base
             .saturating_add(usize::try_from(attempt).unwrap_or(usize::MAX) - 1)
             .min(TIERS.len()),
@@ -79,10 +71,12 @@ pub fn model_context() -> Option<u64> {
 /// Rule 5: `intelligence.min_context_tokens` is a hard floor, whatever the tier — a node
 /// demanding more context than the model is stated to have (`have`; unknown when unstated) is
 /// refused (`RT011`), a downgrade allowed or not.
-pub fn context_floor(node: &Json, have: Option<u64>) -> Result<(), String> {
+pub fn context_floor(node: &Node, have: Option<u64>) -> Result<(), String> {
     let Some(want) = node
-        .pointer("/intelligence/min_context_tokens")
-        .and_then(Json::as_u64)
+        .intelligence
+        .as_ref()
+        .and_then(|i| i.min_context_tokens.as_ref())
+        .and_then(Int::get)
     else {
         return Ok(());
     };
@@ -99,7 +93,7 @@ pub fn context_floor(node: &Json, have: Option<u64>) -> Result<(), String> {
 
 /// Routes attempt `attempt` of `node` to a model of tier `model`: the run record's `routed`
 /// object, or the `RT011` refusal's message.
-pub fn route(node: &Json, attempt: u64, model: &str) -> Result<Json, String> {
+pub fn route(node: &Node, attempt: u64, model: &str) -> Result<Json, String> {
     context_floor(node, model_context())?;
     let have = level(model).unwrap_or(2);
     let Some(want) = demanded(node, attempt) else {
@@ -111,10 +105,7 @@ pub fn route(node: &Json, attempt: u64, model: &str) -> Result<Json, String> {
             json!({"requested_tier": requested, "effective_tier": model, "downgraded": false}),
         );
     }
-    let allow = node
-        .pointer("/intelligence/allow_downgrade")
-        .and_then(Json::as_bool)
-        == Some(true);
+    let allow = node.intelligence.as_ref().and_then(|i| i.allow_downgrade) == Some(true);
     if allow {
         return Ok(
             json!({"requested_tier": requested, "effective_tier": model, "downgraded": true,
@@ -130,14 +121,25 @@ pub fn route(node: &Json, attempt: u64, model: &str) -> Result<Json, String> {
 mod tests {
     use super::*;
 
+    /// A node of `fields` (a title and a description added).
+    fn node(fields: Json) -> Node {
+        let mut n = json!({"title": "T", "description": "D"});
+        n.as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        serde_json::from_value(n).unwrap()
+    }
+
     #[test]
     fn routing_up_down_and_escalation() {
-        let n = json!({"intelligence": {"tier": "advanced"}});
+        let n = node(json!({"intelligence": {"tier": "advanced"}}));
         assert!(route(&n, 1, "frontier").is_ok());
         assert!(route(&n, 1, "standard").unwrap_err().starts_with("RT011"));
-        let d = json!({"intelligence": {"tier": "advanced", "allow_downgrade": true}});
+        let d = node(json!({"intelligence": {"tier": "advanced", "allow_downgrade": true}}));
         assert_eq!(route(&d, 1, "standard").unwrap()["downgraded"], true);
-        let e = json!({"intelligence": {"tier": "standard"}, "failure": {"retry": {"escalate_intelligence": true}}});
+        let e = node(
+            json!({"intelligence": {"tier": "standard"}, "failure": {"retry": {"escalate_intelligence": true}}}),
+        );
         assert!(route(&e, 1, "standard").is_ok());
         assert!(
             route(&e, 2, "standard").is_err(),
@@ -147,12 +149,14 @@ mod tests {
             route(&e, 5, "frontier").unwrap()["requested_tier"],
             "frontier"
         );
-        assert!(route(&json!({}), 1, "minimal").is_ok());
+        assert!(route(&node(json!({})), 1, "minimal").is_ok());
     }
 
     #[test]
     fn the_context_floor_holds_whatever_the_tier_or_a_downgrade() {
-        let n = json!({"intelligence": {"tier": "minimal", "allow_downgrade": true, "min_context_tokens": 100000}});
+        let n = node(
+            json!({"intelligence": {"tier": "minimal", "allow_downgrade": true, "min_context_tokens": 100000}}),
+        );
         // (the model's stated window, refused)
         for (have, refused) in [
             (None, true),
@@ -166,6 +170,6 @@ mod tests {
                 assert!(e.starts_with("RT011") && e.contains(CONTEXT_ENV), "{e}");
             }
         }
-        assert!(context_floor(&json!({}), None).is_ok());
+        assert!(context_floor(&node(json!({})), None).is_ok());
     }
 }
