@@ -16,18 +16,22 @@
 //! assert!(checked.findings.iter().any(|f| f.id.as_str() == "AG114"));
 //! ```
 
-pub mod agx;
+mod agx;
 mod codes;
 mod flow;
 mod graph;
-pub mod harness;
+mod harness;
 mod load;
-pub mod run;
+mod run;
 mod schema;
 mod scope;
 mod structure;
 mod translate;
 
+pub use agx::{
+    BinOp, Env, EvalError, Expr, Reference, SyntaxError, UnOp, eval as eval_agx,
+    parse as parse_agx, references as agx_references,
+};
 pub use codes::rule_severity;
 pub use graph::{
     Attachment, Author, Backoff, Branch, Constraints, Criterion, CriterionKind, CriterionSeverity,
@@ -38,7 +42,19 @@ pub use graph::{
     ParamSpec, Policy, Requirements, RetryPolicy, Secret, SubgraphBlock, Success, SuccessMode,
     Tier, ValueType,
 };
+pub use harness::judge::{Writer, retry_delay};
+pub use harness::routing::{CONTEXT_ENV, TIER_ENV, model_tier, route as route_intelligence};
+pub use harness::{
+    CommandCriterion, MAX_COMMAND_SECONDS, MAX_RETRY_DELAY_SECONDS, call as call_harness_tool,
+    commands as command_criteria, escalation, exit_code as command_exit_code, judge_writes,
+    judged_node, lower as lower_for_harness, notice, seconds as capped_seconds,
+    tools as harness_tools, write_files as write_file_outputs,
+};
 pub use load::{Loaded, load_path, load_text};
+pub use run::{
+    CLAIMED_LEVEL, Ended, Ran, SUPPORTED_FEATURES, required_commands, run_record,
+    unsupported as unsupported_features,
+};
 pub use schema::{GRAPH_SCHEMA, RUN_SCHEMA, validate_graph_schema, validate_run_record};
 pub use translate::{ImportError, export, import, schedule};
 

@@ -2,7 +2,9 @@
 //! negative, zero, fractions, the largest integers — gives a bounded duration, a tier in range
 //! or a refusal, never a panic.
 
-use ais_ags::harness::{MAX_RETRY_DELAY_SECONDS, judge::retry_delay, routing::route, seconds};
+use ais_ags::{
+    MAX_RETRY_DELAY_SECONDS, capped_seconds as seconds, retry_delay, route_intelligence as route,
+};
 use proptest::prelude::*;
 use serde_json::json;
 use std::time::Duration;

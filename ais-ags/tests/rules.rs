@@ -347,9 +347,8 @@ fn a_repair_that_names_a_node_output_names_it_as_agx_can_parse_and_applying_it_c
             "{code}: the repair names no read: {repair}"
         );
         for r in reads {
-            let e =
-                ais_ags::agx::parse(r).unwrap_or_else(|e| panic!("`{r}` does not parse: {e:?}"));
-            let refs = ais_ags::agx::references(&e);
+            let e = ais_ags::parse_agx(r).unwrap_or_else(|e| panic!("`{r}` does not parse: {e:?}"));
+            let refs = ais_ags::agx_references(&e);
             assert_eq!(
                 refs.len(),
                 1,

@@ -3,7 +3,7 @@
 //! written under the output root and, with `--run-record PATH`, the AGS run record is written.
 
 use super::{CliError, Failure, Output, shown};
-use ais_ags::run::Ended;
+use ais_ags::Ended;
 use ais_core::agir;
 use ais_core::render::{self, SourceLines};
 use ais_rt::{RunOutcome, Status};
@@ -47,15 +47,15 @@ pub fn program(
     };
     // `defaults` merged into the nodes: what the harness runs (SPEC.md §6.3).
     let graph = &graph.merged();
-    ais_ags::harness::routing::model_tier().map_err(|e| {
+    ais_ags::model_tier().map_err(|e| {
         CliError::new(
             e,
             "state the run model's AGS intelligence tier, e.g. `AIS_MODEL_TIER=advanced`",
         )
     })?;
-    let mut missing = ais_ags::run::unsupported(graph);
+    let mut missing = ais_ags::unsupported_features(graph);
     if !allow_commands {
-        missing.extend(ais_ags::run::required_commands(graph).into_iter().map(|c| {
+        missing.extend(ais_ags::required_commands(graph).into_iter().map(|c| {
             format!(
                 "{c} (it runs a command line from the graph: pass `--allow-commands` to let it)"
             )
@@ -64,7 +64,7 @@ pub fn program(
     if !missing.is_empty() {
         return Err(CliError::new(
             format!("`{name}` uses features this harness does not execute: {}", missing.join("; ")),
-            format!("ais runs AGS task nodes, approve gates and sequence edges ({}); run this graph on a harness at a higher AGS conformance level, or `ais check` it here", ais_ags::run::SUPPORTED_FEATURES.join(", ")),
+            format!("ais runs AGS task nodes, approve gates and sequence edges ({}); run this graph on a harness at a higher AGS conformance level, or `ais check` it here", ais_ags::SUPPORTED_FEATURES.join(", ")),
         )
         .into());
     }
@@ -74,7 +74,7 @@ pub fn program(
             "run `ais check` on it",
         )
     })?;
-    ais_ags::harness::lower(graph, &mut program, allow_commands);
+    ais_ags::lower_for_harness(graph, &mut program, allow_commands);
     let text = agir::write(&program);
     let doc = agir::read(&text).map_err(|e| {
         CliError::new(
@@ -129,7 +129,7 @@ pub fn finish(
     let nanos = started
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    let ran = ais_ags::run::Ran {
+    let ran = ais_ags::Ran {
         status,
         // A paused or faulted run reports nothing; what it wrote before it stopped says how
         // each node before the stop ended.
@@ -145,7 +145,7 @@ pub fn finish(
         root,
         run_id: format!("ais-{nanos:x}-{}", std::process::id()),
     };
-    let rec = ais_ags::run::run_record(&graph.to_json(), &ais_ags::schedule(&graph), &ran);
+    let rec = ais_ags::run_record(&graph.to_json(), &ais_ags::schedule(&graph), &ran);
     let verdict = rec
         .get("status")
         .and_then(|s| s.as_str())
@@ -173,7 +173,7 @@ pub fn finish(
     Ok(verdict)
 }
 
-/// One of the harness's native tools (see `ais_ags::harness`): a params step, a node's inputs
+/// One of the harness's native tools (see `ais_ags::harness_tools`): a params step, a node's inputs
 /// step or its judge, writing files through the runtime's confined output root.
 struct HarnessTool {
     doc: std::sync::Arc<ais_ags::Graph>,
@@ -186,7 +186,7 @@ struct HarnessTool {
 /// when the text needs one, the scrubbed environment, kernel-confined writes under the output
 /// root, the timeout), in its `cwd` under the root: its exit code and output.
 async fn run_command(
-    c: &ais_ags::harness::CommandCriterion,
+    c: &ais_ags::CommandCriterion,
     ctx: &ais_rt::tools::ToolContext,
 ) -> serde_json::Value {
     use ais_rt::tools::Tool;
@@ -196,14 +196,14 @@ async fn run_command(
         let _ = std::fs::create_dir_all(&ctx.root);
     }
     if let Some(secs) = c.timeout_seconds {
-        ctx.limits.timeout = ais_ags::harness::seconds(secs, ais_ags::harness::MAX_COMMAND_SECONDS)
+        ctx.limits.timeout = ais_ags::capped_seconds(secs, ais_ags::MAX_COMMAND_SECONDS)
             .max(std::time::Duration::from_secs(1));
     }
     let tool = ais_rt::tools::CommandTool::new(format!("criterion {}", c.id), &c.run, Vec::new());
     match tool.call(ais_rt::tools::ToolArgs::default(), &ctx).await {
         Ok(v) => serde_json::json!({"exit": 0, "output": v.to_json()}),
         Err(e) => {
-            let exit = ais_ags::harness::exit_code(&e.message);
+            let exit = ais_ags::command_exit_code(&e.message);
             serde_json::json!({"exit": exit, "output": e.output, "error": e.message})
         }
     }
@@ -221,9 +221,7 @@ impl ais_rt::tools::Tool for HarnessTool {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
-            let notice = ais_ags::harness::checkpoint::notice(&self.doc, &self.name, &args)
-                .or_else(|| ais_ags::harness::gates::notice(&self.name, &args));
-            if let Some((gate, text)) = notice {
+            if let Some((gate, text)) = ais_ags::notice(&self.doc, &self.name, &args) {
                 // A notify gate's channel: the operator's terminal (it does not wait).
                 eprintln!("notify[{gate}]: {text}");
             }
@@ -233,9 +231,9 @@ impl ais_rt::tools::Tool for HarnessTool {
                     .map(|_| ())
                     .map_err(|e| e.message)
             };
-            ais_ags::harness::write_files(&self.doc, &self.name, &args, &mut write);
+            ais_ags::write_file_outputs(&self.doc, &self.name, &args, &mut write);
             let mut commands = serde_json::Map::new();
-            for c in ais_ags::harness::commands(&self.doc, &self.name) {
+            for c in ais_ags::command_criteria(&self.doc, &self.name) {
                 let result = if self.commands {
                     run_command(&c, ctx).await
                 } else {
@@ -243,7 +241,7 @@ impl ais_rt::tools::Tool for HarnessTool {
                 };
                 commands.insert(c.id.clone(), result);
             }
-            let out = ais_ags::harness::call(
+            let out = ais_ags::call_harness_tool(
                 &self.doc,
                 &self.tier,
                 &self.name,
@@ -252,22 +250,18 @@ impl ais_rt::tools::Tool for HarnessTool {
                 root.dir(),
                 &mut write,
             );
-            if let Some(node) = ais_ags::harness::judged_node(&self.name) {
+            if let Some(node) = ais_ags::judged_node(&self.name) {
                 // `failure.retry`'s backoff: wait before the node is attempted again.
-                let verdict = out.get(&ais_ags::harness::judge_writes(&node)[3]);
+                let verdict = out.get(&ais_ags::judge_writes(&node)[3]);
                 let secs = verdict
                     .and_then(|v| v["retry_delay_seconds"].as_f64())
                     .unwrap_or(0.0);
                 if secs > 0.0 {
-                    let pause =
-                        ais_ags::harness::seconds(secs, ais_ags::harness::MAX_RETRY_DELAY_SECONDS);
+                    let pause = ais_ags::capped_seconds(secs, ais_ags::MAX_RETRY_DELAY_SECONDS);
                     let _ = tokio::task::spawn_blocking(move || std::thread::sleep(pause)).await;
                 }
             }
-            if let Some(text) = ais_ags::harness::judged_node(&self.name)
-                .and_then(|n| ais_ags::harness::gates::escalation(&n, &out))
-                .or_else(|| ais_ags::harness::checkpoint::escalation(&self.name, &out))
-            {
+            if let Some(text) = ais_ags::escalation(&self.name, &out) {
                 // `on_exhausted: escalate`: the operator is the human it goes to.
                 eprintln!("escalate: {text}");
             }
@@ -294,8 +288,8 @@ pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
     };
     let doc = std::sync::Arc::new(graph);
     // `program` refused an unknown tier before the run started.
-    let tier = ais_ags::harness::routing::model_tier().unwrap_or_else(|_| "standard".into());
-    for name in ais_ags::harness::tools(&doc) {
+    let tier = ais_ags::model_tier().unwrap_or_else(|_| "standard".into());
+    for name in ais_ags::harness_tools(&doc) {
         let tool = HarnessTool {
             commands: COMMANDS_ALLOWED.load(std::sync::atomic::Ordering::Relaxed),
             tier: tier.clone(),

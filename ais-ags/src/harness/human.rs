@@ -27,21 +27,6 @@ pub fn answer_carries(prefix: &str) -> [String; 2] {
     [carry_name(prefix, "answer"), carry_name(prefix, "approved")]
 }
 
-/// The node's checkpoints at `stage`, as (id, prompt).
-pub fn checkpoints(node: &Json, stage: &str) -> Vec<(String, String)> {
-    node.get("human")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|h| h.get("at").and_then(Json::as_str) == Some(stage))
-        .map(|h| {
-            let id = h.get("id").and_then(Json::as_str).unwrap_or("checkpoint");
-            let prompt = h.get("prompt").and_then(Json::as_str).unwrap_or("Proceed?");
-            (id.to_owned(), prompt.to_owned())
-        })
-        .collect()
-}
-
 /// The node's `human` criteria, as (id, prompt).
 pub fn criteria(node: &Json) -> Vec<(String, String)> {
     node.pointer("/success/criteria")

@@ -9,14 +9,14 @@
 //! are evaluated before the next node starts (SPEC.md §10.3), inside the runtime's journal: a
 //! paused or resumed run replays them.
 
-pub mod checkpoint;
-pub mod gates;
-pub mod human;
-pub mod inputs;
-pub mod judge;
-pub mod ready;
-pub mod record;
-pub mod routing;
+pub(crate) mod checkpoint;
+pub(crate) mod gates;
+pub(crate) mod human;
+pub(crate) mod inputs;
+pub(crate) mod judge;
+pub(crate) mod ready;
+pub(crate) mod record;
+pub(crate) mod routing;
 
 /// The longest wait between two attempts of a node, whatever `failure.retry` asks for.
 pub const MAX_RETRY_DELAY_SECONDS: f64 = 3600.0;
@@ -542,6 +542,21 @@ pub fn write_files(doc: &Graph, tool: &str, args: &Map<String, Json>, write: &mu
         let (args, _) = checkpoint::overlay(&doc.to_json(), &nid, args);
         judge::write_files(&nid, node, &args, write);
     }
+}
+
+/// The notification a call of the native tool `tool` sends, when it is a notify gate's or a
+/// notify checkpoint's: who sends it (the gate, or `node/checkpoint`) and its text. A notify
+/// step does not wait: the operator's terminal is its channel.
+pub fn notice(graph: &Graph, tool: &str, args: &Map<String, Json>) -> Option<(String, String)> {
+    checkpoint::notice(graph, tool, args).or_else(|| gates::notice(tool, args))
+}
+
+/// What the operator is told when a call of `tool` wrote `out` that escalates: a judge's node
+/// exhausted under `on_exhausted: escalate`, or a late answer under `on_timeout: escalate`.
+pub fn escalation(tool: &str, out: &Map<String, Json>) -> Option<String> {
+    judged_node(tool)
+        .and_then(|n| gates::escalation(&n, out))
+        .or_else(|| checkpoint::escalation(tool, out))
 }
 
 /// The exit code a failed `command` tool's message names (`… failed with exit status N`).
