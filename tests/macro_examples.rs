@@ -145,7 +145,7 @@ fn build_rs_export_writes_the_same_agir_as_the_macro() {
         .map(|ex| format!("{}/examples/{}", env!("CARGO_MANIFEST_DIR"), ex.source))
         .collect();
     let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
-    let written = ais_syntax::export::export(&sources, dir.path()).expect("exports");
+    let written = ais_syntax::export(&sources, dir.path()).expect("exports");
     assert_eq!(written.len(), EXAMPLES.len(), "{written:?}");
     for ex in &EXAMPLES {
         let exported = std::fs::read_to_string(dir.path().join(ex.file))

@@ -7,9 +7,9 @@
 use crate::rtypes::{ident, rust_type};
 use ais_core::bind::{BindSource, ParamBinding, ProgramIndex};
 use ais_core::{Program, Type};
-use ais_syntax::ast::{InstrDef, ProgramDef, ToolDef, ToolImpl};
-use ais_syntax::lower::Errors;
-use ais_syntax::rust_types::named_args;
+use ais_syntax::Errors;
+use ais_syntax::named_args;
+use ais_syntax::{InstrDef, ProgramDef, ToolDef, ToolImpl};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use std::collections::HashMap;

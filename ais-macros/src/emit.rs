@@ -5,8 +5,8 @@
 use crate::calls::Checks;
 use crate::rtypes::{ident, is_enum, rust_type, rust_value};
 use ais_core::{Program, Type, TypeKind};
-use ais_syntax::ast::{ParamDef, ProgramDef, ToolImpl, TypeBody};
-use ais_syntax::rust_types::named_args;
+use ais_syntax::named_args;
+use ais_syntax::{ParamDef, ProgramDef, ToolImpl, TypeBody};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 
@@ -197,7 +197,7 @@ fn call_targets(def: &ProgramDef) -> (Vec<syn::Path>, Vec<String>) {
     let mut paths: Vec<syn::Path> = Vec::new();
     let mut names = Vec::new();
     for i in &def.instructions {
-        if let Some((ais_syntax::ast::CallTarget::Program(path), _)) = &i.target {
+        if let Some((ais_syntax::CallTarget::Program(path), _)) = &i.target {
             let name = path
                 .segments
                 .last()

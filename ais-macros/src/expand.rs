@@ -2,10 +2,10 @@
 //! after an error the program still expands (a correctly typed stand-in) so that code using
 //! it does not add errors of its own.
 
-use ais_syntax::ast::CallTarget;
-use ais_syntax::ast::{ProgramDef, Site};
-use ais_syntax::diagnose::{Diagnostic, diagnose_with};
-use ais_syntax::lower::{Lowered, lower_all};
+use ais_syntax::CallTarget;
+use ais_syntax::{Diagnostic, diagnose_with};
+use ais_syntax::{Lowered, lower_all};
+use ais_syntax::{ProgramDef, Site};
 use proc_macro2::{Punct, Spacing, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 

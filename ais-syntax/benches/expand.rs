@@ -2,7 +2,7 @@
 //! generated 200-instruction program (the code the macro then emits is a linear walk over the
 //! same tree).
 
-use ais_syntax::ast::Site;
+use ais_syntax::Site;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -45,10 +45,10 @@ fn bench(c: &mut Criterion) {
     let text = program(200);
     let tokens: proc_macro2::TokenStream = text.parse().expect("tokens");
     let file = ais_syntax::parse(tokens.clone()).expect("parses");
-    let lowered = ais_syntax::lower::lower(&file.programs[0]).expect("lowers");
+    let lowered = ais_syntax::lower(&file.programs[0]).expect("lowers");
     assert_eq!(lowered.program.instructions().len(), 201);
     let site = Site::one(proc_macro2::Span::call_site());
-    let errors = ais_syntax::diagnose::diagnose(&lowered, site);
+    let errors = ais_syntax::diagnose(&lowered, site);
     assert!(
         errors.iter().all(|d| !d.is_error()),
         "{:?}",
@@ -58,8 +58,8 @@ fn bench(c: &mut Criterion) {
     c.bench_function("expand_front_end_200", |b| {
         b.iter(|| {
             let file = ais_syntax::parse(black_box(tokens.clone())).expect("parses");
-            let lowered = ais_syntax::lower::lower(&file.programs[0]).expect("lowers");
-            let found = ais_syntax::diagnose::diagnose(&lowered, site);
+            let lowered = ais_syntax::lower(&file.programs[0]).expect("lowers");
+            let found = ais_syntax::diagnose(&lowered, site);
             let agir = ais_core::agir::write(&lowered.program);
             black_box((found, agir))
         })

@@ -43,7 +43,7 @@ impl Diagnostic {
 }
 
 /// Validates a lowered program and places every finding at its token, followed by the DSL's
-/// own warnings ([`crate::routing`]: fallible Rust tools whose failure is not routed).
+/// own warnings ([`crate::unrouted_failures`]: fallible Rust tools whose failure is not routed).
 /// `fallback` is where a finding with no recorded place points (the program's name).
 pub fn diagnose(lowered: &Lowered, fallback: Site) -> Vec<Diagnostic> {
     diagnose_with(lowered, fallback, &mut |_| None)

@@ -7,7 +7,7 @@
 //!
 //! ```no_run
 //! let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("agir");
-//! if let Err(e) = ais_syntax::export::export(&["src/agents.rs"], &out) {
+//! if let Err(e) = ais_syntax::export(&["src/agents.rs"], &out) {
 //!     eprintln!("{e}");
 //!     std::process::exit(1);
 //! }

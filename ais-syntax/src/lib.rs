@@ -1,10 +1,10 @@
 //! # ais-syntax — the `ais!` DSL front end
 //!
 //! One front end, two drivers: the `ais!` proc macro (`ais-macros`) and `build.rs` export
-//! ([`export`]) both parse with [`parse()`], lower with [`lower::lower`] into the core's
-//! [`Program`](ais_core::Program) and a [`spans::SpanMap`], and place the validator's findings
-//! with [`diagnose::diagnose`] — as cxx shares its bridge parser between its macro and
-//! cxx-build.
+//! ([`export()`]) both parse with [`parse()`], lower with [`lower()`] into the core's
+//! [`Program`](ais_core::Program) and a [`SpanMap`], and place the validator's findings
+//! with [`diagnose()`] — as cxx shares its bridge parser between its macro and
+//! cxx-build. Every item has one path, at the crate root.
 //!
 //! It is a crate of its own rather than a feature of `ais-core` so that the core never sees
 //! `syn`: a core built for the runtime or the CLI compiles no parser for Rust, and the DSL's
@@ -46,30 +46,39 @@
 //! }
 //! ```
 //!
-//! Lowering decisions are listed in [`lower`]. A Rust tool returning `Result` is *fallible*:
-//! its `Err` is a routable error value, and [`routing`] warns (G9, a compiler warning) where
-//! no guard or LOOP verdict tests the carry it lands in.
+//! Lowering decisions are listed in [`lower()`]. A Rust tool returning `Result` is *fallible*:
+//! its `Err` is a routable error value, and [`unrouted_failures`] warns (G9, a compiler
+//! warning) where no guard or LOOP verdict tests the carry it lands in.
 #![deny(missing_docs)]
 
-pub mod ast;
-pub mod diagnose;
-pub mod export;
-pub mod lower;
+mod ast;
+mod diagnose;
+mod export;
+mod lower;
 mod mcp;
-pub mod parse;
-pub mod routing;
-pub mod rust_types;
-pub mod spans;
-pub mod text;
+mod parse;
+mod routing;
+mod rust_types;
+mod spans;
+mod text;
+
+pub use ast::*;
+pub use diagnose::{Diagnostic, diagnose, diagnose_with, help as dsl_help};
+pub use export::{ExportError, Exported, export, export_text};
+pub use lower::{ALLOWABLE, Errors, Lowered, lower, lower_all, snake_case, value_text};
+pub use routing::unrouted_failures;
+pub use rust_types::{RustReturn, ais_return, ais_type, named_args};
+pub use spans::SpanMap;
+pub use text::{layout, source_text};
 
 use proc_macro2::TokenStream;
 
 /// Parses the body of one `ais! { ... }`.
-pub fn parse(tokens: TokenStream) -> syn::Result<ast::File> {
+pub fn parse(tokens: TokenStream) -> syn::Result<File> {
     syn::parse2(tokens)
 }
 
 /// Parses the body of one `ais! { ... }` given as text (tests and tools).
-pub fn parse_str(text: &str) -> syn::Result<ast::File> {
+pub fn parse_str(text: &str) -> syn::Result<File> {
     syn::parse_str(text)
 }

@@ -1,8 +1,8 @@
 //! The `help:` lines the DSL words itself, for findings the validator repairs only by hand.
 
-use ais_syntax::ast::Site;
-use ais_syntax::diagnose::diagnose;
-use ais_syntax::lower::lower;
+use ais_syntax::Site;
+use ais_syntax::diagnose;
+use ais_syntax::lower;
 
 fn helps(text: &str) -> Vec<(String, Option<String>)> {
     let file = ais_syntax::parse_str(text).expect("parses");

@@ -2,10 +2,10 @@
 //! gives for the same program, and place the validator's findings at their tokens.
 
 use ais_core::Program;
-use ais_syntax::diagnose::diagnose;
-use ais_syntax::lower::lower;
+use ais_syntax::diagnose;
+use ais_syntax::lower;
 
-fn lowered(text: &str) -> ais_syntax::lower::Lowered {
+fn lowered(text: &str) -> ais_syntax::Lowered {
     let file = ais_syntax::parse_str(text).expect("parses");
     lower(&file.programs[0]).expect("lowers")
 }
@@ -111,10 +111,7 @@ fn the_design_example_parses_lowers_and_checks_clean() {
     assert_eq!(gate.owner, Some(ais_core::Owner::Code));
     assert_eq!(p.edge_list()[4].guard.as_deref(), Some("plan_ok"));
     assert_eq!(p.edge_list()[5].guard.as_deref(), Some("else"));
-    let found = diagnose(
-        &l,
-        ais_syntax::ast::Site::one(proc_macro2::Span::call_site()),
-    );
+    let found = diagnose(&l, ais_syntax::Site::one(proc_macro2::Span::call_site()));
     let errors: Vec<_> = found
         .iter()
         .filter(|d| d.is_error())
@@ -148,10 +145,7 @@ fn a_loop_counter_is_produced_by_its_loop_and_checks_clean() {
     let l = lowered(text);
     let rounds = l.program.carry("rounds").unwrap().1;
     assert_eq!(rounds.produced_by.as_deref(), Some("improve"));
-    let found = diagnose(
-        &l,
-        ais_syntax::ast::Site::one(proc_macro2::Span::call_site()),
-    );
+    let found = diagnose(&l, ais_syntax::Site::one(proc_macro2::Span::call_site()));
     let errors: Vec<_> = found.iter().map(|d| &d.message).collect();
     assert!(errors.is_empty(), "{errors:#?}");
 }
@@ -166,10 +160,7 @@ fn a_misspelled_read_is_placed_at_its_token_with_a_suggestion() {
         draft -> done;
     }";
     let l = lowered(text);
-    let found = diagnose(
-        &l,
-        ais_syntax::ast::Site::one(proc_macro2::Span::call_site()),
-    );
+    let found = diagnose(&l, ais_syntax::Site::one(proc_macro2::Span::call_site()));
     let w8 = found
         .iter()
         .find(|d| d.id == ais_core::CheckId::W8)

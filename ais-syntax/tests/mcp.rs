@@ -2,8 +2,8 @@
 //! `mcp_servers` and `mcp:` binding, the lock named by `mcp_lock` gives the tools their
 //! signatures at expansion time, and the lock's checks (M1, M2) land at the DSL's tokens.
 
-use ais_syntax::diagnose::diagnose;
-use ais_syntax::lower::lower;
+use ais_syntax::diagnose;
+use ais_syntax::lower;
 
 /// The program with `$REMOTE` as the adder's server tool and `$SIG` as its parameters.
 const SUMS: &str = r#"
@@ -33,7 +33,7 @@ const SUMS: &str = r#"
     }
 "#;
 
-fn sums(remote: &str, sig: &str) -> ais_syntax::lower::Lowered {
+fn sums(remote: &str, sig: &str) -> ais_syntax::Lowered {
     let text = SUMS.replace("$REMOTE", remote).replace("$SIG", sig);
     let file = ais_syntax::parse_str(&text).expect("parses");
     lower(&file.programs[0]).expect("lowers")
@@ -56,10 +56,7 @@ fn mcp_items_lower_to_the_agir_sections_with_the_locked_signatures() {
     // The AG-IR the macro emits reads back as the same program (the export is byte-equal).
     let text = ais_core::agir::write(p);
     assert_eq!(&ais_core::agir::read(&text).unwrap().program, p, "{text}");
-    let d = diagnose(
-        &l,
-        ais_syntax::ast::Site::one(proc_macro2::Span::call_site()),
-    );
+    let d = diagnose(&l, ais_syntax::Site::one(proc_macro2::Span::call_site()));
     assert!(
         d.is_empty(),
         "{:#?}",
@@ -71,7 +68,7 @@ fn mcp_items_lower_to_the_agir_sections_with_the_locked_signatures() {
 fn a_misspelled_server_tool_or_parameter_is_a_finding_with_did_you_mean() {
     let d = diagnose(
         &sums("get-summ", ""),
-        ais_syntax::ast::Site::one(proc_macro2::Span::call_site()),
+        ais_syntax::Site::one(proc_macro2::Span::call_site()),
     );
     let m1 = d.iter().find(|d| d.id.as_str() == "M1").expect("M1");
     assert!(m1.message.contains("no tool `get-summ`"), "{}", m1.message);
@@ -84,7 +81,7 @@ fn a_misspelled_server_tool_or_parameter_is_a_finding_with_did_you_mean() {
 
     let d = diagnose(
         &sums("get-sum", "(a: f64, bb: f64) -> String"),
-        ais_syntax::ast::Site::one(proc_macro2::Span::call_site()),
+        ais_syntax::Site::one(proc_macro2::Span::call_site()),
     );
     let m1 = d
         .iter()

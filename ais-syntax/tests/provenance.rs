@@ -3,7 +3,7 @@
 //! obligation's tokens.
 
 use ais_core::{CheckId, Code, ObligationKind};
-use ais_syntax::diagnose::diagnose;
+use ais_syntax::diagnose;
 
 const TEXT: &str = r#"
 /// Draft a note.
@@ -23,7 +23,7 @@ program Notes {
 #[test]
 fn obligations_lower_to_the_record_and_the_audit_finds_the_dropped_one_at_its_token() {
     let file = ais_syntax::parse_str(TEXT).expect("parses");
-    let lowered = ais_syntax::lower::lower(&file.programs[0]).expect("lowers");
+    let lowered = ais_syntax::lower(&file.programs[0]).expect("lowers");
     let record = lowered.program.faithfulness.as_ref().expect("a record");
     let obligations = record.obligation_list();
     assert_eq!(obligations.len(), 3);
@@ -41,7 +41,7 @@ fn obligations_lower_to_the_record_and_the_audit_finds_the_dropped_one_at_its_to
     );
     let found = diagnose(
         &lowered,
-        ais_syntax::ast::Site::one(proc_macro2::Span::call_site()),
+        ais_syntax::Site::one(proc_macro2::Span::call_site()),
     );
     let f1: Vec<_> = found
         .iter()

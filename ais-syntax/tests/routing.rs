@@ -3,15 +3,15 @@
 //! takes care of the failure.
 
 use ais_core::{CheckId, Code, Severity};
-use ais_syntax::diagnose::{Diagnostic, diagnose};
-use ais_syntax::lower::lower;
+use ais_syntax::lower;
+use ais_syntax::{Diagnostic, diagnose};
 
 /// The diagnostics of one program, with the line and column (1-based) each points at.
 fn diagnostics(text: &str) -> Vec<(Diagnostic, (usize, usize))> {
     let file = ais_syntax::parse_str(text).expect("parses");
     let def = &file.programs[0];
     let lowered = lower(def).expect("lowers");
-    let fallback = ais_syntax::ast::Site::one(def.ident.span());
+    let fallback = ais_syntax::Site::one(def.ident.span());
     diagnose(&lowered, fallback)
         .into_iter()
         .map(|d| {
