@@ -251,10 +251,11 @@ impl CriterionSeverity {
 }
 
 /// An AGS 1.0 graph document (SPEC.md §5).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Graph {
     /// `$schema`.
-    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "$schema")]
     pub schema: Option<String>,
     /// `ags_version` (MAJOR.MINOR).
     pub ags_version: String,
@@ -267,65 +268,46 @@ pub struct Graph {
     /// `objective`.
     pub objective: String,
     /// `description`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// `version`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// `requires_conformance` (absent: 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requires_conformance: Option<Int>,
     /// `authors`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authors: Option<Vec<Author>>,
     /// `created_at`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
     /// `updated_at`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<String>,
     /// `labels`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<Vec<String>>,
     /// `params`: the invocation surface.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<IndexMap<String, ParamSpec>>,
     /// `context`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Map<String, Json>>,
     /// `attachments`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attachments: Option<Vec<Attachment>>,
     /// `secrets`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secrets: Option<Vec<Secret>>,
     /// `entrypoints`.
     pub entrypoints: Vec<String>,
     /// `defaults`, merged into every node by [`Graph::merged`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defaults: Option<NodeDefaults>,
     /// `nodes`, in document order.
     pub nodes: IndexMap<String, Node>,
     /// `edges`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edges: Option<Vec<GraphEdge>>,
     /// `subgraphs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subgraphs: Option<IndexMap<String, Fragment>>,
     /// `constraints`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub constraints: Option<GraphConstraints>,
     /// `policy`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<Policy>,
     /// `outputs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outputs: Option<IndexMap<String, GraphOutput>>,
     /// `success`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub success: Option<Success>,
     /// `metadata`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Json>>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -333,18 +315,16 @@ pub struct Graph {
 }
 
 /// An author (`authors[]`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Author {
     /// `name`.
     pub name: String,
     /// `email`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
     /// `url`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// `role`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -352,21 +332,18 @@ pub struct Author {
 }
 
 /// An attachment (`attachments[]`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Attachment {
     /// `name`.
     pub name: String,
     /// `path`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// `uri`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
     /// `media_type`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
     /// `inline`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline: Option<String>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -374,12 +351,12 @@ pub struct Attachment {
 }
 
 /// A secret the graph names (`secrets[]`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Secret {
     /// `name`.
     pub name: String,
     /// `required` (absent: true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -387,6 +364,7 @@ pub struct Secret {
 }
 
 /// A param's or a collected value's declaration (`param_spec`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ParamSpec {
     /// `type`.
@@ -395,19 +373,15 @@ pub struct ParamSpec {
     /// `description`.
     pub description: String,
     /// `required` (absent: true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
     /// `default`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Json>,
     /// `enum`: the values allowed.
-    #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "enum")]
     pub allowed: Option<Vec<Json>>,
     /// `schema`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Map<String, Json>>,
     /// `example`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub example: Option<Json>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -415,6 +389,7 @@ pub struct ParamSpec {
 }
 
 /// A node input (`input_spec`): at most one of `from`, `template`, `value`.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InputSpec {
     /// `type`.
@@ -423,28 +398,20 @@ pub struct InputSpec {
     /// `description`.
     pub description: String,
     /// `required` (absent: true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
     /// `from`: an AGX expression.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
     /// `template`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
     /// `value`: a literal.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<Json>,
     /// `default`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Json>,
     /// `schema`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Map<String, Json>>,
     /// `media_type`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
     /// `redact` (absent: false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redact: Option<bool>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -452,6 +419,7 @@ pub struct InputSpec {
 }
 
 /// A node output (`output_spec`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OutputSpec {
     /// `type`.
@@ -460,22 +428,16 @@ pub struct OutputSpec {
     /// `description`.
     pub description: String,
     /// `required` (absent: true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
     /// `path_hint`: where a `file` output is written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path_hint: Option<String>,
     /// `schema`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Map<String, Json>>,
     /// `media_type`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
     /// `redact` (absent: false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redact: Option<bool>,
     /// `example`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub example: Option<Json>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -483,6 +445,7 @@ pub struct OutputSpec {
 }
 
 /// A graph output (`graph_output_spec`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GraphOutput {
     /// `type`.
@@ -493,13 +456,10 @@ pub struct GraphOutput {
     /// `from`: an AGX expression.
     pub from: String,
     /// `required` (absent: true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
     /// `schema`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Map<String, Json>>,
     /// `media_type`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -507,27 +467,22 @@ pub struct GraphOutput {
 }
 
 /// A node's intelligence demand (`intelligence`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Intelligence {
     /// `tier`.
     pub tier: Tier,
     /// `level`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<Int>,
     /// `hints`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<Vec<String>>,
     /// `min_context_tokens`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_context_tokens: Option<Int>,
     /// `allow_downgrade` (absent: false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_downgrade: Option<bool>,
     /// `escalate_to`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalate_to: Option<Tier>,
     /// `rationale`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rationale: Option<String>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -535,31 +490,24 @@ pub struct Intelligence {
 }
 
 /// What a node needs (`requirements`); kept as written (this harness runs none of it).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Requirements {
     /// `tools`: names, or `{name, optional, alternatives}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<Json>>,
     /// `permissions`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permissions: Option<Vec<String>>,
     /// `mcp_servers`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_servers: Option<Vec<String>>,
     /// `skills`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skills: Option<Vec<String>>,
     /// `environment`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<Vec<String>>,
     /// `secrets`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secrets: Option<Vec<String>>,
     /// `network`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<String>,
     /// `workspace`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -567,6 +515,7 @@ pub struct Requirements {
 }
 
 /// A node's limits (`constraints`); the fields this harness does not read stay in `rest`.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Constraints {
     /// Every field, as written (`max_input_tokens`, `temperature`, `isolation`, …).
@@ -575,6 +524,7 @@ pub struct Constraints {
 }
 
 /// The graph's limits (`constraints`), kept as written.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GraphConstraints {
     /// Every field, as written (`max_total_tokens`, `max_parallel_nodes`, …).
@@ -583,31 +533,24 @@ pub struct GraphConstraints {
 }
 
 /// The graph's policy (`policy`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Policy {
     /// `on_expression_error` (absent: `fail`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_expression_error: Option<OnExpressionError>,
     /// `on_node_failure` (absent: `isolate`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_node_failure: Option<OnNodeFailure>,
     /// `on_unknown_field` (absent: `error`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_unknown_field: Option<String>,
     /// `default_human_timeout_seconds`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_human_timeout_seconds: Option<Number>,
     /// `on_human_timeout` (absent: `hold`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_human_timeout: Option<OnTimeout>,
     /// `checkpointing`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpointing: Option<String>,
     /// `resume`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<String>,
     /// `record_run` (absent: true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record_run: Option<bool>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -615,31 +558,24 @@ pub struct Policy {
 }
 
 /// A node's retry policy (`failure.retry`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RetryPolicy {
     /// `max_attempts` (absent: 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_attempts: Option<Int>,
     /// `backoff` (absent: `exponential`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backoff: Option<Backoff>,
     /// `initial_delay_seconds` (absent: 2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_delay_seconds: Option<Number>,
     /// `max_delay_seconds` (absent: 60).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_delay_seconds: Option<Number>,
     /// `jitter` (absent: true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter: Option<bool>,
     /// `retry_on` (absent: `transient`, `tool_error`, `criteria_failed`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_on: Option<Vec<String>>,
     /// `feedback` (absent: `failed_criteria`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<Feedback>,
     /// `escalate_intelligence` (absent: false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalate_intelligence: Option<bool>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -647,25 +583,20 @@ pub struct RetryPolicy {
 }
 
 /// A node's failure policy (`failure`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FailurePolicy {
     /// `retry`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<RetryPolicy>,
     /// `fallback`, kept as written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<Vec<Json>>,
     /// `escalation`, kept as written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalation: Option<Json>,
     /// `on_exhausted` (absent: `fail`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_exhausted: Option<OnExhausted>,
     /// `compensation`: a node id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compensation: Option<String>,
     /// `timeout_action`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_action: Option<String>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -673,35 +604,28 @@ pub struct FailurePolicy {
 }
 
 /// A human checkpoint inside a node (`human[]`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HumanCheckpoint {
     /// `id`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// `at`.
     pub at: HumanAt,
     /// `mode`.
     pub mode: HumanMode,
     /// `prompt`: a template.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     /// `required` (absent: true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
     /// `roles`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roles: Option<Vec<String>>,
     /// `collect`: the values an `input` checkpoint asks for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collect: Option<IndexMap<String, ParamSpec>>,
     /// `timeout_seconds`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<Number>,
     /// `on_timeout`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_timeout: Option<OnTimeout>,
     /// `when`: an AGX expression.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -709,6 +633,7 @@ pub struct HumanCheckpoint {
 }
 
 /// A success criterion (`criterion`); which fields apply depends on its `kind`.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Criterion {
     /// `id`.
@@ -718,82 +643,56 @@ pub struct Criterion {
     /// `description`.
     pub description: String,
     /// `severity` (absent: `required`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<CriterionSeverity>,
     /// `record_evidence` (absent: true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record_evidence: Option<bool>,
     /// `timeout_seconds`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<Number>,
     /// `run` (`command`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
     /// `cwd` (`command`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// `expect_exit_code` (`command`, absent: 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect_exit_code: Option<Int>,
     /// `expect_stdout_matches` (`command`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect_stdout_matches: Option<String>,
     /// `path` (`file_exists`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// `min_bytes` (`file_exists`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_bytes: Option<Int>,
     /// `output`: the output it is about.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
     /// `schema` (`json_schema`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Map<String, Json>>,
     /// `schema_ref` (`json_schema`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema_ref: Option<String>,
     /// `target` (`regex`): an AGX expression.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
     /// `pattern` (`regex`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
     /// `flags` (`regex`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flags: Option<String>,
     /// `negate` (`regex`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub negate: Option<bool>,
     /// `expr` (`expression`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expr: Option<String>,
     /// `rubric` (`llm_judge`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rubric: Option<String>,
     /// `judge_intelligence` (`llm_judge`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_intelligence: Option<Intelligence>,
     /// `threshold` (`llm_judge`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold: Option<Number>,
     /// `samples` (`llm_judge`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub samples: Option<Int>,
     /// `inputs` (`llm_judge`): AGX expressions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inputs: Option<Vec<String>>,
     /// `prompt` (`human`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     /// `roles` (`human`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roles: Option<Vec<String>>,
     /// `check` (`external`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<String>,
     /// `params` (`external`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<Map<String, Json>>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -808,21 +707,18 @@ impl Criterion {
 }
 
 /// A success block (`success`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Success {
     /// `summary`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     /// `mode` (absent: `all`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<SuccessMode>,
     /// `count` (`n_of`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<Int>,
     /// `criteria`.
     pub criteria: Vec<Criterion>,
     /// `evaluation_order`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluation_order: Option<String>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -830,25 +726,20 @@ pub struct Success {
 }
 
 /// What every node takes unless it says otherwise (`defaults`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NodeDefaults {
     /// `intelligence`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intelligence: Option<Intelligence>,
     /// `requirements`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requirements: Option<Requirements>,
     /// `constraints`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub constraints: Option<Constraints>,
     /// `failure`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailurePolicy>,
     /// `human`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub human: Option<Vec<HumanCheckpoint>>,
     /// `join`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join: Option<Join>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -856,10 +747,10 @@ pub struct NodeDefaults {
 }
 
 /// A loop node's block (`loop`), kept as written past what the importer reads.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoopBlock {
     /// `collect`: what it gathers, by name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collect: Option<IndexMap<String, String>>,
     /// Every other field, as written (`mode`, `condition`, `body`, …).
     #[serde(flatten)]
@@ -867,10 +758,10 @@ pub struct LoopBlock {
 }
 
 /// A map node's block (`map`), kept as written past what the importer reads.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MapBlock {
     /// `collect`: what it gathers, by name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collect: Option<IndexMap<String, String>>,
     /// Every other field, as written (`over`, `as`, `body`, …).
     #[serde(flatten)]
@@ -878,10 +769,10 @@ pub struct MapBlock {
 }
 
 /// A subgraph node's block (`subgraph`), kept as written past what the importer reads.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SubgraphBlock {
     /// `outputs_from`: its outputs, by name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outputs_from: Option<IndexMap<String, String>>,
     /// Every other field, as written (`use`, `inline`, `ref`, …).
     #[serde(flatten)]
@@ -889,30 +780,24 @@ pub struct SubgraphBlock {
 }
 
 /// A gate node's block (`gate`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GateBlock {
     /// `mode`.
     pub mode: HumanMode,
     /// `prompt`: a template.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     /// `roles`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roles: Option<Vec<String>>,
     /// `present`: AGX expressions shown to the approver.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub present: Option<Vec<String>>,
     /// `collect`: the values an `input` gate asks for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collect: Option<IndexMap<String, ParamSpec>>,
     /// `timeout_seconds`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<Number>,
     /// `on_timeout`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_timeout: Option<OnTimeout>,
     /// `on_reject` (absent: `fail`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_reject: Option<OnReject>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -920,18 +805,16 @@ pub struct GateBlock {
 }
 
 /// A decision node's block (`decision`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DecisionBlock {
     /// `question`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
     /// `evaluator`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluator: Option<String>,
     /// `branches`.
     pub branches: Vec<Branch>,
     /// `default_branch`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_branch: Option<String>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -939,6 +822,7 @@ pub struct DecisionBlock {
 }
 
 /// A decision's branch (`branches[]`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Branch {
     /// `label`.
@@ -946,7 +830,6 @@ pub struct Branch {
     /// `description`.
     pub description: String,
     /// `when`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -954,6 +837,7 @@ pub struct Branch {
 }
 
 /// A graph fragment (`subgraphs.*`), kept as written (this harness runs none).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fragment {
     /// Every field, as written.
@@ -962,80 +846,61 @@ pub struct Fragment {
 }
 
 /// A node (`nodes.*`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     /// `type` (absent: `task`; see [`Node::kind`]).
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "type")]
     pub ty: Option<NodeType>,
     /// `title`.
     pub title: String,
     /// `description`.
     pub description: String,
     /// `rationale`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rationale: Option<String>,
     /// `instructions`: a template.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
     /// `labels`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<Vec<String>>,
     /// `depends_on`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depends_on: Option<Vec<String>>,
     /// `join` (absent: `all`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join: Option<Join>,
     /// `join_count`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join_count: Option<Int>,
     /// `inputs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inputs: Option<IndexMap<String, InputSpec>>,
     /// `outputs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outputs: Option<IndexMap<String, OutputSpec>>,
     /// `success`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub success: Option<Success>,
     /// `intelligence`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intelligence: Option<Intelligence>,
     /// `requirements`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requirements: Option<Requirements>,
     /// `constraints`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub constraints: Option<Constraints>,
     /// `failure`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailurePolicy>,
     /// `human`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub human: Option<Vec<HumanCheckpoint>>,
     /// `when`: an AGX expression.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
     /// `loop`.
-    #[serde(rename = "loop", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "loop")]
     pub loop_block: Option<LoopBlock>,
     /// `map`.
-    #[serde(rename = "map", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "map")]
     pub map_block: Option<MapBlock>,
     /// `subgraph`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subgraph: Option<SubgraphBlock>,
     /// `gate`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateBlock>,
     /// `decision`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionBlock>,
     /// `estimate`, kept as written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<Map<String, Json>>,
     /// `metadata`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Json>>,
     /// `x-…` extensions.
     #[serde(flatten)]
@@ -1070,6 +935,7 @@ impl Node {
 }
 
 /// An edge (`edges[]`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GraphEdge {
     /// `from`.
@@ -1077,16 +943,12 @@ pub struct GraphEdge {
     /// `to`.
     pub to: String,
     /// `kind` (absent: `sequence`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<EdgeKind>,
     /// `when`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
     /// `label`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     /// `carries`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carries: Option<Vec<String>>,
     /// `x-…` extensions.
     #[serde(flatten)]
