@@ -26,6 +26,8 @@
 //!         tool test(target) = command "cargo test {target}";      // a subprocess
 //!         #[idempotent] tool stamp(path) = command "touch {path}"; // may rerun after a crash
 //!         tool read_file;                                          // a built-in
+//!         tool count(path) -> String = python r#"def run(path): .."#;  // a Python body
+//!         tool shout(text) -> String = "def run(text): .."; // no `lang` (the runtime: Python)
 //!
 //!         /// Doc: the semantic operand of a slot.
 //!         draft: GEN-RAW(task) -> note;
@@ -42,9 +44,18 @@
 //!         gate -> done if ok;
 //!         gate -> draft else;
 //!         forbid draft -> done;
+//!
+//!         // The provenance record of a lifted program (spec §9.5):
+//!         source { path: "SKILL.md", digest: "sha256:9f86d0.." }
+//!         obligation r1 { kind: step, force: mandatory, bearer: agent, quote: "Draft it.",
+//!                         realized_by: [draft], at: "10:4", force_from: "..", cohesion: adaptive }
+//!         deviation { obligation: r1, kind: weakened, element: "tool:save", reason: ".." }
 //!     }
 //! }
 //! ```
+//!
+//! A program is written back out as `ais!` source by [`write::module`], the inverse of
+//! lowering (`ais lift --emit rust`).
 //!
 //! Lowering decisions are listed in [`lower`]. A Rust tool returning `Result` is *fallible*:
 //! its `Err` is a routable error value, and [`routing`] warns (G9, a compiler warning) where
@@ -61,6 +72,7 @@ pub mod routing;
 pub mod rust_types;
 pub mod spans;
 pub mod text;
+pub mod write;
 
 use proc_macro2::TokenStream;
 
