@@ -3,8 +3,8 @@
 //! [`module`] writes a Rust module holding one `ais!` program; lowering it (the macro, or
 //! [`crate::export::export_text`]) gives the same program, so its `AGIR` is the canonical AG-IR
 //! of the program written. A program the DSL cannot say is refused, never written partly:
-//! [`Refused`] lists every part that has no DSL spelling, each naming the element (`tool
-//! \`clean\``, `nodes[3] \`done\``) and what about it. Before returning, the writer lowers what it
+//! [`Refused`] lists every part that has no DSL spelling, each naming the element (the tool
+//! `clean`, the instruction `done`) and what about it. Before returning, the writer lowers what it
 //! wrote and compares the AG-IR, so a difference it did not foresee is a refusal too (naming
 //! the first line that differs), not a silently different program.
 //!
