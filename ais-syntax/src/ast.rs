@@ -115,6 +115,38 @@ pub struct ProgramDef {
     pub edges: Vec<EdgeDef>,
     /// `obligation` declarations: the provenance record's obligations (spec §9.5).
     pub obligations: Vec<ObligationDef>,
+    /// `source { path: "..", digest: ".." }`: the document the program was lifted from.
+    pub source: Option<SourceDef>,
+    /// `deviation { .. }` items: the provenance record's accepted deviations.
+    pub deviations: Vec<DeviationDef>,
+}
+
+/// `source { path: "SKILL.md", digest: "sha256:.." }`: the document a program was lifted from
+/// (the provenance record's `source`, spec §9.5).
+#[derive(Clone, Debug)]
+pub struct SourceDef {
+    /// The `source` keyword.
+    pub keyword: Span,
+    /// `path: ".."`: relative to the program file.
+    pub path: Option<(String, Site)>,
+    /// `digest: "sha256:.."`: of the source's bytes at lift time.
+    pub digest: Option<(String, Site)>,
+}
+
+/// `deviation { obligation: r_id, kind: dropped, element: "tool:paint", reason: ".." }`: a
+/// deviation from the source accepted on purpose (spec §9.5).
+#[derive(Clone, Debug)]
+pub struct DeviationDef {
+    /// The `deviation` keyword.
+    pub keyword: Span,
+    /// `obligation: r_id`: the obligation it concerns.
+    pub obligation: Option<(String, Site)>,
+    /// `kind: ..` (`dropped`, `added`, `remodalized`, `weakened`).
+    pub kind: Option<(String, Site)>,
+    /// `element: ".."`: the element it concerns, spelled as `realized_by` spells one.
+    pub element: Option<(String, Site)>,
+    /// `reason: ".."`: why it was accepted.
+    pub reason: Option<(String, Site)>,
 }
 
 /// `obligation r_id { kind: step, force: mandatory, bearer: agent, quote: "..." }`: one
@@ -132,7 +164,18 @@ pub struct ObligationDef {
     pub bearer: Option<(String, Site)>,
     /// `quote: "..."`: the source's words, verbatim.
     pub quote: Option<(String, Site)>,
+    /// `realized_by: [step, "tool:name"]`: the elements realizing it, as the lift recorded
+    /// them (an instruction by its id, anything else as a string with its plane in front).
+    pub realized_by: Option<(Vec<Name>, Site)>,
+    /// The lift's notes on the obligation, in the order written: `at: "12:3"` (where the
+    /// source states it), `force_from: ".."` (what its force was read from), `condition: ".."`
+    /// (when it applies), `cohesion: adaptive` (one adaptive unit); see [`OBLIGATION_NOTES`].
+    pub notes: Vec<(Name, ValueLit)>,
 }
+
+/// The notes an `obligation` item may carry beside its record fields, kept in the record as
+/// the lift writes them.
+pub const OBLIGATION_NOTES: &[&str] = &["at", "force_from", "condition", "cohesion"];
 
 /// A carry type as the DSL spells it: the AIS type expression (`str`, `list[str]`, `Verdict`).
 #[derive(Clone, Debug)]
@@ -232,6 +275,15 @@ pub enum ToolImpl {
     Command(LitStr),
     /// A built-in library tool by name: `tool read_file;`.
     Builtin,
+    /// A body in another language, run by the runtime: `tool count(path) -> String = python
+    /// r#"def run(path): .."#;` (AG-IR `lang: python`, `body: ..`); with no language named
+    /// (`= r#".."#;`) the AG-IR has no `lang`, which the runtime reads as Python.
+    Script {
+        /// The language (`python`, `sh`), when named.
+        lang: Option<Ident>,
+        /// The body.
+        body: LitStr,
+    },
     /// An MCP server's tool: `tool read = mcp(fs, "read_text_file");` (the server's tool name
     /// defaults to the tool's).
     Mcp {

@@ -26,6 +26,8 @@
 //!         tool test(target) = command "cargo test {target}";      // a subprocess
 //!         #[idempotent] tool stamp(path) = command "touch {path}"; // may rerun after a crash
 //!         tool read_file;                                          // a built-in
+//!         tool count(path) -> String = python r#"def run(path): .."#;  // a Python body
+//!         tool shout(text) -> String = "def run(text): .."; // no `lang` (the runtime: Python)
 //!
 //!         /// Doc: the semantic operand of a slot.
 //!         draft: GEN-RAW(task) -> note;
@@ -42,9 +44,18 @@
 //!         gate -> done if ok;
 //!         gate -> draft else;
 //!         forbid draft -> done;
+//!
+//!         // The provenance record of a lifted program (spec §9.5):
+//!         source { path: "SKILL.md", digest: "sha256:9f86d0.." }
+//!         obligation r1 { kind: step, force: mandatory, bearer: agent, quote: "Draft it.",
+//!                         realized_by: [draft], at: "10:4", force_from: "..", cohesion: adaptive }
+//!         deviation { obligation: r1, kind: weakened, element: "tool:save", reason: ".." }
 //!     }
 //! }
 //! ```
+//!
+//! A program is written back out as `ais!` source by [`write_module`], the inverse of
+//! lowering (`ais lift --emit rust`).
 //!
 //! Lowering decisions are listed in [`lower()`]. A Rust tool returning `Result` is *fallible*:
 //! its `Err` is a routable error value, and [`unrouted_failures`] warns (G9, a compiler
@@ -61,6 +72,7 @@ mod routing;
 mod rust_types;
 mod spans;
 mod text;
+mod write;
 
 pub use ast::*;
 pub use diagnose::{Diagnostic, diagnose, diagnose_with, help as dsl_help};
@@ -70,6 +82,7 @@ pub use routing::unrouted_failures;
 pub use rust_types::{RustReturn, ais_return, ais_type, named_args};
 pub use spans::SpanMap;
 pub use text::{layout, source_text};
+pub use write::{NotWritable, write_module};
 
 use proc_macro2::TokenStream;
 

@@ -26,12 +26,16 @@ use crate::rust_types::{ais_return, ais_type};
 use crate::spans::SpanMap;
 use crate::text::{layout, source_text};
 use ais_core::{
+    AcceptedDeviation, Bearer, DeviationKind, ElementRef, Obligation, ObligationKind, Provenance,
+    SourceRef,
+};
+use ais_core::{
     Autonomy, Carry, Concurrency, ContentKind, Edge, Element, EnumMember, Field, Instruction,
     Isolation, Knowledge, Locus, Modality, Opcode, Owner, Program, Role, SpawnSource, Surface,
     Tool, ToolSurface, Type, TypeDecl, TypeKind, Value, Walker,
 };
-use ais_core::{Bearer, Obligation, ObligationKind, Provenance};
 use proc_macro2::Span;
+use syn::Ident;
 
 /// A program lowered from the DSL, with the span of each of its parts.
 #[derive(Clone, Debug)]
@@ -350,46 +354,101 @@ impl Cx {
         }
     }
 
-    /// The provenance record of the program's `obligation` items (`None` when it declares
-    /// none); each obligation and its fields spanned where written, so the audit's findings
+    /// The provenance record of the program's `obligation`, `source` and `deviation` items
+    /// (`None` when it declares none); each spanned where written, so the audit's findings
     /// land on them.
     fn provenance(&mut self, def: &ProgramDef) -> Option<Provenance> {
-        let first = def.obligations.first()?;
-        self.at(Element::Faithfulness, None, Site::one(first.name.span));
-        let obligations = def
+        let first = def
+            .obligations
+            .first()
+            .map(|o| o.name.span)
+            .or(def.source.as_ref().map(|s| s.keyword))
+            .or(def.deviations.first().map(|d| d.keyword))?;
+        self.at(Element::Faithfulness, None, Site::one(first));
+        let obligations: Vec<Obligation> = def
             .obligations
             .iter()
             .enumerate()
-            .map(|(i, o)| {
-                let el = Element::Obligation(i);
-                let at_name = Site::one(o.name.span);
-                self.at(el, None, at_name);
-                self.at(el, Some("id"), at_name);
+            .map(|(i, o)| self.obligation(i, o))
+            .collect();
+        let deviations: Vec<AcceptedDeviation> = def
+            .deviations
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let el = Element::AcceptedDeviation(i);
+                self.at(el, None, Site::one(d.keyword));
                 for (field, v) in [
-                    ("kind", &o.kind),
-                    ("force", &o.force),
-                    ("bearer", &o.bearer),
-                    ("quote", &o.quote),
+                    ("obligation", &d.obligation),
+                    ("kind", &d.kind),
+                    ("element", &d.element),
+                    ("reason", &d.reason),
                 ] {
                     if let Some((_, site)) = v {
                         self.at(el, Some(field), *site);
                     }
                 }
-                Obligation {
-                    id: o.name.text.clone(),
-                    kind: o.kind.as_ref().map(|(k, _)| ObligationKind::parse(k)),
-                    force: o.force.as_ref().map(|(f, _)| Modality::parse(f)),
-                    bearer: o.bearer.as_ref().map(|(b, _)| Bearer::parse(b)),
-                    quote: o.quote.as_ref().map(|(q, _)| q.clone()),
-                    realized_by: None,
+                AcceptedDeviation {
+                    obligation: d.obligation.as_ref().map(|(o, _)| o.clone()),
+                    kind: d.kind.as_ref().map(|(k, _)| DeviationKind::parse(k)),
+                    element: d.element.as_ref().map(|(e, _)| ElementRef::parse(e)),
+                    reason: d.reason.as_ref().map(|(r, _)| r.clone()),
                     extra: Vec::new(),
                 }
             })
             .collect();
+        let source = def.source.as_ref().map(|s| SourceRef {
+            path: s.path.as_ref().map(|(p, _)| p.clone()),
+            digest: s.digest.as_ref().map(|(d, _)| d.clone()),
+            extra: Vec::new(),
+        });
         Some(Provenance {
-            obligations: Some(obligations),
-            ..Provenance::default()
+            source,
+            obligations: (!obligations.is_empty()).then_some(obligations),
+            deviations: (!deviations.is_empty()).then_some(deviations),
+            extra: Vec::new(),
         })
+    }
+
+    fn obligation(&mut self, i: usize, o: &ObligationDef) -> Obligation {
+        let el = Element::Obligation(i);
+        let at_name = Site::one(o.name.span);
+        self.at(el, None, at_name);
+        self.at(el, Some("id"), at_name);
+        for (field, v) in [
+            ("kind", &o.kind),
+            ("force", &o.force),
+            ("bearer", &o.bearer),
+            ("quote", &o.quote),
+        ] {
+            if let Some((_, site)) = v {
+                self.at(el, Some(field), *site);
+            }
+        }
+        let realized_by = o.realized_by.as_ref().map(|(list, site)| {
+            self.at(el, Some("realized_by"), *site);
+            for (j, n) in list.iter().enumerate() {
+                self.at_entry(el, "realized_by", j, n.span);
+            }
+            list.iter().map(|n| ElementRef::parse(&n.text)).collect()
+        });
+        let extra = o
+            .notes
+            .iter()
+            .map(|(key, value)| {
+                self.at(el, Some(&key.text), value.site);
+                (key.text.clone(), value.value.clone())
+            })
+            .collect();
+        Obligation {
+            id: o.name.text.clone(),
+            kind: o.kind.as_ref().map(|(k, _)| ObligationKind::parse(k)),
+            force: o.force.as_ref().map(|(f, _)| Modality::parse(f)),
+            bearer: o.bearer.as_ref().map(|(b, _)| Bearer::parse(b)),
+            quote: o.quote.as_ref().map(|(q, _)| q.clone()),
+            realized_by,
+            extra,
+        }
     }
 
     /// The signature text of a tool, from its Rust parameter and return types.
@@ -507,6 +566,15 @@ impl Cx {
                 tool.sig = self.signature(t);
                 tool.body = Some(path_body(t, path));
                 tool.lang = Some("rust".to_owned());
+            }
+            ToolImpl::Script { lang, body } => {
+                tool.sig = self.signature(t);
+                tool.body = Some(body.value());
+                tool.lang = lang.as_ref().map(Ident::to_string);
+                self.at(el, Some("body"), Site::one(body.span()));
+                if let Some(lang) = lang {
+                    self.at(el, Some("lang"), Site::one(lang.span()));
+                }
             }
             ToolImpl::Mcp {
                 server,

@@ -67,8 +67,100 @@ fn a_misspelled_field_or_a_field_twice_is_an_error_at_it() {
             "program P { obligation r { quote: step } }",
             "`quote` is the source's words",
         ),
+        (
+            "program P { obligation r { at: 3 } }",
+            "`at` is the lift's note as a string literal: `at: \"..\"`",
+        ),
+        (
+            "program P { source { path: \"a.md\", sha: \"x\" } }",
+            "unknown source field `sha`; expected `path` or `digest`",
+        ),
+        (
+            "program P { deviation { kind: dropped, why: \"x\" } }",
+            "unknown deviation field `why`; expected `obligation`, `kind`, `element` or `reason`",
+        ),
+        (
+            "program P { source { path: \"a\" } source { path: \"b\" } }",
+            "`source { .. }` is given twice",
+        ),
+        (
+            "program P { tool f(x) = rust \"fn f() {}\"; }",
+            "a Rust tool is written with its body in braces",
+        ),
     ] {
         let err = ais_syntax::parse_str(text).expect_err(text);
         assert!(err.to_string().contains(says), "{text}: {err}");
     }
+}
+
+/// Everything a lifted program's record holds: the source, `realized_by`, the lift's notes on
+/// each obligation, accepted deviations, and a tool whose body is Python.
+const LIFTED: &str = r##"
+/// Count words.
+#[concurrency(spawn = none, reason = "the steps run in the order the skill states them")]
+program WordCount (name = "word_count") {
+    source { path: "SKILL.md", digest: "sha256:801461ac68eb645cef62ec1bb2bbb8d713e081ec3b637b035fb0ddd711d2cd12" }
+    carries { task: str = input, count: outcome }
+    #[surface(ACT, artifact)]
+    #[traces_to("r1")]
+    tool count_words(target_path) -> String = python r#"def run(target_path):
+    return str(len(open(target_path).read().split()))"#;
+    #[traces_to("r1")]
+    count: ACT count_words(task) -> count;
+    done: TERMINAL(count);
+    count -> done;
+    obligation r1 {
+        kind: step,
+        force: mandatory,
+        bearer: agent,
+        quote: "Run the script.",
+        realized_by: [count, "tool:count_words"],
+        at: "10:4",
+        force_from: "the skill: a step of the procedure",
+        condition: "when a file is named",
+        cohesion: adaptive,
+    }
+    deviation { obligation: r1, kind: weakened, element: "tool:count_words", reason: "no sandbox" }
+}
+"##;
+
+#[test]
+fn a_lifted_programs_record_and_python_tools_lower_to_the_same_agir_the_lift_writes() {
+    let file = ais_syntax::parse_str(LIFTED).expect("parses");
+    let lowered = ais_syntax::lower(&file.programs[0]).expect("lowers");
+    let p = &lowered.program;
+    let tool = &p.tools.as_ref().unwrap()[0];
+    assert_eq!(tool.lang.as_deref(), Some("python"));
+    assert_eq!(tool.sig.as_deref(), Some("(target_path) -> str"));
+    assert!(
+        tool.body
+            .as_deref()
+            .unwrap()
+            .starts_with("def run(target_path):\n    return")
+    );
+    let record = p.faithfulness.as_ref().unwrap();
+    let source = record.source.as_ref().unwrap();
+    assert_eq!(source.path.as_deref(), Some("SKILL.md"));
+    let o = &record.obligation_list()[0];
+    assert_eq!(
+        o.realized_by,
+        Some(vec![
+            ais_core::ElementRef::Node("count".into()),
+            ais_core::ElementRef::Tool("count_words".into())
+        ])
+    );
+    let keys: Vec<&str> = o.extra.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["at", "force_from", "condition", "cohesion"]);
+    assert_eq!(o.extra[3].1, ais_core::Value::Str("adaptive".into()));
+    let d = &record.deviation_list()[0];
+    assert_eq!(d.kind, Some(ais_core::DeviationKind::Weakened));
+    assert_eq!(d.reason.as_deref(), Some("no sandbox"));
+    assert_eq!(
+        p.concurrency.as_ref().unwrap().reason.as_deref(),
+        Some("the steps run in the order the skill states them")
+    );
+    // Through AG-IR and back, nothing is lost.
+    let text = ais_core::agir::write(p);
+    assert!(text.contains("      at: \"10:4\"\n"), "{text}");
+    assert_eq!(ais_core::agir::read(&text).unwrap().program, *p);
 }

@@ -33,9 +33,15 @@ pub struct LiftArgs {
     /// any finding.
     #[arg(long, value_name = "PROGRAM", conflicts_with_all = ["stages_only", "model"])]
     pub check_only: Option<PathBuf>,
-    /// Where to write the program (default: `DIR/<name>.agir`, DIR from `--out`).
+    /// Where to write the program (default: `DIR/<name>.agir`, or `DIR/<name>.rs` with
+    /// `--emit rust`; DIR from `--out`).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// What to write the program as: AG-IR, or a Rust module holding it as an `ais!` program
+    /// (its Python tools kept as Python tools) whose `AGIR` is the AG-IR the lift would write.
+    /// Default: `rust` when `-o` names a `.rs` file, else `agir`.
+    #[arg(long, value_enum, value_name = "FORM", conflicts_with_all = ["stages_only", "check_only"])]
+    pub emit: Option<Emit>,
     /// The directory of the compile's record: the report `<name>.lift.json` (default: the
     /// current directory).
     #[arg(long, value_name = "DIR")]
@@ -63,6 +69,42 @@ pub struct LiftArgs {
     /// Output format: a readable listing, or one JSON object.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+}
+
+/// What `ais lift` writes the program as (`--emit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Emit {
+    /// Canonical AG-IR (`.agir`).
+    Agir,
+    /// A Rust module with one `ais!` program (`.rs`).
+    Rust,
+}
+
+impl Emit {
+    /// The form a program file is written in, told by its extension: a `.rs` file is Rust.
+    pub fn of(path: &std::path::Path) -> Emit {
+        if path.extension().is_some_and(|e| e == "rs") {
+            Emit::Rust
+        } else {
+            Emit::Agir
+        }
+    }
+
+    /// How `--emit` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Emit::Agir => "agir",
+            Emit::Rust => "rust",
+        }
+    }
+
+    /// The program file's extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Emit::Agir => "agir",
+            Emit::Rust => "rs",
+        }
+    }
 }
 
 impl LiftArgs {

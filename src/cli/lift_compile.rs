@@ -5,7 +5,7 @@
 //! ([`concluded`], whichever command ran it), the program is written to its file, the report
 //! beside it, and a summary goes to stderr.
 
-use super::lift::{LiftArgs, clip, input_error};
+use super::lift::{Emit, LiftArgs, clip, input_error};
 use super::{CliError, CmdResult, Failure, Output, Status, escape_controls, shown};
 use ais::lift::compile::{self, Lifted, NoteAction, SpecVerdict};
 use ais::lift::{LiftCompiler, Skill};
@@ -59,10 +59,32 @@ fn start(args: &LiftArgs, _: &mut Output) -> Result<super::run::RunArgs, Failure
         write_new(&compiler, LiftCompiler::AGIR)?;
     }
     let name = compile::program_name(&skill);
+    // The form is carried by the program file's extension, so that whichever command
+    // finishes the compiler's run (`ais resume`, `ais replay`) writes it the same way.
+    let emit = match (args.emit, &args.output) {
+        (Some(emit), Some(path)) if Emit::of(path) != emit => {
+            return Err(CliError::new(
+                format!(
+                    "`--emit {}` writes a `.{}` file, and `-o` names `{}`",
+                    emit.name(),
+                    emit.extension(),
+                    shown(path)
+                ),
+                format!(
+                    "name the output `{}`",
+                    shown(&path.with_extension(emit.extension()))
+                ),
+            )
+            .into());
+        }
+        (Some(emit), _) => emit,
+        (None, Some(path)) => Emit::of(path),
+        (None, None) => Emit::Agir,
+    };
     let program_path = args
         .output
         .clone()
-        .unwrap_or_else(|| out_dir.join(format!("{name}.agir")));
+        .unwrap_or_else(|| out_dir.join(format!("{name}.{}", emit.extension())));
     let abs = |p: &Path| {
         std::path::absolute(p)
             .unwrap_or_else(|_| p.to_owned())
@@ -153,7 +175,11 @@ fn conclude(
     summary(&lifted, o)?;
     let mut wrote = Vec::new();
     if let Some(p) = path("program_file") {
-        write_new(&p, &lifted.agir)?;
+        let text = match Emit::of(&p) {
+            Emit::Agir => lifted.agir.clone(),
+            Emit::Rust => rust_module(&lifted, &p)?,
+        };
+        write_new(&p, &text)?;
         wrote.push(shown(&p));
     }
     if let Some(p) = path("report_file") {
@@ -173,10 +199,67 @@ fn conclude(
     .code())
 }
 
+/// The lifted program as a Rust module (`--emit rust`): a header saying where it came from,
+/// then the `ais!` program `ais_syntax::write` gives, whose `AGIR` is `lifted.agir`.
+fn rust_module(lifted: &Lifted, path: &Path) -> Result<String, CliError> {
+    let module = ais_syntax::write_module(&lifted.program).map_err(|refused| {
+        CliError::new(
+            format!(
+                "{}: {}",
+                shown(path),
+                escape_controls(refused.to_string().trim_end())
+            ),
+            format!(
+                "write it as AG-IR instead: `-o {}`",
+                shown(&path.with_extension("agir"))
+            ),
+        )
+    })?;
+    let source = lifted
+        .program
+        .faithfulness
+        .as_ref()
+        .and_then(|f| f.source.as_ref())
+        .and_then(|s| s.path.as_deref())
+        .unwrap_or("its skill");
+    let name = lifted.program.name.as_deref().unwrap_or("the program");
+    Ok(format!(
+        "//! `{name}`, lifted from `{source}` by `ais lift`: the program as an `ais!` module.\n\
+         //! Its `AGIR` is the AG-IR `ais lift --emit agir` writes; its provenance record (the\n\
+         //! `source`, `obligation` and `deviation` items) is what `ais lift --check-only` audits.\n\n{module}"
+    ))
+}
+
+/// The AG-IR of the one `ais!` program of a Rust module (`--check-only program.rs`), through
+/// the macro's front end, without a crate build.
+fn agir_of_module(text: &str, path: &Path) -> Result<String, CliError> {
+    let exported = ais_syntax::export_text(text, &shown(path)).map_err(|e| {
+        CliError::new(
+            escape_controls(&e.to_string()),
+            "fix the module so that it compiles, or re-audit its `.agir`",
+        )
+    })?;
+    match exported.as_slice() {
+        [one] => Ok(one.agir.clone()),
+        other => Err(CliError::new(
+            format!(
+                "{}: holds {} `ais!` programs; `--check-only` re-audits one",
+                shown(path),
+                other.len()
+            ),
+            "name a module with one lifted program",
+        )),
+    }
+}
+
 /// Runs `ais lift SKILL.md --check-only PROGRAM`.
 pub fn check_only(args: &LiftArgs, program: &Path, o: &mut Output) -> CmdResult {
     let skill = Skill::read(&args.skill).map_err(|e| input_error(&e))?;
     let text = super::files::read_source(program, &ais_core::agir::Limits::default())?;
+    let text = match Emit::of(program) {
+        Emit::Agir => text,
+        Emit::Rust => agir_of_module(&text, program)?,
+    };
     let doc = ais_core::agir::read(&text).map_err(|e| {
         CliError::new(
             format!("{}: {}", shown(program), escape_controls(&e.to_string())),

@@ -151,6 +151,34 @@ impl Program {
             .enumerate()
             .find(|(_, t)| t.name == name)
     }
+
+    /// Writes out what an absent field means, changing nothing a run or a check sees: the
+    /// `agir_version` (0.1), the `types`, `knowledge`, `tools`, `nodes` and `edges` sections
+    /// (empty), the owner of a fixed-owner opcode, and each edge's modality (discretionary
+    /// with a guard, else mandatory). This is the form the `ais!` DSL lowers to, so a program
+    /// made explicit can be written as `ais!` source whose `AGIR` is its AG-IR (what `ais
+    /// lift` assembles for `--emit rust`).
+    pub fn make_explicit(&mut self) {
+        self.agir_version.get_or_insert_with(|| "0.1".to_owned());
+        self.types.get_or_insert_with(Vec::new);
+        self.knowledge.get_or_insert_with(Vec::new);
+        self.tools.get_or_insert_with(Vec::new);
+        for n in self.nodes.get_or_insert_with(Vec::new) {
+            if n.owner.is_none() {
+                n.owner = n.opcode.fixed_owner();
+            }
+        }
+        for e in self.edges.get_or_insert_with(Vec::new) {
+            if e.modality.is_none() {
+                let guarded = e.guard.as_deref().is_some_and(|g| !g.trim().is_empty());
+                e.modality = Some(if guarded {
+                    Modality::Discretionary
+                } else {
+                    Modality::Mandatory
+                });
+            }
+        }
+    }
 }
 
 /// `walker`: the program's target name and its carry file.

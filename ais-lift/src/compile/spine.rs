@@ -719,6 +719,8 @@ pub fn assemble(
         reason: Some("the steps run in the order the skill states them".to_owned()),
         ..ais_core::Concurrency::default()
     });
+    // The explicit form the `ais!` DSL writes, so `--emit rust` says it exactly.
+    program.make_explicit();
     Assembly {
         program,
         notes,

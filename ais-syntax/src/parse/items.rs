@@ -140,8 +140,10 @@ pub(super) fn parse_knowledge(input: ParseStream, attrs: &Attrs) -> syn::Result<
     })
 }
 
-/// `tool name(params) -> Ret` with an inline `{ .. }` body, `= path;`, `= command "..";`, or
-/// `;` for a built-in; the tokens are kept as written for the tool's text.
+/// `tool name(params) -> Ret` with an inline `{ .. }` body, `= path;`, `= command "..";`,
+/// `= python "..";` (a body in another language; `= "..";` a body with no `lang`), or `;` for
+/// a built-in; the tokens are kept
+/// as written for the tool's text.
 pub(super) fn parse_tool(input: ParseStream, attrs: &Attrs) -> syn::Result<ToolDef> {
     attrs.only(&["surface", "serves", "traces_to", "idempotent"], "a tool")?;
     let keyword = input.parse::<kw::tool>()?.span;
@@ -184,8 +186,35 @@ pub(super) fn parse_tool(input: ParseStream, attrs: &Attrs) -> syn::Result<ToolD
         } else if input.peek(kw::mcp) && input.peek2(syn::token::Paren) {
             input.parse::<kw::mcp>()?;
             super::mcp::parse_mcp_tool(input)?
+        } else if input.peek(Ident) && input.peek2(syn::LitStr) {
+            let lang: Ident = input.parse()?;
+            if lang == "rust" {
+                return Err(syn::Error::new(
+                    lang.span(),
+                    "a Rust tool is written with its body in braces: \
+                     `tool name(x: &str) -> String { .. }`, or `= path::to::function;`",
+                ));
+            }
+            ToolImpl::Script {
+                lang: Some(lang),
+                body: input.parse()?,
+            }
+        } else if input.peek(syn::LitStr) {
+            ToolImpl::Script {
+                lang: None,
+                body: input.parse()?,
+            }
         } else {
-            ToolImpl::Path(input.parse()?)
+            let path: syn::Path = input.parse()?;
+            if let Some(lang) = path.get_ident()
+                && !input.peek(Token![;])
+            {
+                return Err(input.error(format!(
+                    "expected `;` after `{lang}`; a tool's body in another language is a string \
+                     literal: `= {lang} r#\"def run(..): ..\"#;`"
+                )));
+            }
+            ToolImpl::Path(path)
         };
         input.parse::<Token![;]>()?;
         imp
@@ -194,7 +223,7 @@ pub(super) fn parse_tool(input: ParseStream, attrs: &Attrs) -> syn::Result<ToolD
             syn::Error::new(
                 e.span(),
                 "expected the tool's body `{ .. }`, `= path::to::function;`, `= command \"..\";`, \
-                 `= mcp(server, \"tool\");`, or `;` for a built-in tool",
+                 `= python \"..\";`, `= mcp(server, \"tool\");`, or `;` for a built-in tool",
             )
         })?;
         ToolImpl::Builtin

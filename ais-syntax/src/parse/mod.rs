@@ -38,6 +38,8 @@ pub mod kw {
     syn::custom_keyword!(mcp_server);
     syn::custom_keyword!(forbid);
     syn::custom_keyword!(obligation);
+    syn::custom_keyword!(source);
+    syn::custom_keyword!(deviation);
 }
 
 impl Parse for File {

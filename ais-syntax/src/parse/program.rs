@@ -43,6 +43,8 @@ impl Parse for ProgramDef {
             instructions: Vec::new(),
             edges: Vec::new(),
             obligations: Vec::new(),
+            source: None,
+            deviations: Vec::new(),
         };
         if input.peek(syn::token::Paren) {
             let content;
@@ -140,6 +142,24 @@ fn parse_item(input: ParseStream, def: &mut ProgramDef) -> syn::Result<()> {
             .push(super::obligation::parse_obligation(input)?);
         return Ok(());
     }
+    if input.peek(kw::source) && input.peek2(syn::token::Brace) {
+        attrs.only(&[], "the source")?;
+        let source = super::obligation::parse_source(input)?;
+        if def.source.is_some() {
+            return Err(syn::Error::new(
+                source.keyword,
+                "a program is lifted from one source; `source { .. }` is given twice",
+            ));
+        }
+        def.source = Some(source);
+        return Ok(());
+    }
+    if input.peek(kw::deviation) && input.peek2(syn::token::Brace) {
+        attrs.only(&[], "an accepted deviation")?;
+        def.deviations
+            .push(super::obligation::parse_deviation(input)?);
+        return Ok(());
+    }
     if input.peek(kw::forbid) && input.peek2(Ident) {
         let kw: kw::forbid = input.parse()?;
         attrs.only(&["traces_to"], "an edge")?;
@@ -155,7 +175,7 @@ fn parse_item(input: ParseStream, def: &mut ProgramDef) -> syn::Result<()> {
     }
     Err(input.error(
         "expected a program item: `carries { .. }`, `enum`, `struct`, `knowledge`, `tool`, \
-         `mcp_server`, `obligation`, an instruction `id: OPCODE(reads) -> writes;` or an edge \
-         `a -> b;`",
+         `mcp_server`, `obligation`, `source { .. }`, `deviation { .. }`, an instruction \
+         `id: OPCODE(reads) -> writes;` or an edge `a -> b;`",
     ))
 }

@@ -650,19 +650,32 @@ fn transitions_keep_force(a: &mut Auditor) {
             })
             .map(|(id, _)| (*id).clone())
             .collect();
-        let into: Vec<&crate::model::Edge> = p
+        let into: Vec<(usize, &crate::model::Edge)> = p
             .edge_list()
             .iter()
             .enumerate()
-            .filter(|(e, _)| matches!(a.ix.ends.get(*e), Some(Some((_, t))) if *t == i))
+            .filter_map(|(e, edge)| match a.ix.ends.get(e) {
+                Some(Some((from, t))) if *t == i => Some((*from, edge)),
+                _ => None,
+            })
             .filter(|(_, edge)| edge.modality != Some(Modality::Forbidden))
-            .map(|(_, edge)| edge)
             .collect();
+        // A guarded edge leaving a human gate's decision conditions the step on the person's
+        // answer, as the gate obligation asks; it does not soften the step.
+        let gate = |from: usize| {
+            p.instructions().get(from).is_some_and(|src| {
+                src.traces_to.iter().flatten().any(|id| {
+                    record
+                        .obligation(id)
+                        .is_some_and(|(_, o)| o.kind == Some(ObligationKind::HumanGate))
+                })
+            })
+        };
         if !must.is_empty()
             && !into.is_empty()
             && into
                 .iter()
-                .all(|e| e.modality == Some(Modality::Discretionary))
+                .all(|(from, e)| e.modality == Some(Modality::Discretionary) && !gate(*from))
         {
             a.report(
                 CheckId::F1,
