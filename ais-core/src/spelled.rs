@@ -12,7 +12,8 @@
 //!
 //! - **Closed, with serde** (`enum E { A => "a", … } serde`): the closed shape, written and
 //!   read by serde as its spelling (another text is an `unknown variant` error listing the
-//!   spellings), and displayed as it. Other crates of the workspace declare their enums
+//!   spellings), and displayed as it; each variant's doc comment is kept (`doc()`) for
+//!   a schema that documents the spellings. Other crates of the workspace declare their enums
 //!   spelled as text with it (`ais_core::spelled!`): the runtime's run status, fault kinds,
 //!   effect kinds.
 //!
@@ -27,10 +28,17 @@
 /// ais_core::spelled! {
 ///     /// A light.
 ///     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-///     pub enum Light { Red => "red", Green => "green", }
+///     pub enum Light {
+///         /// Stop.
+///         Red => "red",
+///         /// Go: the way
+///         /// is clear.
+///         Green => "green",
+///     }
 ///     serde
 /// }
 /// assert_eq!(Light::Red.as_str(), "red");
+/// assert_eq!(Light::Green.doc(), "Go: the way\nis clear.");
 /// assert_eq!(Light::parse("green"), Some(Light::Green));
 /// assert_eq!(serde_json::to_string(&Light::Green).unwrap(), "\"green\"");
 /// assert!(serde_json::from_str::<Light>("\"blue\"").is_err());
@@ -117,19 +125,35 @@ macro_rules! spelled {
             }
         }
     };
-    // Closed, written and read by serde as its spelling.
+    // Closed, written and read by serde as its spelling; its variants carry doc comments only.
     (
         $(#[$m:meta])*
         $vis:vis enum $name:ident {
-            $( $(#[$vm:meta])* $v:ident => $text:literal, )*
+            $( $(#[doc = $doc:literal])* $v:ident => $text:literal, )*
         }
         serde
     ) => {
-        $crate::spelled!($(#[$m])* $vis enum $name { $( $(#[$vm])* $v => $text, )* });
+        $crate::spelled!($(#[$m])* $vis enum $name { $( $(#[doc = $doc])* $v => $text, )* });
 
         impl $name {
             /// Every spelling, in declaration order.
             pub const SPELLINGS: &'static [&'static str] = &[$($text),*];
+
+            /// This variant's doc comment as one text (what a generated schema or reference
+            /// describes the spelling with): its lines joined by newlines, each without the
+            /// space after its `///`.
+            pub fn doc(&self) -> String {
+                let lines: &[&str] = match self {
+                    $( $name::$v => &[$($doc),*], )*
+                };
+                lines
+                    .iter()
+                    .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .trim()
+                    .to_owned()
+            }
         }
 
         $crate::spelled!(@serialize $name);

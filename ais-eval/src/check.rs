@@ -3,7 +3,7 @@
 
 use crate::certificate::Certificate;
 use crate::load::{Check, Compiled};
-use crate::suite::{ArtifactCheck, Assertion, CertificateBound, DataFormat, RunStatus};
+use crate::suite::{ArtifactCheck, Assertion, CertificateBound, DataFormat};
 use ais_core::Value;
 use ais_rt::RunOutcome;
 use ais_rt::trace::StepEvent;
@@ -175,10 +175,7 @@ fn verdict(
     let outcome = &obs.outcome;
     let report = &outcome.report;
     match &check.assertion {
-        Assertion::Status(want) => {
-            let seen = RunStatus::of(outcome.status);
-            (seen == *want, status_seen(outcome))
-        }
+        Assertion::Status(want) => (outcome.status == *want, status_seen(outcome)),
         Assertion::Report(text) => {
             let Compiled::Expr(compiled) = &check.compiled else {
                 return (false, format!("`{text}` was not compiled"));

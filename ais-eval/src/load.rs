@@ -5,7 +5,7 @@
 //! every input parsed against its carry, every model file read.
 
 use crate::record::Recording;
-use crate::suite::{Assertion, CaseFile, MAX_SUITE_BYTES, Place, RunStatus, SuiteError, SuiteFile};
+use crate::suite::{Assertion, CaseFile, MAX_SUITE_BYTES, Place, SuiteError, SuiteFile};
 use ais_core::agir::{self, Data, Limits};
 use ais_core::expr::{self, TypeEnv};
 use ais_core::{Pos, Program, Type};
@@ -712,7 +712,7 @@ impl Loader<'_> {
                 }
                 Compiled::None
             }
-            Assertion::Status(RunStatus::Interrupted) => {
+            Assertion::Status(ais_rt::Status::Interrupted) => {
                 return Err(self.err(
                     at,
                     "a test run is never `interrupted` (that needs a killed run)".into(),

@@ -6,7 +6,7 @@ use crate::check::{self, CheckResult, Observation};
 use crate::judge::{self, Collect};
 use crate::load::{Case, LoadedProgram, ModelSource, Suite};
 use crate::stats::{Z95, wilson};
-use crate::suite::{Assertion, RunStatus};
+use crate::suite::Assertion;
 use ais_rt::journal::Journal;
 use ais_rt::journal::memory::MemoryJournal;
 use ais_rt::journal::replay::{Recording, ToolReplay};
@@ -64,7 +64,7 @@ pub struct TrialResult {
     /// The run's output root.
     pub out: PathBuf,
     /// How the run ended (`None`: it could not start).
-    pub status: Option<RunStatus>,
+    pub status: Option<ais_rt::Status>,
     /// Whether every assertion held.
     pub passed: bool,
     /// Why the trial could not run, when it could not.
@@ -484,7 +484,7 @@ impl Trial<'_> {
             trial: self.trial,
             run,
             out: self.out.clone(),
-            status: Some(RunStatus::of(obs.outcome.status)),
+            status: Some(obs.outcome.status),
             passed: checks.iter().all(|c| c.passed),
             error: None,
             checks,

@@ -105,44 +105,17 @@ pub struct CaseFile {
     pub expect: Vec<Assertion>,
 }
 
-/// How a run ended, as `status:` spells it (the runtime's status).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RunStatus {
-    /// The TERMINAL ran, no failure left untested.
-    Ok,
-    /// A failure no ROUTE tested.
-    Error,
-    /// A fault (§10.1).
-    Fault,
-    /// Paused for a human answer.
-    InputRequired,
-    /// Stopped at an effect in flight.
-    Interrupted,
-}
-
-impl RunStatus {
-    /// The status as the runtime reports it.
-    pub fn of(status: ais_rt::Status) -> RunStatus {
-        match status {
-            ais_rt::Status::Ok => RunStatus::Ok,
-            ais_rt::Status::Error => RunStatus::Error,
-            ais_rt::Status::Fault => RunStatus::Fault,
-            ais_rt::Status::InputRequired => RunStatus::InputRequired,
-            ais_rt::Status::Interrupted => RunStatus::Interrupted,
-        }
-    }
-
-    /// As written.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Ok => "ok",
-            RunStatus::Error => "error",
-            RunStatus::Fault => "fault",
-            RunStatus::InputRequired => "input_required",
-            RunStatus::Interrupted => "interrupted",
-        }
-    }
+/// `status:`'s schema: the runtime's run statuses ([`ais_rt::Status`]), each spelling with its
+/// doc — generated from the one enum, so the schema cannot spell them another way.
+fn status_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let one_of: Vec<Json> = ais_rt::Status::ALL
+        .iter()
+        .map(|s| serde_json::json!({"description": s.doc(), "type": "string", "const": s.as_str()}))
+        .collect();
+    schemars::json_schema!({
+        "description": "How the run ended, spelled as the runtime reports it.",
+        "oneOf": one_of,
+    })
 }
 
 /// A text format an artifact must parse as.
@@ -160,7 +133,7 @@ pub enum DataFormat {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Assertion {
     /// The run ended with this status.
-    Status(RunStatus),
+    Status(#[schemars(schema_with = "status_schema")] ais_rt::Status),
     /// An expression of the program's guard language over the report's carries, which must be
     /// `true` (`category == Category.billing`, `len(rows) >= 3`); a carry the run did not
     /// produce reads as `null`.

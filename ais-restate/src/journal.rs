@@ -13,7 +13,8 @@
 //! The SDK's context may not be used by two futures at once, and a replay must ask for the
 //! same entries in the same order. So effects take a FIFO turn ([`tokio::sync::Mutex`]) around
 //! their `ctx.run`; a SPAWN's siblings and a CALL's callee leave the invocation as calls of
-//! their own ([`crate::siblings`]), made and awaited in order within one turn; and what stays
+//! their own, placed by [`crate::siblings::RestatePlacement`] on the same context and made and
+//! awaited in order within one turn of this journal; and what stays
 //! in the invocation (the siblings of a CALL run in process) runs one sibling at a time on the
 //! endpoint's current-thread runtime (see [`crate::endpoint`]): the order of the entries is
 //! then the program's own, the same in every attempt.
@@ -41,7 +42,6 @@ use ais_rt::journal::{
 use restate_sdk::context::RunFuture;
 use restate_sdk::endpoint::ContextInternal;
 use restate_sdk::errors::{HandlerError, TerminalError};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -66,14 +66,6 @@ pub struct RestateJournal {
     /// The entries' turn: one `ctx.run` (or one SPAWN's sibling calls) at a time.
     pub(crate) turn: tokio::sync::Mutex<()>,
     state: Mutex<History>,
-    /// The service that runs the program's SPAWN siblings, when they run as invocations of
-    /// their own ([`crate::siblings`]).
-    pub(crate) siblings: Option<String>,
-    /// The workflows a CALL's callee runs as, by the digest of their program.
-    pub(crate) workflows: Option<Arc<HashMap<String, String>>>,
-    /// The run's output root, where an offloaded `orchestrator_owned` sibling's staged files
-    /// are written back into its stage ([`crate::siblings`]).
-    pub(crate) stage_root: Option<PathBuf>,
     /// The endpoint's lanes, when each effect's work takes one (a sibling's journal,
     /// [`crate::siblings`]).
     lanes: Option<Arc<Semaphore>>,
@@ -90,9 +82,6 @@ impl RestateJournal {
             ctx,
             turn: tokio::sync::Mutex::new(()),
             state: Mutex::new(History::default()),
-            siblings: None,
-            workflows: None,
-            stage_root: None,
             lanes: None,
             stage: None,
         }
@@ -111,29 +100,6 @@ impl RestateJournal {
     /// effect is answered from the journal.
     pub(crate) fn with_lanes(mut self, lanes: Arc<Semaphore>) -> RestateJournal {
         self.lanes = Some(lanes);
-        self
-    }
-
-    /// Runs a CALL whose callee is one of `workflows` (workflow names by the digest of their
-    /// program, [`ais_rt::Prepared::digest`]) as a call of that workflow; other callees run in
-    /// the caller's invocation.
-    pub fn with_workflows(mut self, workflows: Arc<HashMap<String, String>>) -> RestateJournal {
-        self.workflows = Some(workflows);
-        self
-    }
-
-    /// Writes the staged files an offloaded `orchestrator_owned` sibling returns into its stage
-    /// below `root` (the run's output root), where the SPAWN applies them.
-    pub fn with_stage_root(mut self, root: PathBuf) -> RestateJournal {
-        self.stage_root = Some(root);
-        self
-    }
-
-    /// Runs the SPAWN siblings of the journaled run as invocations of the Restate service
-    /// `service` (the program's siblings service), so they spread over every endpoint the
-    /// server reaches through that service's deployment.
-    pub fn with_siblings(mut self, service: impl Into<String>) -> RestateJournal {
-        self.siblings = Some(service.into());
         self
     }
 
@@ -281,10 +247,5 @@ impl Journal for RestateJournal {
 
     fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
         Box::pin(async move { Ok(self.lock().clone()) })
-    }
-
-    fn offload(&self) -> Option<&dyn ais_rt::journal::offload::Offload> {
-        (self.siblings.is_some() || self.workflows.is_some())
-            .then_some(self as &dyn ais_rt::journal::offload::Offload)
     }
 }

@@ -13,7 +13,8 @@
 //! - [`Ingress`]: submits, follows and answers runs (`ais run --engine restate`).
 //! - [`Admin`]: the runs a server holds (`ais runs --engine restate`).
 //! - [`journal`]: the seam on `ctx.run`.
-//! - [`siblings`]: SPAWN siblings as invocations of their own, over every endpoint.
+//! - [`siblings`]: the placement seam on Restate ([`siblings::RestatePlacement`]): SPAWN
+//!   siblings and CALL callees as invocations of their own, over every endpoint.
 //! - [`stage`]: an `orchestrator_owned` sibling's staged writes, carried through the journal.
 //! - [`server`]: a local `restate-server` child process (tests, trying it out).
 #![deny(missing_docs)]

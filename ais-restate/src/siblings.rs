@@ -3,10 +3,10 @@
 //! Beside each program's workflow the endpoint serves the service `<program>_siblings`, whose
 //! one handler `run` takes a sibling job ([`SiblingJob`]) and returns what the sibling did
 //! ([`SiblingOutcome`]), running it with [`ais_rt::Runtime::run_sibling`] over the same
-//! program; its effects are journaled in its own invocation. The workflow's journal is the
-//! sibling runner of the machine's hook ([`ais_rt::journal::offload`]): it calls that service
-//! once per sibling, so Restate dispatches the siblings to the service's deployment — every
-//! endpoint process behind it — and joins them through their results.
+//! program; its effects are journaled in its own invocation. A workflow run's placement
+//! ([`RestatePlacement`], the runtime's [`ais_rt::placement`] seam, beside the run's journal)
+//! calls that service once per sibling, so Restate dispatches the siblings to the service's
+//! deployment — every endpoint process behind it — and joins them through their results.
 //!
 //! An `orchestrator_owned` SPAWN's siblings run so too. Each stages its writes on the endpoint
 //! that runs it, every effect's journal entry holding the stage's files ([`crate::stage`]); the
@@ -48,8 +48,10 @@
 use crate::journal::RestateJournal;
 use crate::stage::StagedFile;
 use crate::workflow::{discovery_service, handler};
-use ais_rt::journal::offload::{CallJob, CallOutcome, Offload, SiblingJob, SiblingOutcome};
-use ais_rt::journal::{BoxFuture, JournalError};
+use ais_rt::journal::BoxFuture;
+use ais_rt::placement::{
+    CallJob, CallOutcome, Placement, PlacementError, SiblingJob, SiblingOutcome,
+};
 use ais_rt::{Prepared, Runtime};
 use restate_sdk::context::RequestTarget;
 use restate_sdk::discovery::{self, HandlerType, InputPayload, OutputPayload};
@@ -60,7 +62,8 @@ use restate_sdk::service::macro_support::{ServiceBoxFuture, service_definition};
 use restate_sdk::service::{Service, ServiceDefinition};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
@@ -189,19 +192,55 @@ struct Returned {
     staged: Vec<StagedFile>,
 }
 
-impl Offload for RestateJournal {
+/// Where a workflow run's SPAWN siblings and CALL callees run: as Restate invocations of their
+/// own, called on the run's invocation context within its journal's turn.
+pub struct RestatePlacement {
+    /// The run's journal: its context makes the calls, its turn orders them among the effects.
+    journal: Arc<RestateJournal>,
+    /// The service that runs the program's SPAWN siblings.
+    siblings: String,
+    /// The workflows a CALL's callee runs as, by the digest of their program.
+    workflows: Arc<HashMap<String, String>>,
+    /// The run's output root, where a placed `orchestrator_owned` sibling's staged files are
+    /// written back into its stage.
+    stage_root: PathBuf,
+}
+
+impl RestatePlacement {
+    /// The placement of the run journaled on `journal`: its SPAWN siblings run as invocations
+    /// of the service `siblings` (the program's, [`service_name`]) and its CALLs whose callee
+    /// is one of `workflows` (workflow names by the digest of their program,
+    /// [`ais_rt::Prepared::digest`]) as calls of that workflow — other callees run in the
+    /// caller's invocation. A staged sibling's files come back into its stage below
+    /// `stage_root` (the run's output root), where the SPAWN applies them.
+    pub fn new(
+        journal: Arc<RestateJournal>,
+        siblings: impl Into<String>,
+        workflows: Arc<HashMap<String, String>>,
+        stage_root: PathBuf,
+    ) -> RestatePlacement {
+        RestatePlacement {
+            journal,
+            siblings: siblings.into(),
+            workflows,
+            stage_root,
+        }
+    }
+}
+
+impl Placement for RestatePlacement {
+    fn places_siblings(&self) -> bool {
+        true
+    }
+
     fn siblings<'a>(
         &'a self,
         jobs: Vec<SiblingJob>,
         limit: Option<usize>,
-    ) -> BoxFuture<'a, Result<Vec<SiblingOutcome>, JournalError>> {
+    ) -> BoxFuture<'a, Result<Vec<SiblingOutcome>, PlacementError>> {
         Box::pin(async move {
-            let Some(service) = self.siblings.clone() else {
-                return Err(JournalError::Store(
-                    "this run's journal has no siblings service".into(),
-                ));
-            };
-            let _turn = self.turn.lock().await;
+            let service = &self.siblings;
+            let _turn = self.journal.turn.lock().await;
             let window = limit.unwrap_or(usize::MAX).max(1);
             let mut out = Vec::with_capacity(jobs.len());
             let mut jobs = jobs.into_iter();
@@ -213,11 +252,8 @@ impl Offload for RestateJournal {
                         name: service.clone(),
                         handler: "run".into(),
                     };
-                    let stage = self
-                        .stage_root
-                        .as_ref()
-                        .map(|root| ais_rt::stage_dir(root, &job.instruction, job.index));
-                    let call = self.ctx().call::<Json<SiblingJob>, Json<Returned>>(
+                    let stage = ais_rt::stage_dir(&self.stage_root, &job.instruction, job.index);
+                    let call = self.journal.ctx().call::<Json<SiblingJob>, Json<Returned>>(
                         target,
                         None,
                         None,
@@ -235,14 +271,8 @@ impl Offload for RestateJournal {
                         // Into this run's stage for the sibling, where the SPAWN applies it
                         // (again, the same bytes, when this run is replayed).
                         if !staged.is_empty() {
-                            let Some(dir) = stage else {
-                                return Err(JournalError::Store(format!(
-                                    "sibling {} of the SPAWN staged files, and this run's journal has no output root to stage them in",
-                                    out.len()
-                                )));
-                            };
-                            crate::stage::write(&dir, &staged).map_err(|e| {
-                                JournalError::Store(format!(
+                            crate::stage::write(&stage, &staged).map_err(|e| {
+                                PlacementError::new(format!(
                                     "the staged files of sibling {} of the SPAWN: {e}",
                                     out.len()
                                 ))
@@ -251,7 +281,7 @@ impl Offload for RestateJournal {
                         out.push(outcome);
                     }
                     Err(e) => {
-                        return Err(JournalError::Store(format!(
+                        return Err(PlacementError::new(format!(
                             "sibling {} of the SPAWN failed as a Restate invocation of `{service}`: {}",
                             out.len(),
                             e.message()
@@ -263,13 +293,19 @@ impl Offload for RestateJournal {
         })
     }
 
-    fn call<'a>(
-        &'a self,
-        job: CallJob,
-    ) -> Option<BoxFuture<'a, Result<CallOutcome, JournalError>>> {
-        let workflow = self.workflows.as_ref()?.get(&job.digest)?.clone();
-        Some(Box::pin(async move {
-            let _turn = self.turn.lock().await;
+    fn places_call(&self, callee: &Prepared) -> bool {
+        self.workflows.contains_key(callee.digest())
+    }
+
+    fn call<'a>(&'a self, job: CallJob) -> BoxFuture<'a, Result<CallOutcome, PlacementError>> {
+        Box::pin(async move {
+            let Some(workflow) = self.workflows.get(&job.digest).cloned() else {
+                return Err(PlacementError::new(format!(
+                    "CALL `{}`: no workflow of this endpoint serves the callee's program (digest {})",
+                    job.instruction, job.digest
+                )));
+            };
+            let _turn = self.journal.turn.lock().await;
             let target = RequestTarget::Workflow {
                 name: workflow.clone(),
                 key: format!("{}/c{}", job.run, job.at_step),
@@ -278,11 +314,12 @@ impl Offload for RestateJournal {
             let instruction = job.instruction.clone();
             let input = serde_json::json!({ "call": job });
             let called = self
+                .journal
                 .ctx()
                 .call::<Json<Value>, Json<Value>>(target, None, None, None, Vec::new(), Json(input))
                 .await;
             let failed = |why: String| {
-                JournalError::Store(format!(
+                PlacementError::new(format!(
                     "CALL `{instruction}` of the workflow `{workflow}`: {why}"
                 ))
             };
@@ -291,6 +328,6 @@ impl Offload for RestateJournal {
                     .map_err(|e| failed(format!("its report does not read: {e}"))),
                 Err(e) => Err(failed(e.message().to_owned())),
             }
-        }))
+        })
     }
 }

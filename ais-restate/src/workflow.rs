@@ -9,7 +9,7 @@
 //!   with every effect journaled through `ctx.run`, and returns the report object of
 //!   `ais run --format json` ([`ais_rt::RunOutcome::to_json`]). A pause for human input waits
 //!   on a durable promise (`answer-N` for the run's N-th pause) and continues with the answer.
-//!   Given `{"call": CallJob}` instead ([`ais_rt::journal::offload::CallJob`]), the run is a
+//!   Given `{"call": CallJob}` instead ([`ais_rt::placement::CallJob`]), the run is a
 //!   CALL's callee ([`crate::siblings`]): the job's values bound by name, the caller's
 //!   remaining step budget, and a pause ends it `input_required` rather than waiting.
 //! - `answer` (shared): the human's answer (a JSON string) to the pause the run waits on.
@@ -18,8 +18,9 @@
 //!   `null`.
 
 use crate::journal::RestateJournal;
+use crate::siblings::RestatePlacement;
 use ais_core::Program;
-use ais_rt::journal::offload::CallJob;
+use ais_rt::placement::CallJob;
 use ais_rt::{Inputs, Prepared, Runtime, Status};
 use restate_sdk::discovery::{self, HandlerName, HandlerType, InputPayload, OutputPayload};
 use restate_sdk::endpoint::{ContextInternal, Error as EndpointError};
@@ -231,9 +232,8 @@ impl ProgramWorkflow {
         let start = self
             .runtime
             .run_start(id.clone(), &self.prepared, &inputs, Value::Null);
-        let journal = self.journal(id, ctx);
-        let mut outcome = self
-            .runtime
+        let (runtime, journal) = self.journaled(id, ctx);
+        let mut outcome = runtime
             .run_journaled(&self.prepared, inputs, journal.clone())
             .await;
         let mut n = 0u32;
@@ -251,8 +251,7 @@ impl ProgramWorkflow {
             jctx.set(PAUSE, Json(pause));
             let answer = jctx.promise::<Json<String>>(&format!("answer-{n}")).await?;
             jctx.clear(PAUSE);
-            outcome = self
-                .runtime
+            outcome = runtime
                 .resume_journaled(&self.prepared, journal.clone(), &start, Some(answer.0))
                 .await;
         }
@@ -261,14 +260,17 @@ impl ProgramWorkflow {
 }
 
 impl ProgramWorkflow {
-    /// The journal of run `id`: its siblings and its CALLs run as invocations of their own.
-    fn journal(&self, id: String, ctx: &ContextInternal) -> Arc<RestateJournal> {
-        Arc::new(
-            RestateJournal::new(id, ctx.clone())
-                .with_siblings(self.siblings.clone())
-                .with_workflows(self.workflows.clone())
-                .with_stage_root(self.runtime.out_dir().to_owned()),
-        )
+    /// The journal of run `id`, and the runtime placing the run's siblings and CALLs as
+    /// invocations of their own on the same context ([`RestatePlacement`]).
+    fn journaled(&self, id: String, ctx: &ContextInternal) -> (Runtime, Arc<RestateJournal>) {
+        let journal = Arc::new(RestateJournal::new(id, ctx.clone()));
+        let placement = RestatePlacement::new(
+            journal.clone(),
+            self.siblings.clone(),
+            self.workflows.clone(),
+            self.runtime.out_dir().to_owned(),
+        );
+        (self.runtime.placed(Arc::new(placement)), journal)
     }
 
     /// The run of a CALL's callee (`{"call": CallJob}`): to its end, or to a pause, which ends
@@ -293,8 +295,8 @@ impl ProgramWorkflow {
             )
             .into());
         }
-        let journal = self.journal(id, ctx);
-        let outcome = self.runtime.run_callee(&self.prepared, &job, journal).await;
+        let (runtime, journal) = self.journaled(id, ctx);
+        let outcome = runtime.run_callee(&self.prepared, &job, journal).await;
         Ok(Json(outcome.to_json()))
     }
 }

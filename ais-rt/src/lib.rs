@@ -69,6 +69,7 @@ pub mod mcp;
 pub mod model;
 #[cfg(feature = "otlp")]
 pub mod otlp;
+pub mod placement;
 pub mod report;
 pub mod sandbox;
 pub mod tls;
@@ -179,6 +180,7 @@ pub struct RuntimeBuilder {
     max_cost: Option<f64>,
     live: Option<Arc<dyn model::live::Live>>,
     overwrite: bool,
+    placement: Arc<dyn placement::Placement>,
 }
 
 impl RuntimeBuilder {
@@ -302,6 +304,12 @@ impl RuntimeBuilder {
         self.programs.insert(name.into(), Arc::new(program));
         self
     }
+    /// Where the SPAWN siblings and CALL callees of a journaled run run (see [`placement`]);
+    /// the default, [`placement::Local`], runs them all in this process.
+    pub fn placement(mut self, placement: Arc<dyn placement::Placement>) -> Self {
+        self.placement = placement;
+        self
+    }
     /// The runtime.
     pub fn build(self) -> Runtime {
         let program_dir = self.program_dir.unwrap_or_else(|| self.out_dir.clone());
@@ -329,6 +337,7 @@ impl RuntimeBuilder {
                 policy,
                 max_cost: self.max_cost,
                 live: self.live,
+                placement: self.placement,
             }),
         }
     }
@@ -389,12 +398,25 @@ impl Runtime {
             max_cost: None,
             live: None,
             overwrite: false,
+            placement: Arc::new(placement::Local),
         }
     }
 
     /// The output root every artifact lands under.
     pub fn out_dir(&self) -> &Path {
         &self.settings.out_dir
+    }
+
+    /// This runtime with its SPAWN siblings and CALL callees placed by `placement` (see
+    /// [`placement`]), everything else the same: for a placement that belongs to one run, as
+    /// Restate's belongs to the run's invocation.
+    pub fn placed(&self, placement: Arc<dyn placement::Placement>) -> Runtime {
+        Runtime {
+            settings: Arc::new(Settings {
+                placement,
+                ..(*self.settings).clone()
+            }),
+        }
     }
 
     /// Checks (applying mechanical repairs, each a deviation), lowers and resolves a program
@@ -547,27 +569,27 @@ impl Runtime {
         run.drive(0).await
     }
 
-    /// Runs one SPAWN sibling that another process's journal handed over
-    /// ([`journal::offload`]) over `prepared` — the program the job names by its digest —
+    /// Runs one SPAWN sibling that another process's placement handed over
+    /// ([`placement`]) over `prepared` — the program the job names by its digest —
     /// with its effects journaled on `journal` when given. A job of another program or
     /// another step is refused with the fault `invalid_handle`.
     pub async fn run_sibling(
         &self,
         prepared: &Arc<Prepared>,
-        job: journal::offload::SiblingJob,
+        job: placement::SiblingJob,
         journal: Option<Arc<dyn journal::Journal>>,
-    ) -> journal::offload::SiblingOutcome {
-        machine::elsewhere::run_job(self.settings.clone(), prepared.clone(), job, journal).await
+    ) -> placement::SiblingOutcome {
+        machine::handover::run_job(self.settings.clone(), prepared.clone(), job, journal).await
     }
 
-    /// Runs `prepared` as the callee of a CALL that another process's journal handed over
-    /// ([`journal::offload::CallJob`]): `values` bound by carry name, at most `max_steps`
+    /// Runs `prepared` as the callee of a CALL that another process's placement handed over
+    /// ([`placement::CallJob`]): `values` bound by carry name, at most `max_steps`
     /// steps, `depth` CALLs deep, every step committed to `journal` — what the caller's
     /// in-process sub-run would do.
     pub async fn run_callee(
         &self,
         prepared: &Arc<Prepared>,
-        job: &journal::offload::CallJob,
+        job: &placement::CallJob,
         journal: Arc<dyn journal::Journal>,
     ) -> RunOutcome {
         let values: Vec<(usize, Value)> = job

@@ -50,6 +50,9 @@ ais_core::spelled! {
         EffectInFlight => "effect_in_flight",
         /// The run's journal failed, or holds a row that is malformed or contradicts the rest.
         Journal => "journal",
+        /// The run's [placement](crate::placement) could not hand a SPAWN's siblings or a
+        /// CALL's callee over, or their outcomes did not come back.
+        Placement => "placement",
         /// The run came back to an instruction with every carry unchanged through pure steps
         /// only (CODE, a code-decided ROUTE, failed slots), so it could never progress: an
         /// extension of §10.4, raised at once instead of at the end of the step budget.

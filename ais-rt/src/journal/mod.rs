@@ -63,11 +63,14 @@
 //!
 //! The in-memory journal ([`memory::MemoryJournal`]) serves tests and benches; the SQLite one
 //! ([`sqlite::SqliteStore`]) is what `ais run` uses by default.
+//!
+//! A journal records; it does not decide where work runs. Where a SPAWN's siblings and a
+//! CALL's callee run — in this process or elsewhere — is the [`Placement`](crate::placement)'s,
+//! given to the runtime on its own.
 
 mod fits;
 pub(crate) use fits::fits;
 pub mod memory;
-pub mod offload;
 pub mod path;
 pub mod replay;
 pub mod request;
@@ -445,12 +448,6 @@ pub trait Journal: Send + Sync {
     /// The commits of the run so far, and its pause record when it is paused (a commit after
     /// a pause means the pause was answered: the record is gone).
     fn history(&self) -> BoxFuture<'_, Result<History, JournalError>>;
-
-    /// Where this journal runs a SPAWN's siblings, when it runs them elsewhere ([`offload`]);
-    /// `None` (the default): the machine runs them in this process.
-    fn offload(&self) -> Option<&dyn offload::Offload> {
-        None
-    }
 }
 
 /// A run's state folded from its commits.

@@ -141,7 +141,7 @@ impl Run {
             })
             .collect();
         let elsewhere = match self.call_job(step, &prep, &values) {
-            Some((runner, job)) => super::elsewhere::call_elsewhere(runner, job).await,
+            Some((runner, job)) => Some(super::handover::call_elsewhere(runner, job).await),
             None => None,
         };
         let out: RunOutcome = match elsewhere {

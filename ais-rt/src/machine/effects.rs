@@ -130,8 +130,8 @@ impl Effects {
         Effects::new(self.journal.clone(), path, step, self.meter.clone())
     }
 
-    /// A sibling run elsewhere ([`crate::journal::offload`]): its effects under `s<index>` at
-    /// its SPAWN's step, recorded in `journal` when there is one.
+    /// A sibling handed over by another process's [placement](crate::placement): its effects
+    /// under `s<index>` at its SPAWN's step, recorded in `journal` when there is one.
     pub(crate) fn sibling(
         journal: Option<Arc<dyn Journal>>,
         index: usize,

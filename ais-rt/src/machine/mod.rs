@@ -9,6 +9,9 @@
 //! - `exec`: the Deterministic Unit's work (tools, CODE bodies, write-out, produced programs).
 //! - `slot`: the Stochastic Unit's work (slots, SU ROUTE choices, the slot's tool surface).
 //! - `spawn`: SPAWN's fan-out, isolation and join; `call`: CALL's sub-runs.
+//! - `handover`: siblings and callees handed to the run's [placement](crate::placement) as
+//!   jobs, and a job handed over from elsewhere run here.
+//! - `object_of_writes`: the object a slot with several writes contracts for.
 //! - `pause`: the resumable handle.
 //! - `durable`: the journal seam's call sites (step commits, effects, rebuilding a run).
 
@@ -16,9 +19,9 @@ mod call;
 pub(crate) mod carries;
 pub(crate) mod durable;
 pub(crate) mod effects;
-pub(crate) mod elsewhere;
 mod exec;
-mod multi;
+pub(crate) mod handover;
+mod object_of_writes;
 pub(crate) mod pause;
 pub mod plan;
 pub(crate) mod replay;
@@ -42,6 +45,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The runtime's settings, shared by every run (and every SPAWN sibling and CALL sub-run).
+#[derive(Clone)]
 pub(crate) struct Settings {
     /// The models: tiers and the default chain (merge hazard: was `model`).
     pub models: Models,
@@ -68,6 +72,8 @@ pub(crate) struct Settings {
     pub max_cost: Option<f64>,
     /// Who watches the answers stream in (a terminal), if anyone.
     pub live: Option<Arc<dyn crate::model::live::Live>>,
+    /// Where a journaled run's SPAWN siblings and CALL callees run.
+    pub placement: Arc<dyn crate::placement::Placement>,
 }
 
 /// How a step ended.

@@ -253,13 +253,13 @@ impl Prepared {
         // The digest is of the program as checked: when the runtime's own marking below changes
         // it, the digest is taken first (else on first use, of the same program).
         let digest = std::sync::OnceLock::new();
-        let contracted = super::multi::contracts(&program);
+        let contracted = super::object_of_writes::needed(&program);
         if contracted {
             let _ = digest.set(self::digest(&program));
         }
         // The check's plan is of the program checked: kept unless the contract changes it.
         let lowered = lowered.filter(|_| !contracted);
-        super::multi::contract(&mut program, &mut checked.deviations);
+        super::object_of_writes::apply(&mut program, &mut checked.deviations);
         let names = carries::names(&program);
         let initial = carries::initial_values(&program, &names);
         let mut prepared = Prepared {

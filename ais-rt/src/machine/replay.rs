@@ -35,21 +35,12 @@ impl Model for Offline {
 fn offline(s: &Settings) -> Settings {
     Settings {
         models: s.models.all_to(Arc::new(Offline)),
-        tools: s.tools.clone(),
-        out_dir: s.out_dir.clone(),
-        max_steps: s.max_steps,
-        max_parallel: s.max_parallel,
-        trace: s.trace.clone(),
-        pulse: s.pulse.clone(),
-        limits: s.limits.clone(),
-        program_dir: s.program_dir.clone(),
-        programs: s.programs.clone(),
-        max_answer_bytes: s.max_answer_bytes,
-        max_siblings: s.max_siblings,
-        policy: s.policy.clone(),
         // A replay asks no model: it spends nothing.
         max_cost: None,
         live: None,
+        // Every sibling and callee replays here, against the recording.
+        placement: Arc::new(crate::placement::Local),
+        ..s.clone()
     }
 }
 

@@ -15,22 +15,22 @@ use std::sync::Arc;
 
 /// The name of the object type synthesized for instruction `id`'s writes. A `.` keeps it
 /// apart from every declared name (identifiers have none, §3.1).
-pub(crate) fn synthesized_name(id: &str) -> String {
+fn type_name(id: &str) -> String {
     format!("{id}.writes")
 }
 
-/// The Mind instructions [`contract`] edits: several writes that their result type does not
+/// The Mind instructions [`apply`] edits: several writes that their result type does not
 /// hold.
-fn contracted(program: &Program) -> impl Iterator<Item = &ais_core::Instruction> {
+fn needing(program: &Program) -> impl Iterator<Item = &ais_core::Instruction> {
     program
         .instructions()
         .iter()
         .filter(|n| n.opcode.is_mind() && !program.result_holds_writes(n))
 }
 
-/// Whether [`contract`] changes `program`.
-pub(crate) fn contracts(program: &Program) -> bool {
-    contracted(program).next().is_some()
+/// Whether [`apply`] changes `program`: some Mind instruction needs an object of its writes.
+pub(crate) fn needed(program: &Program) -> bool {
+    needing(program).next().is_some()
 }
 
 /// Gives every Mind instruction with several writes whose result type does not hold them an
@@ -38,11 +38,11 @@ pub(crate) fn contracts(program: &Program) -> bool {
 /// validator's mechanical repair (G9) has already done this for a GEN-FILL, under a declared
 /// name; this is the same edit ([`Edit::ObjectOfWrites`]) for the other Mind opcodes, and for
 /// a GEN-FILL whose repair did not land.
-pub(crate) fn contract(program: &mut Arc<Program>, deviations: &mut Vec<Deviation>) {
-    let edits: Vec<Edit> = contracted(program)
+pub(crate) fn apply(program: &mut Arc<Program>, deviations: &mut Vec<Deviation>) {
+    let edits: Vec<Edit> = needing(program)
         .map(|n| Edit::ObjectOfWrites {
             instruction: n.id.clone(),
-            ty: synthesized_name(&n.id),
+            ty: type_name(&n.id),
             fields: program.fields_of_writes(n),
         })
         .collect();

@@ -1,17 +1,19 @@
-//! The sibling-runner hook (`ais_rt::journal::offload`): a journal that runs a SPAWN's
-//! siblings and a CALL's callee on another runtime — through JSON, as across a network — gives
-//! the report of the in-process run; the orchestrator's own model is never asked for a
-//! sibling's answer; a job for another program is refused by name; the cap and the step budget
-//! are checked before any job is handed over.
+//! Placement (`ais_rt::placement`), the scheduler's seam apart from the journal's: a placement
+//! that runs a SPAWN's siblings and a CALL's callee on another runtime — through JSON, as
+//! across a network — gives the report of the in-process run over a plain memory journal; the
+//! orchestrator's own model is never asked for a sibling's answer; a job for another program is
+//! refused by name; the cap and the step budget are checked before any job is handed over; a
+//! placement that fails stops the run with the fault `placement`; a run with no journal keeps
+//! its work here.
 
 mod common;
 
 use ais_rt::journal::memory::MemoryJournal;
-use ais_rt::journal::offload::{CallJob, CallOutcome, Offload, SiblingJob, SiblingOutcome};
-use ais_rt::journal::{
-    BoxFuture, Effect, History, Journal, JournalError, Json, RunEnd, StepCommit,
-};
+use ais_rt::journal::{BoxFuture, Json};
 use ais_rt::model::ScriptedModel;
+use ais_rt::placement::{
+    CallJob, CallOutcome, Placement, PlacementError, SiblingJob, SiblingOutcome,
+};
 use ais_rt::{FaultKind, Inputs, Prepared, Runtime, Status};
 use common::{block_on, program};
 use serde_json::json;
@@ -67,10 +69,9 @@ fn runtime(model: Arc<ScriptedModel>, max_steps: u64) -> Runtime {
         .build()
 }
 
-/// A memory journal whose siblings and callees run on `other` (another process, as far as
-/// the run can tell: every job and outcome crosses as JSON).
+/// A placement whose siblings and callees run on `other` (another process, as far as the run
+/// can tell: every job and outcome crosses as JSON).
 struct Elsewhere {
-    inner: MemoryJournal,
     other: Runtime,
     fan: Arc<Prepared>,
     shout: Arc<Prepared>,
@@ -82,37 +83,16 @@ fn across<T: serde::Serialize, U: serde::de::DeserializeOwned>(t: &T) -> U {
     serde_json::from_value(serde_json::to_value(t).unwrap()).unwrap()
 }
 
-impl Journal for Elsewhere {
-    fn run_id(&self) -> &str {
-        self.inner.run_id()
+impl Placement for Elsewhere {
+    fn places_siblings(&self) -> bool {
+        true
     }
-    fn effect<'a>(
-        &'a self,
-        effect: Effect,
-        work: BoxFuture<'a, Json>,
-    ) -> BoxFuture<'a, Result<Json, JournalError>> {
-        self.inner.effect(effect, work)
-    }
-    fn commit<'a>(&'a self, commit: &'a StepCommit) -> BoxFuture<'a, Result<(), JournalError>> {
-        self.inner.commit(commit)
-    }
-    fn end<'a>(&'a self, end: &'a RunEnd) -> BoxFuture<'a, Result<(), JournalError>> {
-        self.inner.end(end)
-    }
-    fn history(&self) -> BoxFuture<'_, Result<History, JournalError>> {
-        self.inner.history()
-    }
-    fn offload(&self) -> Option<&dyn Offload> {
-        Some(self)
-    }
-}
 
-impl Offload for Elsewhere {
     fn siblings<'a>(
         &'a self,
         jobs: Vec<SiblingJob>,
         _limit: Option<usize>,
-    ) -> BoxFuture<'a, Result<Vec<SiblingOutcome>, JournalError>> {
+    ) -> BoxFuture<'a, Result<Vec<SiblingOutcome>, PlacementError>> {
         Box::pin(async move {
             let mut out = Vec::new();
             for job in jobs {
@@ -124,20 +104,19 @@ impl Offload for Elsewhere {
         })
     }
 
-    fn call<'a>(
-        &'a self,
-        job: CallJob,
-    ) -> Option<BoxFuture<'a, Result<CallOutcome, JournalError>>> {
-        (job.digest == self.shout.digest()).then(|| {
-            Box::pin(async move {
-                self.calls.lock().unwrap().push(job.clone());
-                let callee = Arc::new(MemoryJournal::new(format!("{}/c{}", job.run, job.at_step)));
-                let outcome = self
-                    .other
-                    .run_callee(&self.shout, &across(&job), callee)
-                    .await;
-                Ok(across(&outcome.to_json()))
-            }) as BoxFuture<'a, _>
+    fn places_call(&self, callee: &Prepared) -> bool {
+        callee.digest() == self.shout.digest()
+    }
+
+    fn call<'a>(&'a self, job: CallJob) -> BoxFuture<'a, Result<CallOutcome, PlacementError>> {
+        Box::pin(async move {
+            self.calls.lock().unwrap().push(job.clone());
+            let callee = Arc::new(MemoryJournal::new(format!("{}/c{}", job.run, job.at_step)));
+            let outcome = self
+                .other
+                .run_callee(&self.shout, &across(&job), callee)
+                .await;
+            Ok(across(&outcome.to_json()))
         })
     }
 }
@@ -148,21 +127,26 @@ fn inputs(n: usize) -> Inputs {
     Inputs::parse(&program(FAN).program, Some("go".into()), &pairs).unwrap()
 }
 
+/// The placement, and the orchestrator's runtime placing its work there.
 fn elsewhere(n: usize, max_steps: u64) -> (Arc<Elsewhere>, Runtime, Arc<Prepared>) {
     // The orchestrator's model has no answers: a sibling run here would fail.
     let here = runtime(model(0), max_steps);
     let other = runtime(model(n), max_steps);
     let fan = here.prepare(&program(FAN).program, None);
     let shout = here.prepare(&program(SHOUT).program, None);
-    let journal = Arc::new(Elsewhere {
-        inner: MemoryJournal::new("run-1"),
+    let placement = Arc::new(Elsewhere {
         other,
         fan: fan.clone(),
         shout,
         jobs: Mutex::default(),
         calls: Mutex::default(),
     });
-    (journal, here, fan)
+    let here = here.placed(placement.clone());
+    (placement, here, fan)
+}
+
+fn journal() -> Arc<MemoryJournal> {
+    Arc::new(MemoryJournal::new("run-1"))
 }
 
 #[test]
@@ -177,10 +161,10 @@ fn siblings_and_a_callee_run_elsewhere_give_the_in_process_report() {
         json!("ANSWER 0, ANSWER 1, ANSWER 2, ANSWER 3, ANSWER 4, ANSWER 5, ANSWER 6")
     );
 
-    let (journal, here, fan) = elsewhere(n, 1000);
-    let got = block_on(here.run_journaled(&fan, inputs(n), journal.clone()));
+    let (placement, here, fan) = elsewhere(n, 1000);
+    let got = block_on(here.run_journaled(&fan, inputs(n), journal()));
     assert_eq!(got.to_json(), expected.to_json());
-    let jobs = journal.jobs.lock().unwrap();
+    let jobs = placement.jobs.lock().unwrap();
     assert_eq!(
         jobs.iter().map(|j| j.index).collect::<Vec<_>>(),
         (0..n).collect::<Vec<_>>()
@@ -189,7 +173,7 @@ fn siblings_and_a_callee_run_elsewhere_give_the_in_process_report() {
         jobs.iter()
             .all(|j| j.instruction == "fan" && j.run == "run-1")
     );
-    let calls = journal.calls.lock().unwrap();
+    let calls = placement.calls.lock().unwrap();
     assert_eq!(calls.len(), 1);
     assert_eq!(
         calls[0].values,
@@ -203,16 +187,16 @@ fn siblings_and_a_callee_run_elsewhere_give_the_in_process_report() {
 
 #[test]
 fn the_step_budget_is_checked_before_any_sibling_is_handed_over() {
-    let (journal, here, fan) = elsewhere(9, 5);
-    let got = block_on(here.run_journaled(&fan, inputs(9), journal.clone()));
+    let (placement, here, fan) = elsewhere(9, 5);
+    let got = block_on(here.run_journaled(&fan, inputs(9), journal()));
     assert_eq!(got.status, Status::Fault);
     assert_eq!(got.fault.as_ref().unwrap().kind, FaultKind::BudgetExhausted);
-    assert!(journal.jobs.lock().unwrap().is_empty());
+    assert!(placement.jobs.lock().unwrap().is_empty());
 }
 
 #[test]
 fn a_job_of_another_program_or_step_is_refused_by_name() {
-    let (journal, _, fan) = elsewhere(2, 100);
+    let (placement, _, fan) = elsewhere(2, 100);
     let job = SiblingJob {
         run: "run-1".into(),
         digest: fan.digest().to_owned(),
@@ -225,7 +209,7 @@ fn a_job_of_another_program_or_step_is_refused_by_name() {
         carries: vec![],
         answer: None,
     };
-    let ok = block_on(journal.other.run_sibling(&fan, job.clone(), None));
+    let ok = block_on(placement.other.run_sibling(&fan, job.clone(), None));
     assert!(
         matches!(&ok, SiblingOutcome::Done { value: Ok(v), .. } if *v == json!("answer 0")),
         "{ok:?}"
@@ -253,7 +237,7 @@ fn a_job_of_another_program_or_step_is_refused_by_name() {
             "is not that SPAWN",
         ),
     ] {
-        match block_on(journal.other.run_sibling(&fan, bad, None)) {
+        match block_on(placement.other.run_sibling(&fan, bad, None)) {
             SiblingOutcome::Fault { kind, message } => {
                 assert_eq!(kind, FaultKind::InvalidHandle);
                 assert!(
@@ -264,4 +248,63 @@ fn a_job_of_another_program_or_step_is_refused_by_name() {
             other => panic!("refused, not {other:?}"),
         }
     }
+}
+
+/// A placement that takes the siblings and cannot hand them over.
+struct Unreachable;
+
+impl Placement for Unreachable {
+    fn places_siblings(&self) -> bool {
+        true
+    }
+
+    fn siblings<'a>(
+        &'a self,
+        jobs: Vec<SiblingJob>,
+        _limit: Option<usize>,
+    ) -> BoxFuture<'a, Result<Vec<SiblingOutcome>, PlacementError>> {
+        let n = jobs.len();
+        Box::pin(async move {
+            Err(PlacementError::new(format!(
+                "{n} siblings: the other side does not answer"
+            )))
+        })
+    }
+}
+
+#[test]
+fn a_placement_that_cannot_hand_the_siblings_over_stops_the_run_with_the_fault_placement() {
+    let here = Runtime::builder()
+        .model(model(3))
+        .program("Shout", program(SHOUT).program)
+        .placement(Arc::new(Unreachable))
+        .build();
+    let fan = here.prepare(&program(FAN).program, None);
+    let got = block_on(here.run_journaled(&fan, inputs(3), journal()));
+    assert_eq!(got.status, Status::Fault);
+    let fault = got.fault.as_ref().unwrap();
+    assert_eq!(fault.kind, FaultKind::Placement);
+    assert_eq!(fault.instruction, "fan");
+    assert!(
+        fault
+            .message
+            .contains("3 siblings: the other side does not answer"),
+        "{}",
+        fault.message
+    );
+    assert_eq!(got.to_json()["fault"]["kind"], json!("placement"));
+}
+
+#[test]
+fn a_run_without_a_journal_keeps_its_siblings_and_callee_here() {
+    let n = 3;
+    let (placement, _, fan) = elsewhere(n, 1000);
+    // The same placement, on a runtime whose own model answers: the run names no journal,
+    // so there is no run for a job to name, and everything runs in process.
+    let here = runtime(model(n), 1000).placed(placement.clone());
+    let got = block_on(here.run_prepared(&fan, inputs(n)));
+    assert_eq!(got.status, Status::Ok, "{:?}", got.fault);
+    assert_eq!(got.report["shouted"], json!("ANSWER 0, ANSWER 1, ANSWER 2"));
+    assert!(placement.jobs.lock().unwrap().is_empty());
+    assert!(placement.calls.lock().unwrap().is_empty());
 }

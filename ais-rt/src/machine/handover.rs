@@ -1,52 +1,59 @@
-//! SPAWN siblings run elsewhere, through the journal's sibling-runner hook
-//! ([`crate::journal::offload`]): the orchestrating side (jobs out, outcomes in, in sibling
-//! order) and the running side ([`run_job`], behind `Runtime::run_sibling`).
+//! Work handed over to the run's [placement](crate::placement): the orchestrating side
+//! (a SPAWN's siblings and a CALL's callee as jobs out, their outcomes in, in sibling order)
+//! and the running side ([`run_job`], behind `Runtime::run_sibling`).
 
 use super::carries::CarryFile;
-use super::effects::{Effects, journal_stop};
+use super::effects::Effects;
 use super::plan::{Prepared, SpawnCtl, Step};
 use super::spawn::{Ran, Sibling, SiblingResult, Waiting};
 use super::{Answer, Run, Settings, Stop};
-use crate::journal::offload::{CallJob, CallOutcome, Offload, SiblingJob, SiblingOutcome};
 use crate::journal::{Journal, Json};
+use crate::placement::{
+    CallJob, CallOutcome, Placement, PlacementError, SiblingJob, SiblingOutcome,
+};
 use crate::report::{Fault, FaultKind, Pause, RunOutcome};
 use ais_core::Value;
 use std::sync::Arc;
 
-/// A journaled run's sibling runner, looked up once: the journal the jobs name as their run,
-/// and the runner it offers ([`Journal::offload`]).
+/// Where a journaled run hands work over: the run the jobs name (its journal's id) and the
+/// runtime's placement.
 #[derive(Clone, Copy)]
 pub(super) struct Runner<'j> {
-    journal: &'j dyn Journal,
-    offload: &'j dyn Offload,
+    run: &'j str,
+    placement: &'j dyn Placement,
 }
 
 impl Run {
-    /// The runner of this run's journal, when it has one and the run commits its steps (it is
-    /// not a CALL's sub-run: its program is not the one the journal serves). A SPAWN's
-    /// siblings run there, `orchestrator_owned` ones too: such a sibling stages its writes where
-    /// it runs, and the runner brings them back into this run's stage (`.ais/stage/<id>/<i>/`
-    /// under the output root, [`stage_dir`](crate::stage_dir)) before it returns the outcome,
-    /// so the SPAWN applies them as it applies siblings staged in process.
-    pub(super) fn runner(&self) -> Option<Runner<'_>> {
+    /// The run's placement with the run's id, when the run is journaled as itself (it is not
+    /// a CALL's sub-run: its program is not the one the journal serves) — only such a run
+    /// hands work over.
+    fn placed(&self) -> Option<Runner<'_>> {
         self.durable.as_deref().filter(|d| d.commits)?;
-        let journal = self.effects.journal()?;
         Some(Runner {
-            journal: &**journal,
-            offload: journal.offload()?,
+            run: self.effects.journal()?.run_id(),
+            placement: &*self.settings.placement,
         })
     }
 
-    /// The callee of a CALL as a job for the run's [runner](Self::runner), with the runner.
+    /// Where a SPAWN's siblings go when the run's placement takes them. `orchestrator_owned`
+    /// ones too: such a sibling stages its writes where it runs, and the placement brings them
+    /// back into this run's stage (`.ais/stage/<id>/<i>/` under the output root,
+    /// [`stage_dir`](crate::stage_dir)) before it returns the outcome, so the SPAWN applies
+    /// them as it applies siblings staged in process.
+    pub(super) fn runner(&self) -> Option<Runner<'_>> {
+        self.placed().filter(|r| r.placement.places_siblings())
+    }
+
+    /// The callee of a CALL as a job, with where it goes, when the run's placement takes it.
     pub(super) fn call_job(
         &self,
         step: &Step,
         prep: &Prepared,
         values: &[(usize, Value)],
     ) -> Option<(Runner<'_>, CallJob)> {
-        let runner = self.runner()?;
+        let runner = self.placed().filter(|r| r.placement.places_call(prep))?;
         let job = CallJob {
-            run: runner.journal.run_id().to_owned(),
+            run: runner.run.to_owned(),
             instruction: step.id.clone(),
             at_step: self.steps,
             digest: prep.digest().to_owned(),
@@ -83,7 +90,7 @@ impl Run {
         let jobs: Vec<SiblingJob> = to_run
             .into_iter()
             .map(|(index, sub, answer)| SiblingJob {
-                run: runner.journal.run_id().to_owned(),
+                run: runner.run.to_owned(),
                 digest: self.prep.digest().to_owned(),
                 step: at,
                 instruction: step.id.clone(),
@@ -96,13 +103,13 @@ impl Run {
             })
             .collect();
         let outcomes = runner
-            .offload
+            .placement
             .siblings(jobs, ctl.max_parallel)
             .await
-            .map_err(journal_stop)?;
+            .map_err(placement_stop)?;
         if outcomes.len() != indexes.len() {
             return Err(Stop::Fault(
-                FaultKind::Journal,
+                FaultKind::Placement,
                 format!(
                     "SPAWN `{}` handed over {} siblings and got {} outcomes back",
                     step.id,
@@ -224,13 +231,15 @@ fn outcome(r: Result<SiblingResult, Stop>) -> SiblingOutcome {
     }
 }
 
-/// Runs a CALL's callee through `runner`: `None` when the runner does not serve it.
-pub(super) async fn call_elsewhere(
-    runner: Runner<'_>,
-    job: CallJob,
-) -> Option<Result<RunOutcome, Stop>> {
-    let call = runner.offload.call(job)?;
-    Some(call.await.map(outcome_of_call).map_err(journal_stop))
+/// Runs a CALL's callee through `runner`'s placement.
+pub(super) async fn call_elsewhere(runner: Runner<'_>, job: CallJob) -> Result<RunOutcome, Stop> {
+    let call = runner.placement.call(job);
+    call.await.map(outcome_of_call).map_err(placement_stop)
+}
+
+/// A placement's error as what stops the run.
+fn placement_stop(e: PlacementError) -> Stop {
+    Stop::Fault(FaultKind::Placement, e.to_string())
 }
 
 /// A callee's report as the outcome an in-process sub-run returns (what the caller lands).

@@ -1,38 +1,49 @@
-//! The sibling-runner hook: work the machine hands to its journal to run elsewhere.
+//! Placement: where a run's SPAWN siblings and CALL callees run — in this process, or
+//! elsewhere. The scheduler's seam, apart from the store's ([`crate::journal`]): a journal
+//! records what a run did; a [`Placement`] decides where its independent work runs.
 //!
 //! A SPAWN's siblings are independent of each other (each reads a frozen snapshot of the carry
-//! file and writes no carry, §4.4.4), so a backend that can run work on other processes — the
-//! Restate backend runs each sibling as its own invocation, on any registered endpoint — may
-//! take them over. A journal says it can through [`Journal::offload`](super::Journal::offload);
-//! the default is `None`, and the machine runs the siblings in this process, as always.
+//! file and writes no carry, §4.4.4), so a placement that can run work on other processes — the
+//! Restate one runs each sibling as an invocation of its own, on any registered endpoint — may
+//! take them over. The runtime is given one with [`RuntimeBuilder::placement`] (or, for one
+//! run, [`Runtime::placed`]); the default, [`Local`], takes nothing, and the machine runs the
+//! siblings and callees in this process, as always.
 //!
-//! What crosses the hook is plain data, so it can cross a network: a [`SiblingJob`] (which
+//! What crosses the seam is plain data, so it can cross a network: a [`SiblingJob`] (which
 //! step of which program, the sibling's index and sub-task, the snapshot, the human's answer
 //! for a resumed sibling) goes out, a [`SiblingOutcome`] (its value or error value, a question
 //! for the human, or a fault) comes back. The process that receives a job runs it with
-//! `ais_rt::Runtime::run_sibling`, over the same program — the one machine, binder and
-//! validator — so a sibling does there exactly what it does in process.
+//! [`Runtime::run_sibling`], over the same program — the one machine, binder and validator — so
+//! a sibling does there exactly what it does in process; its effects go to the journal that
+//! process gives it.
 //!
 //! The machine keeps everything else: the sibling cap and the step budget are checked before
 //! any job is handed over, the results are joined in sibling order, a failed sibling is an
 //! error value of the join, a fault of any sibling is the run's fault, a sibling's question
-//! pauses the SPAWN before its join. Siblings of a CALL's sub-run stay in process.
+//! pauses the SPAWN before its join. Only a run journaled as itself places work (the jobs name
+//! it by its journal's run id); the siblings and callees of a CALL's sub-run stay in process.
 //!
 //! Siblings whose writes the orchestrator applies (`orchestrator_owned`) are handed over too,
-//! and then the runner owes the machine their staged files: a sibling stages its writes on the
-//! disk of the process that ran it, and before its outcome comes back the runner must have put
-//! them in this run's stage for that sibling ([`crate::stage_dir`] under the output root), each
-//! path checked as any destination is — the SPAWN then applies them after the join exactly as it
-//! applies siblings staged in process. (The Restate runner carries them in the sibling's journaled
-//! effect results, so a sibling replayed on another endpoint brings them back too.)
+//! and then the placement owes the machine their staged files: a sibling stages its writes on
+//! the disk of the process that ran it, and before its outcome comes back the placement must
+//! have put them in this run's stage for that sibling ([`crate::stage_dir`] under the output
+//! root), each path checked as any destination is — the SPAWN then applies them after the join
+//! exactly as it applies siblings staged in process. (The Restate placement carries them in the
+//! sibling's journaled effect results, so a sibling replayed on another endpoint brings them
+//! back too.)
 //!
-//! A CALL's callee may run elsewhere too ([`Offload::call`]): a [`CallJob`] (the callee's
+//! A CALL's callee may run elsewhere too ([`Placement::call`]): a [`CallJob`] (the callee's
 //! program by digest, the values the CALL binds, the caller's remaining step budget, the
 //! nesting depth) goes out, the callee's report comes back as a [`CallOutcome`], and the
-//! caller lands it as it lands an in-process sub-run's (`ais_rt::Runtime::run_callee` runs it
-//! there). A runner that does not serve the callee answers `None`: the callee runs in process.
+//! caller lands it as it lands an in-process sub-run's ([`Runtime::run_callee`] runs it there).
+//!
+//! [`RuntimeBuilder::placement`]: crate::RuntimeBuilder::placement
+//! [`Runtime::placed`]: crate::Runtime::placed
+//! [`Runtime::run_sibling`]: crate::Runtime::run_sibling
+//! [`Runtime::run_callee`]: crate::Runtime::run_callee
 
-use super::{BoxFuture, JournalError, Json};
+use crate::Prepared;
+use crate::journal::{BoxFuture, Json, Spend};
 use crate::model::Usage;
 use crate::report::{FaultKind, RunUsage, Status};
 use serde::{Deserialize, Serialize};
@@ -76,8 +87,8 @@ pub enum SiblingOutcome {
         /// The tokens its slot spent (`None`: no slot).
         usage: Option<Usage>,
         /// Its slot's cost and failovers.
-        #[serde(default, skip_serializing_if = "super::Spend::is_none")]
-        spend: super::Spend,
+        #[serde(default, skip_serializing_if = "Spend::is_none")]
+        spend: Spend,
     },
     /// It stopped at an `ask_user` call.
     Waiting {
@@ -156,25 +167,73 @@ pub struct CallPause {
     pub carry: String,
 }
 
-/// A journal's way to run a SPAWN's siblings, and a CALL's callee, elsewhere.
-pub trait Offload: Send + Sync {
+/// Where a run's SPAWN siblings and CALL callees run.
+///
+/// Each kind of work is asked about first ([`places_siblings`](Self::places_siblings),
+/// [`places_call`](Self::places_call)), so a run whose work stays in this process builds no job;
+/// the machine hands work over ([`siblings`](Self::siblings), [`call`](Self::call)) only when
+/// the answer was yes. Every method has a default that keeps the work here: an implementation
+/// overrides the pairs it takes.
+pub trait Placement: Send + Sync {
+    /// Whether a SPAWN's siblings run elsewhere, through [`siblings`](Self::siblings). The
+    /// default, `false`: they run in this process.
+    fn places_siblings(&self) -> bool {
+        false
+    }
+
     /// Runs `jobs` — one SPAWN's siblings, in sibling order — and returns their outcomes in
     /// the same order. `limit` is the SPAWN's own `max_parallel` when the program declares
-    /// one: no more of its siblings may run at once. An error is the journal's own (it could
-    /// not hand the work over or get it back) and stops the run with the fault `journal`.
+    /// one: no more of its siblings may run at once. An error (the work could not be handed
+    /// over, or its outcome did not come back) stops the run with the fault `placement`.
+    ///
+    /// Called only when [`places_siblings`](Self::places_siblings) is true; the default
+    /// refuses.
     fn siblings<'a>(
         &'a self,
         jobs: Vec<SiblingJob>,
         limit: Option<usize>,
-    ) -> BoxFuture<'a, Result<Vec<SiblingOutcome>, JournalError>>;
+    ) -> BoxFuture<'a, Result<Vec<SiblingOutcome>, PlacementError>> {
+        let _ = (jobs, limit);
+        Box::pin(std::future::ready(Err(PlacementError::new(
+            "this placement runs no SPAWN siblings elsewhere",
+        ))))
+    }
 
-    /// Runs a CALL's callee elsewhere and returns its report; `None` when this runner does
-    /// not serve the callee's program (the default): it runs in process.
-    fn call<'a>(
-        &'a self,
-        job: CallJob,
-    ) -> Option<BoxFuture<'a, Result<CallOutcome, JournalError>>> {
-        let _ = job;
-        None
+    /// Whether a CALL of `callee` runs elsewhere, through [`call`](Self::call) (a placement
+    /// that serves some programs only tells them by [`Prepared::digest`]). The default,
+    /// `false`: it runs in this process.
+    fn places_call(&self, callee: &Prepared) -> bool {
+        let _ = callee;
+        false
+    }
+
+    /// Runs a CALL's callee elsewhere and returns its report. An error stops the run with the
+    /// fault `placement`.
+    ///
+    /// Called only when [`places_call`](Self::places_call) is true for the callee; the
+    /// default refuses.
+    fn call<'a>(&'a self, job: CallJob) -> BoxFuture<'a, Result<CallOutcome, PlacementError>> {
+        Box::pin(std::future::ready(Err(PlacementError::new(format!(
+            "this placement runs no CALL elsewhere (CALL `{}`)",
+            job.instruction
+        )))))
+    }
+}
+
+/// The default placement: every sibling and callee runs in this process.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Local;
+
+impl Placement for Local {}
+
+/// Work a [`Placement`] could not hand over, or whose outcome did not come back.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PlacementError(pub String);
+
+impl PlacementError {
+    /// An error saying `message`.
+    pub fn new(message: impl Into<String>) -> PlacementError {
+        PlacementError(message.into())
     }
 }
