@@ -65,12 +65,14 @@
 pub mod files;
 pub mod journal;
 mod machine;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;
 #[cfg(feature = "otlp")]
 pub mod otlp;
 pub mod report;
 pub mod sandbox;
+#[cfg(feature = "http")]
 pub mod tls;
 pub mod tools;
 pub mod trace;
