@@ -791,6 +791,36 @@ fn ais_new_rust_scaffolds_a_crate_whose_tests_pass() {
     assert!(o.status.success(), "{printed}");
     assert!(printed.contains("test result: ok. 3 passed"), "{printed}");
 
+    // The crate is built on the light `ais`: none of the heavy parts it does not use were
+    // compiled, and a live model without its feature is an error saying how to turn it on.
+    let deps = root.join("target/tests/new-rust/debug/deps");
+    for heavy in ["reqwest", "rusqlite", "rmcp", "axum", "clap", "opentelemetry", "ais_lift"] {
+        let built = std::fs::read_dir(&deps)
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .find(|name| name.starts_with(&format!("lib{heavy}-")));
+        assert_eq!(built, None, "the light ais compiled {heavy}");
+    }
+    assert!(manifest.contains("live = [\"ais/http\"]"), "{manifest}");
+    let o = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["run", "--offline", "--quiet", "--", "--model", "openai:gpt-4o-mini"])
+        .current_dir(&krate)
+        .env("CARGO_TARGET_DIR", root.join("target/tests/new-rust"))
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_PROFILE_TEST_DEBUG", "false")
+        .env("OPENAI_API_KEY", "sk-never-sent")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo runs");
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("turn on the `http` feature"),
+        "{}",
+        stderr(&o)
+    );
+
     // Without --ais-path the manifest names the crates.io release this ais was built from.
     let o = ais_in(dir.path(), &["new", "published", "--rust"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -18,11 +18,11 @@ use serde_json::{Map, Number, Value as Json};
 pub type Extra = Map<String, Json>;
 
 macro_rules! enums {
-    ($( $(#[$m:meta])* $name:ident { $( $(#[$vm:meta])* $v:ident => $text:literal, )* } )*) => {$(
+    ($( $(#[$m:meta])* $name:ident { $( $(#[doc = $vd:literal])* $v:ident => $text:literal, )* } )*) => {$(
         ais_core::spelled! {
             $(#[$m])*
             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-            pub enum $name { $( $(#[$vm])* $v => $text, )* }
+            pub enum $name { $( $(#[doc = $vd])* $v => $text, )* }
             serde
         }
     )*};

@@ -65,6 +65,7 @@
 pub mod files;
 pub mod journal;
 mod machine;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;
 #[cfg(feature = "otlp")]
@@ -72,6 +73,7 @@ pub mod otlp;
 pub mod placement;
 pub mod report;
 pub mod sandbox;
+#[cfg(feature = "http")]
 pub mod tls;
 pub mod tools;
 pub mod trace;

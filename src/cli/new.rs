@@ -217,7 +217,7 @@ fn rust_files(n: &Names, ais_path: Option<&Path>) -> Result<Vec<(String, String)
             })?;
             let dir = dir.display().to_string().replace('\\', "/");
             (
-                format!("{{ path = \"{dir}\" }}"),
+                format!("{{ path = \"{dir}/ais\" }}"),
                 format!("{{ path = \"{dir}/ais-syntax\" }}"),
             )
         }
@@ -232,6 +232,9 @@ name = \"{given}\"\n\
 version = \"0.1.0\"\n\
 edition = \"2024\"\n\
 publish = false\n\n\
+[features]\n\
+# Live models (`--model openai:…`, `anthropic:…`, `ollama:…`): `cargo run --features live`.\n\
+live = [\"ais/http\"]\n\n\
 [dependencies]\n\
 ais = {ais}\n\
 csv = \"1.3\"\n\
@@ -256,7 +259,8 @@ pub const RESPONSES: &str = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/{s}.respons
     let main = format!(
         "//! `cargo run [-- --model SPEC] [OUT_DIR]`: summarizes the sample reviews into\n\
 //! OUT_DIR/summary.md, on the scripted answers unless `--model` names a live model\n\
-//! (`openai:gpt-4o-mini`, `anthropic:claude-3-5-haiku-latest`, `ollama:llama3.2`).\n\n\
+//! (`openai:gpt-4o-mini`, `anthropic:claude-3-5-haiku-latest`, `ollama:llama3.2`), which\n\
+//! needs the `live` feature: `cargo run --features live -- --model SPEC`.\n\n\
 use {crate_}::{{{c}, {c}Input, RESPONSES, REVIEWS}};\n\n\
 #[tokio::main(flavor = \"current_thread\")]\n\
 async fn main() -> Result<(), Box<dyn std::error::Error>> {{\n\
@@ -344,9 +348,9 @@ task names, labels each review with a model (one slot per row, a SPAWN), counts 
 code, and saves `summary.md` only when the counts add up. A mistake in the program is a\n\
 compile error at the token that broke it.\n\n\
 ```sh\n\
-cargo run                                   # on the scripted answers in {s}.responses.json\n\
-cargo run -- --model openai:gpt-4o-mini     # a live model (OPENAI_API_KEY)\n\
-cargo test                                  # runs it end to end, checks the exported AG-IR\n\
+cargo run                                                 # on the scripted answers in {s}.responses.json\n\
+cargo run --features live -- --model openai:gpt-4o-mini   # a live model (OPENAI_API_KEY)\n\
+cargo test                                                # runs it end to end, checks the exported AG-IR\n\
 ```\n\n\
 `build.rs` writes the program's AG-IR to `$OUT_DIR/agir/{s}.agir` (byte for byte `{c}::AGIR`);\n\
 `ais check` and `ais graph` read it.\n"

@@ -75,6 +75,7 @@ pub mod path;
 pub mod replay;
 pub mod request;
 pub mod seal;
+#[cfg(feature = "sqlite")]
 pub mod sqlite;
 
 use serde::{Deserialize, Serialize};

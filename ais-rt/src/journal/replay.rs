@@ -22,6 +22,7 @@
 
 use super::memory::{MemoryJournal, Steps};
 use super::request::differences;
+#[cfg(feature = "sqlite")]
 use super::sqlite::{SqliteStore, recorded_outcome};
 use super::{
     BoxFuture, Effect, EffectKey, EffectKind, History, Journal, JournalError, Json, RunEnd,
@@ -62,6 +63,7 @@ impl Recording {
     /// Reads run `id` from a SQLite journal; every row is checked ([`JournalError::Corrupt`]
     /// names the first that does not read, or that names an instruction the run's recorded
     /// program does not have).
+    #[cfg(feature = "sqlite")]
     pub fn from_sqlite(store: &SqliteStore, id: &str) -> Result<Recording, JournalError> {
         let record = store
             .run(id)?

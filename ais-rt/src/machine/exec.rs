@@ -202,6 +202,10 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
                         "`{}` calls tool `{}`, whose body is Rust (`lang: rust`): only the `ais!` program it comes from runs it; run that program from Rust with {entry}, or give the tool a Python `body` or a `command`",
                         step.id, call.name
                     ),
+                    None if call.class.mcp => format!(
+                        "`{}` calls tool `{}`, bound to an MCP server that nothing started: start the program's servers with `ais::rt::mcp::McpServers` (the `mcp` feature of ais) and register their tools, or run it with `ais run`",
+                        step.id, call.name
+                    ),
                     None => format!(
                         "`{}` calls tool `{}`, which nothing implements here: register a native tool named `{}`, or give it a `body` or a `command`",
                         step.id, call.name, call.name

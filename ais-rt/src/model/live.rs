@@ -32,11 +32,13 @@ pub(crate) async fn watched<F: Future>(live: Option<Arc<dyn Live>>, exchange: F)
     }
 }
 
+#[cfg(feature = "http")]
 /// Whether the current exchange is watched: the providers stream only then.
 pub(crate) fn watching() -> bool {
     WATCHER.try_with(|_| ()).is_ok()
 }
 
+#[cfg(feature = "http")]
 /// Hands `text` of the slot of `instruction` to the watcher, if there is one.
 pub(crate) fn show(instruction: &str, sibling: Option<usize>, text: &str) {
     if !text.is_empty() {

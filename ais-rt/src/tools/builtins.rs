@@ -125,7 +125,16 @@ impl Builtin {
                 .await
             }
             Builtin::RunCommand => run_command(&text(0)?, ctx).await,
+            #[cfg(feature = "http")]
             Builtin::HttpGet => super::http::get(&text(0)?, &ctx.limits, &ctx.policy).await,
+            #[cfg(not(feature = "http"))]
+            Builtin::HttpGet => Err(ToolError::new(
+                ToolErrorKind::NotFound,
+                concat!(
+                    "tool `http_get` is not in this build: turn on the `http` feature of ais ",
+                    "(`features = [\"http\"]` on `ais` or `ais-rt` in Cargo.toml)"
+                ),
+            )),
         }
     }
 }

@@ -60,6 +60,7 @@ pub mod builtins;
 pub mod command;
 mod command_line;
 pub mod destination;
+#[cfg(feature = "http")]
 mod http;
 pub mod native;
 pub mod policy;

@@ -21,8 +21,11 @@
 //!   is outside this check.
 
 use super::{ToolContext, ToolError, ToolErrorKind};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+#[cfg(feature = "http")]
+use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::{Path, PathBuf};
+#[cfg(feature = "http")]
 use std::sync::{Arc, OnceLock};
 
 /// The read roots and the allowed network hosts of a run's tool calls (see the module docs).
@@ -39,6 +42,7 @@ pub struct AccessPolicy {
     /// and this run did not create (`ais run --overwrite`; see
     /// [`destination`](super::destination)).
     pub overwrite: bool,
+    #[cfg(feature = "http")]
     client: OnceLock<Result<reqwest::Client, String>>,
 }
 
@@ -53,6 +57,7 @@ impl AccessPolicy {
                 .collect(),
             start: None,
             overwrite: false,
+            #[cfg(feature = "http")]
             client: OnceLock::new(),
         }
     }
@@ -68,6 +73,7 @@ impl AccessPolicy {
 
     /// The HTTP client of this policy: its resolver and its redirect policy check every
     /// address (built once).
+    #[cfg(feature = "http")]
     pub(crate) fn client(self: &Arc<Self>) -> Result<&reqwest::Client, ToolError> {
         let policy = self.clone();
         self.client
@@ -83,6 +89,7 @@ impl AccessPolicy {
 
     /// A refusal of `url` when its host is an IP address the policy does not let
     /// `http_get` reach (a host name is checked when it resolves).
+    #[cfg(feature = "http")]
     pub(crate) fn refuse_url(&self, url: &reqwest::Url) -> Option<String> {
         let host = url.host_str()?;
         let ip: IpAddr = host
@@ -94,6 +101,7 @@ impl AccessPolicy {
     }
 }
 
+#[cfg(feature = "http")]
 fn refusal(host: &str, ips: &[IpAddr]) -> String {
     let shown: Vec<String> = ips.iter().map(IpAddr::to_string).collect();
     format!(
@@ -102,6 +110,7 @@ fn refusal(host: &str, ips: &[IpAddr]) -> String {
     )
 }
 
+#[cfg(feature = "http")]
 fn build_client(policy: Arc<AccessPolicy>) -> Result<reqwest::Client, String> {
     crate::tls::install_crypto_provider();
     let redirects = policy.clone();
@@ -127,8 +136,10 @@ fn build_client(policy: Arc<AccessPolicy>) -> Result<reqwest::Client, String> {
 
 /// The resolver `http_get` connects through: a host's addresses, less those the policy does
 /// not let it reach; none left is an error.
+#[cfg(feature = "http")]
 struct Guard(Arc<AccessPolicy>);
 
+#[cfg(feature = "http")]
 impl reqwest::dns::Resolve for Guard {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let policy = self.0.clone();
@@ -270,9 +281,12 @@ mod tests {
         let p = AccessPolicy::new(Vec::new(), vec!["LocalHost".into(), "[::1]".into()]);
         assert!(p.net_allowed("localhost") && p.net_allowed("::1") && p.net_allowed("[::1]"));
         assert!(!p.net_allowed("127.0.0.1"));
-        let url = reqwest::Url::parse("http://127.0.0.1:9/x").unwrap();
-        assert!(p.refuse_url(&url).is_some());
-        let url = reqwest::Url::parse("http://[::1]:9/x").unwrap();
-        assert!(p.refuse_url(&url).is_none());
+        #[cfg(feature = "http")]
+        {
+            let url = reqwest::Url::parse("http://127.0.0.1:9/x").unwrap();
+            assert!(p.refuse_url(&url).is_some());
+            let url = reqwest::Url::parse("http://[::1]:9/x").unwrap();
+            assert!(p.refuse_url(&url).is_none());
+        }
     }
 }

@@ -20,19 +20,29 @@
 //! `AIS_MODEL_RETRIES` and `AIS_MODEL_MAX_TOKENS`). No key or `Authorization` header is ever in an exchange, an
 //! error message or a log line.
 
+#[cfg(feature = "http")]
 mod anthropic;
+#[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
 mod ollama;
+#[cfg(feature = "http")]
 mod openai;
+#[cfg(feature = "http")]
 mod prompt;
 pub mod schema;
+#[cfg(feature = "http")]
 mod stream;
 
+#[cfg(feature = "http")]
 pub use anthropic::Anthropic;
+#[cfg(feature = "http")]
 pub use ollama::Ollama;
+#[cfg(feature = "http")]
 pub use openai::OpenAi;
 
 use crate::model::{Model, ModelError, ModelErrorKind};
+#[cfg(feature = "http")]
 use reqwest::Url;
 use std::sync::Arc;
 use std::time::Duration;
@@ -162,9 +172,23 @@ pub fn from_spec_with(
         )));
     }
     match provider {
+        #[cfg(feature = "http")]
         "openai" => Ok(Arc::new(OpenAi::from_env(spec, model, env, options)?)),
+        #[cfg(feature = "http")]
         "ollama" => Ok(Arc::new(Ollama::from_env(spec, model, env, options)?)),
+        #[cfg(feature = "http")]
         "anthropic" => Ok(Arc::new(Anthropic::from_env(spec, model, env, options)?)),
+        #[cfg(not(feature = "http"))]
+        "openai" | "ollama" | "anthropic" => {
+            let _ = (env, options);
+            Err(config(format!(
+                "`{spec}` is a live model, and this build has no HTTP providers; turn on the \
+                 `http` feature: `ais = {{ version = \"{v}\", features = [\"http\"] }}` in \
+                 Cargo.toml (or `features = [\"http\"]` on `ais-rt`), or run on \
+                 scripted:FILE.json",
+                v = env!("CARGO_PKG_VERSION")
+            )))
+        }
         "scripted" => Err(config(format!(
             "`{spec}` is a scripted model: the runtime's scripted model reads it, not a provider"
         ))),
@@ -187,6 +211,7 @@ fn config(message: String) -> ModelError {
     ModelError::new(ModelErrorKind::Config, message)
 }
 
+#[cfg(feature = "http")]
 /// A required variable, or the one-line error naming it.
 fn required(env: Env<'_>, name: &str, spec: &str) -> Result<String, ModelError> {
     env(name)
@@ -199,6 +224,7 @@ fn required(env: Env<'_>, name: &str, spec: &str) -> Result<String, ModelError> 
         })
 }
 
+#[cfg(feature = "http")]
 /// A base URL from `name`, or `default`; an `http`/`https` URL, with a path that ends in `/`
 /// so that endpoints join onto it.
 fn base_url(env: Env<'_>, name: &str, default: &str) -> Result<Url, ModelError> {
@@ -236,6 +262,7 @@ fn base_url(env: Env<'_>, name: &str, default: &str) -> Result<Url, ModelError> 
     Ok(url)
 }
 
+#[cfg(feature = "http")]
 /// `base` joined with a relative `endpoint`.
 fn endpoint(base: &Url, endpoint: &str, variable: &str) -> Result<Url, ModelError> {
     base.join(endpoint).map_err(|err| {
@@ -245,6 +272,7 @@ fn endpoint(base: &Url, endpoint: &str, variable: &str) -> Result<Url, ModelErro
     })
 }
 
+#[cfg(feature = "http")]
 /// Asks for a streamed answer, read as `streamed`, when the exchange is watched
 /// ([`crate::model::live`]): `stream: true` and the protocol's `extra` fields go in `body`.
 /// An exchange nobody watches sends the body as it is and reads one JSON answer.
