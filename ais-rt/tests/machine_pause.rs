@@ -495,10 +495,11 @@ fn a_journaled_call_pause_resumes_from_the_journal_without_repeating_an_effect()
     // Every tool call is one effect: the caller's `pick` and, below the CALLs, the middle
     // program's `pick` and the innermost `look`.
     let effects = journal.effects();
-    let tools: Vec<(&str, &str)> = effects
+    let mut tools: Vec<(&str, &str)> = effects
         .iter()
         .map(|(e, _)| (e.key.path.as_str(), e.name.as_str()))
         .collect();
+    tools.sort_unstable();
     assert_eq!(
         tools,
         [

@@ -325,6 +325,6 @@ async fn rebuild(
     d.supplied.extend(r.supplied);
     run.durable = Some(d);
     run.effects = Effects::journaled(journal);
-    run.effects.meter().restart(run.usage.cost.unwrap_or(0.0));
+    run.effects.meter().restart(run.cost_spent());
     Ok(Ok((run, r.cursor)))
 }

@@ -149,6 +149,13 @@ fn answer_type(prep: &Prepared, cursor: usize, carry: &str, ask: Option<usize>) 
 }
 
 impl Run {
+    /// What the run has spent toward `--max-cost`: its own slots' cost and, resumed at a CALL
+    /// whose program waited, what that program spent before (its steps' usage joins the run's
+    /// when it ends).
+    pub(crate) fn cost_spent(&self) -> f64 {
+        self.usage.cost.unwrap_or(0.0) + self.callee.as_ref().map_or(0.0, |c| c.run.cost_spent())
+    }
+
     /// This run's state as a [`Saved`] (paused: `waits` says where).
     pub(crate) fn saved(&self, waits: Option<Waits>) -> Saved {
         let names = &self.carries.names.list;
@@ -361,6 +368,7 @@ pub(crate) fn rebuild(
     };
     let answer = answer.ok_or_else(|| Unfit::Answer("the run waits for an answer".into()))?;
     let supplied = wait(&mut run, &prep, w, answer)?;
+    run.effects.meter().restart(run.cost_spent());
     Ok(Rebuilt {
         run,
         cursor,
