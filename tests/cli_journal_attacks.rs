@@ -377,22 +377,27 @@ fn a_symlinked_journal_is_refused() {
 }
 
 /// A pause record whose values contradict their carries' declared types (a `str` carry holding
-/// an object, `task` holding `5`) does not resume.
+/// an object, the task `5`) does not resume.
 #[test]
 fn a_mistyped_pause_record_is_refused() {
-    for (carry, value) in [("a", "json('{\"x\": 1}')"), ("task", "5")] {
+    for (carry, path, value, said) in [
+        (
+            "a",
+            "$.state.written.a[0]",
+            "json('{\"x\": 1}')",
+            "it holds carry `a` as",
+        ),
+        ("task", "$.task", "5", "it is no pause record"),
+    ] {
         let case = Case::new();
         let id = case.run_to_pause(&case.script("echo one", "echo two > marker.txt"));
         case.sql(&format!(
-            "UPDATE runs SET pause = json_set(pause, '$.carries.{carry}', {value})"
+            "UPDATE runs SET pause = json_set(pause, '{path}', {value})"
         ));
         let out = case.resume(&id);
         let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
         assert_ne!(out.status.code(), Some(0), "{carry}: {text}");
-        assert!(
-            text.contains(&format!("it holds carry `{carry}` as")),
-            "{carry}: {text}"
-        );
+        assert!(text.contains(said), "{carry}: {text}");
         assert!(
             !case.out.join("marker.txt").exists(),
             "{carry}: the run went on"
@@ -523,7 +528,7 @@ fn a_rewritten_resume_handle_or_its_record_is_refused() {
         ),
         (
             "handle",
-            "/carries/a",
+            "/state/written/a/0",
             serde_json::json!("forged"),
             "the resume handle",
         ),

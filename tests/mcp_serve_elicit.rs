@@ -287,3 +287,54 @@ async fn an_answer_over_the_answer_limit_is_refused_and_the_run_still_waits() {
         assert_eq!(handles(dir.path()), 1, "{protocol}");
     }
 }
+
+/// A program whose CALL of `shout.agir` (beside it) hands on nothing: called with no task,
+/// `shout` asks for its `phrase`.
+const RELAY: &str = r#"---
+name: relay
+description: Relays to shout, which asks for its phrase.
+---
+walker:
+  name: Relay
+  carries:
+    task: {type: str, role: input}
+    shouted: {type: str, produced_by: call}
+nodes:
+  - {id: call, type: CALL, owner: model, reads: [task], writes: [shouted], target: shout.agir, doc: "Shout a phrase."}
+  - {id: done, type: TERMINAL, reads: [shouted]}
+edges:
+  - {from: call, to: done}
+"#;
+
+#[tokio::test]
+async fn a_called_programs_question_asks_the_client_and_its_answer_finishes_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    program(dir.path());
+    let relay = mcp_serve::write(dir.path(), "relay.agir", RELAY);
+    let none = mcp_serve::write(dir.path(), "none.json", "{}");
+    let client = Asked::new(Reply::Answer, ProtocolVersion::LATEST);
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ais"));
+    cmd.args(["mcp", "serve"])
+        .arg(&relay)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .arg("--model")
+        .arg(format!("scripted:{}", none.display()));
+    cmd.env_remove("AIS_MODEL");
+    let service = client
+        .clone()
+        .serve(TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap();
+    let result = service
+        .peer()
+        .call_tool(CallToolRequestParams::new("relay"))
+        .await
+        .unwrap();
+    service.cancel().await.unwrap();
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    assert_eq!(result.structured_content.unwrap()["shouted"], "hey!!");
+    let questions = client.questions.lock().unwrap().clone();
+    assert_eq!(questions, ["`call` needs `phrase`: The phrase to shout."]);
+    assert_eq!(handles(dir.path()), 0, "the handle was used and removed");
+}

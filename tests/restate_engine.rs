@@ -280,6 +280,78 @@ async fn a_run_paused_on_restate_is_listed_answered_and_followed_from_the_cli() 
     );
 }
 
+/// A CALLed program's question pauses the whole run on Restate as embedded: `ais run` exits 3,
+/// `ais runs` lists it paused, `ais resume --answer` continues the callee, then the caller, and
+/// the report is the embedded engine's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finishes_it() {
+    let Some(bin) = server_for_tests("restate_engine::call_pause") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let empty = out.path().join("empty.json");
+    std::fs::write(&empty, "{}").unwrap();
+    let model = format!("scripted:{}", empty.display());
+    let program = "tests/fixtures/restate/call_ask.agir";
+    let _served = serve(&server, out.path(), &["--model", &model, program]).await;
+    let flags = engine(&server);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+
+    let o = ais(&[&["run", program, "--task", "clean up"], &flags[..]].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("`call` needs `confirm`: Type yes to go on."),
+        "{stdout}"
+    );
+    let o = ais(&[&["runs"], &flags[..]].concat());
+    let listed = String::from_utf8_lossy(&o.stdout).into_owned();
+    let row = listed
+        .lines()
+        .find(|l| l.contains("call_ask"))
+        .unwrap_or_else(|| panic!("the run is not listed:\n{listed}"));
+    assert!(row.contains("paused"), "{listed}");
+    let id = row.split_whitespace().next().unwrap().to_owned();
+    let o = ais(&[
+        &["resume", &id, "--answer", "yes", "--format", "json"],
+        &flags[..],
+    ]
+    .concat());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let remote = json(&o);
+    assert_eq!(
+        remote["report"]["result"], "asked: clean up / yes!",
+        "{remote}"
+    );
+
+    // The embedded engine, paused and answered the same way.
+    let local_out = out.path().join("local");
+    let local_out = local_out.to_str().unwrap();
+    let o = ais(&[
+        "run", program, "--task", "clean up", "--model", &model, "--out", local_out, "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let paused = json(&o);
+    let (run, journal) = (
+        paused["run"].as_str().unwrap(),
+        paused["journal"].as_str().unwrap(),
+    );
+    let o = ais(&[
+        "resume",
+        run,
+        "--journal",
+        journal,
+        "--answer",
+        "yes",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(comparable(remote), comparable(json(&o)));
+}
+
 #[test]
 fn a_restate_run_without_a_server_or_with_local_flags_is_refused_clearly() {
     let program = repo("tests/fixtures/restate/ask_then_echo.agir");

@@ -954,3 +954,180 @@ fn the_readme_shows_the_main_jobs_real_output() {
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
     assert_eq!(stdout(&o), shown);
 }
+
+/// A program CALLed by [`PUBLISH`]: it looks its topic up, then needs a human's `confirm`.
+const CONFIRM: &str = r#"---
+name: confirm
+description: Looks a topic up and has a human confirm it.
+---
+walker:
+  name: Confirm
+  carries:
+    task: {type: str, role: input}
+    topic: {type: str, role: input}
+    confirm: {type: str, role: input, doc: "Publish this topic? (yes/no)"}
+    seen: {type: str, produced_by: look}
+    verdict: {type: str, produced_by: decide}
+nodes:
+  - {id: look, type: CODE, owner: code, reads: [topic], writes: [seen], body: "topic + ' looked up'"}
+  - {id: decide, type: CODE, owner: code, reads: [seen, confirm], writes: [verdict], body: "seen + ': ' + confirm"}
+  - {id: fin, type: TERMINAL, reads: [verdict]}
+edges:
+  - {from: look, to: decide}
+  - {from: decide, to: fin}
+"#;
+
+/// Picks a topic, CALLs `confirm.agir` with it, wraps the verdict (`CONFIRM_READ`: a read the
+/// CALL passes on besides the topic).
+const PUBLISH: &str = r#"---
+name: publish
+description: Publishes a topic once the called program has it confirmed.
+---
+walker:
+  name: Publish
+  carries:
+    task: {type: str, role: input}
+    topic: {type: str, produced_by: pick}
+    answer: {type: str, produced_by: ask}
+    final: {type: str, produced_by: wrap}
+nodes:
+  - {id: pick, type: CODE, owner: code, reads: [task], writes: [topic], body: "'topic of ' + task"}
+  - {id: ask, type: CALL, owner: model, reads: [topicCONFIRM_READ], writes: [answer], target: confirm.agir, doc: "Have it confirmed."}
+  - {id: wrap, type: CODE, owner: code, reads: [answer], writes: [final], body: "'published ' + answer"}
+  - {id: done, type: TERMINAL, reads: [final]}
+edges:
+  - {from: pick, to: ask}
+  - {from: ask, to: wrap}
+  - {from: wrap, to: done}
+"#;
+
+#[test]
+fn a_called_program_that_asks_pauses_the_run_and_the_answer_finishes_it_as_if_given_up_front() {
+    let upfront = PUBLISH.replace("CONFIRM_READ", ", confirm").replace(
+        "    topic: {type: str, produced_by: pick}\n",
+        "    topic: {type: str, produced_by: pick}\n    confirm: {type: str, role: input}\n",
+    );
+    let dir = project(&[
+        ("confirm.agir", CONFIRM),
+        ("publish.agir", &PUBLISH.replace("CONFIRM_READ", "")),
+        ("upfront.agir", &upfront),
+        ("s.json", "{}"),
+    ]);
+    // The CALL is a model's instruction (no slot of it is filled: its target runs).
+    let run = |file: &str, out: &str, extra: &[&str]| {
+        let mut args = vec!["run", file, "--task", "the fair", "--out", out];
+        args.extend_from_slice(&["--model", "scripted:s.json"]);
+        args.extend_from_slice(extra);
+        ais_in(dir.path(), &args)
+    };
+    // The answer given up front: the caller passes it to the CALL.
+    let o = run(
+        "upfront.agir",
+        "whole",
+        &["--input", "confirm=yes", "--format", "json"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    let whole = json(&o);
+    assert_eq!(
+        whole["report"]["final"],
+        "published topic of the fair looked up: yes"
+    );
+    let same = |v: &Value| {
+        assert_eq!(v["status"], "ok", "{v}");
+        for key in ["report", "steps", "deviations", "usage"] {
+            assert_eq!(v[key], whole[key], "{key}: {v}");
+        }
+    };
+
+    // Journaled: the run pauses at the CALL for the callee's question (exit 3).
+    let o = run("publish.agir", "out", &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", both(&o));
+    let shown = both(&o);
+    assert!(
+        shown.contains("`ask` (publish.agir:14) needs `confirm`: Publish this topic? (yes/no)"),
+        "{shown}"
+    );
+    let o = run("publish.agir", "out", &["--format", "json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", both(&o));
+    let v = json(&o);
+    assert_eq!(v["status"], "input_required");
+    assert_eq!(
+        (&v["pause"]["instruction"], &v["pause"]["carry"]),
+        (&Value::from("ask"), &Value::from("confirm"))
+    );
+    let id = v["run"].as_str().expect("a run id").to_owned();
+    let journal = v["journal"].as_str().expect("its journal").to_owned();
+    let o = ais_in(dir.path(), &["runs", "--journal", &journal]);
+    let listing = stdout(&o);
+    let row = listing
+        .lines()
+        .find(|l| l.contains(&id))
+        .unwrap_or_default();
+    assert!(row.contains("input_required"), "{listing}");
+    let o = ais_in(
+        dir.path(),
+        &[
+            "resume",
+            &id,
+            "--journal",
+            &journal,
+            "--answer",
+            "yes",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    same(&json(&o));
+
+    // No journal: the same record as a handle file.
+    let o = run(
+        "publish.agir",
+        "plain",
+        &["--no-journal", "--format", "json"],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", both(&o));
+    let handle = dir
+        .path()
+        .join(json(&o)["pause"]["handle"].as_str().expect("a handle"));
+    let o = ais_in(
+        dir.path(),
+        &[
+            "resume",
+            path(&handle),
+            "--answer",
+            "yes",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    same(&json(&o));
+    assert!(!handle.exists(), "a used handle is removed");
+
+    // On a terminal, the question is asked on the spot.
+    if let Some((screen, code)) = on_a_terminal(
+        dir.path(),
+        &[
+            "run",
+            "publish.agir",
+            "--task",
+            "the fair",
+            "--out",
+            "tty",
+            "--model",
+            "scripted:s.json",
+        ],
+        "yes",
+    ) {
+        assert_eq!(code, 0, "{screen}");
+        assert!(
+            screen.contains("`ask` needs `confirm`: Publish this topic? (yes/no)"),
+            "{screen}"
+        );
+        assert!(
+            screen.contains("final: published topic of the fair looked up: yes"),
+            "{screen}"
+        );
+    }
+}

@@ -582,3 +582,79 @@ fn a_journal_of_another_schema_is_refused_with_the_command_that_starts_afresh() 
     assert_eq!(rows(&conn), before, "nothing upgraded, nothing overwritten");
     assert!(before.1 > 0, "{before:?}");
 }
+
+/// Fans out over three items (each sibling one step of the budget), then three more steps.
+const FANNED: &str = r#"walker:
+  name: Fanned
+  carries:
+    task: {type: str, role: input}
+    items: {type: list[str], produced_by: make}
+    results: {type: list[str], produced_by: fan}
+    one: {type: str, produced_by: first}
+    two: {type: str, produced_by: second}
+    three: {type: str, produced_by: third}
+tools:
+  work: {sig: "(items) -> str", surface: ACT, serves: [fan]}
+nodes:
+  - {id: make, type: CODE, owner: code, reads: [task], writes: [items], body: "task.split(',')"}
+  - {id: fan, type: SPAWN, owner: code, reads: [items], writes: [results], concurrency: {isolation: shared_read}}
+  - {id: first, type: CODE, owner: code, reads: [results], writes: [one], body: "'1'"}
+  - {id: second, type: CODE, owner: code, reads: [one], writes: [two], body: "one + '2'"}
+  - {id: third, type: CODE, owner: code, reads: [two], writes: [three], body: "two + '3'"}
+  - {id: done, type: TERMINAL, reads: [three]}
+edges:
+  - {from: make, to: fan}
+  - {from: fan, to: first}
+  - {from: first, to: second}
+  - {from: second, to: third}
+  - {from: third, to: done}
+"#;
+
+#[test]
+fn a_run_resumed_after_a_crash_still_counts_the_siblings_it_forked_against_its_budget() {
+    let work = tool(|a, _| Ok(Value::from(arg(a, "items").to_uppercase())));
+    let mut bench = Bench::new().with("work", work.clone());
+    // `make`, `fan` and its 3 siblings, `first`, `second`: 7 of 7; `third` is one too many.
+    bench.max_steps = 7;
+    let doc = program(FANNED);
+    let rt = bench.runtime();
+    let prep = rt.prepare(&doc.program, Some(&doc.source_map));
+    let inputs = || Inputs::task("a,b,c");
+    let whole = block_on(rt.run_journaled(&prep, inputs(), Arc::new(MemoryJournal::new("whole"))));
+    assert_eq!(
+        whole
+            .fault
+            .as_ref()
+            .map(|f| (f.kind, f.instruction.as_str())),
+        Some((FaultKind::BudgetExhausted, "third")),
+        "{whole:?}"
+    );
+    // Killed at each step boundary after the SPAWN: the resumed run knows its siblings ran.
+    for n in 2..=4 {
+        let inner = Arc::new(MemoryJournal::new(format!("r{n}")));
+        let dying = Arc::new(DiesAt {
+            inner: inner.clone(),
+            n,
+            commits: AtomicUsize::new(0),
+        });
+        let first = block_on(rt.run_journaled(&prep, inputs(), dying));
+        assert_eq!(
+            first.fault.as_ref().map(|f| f.kind),
+            Some(FaultKind::Journal),
+            "killed at commit {n}: {first:?}"
+        );
+        let start = rt.run_start(inner.run_id(), &prep, &inputs(), Json::Null);
+        let out = block_on(rt.resume_journaled(&prep, inner, &start, None));
+        assert_eq!(
+            out.status, whole.status,
+            "resumed after commit {n}: {out:?}"
+        );
+        assert_eq!(out.fault, whole.fault, "resumed after commit {n}");
+        assert_eq!(out.steps, whole.steps, "resumed after commit {n}");
+    }
+    assert_eq!(
+        work.calls.load(Ordering::SeqCst),
+        3 + 3 * 3,
+        "no sibling ran twice"
+    );
+}

@@ -254,3 +254,302 @@ fn inputs_are_typed_by_their_carries() {
     assert!(e.message.contains("not an input"), "{}", e.message);
     assert!(Inputs::parse(&doc.program, None, &[("confirm".into(), "7".into())]).is_ok());
 }
+
+/// A callee that looks its topic up, then needs a human's `confirm` (typed `CONFIRM_TY`).
+const CONFIRM: &str = r#"walker:
+  name: Confirm
+  carries:
+    task: {type: str, role: input}
+    topic: {type: str, role: input}
+    confirm: {type: CONFIRM_TY, role: input, doc: "Confirm publishing the topic."}
+    seen: {type: str, produced_by: look}
+    verdict: {type: str, produced_by: decide}
+tools:
+  look_up: {sig: "(topic) -> str", surface: SENSE, serves: [look]}
+nodes:
+  - {id: look, type: SENSE, owner: code, reads: [topic], writes: [seen]}
+  - {id: decide, type: CODE, owner: code, reads: [seen, confirm], writes: [verdict], body: "seen + ': ' + str(confirm)"}
+  - {id: fin, type: TERMINAL, reads: [verdict]}
+edges:
+  - {from: look, to: decide}
+  - {from: decide, to: fin}
+"#;
+
+/// A caller that picks a topic, CALLs `TARGET` with it, and wraps the callee's verdict.
+const PUBLISH: &str = r#"walker:
+  name: Publish
+  carries:
+    task: {type: str, role: input}
+    topic: {type: str, produced_by: pick}
+    answer: {type: str, produced_by: ask}
+    final: {type: str, produced_by: wrap}
+tools:
+  pick_topic: {sig: "(task) -> str", surface: SENSE, serves: [pick]}
+nodes:
+  - {id: pick, type: SENSE, owner: code, reads: [task], writes: [topic]}
+  - {id: ask, type: CALL, owner: model, reads: [topic], writes: [answer], target: TARGET, doc: "Have it confirmed."}
+  - {id: wrap, type: CODE, owner: code, reads: [answer], writes: [final], body: "'published ' + answer"}
+  - {id: done, type: TERMINAL, reads: [final]}
+edges:
+  - {from: pick, to: ask}
+  - {from: ask, to: wrap}
+  - {from: wrap, to: done}
+"#;
+
+/// Programs that CALL each other, written into the bench's output root (the program
+/// directory): `confirm.agir`, `middle.agir` (which CALLs `confirm.agir`), and the caller of
+/// `target`.
+struct Calls {
+    bench: Bench,
+    pick: std::sync::Arc<common::FnTool>,
+    look: std::sync::Arc<common::FnTool>,
+}
+
+impl Calls {
+    fn new(confirm_ty: &str) -> Calls {
+        let pick = tool(|a, _| Ok(Value::from(format!("topic of {}", arg(a, "task")))));
+        let look = tool(|a, _| Ok(Value::from(format!("{} looked up", arg(a, "topic")))));
+        let bench = Bench::new()
+            .with("pick_topic", pick.clone())
+            .with("look_up", look.clone());
+        let dir = bench.out.path();
+        std::fs::write(
+            dir.join("confirm.agir"),
+            CONFIRM.replace("CONFIRM_TY", confirm_ty),
+        )
+        .unwrap();
+        // The middle program passes the topic on to `confirm.agir` and keeps its verdict.
+        let middle = PUBLISH
+            .replace("name: Publish", "name: Middle")
+            .replace("TARGET", "confirm.agir")
+            .replace(
+                "    task: {type: str, role: input}\n",
+                "    task: {type: str, role: input}\n    outer: {type: str, role: input}\n",
+            )
+            .replace(
+                "reads: [task], writes: [topic]",
+                "reads: [outer], writes: [topic]",
+            )
+            .replace("'published ' + answer", "'checked ' + answer");
+        std::fs::write(dir.join("middle.agir"), middle).unwrap();
+        Calls { bench, pick, look }
+    }
+
+    fn caller(target: &str) -> ais_core::agir::Document {
+        program(&PUBLISH.replace("TARGET", target))
+    }
+
+    fn runtime(&self) -> ais_rt::Runtime {
+        self.bench
+            .runtime_with(|b| b.program_dir(self.bench.out.path().to_path_buf()))
+    }
+
+    fn calls(&self) -> (usize, usize) {
+        (
+            self.pick.calls.load(Ordering::SeqCst),
+            self.look.calls.load(Ordering::SeqCst),
+        )
+    }
+}
+
+#[test]
+fn a_called_program_that_needs_a_human_pauses_the_caller_and_the_answer_continues_both() {
+    let c = Calls::new("str");
+    let rt = c.runtime();
+    let doc = Calls::caller("confirm.agir");
+    let out = block_on(rt.run(
+        &doc.program,
+        Some(&doc.source_map),
+        Inputs::task("the fair"),
+    ));
+    assert_eq!(out.status, Status::InputRequired, "{out:?}");
+    let pause = out.pause.clone().unwrap();
+    // The run's own step waits (the CALL), for the callee's question.
+    assert_eq!(
+        (
+            pause.instruction.as_str(),
+            pause.carry.as_str(),
+            pause.prompt.as_str()
+        ),
+        ("ask", "confirm", "Confirm publishing the topic.")
+    );
+    assert_eq!(pause.line, Some(12));
+    assert_eq!(out.steps, 1, "`pick` ran; the CALL waits");
+    assert_eq!(
+        c.calls(),
+        (1, 1),
+        "the caller's and the callee's steps before the question ran"
+    );
+    let handle = pause.handle.unwrap();
+    let out = block_on(rt.resume(&doc.program, None, &handle, "yes".into()));
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(
+        out.report["final"],
+        "published topic of the fair looked up: yes"
+    );
+    assert_eq!(c.calls(), (1, 1), "nothing before the question ran again");
+    // The same answer given up front — the caller passes it to the CALL — reports the same.
+    let upfront = PUBLISH
+        .replace("TARGET", "confirm.agir")
+        .replace(
+            "    topic: {type: str, produced_by: pick}\n",
+            "    topic: {type: str, produced_by: pick}\n    confirm: {type: str, role: input}\n",
+        )
+        .replace(
+            "reads: [topic], writes: [answer]",
+            "reads: [topic, confirm], writes: [answer]",
+        );
+    let up = program(&upfront);
+    let inputs = Inputs::parse(
+        &up.program,
+        Some("the fair".into()),
+        &[("confirm".into(), "yes".into())],
+    )
+    .unwrap();
+    let whole = block_on(rt.run(&up.program, None, inputs));
+    assert_eq!(whole.status, Status::Ok, "{whole:?}");
+    assert_eq!(out.report, whole.report);
+    assert_eq!(out.steps, whole.steps);
+    assert_eq!(out.deviations, whole.deviations);
+}
+
+#[test]
+fn a_question_two_calls_deep_is_answered_in_the_innermost_program_and_a_misfit_keeps_it_waiting() {
+    let c = Calls::new("int");
+    let rt = c.runtime();
+    let doc = Calls::caller("middle.agir");
+    let out = block_on(rt.run(
+        &doc.program,
+        Some(&doc.source_map),
+        Inputs::task("the fair"),
+    ));
+    assert_eq!(out.status, Status::InputRequired, "{out:?}");
+    let pause = out.pause.unwrap();
+    assert_eq!(
+        (pause.instruction.as_str(), pause.carry.as_str()),
+        ("ask", "confirm")
+    );
+    assert_eq!(pause.expects.as_deref(), Some("an integer"));
+    let handle = pause.handle.unwrap();
+    // An answer that does not fit the innermost carry's type leaves the run waiting.
+    let out = block_on(rt.resume(&doc.program, None, &handle, "many".into()));
+    assert_eq!(out.status, Status::InputRequired, "{out:?}");
+    let refused = out.pause.unwrap().refused.unwrap();
+    assert!(
+        refused.contains("carry `confirm`, declared `int`"),
+        "{refused}"
+    );
+    let out = block_on(rt.resume(&doc.program, None, &handle, "3".into()));
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(
+        out.report["final"],
+        "published checked topic of the fair looked up: 3"
+    );
+    assert_eq!(c.calls(), (2, 1), "each `pick` and the `look` ran once");
+    // The callee's state is checked as the caller's is: a changed callee refuses the handle.
+    std::fs::write(
+        c.bench.out.path().join("confirm.agir"),
+        CONFIRM
+            .replace("CONFIRM_TY", "int")
+            .replace("': '", "' = '"),
+    )
+    .unwrap();
+    let out = block_on(rt.resume(&doc.program, None, &handle, "3".into()));
+    assert_eq!(out.status, Status::Fault, "{out:?}");
+    let f = out.fault.unwrap();
+    assert_eq!(f.kind, FaultKind::InvalidHandle);
+    assert!(
+        f.message.contains("`confirm.agir`, which `ask` CALLs")
+            && f.message.contains("another program"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn a_journaled_call_pause_resumes_from_the_journal_without_repeating_an_effect() {
+    let c = Calls::new("str");
+    let rt = c.runtime();
+    let doc = Calls::caller("middle.agir");
+    let prep = rt.prepare(&doc.program, Some(&doc.source_map));
+    let journal = std::sync::Arc::new(ais_rt::journal::memory::MemoryJournal::new("j1"));
+    let out = block_on(rt.run_journaled(&prep, Inputs::task("the fair"), journal.clone()));
+    assert_eq!(out.status, Status::InputRequired, "{out:?}");
+    assert!(
+        out.pause.as_ref().unwrap().handle.is_none(),
+        "the journal keeps the pause"
+    );
+    let start = rt.run_start(
+        "j1",
+        &prep,
+        &Inputs::task("the fair"),
+        serde_json::Value::Null,
+    );
+    let out = block_on(rt.resume_journaled(&prep, journal.clone(), &start, Some("yes".into())));
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(
+        out.report["final"],
+        "published checked topic of the fair looked up: yes"
+    );
+    assert_eq!(c.calls(), (2, 1), "no tool ran twice");
+    // Every tool call is one effect: the caller's `pick` and, below the CALLs, the middle
+    // program's `pick` and the innermost `look`.
+    let effects = journal.effects();
+    let mut tools: Vec<(&str, &str)> = effects
+        .iter()
+        .map(|(e, _)| (e.key.path.as_str(), e.name.as_str()))
+        .collect();
+    tools.sort_unstable();
+    assert_eq!(
+        tools,
+        [
+            ("", "pick_topic"),
+            ("c2", "pick_topic"),
+            ("c2/c2", "look_up")
+        ]
+    );
+    assert_eq!(journal.ended().unwrap().status, Status::Ok);
+}
+
+#[test]
+fn a_call_in_a_branch_of_a_structural_fan_out_pauses_the_run_and_the_other_branch_still_runs() {
+    let c = Calls::new("str");
+    let rt = c.runtime();
+    let text = r#"walker:
+  name: Fork
+  carries:
+    task: {type: str, role: input}
+    topic: {type: str, produced_by: pick}
+    answer: {type: str, produced_by: ask}
+    other: {type: str, produced_by: side}
+    final: {type: str, produced_by: join}
+tools:
+  pick_topic: {sig: "(task) -> str", surface: SENSE, serves: [pick]}
+nodes:
+  - {id: pick, type: SENSE, owner: code, reads: [task], writes: [topic]}
+  - {id: fork, type: SPAWN, owner: code, concurrency: {isolation: shared_read}}
+  - {id: ask, type: CALL, owner: model, reads: [topic], writes: [answer], target: confirm.agir, doc: "Have it confirmed."}
+  - {id: side, type: CODE, owner: code, reads: [topic], writes: [other], body: "'side ' + topic"}
+  - {id: join, type: CODE, owner: code, reads: [answer, other], writes: [final], body: "answer + ' / ' + other"}
+  - {id: done, type: TERMINAL, reads: [final]}
+edges:
+  - {from: pick, to: fork}
+  - {from: fork, to: ask}
+  - {from: fork, to: side}
+  - {from: ask, to: join}
+  - {from: side, to: join}
+  - {from: join, to: done}
+"#;
+    let doc = program(text);
+    let out = block_on(rt.run(&doc.program, None, Inputs::task("the fair")));
+    assert_eq!(out.status, Status::InputRequired, "{out:?}");
+    assert_eq!(out.pause.as_ref().unwrap().instruction, "ask");
+    let handle = out.pause.unwrap().handle.unwrap();
+    let out = block_on(rt.resume(&doc.program, None, &handle, "yes".into()));
+    assert_eq!(out.status, Status::Ok, "{out:?}");
+    assert_eq!(
+        out.report["final"],
+        "topic of the fair looked up: yes / side topic of the fair"
+    );
+    assert_eq!(c.calls(), (1, 1));
+}

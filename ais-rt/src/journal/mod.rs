@@ -215,6 +215,10 @@ pub struct StepCommit {
     /// The run's cost and failovers after the step; none when left out.
     #[serde(default, skip_serializing_if = "Spend::is_none")]
     pub spend: Spend,
+    /// The steps run under the run's steps so far (SPAWN siblings, a CALLed program's
+    /// steps), counted against the step budget; zero when left out.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sub_steps: u64,
     /// When the step started (ms since the Unix epoch) and how long it took (µs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<(u64, u64)>,
@@ -451,8 +455,9 @@ pub trait Journal: Send + Sync {
     fn history(&self) -> BoxFuture<'_, Result<History, JournalError>>;
 }
 
-/// A run's state folded from its commits.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A run's state folded from its commits — and, with where it waits, the state a paused run
+/// saves (its pause record, or the handle file of a run with no journal).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Folded {
     /// The step count.
     pub steps: u64,
@@ -473,7 +478,11 @@ pub struct Folded {
     /// The usage after the last step.
     pub usage: (u64, u64, u64, u64),
     /// The cost and failovers after the last step.
+    #[serde(default)]
     pub spend: Spend,
+    /// The steps run under the run's steps (SPAWN siblings, CALLed steps) after the last step.
+    #[serde(default)]
+    pub sub_steps: u64,
 }
 
 /// Folds `commits` in order; a commit whose step count goes backwards contradicts the rest.
@@ -511,6 +520,7 @@ pub fn fold(run: &str, commits: &[StepCommit]) -> Result<Folded, JournalError> {
         }
         f.usage = c.usage;
         f.spend = c.spend;
+        f.sub_steps = c.sub_steps;
     }
     Ok(f)
 }

@@ -119,46 +119,18 @@ impl Run {
                 ),
             ));
         }
-        let prep = self.load_target(step, target)?;
-        if prep.not_runnable.is_some() {
-            let why = prep.not_runnable.clone().unwrap_or_default();
-            return Err(Stop::Fault(
-                FaultKind::NotRunnable,
-                format!(
-                    "CALL `{}`: the target `{target}` cannot run: {why}",
-                    step.id
-                ),
-            ));
-        }
-        let values: Vec<(usize, Value)> = step
-            .reads
-            .iter()
-            .filter_map(|&c| {
-                let name = &self.prep.names.list[c];
-                let sub = prep.names.index(name)?;
-                // Only what this run produced is passed: a starting value is no argument.
-                (name != "task" && self.produced(c)).then(|| (sub, self.carries.get(c).clone()))
-            })
-            .collect();
-        let elsewhere = match self.call_job(step, &prep, &values) {
-            Some((runner, job)) => Some(super::handover::call_elsewhere(runner, job).await),
-            None => None,
-        };
-        let out: RunOutcome = match elsewhere {
-            Some(out) => out?,
-            None => {
-                let mut sub = Run::new(
-                    self.settings.clone(),
-                    prep.clone(),
-                    Some(self.task.clone()),
-                    &values,
-                    self.depth + 1,
-                );
-                sub.max_steps = self.max_steps.saturating_sub(self.budget_spent());
-                sub.durable = self.call_durable();
-                sub.effects = self.effects.below(&format!("c{}", self.steps), 0);
-                sub.drive(0).await
+        // Resumed at this CALL with its program's answer: the program continues where it
+        // waited; else it starts afresh.
+        let resumed = self
+            .callee
+            .take()
+            .filter(|c| self.prep.steps.get(c.at).is_some_and(|s| s.id == step.id));
+        let (prep, out) = match resumed {
+            Some(c) => {
+                let out = self.drive_callee(*c.run, c.cursor).await?;
+                (c.prep, out)
             }
+            None => self.start_callee(step, target).await?,
         };
         self.sub_steps += out.steps;
         self.usage.add(&out.usage);
@@ -194,12 +166,13 @@ impl Run {
                     ),
                 ))
             }
+            // Only a callee run elsewhere ends paused: one in process pauses this run.
             Status::InputRequired => {
                 let carry = out.pause.map(|p| p.carry).unwrap_or_default();
                 Err(Stop::Fault(
                     FaultKind::Unsupported,
                     format!(
-                        "the program `{target}` called by `{}` needs the human input `{carry}`; pass it as a read of the CALL",
+                        "the program `{target}` called by `{}` runs on its own and paused for the human input `{carry}`, which it cannot ask through its caller; pass it as a read of the CALL",
                         step.id
                     ),
                 ))
@@ -207,9 +180,79 @@ impl Run {
         }
     }
 
+    /// Starts the CALL's program: through the run's placement when it places CALLs elsewhere,
+    /// else as a sub-run here.
+    async fn start_callee(
+        &mut self,
+        step: &Step,
+        target: &str,
+    ) -> Result<(Arc<Prepared>, RunOutcome), Stop> {
+        let prep = self.load_target(step, target)?;
+        if prep.not_runnable.is_some() {
+            let why = prep.not_runnable.clone().unwrap_or_default();
+            return Err(Stop::Fault(
+                FaultKind::NotRunnable,
+                format!(
+                    "CALL `{}`: the target `{target}` cannot run: {why}",
+                    step.id
+                ),
+            ));
+        }
+        let values: Vec<(usize, Value)> = step
+            .reads
+            .iter()
+            .filter_map(|&c| {
+                let name = &self.prep.names.list[c];
+                let sub = prep.names.index(name)?;
+                // Only what this run produced is passed: a starting value is no argument.
+                (name != "task" && self.produced(c)).then(|| (sub, self.carries.get(c).clone()))
+            })
+            .collect();
+        let elsewhere = match self.call_job(step, &prep, &values) {
+            Some((runner, job)) => Some(super::handover::call_elsewhere(runner, job).await),
+            None => None,
+        };
+        let out = match elsewhere {
+            Some(out) => out?,
+            None => {
+                let sub = Run::new(
+                    self.settings.clone(),
+                    prep.clone(),
+                    Some(self.task.clone()),
+                    &values,
+                    self.depth + 1,
+                );
+                self.drive_callee(sub, 0).await?
+            }
+        };
+        Ok((prep, out))
+    }
+
+    /// Drives a CALL's sub-run `sub` from `cursor` on this run's remaining step budget, its
+    /// effects journaled below this step. The program shares this run's state (§4.4.3): when
+    /// it waits for a human, this run waits, its pause holding the sub-run's saved state.
+    async fn drive_callee(&mut self, mut sub: Run, cursor: usize) -> Result<RunOutcome, Stop> {
+        sub.max_steps = self.max_steps.saturating_sub(self.budget_spent());
+        sub.durable = self.call_durable();
+        sub.effects = self.effects.below(&format!("c{}", self.steps), 0);
+        match sub.drive_steps(cursor).await {
+            Ok(out) => Ok(out),
+            Err(waits) => {
+                let asked = waits.innermost();
+                Err(Stop::Pause {
+                    carry: asked.carry.clone(),
+                    prompt: asked.prompt.clone(),
+                    ask: false,
+                    tool: 0,
+                    call: Some(Box::new(sub.saved(Some(*waits)))),
+                })
+            }
+        }
+    }
+
     /// The prepared target: a registered program, else a `.agir` file under the program
     /// directory (never outside it).
-    fn load_target(&self, step: &Step, target: &str) -> Result<Arc<Prepared>, Stop> {
+    pub(super) fn load_target(&self, step: &Step, target: &str) -> Result<Arc<Prepared>, Stop> {
         if let Some(p) = self.settings.programs.get(target) {
             return Ok(Arc::new(Prepared::new(
                 p.clone(),

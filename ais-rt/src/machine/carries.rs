@@ -66,16 +66,6 @@ impl CarryFile {
             *slot = v;
         }
     }
-
-    /// The carry file as a name → value map (for the report, the handle and the trace).
-    pub fn to_map(&self) -> IndexMap<String, Value> {
-        self.names
-            .list
-            .iter()
-            .cloned()
-            .zip(self.values.iter().cloned())
-            .collect()
-    }
 }
 
 /// Read access to carry values by index: the run's carry file, or a SPAWN sibling's view of

@@ -4,15 +4,13 @@
 //!
 //! With no journal none of this costs anything but a `None` test: the hot loop stays as it is.
 
-use super::carries::CarryFile;
 use super::effects::{Effects, journal_stop};
 use super::plan::{Prepared, Step};
-use super::{Run, Settings, Stop, Unrouted};
-use crate::journal::{
-    Journal, JournalError, Json, RunEnd, RunStart, StepCommit, fold, spend_of, usage_of,
-};
+use super::saved::{self, Saved, Unfit};
+use super::{Run, Settings, Stop};
+use crate::journal::{Journal, JournalError, Json, RunEnd, RunStart, StepCommit, fold, spend_of};
 use crate::report::{Fault, FaultKind, RunOutcome, RunUsage, Status};
-use ais_core::{Deviation, Value};
+use ais_core::Value;
 use std::sync::Arc;
 
 /// What a journaled run changed since its last commit (the run's journal is its
@@ -131,6 +129,7 @@ impl Run {
                 self.usage.slots,
             ),
             spend: spend_of(&self.usage),
+            sub_steps: self.sub_steps,
             time: started.map(step_time),
         };
         d.deviations = self.deviations.len();
@@ -201,26 +200,6 @@ pub(super) fn refused(
     }
 }
 
-/// The invocation values a run was started with.
-fn start_values(prep: &Prepared, start: &RunStart) -> Result<Vec<(usize, Value)>, JournalError> {
-    start
-        .inputs
-        .iter()
-        .map(|(name, v)| {
-            prep.names
-                .index(name)
-                .map(|c| (c, Value::from_json(v)))
-                .ok_or_else(|| {
-                    corrupt(
-                        &start.id,
-                        "runs row".into(),
-                        format!("its input `{name}` is no carry of this program"),
-                    )
-                })
-        })
-        .collect()
-}
-
 fn corrupt(run: &str, row: String, message: String) -> JournalError {
     JournalError::Corrupt {
         run: run.to_owned(),
@@ -243,9 +222,10 @@ pub(crate) fn fresh(
     run
 }
 
-/// Continues a journaled run that did not finish: rebuilt from its commits (nothing completed
-/// runs again; the step in flight reruns with its recorded effects answered from the journal),
-/// or — paused for a human — from its pause record with `answer`.
+/// Continues a journaled run that did not finish: rebuilt from its saved state
+/// ([`super::saved::rebuild`]) — its commits folded (nothing completed runs again; the step in
+/// flight reruns with its recorded effects answered from the journal), or, paused for a human,
+/// its pause record with `answer`.
 pub(crate) async fn resume(
     settings: Arc<Settings>,
     prep: Arc<Prepared>,
@@ -292,119 +272,59 @@ async fn rebuild(
     }
     let history = journal.history().await?;
     let folded = fold(&id, &history.commits)?;
-    if let Some(pause) = history.pause {
-        let Some(answer) = answer else {
-            return Ok(Err(refused(
-                &settings,
-                &prep,
-                FaultKind::InvalidHandle,
-                format!(
-                    "run {id} paused for a human answer; give it with `ais resume {id} --answer TEXT`"
-                ),
-            )));
-        };
-        let shown = super::pause::shown_value(&prep, &pause);
-        let restored = super::pause::restore_value(settings.clone(), prep.clone(), pause, &answer);
-        let (mut run, cursor, supplied) = match restored {
-            Ok(r) => r,
-            // The answer is refused and the run still waits for one: nothing is journaled.
-            Err(super::pause::Unfit::Answer(m)) => {
-                return Ok(Err(match shown {
-                    Some((pause, steps)) => {
-                        super::pause::still_waiting(&settings, &prep, pause, steps, m)
-                    }
-                    None => refused(&settings, &prep, FaultKind::InvalidHandle, m),
-                }));
+    let (row, saved) = match history.pause {
+        Some(record) => {
+            if answer.is_none() {
+                return Ok(Err(refused(
+                    &settings,
+                    &prep,
+                    FaultKind::InvalidHandle,
+                    format!(
+                        "run {id} paused for a human answer; give it with `ais resume {id} --answer TEXT`"
+                    ),
+                )));
             }
-            Err(super::pause::Unfit::Record(m)) => {
-                return Err(corrupt(&id, "runs row (its pause record)".into(), m));
-            }
-        };
-        let mut d = Durable::new(true);
-        run.effects = Effects::journaled(journal);
-        run.effects.meter().restart(run.usage.cost.unwrap_or(0.0));
-        d.deviations = folded.deviations.len();
-        d.unrouted = folded
-            .unrouted
-            .as_ref()
-            .is_some_and(|u| u.as_array().is_some_and(|a| !a.is_empty()));
-        d.branches = folded.branches.as_ref().is_some_and(|b| !b.is_empty());
-        d.supplied.extend(supplied);
-        run.durable = Some(d);
-        return Ok(Ok((run, cursor)));
-    }
-    let values = start_values(&prep, start)?;
-    let mut run = Run::new(settings, prep.clone(), Some(start.task.clone()), &values, 0);
-    let names = prep.names.clone();
-    let carry = |name: &str, at: u64| {
-        names.index(name).ok_or_else(|| {
-            corrupt(
-                &id,
-                format!("steps (step {at})"),
-                format!("it writes carry `{name}`, which this program does not declare"),
-            )
-        })
-    };
-    let mut values = run.carries.values.clone();
-    for (name, (v, at)) in &folded.written {
-        let c = carry(name, *at)?;
-        values[c] = Value::from_json(v);
-        run.written[c] = *at;
-    }
-    for (name, v) in &folded.supplied {
-        let c = carry(name, folded.steps)?;
-        values[c] = Value::from_json(v);
-        run.supplied[c] = true;
-    }
-    run.carries = CarryFile {
-        names: names.clone(),
-        values,
-    };
-    let n = prep.steps.len();
-    let cursor = folded.cursor.unwrap_or(0);
-    let bad_step = |what: String| corrupt(&id, format!("steps (step {})", folded.steps), what);
-    if cursor >= n {
-        return Err(bad_step(format!(
-            "it continues at step index {cursor}, and this program has {n} steps"
-        )));
-    }
-    for &(at, count) in &folded.loops {
-        *run.loop_counts.get_mut(at).ok_or_else(|| {
-            bad_step(format!(
-                "it counts a LOOP at step index {at}, and this program has {n} steps"
-            ))
-        })? = count;
-    }
-    if let Some(b) = &folded.branches {
-        if b.iter().any(|&(a, j)| a >= n || j >= n) {
-            return Err(bad_step(
-                "its pending branches name steps this program does not have".into(),
-            ));
+            let row = "runs row (its pause record)".to_owned();
+            let saved =
+                super::pause::read_record(record).map_err(|m| corrupt(&id, row.clone(), m))?;
+            (row, saved)
         }
-        run.branches = b.clone();
-    }
-    if let Some(u) = &folded.unrouted {
-        run.unrouted = serde_json::from_value::<Vec<Unrouted>>(u.clone())
-            .map_err(|e| bad_step(format!("its unrouted failures do not parse ({e})")))?;
-    }
-    run.deviations = folded
-        .deviations
-        .iter()
-        .map(|(subject, intended, substituted)| Deviation {
-            check: None,
-            subject: subject.clone(),
-            intended: intended.clone(),
-            substituted: substituted.clone(),
-        })
-        .collect();
-    run.steps = folded.steps;
-    run.usage = usage_of(folded.usage, folded.spend);
+        None => (
+            format!("steps (step {})", folded.steps),
+            Saved {
+                program: prep.digest().to_owned(),
+                task: start.task.clone(),
+                inputs: start.inputs.clone(),
+                state: folded.clone(),
+                waits: None,
+            },
+        ),
+    };
+    let shown = saved.shown(&prep, None);
+    let steps = saved.state.steps;
+    let r = match saved::rebuild(settings.clone(), prep.clone(), saved, answer.as_deref(), 0) {
+        Ok(r) => r,
+        // The answer is refused and the run still waits for one: nothing is journaled.
+        Err(Unfit::Answer(m)) => {
+            return Ok(Err(match shown {
+                Some(pause) => super::pause::still_waiting(&settings, &prep, pause, steps, m),
+                None => refused(&settings, &prep, FaultKind::InvalidHandle, m),
+            }));
+        }
+        Err(Unfit::Record(m)) => return Err(corrupt(&id, row, m)),
+    };
+    let mut run = r.run;
+    // What the commits hold already is not committed again.
     let mut d = Durable::new(true);
-    run.effects = Effects::journaled(journal);
-    run.effects.meter().restart(run.usage.cost.unwrap_or(0.0));
-    d.deviations = run.deviations.len();
-    d.unrouted = !run.unrouted.is_empty();
-    d.branches = !run.branches.is_empty();
+    d.deviations = folded.deviations.len();
+    d.unrouted = folded
+        .unrouted
+        .as_ref()
+        .is_some_and(|u| u.as_array().is_some_and(|a| !a.is_empty()));
+    d.branches = folded.branches.as_ref().is_some_and(|b| !b.is_empty());
+    d.supplied.extend(r.supplied);
     run.durable = Some(d);
-    Ok(Ok((run, cursor)))
+    run.effects = Effects::journaled(journal);
+    run.effects.meter().restart(run.cost_spent());
+    Ok(Ok((run, r.cursor)))
 }

@@ -192,6 +192,7 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
                 prompt,
                 ask: true,
                 tool: k,
+                call: None,
             });
         }
         let Some(imp) = &call.imp else {

@@ -12,8 +12,9 @@
 //! - `handover`: siblings and callees handed to the run's [placement](crate::placement) as
 //!   jobs, and a job handed over from elsewhere run here.
 //! - `object_of_writes`: the object a slot with several writes contracts for.
-//! - `pause`: the resumable handle.
-//! - `durable`: the journal seam's call sites (step commits, effects, rebuilding a run).
+//! - `saved`: the one saved run state and the one rebuild of a run from it.
+//! - `pause`: the human-input pause and its record (in the journal, or a handle file).
+//! - `durable`: the journal seam's call sites (step commits, resuming a journaled run).
 
 mod call;
 pub(crate) mod carries;
@@ -25,6 +26,7 @@ mod object_of_writes;
 pub(crate) mod pause;
 pub mod plan;
 pub(crate) mod replay;
+pub(crate) mod saved;
 mod slot;
 pub(crate) mod spawn;
 mod stall;
@@ -97,6 +99,8 @@ pub(crate) enum Stop {
         /// The `ask_user` call's position in the step's pipeline: the tools before it ran and
         /// are not run again on resume.
         tool: usize,
+        /// A CALL whose program paused: the callee's state, its question inside.
+        call: Option<Box<saved::Saved>>,
     },
 }
 
@@ -158,6 +162,8 @@ pub(crate) struct Run {
     pub answer: Option<Answer>,
     /// A SPAWN paused for a sibling's human input: what its siblings did before the pause.
     pub spawn_pending: Option<spawn::Pending>,
+    /// A CALLed program rebuilt from its pause with the answer: the CALL continues it.
+    pub callee: Option<Box<saved::Callee>>,
     /// The context of the run's own tool calls (built once).
     pub tool_ctx: ToolContext,
     /// What the current step changed since the last commit (`None`: not journaled).
@@ -252,6 +258,7 @@ impl Run {
             notes: StepNotes::default(),
             answer: None,
             spawn_pending: None,
+            callee: None,
             durable: None,
             effects: effects::Effects::direct(),
             closed: false,
@@ -322,27 +329,39 @@ impl Run {
     }
 
     /// Runs from step `cursor` until a TERMINAL, a fault, a pause or the end of the graph; a
-    /// journaled run records how it ended.
-    pub(crate) async fn drive(self, cursor: usize) -> RunOutcome {
+    /// journaled run records how it ended, a paused one its state ([`Run::pause`]).
+    pub(crate) async fn drive(mut self, cursor: usize) -> RunOutcome {
         let journal = match (self.durable.as_deref(), self.effects.journal()) {
             (Some(d), Some(j)) if d.commits => j.clone(),
-            _ => return self.drive_steps(cursor).await,
+            _ => {
+                return match self.drive_steps(cursor).await {
+                    Ok(out) => out,
+                    Err(waits) => self.pause(*waits).await,
+                };
+            }
         };
-        let out = Box::pin(self.drive_steps(cursor)).await;
+        let out = match Box::pin(self.drive_steps(cursor)).await {
+            Ok(out) => out,
+            Err(waits) => return Box::pin(self.pause(*waits)).await,
+        };
         Run::end_journal(journal.as_ref(), &out).await;
         out
     }
 
-    async fn drive_steps(mut self, mut cursor: usize) -> RunOutcome {
+    /// [`Run::drive`]'s loop: the outcome, or where the run waits for a human answer.
+    pub(crate) async fn drive_steps(
+        &mut self,
+        mut cursor: usize,
+    ) -> Result<RunOutcome, Box<saved::Waits>> {
         if let Some(why) = &self.prep.not_runnable {
-            return self.fault(FaultKind::NotRunnable, None, why.clone());
+            return Ok(self.fault(FaultKind::NotRunnable, None, why.clone()));
         }
         if self.prep.steps.is_empty() {
-            return self.fault(
+            return Ok(self.fault(
                 FaultKind::NotRunnable,
                 None,
                 "the program has no instructions, so there is nothing to run; add `nodes`".into(),
-            );
+            ));
         }
         // The plan never changes during a drive: borrow its steps from one handle.
         let prep = self.prep.clone();
@@ -362,11 +381,11 @@ impl Run {
                         self.steps
                     ),
                 };
-                return self.fault(
+                return Ok(self.fault(
                     FaultKind::BudgetExhausted,
                     Some(cursor),
                     format!("step budget exhausted: {limit} steps ran{under} before a TERMINAL executed; raise it with `--max-steps`, or make the loop through here converge"),
-                );
+                ));
             }
             self.steps += 1;
             self.effects.begin(self.steps);
@@ -383,11 +402,12 @@ impl Run {
                     .and_then(|(_, k)| k.doc.clone())
                     .unwrap_or_else(|| format!("a value for `{name}`"));
                 self.steps -= 1;
-                return self.pause(cursor, name, prompt, None).await;
+                let waits = saved::Waits::new(&prep, cursor, name, prompt, None, None);
+                return Err(Box::new(waits));
             }
             if let Some(cycle) = self.stall.visit(cursor, self.steps, prep.steps.len()) {
                 let message = stall::message(&prep, &cycle);
-                return self.fault(FaultKind::Stalled, Some(cursor), message);
+                return Ok(self.fault(FaultKind::Stalled, Some(cursor), message));
             }
             let result = self.step(cursor, step).await;
             self.stall.after(step, self.steps);
@@ -400,10 +420,10 @@ impl Run {
                         && let Err(Stop::Fault(kind, message)) =
                             self.commit_step(step, next, started).await
                     {
-                        return self.fault(kind, Some(cursor), message);
+                        return Ok(self.fault(kind, Some(cursor), message));
                     }
                     if self.closed {
-                        return self.finish_closed(step);
+                        return Ok(self.finish_closed(step));
                     }
                     cursor = next;
                 }
@@ -413,18 +433,24 @@ impl Run {
                         "a run that ends at a TERMINAL".into(),
                         format!("halted at `{}`, which has no outgoing edge", step.id),
                     );
-                    return self.finish(None);
+                    return Ok(self.finish(None));
                 }
-                Ok(Flow::Terminal) => return self.finish(Some(step)),
-                Err(Stop::Fault(kind, message)) => return self.fault(kind, Some(cursor), message),
+                Ok(Flow::Terminal) => return Ok(self.finish(Some(step))),
+                Err(Stop::Fault(kind, message)) => {
+                    return Ok(self.fault(kind, Some(cursor), message));
+                }
                 Err(Stop::Pause {
                     carry,
                     prompt,
                     ask,
                     tool,
+                    call,
                 }) => {
                     self.steps -= 1;
-                    return self.pause(cursor, carry, prompt, ask.then_some(tool)).await;
+                    let ask = ask.then_some(tool);
+                    let mut waits = saved::Waits::new(&prep, cursor, carry, prompt, ask, call);
+                    waits.spawn = self.spawn_pending.take();
+                    return Err(Box::new(waits));
                 }
             }
         }
@@ -617,6 +643,9 @@ impl Run {
             );
             return Ok(advance);
         }
+        let before = ctl
+            .counter
+            .map(|c| (self.carries.get(c).clone(), self.written[c]));
         match ctl.counter {
             Some(c) => {
                 self.carries.set(c, Value::Int(count + 1));
@@ -628,7 +657,20 @@ impl Run {
                 self.note_loop(at, count + 1);
             }
         }
-        self.work(step).await?;
+        if let Err(stop) = self.work(step).await {
+            // A pause saves the state the step began with: the resumed step counts this
+            // iteration once.
+            if matches!(stop, Stop::Pause { .. }) {
+                match (ctl.counter, before) {
+                    (Some(c), Some((value, written))) => {
+                        self.carries.set(c, value);
+                        self.written[c] = written;
+                    }
+                    _ => self.loop_counts[at] = count,
+                }
+            }
+            return Err(stop);
+        }
         Ok(ctl.back.map_or(advance, Flow::Goto))
     }
 

@@ -114,17 +114,17 @@ pub(crate) async fn replay(
     let mut answers = answers(recording);
     while outcome.status == Status::InputRequired {
         let Some(pause) = &outcome.pause else { break };
-        // The pause record says whether an `ask_user` call asked.
-        let ask = journal
+        // The pause record says which question waits: an `ask_user` call's (by the
+        // instruction that asked, in a CALLed program when one asked) or a carry's.
+        let asked = journal
             .history()
             .await
             .ok()
-            .and_then(|h| h.pause)
-            .is_some_and(|p| p["ask"] == true);
-        let wanted = if ask {
-            Given::Ask(pause.instruction.clone())
-        } else {
-            Given::Carry(pause.carry.clone())
+            .and_then(|h| super::pause::read_record(h.pause?).ok()?.waits);
+        let wanted = match asked.as_ref().map(|w| w.innermost()) {
+            Some(w) if w.ask.is_some() => Given::Ask(w.instruction.clone()),
+            Some(w) => Given::Carry(w.carry.clone()),
+            None => Given::Carry(pause.carry.clone()),
         };
         let Some(at) = answers.iter().position(|(g, _)| *g == wanted) else {
             break;

@@ -353,6 +353,7 @@ impl Run {
             prompt: first.prompt.clone(),
             ask: true,
             tool: first.tool,
+            call: None,
         };
         self.spawn_pending = Some(Pending { at, done, waiting });
         stop

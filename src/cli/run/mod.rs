@@ -757,9 +757,8 @@ impl Setup {
         if let Some((pulse, _)) = &self.pulse {
             builder = builder.pulse(pulse.clone());
         }
-        if let Some(dir) = self.file.parent().filter(|d| !d.as_os_str().is_empty()) {
-            builder = builder.program_dir(dir.to_owned());
-        }
+        // CALL targets resolve beside the program (a bare file name: the current directory).
+        builder = builder.program_dir(super::graph::program_dir(&self.file).to_owned());
         builder = builder.models(self.models.clone());
         if let Some(secs) = self.tool_timeout {
             builder = builder.limits(ais_rt::tools::ToolLimits {

@@ -41,12 +41,18 @@ struct Delta<'a> {
     usage: (u64, u64, u64, u64),
     #[serde(skip_serializing_if = "Spend::is_none")]
     spend: Spend,
+    #[serde(skip_serializing_if = "is_zero_count")]
+    sub_steps: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     time: Option<(u64, u64)>,
 }
 
 fn is_zero(usage: &(u64, u64, u64, u64)) -> bool {
     *usage == (0, 0, 0, 0)
+}
+
+fn is_zero_count(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The `delta` text of `commit`.
@@ -65,6 +71,7 @@ pub(super) fn delta(commit: &StepCommit) -> String {
         branches,
         usage,
         spend,
+        sub_steps,
         time,
     } = commit;
     let row = Delta {
@@ -77,6 +84,7 @@ pub(super) fn delta(commit: &StepCommit) -> String {
         branches,
         usage: *usage,
         spend: *spend,
+        sub_steps: *sub_steps,
         time: *time,
     };
     // A struct of strings, numbers and JSON values: serializing it cannot fail.
@@ -239,6 +247,7 @@ mod tests {
                 unpriced_slots: 1,
                 failovers: 2,
             },
+            sub_steps: 3,
             time: Some((1_700_000_000_000, 42)),
         };
         let text = delta(&commit);
