@@ -4,7 +4,7 @@
 //! sibling's answer; a job for another program is refused by name; the cap and the step budget
 //! are checked before any job is handed over.
 
-mod common;
+use crate::common;
 
 use ais_rt::journal::memory::MemoryJournal;
 use ais_rt::journal::offload::{CallJob, CallOutcome, Offload, SiblingJob, SiblingOutcome};
