@@ -3,7 +3,7 @@
 //! defaults) on checkpoints and gates — each run's record validated against the run schema,
 //! its exit code matched to its status.
 
-mod ags;
+use crate::ags;
 
 use ags::*;
 use std::time::Duration;

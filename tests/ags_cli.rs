@@ -4,8 +4,7 @@
 
 use std::process::Command;
 
-#[path = "../ais-ags/tests/support/mod.rs"]
-mod support;
+use crate::ags_support as support;
 
 use support::ags_dir as ags;
 

@@ -3,7 +3,7 @@
 //! `failure.on_exhausted`, gate modes `notify`, `review`, `input` and `on_reject` — each run's
 //! record validated against the run schema, its exit code matched to its status.
 
-mod ags;
+use crate::ags;
 
 use ags::*;
 

@@ -4,7 +4,7 @@
 //! params and inputs, tiers, command criteria (their sandbox and their journal class); a graph
 //! using features this harness does not execute is refused, naming them.
 
-mod ags;
+use crate::ags;
 
 use ags::*;
 

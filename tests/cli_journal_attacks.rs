@@ -135,8 +135,7 @@ fn stderr(o: &Output) -> String {
 /// Runs its arguments with no user namespace left to make.
 const NO_USERNS: &str = "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"";
 
-#[path = "support/nobody.rs"]
-mod nobody;
+use crate::support::nobody;
 use nobody::can_drop_to_nobody;
 
 /// Whether a user namespace can be made here whose limit of user namespaces is 0.

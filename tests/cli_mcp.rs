@@ -2,8 +2,7 @@
 //! MCP servers' (`@modelcontextprotocol/server-filesystem`, installed from the npm registry by
 //! `.ci/run`): real subprocesses, real files in temporary directories.
 
-#[path = "../ais-rt/tests/mcp_support/mod.rs"]
-mod mcp_support;
+use crate::mcp_support;
 
 use mcp_support::bin;
 use std::path::Path;

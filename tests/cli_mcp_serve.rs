@@ -2,10 +2,8 @@
 //! SDK's client (rmcp) and by the official Inspector's command-line mode
 //! (`@modelcontextprotocol/inspector --cli`, from the npm registry via `.ci/run`).
 
-#[path = "support/mcp_serve.rs"]
-mod mcp_serve;
-#[path = "../ais-rt/tests/mcp_support/mod.rs"]
-mod mcp_support;
+use crate::mcp_support;
+use crate::support::mcp_serve;
 
 use rmcp::model::{
     CallToolRequestParams, NumberOrString, ProgressNotificationParam, ProgressToken,

@@ -188,8 +188,7 @@ fn a_tool_blocked_on_a_fifo_does_not_keep_ais_from_exiting() {
     }
 }
 
-#[path = "support/nobody.rs"]
-mod nobody;
+use crate::support::nobody;
 use nobody::can_drop_to_nobody;
 
 #[test]

@@ -3,8 +3,7 @@
 //! show` (which model answered each exchange, and what it cost), the journal's HTML report,
 //! and `--max-cost` stopping a run with the fault `budget_exhausted`.
 
-#[path = "../ais-rt/tests/providers_support/mod.rs"]
-mod providers_support;
+use crate::providers_support;
 
 use providers_support::{OwnServer, Proto};
 use serde_json::{Value, json};

@@ -3,8 +3,7 @@
 //! built from an empty file by `patch` calls alone, then checked clean by `ais check` and run
 //! (scripted) to the same report as the example.
 
-#[path = "../ais-rt/tests/mcp_support/mod.rs"]
-mod mcp_support;
+use crate::mcp_support;
 
 use serde_json::{Value as Json, json};
 use std::path::Path;

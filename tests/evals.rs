@@ -5,8 +5,7 @@
 //! stops at, naming the tool and both types) — are each caught, and named by case, assertion
 //! and the value seen.
 
-#[path = "support/examples.rs"]
-mod examples;
+use crate::support::examples;
 use examples::*;
 
 use ais::rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};

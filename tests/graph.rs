@@ -121,8 +121,7 @@ fn a_file_that_is_not_agir_is_refused_naming_it() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.agir"));
 }
 
-#[path = "support/chain.rs"]
-mod chain;
+use crate::support::chain;
 use chain::long_program;
 
 /// A 4,000-step program's SVG is refused at once, naming the writers that draw it; they do, and

@@ -17,11 +17,10 @@
 //! round, must be the uninterrupted runs' plus at most one retry per slot the journal had in
 //! flight at a kill.
 //!
-//! `AIS_KILLS=100 cargo test --test kill_journal -- --nocapture` runs the full hundred; the
-//! suite runs 20.
+//! `AIS_KILLS=100 cargo test --test kill kill_journal -- --nocapture` runs the full hundred;
+//! `cargo test` runs 20.
 
-#[path = "../ais-rt/tests/providers_support/mod.rs"]
-mod providers_support;
+use crate::providers_support;
 
 use providers_support::{Answer, Proto};
 use std::path::{Path, PathBuf};

@@ -7,8 +7,7 @@
 //! with `OPENAI_BASE_URL`), answering each slot from the csv-clean fixture's hand-written
 //! answers and recording every request body.
 
-#[path = "../ais-rt/tests/providers_support/mod.rs"]
-mod providers_support;
+use crate::providers_support;
 
 use providers_support::{Answer, Proto};
 use std::collections::HashMap;

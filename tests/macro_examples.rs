@@ -4,8 +4,7 @@
 //! on its scripted responses through the library ([`runs`]) and, where it needs no Rust tool,
 //! as `.agir` under `ais run` ([`cli`]).
 
-#[path = "support/examples.rs"]
-mod examples;
+use crate::support::examples;
 use examples::*;
 
 #[path = "macro_examples/sentiment.rs"]

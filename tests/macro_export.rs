@@ -3,8 +3,7 @@
 //! `ais!` chapter's program, `main` and `build.rs` build as written, with the export equal to
 //! `AGIR`; and the README's first agent and its `main` build as written.
 
-#[path = "support/cargo_case.rs"]
-mod cargo_case;
+use crate::support::cargo_case;
 
 /// Found by the export inside a module, as it would be in a crate's `src/agents.rs`.
 mod agents {

@@ -3,8 +3,7 @@
 //! server (`@modelcontextprotocol/server-everything`, from the npm registry via `.ci/run`) is
 //! started, checked against the same lock, and called through the runtime's tool registry.
 
-#[path = "../ais-rt/tests/mcp_support/mod.rs"]
-mod mcp_support;
+use crate::mcp_support;
 
 use ais::ais;
 use ais::rt::mcp::McpServers;

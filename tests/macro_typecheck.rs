@@ -8,8 +8,7 @@
 //! mismatched types (E0308) exists and that its primary span starts at the operand
 //! (`support/cargo_case.rs` builds the crate).
 
-#[path = "support/cargo_case.rs"]
-mod cargo_case;
+use crate::support::cargo_case;
 
 use serde_json::Value;
 

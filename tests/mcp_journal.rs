@@ -3,8 +3,7 @@
 //! flight at a crash stops the resumed run until the user says `--retry` or `--mark-done`.
 //! Against the reference filesystem server `.ci/run` installs from the npm registry.
 
-#[path = "../ais-rt/tests/mcp_support/mod.rs"]
-mod mcp_support;
+use crate::mcp_support;
 
 use mcp_support::bin;
 use std::path::Path;

@@ -15,8 +15,7 @@ use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-#[path = "support/mcp_serve.rs"]
-mod mcp_serve;
+use crate::support::mcp_serve;
 
 /// The read-only program with one human input, `phrase`: a call without it pauses at `up`.
 fn program(dir: &Path) -> PathBuf {

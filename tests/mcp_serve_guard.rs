@@ -2,8 +2,7 @@
 //! `Origin` (DNS rebinding) is refused, sessions are capped, a token set with `--token-env` is
 //! required, and a bind beyond loopback is warned about.
 
-#[path = "support/mcp_serve.rs"]
-mod mcp_serve;
+use crate::support::mcp_serve;
 
 use std::io::{BufRead, Read, Write};
 use std::process::{Child, Command, Stdio};

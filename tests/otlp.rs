@@ -3,8 +3,7 @@
 //! names, parent links and the GenAI and `ais.` attributes; message contents only when asked;
 //! a priced run's cost on its slots' and its own span.
 
-#[path = "../ais-rt/tests/providers_support/mod.rs"]
-mod providers_support;
+use crate::providers_support;
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;

@@ -1,7 +1,7 @@
 //! `ais serve --restate` against a real Restate server on loopback (feature `restate`; skipped
 //! with a notice when no server is installed, a failure under CI=true: `.ci/run` installs it).
 
-mod restate_support;
+use crate::restate_support;
 
 use ais::restate::server::{RestateServer, free_port, server_for_tests};
 use ais::restate::{Ingress, RunRequest};

@@ -2,10 +2,9 @@
 //! `ais serve --restate` endpoints (feature `restate`; skipped with a notice when no server is
 //! installed, a failure under CI=true: `.ci/run` installs it).
 
-mod restate_support;
+use crate::restate_support;
 
-#[path = "../ais-rt/tests/mcp_support/mod.rs"]
-mod mcp_support;
+use crate::mcp_support;
 
 use ais::restate::server::{RestateServer, free_port, server_for_tests};
 use restate_support::{ais, comparable, engine, json_of as json, serve, text};

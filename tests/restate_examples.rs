@@ -4,7 +4,7 @@
 //! paused and answered, as `Runtime::resume` answers it), against a real Restate server on loopback (feature `restate`; skipped with a notice when no server is
 //! installed, a failure under CI=true: `.ci/run` installs it).
 
-mod restate_support;
+use crate::restate_support;
 
 #[allow(dead_code)]
 #[path = "../examples/writing_plans.rs"]

@@ -3,8 +3,7 @@
 //! under the spinner before the slot's step line is printed; the answer that lands is the whole;
 //! where standard error is no terminal nothing streams and no piece is printed.
 
-#[path = "../ais-rt/tests/providers_support/mod.rs"]
-mod providers_support;
+use crate::providers_support;
 
 use providers_support::{ONE_SLOT, OwnServer, Proto};
 use serde_json::json;

@@ -3,8 +3,7 @@
 
 use ais::core::{Opcode, Repairs, Severity, agir, check};
 
-#[path = "../benches/support/synth.rs"]
-mod synth;
+use crate::support::synth;
 
 #[test]
 fn generated_programs_have_exactly_n_instructions_and_check_without_errors() {

@@ -3,8 +3,7 @@
 //! right 7 times in 10 report that pass rate and its Wilson interval; a judge's malformed answer
 //! is a failed assertion; bad suites are refused with located errors.
 
-#[path = "../ais-rt/tests/providers_support/mod.rs"]
-mod providers_support;
+use crate::providers_support;
 
 use providers_support::Proto;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! produces the code its `# EXPECT:` header names, and every example is clean under strict
 //! checking (no errors and no warnings), external subgraph references resolved by path.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! imported program is one the AIS validator accepts, and every AG-IR program of the corpus
 //! survives `import(export(p))` with its export valid against the AGS schema.
 
-mod support;
+use crate::support;
 
 use ais_ags::{export, import};
 

@@ -7,7 +7,7 @@
 use ais_core::agir::{Limits, read, write_keeping};
 use std::path::{Path, PathBuf};
 
-mod support;
+use crate::support;
 use support::{agir_files, corpus};
 
 /// `key: |` / `key: >-` / `- key: |+` … : the keys whose value is a block scalar, in order.

@@ -1,7 +1,7 @@
 //! Issue 7, bug 2: formatting keeps comments (attached to the element they precede or trail)
 //! and the text of unknown sections as written; a repaired program keeps them too.
 
-mod support;
+use crate::support;
 
 use ais_core::Pos;
 use ais_core::agir::{Limits, read, write, write_keeping};

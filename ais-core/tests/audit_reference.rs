@@ -8,7 +8,7 @@
 
 use ais_core::{AuditConfig, CheckId, Element, Realization, SourceMap, agir, audit};
 
-mod support;
+use crate::support;
 use support::{agir_files, corpus};
 
 /// A corpus program's text, with `record` (the body of a `faithfulness:` section) appended.

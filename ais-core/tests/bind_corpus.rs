@@ -7,7 +7,7 @@ use ais_core::Program;
 use ais_core::bind::*;
 use ais_core::sig::{Return, Signature, parse};
 
-mod support;
+use crate::support;
 use support::{agir_files, corpus};
 
 fn load(rel: &str) -> Option<Program> {

@@ -5,7 +5,7 @@
 //! corpus is data and is not copied into the project), so these tests stand without the AG-IR
 //! reader and without the corpus; `bind_corpus.rs` checks the files themselves.
 
-mod bind_common;
+use crate::bind_common;
 
 use ais_core::bind::*;
 use ais_core::sig::{Return, parse};

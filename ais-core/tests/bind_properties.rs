@@ -1,6 +1,6 @@
 //! Properties of the calling convention over generated programs, signatures and texts.
 
-mod bind_common;
+use crate::bind_common;
 
 use ais_core::bind::*;
 use ais_core::sig::{Param, Return, Signature};

@@ -1,6 +1,6 @@
 //! The calling convention of spec §7: one test per binding rule and per example of the section.
 
-mod bind_common;
+use crate::bind_common;
 
 use ais_core::bind::*;
 use ais_core::{Field, OUTCOME_FIELDS, Opcode, Type, TypeDecl, TypeKind};

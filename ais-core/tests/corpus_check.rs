@@ -8,7 +8,7 @@
 use ais_core::{CheckId, Checked, Outcome, Repairs, Severity, check};
 use std::path::Path;
 
-mod support;
+use crate::support;
 use support::{agir_files, corpus};
 
 fn checked(root: &Path, rel: &str, repair: bool) -> Checked {

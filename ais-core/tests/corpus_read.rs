@@ -9,7 +9,7 @@ use ais_core::{Opcode, Owner, Program, ToolSurface, Type};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-mod support;
+use crate::support;
 use support::{agir_files, corpus};
 
 fn load(dir: &Path, rel: &str) -> String {

@@ -9,10 +9,10 @@
 use ais_core::expr::{Category, is_sentinel};
 use ais_core::{Carry, Program, Type, Walker};
 
-mod support;
+use crate::support;
 use support::{agir_files, corpus};
 
-mod expr_common;
+use crate::expr_common;
 use expr_common::{check_body, check_guard};
 
 fn indent(line: &str) -> usize {

@@ -5,7 +5,7 @@ use ais_core::expr::{self, Category, ExprError, Guard, Limits, TypeEnv, eval_str
 use ais_core::{Carry, EnumMember, Field, Program, Type, TypeDecl, TypeKind, Value, Walker};
 use indexmap::IndexMap;
 
-mod expr_common;
+use crate::expr_common;
 use expr_common::{check_body, check_guard};
 
 fn carry(name: &str, ty: Option<&str>) -> Carry {

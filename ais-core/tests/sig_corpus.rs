@@ -5,7 +5,7 @@
 
 use ais_core::sig::parse;
 
-mod support;
+use crate::support;
 use support::{agir_files, corpus};
 
 /// The `sig:` values of a document, unquoted.

@@ -1,7 +1,7 @@
 //! A test per operation: each catalog example applies (in its patch) to
 //! `examples/writing_plans.agir`, and each operation's rejections answer with the next call.
 
-mod support;
+use crate::support;
 use serde_json::{Value as Json, json};
 use support::*;
 

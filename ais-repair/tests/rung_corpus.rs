@@ -2,8 +2,7 @@
 //! hostile script never adopted against the letter of the rules, and each view a cut of its
 //! program — the table printed shows how much of the program text the model is shown.
 
-#[path = "../../ais-core/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use ais_core::agir;
 use ais_repair::{Budget, Config, View, findings_of, repair};

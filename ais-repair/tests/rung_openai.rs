@@ -1,8 +1,7 @@
 //! The rung against a real OpenAI-compatible server on loopback: the request carries the view
 //! (not the whole program) and the catalog, and the answer is applied and adopted.
 
-#[path = "../../ais-rt/tests/providers_support/mod.rs"]
-mod providers_support;
+use crate::providers_support;
 
 use ais_core::agir;
 use ais_repair::{Config, findings_of, repair};

@@ -1,7 +1,7 @@
 //! ais programs as Restate workflows, against a real `restate-server` on loopback (skipped with
 //! a notice when none is installed; `.ci/run` installs it).
 
-mod support;
+use crate::support;
 
 use ais_restate::{Endpoint, RunRequest};
 use ais_rt::Inputs;

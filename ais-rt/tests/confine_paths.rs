@@ -4,7 +4,7 @@
 //! path, `..`, `~`, a symlinked directory inside the root, and the root's own state (`.git/`,
 //! `.ais/`) — and each must come back as a routable error value with nothing written outside.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::Status;

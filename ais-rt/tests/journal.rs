@@ -2,7 +2,7 @@
 //! step boundary resumes without repeating what completed; an effect in flight at a crash is
 //! retried only when safe; a malformed, foreign or contradicting journal is refused by name.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::journal::memory::MemoryJournal;

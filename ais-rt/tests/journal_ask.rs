@@ -3,7 +3,7 @@
 //! confused with the answer), and a replay gives every answer back — two asks, in order —
 //! without running the tool before the ask again.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::journal::replay::{Recording, ToolReplay};

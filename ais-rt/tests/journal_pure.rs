@@ -3,7 +3,7 @@
 //! next `once` effect's intent —, and a crash that loses held steps costs nothing but
 //! computing them again: no effect runs twice, the resumed run ends as an uninterrupted one.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::journal::sqlite::{Durability, SqliteStore};

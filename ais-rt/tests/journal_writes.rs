@@ -3,7 +3,7 @@
 //! `once` call's intent is durable before the call starts; a read leaves no intent; the result
 //! of one call is durable before the next call starts; a step's results land with its commit.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::journal::sqlite::{Durability, SqliteStore};

@@ -2,7 +2,7 @@
 //! tool-less ACT's write-out (§4.2.2), a produced program executed (§4.1, §4.4.3), path escapes
 //! a model's output tries, and Python tools that fail, hang or flood.
 
-mod common;
+use crate::common;
 
 use ais_rt::model::scripted::ScriptedModel;
 use ais_rt::tools::{ToolLimits, ToolRegistry};

@@ -3,7 +3,7 @@
 //! effect — runs on the empty values the failure left behind. A routed failure goes on as the
 //! program says.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::Status;

@@ -1,7 +1,7 @@
 //! The faults of §10.1 and the constructs the machine refuses: each aborts the run naming the
 //! instruction and its source line, never a silent skip.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::{FaultKind, Status};

@@ -10,11 +10,10 @@
 //! corpus is read in place; without it the tests print a notice and pass, except under
 //! `CI=true`.
 
-mod common;
+use crate::common;
 
 /// The corpus locator shared with ais-core's corpus tests.
-#[path = "../../ais-core/tests/support/mod.rs"]
-mod support;
+use crate::core_support as support;
 
 use ais_rt::model::scripted::ScriptedModel;
 use ais_rt::{Inputs, Runtime};

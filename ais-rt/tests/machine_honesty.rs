@@ -1,7 +1,7 @@
 //! The runtime is honest about what a run did: the report holds only the carries the run
 //! produced (spec §4.5), never a starting value in place of one no step wrote.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::Status;

@@ -2,7 +2,7 @@
 //! its writes contracts for an object of them (a recorded deviation), and a CALL fills each
 //! write from the callee's report by name, then by the position of the callee's TERMINAL reads.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::Status;

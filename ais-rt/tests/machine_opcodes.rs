@@ -1,7 +1,7 @@
 //! One test per Deterministic-Unit opcode behaviour of the machine (spec §4), the three
 //! degenerate ROUTE cases (§4.4.1), LOOP (§4.4.2), CALL (§4.4.3) and TERMINAL (§4.5).
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::{FaultKind, Status};

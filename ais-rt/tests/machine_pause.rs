@@ -2,7 +2,7 @@
 //! handle; resuming continues at that instruction without re-running anything before it, and a
 //! malformed or mismatched handle is refused before anything runs.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::{FaultKind, Inputs, Status};

@@ -3,7 +3,7 @@
 //! slots keyed per sibling, a CALL with no target as a nested slot — all against the scripted
 //! model, whose answers are validated like any model's.
 
-mod common;
+use crate::common;
 
 use ais_rt::model::scripted::ScriptedModel;
 use ais_rt::{FaultKind, Status};

@@ -1,7 +1,7 @@
 //! SPAWN (§4.4.4): fan-out sources, real concurrency under a parallelism limit, each isolation
 //! mode, the join into a list or a text, and the structural fan-out of the reference programs.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture};

@@ -2,7 +2,7 @@
 //! instruction with every carry unchanged faults at once, naming the cycle and the carries;
 //! a cycle through a SENSE, or one whose carries change, is not stalled.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::model::scripted::ScriptedModel;

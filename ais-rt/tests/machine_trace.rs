@@ -1,7 +1,7 @@
 //! The trace (§10.5): one event per step — the instruction, its unit, the bound operands, the
 //! values written, the tool — through the runtime's `TraceSink`.
 
-mod common;
+use crate::common;
 
 use ais_core::Value;
 use ais_rt::trace::{StepEvent, TraceSink};

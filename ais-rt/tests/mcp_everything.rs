@@ -3,7 +3,7 @@
 //! tool error is a routable error value, a hung call times out, a server that dies mid-run is
 //! an error value, and the lock catches a changed schema before the first step.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use ais_rt::Status;
 use ais_rt::mcp::McpServers;

@@ -6,8 +6,8 @@
 //! answer that takes the run past the budget stops it after the call, and a model without a
 //! price under a budget stops the run before its first step.
 
-mod common;
-mod providers_support;
+use crate::common;
+use crate::providers_support;
 
 use common::DiesAt;
 

@@ -4,8 +4,8 @@
 //! rounds, traces and counts each move, and a resume after a death at a step boundary asks no
 //! model again for a slot the journal answered.
 
-mod common;
-mod providers_support;
+use crate::common;
+use crate::providers_support;
 
 use common::DiesAt;
 

@@ -6,7 +6,7 @@
 //! placement that fails stops the run with the fault `placement`; a run with no journal keeps
 //! its work here.
 
-mod common;
+use crate::common;
 
 use ais_rt::journal::memory::MemoryJournal;
 use ais_rt::journal::{BoxFuture, Json};

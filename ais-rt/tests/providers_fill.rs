@@ -3,7 +3,7 @@
 //! JSON at all repaired the same way, one the repairs do not fix, a tool round, and a provider
 //! that keeps failing.
 
-mod providers_support;
+use crate::providers_support;
 
 use ais_rt::model::ModelErrorKind;
 use ais_rt::model::ToolSpec;

@@ -4,7 +4,7 @@
 //! requests the server received (path, headers, the schema sent) and that the key appears in
 //! no exchange, no error and no log line.
 
-mod providers_support;
+use crate::providers_support;
 
 use ais_rt::model::providers::{ProviderOptions, schema::strict_schema};
 use ais_rt::model::{ModelErrorKind, Reply, ToolCall, ToolSpec, Turn};

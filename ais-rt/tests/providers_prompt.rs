@@ -2,7 +2,7 @@
 //! receives it: each operand labelled with its own type — a SPAWN sibling's item as the item's
 //! type (once, not again under the list's name and type), a declared enum with its members.
 
-mod providers_support;
+use crate::providers_support;
 
 use ais_rt::model::providers::from_spec_with;
 use ais_rt::{Inputs, Runtime, Status};

@@ -2,7 +2,7 @@
 //! real provider, against a server on 127.0.0.1 that answers each slot with the example's
 //! shipped responses — and, when `AIS_LIVE_MODEL` names a provider, against that live model.
 
-mod providers_support;
+use crate::providers_support;
 
 use ais_rt::model::providers::from_spec;
 use ais_rt::model::{Model, ModelErrorKind};

@@ -4,7 +4,7 @@
 //! pieces put together, byte for byte; a stream cut mid-way is retried and nothing of it is
 //! journaled; without a watcher nothing streams.
 
-mod providers_support;
+use crate::providers_support;
 
 use ais_rt::journal::memory::MemoryJournal;
 use ais_rt::journal::{EffectKind, Journal};

@@ -8,7 +8,7 @@ use ais_core::Value;
 use ais_rt::tools::{Builtin, CommandTool, PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
 use std::path::Path;
 
-mod common;
+use crate::common;
 use common::have_python;
 
 fn args(pairs: &[(&str, &str)]) -> ToolArgs {

@@ -3,15 +3,14 @@
 //! machine uses and called with arguments as the machine would bind them.
 
 /// The corpus locator shared with ais-core's corpus tests.
-#[path = "../../ais-core/tests/support/mod.rs"]
-mod support;
+use crate::core_support as support;
 
 use ais_core::Value;
 use ais_rt::tools::{ToolArgs, ToolContext, ToolErrorKind, ToolRegistry};
 use std::path::Path;
 use support::corpus;
 
-mod common;
+use crate::common;
 use common::have_python;
 
 fn declared(file: &str, tool: &str) -> Option<ais_core::Tool> {

@@ -6,7 +6,7 @@ use ais_core::Value;
 use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind, ToolLimits};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::have_python;
 
 fn args(pairs: &[(&str, Value)]) -> ToolArgs {

@@ -13,7 +13,7 @@ use ais_core::Value;
 use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext};
 use std::process::Command;
 
-mod common;
+use crate::common;
 use common::have_python;
 
 /// Set in the copy of this test that runs as `nobody`.
@@ -137,15 +137,13 @@ fn a_call_cannot_ptrace_or_read_the_worker_that_serves_it() {
 /// Runs this test again in a process of its own as `nobody` and asserts that it passed.
 fn as_nobody() {
     let exe = std::env::current_exe().unwrap();
+    // The harness names a test by its path below the test crate: `tools_python_ptrace::…`.
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let name = format!("{module}::a_call_cannot_ptrace_or_read_the_worker_that_serves_it");
     let out = Command::new("setpriv")
         .args(["--reuid", NOBODY, "--regid", NOBODY, "--clear-groups"])
         .arg(&exe)
-        .args([
-            "--exact",
-            "a_call_cannot_ptrace_or_read_the_worker_that_serves_it",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(["--exact", &name, "--nocapture", "--test-threads=1"])
         .env(INNER, "1")
         .env("TMPDIR", std::env::temp_dir())
         .output();

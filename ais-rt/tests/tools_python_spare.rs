@@ -8,7 +8,7 @@
 use ais_core::Value;
 use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext};
 
-mod common;
+use crate::common;
 use common::have_python;
 
 async fn run(body: &str, ctx: &ToolContext) -> Value {

@@ -9,7 +9,7 @@ use ais_core::Value;
 use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
 use std::time::Duration;
 
-mod common;
+use crate::common;
 use common::have_python;
 
 async fn run(body: &str, ctx: &ToolContext) -> Result<Value, ais_rt::tools::ToolError> {

@@ -6,8 +6,7 @@
 pub use std::path::Path;
 pub use std::process::{Command, Output, Stdio};
 
-#[path = "../../ais-ags/tests/support/mod.rs"]
-mod support;
+use crate::ags_support as support;
 
 pub use support::ags_dir as ags;
 

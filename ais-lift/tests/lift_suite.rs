@@ -1,0 +1,6 @@
+//! The integration tests of `ais-lift`, one test binary: each file of `tests/` is a module
+//! here, so the dependencies are linked once, not once per file. One file's tests: `cargo test
+//! --workspace --test lift_suite stages::`. A new test file goes into the list below (`mod
+//! NAME;`); the workspace's `tests/binaries.rs` fails for a file in no test binary.
+
+mod stages;
