@@ -779,7 +779,7 @@ fn ais_new_rust_scaffolds_a_crate_whose_tests_pass() {
     let o = Command::new(cargo)
         .args(["test", "--offline", "--quiet"])
         .current_dir(&krate)
-        .env("CARGO_TARGET_DIR", root.join("target/tests/new-rust"))
+        .env("CARGO_TARGET_DIR", root.join("target/tests/crates"))
         .env("CARGO_INCREMENTAL", "0")
         // No debug info: a third less to compile and link, and nothing here reads it.
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
@@ -793,8 +793,16 @@ fn ais_new_rust_scaffolds_a_crate_whose_tests_pass() {
 
     // The crate is built on the light `ais`: none of the heavy parts it does not use were
     // compiled, and a live model without its feature is an error saying how to turn it on.
-    let deps = root.join("target/tests/new-rust/debug/deps");
-    for heavy in ["reqwest", "rusqlite", "rmcp", "axum", "clap", "opentelemetry", "ais_lift"] {
+    let deps = root.join("target/tests/crates/debug/deps");
+    for heavy in [
+        "reqwest",
+        "rusqlite",
+        "rmcp",
+        "axum",
+        "clap",
+        "opentelemetry",
+        "ais_lift",
+    ] {
         let built = std::fs::read_dir(&deps)
             .unwrap()
             .filter_map(Result::ok)
@@ -804,9 +812,16 @@ fn ais_new_rust_scaffolds_a_crate_whose_tests_pass() {
     }
     assert!(manifest.contains("live = [\"ais/http\"]"), "{manifest}");
     let o = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["run", "--offline", "--quiet", "--", "--model", "openai:gpt-4o-mini"])
+        .args([
+            "run",
+            "--offline",
+            "--quiet",
+            "--",
+            "--model",
+            "openai:gpt-4o-mini",
+        ])
         .current_dir(&krate)
-        .env("CARGO_TARGET_DIR", root.join("target/tests/new-rust"))
+        .env("CARGO_TARGET_DIR", root.join("target/tests/crates"))
         .env("CARGO_INCREMENTAL", "0")
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .env("CARGO_PROFILE_TEST_DEBUG", "false")

@@ -189,7 +189,7 @@ fn emitted_modules_compile_and_their_agir_is_the_lifted_agir() {
         format!(
             "[package]\nname = \"lifted\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
              [dependencies]\nais = {{ path = {:?} }}\n\n[workspace]\n",
-            root.display().to_string()
+            root.join("ais").display().to_string()
         ),
     )
     .unwrap();
@@ -214,13 +214,16 @@ fn emitted_modules_compile_and_their_agir_is_the_lifted_agir() {
     // The same lock as the workspace: the same versions, already downloaded and built.
     std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let target = root.join("target/tests/lift-emit");
+    // The target `ais new --rust`'s test builds in too (tests/cli.rs): the light `ais` is
+    // compiled once for both.
+    let target = root.join("target/tests/crates");
     let o = Command::new(&cargo)
         .args(["build", "--offline", "--quiet"])
         .current_dir(&krate)
         .env("CARGO_TARGET_DIR", &target)
         .env("CARGO_INCREMENTAL", "0")
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_PROFILE_TEST_DEBUG", "false")
         .env_remove("RUSTFLAGS")
         .output()
         .expect("cargo runs");

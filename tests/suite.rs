@@ -1,5 +1,6 @@
-//! The integration tests of the `ais` package, one test binary: each file of `tests/` is a
-//! module here, so the dependencies are linked once, not once per file. One file's tests:
+//! The integration tests of the `ais-cli` package (the repository root), one test binary: each
+//! file of `tests/` is a module here, so the dependencies are linked once, not once per file.
+//! One file's tests:
 //! `cargo test --test suite run_cli::`. The package's other test binaries, each for a reason:
 //! `macro_ui` (trybuild), `kill` (the timing-sensitive kill tests), `restate` and
 //! `restate_spread` (feature `restate`; the spread test times itself alone). A new test file
@@ -46,6 +47,7 @@ mod edit_mcp;
 mod evals;
 mod graph;
 mod lift_cli;
+mod lift_emit;
 mod lift_program;
 mod macro_call_cycle;
 mod macro_examples;

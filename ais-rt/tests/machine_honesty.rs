@@ -243,8 +243,8 @@ fn a_handle_whose_ask_position_is_no_ask_user_call_is_refused() {
     let handle = out.pause.and_then(|p| p.handle).expect("a handle");
     let mut json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&handle).unwrap()).unwrap();
-    assert_eq!(json["tool"], 1, "`ask_user` is the pipeline's second tool");
-    json["tool"] = 0.into();
+    assert_eq!(json["waits"]["ask"], 1, "`ask_user` is the pipeline's second tool");
+    json["waits"]["ask"] = 0.into();
     std::fs::write(&handle, json.to_string()).unwrap();
     let doc = program(LOG_THEN_ASK);
     let out = block_on(
@@ -394,8 +394,8 @@ fn a_handle_whose_paused_siblings_do_not_fit_the_spawn_is_refused() {
     let handle = out.pause.and_then(|p| p.handle).expect("a handle");
     let mut json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&handle).unwrap()).unwrap();
-    assert_eq!(json["spawn"]["waiting"][1]["index"], 1, "{json}");
-    json["spawn"]["waiting"][1]["index"] = 0.into();
+    assert_eq!(json["waits"]["spawn"]["waiting"][1]["index"], 1, "{json}");
+    json["waits"]["spawn"]["waiting"][1]["index"] = 0.into();
     std::fs::write(&handle, json.to_string()).unwrap();
     let doc = program(FAN_ASKS);
     let out = block_on(

@@ -30,7 +30,7 @@ mod machine_trace;
 mod mcp_everything;
 mod models_cost;
 mod models_tiers;
-mod offload;
+mod placement;
 mod providers_fill;
 mod providers_http;
 mod providers_prompt;

@@ -8,3 +8,4 @@ mod lowering;
 mod mcp;
 mod provenance;
 mod routing;
+mod write;

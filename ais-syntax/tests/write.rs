@@ -39,10 +39,9 @@ fn round_trip_program(name: &str, program: &ais_core::Program) -> bool {
     let canonical = ais_core::agir::write(program);
     match ais_syntax::write_module(program) {
         Ok(module) => {
-            let exported =
-                ais_syntax::export_text(&module, "program.rs").unwrap_or_else(|e| {
-                    panic!("{name}: the written module does not lower:\n{e}\n{module}")
-                });
+            let exported = ais_syntax::export_text(&module, "program.rs").unwrap_or_else(|e| {
+                panic!("{name}: the written module does not lower:\n{e}\n{module}")
+            });
             assert_eq!(exported.len(), 1, "{name}");
             assert_eq!(exported[0].agir, canonical, "{name}:\n{module}");
             true

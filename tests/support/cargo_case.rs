@@ -68,7 +68,7 @@ pub fn check(case: &Case) -> Checked {
     let mut manifest = format!(
         "[package]\nname = \"ais-case\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
          publish = false\n\n[dependencies]\nais = {{ path = {:?} }}\n",
-        ws.display().to_string()
+        ws.join("ais").display().to_string()
     );
     // tokio for an async `main`; always, so every case shares one build of the dependencies.
     manifest.push_str("tokio = { version = \"1\", features = [\"rt\", \"macros\"] }\n");
