@@ -243,7 +243,10 @@ fn a_handle_whose_ask_position_is_no_ask_user_call_is_refused() {
     let handle = out.pause.and_then(|p| p.handle).expect("a handle");
     let mut json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&handle).unwrap()).unwrap();
-    assert_eq!(json["waits"]["ask"], 1, "`ask_user` is the pipeline's second tool");
+    assert_eq!(
+        json["waits"]["ask"], 1,
+        "`ask_user` is the pipeline's second tool"
+    );
     json["waits"]["ask"] = 0.into();
     std::fs::write(&handle, json.to_string()).unwrap();
     let doc = program(LOG_THEN_ASK);
