@@ -231,15 +231,7 @@ async fn a_run_paused_on_restate_is_listed_answered_and_followed_from_the_cli() 
     );
 
     // `ais runs` lists it as paused.
-    let o = ais(&[&["runs"], &flags[..]].concat());
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let listed = String::from_utf8_lossy(&o.stdout).into_owned();
-    let row = listed
-        .lines()
-        .find(|l| l.contains("ask_then_echo"))
-        .unwrap_or_else(|| panic!("the run is not listed:\n{listed}"));
-    assert!(row.contains("paused"), "{listed}");
-    let id = row.split_whitespace().next().unwrap().to_owned();
+    let id = paused_run(&flags, "ask_then_echo");
 
     // Answered through the ingress, followed to its end: `ais run`'s report and exit status.
     let o = ais(&[
@@ -304,14 +296,7 @@ async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finish
         stdout.contains("`call` needs `confirm`: Type yes to go on."),
         "{stdout}"
     );
-    let o = ais(&[&["runs"], &flags[..]].concat());
-    let listed = String::from_utf8_lossy(&o.stdout).into_owned();
-    let row = listed
-        .lines()
-        .find(|l| l.contains("call_ask"))
-        .unwrap_or_else(|| panic!("the run is not listed:\n{listed}"));
-    assert!(row.contains("paused"), "{listed}");
-    let id = row.split_whitespace().next().unwrap().to_owned();
+    let id = paused_run(&flags, "call_ask");
     let o = ais(&[
         &["resume", &id, "--answer", "yes", "--format", "json"],
         &flags[..],
@@ -396,4 +381,18 @@ fn a_restate_run_without_a_server_or_with_local_flags_is_refused_clearly() {
         "{}",
         text(&o)
     );
+}
+
+/// The id of the run of program `name` that `ais runs` (on the engine `flags` name) lists as
+/// paused.
+fn paused_run(flags: &[&str], name: &str) -> String {
+    let o = ais(&[&["runs"], flags].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let listed = String::from_utf8_lossy(&o.stdout).into_owned();
+    let row = listed
+        .lines()
+        .find(|l| l.contains(name))
+        .unwrap_or_else(|| panic!("the run is not listed:\n{listed}"));
+    assert!(row.contains("paused"), "{listed}");
+    row.split_whitespace().next().unwrap().to_owned()
 }
