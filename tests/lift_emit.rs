@@ -238,3 +238,40 @@ fn emitted_modules_compile_and_their_agir_is_the_lifted_agir() {
         assert_eq!(String::from_utf8_lossy(&o.stdout), expected, "{name}");
     }
 }
+
+/// The skill's path is hostile input too: a line break in it stays inside the module's header
+/// comment (escaped), never a line of code.
+#[test]
+fn a_line_break_in_the_skills_path_cannot_add_code_to_the_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = root().join("ais-lift/tests/lifts/approval");
+    // Relative, as a user gives it: the record keeps the path as given.
+    let skills = "a\nfn evil() {}\n//";
+    std::fs::create_dir_all(dir.path().join(skills)).unwrap();
+    std::fs::copy(
+        fixture.join("SKILL.md"),
+        dir.path().join(skills).join("SKILL.md"),
+    )
+    .unwrap();
+    let model = format!("scripted:{}", fixture.join("answers.json").display());
+    let o = Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(["lift", &format!("{skills}/SKILL.md"), "--model", &model])
+        .args(["--out", "work", "--emit", "rust", "-o", "out.rs"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("ais runs");
+    assert!(o.status.success(), "{}", text(&o));
+    let module = std::fs::read_to_string(dir.path().join("out.rs")).unwrap();
+    // The header is its three comment lines, the path escaped in the first; the path's
+    // line breaks stay data in the program's `source` (a raw string).
+    let header: Vec<&str> = module.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(header.len(), 3, "{module}");
+    assert!(header.iter().all(|l| l.starts_with("//! ")), "{module}");
+    assert!(
+        header[0].contains(r"a\nfn evil() {}\n/SKILL.md"),
+        "{module}"
+    );
+    let exported = ais_syntax::export_text(&module, "out.rs").unwrap();
+    assert_eq!(exported.len(), 1, "{module}");
+}

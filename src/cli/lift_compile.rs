@@ -222,6 +222,9 @@ fn rust_module(lifted: &Lifted, path: &Path) -> Result<String, CliError> {
         .and_then(|f| f.source.as_ref())
         .and_then(|s| s.path.as_deref())
         .unwrap_or("its skill");
+    // The path is the skill's, as given: a line break in it must not end the comment and
+    // start code in the module.
+    let source = escape_controls(source);
     let name = lifted.program.name.as_deref().unwrap_or("the program");
     Ok(format!(
         "//! `{name}`, lifted from `{source}` by `ais lift`: the program as an `ais!` module.\n\
