@@ -198,9 +198,16 @@ pub fn capture_logs() -> Logs {
         .with_max_level(tracing::Level::TRACE)
         .with_writer(move || sink.clone())
         .finish();
+    let guard = tracing::subscriber::set_default(subscriber);
+    // The suite's tests share one process. A log line's callsite first
+    // reached on another thread while this subscriber was being registered
+    // can keep an interest computed without it ("never"), and its events
+    // would be lost here. Recomputing every callsite's interest now that the
+    // subscriber is registered closes that window.
+    tracing::callsite::rebuild_interest_cache();
     Logs {
         buffer,
-        _guard: tracing::subscriber::set_default(subscriber),
+        _guard: guard,
     }
 }
 
