@@ -108,7 +108,7 @@ pub fn unsupported(doc: &Graph) -> Vec<String> {
         }
         for h in node.checkpoints() {
             let hid = h.id.as_deref().unwrap_or("?");
-            if ty != NodeType::Task || !crate::harness::human::STAGES.contains(&h.at.as_str()) {
+            if ty != NodeType::Task || !crate::harness::human::STAGES.contains(&h.at) {
                 out.push(format!(
                     "node `{id}`: human checkpoint `{hid}` `at: {}`",
                     h.at

@@ -145,7 +145,7 @@ pub fn finish(
         root,
         run_id: format!("ais-{nanos:x}-{}", std::process::id()),
     };
-    let rec = ais_ags::run_record(&graph.to_json(), &ais_ags::schedule(&graph), &ran);
+    let rec = ais_ags::run_record(&graph, &ais_ags::schedule(&graph), &ran);
     let verdict = rec
         .get("status")
         .and_then(|s| s.as_str())

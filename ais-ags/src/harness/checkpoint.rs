@@ -17,25 +17,72 @@
 //!   (`ais resume … --answer`); until then the run is `awaiting_human`, as with `hold`.
 
 use super::gates::{Decision, decide, timed_out};
-use super::{human, own};
-use crate::graph::Graph;
+use super::{Harness, human, own};
+use crate::graph::{
+    GateBlock, Graph, HumanAt, HumanCheckpoint, HumanMode, Node, NodeType, OnExpressionError,
+    OnTimeout,
+};
 use crate::translate::{CARRY_SEP, carry_name};
 use ais_core::{Carry, Instruction, Opcode, Owner, Tool, ToolSurface};
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Map, Number, Value as Json, json};
 
-/// The timeout of a checkpoint or gate block `spec`, when it does not hold: (seconds,
-/// `on_timeout`). None when it holds, or when no timeout is set (nothing times out then).
-pub fn timeout(doc: &Json, spec: &Json) -> Option<(f64, String)> {
+/// What a question to a person says about itself, whether a gate's block or a node's human
+/// checkpoint asks it.
+pub(crate) trait Ask {
+    /// Its `prompt` template.
+    fn prompt(&self) -> Option<&str>;
+    /// The material it shows (`present`; a checkpoint shows none).
+    fn present(&self) -> &[String];
+    /// Its `timeout_seconds`.
+    fn timeout_seconds(&self) -> Option<&Number>;
+    /// Its `on_timeout`.
+    fn on_timeout(&self) -> Option<OnTimeout>;
+}
+
+impl Ask for GateBlock {
+    fn prompt(&self) -> Option<&str> {
+        self.prompt.as_deref()
+    }
+    fn present(&self) -> &[String] {
+        self.present.as_deref().unwrap_or_default()
+    }
+    fn timeout_seconds(&self) -> Option<&Number> {
+        self.timeout_seconds.as_ref()
+    }
+    fn on_timeout(&self) -> Option<OnTimeout> {
+        self.on_timeout
+    }
+}
+
+impl Ask for HumanCheckpoint {
+    fn prompt(&self) -> Option<&str> {
+        self.prompt.as_deref()
+    }
+    fn present(&self) -> &[String] {
+        &[]
+    }
+    fn timeout_seconds(&self) -> Option<&Number> {
+        self.timeout_seconds.as_ref()
+    }
+    fn on_timeout(&self) -> Option<OnTimeout> {
+        self.on_timeout
+    }
+}
+
+/// The timeout of a checkpoint or gate block `spec` (none: a gate without its block), when it
+/// does not hold: (seconds, `on_timeout`). None when it holds, or when no timeout is set
+/// (nothing times out then).
+pub fn timeout(doc: &Graph, spec: Option<&dyn Ask>) -> Option<(f64, OnTimeout)> {
+    let policy = doc.policy.as_ref();
     let on = spec
-        .get("on_timeout")
-        .or_else(|| doc.pointer("/policy/on_human_timeout"))
-        .and_then(Json::as_str)
-        .unwrap_or("hold");
+        .and_then(Ask::on_timeout)
+        .or_else(|| policy?.on_human_timeout)
+        .unwrap_or(OnTimeout::Hold);
     let secs = spec
-        .get("timeout_seconds")
-        .or_else(|| doc.pointer("/policy/default_human_timeout_seconds"))
-        .and_then(Json::as_f64)?;
-    (on != "hold").then(|| (secs, on.to_owned()))
+        .and_then(Ask::timeout_seconds)
+        .or_else(|| policy?.default_human_timeout_seconds.as_ref())
+        .and_then(Number::as_f64)?;
+    (on != OnTimeout::Hold).then_some((secs, on))
 }
 
 /// Seconds since the epoch, now.
@@ -47,10 +94,10 @@ fn now() -> f64 {
 
 /// The decision of an answer to `spec` asked at `asked` (seconds since the epoch) when it comes
 /// too late; None when it is on time or nothing times out.
-pub(crate) fn late(doc: &Json, spec: &Json, asked: Option<&Json>) -> Option<Decision> {
+pub(crate) fn late(doc: &Graph, spec: Option<&dyn Ask>, asked: Option<&Json>) -> Option<Decision> {
     let (secs, on) = timeout(doc, spec)?;
     let waited = now() - asked?.as_f64()?;
-    timed_out(&on, secs, waited)
+    timed_out(on, secs, waited)
 }
 
 /// The carries the clock step of `id` writes: when it asked, in seconds since the epoch and as
@@ -97,27 +144,19 @@ pub fn clock(id: &str) -> (Instruction, Vec<Carry>, Tool) {
     (ins, carries, tool)
 }
 
-/// A checkpoint as (id, mode, the block).
-fn of(h: &Json) -> (String, String, &Json) {
-    let id = h.get("id").and_then(Json::as_str).unwrap_or("checkpoint");
-    let mode = h.get("mode").and_then(Json::as_str).unwrap_or("approve");
-    (id.to_owned(), mode.to_owned(), h)
+/// A checkpoint's id (`checkpoint` when it has none).
+fn id_of(h: &HumanCheckpoint) -> &str {
+    h.id.as_deref().unwrap_or("checkpoint")
 }
 
 /// The checkpoints of node `node` at `stage`.
-fn at_stage<'n>(node: &'n Json, stage: &str) -> Vec<&'n Json> {
-    node.get("human")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|h| h.get("at").and_then(Json::as_str) == Some(stage))
-        .collect()
+fn at_stage(node: &Node, stage: HumanAt) -> impl Iterator<Item = &HumanCheckpoint> {
+    node.checkpoints().filter(move |h| h.at == stage)
 }
 
 /// Whether checkpoint `h` is lowered here (a mode other than approve, or a timeout).
-fn native(doc: &Json, h: &Json) -> bool {
-    let (_, mode, _) = of(h);
-    mode != "approve" || timeout(doc, h).is_some()
+fn native(doc: &Graph, h: &HumanCheckpoint) -> bool {
+    h.mode != HumanMode::Approve || timeout(doc, Some(h)).is_some()
 }
 
 /// The carries a checkpoint's answer step writes beyond its approval: the human event and the
@@ -128,26 +167,31 @@ fn answer_writes(prefix: &str) -> [String; 2] {
 
 /// The carries of node `nid`'s checkpoints that set its outputs (reviews and inputs), in the
 /// order they are asked: its judge reads them and lays them over the model's outputs.
-pub fn values_carries(doc: &Json, nid: &str, node: &Json) -> Vec<String> {
+pub fn values_carries(doc: &Graph, nid: &str, node: &Node) -> Vec<String> {
     human::STAGES
         .iter()
-        .flat_map(|s| at_stage(node, s))
-        .filter(|h| native(doc, h) && matches!(of(h).1.as_str(), "review" | "input"))
-        .map(|h| answer_writes(&human::checkpoint_id(nid, &of(h).0))[1].clone())
+        .flat_map(|s| at_stage(node, *s))
+        .filter(|h| native(doc, h) && matches!(h.mode, HumanMode::Review | HumanMode::Input))
+        .map(|h| answer_writes(&human::checkpoint_id(nid, id_of(h)))[1].clone())
         .collect()
 }
 
 /// The instructions, carries and tools asking node `nid`'s checkpoint `h`: frame, (clock), ask
 /// or notify, verdict, and the ROUTE that goes on only when it approved.
-pub fn lower(doc: &Json, nid: &str, h: &Json) -> (Vec<Instruction>, Vec<Carry>, Vec<Tool>) {
-    let (hid, mode, _) = of(h);
-    let prefix = human::checkpoint_id(nid, &hid);
-    let prompt = h.get("prompt").and_then(Json::as_str).unwrap_or("Proceed?");
+pub fn lower(
+    hs: &Harness,
+    nid: &str,
+    h: &HumanCheckpoint,
+) -> (Vec<Instruction>, Vec<Carry>, Vec<Tool>) {
+    let doc = hs.graph;
+    let hid = id_of(h);
+    let prefix = human::checkpoint_id(nid, hid);
+    let prompt = h.prompt.as_deref().unwrap_or("Proceed?");
     let (mut ins, mut carries) = human::approval(&prefix, prompt, true);
     let mut tools = Vec::new();
-    frame_natively(doc, nid, &prefix, h, &mut ins, &mut tools);
-    if h.get("when").and_then(Json::as_str).is_some() {
-        let (mut guard, mut cs, tool) = when_step(doc, nid, h, &prefix);
+    frame_natively(hs, nid, &prefix, h, &mut ins, &mut tools);
+    if h.when.is_some() {
+        let (mut guard, mut cs, tool) = when_step(hs, nid, h, &prefix);
         guard.append(&mut ins);
         ins = guard;
         carries.append(&mut cs);
@@ -159,7 +203,7 @@ pub fn lower(doc: &Json, nid: &str, h: &Json) -> (Vec<Instruction>, Vec<Carry>, 
     let [answer, approved] = human::answer_carries(&prefix);
     let prompt_carry = carry_name(&prefix, "prompt");
     let verdict_id = format!("{prefix}{CARRY_SEP}verdict");
-    if mode == "notify" {
+    if h.mode == HumanMode::Notify {
         let name = own(&prefix, "notify");
         if let Some(ask) = ins.iter_mut().find(|i| i.id == prefix) {
             ask.tool = Some(name.clone());
@@ -181,7 +225,7 @@ pub fn lower(doc: &Json, nid: &str, h: &Json) -> (Vec<Instruction>, Vec<Carry>, 
         return (ins, carries, tools);
     }
     let mut reads = vec![answer];
-    if timeout(doc, h).is_some() {
+    if timeout(doc, Some(h)).is_some() {
         let (clock, mut cs, tool) = clock(&prefix);
         reads.push(cs[0].name.clone());
         let at = ins.iter().position(|i| i.id == prefix).unwrap_or(1);
@@ -230,28 +274,24 @@ fn when_writes(prefix: &str) -> [String; 3] {
 /// when it holds, past the checkpoint when it does not, to the report when it cannot be
 /// evaluated ([`past`]; with `policy.on_expression_error: false` it does not hold, RT062).
 fn when_step(
-    doc: &Json,
+    hs: &Harness,
     nid: &str,
-    h: &Json,
+    h: &HumanCheckpoint,
     prefix: &str,
 ) -> (Vec<Instruction>, Vec<Carry>, Tool) {
-    let has_params = !super::inputs::param_names(doc).is_empty();
-    let mut reads = super::scope_reads_json(doc, nid, has_params);
-    let node = doc.pointer(&format!("/nodes/{nid}")).unwrap_or(&Json::Null);
+    let mut reads = super::scope_reads(hs, nid);
+    let node = hs.graph.node(nid);
     if node
-        .get("inputs")
-        .and_then(Json::as_object)
+        .and_then(|n| n.inputs.as_ref())
         .is_some_and(|i| !i.is_empty())
     {
         reads.push(super::inputs::input_writes(nid)[0].clone());
     }
-    if h.get("at").and_then(Json::as_str) == Some("after_outputs") {
+    if h.at == HumanAt::AfterOutputs {
         reads.extend(
-            node.get("outputs")
-                .and_then(Json::as_object)
-                .into_iter()
-                .flatten()
-                .map(|(o, _)| carry_name(nid, o)),
+            node.into_iter()
+                .flat_map(Node::output_names)
+                .map(|o| carry_name(nid, o)),
         );
     }
     let writes = when_writes(prefix);
@@ -265,7 +305,7 @@ fn when_step(
         writes: writes.to_vec(),
         doc: Some(format!(
             "Whether checkpoint `{}` is asked (its `when`).",
-            of(h).0
+            id_of(h)
         )),
         ..Instruction::default()
     };
@@ -310,61 +350,44 @@ pub(crate) fn past(instructions: &[Instruction], route: &str) -> Option<(String,
 
 /// What the question of `frame_of` (a gate's id, or a checkpoint's prefix) is framed from,
 /// when it needs the run's values: its prompt holds `${{ }}`, or it has material to `present`.
-fn framing(spec: &Json) -> Option<(String, Vec<String>)> {
-    let prompt = spec.get("prompt").and_then(Json::as_str)?;
-    let present: Vec<String> = spec
-        .get("present")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Json::as_str)
-        .map(str::to_owned)
-        .collect();
+fn framing(spec: &dyn Ask) -> Option<(String, Vec<String>)> {
+    let prompt = spec.prompt()?;
+    let present = spec.present().to_vec();
     (prompt.contains("${{") || !present.is_empty()).then(|| (prompt.to_owned(), present))
 }
 
 /// Makes the frame instruction `{id}__ask` of a gate or checkpoint (`spec`, of node `nid`) a
 /// native `SENSE` that interpolates its prompt and shows its `present` material
 /// ([`super::inputs::frame`]), when it needs to; its tool is pushed on `tools`.
-pub fn frame_natively(
-    doc: &Json,
+pub(crate) fn frame_natively(
+    hs: &Harness,
     nid: &str,
     id: &str,
-    spec: &Json,
+    spec: &dyn Ask,
     instructions: &mut [Instruction],
     tools: &mut Vec<Tool>,
 ) {
     if framing(spec).is_none() {
         return;
     }
-    let Some(frame) = instructions
-        .iter_mut()
-        .find(|i| i.id == format!("{id}{CARRY_SEP}ask"))
-    else {
+    let ask = format!("{id}{CARRY_SEP}ask");
+    let Some(frame) = instructions.iter_mut().find(|i| i.id == ask) else {
         return;
     };
-    let has_params = !super::inputs::param_names(doc).is_empty();
-    let mut reads = super::scope_reads_json(doc, nid, has_params);
-    if doc
-        .pointer(&format!("/nodes/{nid}/type"))
-        .and_then(Json::as_str)
-        != Some("gate")
-    {
+    let mut reads = super::scope_reads(hs, nid);
+    let node = hs.graph.node(nid);
+    if node.map(Node::kind) != Some(NodeType::Gate) {
         // A checkpoint's prompt may read its node's inputs and (after outputs) its outputs.
-        let node = doc.pointer(&format!("/nodes/{nid}")).unwrap_or(&Json::Null);
         if node
-            .get("inputs")
-            .and_then(Json::as_object)
+            .and_then(|n| n.inputs.as_ref())
             .is_some_and(|i| !i.is_empty())
         {
             reads.push(super::inputs::input_writes(nid)[0].clone());
         }
         reads.extend(
-            node.get("outputs")
-                .and_then(Json::as_object)
-                .into_iter()
-                .flatten()
-                .map(|(o, _)| carry_name(nid, o)),
+            node.into_iter()
+                .flat_map(Node::output_names)
+                .map(|o| carry_name(nid, o)),
         );
     }
     let name = own(id, "frame");
@@ -382,27 +405,15 @@ pub fn frame_natively(
 
 /// Every gate or checkpoint whose question is framed natively: (its node, the frame's tool,
 /// the block).
-fn frames(doc: &Json) -> Vec<(String, String, &Json)> {
-    let mut out = Vec::new();
-    for (nid, node) in doc
-        .get("nodes")
-        .and_then(Json::as_object)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(g) = node.get("gate").filter(|g| framing(g).is_some()) {
-            out.push((nid.clone(), own(nid, "frame"), g));
+fn frames(doc: &Graph) -> Vec<(&str, String, &dyn Ask)> {
+    let mut out: Vec<(&str, String, &dyn Ask)> = Vec::new();
+    for (nid, node) in &doc.nodes {
+        if let Some(g) = node.gate.as_ref().filter(|g| framing(*g).is_some()) {
+            out.push((nid, own(nid, "frame"), g));
         }
-        for h in node
-            .get("human")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if framing(h).is_some() {
-                let prefix = human::checkpoint_id(nid, &of(h).0);
-                out.push((nid.clone(), own(&prefix, "frame"), h));
-            }
+        for h in node.checkpoints().filter(|h| framing(*h).is_some()) {
+            let prefix = human::checkpoint_id(nid, id_of(h));
+            out.push((nid, own(&prefix, "frame"), h));
         }
     }
     out
@@ -418,74 +429,93 @@ fn native_tool(name: &str, reads: &[String], writes: &[String], doc: &str) -> To
     }
 }
 
-/// Every checkpoint of `doc` this module lowers: (node id, checkpoint block).
-fn all(doc: &Json) -> Vec<(String, &Json)> {
+/// Every checkpoint of the graph this module lowers: (node id, checkpoint block).
+fn all<'g>(hs: &Harness<'g>) -> Vec<(&'g str, &'g HumanCheckpoint)> {
     let mut out = Vec::new();
-    for nid in super::judged_json(doc) {
-        let Some(node) = doc.pointer(&format!("/nodes/{nid}")) else {
-            continue;
-        };
+    for (nid, node) in hs
+        .judged
+        .iter()
+        .filter_map(|n| hs.graph.nodes.get_key_value(n))
+    {
         for stage in human::STAGES {
-            for h in at_stage(node, stage)
-                .into_iter()
-                .filter(|h| native(doc, h) || h.get("when").is_some())
-            {
-                out.push((nid.clone(), h));
+            for h in at_stage(node, stage).filter(|h| native(hs.graph, h) || h.when.is_some()) {
+                out.push((nid.as_str(), h));
             }
         }
     }
     out
 }
 
-/// The native tools of this module `doc` calls: each clock (of a checkpoint or a gate), each
-/// checkpoint's notify or answer step.
-pub fn tools(doc: &Json) -> Vec<String> {
+/// The native tools of this module the graph calls: each clock (of a checkpoint or a gate),
+/// each checkpoint's notify or answer step.
+pub(crate) fn tools(hs: &Harness) -> Vec<String> {
+    let doc = hs.graph;
     let mut out = Vec::new();
-    for (nid, h) in all(doc) {
-        let prefix = human::checkpoint_id(&nid, &of(h).0);
-        if h.get("when").is_some() {
+    for (nid, h) in all(hs) {
+        let prefix = human::checkpoint_id(nid, id_of(h));
+        if h.when.is_some() {
             out.push(own(&prefix, "when"));
         }
         if !native(doc, h) {
             continue;
         }
-        if timeout(doc, h).is_some() && of(h).1 != "notify" {
+        let notify = h.mode == HumanMode::Notify;
+        if timeout(doc, Some(h)).is_some() && !notify {
             out.push(own(&prefix, "asked"));
         }
-        out.push(own(
-            &prefix,
-            if of(h).1 == "notify" {
-                "notify"
-            } else {
-                "answer"
-            },
-        ));
+        out.push(own(&prefix, if notify { "notify" } else { "answer" }));
     }
     out.extend(frames(doc).into_iter().map(|(_, tool, _)| tool));
-    for g in super::gates::answered_gates(doc) {
-        let spec = doc
-            .pointer(&format!("/nodes/{g}/gate"))
-            .unwrap_or(&Json::Null);
-        if timeout(doc, spec).is_some() {
+    for g in super::gates::answered_gates(hs) {
+        let spec = doc.node(&g).and_then(|n| n.gate.as_ref());
+        if timeout(doc, spec.map(|s| s as &dyn Ask)).is_some() {
             out.push(own(&g, "asked"));
         }
     }
     out
 }
 
-/// The node and checkpoint a call of `tool` is for, with the step (`notify`, `answer`).
-fn find<'d>(doc: &'d Json, tool: &str) -> Option<(String, &'d Json, &'static str)> {
-    all(doc).into_iter().find_map(|(nid, h)| {
-        let prefix = human::checkpoint_id(&nid, &of(h).0);
-        ["notify", "answer", "when"]
-            .into_iter()
-            .find(|step| own(&prefix, step) == tool)
-            .map(|step| (nid.clone(), h, step))
+/// A step of a checkpoint's own.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// It sends a notification.
+    Notify,
+    /// It reads the answer.
+    Answer,
+    /// It evaluates the `when`.
+    When,
+}
+
+/// The node and checkpoint a call of `tool` is for, with the step.
+fn find<'g>(hs: &Harness<'g>, tool: &str) -> Option<(&'g str, &'g HumanCheckpoint, Step)> {
+    all(hs).into_iter().find_map(|(nid, h)| {
+        let prefix = human::checkpoint_id(nid, id_of(h));
+        [
+            (Step::Notify, "notify"),
+            (Step::Answer, "answer"),
+            (Step::When, "when"),
+        ]
+        .into_iter()
+        .find(|(_, name)| own(&prefix, name) == tool)
+        .map(|(step, _)| (nid, h, step))
     })
 }
 
+/// The bound params among a native step's arguments.
+fn params_of(args: &Map<String, Json>) -> Map<String, Json> {
+    args.get(super::inputs::PARAMS)
+        .and_then(Json::as_object)
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// Answers a call of one of this module's [`tools`], or None for another tool.
-pub fn call(doc: &Json, tool: &str, args: &Map<String, Json>) -> Option<Map<String, Json>> {
+pub(crate) fn call(
+    hs: &Harness,
+    tool: &str,
+    args: &Map<String, Json>,
+) -> Option<Map<String, Json>> {
+    let doc = hs.graph;
     if let Some(id) = tool.strip_suffix(&format!("{CARRY_SEP}{}asked", super::OWN)) {
         let [secs, text] = clock_writes(id);
         let at = crate::run::rfc3339(std::time::SystemTime::now());
@@ -493,65 +523,51 @@ pub fn call(doc: &Json, tool: &str, args: &Map<String, Json>) -> Option<Map<Stri
     }
     if let Some((nid, _, spec)) = frames(doc).into_iter().find(|(_, t, _)| t == tool) {
         let (prompt, present) = framing(spec).unwrap_or_default();
-        let params = args
-            .get(super::inputs::PARAMS)
-            .and_then(Json::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let text = super::inputs::frame(doc, &nid, &prompt, &present, &params, args);
+        let text = super::inputs::frame(doc, nid, &prompt, &present, &params_of(args), args);
         let id = tool.strip_suffix(&format!("{CARRY_SEP}{}frame", super::OWN))?;
         return Some(Map::from_iter([(carry_name(id, "prompt"), json!(text))]));
     }
-    let (nid, h, step) = find(doc, tool)?;
-    let (hid, mode, _) = of(h);
-    let prefix = human::checkpoint_id(&nid, &hid);
+    let (nid, h, step) = find(hs, tool)?;
+    let hid = id_of(h);
+    let prefix = human::checkpoint_id(nid, hid);
     let [answer, approved] = human::answer_carries(&prefix);
-    if step == "when" {
-        let params = args
-            .get(super::inputs::PARAMS)
-            .and_then(Json::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let expr = h.get("when").and_then(Json::as_str).unwrap_or("true");
-        let lenient = doc
-            .pointer("/policy/on_expression_error")
-            .and_then(Json::as_str)
-            == Some("false");
-        let (ask, skip, error) = match super::inputs::holds(doc, &nid, expr, &params, args) {
-            Ok(b) => (b, !b, String::new()),
-            Err(e) => (false, lenient, format!("checkpoint `{hid}`'s `when`: {e}")),
-        };
-        let [a, s, e] = when_writes(&prefix);
-        return Some(Map::from_iter([
-            (a, json!(ask)),
-            (s, json!(skip)),
-            (e, json!(error)),
-        ]));
+    match step {
+        Step::When => {
+            let expr = h.when.as_deref().unwrap_or("true");
+            let lenient = doc.policy.as_ref().and_then(|p| p.on_expression_error)
+                == Some(OnExpressionError::False);
+            let (ask, skip, error) =
+                match super::inputs::holds(doc, nid, expr, &params_of(args), args) {
+                    Ok(b) => (b, !b, String::new()),
+                    Err(e) => (false, lenient, format!("checkpoint `{hid}`'s `when`: {e}")),
+                };
+            let [a, s, e] = when_writes(&prefix);
+            return Some(Map::from_iter([
+                (a, json!(ask)),
+                (s, json!(skip)),
+                (e, json!(error)),
+            ]));
+        }
+        Step::Notify => {
+            return Some(Map::from_iter([
+                (answer, json!("notified")),
+                (approved, json!(true)),
+            ]));
+        }
+        Step::Answer => {}
     }
-    if step == "notify" {
-        return Some(Map::from_iter([
-            (answer, json!("notified")),
-            (approved, json!(true)),
-        ]));
-    }
-    let node = doc.pointer(&format!("/nodes/{nid}")).unwrap_or(&Json::Null);
-    let declared: Vec<String> = node
-        .get("outputs")
-        .and_then(Json::as_object)
-        .map(|o| o.keys().cloned().collect())
-        .unwrap_or_default();
-    let collect = h
-        .get("collect")
-        .and_then(Json::as_object)
+    let declared: Vec<String> = doc
+        .node(nid)
+        .into_iter()
+        .flat_map(Node::output_names)
         .cloned()
-        .unwrap_or_default();
+        .collect();
+    let empty = Default::default();
+    let collect = h.collect.as_ref().unwrap_or(&empty);
     let text = args.get(&answer).and_then(Json::as_str).unwrap_or_default();
-    let mut d = late(doc, h, args.get(&own(&prefix, "asked")))
-        .unwrap_or_else(|| decide(&mode, &collect, &declared, text));
-    if h.get("at").and_then(Json::as_str) == Some("before_start")
-        && mode == "review"
-        && !d.values.is_empty()
-    {
+    let mut d = late(doc, Some(h), args.get(&own(&prefix, "asked")))
+        .unwrap_or_else(|| decide(h.mode, collect, &declared, text));
+    if h.at == HumanAt::BeforeStart && h.mode == HumanMode::Review && !d.values.is_empty() {
         // Nothing is produced before the node starts, so there is nothing to edit yet.
         d = Decision {
             outcome: "rejected",
@@ -566,7 +582,7 @@ pub fn call(doc: &Json, tool: &str, args: &Map<String, Json>) -> Option<Map<Stri
         (approved, json!(d.approved)),
         (
             event,
-            json!({"mode": mode, "outcome": d.outcome, "note": d.note, "escalated": d.escalated}),
+            json!({"mode": h.mode, "outcome": d.outcome, "note": d.note, "escalated": d.escalated}),
         ),
         (values, Json::Object(d.values)),
     ]))
@@ -575,14 +591,14 @@ pub fn call(doc: &Json, tool: &str, args: &Map<String, Json>) -> Option<Map<Stri
 /// The notification a call of `tool` sends, when it is a checkpoint's notify step: (the node
 /// and checkpoint, `NODE/CHECKPOINT`, the prompt).
 pub fn notice(graph: &Graph, tool: &str, args: &Map<String, Json>) -> Option<(String, String)> {
-    let doc = &graph.to_json();
-    let (nid, h, step) = find(doc, tool)?;
-    if step != "notify" {
+    let hs = Harness::new(graph);
+    let (nid, h, step) = find(&hs, tool)?;
+    if step != Step::Notify {
         return None;
     }
-    let hid = of(h).0;
+    let hid = id_of(h);
     let prompt = args
-        .get(&carry_name(&human::checkpoint_id(&nid, &hid), "prompt"))
+        .get(&carry_name(&human::checkpoint_id(nid, hid), "prompt"))
         .and_then(Json::as_str)
         .unwrap_or_default();
     let text = prompt.trim().trim_end_matches("(approve/reject)").trim();
@@ -605,20 +621,20 @@ pub fn escalation(tool: &str, out: &Map<String, Json>) -> Option<String> {
 pub fn event(
     report: &Map<String, Json>,
     nid: &str,
-    h: &Json,
+    h: &HumanCheckpoint,
     at: &Json,
 ) -> Option<(Json, bool, bool)> {
-    let (hid, mode, _) = of(h);
-    let stage = h.get("at").and_then(Json::as_str).unwrap_or_default();
-    let prefix = human::checkpoint_id(nid, &hid);
+    let hid = id_of(h);
+    let (mode, stage) = (h.mode, h.at);
+    let prefix = human::checkpoint_id(nid, hid);
     let approved = report.get(&human::answer_carries(&prefix)[1])? == &json!(true);
     let [event, _] = answer_writes(&prefix);
     let Some(e) = report.get(&event) else {
-        if mode == "notify" {
+        if mode == HumanMode::Notify {
             let e = json!({"checkpoint_id": hid, "at_stage": stage, "mode": "notify", "outcome": "notified", "at": at});
             return Some((e, true, false));
         }
-        return human::event(report, &prefix, &hid, stage, at).map(|e| (e, approved, false));
+        return human::event(report, &prefix, hid, stage, at).map(|e| (e, approved, false));
     };
     let mut out = json!({"checkpoint_id": hid, "at_stage": stage, "mode": mode, "outcome": e["outcome"], "at": at});
     if let Some(n) = e["note"].as_str() {
@@ -631,14 +647,16 @@ pub fn event(
 /// over the model's outputs (a review's edits, an input's values, in the order asked), and the
 /// values that name no declared output (an input's extra values, outputs of their own).
 pub fn overlay(
-    doc: &Json,
+    doc: &Graph,
     nid: &str,
     args: &Map<String, Json>,
 ) -> (Map<String, Json>, Map<String, Json>) {
-    let node = doc.pointer(&format!("/nodes/{nid}")).unwrap_or(&Json::Null);
-    let declared = node.get("outputs").and_then(Json::as_object);
     let mut out = args.clone();
     let mut extra = Map::new();
+    let Some(node) = doc.node(nid) else {
+        return (out, extra);
+    };
+    let declared = node.outputs.as_ref();
     for c in values_carries(doc, nid, node) {
         for (k, v) in args.get(&c).and_then(Json::as_object).into_iter().flatten() {
             if declared.is_some_and(|d| d.contains_key(k)) {
@@ -653,8 +671,12 @@ pub fn overlay(
 
 /// Why checkpoint `h` of node `nid`'s `when` could not be evaluated, when it could not: the
 /// message, and whether that was fatal (`policy.on_expression_error: fail`, the default).
-pub fn when_error(report: &Map<String, Json>, nid: &str, h: &Json) -> Option<(String, bool)> {
-    let prefix = human::checkpoint_id(nid, &of(h).0);
+pub fn when_error(
+    report: &Map<String, Json>,
+    nid: &str,
+    h: &HumanCheckpoint,
+) -> Option<(String, bool)> {
+    let prefix = human::checkpoint_id(nid, id_of(h));
     let [_, skip, error] = when_writes(&prefix);
     let e = report.get(&error)?.as_str().filter(|e| !e.is_empty())?;
     Some((e.to_owned(), report.get(&skip) != Some(&json!(true))))

@@ -4,34 +4,36 @@
 //! `review` or `input` gate, or one with `on_reject: route`, pauses like an `approve` gate, and a
 //! native `SENSE` reads its answer ([`read_answer`]) into its approval and its outputs.
 
-use super::own;
+use super::checkpoint::Ask;
+use super::{Harness, own};
+use crate::graph::{GateBlock, Graph, HumanMode, NodeType, OnReject, OnTimeout, ParamSpec};
 use crate::translate::{CARRY_SEP, carry_name};
 use ais_core::{Instruction, Tool, ToolSurface};
+use indexmap::IndexMap;
 use serde_json::{Map, Value as Json, json};
 
-/// The gate mode of node `nid` (`approve` when unset).
-pub fn mode<'d>(doc: &'d Json, nid: &str) -> &'d str {
-    doc.pointer(&format!("/nodes/{nid}/gate/mode"))
-        .and_then(Json::as_str)
-        .unwrap_or("approve")
+/// The gate block of node `nid`, when it is a gate that has one.
+fn block<'g>(doc: &'g Graph, nid: &str) -> Option<&'g GateBlock> {
+    doc.node(nid)?.gate.as_ref()
 }
 
-/// The gates of `doc` for which `which` holds, in the schedule's order.
-fn gates_where(doc: &Json, which: impl Fn(&str) -> bool) -> Vec<String> {
-    crate::translate::schedule_json(doc)
-        .into_iter()
-        .filter(|n| {
-            doc.pointer(&format!("/nodes/{n}/type"))
-                .and_then(Json::as_str)
-                == Some("gate")
-                && which(n)
-        })
+/// The gate mode of node `nid` (`approve` when unset).
+pub fn mode(doc: &Graph, nid: &str) -> HumanMode {
+    block(doc, nid).map_or(HumanMode::Approve, |g| g.mode)
+}
+
+/// The gates of the graph for which `which` holds, in the schedule's order.
+fn gates_where(hs: &Harness, which: impl Fn(&str) -> bool) -> Vec<String> {
+    hs.schedule
+        .iter()
+        .filter(|n| hs.graph.node(n).is_some_and(|g| g.kind() == NodeType::Gate) && which(n))
+        .cloned()
         .collect()
 }
 
-/// The notify gates of `doc`, in the schedule's order.
-pub fn notify_gates(doc: &Json) -> Vec<String> {
-    gates_where(doc, |n| mode(doc, n) == "notify")
+/// The notify gates of the graph, in the schedule's order.
+pub(crate) fn notify_gates(hs: &Harness) -> Vec<String> {
+    gates_where(hs, |n| mode(hs.graph, n) == HumanMode::Notify)
 }
 
 /// The native tool a notify gate `nid` calls.
@@ -41,8 +43,12 @@ pub fn notify_tool(nid: &str) -> String {
 
 /// Lowers each notify gate: its `ask_user` step becomes a call of [`notify_tool`], writing the
 /// answer `notified` and the approval itself, so the gate's verdict over an answer goes.
-pub fn lower_notify(doc: &Json, instructions: &mut Vec<Instruction>, tools: &mut Vec<Tool>) {
-    for nid in notify_gates(doc) {
+pub(crate) fn lower_notify(
+    hs: &Harness,
+    instructions: &mut Vec<Instruction>,
+    tools: &mut Vec<Tool>,
+) {
+    for nid in notify_gates(hs) {
         let name = notify_tool(&nid);
         let (prompt, answer, approved) = (
             carry_name(&nid, "prompt"),
@@ -95,21 +101,23 @@ pub fn notice(tool: &str, args: &Map<String, Json>) -> Option<(String, String)> 
 /// `review` gate (its answer may edit outputs), an `input` gate (its answer is the values of
 /// `gate.collect`), any gate with `on_reject: route` (it records its `decision`), and one whose
 /// timeout does not hold (its answer may come too late, [`super::checkpoint::timeout`]).
-pub fn answered_gates(doc: &Json) -> Vec<String> {
-    gates_where(doc, |n| {
-        let spec = doc
-            .pointer(&format!("/nodes/{n}/gate"))
-            .unwrap_or(&Json::Null);
-        matches!(mode(doc, n), "review" | "input")
+pub(crate) fn answered_gates(hs: &Harness) -> Vec<String> {
+    let doc = hs.graph;
+    gates_where(hs, |n| {
+        let mode = mode(doc, n);
+        matches!(mode, HumanMode::Review | HumanMode::Input)
             || routes(doc, n)
-            || (mode(doc, n) != "notify" && super::checkpoint::timeout(doc, spec).is_some())
+            || (mode != HumanMode::Notify && timeout(doc, n).is_some())
     })
 }
 
-fn routes(doc: &Json, nid: &str) -> bool {
-    doc.pointer(&format!("/nodes/{nid}/gate/on_reject"))
-        .and_then(Json::as_str)
-        == Some("route")
+/// The timeout of gate `nid` ([`super::checkpoint::timeout`]).
+fn timeout(doc: &Graph, nid: &str) -> Option<(f64, OnTimeout)> {
+    super::checkpoint::timeout(doc, block(doc, nid).map(|g| g as &dyn Ask))
+}
+
+fn routes(doc: &Graph, nid: &str) -> bool {
+    block(doc, nid).and_then(|g| g.on_reject) == Some(OnReject::Route)
 }
 
 /// The native tool that reads gate `nid`'s answer.
@@ -119,22 +127,20 @@ pub fn answer_tool(nid: &str) -> String {
 
 /// The outputs gate `nid`'s answer may set, by name: `gate.collect` (input), the declared
 /// `outputs` (review: the edits), and `decision` with `on_reject: route`.
-pub(crate) fn answer_outputs(doc: &Json, nid: &str) -> Vec<String> {
-    let block = match mode(doc, nid) {
-        "input" => "collect",
-        "review" => "outputs",
-        _ => "",
+pub(crate) fn answer_outputs(doc: &Graph, nid: &str) -> Vec<String> {
+    let node = doc.node(nid);
+    let mut names: Vec<String> = match mode(doc, nid) {
+        HumanMode::Input => block(doc, nid)
+            .and_then(|g| g.collect.as_ref())
+            .map(|c| c.keys().cloned().collect())
+            .unwrap_or_default(),
+        HumanMode::Review => node
+            .into_iter()
+            .flat_map(|n| n.output_names())
+            .cloned()
+            .collect(),
+        _ => Vec::new(),
     };
-    let node = doc.pointer(&format!("/nodes/{nid}")).unwrap_or(&Json::Null);
-    let from = if block == "collect" {
-        node.pointer("/gate/collect")
-    } else {
-        node.get(block)
-    };
-    let mut names: Vec<String> = from
-        .and_then(Json::as_object)
-        .map(|o| o.keys().cloned().collect())
-        .unwrap_or_default();
     if routes(doc, nid) && !names.iter().any(|n| n == "decision") {
         names.push("decision".into());
     }
@@ -143,13 +149,14 @@ pub(crate) fn answer_outputs(doc: &Json, nid: &str) -> Vec<String> {
 
 /// Lowers each [`answered_gates`] gate: the `ask_user` step writes only the answer, and the
 /// verdict becomes a call of [`answer_tool`] writing the approval and the outputs.
-pub fn lower_answers(
-    doc: &Json,
+pub(crate) fn lower_answers(
+    hs: &Harness,
     instructions: &mut Vec<Instruction>,
     carries: &mut Vec<ais_core::Carry>,
     tools: &mut Vec<Tool>,
 ) {
-    for nid in answered_gates(doc) {
+    let doc = hs.graph;
+    for nid in answered_gates(hs) {
         let answer = carry_name(&nid, "answer");
         let verdict_id = format!("{nid}{CARRY_SEP}verdict");
         let mut writes = vec![carry_name(&nid, "approved"), own(&nid, "gate")];
@@ -161,11 +168,8 @@ pub fn lower_answers(
         if let Some(ask) = instructions.iter_mut().find(|i| i.id == nid) {
             ask.writes = vec![answer.clone()];
         }
-        let spec = doc
-            .pointer(&format!("/nodes/{nid}/gate"))
-            .unwrap_or(&Json::Null);
         let mut reads = vec![answer.clone()];
-        if super::checkpoint::timeout(doc, spec).is_some()
+        if timeout(doc, &nid).is_some()
             && let Some(at) = instructions.iter().position(|i| i.id == nid)
         {
             let (clock, mut cs, tool) = super::checkpoint::clock(&nid);
@@ -228,8 +232,8 @@ pub(crate) struct Decision {
 /// when there is one — each checked against its spec (a missing required one, or one outside
 /// its `type`, `enum` or `schema`, rejects).
 pub(crate) fn decide(
-    mode: &str,
-    collect: &Map<String, Json>,
+    mode: HumanMode,
+    collect: &IndexMap<String, ParamSpec>,
     declared: &[String],
     text: &str,
 ) -> Decision {
@@ -243,7 +247,7 @@ pub(crate) fn decide(
         .and_then(|v| v.as_object().cloned());
     let mut d = Decision::default();
     d.approved = match mode {
-        "input" => {
+        HumanMode::Input => {
             d.outcome = "provided";
             let supplied = object.unwrap_or_else(|| {
                 let only = collect.keys().next().cloned().unwrap_or_default();
@@ -253,7 +257,7 @@ pub(crate) fn decide(
             let mut why: Vec<String> = supplied
                 .iter()
                 .filter_map(|(k, v)| {
-                    let ty = collect.get(k)?.get("type")?.as_str()?;
+                    let ty = collect.get(k)?.ty.as_str();
                     (!super::judge::fits(ty, v))
                         .then(|| format!("value `{k}` is not of type `{ty}`: {v}"))
                 })
@@ -266,7 +270,7 @@ pub(crate) fn decide(
             d.note = (!why.is_empty()).then(|| why.join("; "));
             why.is_empty()
         }
-        "review" => match object {
+        HumanMode::Review => match object {
             Some(edits) if !edits.is_empty() && edits.keys().all(|k| declared.contains(k)) => {
                 d.values = edits;
                 d.outcome = "edited";
@@ -292,51 +296,49 @@ pub(crate) fn decide(
 /// The decision of an answer that came after its time ran out (`timeout` seconds, SPEC.md §15),
 /// by `on_timeout`: `fail` rejects; `approve` approves; `escalate` tells the operator (the CLI
 /// prints it) and — no one taking it over — rejects. None for `hold` (the answer is taken).
-pub(crate) fn timed_out(on_timeout: &str, timeout: f64, waited: f64) -> Option<Decision> {
-    if on_timeout == "hold" || waited <= timeout {
+pub(crate) fn timed_out(on_timeout: OnTimeout, timeout: f64, waited: f64) -> Option<Decision> {
+    if on_timeout == OnTimeout::Hold || waited <= timeout {
         return None;
     }
     let late = format!("no answer within {timeout}s (it came after {waited:.0}s)");
     let (approved, then) = match on_timeout {
-        "approve" => (true, "approved by `on_timeout: approve`"),
-        "escalate" => (
+        OnTimeout::Approve => (true, "approved by `on_timeout: approve`"),
+        OnTimeout::Escalate => (
             false,
             "escalated to the operator by `on_timeout: escalate`; no one took it over",
         ),
-        _ => (false, "rejected by `on_timeout: fail`"),
+        OnTimeout::Fail | OnTimeout::Hold => (false, "rejected by `on_timeout: fail`"),
     };
     Some(Decision {
         approved,
         outcome: "timed_out",
         note: Some(format!("{late}: {then}")),
         values: Map::new(),
-        escalated: on_timeout == "escalate",
+        escalated: on_timeout == OnTimeout::Escalate,
     })
 }
 
 /// What gate `nid`'s answer decides (`decide`, or `timed_out` past its timeout): the
 /// approval (for `on_reject: route`, whether the run goes on: always), and its outputs.
-pub fn read_answer(doc: &Json, nid: &str, args: &Map<String, Json>) -> Map<String, Json> {
+pub fn read_answer(doc: &Graph, nid: &str, args: &Map<String, Json>) -> Map<String, Json> {
     let text = args
         .get(&carry_name(nid, "answer"))
         .and_then(Json::as_str)
         .unwrap_or_default();
     let declared = answer_outputs(doc, nid);
-    let collect = doc
-        .pointer(&format!("/nodes/{nid}/gate/collect"))
-        .and_then(Json::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let spec = doc
-        .pointer(&format!("/nodes/{nid}/gate"))
-        .unwrap_or(&Json::Null);
+    let empty = IndexMap::new();
+    let collect = block(doc, nid)
+        .and_then(|g| g.collect.as_ref())
+        .unwrap_or(&empty);
+    let mode = mode(doc, nid);
+    let spec = block(doc, nid).map(|g| g as &dyn Ask);
     let d = super::checkpoint::late(doc, spec, args.get(&own(nid, "asked")))
-        .unwrap_or_else(|| decide(mode(doc, nid), &collect, &declared, text));
+        .unwrap_or_else(|| decide(mode, collect, &declared, text));
     let mut values = d.values;
     let mut out = Map::new();
     out.insert(
         own(nid, "gate"),
-        json!({"mode": mode(doc, nid), "outcome": d.outcome, "note": d.note, "escalated": d.escalated}),
+        json!({"mode": mode, "outcome": d.outcome, "note": d.note, "escalated": d.escalated}),
     );
     if routes(doc, nid) {
         values.insert(

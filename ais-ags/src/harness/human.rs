@@ -5,12 +5,13 @@
 //! ROUTE goes on only when approved (a rejection fails the node); a criterion's verdict is read
 //! by the node's judge.
 
+use crate::graph::{CriterionKind, HumanAt, Node};
 use crate::translate::{carry_name, gate_prompt, gate_verdict};
 use ais_core::{Carry, Instruction, Opcode, Owner};
 use serde_json::{Map, Value as Json, json};
 
 /// The stages of a node's life a checkpoint may name that this harness presents.
-pub const STAGES: [&str; 2] = ["before_start", "after_outputs"];
+pub const STAGES: [HumanAt; 2] = [HumanAt::BeforeStart, HumanAt::AfterOutputs];
 
 /// The instruction-id prefix of checkpoint `hid` of node `nid`.
 pub fn checkpoint_id(nid: &str, hid: &str) -> String {
@@ -28,17 +29,10 @@ pub fn answer_carries(prefix: &str) -> [String; 2] {
 }
 
 /// The node's `human` criteria, as (id, prompt).
-pub fn criteria(node: &Json) -> Vec<(String, String)> {
-    node.pointer("/success/criteria")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|c| c.get("kind").and_then(Json::as_str) == Some("human"))
-        .map(|c| {
-            let id = c.get("id").and_then(Json::as_str).unwrap_or("human");
-            let prompt = c.get("prompt").and_then(Json::as_str).unwrap_or("Confirm?");
-            (id.to_owned(), prompt.to_owned())
-        })
+pub fn criteria(node: &Node) -> Vec<(&str, &str)> {
+    node.criteria()
+        .filter(|c| c.kind == CriterionKind::Human)
+        .map(|c| (c.id.as_str(), c.prompt.as_deref().unwrap_or("Confirm?")))
         .collect()
 }
 
@@ -77,7 +71,7 @@ pub fn event(
     report: &Map<String, Json>,
     prefix: &str,
     id: &str,
-    stage: &str,
+    stage: HumanAt,
     at: &Json,
 ) -> Option<Json> {
     let [answer, approved] = answer_carries(prefix);

@@ -9,7 +9,9 @@
 //! evaluated by the AGX evaluator ([`crate::agx`]).
 
 use crate::agx;
+use crate::graph::{Graph, ParamSpec};
 use crate::translate::carry_name;
+use indexmap::IndexMap;
 use serde_json::{Map, Value as Json, json};
 
 /// The id (tool, instruction and carry prefix) of the params step.
@@ -33,32 +35,20 @@ pub fn input_writes(nid: &str) -> [String; 3] {
     ]
 }
 
-/// The graph's param names.
-pub fn param_names(doc: &Json) -> Vec<String> {
-    doc.get("params")
-        .and_then(Json::as_object)
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default()
-}
-
 /// Binds the supplied params (by name; `null` when not supplied): the bound map, or each
 /// `AG301`/`AG302` finding as (code, message).
 pub fn bind_params(
-    doc: &Json,
+    doc: &Graph,
     supplied: &Map<String, Json>,
 ) -> Result<Map<String, Json>, Vec<(String, String)>> {
-    let specs = doc
-        .get("params")
-        .and_then(Json::as_object)
-        .cloned()
-        .unwrap_or_default();
-    bind_specs(&specs, supplied, "param")
+    let empty = IndexMap::new();
+    bind_specs(doc.params.as_ref().unwrap_or(&empty), supplied, "param")
 }
 
 /// Binds `supplied` values (by name) to param specs (`type` aside: `default`, `required`,
 /// `enum`, `schema`), each finding named as a `what` (`param`, or a gate's collected `value`).
 pub fn bind_specs(
-    specs: &Map<String, Json>,
+    specs: &IndexMap<String, ParamSpec>,
     supplied: &Map<String, Json>,
     what: &str,
 ) -> Result<Map<String, Json>, Vec<(String, String)>> {
@@ -68,10 +58,10 @@ pub fn bind_specs(
         let value = supplied
             .get(name)
             .filter(|v| !v.is_null())
-            .or_else(|| spec.get("default"))
+            .or(spec.default.as_ref())
             .cloned();
         let Some(value) = value else {
-            if spec.get("required").and_then(Json::as_bool) != Some(false) {
+            if spec.required != Some(false) {
                 let how = if what == "param" {
                     format!(": supply it with `--input {name}=VALUE`")
                 } else {
@@ -84,7 +74,7 @@ pub fn bind_specs(
             }
             continue;
         };
-        if let Some(allowed) = spec.get("enum").and_then(Json::as_array)
+        if let Some(allowed) = &spec.allowed
             && !allowed.contains(&value)
         {
             errors.push((
@@ -95,8 +85,8 @@ pub fn bind_specs(
                 ),
             ));
         }
-        if let Some(schema) = spec.get("schema")
-            && let Ok(v) = jsonschema::validator_for(schema)
+        if let Some(schema) = &spec.schema
+            && let Ok(v) = jsonschema::validator_for(&Json::Object(schema.clone()))
             && !v.is_valid(&value)
         {
             let why: Vec<String> = v.iter_errors(&value).map(|e| e.to_string()).collect();
@@ -117,7 +107,7 @@ pub fn bind_specs(
 /// What an AGX expression of node inputs may read: the bound params, the graph's context, and
 /// the outputs of the nodes before it (by carry).
 struct Scope<'a> {
-    doc: &'a Json,
+    doc: &'a Graph,
     params: &'a Map<String, Json>,
     carries: &'a Map<String, Json>,
     /// The node `self` names (a checkpoint's `when`), with its own outputs and inputs.
@@ -136,9 +126,11 @@ impl Scope<'_> {
                 let v = self.carries.get(&carry_name(me, name))?.clone();
                 let ty = self
                     .doc
-                    .pointer(&format!("/nodes/{me}/outputs/{name}/type"));
-                match (ty.and_then(Json::as_str), &v) {
-                    (Some(t), Json::String(text)) if super::judge::structured(t) => {
+                    .node(me)
+                    .and_then(|n| n.outputs.as_ref()?.get(name))
+                    .map(|o| o.ty);
+                match (ty, &v) {
+                    (Some(t), Json::String(text)) if super::judge::structured(t.as_str()) => {
                         serde_json::from_str(text.trim()).ok().or(Some(v))
                     }
                     _ => Some(v),
@@ -164,7 +156,7 @@ impl agx::Env for Scope<'_> {
             }
             "params" => (self.params.get(rest.first()?)?.clone(), &rest[1..]),
             "context" => (
-                self.doc.get("context")?.get(rest.first()?)?.clone(),
+                self.doc.context.as_ref()?.get(rest.first()?)?.clone(),
                 &rest[1..],
             ),
             "nodes" if rest.get(1).map(String::as_str) == Some("outputs") => {
@@ -212,7 +204,7 @@ fn interpolate(text: &str, scope: &Scope) -> Result<String, String> {
 /// Resolves node `nid`'s inputs (§9.2) over the bound `params` and the produced `carries`: the
 /// inputs by name, or why a required one is absent.
 pub fn resolve(
-    doc: &Json,
+    doc: &Graph,
     nid: &str,
     params: &Map<String, Json>,
     carries: &Map<String, Json>,
@@ -224,30 +216,28 @@ pub fn resolve(
         me: None,
     };
     let mut out = Map::new();
-    let inputs = doc
-        .pointer(&format!("/nodes/{nid}/inputs"))
-        .and_then(Json::as_object);
+    let inputs = doc.node(nid).and_then(|n| n.inputs.as_ref());
     for (name, spec) in inputs.into_iter().flatten() {
-        let v = if let Some(from) = spec.get("from").and_then(Json::as_str) {
+        let v = if let Some(from) = &spec.from {
             let e = agx::parse(from).map_err(|e| format!("input `{name}`: {}", e.message))?;
             agx::eval(&e, &scope).map_err(|e| format!("input `{name}`: {}", e.0))?
-        } else if let Some(t) = spec.get("template").and_then(Json::as_str) {
+        } else if let Some(t) = &spec.template {
             json!(interpolate(t, &scope).map_err(|e| format!("input `{name}`: {e}"))?)
-        } else if let Some(v) = spec.get("value") {
+        } else if let Some(v) = &spec.value {
             v.clone()
         } else {
             params
                 .get(name)
-                .or_else(|| doc.get("context").and_then(|c| c.get(name)))
+                .or_else(|| doc.context.as_ref().and_then(|c| c.get(name)))
                 .cloned()
                 .unwrap_or(Json::Null)
         };
-        let v = match (v.is_null(), spec.get("default")) {
+        let v = match (v.is_null(), &spec.default) {
             (true, Some(d)) => d.clone(),
             _ => v,
         };
         if v.is_null() {
-            if spec.get("required").and_then(Json::as_bool) != Some(false) {
+            if spec.required != Some(false) {
                 return Err(format!("required input `{name}` resolved to nothing"));
             }
             continue;
@@ -261,7 +251,7 @@ pub fn resolve(
 /// the produced `carries` (`self` names the node): whether it holds, or why it could not be
 /// evaluated (a syntax error, an evaluation error, a value that is not a boolean).
 pub fn holds(
-    doc: &Json,
+    doc: &Graph,
     nid: &str,
     expr: &str,
     params: &Map<String, Json>,
@@ -285,7 +275,7 @@ pub fn holds(
 /// then the material `present` lists, each expression with its value (a `file` output is its
 /// path under the output root). An expression that cannot be evaluated is shown as the error.
 pub fn frame(
-    doc: &Json,
+    doc: &Graph,
     me: &str,
     prompt: &str,
     present: &[String],

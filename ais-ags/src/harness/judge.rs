@@ -21,8 +21,6 @@ pub type Writer<'w> = dyn FnMut(&str, &str) -> Result<(), String> + 'w;
 pub struct Call<'a> {
     /// The graph.
     pub graph: &'a Graph,
-    /// The graph as data (for the steps that read it so).
-    pub doc: &'a Json,
     /// The judged node's id.
     pub node: &'a str,
     /// The judge's arguments: the node's output carries and its previous verdict.
@@ -285,7 +283,7 @@ pub fn judge(call: &Call, write: &mut Writer) -> Map<String, Json> {
     let attempt = attempts.len() as u64 + 1;
     let (mut outputs, problems) = collect(call, node, write);
     // An input checkpoint's values that name no declared output are outputs of their own.
-    outputs.extend(super::checkpoint::overlay(call.doc, call.node, call.args).1);
+    outputs.extend(super::checkpoint::overlay(call.graph, call.node, call.args).1);
     let missing: Vec<&String> = node
         .outputs
         .iter()

@@ -39,6 +39,7 @@ use crate::graph::{CriterionKind, Graph, HumanAt, Node, NodeType};
 use crate::translate::{CARRY_SEP, TERMINAL_ID, carry_name, ident, node_id};
 use ais_core::{Carry, Edge, Instruction, Modality, Opcode, Owner, Program, Tool, ToolSurface};
 use serde_json::{Map, Value as Json};
+use std::collections::{HashMap, HashSet};
 
 /// The prefix of the names this harness gives its own carries and instructions under a node
 /// (an output name starting with it is refused, so none collides with a node output).
@@ -85,19 +86,90 @@ pub fn judge_name(nid: &str) -> String {
     own(nid, "judge")
 }
 
-/// The task nodes a judge follows, in the schedule's order.
-pub fn judged(doc: &Graph) -> Vec<String> {
-    crate::schedule(doc)
-        .into_iter()
-        .filter(|id| doc.node(id).is_some_and(|n| n.kind() == NodeType::Task))
-        .collect()
+/// The graph as the harness's steps read it, with what each of them asks of it worked out
+/// once: the schedule, each node's place in it, the judged nodes, each node's predecessors.
+/// (Lowering asks these of every node; working them out per node made it quadratic.)
+pub(crate) struct Harness<'g> {
+    /// The graph.
+    pub graph: &'g Graph,
+    /// The sequential schedule ([`crate::schedule`]).
+    pub schedule: Vec<String>,
+    /// The task nodes a judge follows, in the schedule's order.
+    pub judged: Vec<String>,
+    /// Whether the graph declares params (the params step runs first).
+    pub has_params: bool,
+    /// Each node's place in the schedule.
+    rank: HashMap<&'g str, usize>,
+    /// The judged nodes, for lookup.
+    judged_set: HashSet<&'g str>,
+    /// Each node's incoming `edges` (their `from`), in edge order.
+    incoming: HashMap<&'g str, Vec<&'g str>>,
+    /// What the nodes of the schedule make readable, in its order (each node's outputs, then a
+    /// task's verdict), and how much of it comes before each node ([`scope_reads`]).
+    readable: std::cell::OnceCell<(Vec<String>, Vec<usize>)>,
 }
 
-/// [`judged`] over a graph's data (for the steps that read it so).
-pub(crate) fn judged_json(doc: &Json) -> Vec<String> {
-    Graph::from_json(doc)
-        .map(|g| judged(&g))
-        .unwrap_or_default()
+impl<'g> Harness<'g> {
+    /// Works out the schedule and what hangs on it for `graph`.
+    pub fn new(graph: &'g Graph) -> Self {
+        let schedule = crate::schedule(graph);
+        let rank: HashMap<&'g str, usize> = schedule
+            .iter()
+            .enumerate()
+            .filter_map(|(i, id)| Some((graph.nodes.get_key_value(id)?.0.as_str(), i)))
+            .collect();
+        let judged: Vec<String> = schedule
+            .iter()
+            .filter(|id| graph.node(id).is_some_and(|n| n.kind() == NodeType::Task))
+            .cloned()
+            .collect();
+        let judged_set = judged
+            .iter()
+            .filter_map(|id| Some(graph.nodes.get_key_value(id)?.0.as_str()))
+            .collect();
+        let mut incoming: HashMap<&'g str, Vec<&'g str>> = HashMap::new();
+        for e in graph.edge_list() {
+            incoming
+                .entry(e.to.as_str())
+                .or_default()
+                .push(e.from.as_str());
+        }
+        Harness {
+            graph,
+            has_params: graph.params.as_ref().is_some_and(|p| !p.is_empty()),
+            schedule,
+            judged,
+            rank,
+            judged_set,
+            incoming,
+            readable: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Whether node `id` is followed by a judge.
+    pub fn is_judged(&self, id: &str) -> bool {
+        self.judged_set.contains(id)
+    }
+
+    /// The nodes with an effective edge into `nid` (`depends_on` and `edges`), each once, in
+    /// schedule order.
+    pub fn predecessors(&self, nid: &str) -> Vec<String> {
+        let declared = self
+            .graph
+            .node(nid)
+            .and_then(|n| n.depends_on.as_ref())
+            .into_iter()
+            .flatten()
+            .map(String::as_str);
+        let edges = self.incoming.get(nid).into_iter().flatten().copied();
+        let mut at: Vec<usize> = declared
+            .chain(edges)
+            .filter_map(|id| self.rank.get(id).copied())
+            .collect();
+        at.sort_unstable();
+        at.dedup();
+        at.into_iter().map(|i| self.schedule[i].clone()).collect()
+    }
 }
 
 /// Lowers the imported program of `doc` into the program the harness runs: a judge and a
@@ -108,7 +180,7 @@ pub(crate) fn judged_json(doc: &Json) -> Vec<String> {
 /// effect in flight instead of running the commands again); any other judge only reads and
 /// writes the node's own file outputs again, so it is a `SENSE` tool, run again after a crash.
 pub fn lower(graph: &Graph, program: &mut Program, allow_commands: bool) {
-    let doc = &graph.to_json();
+    let hs = Harness::new(graph);
     let mut instructions = program.nodes.take().unwrap_or_default();
     let mut carries = program
         .walker
@@ -117,29 +189,33 @@ pub fn lower(graph: &Graph, program: &mut Program, allow_commands: bool) {
         .unwrap_or_default();
     let mut tools = program.tools.take().unwrap_or_default();
     let mut verdicts = Vec::new();
-    let mut starts = std::collections::HashMap::new();
-    let has_params = !inputs::param_names(doc).is_empty();
-    if has_params {
+    let mut starts = HashMap::new();
+    if hs.has_params {
         let (ins, mut cs, tool) = params_step(graph);
         instructions.splice(0..0, ins);
         carries.append(&mut cs);
         tools.push(tool);
     }
-    for nid in judged(graph) {
-        let Some(at) = instructions.iter().position(|i| i.id == nid) else {
+    // Each task's instructions before and after it, laid in one pass at the end.
+    let mut position: HashMap<String, usize> = HashMap::new();
+    for (i, ins) in instructions.iter().enumerate() {
+        position.entry(ins.id.clone()).or_insert(i);
+    }
+    let mut around: HashMap<usize, (Vec<Instruction>, Vec<Instruction>)> = HashMap::new();
+    for nid in &hs.judged {
+        let Some(&at) = position.get(nid) else {
             continue;
         };
-        let Some(node) = graph.node(&nid) else {
+        let Some(node) = graph.node(nid) else {
             continue;
         };
-        let node_json = &doc["nodes"][&nid];
-        let writes = judge_writes(&nid);
+        let writes = judge_writes(nid);
         let [passed, _, feedback, verdict] = &writes;
         instructions[at].reads.push(feedback.clone());
-        let mut reads: Vec<String> = node.output_names().map(|o| carry_name(&nid, o)).collect();
+        let mut reads: Vec<String> = node.output_names().map(|o| carry_name(nid, o)).collect();
         let mut before = Vec::new();
         if starts_with_a_step(node) {
-            let (mut ins, mut cs, tool) = input_step(graph, &nid, has_params);
+            let (mut ins, mut cs, tool) = input_step(&hs, nid);
             instructions[at].reads.push(cs[0].name.clone());
             before.append(&mut ins);
             carries.append(&mut cs);
@@ -150,28 +226,23 @@ pub fn lower(graph: &Graph, program: &mut Program, allow_commands: bool) {
             (HumanAt::BeforeStart, &mut before),
             (HumanAt::AfterOutputs, &mut after),
         ] {
-            for (i, _) in node
-                .checkpoints()
-                .enumerate()
-                .filter(|(_, h)| h.at == stage)
-            {
-                let h = &node_json["human"][i];
-                let (mut ins, mut cs, mut ts) = checkpoint::lower(doc, &nid, h);
+            for h in node.checkpoints().filter(|h| h.at == stage) {
+                let (mut ins, mut cs, mut ts) = checkpoint::lower(&hs, nid, h);
                 list.append(&mut ins);
                 carries.append(&mut cs);
                 tools.append(&mut ts);
             }
         }
-        reads.extend(checkpoint::values_carries(doc, &nid, node_json));
-        for (cid, prompt) in human::criteria(node_json) {
-            let prefix = human::criterion_id(&nid, &cid);
-            let (mut ins, mut cs) = human::approval(&prefix, &prompt, false);
+        reads.extend(checkpoint::values_carries(graph, nid, node));
+        for (cid, prompt) in human::criteria(node) {
+            let prefix = human::criterion_id(nid, cid);
+            let (mut ins, mut cs) = human::approval(&prefix, prompt, false);
             after.append(&mut ins);
             carries.append(&mut cs);
             reads.extend(human::answer_carries(&prefix));
         }
         reads.push(verdict.clone());
-        let name = judge_name(&nid);
+        let name = judge_name(nid);
         let acts = allow_commands && !commands(graph, &name).is_empty();
         tools.push(Tool {
             name: name.clone(),
@@ -206,18 +277,9 @@ pub fn lower(graph: &Graph, program: &mut Program, allow_commands: bool) {
             )),
             ..Instruction::default()
         };
-        let task = instructions.remove(at);
-        starts.insert(
-            nid.clone(),
-            before.first().map_or(&task.id, |i| &i.id).clone(),
-        );
-        let segment: Vec<Instruction> = before
-            .into_iter()
-            .chain([task])
-            .chain(after)
-            .chain([judge, route])
-            .collect();
-        instructions.splice(at..at, segment);
+        starts.insert(nid.clone(), before.first().map_or(nid, |i| &i.id).clone());
+        after.extend([judge, route]);
+        around.insert(at, (before, after));
         for (w, ty, doc) in [
             (
                 &writes[0],
@@ -246,25 +308,43 @@ pub fn lower(graph: &Graph, program: &mut Program, allow_commands: bool) {
         }
         verdicts.push(verdict.clone());
     }
+    let mut laid = Vec::with_capacity(instructions.len());
+    for (i, task) in instructions.into_iter().enumerate() {
+        match around.remove(&i) {
+            Some((before, after)) => {
+                laid.extend(before);
+                laid.push(task);
+                laid.extend(after);
+            }
+            None => laid.push(task),
+        }
+    }
+    let mut instructions = laid;
+    let ids: HashSet<&str> = instructions.iter().map(|i| i.id.as_str()).collect();
+    let mut gate_starts = Vec::new();
     for (nid, _) in graph
         .nodes
         .iter()
         .filter(|(_, n)| n.kind() == NodeType::Gate)
     {
         let ask = format!("{nid}{CARRY_SEP}ask");
-        if instructions.iter().any(|i| i.id == ask) {
-            starts.insert(nid.clone(), ask);
+        if ids.contains(ask.as_str()) {
+            gate_starts.push((nid.clone(), ask));
         }
     }
-    let nodes = doc["nodes"].as_object().cloned().unwrap_or_default();
-    for (nid, gate) in nodes.iter().filter_map(|(n, v)| Some((n, v.get("gate")?))) {
-        checkpoint::frame_natively(doc, nid, nid, gate, &mut instructions, &mut tools);
+    starts.extend(gate_starts);
+    for (nid, gate) in graph
+        .nodes
+        .iter()
+        .filter_map(|(n, v)| Some((n, v.gate.as_ref()?)))
+    {
+        checkpoint::frame_natively(&hs, nid, nid, gate, &mut instructions, &mut tools);
     }
-    gates::lower_notify(doc, &mut instructions, &mut tools);
-    gates::lower_answers(doc, &mut instructions, &mut carries, &mut tools);
-    verdicts.extend(gates::answered_gates(doc).iter().map(|g| own(g, "gate")));
+    gates::lower_notify(&hs, &mut instructions, &mut tools);
+    gates::lower_answers(&hs, &mut instructions, &mut carries, &mut tools);
+    verdicts.extend(gates::answered_gates(&hs).iter().map(|g| own(g, "gate")));
     let otherwise = ready::insert(
-        doc,
+        &hs,
         &mut instructions,
         &mut carries,
         &mut tools,
@@ -272,12 +352,10 @@ pub fn lower(graph: &Graph, program: &mut Program, allow_commands: bool) {
     );
     // In the schedule's order (not the map's): the program must be the same on every build,
     // or a resume would find it changed.
-    for nid in crate::schedule(graph)
-        .iter()
-        .filter(|n| starts.contains_key(*n))
-    {
+    let carry_names: HashSet<&str> = carries.iter().map(|c| c.name.as_str()).collect();
+    for nid in hs.schedule.iter().filter(|n| starts.contains_key(*n)) {
         let [_, ok, error] = ready::ready_writes(nid);
-        if carries.iter().any(|c| c.name == ok) {
+        if carry_names.contains(ok.as_str()) {
             verdicts.extend([ok, error]);
         }
     }
@@ -430,10 +508,10 @@ fn starts_with_a_step(node: &Node) -> bool {
 
 /// Node `nid`'s start step — its model routed (§11.4), its inputs resolved (§9.2): it reads the
 /// bound params, every output of the nodes before it and each earlier task's verdict.
-fn input_step(doc: &Graph, nid: &str, has_params: bool) -> (Vec<Instruction>, Vec<Carry>, Tool) {
+fn input_step(hs: &Harness, nid: &str) -> (Vec<Instruction>, Vec<Carry>, Tool) {
     step(
         &own(nid, "inputs"),
-        scope_reads(doc, nid, has_params),
+        scope_reads(hs, nid),
         &inputs::input_writes(nid),
         &format!("Resolve the inputs of node `{nid}`"),
     )
@@ -441,62 +519,63 @@ fn input_step(doc: &Graph, nid: &str, has_params: bool) -> (Vec<Instruction>, Ve
 
 /// What an expression of node `nid` may read at run time: the bound params, every output of
 /// the nodes before it and each earlier task's verdict ([`inputs::resolve`]).
-pub(crate) fn scope_reads(doc: &Graph, nid: &str, has_params: bool) -> Vec<String> {
-    let mut reads = Vec::new();
-    if has_params {
+pub(crate) fn scope_reads(hs: &Harness, nid: &str) -> Vec<String> {
+    let (readable, before) = hs.readable.get_or_init(|| {
+        let mut readable = Vec::new();
+        let mut before = Vec::with_capacity(hs.schedule.len());
+        for id in &hs.schedule {
+            before.push(readable.len());
+            let Some(node) = hs.graph.node(id) else {
+                continue;
+            };
+            readable.extend(node.output_names().map(|o| carry_name(id, o)));
+            // A task's outputs as its judge collected them (§9.1: a structured value, a
+            // file's path), which is what `nodes.X.outputs.Y` reads ([`inputs::resolve`]).
+            if hs.is_judged(id) {
+                readable.push(judge_writes(id)[3].clone());
+            }
+        }
+        (readable, before)
+    });
+    // A node outside the schedule reads everything.
+    let upto = hs.rank.get(nid).map_or(readable.len(), |&i| before[i]);
+    let mut reads = Vec::with_capacity(upto + 1);
+    if hs.has_params {
         reads.push(inputs::PARAMS.to_owned());
     }
-    let judged = judged(doc);
-    for earlier in crate::schedule(doc).iter().take_while(|id| *id != nid) {
-        let Some(node) = doc.node(earlier) else {
-            continue;
-        };
-        reads.extend(node.output_names().map(|o| carry_name(earlier, o)));
-        // A task's outputs as its judge collected them (§9.1: a structured value, a file's
-        // path), which is what `nodes.X.outputs.Y` reads ([`inputs::resolve`]).
-        if judged.contains(earlier) {
-            reads.push(judge_writes(earlier)[3].clone());
-        }
-    }
+    reads.extend_from_slice(&readable[..upto]);
     reads
-}
-
-/// [`scope_reads`] over a graph's data (for the steps that read it so).
-pub(crate) fn scope_reads_json(doc: &Json, nid: &str, has_params: bool) -> Vec<String> {
-    Graph::from_json(doc)
-        .map(|g| scope_reads(&g, nid, has_params))
-        .unwrap_or_default()
 }
 
 /// The native tools the harness program calls: the params step, each node's inputs step and
 /// judge.
 pub fn tools(graph: &Graph) -> Vec<String> {
-    let doc = &graph.to_json();
+    let hs = Harness::new(graph);
     let mut out = Vec::new();
-    if !inputs::param_names(doc).is_empty() {
+    if hs.has_params {
         out.push(inputs::PARAMS.to_owned());
     }
-    for nid in crate::schedule(graph) {
-        if !ready::predecessors(doc, &nid).is_empty() {
-            out.push(own(&nid, "ready"));
+    for nid in &hs.schedule {
+        if !hs.predecessors(nid).is_empty() {
+            out.push(own(nid, "ready"));
         }
     }
-    out.extend(checkpoint::tools(doc));
+    out.extend(checkpoint::tools(&hs));
     out.extend(
-        gates::notify_gates(doc)
+        gates::notify_gates(&hs)
             .iter()
             .map(|g| gates::notify_tool(g)),
     );
     out.extend(
-        gates::answered_gates(doc)
+        gates::answered_gates(&hs)
             .iter()
             .map(|g| gates::answer_tool(g)),
     );
-    for nid in judged(graph) {
-        if graph.node(&nid).is_some_and(starts_with_a_step) {
-            out.push(own(&nid, "inputs"));
+    for nid in &hs.judged {
+        if graph.node(nid).is_some_and(starts_with_a_step) {
+            out.push(own(nid, "inputs"));
         }
-        out.push(judge_name(&nid));
+        out.push(judge_name(nid));
     }
     out
 }
@@ -539,7 +618,7 @@ pub fn write_files(doc: &Graph, tool: &str, args: &Map<String, Json>, write: &mu
     if let Some(nid) = owner_of(tool, "judge")
         && let Some(node) = doc.node(&nid)
     {
-        let (args, _) = checkpoint::overlay(&doc.to_json(), &nid, args);
+        let (args, _) = checkpoint::overlay(doc, &nid, args);
         judge::write_files(&nid, node, &args, write);
     }
 }
@@ -576,8 +655,8 @@ pub fn call(
     root: &std::path::Path,
     write: &mut judge::Writer,
 ) -> Map<String, Json> {
-    let doc = &graph.to_json();
-    if let Some(out) = checkpoint::call(doc, tool, args) {
+    let hs = Harness::new(graph);
+    if let Some(out) = checkpoint::call(&hs, tool, args) {
         return out;
     }
     let [value, ok, error] = if tool == inputs::PARAMS {
@@ -585,20 +664,19 @@ pub fn call(
     } else if let Some(nid) = owner_of(tool, "notify") {
         return gates::notified(&nid);
     } else if let Some(nid) = owner_of(tool, "answer") {
-        return gates::read_answer(doc, &nid, args);
+        return gates::read_answer(graph, &nid, args);
     } else if let Some(nid) = owner_of(tool, "ready") {
         return answer(
             ready::ready_writes(&nid),
-            ready::check(doc, &nid, args).map_err(Json::String),
+            ready::check(&hs, &nid, args).map_err(Json::String),
         );
     } else if let Some(nid) = owner_of(tool, "inputs") {
         inputs::input_writes(&nid)
     } else {
         let nid = owner_of(tool, "judge").unwrap_or_else(|| tool.to_owned());
-        let (args, _) = checkpoint::overlay(doc, &nid, args);
+        let (args, _) = checkpoint::overlay(graph, &nid, args);
         let call = judge::Call {
             graph,
-            doc,
             node: &nid,
             args: &args,
             root,
@@ -609,7 +687,7 @@ pub fn call(
         return judge::judge(&call, write);
     };
     let result = if tool == inputs::PARAMS {
-        inputs::bind_params(doc, args).map_err(|errs| {
+        inputs::bind_params(graph, args).map_err(|errs| {
             Json::Array(
                 errs.into_iter()
                     .map(|(c, m)| serde_json::json!({"code": c, "message": m}))
@@ -628,7 +706,7 @@ pub fn call(
             .node(&nid)
             .ok_or_else(|| format!("the graph has no node `{nid}`"))
             .and_then(|node| routing::route(node, 1, tier))
-            .and_then(|_| inputs::resolve(doc, &nid, &params, args))
+            .and_then(|_| inputs::resolve(graph, &nid, &params, args))
             .map_err(Json::String)
     };
     answer([value, ok, error], result)

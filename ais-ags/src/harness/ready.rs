@@ -6,7 +6,8 @@
 //! run, and only the dispositions that absorb one (`on_exhausted: skip`, `on_reject:
 //! skip_dependents`) go on.
 
-use super::{CARRY_SEP, TERMINAL_ID, judge_writes, own, step};
+use super::{CARRY_SEP, Harness, TERMINAL_ID, judge_writes, own, step};
+use crate::graph::{Graph, NodeType, OnExhausted, OnNodeFailure, OnReject};
 use crate::translate::carry_name;
 use ais_core::{Carry, Instruction, Opcode, Tool};
 use serde_json::{Map, Value as Json};
@@ -22,47 +23,16 @@ pub fn ready_writes(nid: &str) -> [String; 3] {
 }
 
 /// Whether the graph says `policy.on_node_failure: halt` (the default is `isolate`).
-pub fn halts(doc: &Json) -> bool {
-    doc.pointer("/policy/on_node_failure")
-        .and_then(Json::as_str)
-        == Some("halt")
+pub fn halts(doc: &Graph) -> bool {
+    doc.policy.as_ref().and_then(|p| p.on_node_failure) == Some(OnNodeFailure::Halt)
 }
 
-/// The nodes with an effective edge into `nid` (`depends_on` and `edges`), in schedule order.
-pub fn predecessors(doc: &Json, nid: &str) -> Vec<String> {
-    let mut from: Vec<String> = doc
-        .pointer(&format!("/nodes/{nid}/depends_on"))
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|d| d.as_str().map(str::to_owned))
-        .collect();
-    for e in doc
-        .get("edges")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if e.get("to").and_then(Json::as_str) == Some(nid)
-            && let Some(f) = e.get("from").and_then(Json::as_str)
-        {
-            from.push(f.to_owned());
-        }
-    }
-    crate::translate::schedule_json(doc)
-        .into_iter()
-        .filter(|id| from.contains(id))
-        .collect()
-}
-
-fn is_gate(doc: &Json, nid: &str) -> bool {
-    doc.pointer(&format!("/nodes/{nid}/type"))
-        .and_then(Json::as_str)
-        == Some("gate")
+fn is_gate(doc: &Graph, nid: &str) -> bool {
+    doc.node(nid).is_some_and(|n| n.kind() == NodeType::Gate)
 }
 
 /// The carry that says whether node `nid` succeeded: a task's verdict, a gate's approval.
-pub fn state_carry(doc: &Json, nid: &str) -> String {
+pub fn state_carry(doc: &Graph, nid: &str) -> String {
     if is_gate(doc, nid) {
         carry_name(nid, "approved")
     } else {
@@ -72,9 +42,14 @@ pub fn state_carry(doc: &Json, nid: &str) -> String {
 
 /// Node `nid`'s ready check over the state carries its step read: `Err` names each
 /// predecessor that did not succeed, and how.
-pub fn check(doc: &Json, nid: &str, args: &Map<String, Json>) -> Result<Map<String, Json>, String> {
+pub(crate) fn check(
+    hs: &Harness,
+    nid: &str,
+    args: &Map<String, Json>,
+) -> Result<Map<String, Json>, String> {
+    let doc = hs.graph;
     let mut not = Vec::new();
-    for p in predecessors(doc, nid) {
+    for p in hs.predecessors(nid) {
         let state = args.get(&state_carry(doc, &p)).unwrap_or(&Json::Null);
         let how = if is_gate(doc, &p) {
             match state {
@@ -102,36 +77,45 @@ pub fn check(doc: &Json, nid: &str, args: &Map<String, Json>) -> Result<Map<Stri
 /// Whether a failure at route `route` of node `nid` is absorbed (the run goes on under `halt`
 /// too): an exhausted task with `on_exhausted: skip`, a rejected gate with `on_reject:
 /// skip_dependents`, and the node's own ready check (a skip is no failure).
-fn absorbed(doc: &Json, nid: &str, route: &str) -> bool {
-    let node = doc.pointer(&format!("/nodes/{nid}")).unwrap_or(&Json::Null);
-    let text = |p: &str| node.pointer(p).and_then(Json::as_str);
+fn absorbed(doc: &Graph, nid: &str, route: &str) -> bool {
+    let node = doc.node(nid);
+    let exhausted = node.and_then(|n| n.failure.as_ref()?.on_exhausted);
+    let rejected = node.and_then(|n| n.gate.as_ref()?.on_reject);
     route == format!("{}{CARRY_SEP}route", own(nid, "ready"))
         || route == format!("{}{CARRY_SEP}route", own(nid, "judge"))
-            && text("/failure/on_exhausted") == Some("skip")
-        || route == format!("{nid}{CARRY_SEP}route")
-            && text("/gate/on_reject") == Some("skip_dependents")
+            && exhausted == Some(OnExhausted::Skip)
+        || route == format!("{nid}{CARRY_SEP}route") && rejected == Some(OnReject::SkipDependents)
 }
 
 /// Puts a ready step before each node with predecessors (`starts`: each scheduled node's first
 /// instruction) and returns, for every ROUTE, where it goes when its guard does not hold: the
 /// next node's first instruction when the failure is isolated or absorbed, else the report.
-pub fn insert(
-    doc: &Json,
+pub(crate) fn insert(
+    hs: &Harness,
     instructions: &mut Vec<Instruction>,
     carries: &mut Vec<Carry>,
     tools: &mut Vec<Tool>,
     starts: &mut HashMap<String, String>,
 ) -> HashMap<String, String> {
-    let order: Vec<String> = crate::translate::schedule_json(doc)
-        .into_iter()
-        .filter(|n| starts.contains_key(n))
+    let doc = hs.graph;
+    let order: Vec<String> = hs
+        .schedule
+        .iter()
+        .filter(|n| starts.contains_key(*n))
+        .cloned()
         .collect();
+    let mut position: HashMap<&str, usize> = HashMap::new();
+    for (i, ins) in instructions.iter().enumerate() {
+        position.entry(ins.id.as_str()).or_insert(i);
+    }
+    // Each ready step goes before the instruction it is put in front of, laid in one pass.
+    let mut before: HashMap<usize, Vec<Instruction>> = HashMap::new();
     for nid in &order {
-        let preds = predecessors(doc, nid);
+        let preds = hs.predecessors(nid);
         if preds.is_empty() {
             continue;
         }
-        let Some(at) = instructions.iter().position(|i| i.id == starts[nid]) else {
+        let Some(&at) = position.get(starts[nid].as_str()) else {
             continue;
         };
         let reads = preds.iter().map(|p| state_carry(doc, p)).collect();
@@ -142,21 +126,36 @@ pub fn insert(
             &format!("Check that every node `{nid}` depends on succeeded, else skip it"),
         );
         starts.insert(nid.clone(), ins[0].id.clone());
-        instructions.splice(at..at, ins);
+        before.entry(at).or_default().extend(ins);
         carries.append(&mut cs);
         tools.push(tool);
     }
+    drop(position);
+    if !before.is_empty() {
+        let mut laid = Vec::with_capacity(instructions.len() + 2 * before.len());
+        for (i, ins) in std::mem::take(instructions).into_iter().enumerate() {
+            laid.extend(before.remove(&i).into_iter().flatten());
+            laid.push(ins);
+        }
+        *instructions = laid;
+    }
     let halt = halts(doc);
     let mut otherwise = HashMap::new();
-    let at = |id: &str| instructions.iter().position(|i| i.id == id);
+    let mut position: HashMap<&str, usize> = HashMap::new();
+    for (i, ins) in instructions.iter().enumerate() {
+        position.entry(ins.id.as_str()).or_insert(i);
+    }
     for (k, nid) in order.iter().enumerate() {
         let next = order
             .get(k + 1)
             .map_or(TERMINAL_ID.to_owned(), |n| starts[n].clone());
-        let (Some(from), Some(to)) = (at(&starts[nid]), at(&next)) else {
+        let (Some(&from), Some(&to)) = (
+            position.get(starts[nid].as_str()),
+            position.get(next.as_str()),
+        ) else {
             continue;
         };
-        for ins in &instructions[from..to] {
+        for ins in instructions.get(from..to).into_iter().flatten() {
             if ins.opcode == Opcode::Route && (!halt || absorbed(doc, nid, &ins.id)) {
                 otherwise.insert(ins.id.clone(), next.clone());
             }

@@ -4,13 +4,14 @@
 //! stopped at.
 
 use super::{human, inputs, judge_writes};
+use crate::graph::{Graph, HumanMode, Node, NodeType, OnReject};
 use crate::run::{CLAIMED_LEVEL, Ended, Ran, SUPPORTED_FEATURES, rfc3339};
 use crate::translate::carry_name;
 use serde_json::{Map, Value as Json, json};
 
 /// Where the walk through the schedule stands.
 struct Walk<'a> {
-    doc: &'a Json,
+    doc: &'a Graph,
     ran: &'a Ran<'a>,
     /// When the last node before this one finished (a node starts when it does).
     last_finished: Json,
@@ -79,18 +80,12 @@ impl Walk<'_> {
 
     /// The node's checkpoint answers as human events; true when one did not let it go on
     /// (a rejection, or a late answer under `on_timeout: fail` or `escalate`).
-    fn checkpoints(&mut self, id: &str, node: &Json, nr: &mut Json) -> bool {
+    fn checkpoints(&mut self, id: &str, node: &Node, nr: &mut Json) -> bool {
         let mut events = Vec::new();
         let mut rejected = false;
         let at = json!(rfc3339(self.ran.finished));
         for stage in human::STAGES {
-            for h in node
-                .get("human")
-                .and_then(Json::as_array)
-                .into_iter()
-                .flatten()
-                .filter(|h| h.get("at").and_then(Json::as_str) == Some(stage))
-            {
+            for h in node.checkpoints().filter(|h| h.at == stage) {
                 if let Some((why, fatal)) = super::checkpoint::when_error(self.ran.report, id, h) {
                     let severity = if fatal { "error" } else { "warning" };
                     self.diagnostics.push(json!({"code": "RT062", "severity": severity, "node_id": id, "message": format!("node `{id}`: {why}")}));
@@ -132,7 +127,7 @@ impl Walk<'_> {
         );
     }
 
-    fn task(&mut self, id: &str, node: &Json, nr: &mut Json) {
+    fn task(&mut self, id: &str, node: &Node, nr: &mut Json) {
         if self.skipped(id, nr) {
             return;
         }
@@ -231,7 +226,7 @@ impl Walk<'_> {
         }
     }
 
-    fn gate(&mut self, id: &str, node: &Json, nr: &mut Json) {
+    fn gate(&mut self, id: &str, node: &Node, nr: &mut Json) {
         if self.skipped(id, nr) {
             return;
         }
@@ -240,18 +235,19 @@ impl Walk<'_> {
         };
         nr["started_at"] = self.last_finished.clone();
         nr["finished_at"] = json!(rfc3339(self.ran.finished));
-        let text = |p: &str| node.pointer(p).and_then(Json::as_str);
-        let mode = text("/gate/mode").unwrap_or("approve");
+        let block = node.gate.as_ref();
+        let mode = block.map_or(HumanMode::Approve, |g| g.mode);
+        let on_reject = block.and_then(|g| g.on_reject);
         let answered = self.ran.report.get(&super::own(id, "gate"));
         let outcome = match (mode, answered.and_then(|a| a["outcome"].as_str())) {
-            ("notify", _) => "notified",
+            (HumanMode::Notify, _) => "notified",
             (_, Some(o)) => o,
             _ if approved == &json!(true) => "approved",
             _ => "rejected",
         };
         // With `on_reject: route` the gate succeeds either way; its `decision` says which.
-        let routes = text("/gate/on_reject") == Some("route");
-        let skips = text("/gate/on_reject") == Some("skip_dependents");
+        let routes = on_reject == Some(OnReject::Route);
+        let skips = on_reject == Some(OnReject::SkipDependents);
         // A late answer (`timed_out`) passes only when its `on_timeout` approved it.
         let passed = routes || (outcome != "rejected" && approved == &json!(true));
         nr["status"] = json!(match (passed, skips) {
@@ -305,12 +301,7 @@ fn bound(from: &str, nodes: &[Json], report: &Map<String, Json>) -> Option<Json>
 }
 
 /// The run record of a run over the sequential `schedule` of `doc`.
-pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
-    let nodes = doc
-        .get("nodes")
-        .and_then(Json::as_object)
-        .cloned()
-        .unwrap_or_default();
+pub fn run_record(doc: &Graph, schedule: &[String], ran: &Ran) -> Json {
     // A resumed run starts later than the attempts its journal replays.
     let mut started = rfc3339(ran.started);
     for id in schedule {
@@ -352,13 +343,13 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
     }
     let mut node_runs = Vec::new();
     for id in schedule {
-        let Some(node) = nodes.get(id) else { continue };
-        let ty = node.get("type").and_then(Json::as_str).unwrap_or("task");
+        let Some(node) = doc.node(id) else { continue };
+        let ty = node.kind();
         let mut nr = json!({"node_id": id, "type": ty, "status": "pending"});
         if let Some(reason) = &walk.halted {
             nr["status"] = json!("skipped");
             nr["skip_reason"] = json!(reason);
-        } else if ty == "gate" {
+        } else if ty == NodeType::Gate {
             walk.gate(id, node, &mut nr);
         } else {
             walk.task(id, node, &mut nr);
@@ -377,18 +368,13 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
     }
     let mut outputs = Map::new();
     let mut unbound = false;
-    for (name, o) in doc
-        .get("outputs")
-        .and_then(Json::as_object)
-        .into_iter()
-        .flatten()
-    {
-        let from = o.get("from").and_then(Json::as_str).unwrap_or_default();
+    for (name, o) in doc.outputs.iter().flatten() {
+        let from = o.from.as_str();
         match bound(from, &node_runs, ran.report) {
             Some(v) => {
                 outputs.insert(name.clone(), v);
             }
-            None if o.get("required").and_then(Json::as_bool) != Some(false) => {
+            None if o.required != Some(false) => {
                 unbound = true;
                 if ran.status == Ended::Ok {
                     diagnostics.push(json!({"code": "RT041", "severity": "error", "message": format!("graph output `{name}` could not be bound (`{from}`)")}));
@@ -408,7 +394,7 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
         "ags_version": crate::AGS_VERSION,
         "kind": "AgenticGraphRun",
         "run_id": ran.run_id,
-        "graph_id": doc.get("id").cloned().unwrap_or(json!("unknown")),
+        "graph_id": doc.id,
         "harness": {"name": "ais", "version": env!("CARGO_PKG_VERSION"), "conformance_level": CLAIMED_LEVEL, "supported_features": SUPPORTED_FEATURES},
         "status": status,
         "started_at": started,
@@ -416,8 +402,8 @@ pub fn run_record(doc: &Json, schedule: &[String], ran: &Ran) -> Json {
         "outputs": outputs,
         "diagnostics": diagnostics,
     });
-    if let Some(v) = doc.get("version") {
-        record["graph_version"] = v.clone();
+    if let Some(v) = &doc.version {
+        record["graph_version"] = json!(v);
     }
     if status != "awaiting_human" {
         record["finished_at"] = json!(rfc3339(ran.finished));

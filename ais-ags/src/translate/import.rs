@@ -26,52 +26,58 @@ pub(crate) fn opcode_of(ty: NodeType) -> Opcode {
 }
 
 /// The sequential schedule (§17.4 with `max_parallel_nodes: 1`): topological order over the
-/// effective edge set, ties broken by declaration order.
+/// effective edge set, ties broken by declaration order. Kahn's algorithm with the ready nodes
+/// in a heap by declaration index: `O((nodes + edges) log nodes)`.
 pub fn schedule(doc: &Graph) -> Vec<String> {
-    let ids: Vec<String> = doc.nodes.keys().cloned().collect();
-    let mut preds: Vec<(String, String)> = Vec::new();
-    for (id, n) in &doc.nodes {
-        for d in n.depends_on.iter().flatten() {
-            preds.push((d.clone(), id.clone()));
-        }
+    let index = |id: &str| doc.nodes.get_index_of(id);
+    let mut preds: Vec<(usize, usize)> = Vec::new();
+    for (to, n) in doc.nodes.values().enumerate() {
+        preds.extend(
+            n.depends_on
+                .iter()
+                .flatten()
+                .filter_map(|d| Some((index(d)?, to))),
+        );
     }
     for e in doc.edge_list() {
-        preds.push((e.from.clone(), e.to.clone()));
-    }
-    order(&ids, &preds)
-}
-
-/// [`schedule`] over a document's data (the harness's steps not yet on [`Graph`] read it so):
-/// the same order, from the same fields.
-pub(crate) fn schedule_json(doc: &Json) -> Vec<String> {
-    Graph::from_json(doc)
-        .map(|g| schedule(&g))
-        .unwrap_or_default()
-}
-
-/// Topological order of `ids` under `preds` (from, to), ties broken by declaration order; a
-/// cycle (AG111) leaves the rest in declaration order.
-fn order(ids: &[String], preds: &[(String, String)]) -> Vec<String> {
-    let mut done: Vec<String> = Vec::new();
-    while done.len() < ids.len() {
-        let next = ids.iter().find(|id| {
-            !done.contains(id)
-                && preds
-                    .iter()
-                    .all(|(f, t)| t != *id || done.contains(f) || !ids.contains(f))
-        });
-        match next {
-            Some(id) => done.push(id.clone()),
-            // A cycle (AG111): the rest in declaration order.
-            None => done.extend(
-                ids.iter()
-                    .filter(|id| !done.contains(id))
-                    .cloned()
-                    .collect::<Vec<_>>(),
-            ),
+        if let (Some(f), Some(t)) = (index(&e.from), index(&e.to)) {
+            preds.push((f, t));
         }
     }
-    done
+    order(doc.nodes.len(), &preds)
+        .into_iter()
+        .filter_map(|i| doc.nodes.get_index(i).map(|(id, _)| id.clone()))
+        .collect()
+}
+
+/// Topological order of the indices `0..n` under `preds` (from, to), the lowest ready index
+/// first; a cycle (AG111) leaves the rest in index order.
+fn order(n: usize, preds: &[(usize, usize)]) -> Vec<usize> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut waiting = vec![0usize; n];
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &(f, t) in preds {
+        waiting[t] += 1;
+        after[f].push(t);
+    }
+    let mut ready: BinaryHeap<Reverse<usize>> =
+        (0..n).filter(|&i| waiting[i] == 0).map(Reverse).collect();
+    let mut done = vec![false; n];
+    let mut out = Vec::with_capacity(n);
+    while let Some(Reverse(i)) = ready.pop() {
+        done[i] = true;
+        out.push(i);
+        for &t in &after[i] {
+            waiting[t] -= 1;
+            if waiting[t] == 0 {
+                ready.push(Reverse(t));
+            }
+        }
+    }
+    // A cycle (AG111): the rest in declaration order.
+    out.extend((0..n).filter(|&i| !done[i]));
+    out
 }
 
 /// The carry an AGX `from` reads, when it is a plain `nodes.X.outputs.Y`.

@@ -10,7 +10,7 @@ mod import;
 
 pub use export::export;
 pub use import::{ImportError, import, schedule};
-pub(crate) use import::{gate_prompt, gate_verdict, schedule_json};
+pub(crate) use import::{gate_prompt, gate_verdict};
 
 /// The AG-IR unknown field carrying what an AGS construct says beyond its realization.
 pub(crate) const X_AGS: &str = "x-ags";
