@@ -455,3 +455,98 @@ fn a_question_is_put_with_its_template_filled_and_the_material_it_presents() {
     );
     assert!(!said.contains("${{"), "{said}");
 }
+
+/// A graph whose node `a` has the checkpoints `human` (YAML flow mappings, one a line) and the
+/// criteria `criteria`.
+fn two_checkpoints(human: &[&str], criteria: &str) -> String {
+    let human: String = human.iter().map(|h| format!("      - {h}\n")).collect();
+    format!(
+        "ags_version: '1.0'\nkind: AgenticGraph\nid: two\ntitle: Two\nobjective: Two looks.\n\
+         entrypoints: [a]\nnodes:\n  a:\n    title: A\n    description: Do A.\n    outputs:\n      \
+         out: {{type: string, description: The result.}}\n    human:\n{human}{criteria}"
+    )
+}
+
+#[test]
+fn two_checkpoints_without_an_id_are_each_asked_in_turn() {
+    // The attack: both unnamed, both `checkpoint` to a harness that names them by their id —
+    // the first was asked twice and the second never.
+    let source = two_checkpoints(
+        &[
+            "{at: after_outputs, mode: approve, prompt: First look}",
+            "{at: after_outputs, mode: review, prompt: Second look}",
+        ],
+        "",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.agraph.yaml");
+    std::fs::write(&graph, source).unwrap();
+    let script = serde_json::json!({"a": ["made"]});
+    let (prompts, o, rec) = answering(
+        tmp.path(),
+        &graph,
+        script,
+        &["approve", "approve"],
+        Duration::ZERO,
+    );
+    assert_eq!(
+        prompts,
+        [
+            "First look (approve/reject)",
+            "Second look (approve/reject)"
+        ],
+        "{}",
+        text(&o)
+    );
+    assert_eq!(rec["status"], "succeeded", "{rec:#}");
+    let events: Vec<&str> = rec["nodes"][0]["human_events"]
+        .as_array()
+        .expect("the checkpoints' events")
+        .iter()
+        .map(|e| e["checkpoint_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(events, ["checkpoint_0", "checkpoint_1"], "{rec:#}");
+}
+
+#[test]
+fn checkpoints_or_human_criteria_sharing_an_id_are_refused_where_they_stand() {
+    let same = [
+        "{id: look, at: after_outputs, mode: approve, prompt: First look}",
+        "{id: look, at: after_outputs, mode: review, prompt: Second look}",
+    ];
+    let criteria = "    success:\n      criteria:\n        \
+        - {id: ok, kind: human, description: Fine., prompt: Fine?}\n        \
+        - {id: ok, kind: human, description: Really fine., prompt: Really?}\n";
+    for (source, said) in [
+        (
+            two_checkpoints(&same, ""),
+            "node `a`: human checkpoint 1 (`/nodes/a/human/1`) is named `look` as checkpoint 0 is",
+        ),
+        (
+            two_checkpoints(&same[..1], criteria),
+            "node `a`: `human` criterion 1 (`/nodes/a/success/criteria/1/id`) has the id `ok` of criterion 0",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("g.agraph.yaml"), &source).unwrap();
+        std::fs::write(tmp.path().join("script.json"), r#"{"a": ["made"]}"#).unwrap();
+        let o = ais(
+            tmp.path(),
+            &[
+                "run",
+                "g.agraph.yaml",
+                "--task",
+                "t",
+                "--model",
+                "scripted:script.json",
+            ],
+        );
+        assert_eq!(o.status.code(), Some(2), "{source}\n{}", text(&o));
+        assert!(text(&o).contains(said), "{source}\n{}", text(&o));
+        assert!(
+            !tmp.path().join(".ais").exists(),
+            "nothing ran: {}",
+            text(&o)
+        );
+    }
+}

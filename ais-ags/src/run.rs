@@ -106,6 +106,30 @@ pub fn unsupported(doc: &Graph) -> Vec<String> {
                 out.push(format!("node `{id}`: `failure.{k}`"));
             }
         }
+        for (i, h) in node.checkpoints().enumerate() {
+            let name = crate::harness::checkpoint::id_of(node, h);
+            if let Some(first) = node
+                .checkpoints()
+                .take(i)
+                .position(|c| crate::harness::checkpoint::id_of(node, c) == name)
+            {
+                out.push(format!(
+                    "node `{id}`: human checkpoint {i} (`/nodes/{id}/human/{i}`) is named `{name}` as checkpoint {first} is; give each checkpoint of a node an `id` of its own"
+                ));
+            }
+        }
+        let mut judged = std::collections::HashMap::new();
+        for (i, c) in node.criteria().enumerate() {
+            if c.kind != CriterionKind::Human {
+                continue;
+            }
+            if let Some(first) = judged.insert(c.id.as_str(), i) {
+                out.push(format!(
+                    "node `{id}`: `human` criterion {i} (`/nodes/{id}/success/criteria/{i}/id`) has the id `{}` of criterion {first}; give each criterion of a node an `id` of its own",
+                    c.id
+                ));
+            }
+        }
         for h in node.checkpoints() {
             let hid = h.id.as_deref().unwrap_or("?");
             if ty != NodeType::Task || !crate::harness::human::STAGES.contains(&h.at) {

@@ -144,9 +144,21 @@ pub fn clock(id: &str) -> (Instruction, Vec<Carry>, Tool) {
     (ins, carries, tool)
 }
 
-/// A checkpoint's id (`checkpoint` when it has none).
-fn id_of(h: &HumanCheckpoint) -> &str {
-    h.id.as_deref().unwrap_or("checkpoint")
+/// The name of checkpoint `h` of `node`, which its instructions and carries are named by: its
+/// `id`; one without is `checkpoint` — or `checkpoint_N`, N its place in the node's `human`
+/// (from 0), when the node has more than one without (each is asked, none in another's place).
+pub(crate) fn id_of<'h>(node: &Node, h: &'h HumanCheckpoint) -> std::borrow::Cow<'h, str> {
+    if let Some(id) = &h.id {
+        return id.as_str().into();
+    }
+    let unnamed = || node.checkpoints().filter(|c| c.id.is_none());
+    match unnamed().nth(1) {
+        None => "checkpoint".into(),
+        Some(_) => {
+            let at = node.checkpoints().position(|c| std::ptr::eq(c, h));
+            format!("checkpoint_{}", at.unwrap_or_default()).into()
+        }
+    }
 }
 
 /// The checkpoints of node `node` at `stage`.
@@ -172,7 +184,7 @@ pub fn values_carries(doc: &Graph, nid: &str, node: &Node) -> Vec<String> {
         .iter()
         .flat_map(|s| at_stage(node, *s))
         .filter(|h| native(doc, h) && matches!(h.mode, HumanMode::Review | HumanMode::Input))
-        .map(|h| answer_writes(&human::checkpoint_id(nid, id_of(h)))[1].clone())
+        .map(|h| answer_writes(&human::checkpoint_id(nid, &id_of(node, h)))[1].clone())
         .collect()
 }
 
@@ -184,8 +196,11 @@ pub fn lower(
     h: &HumanCheckpoint,
 ) -> (Vec<Instruction>, Vec<Carry>, Vec<Tool>) {
     let doc = hs.graph;
-    let hid = id_of(h);
-    let prefix = human::checkpoint_id(nid, hid);
+    let hid = hs
+        .graph
+        .node(nid)
+        .map_or("checkpoint".into(), |n| id_of(n, h));
+    let prefix = human::checkpoint_id(nid, &hid);
     let prompt = h.prompt.as_deref().unwrap_or("Proceed?");
     let (mut ins, mut carries) = human::approval(&prefix, prompt, true);
     let mut tools = Vec::new();
@@ -305,7 +320,7 @@ fn when_step(
         writes: writes.to_vec(),
         doc: Some(format!(
             "Whether checkpoint `{}` is asked (its `when`).",
-            id_of(h)
+            node.map_or("checkpoint".into(), |n| id_of(n, h))
         )),
         ..Instruction::default()
     };
@@ -412,7 +427,7 @@ fn frames(doc: &Graph) -> Vec<(&str, String, &dyn Ask)> {
             out.push((nid, own(nid, "frame"), g));
         }
         for h in node.checkpoints().filter(|h| framing(*h).is_some()) {
-            let prefix = human::checkpoint_id(nid, id_of(h));
+            let prefix = human::checkpoint_id(nid, &id_of(node, h));
             out.push((nid, own(&prefix, "frame"), h));
         }
     }
@@ -430,7 +445,7 @@ fn native_tool(name: &str, reads: &[String], writes: &[String], doc: &str) -> To
 }
 
 /// Every checkpoint of the graph this module lowers: (node id, checkpoint block).
-fn all<'g>(hs: &Harness<'g>) -> Vec<(&'g str, &'g HumanCheckpoint)> {
+fn all<'g>(hs: &Harness<'g>) -> Vec<(&'g str, &'g Node, &'g HumanCheckpoint)> {
     let mut out = Vec::new();
     for (nid, node) in hs
         .judged
@@ -439,7 +454,7 @@ fn all<'g>(hs: &Harness<'g>) -> Vec<(&'g str, &'g HumanCheckpoint)> {
     {
         for stage in human::STAGES {
             for h in at_stage(node, stage).filter(|h| native(hs.graph, h) || h.when.is_some()) {
-                out.push((nid.as_str(), h));
+                out.push((nid.as_str(), node, h));
             }
         }
     }
@@ -451,8 +466,8 @@ fn all<'g>(hs: &Harness<'g>) -> Vec<(&'g str, &'g HumanCheckpoint)> {
 pub(crate) fn tools(hs: &Harness) -> Vec<String> {
     let doc = hs.graph;
     let mut out = Vec::new();
-    for (nid, h) in all(hs) {
-        let prefix = human::checkpoint_id(nid, id_of(h));
+    for (nid, node, h) in all(hs) {
+        let prefix = human::checkpoint_id(nid, &id_of(node, h));
         if h.when.is_some() {
             out.push(own(&prefix, "when"));
         }
@@ -487,9 +502,12 @@ enum Step {
 }
 
 /// The node and checkpoint a call of `tool` is for, with the step.
-fn find<'g>(hs: &Harness<'g>, tool: &str) -> Option<(&'g str, &'g HumanCheckpoint, Step)> {
-    all(hs).into_iter().find_map(|(nid, h)| {
-        let prefix = human::checkpoint_id(nid, id_of(h));
+fn find<'g>(
+    hs: &Harness<'g>,
+    tool: &str,
+) -> Option<(&'g str, &'g Node, &'g HumanCheckpoint, Step)> {
+    all(hs).into_iter().find_map(|(nid, node, h)| {
+        let prefix = human::checkpoint_id(nid, &id_of(node, h));
         [
             (Step::Notify, "notify"),
             (Step::Answer, "answer"),
@@ -497,7 +515,7 @@ fn find<'g>(hs: &Harness<'g>, tool: &str) -> Option<(&'g str, &'g HumanCheckpoin
         ]
         .into_iter()
         .find(|(_, name)| own(&prefix, name) == tool)
-        .map(|(step, _)| (nid, h, step))
+        .map(|(step, _)| (nid, node, h, step))
     })
 }
 
@@ -527,9 +545,9 @@ pub(crate) fn call(
         let id = tool.strip_suffix(&format!("{CARRY_SEP}{}frame", super::OWN))?;
         return Some(Map::from_iter([(carry_name(id, "prompt"), json!(text))]));
     }
-    let (nid, h, step) = find(hs, tool)?;
-    let hid = id_of(h);
-    let prefix = human::checkpoint_id(nid, hid);
+    let (nid, node, h, step) = find(hs, tool)?;
+    let hid = id_of(node, h);
+    let prefix = human::checkpoint_id(nid, &hid);
     let [answer, approved] = human::answer_carries(&prefix);
     match step {
         Step::When => {
@@ -556,12 +574,7 @@ pub(crate) fn call(
         }
         Step::Answer => {}
     }
-    let declared: Vec<String> = doc
-        .node(nid)
-        .into_iter()
-        .flat_map(Node::output_names)
-        .cloned()
-        .collect();
+    let declared: Vec<String> = node.output_names().cloned().collect();
     let empty = Default::default();
     let collect = h.collect.as_ref().unwrap_or(&empty);
     let text = args.get(&answer).and_then(Json::as_str).unwrap_or_default();
@@ -592,13 +605,13 @@ pub(crate) fn call(
 /// and checkpoint, `NODE/CHECKPOINT`, the prompt).
 pub fn notice(graph: &Graph, tool: &str, args: &Map<String, Json>) -> Option<(String, String)> {
     let hs = Harness::new(graph);
-    let (nid, h, step) = find(&hs, tool)?;
+    let (nid, node, h, step) = find(&hs, tool)?;
     if step != Step::Notify {
         return None;
     }
-    let hid = id_of(h);
+    let hid = id_of(node, h);
     let prompt = args
-        .get(&carry_name(&human::checkpoint_id(nid, hid), "prompt"))
+        .get(&carry_name(&human::checkpoint_id(nid, &hid), "prompt"))
         .and_then(Json::as_str)
         .unwrap_or_default();
     let text = prompt.trim().trim_end_matches("(approve/reject)").trim();
@@ -621,12 +634,13 @@ pub fn escalation(tool: &str, out: &Map<String, Json>) -> Option<String> {
 pub fn event(
     report: &Map<String, Json>,
     nid: &str,
+    node: &Node,
     h: &HumanCheckpoint,
     at: &Json,
 ) -> Option<(Json, bool, bool)> {
-    let hid = id_of(h);
+    let hid = id_of(node, h);
     let (mode, stage) = (h.mode, h.at);
-    let prefix = human::checkpoint_id(nid, hid);
+    let prefix = human::checkpoint_id(nid, &hid);
     let approved = report.get(&human::answer_carries(&prefix)[1])? == &json!(true);
     let [event, _] = answer_writes(&prefix);
     let Some(e) = report.get(&event) else {
@@ -634,7 +648,7 @@ pub fn event(
             let e = json!({"checkpoint_id": hid, "at_stage": stage, "mode": "notify", "outcome": "notified", "at": at});
             return Some((e, true, false));
         }
-        return human::event(report, &prefix, hid, stage, at).map(|e| (e, approved, false));
+        return human::event(report, &prefix, &hid, stage, at).map(|e| (e, approved, false));
     };
     let mut out = json!({"checkpoint_id": hid, "at_stage": stage, "mode": mode, "outcome": e["outcome"], "at": at});
     if let Some(n) = e["note"].as_str() {
@@ -674,9 +688,10 @@ pub fn overlay(
 pub fn when_error(
     report: &Map<String, Json>,
     nid: &str,
+    node: &Node,
     h: &HumanCheckpoint,
 ) -> Option<(String, bool)> {
-    let prefix = human::checkpoint_id(nid, id_of(h));
+    let prefix = human::checkpoint_id(nid, &id_of(node, h));
     let [_, skip, error] = when_writes(&prefix);
     let e = report.get(&error)?.as_str().filter(|e| !e.is_empty())?;
     Some((e.to_owned(), report.get(&skip) != Some(&json!(true))))

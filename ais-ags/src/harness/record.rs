@@ -86,7 +86,9 @@ impl Walk<'_> {
         let at = json!(rfc3339(self.ran.finished));
         for stage in human::STAGES {
             for h in node.checkpoints().filter(|h| h.at == stage) {
-                if let Some((why, fatal)) = super::checkpoint::when_error(self.ran.report, id, h) {
+                if let Some((why, fatal)) =
+                    super::checkpoint::when_error(self.ran.report, id, node, h)
+                {
                     let severity = if fatal { "error" } else { "warning" };
                     self.diagnostics.push(json!({"code": "RT062", "severity": severity, "node_id": id, "message": format!("node `{id}`: {why}")}));
                     if fatal {
@@ -97,7 +99,7 @@ impl Walk<'_> {
                     }
                 }
                 let Some((e, approved, escalated)) =
-                    super::checkpoint::event(self.ran.report, id, h, &at)
+                    super::checkpoint::event(self.ran.report, id, node, h, &at)
                 else {
                     continue;
                 };
