@@ -528,19 +528,13 @@ fn checkpoints_or_human_criteria_sharing_an_id_are_refused_where_they_stand() {
         ),
     ] {
         let tmp = tempfile::tempdir().unwrap();
-        std::fs::write(tmp.path().join("g.agraph.yaml"), &source).unwrap();
+        let graph = tmp.path().join("g.agraph.yaml");
+        std::fs::write(&graph, &source).unwrap();
         std::fs::write(tmp.path().join("script.json"), r#"{"a": ["made"]}"#).unwrap();
-        let o = ais(
-            tmp.path(),
-            &[
-                "run",
-                "g.agraph.yaml",
-                "--task",
-                "t",
-                "--model",
-                "scripted:script.json",
-            ],
-        );
+        let o = scripted_run(&graph)
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
         assert_eq!(o.status.code(), Some(2), "{source}\n{}", text(&o));
         assert!(text(&o).contains(said), "{source}\n{}", text(&o));
         assert!(
