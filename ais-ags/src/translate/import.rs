@@ -436,3 +436,37 @@ fn instruction(nid: &str, node: &Node) -> (Instruction, Vec<Carry>, Option<TypeD
     };
     (ins, carries, label_type)
 }
+
+#[cfg(test)]
+mod schedule_tests {
+    use super::order;
+    use proptest::prelude::*;
+
+    /// The schedule as it was first written: each step the first node in declaration order
+    /// whose predecessors are all done (quadratic and more), a cycle's rest in that order.
+    fn first_ready(n: usize, preds: &[(usize, usize)]) -> Vec<usize> {
+        let mut done: Vec<usize> = Vec::new();
+        while done.len() < n {
+            match (0..n).find(|i| {
+                !done.contains(i) && preds.iter().all(|(f, t)| t != i || done.contains(f))
+            }) {
+                Some(i) => done.push(i),
+                None => done.extend((0..n).filter(|i| !done.contains(i)).collect::<Vec<_>>()),
+            }
+        }
+        done
+    }
+
+    proptest! {
+        #[test]
+        fn kahns_order_is_the_first_ready_order(
+            n in 0usize..12,
+            raw in proptest::collection::vec((0usize..12, 0usize..12), 0..30),
+        ) {
+            // Any edges among the nodes: repeated, self-loops and cycles included.
+            let preds: Vec<(usize, usize)> =
+                raw.into_iter().filter(|(f, t)| *f < n && *t < n).collect();
+            prop_assert_eq!(order(n, &preds), first_ready(n, &preds));
+        }
+    }
+}
