@@ -293,7 +293,9 @@ async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finish
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
-        stdout.contains("`call` needs `confirm`: Type yes to go on."),
+        stdout.contains(
+            "`echo` (in `ask_then_echo`, called by `call`) needs `confirm`: Type yes to go on."
+        ),
         "{stdout}"
     );
     let id = paused_run(&flags, "call_ask");
@@ -327,6 +329,85 @@ async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finish
         run,
         "--journal",
         journal,
+        "--answer",
+        "yes",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(comparable(remote), comparable(json(&o)));
+}
+
+/// A CALLed program served as a workflow of its own asks: its workflow run ends and sends its
+/// saved state back, the caller's run pauses with the callee's question (naming the callee's
+/// step, its program and the CALL), and `ais resume --answer` continues the callee, then the
+/// caller, to the embedded engine's report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callee_served_as_its_own_workflow_that_asks_pauses_the_caller_and_the_answer_finishes_both()
+ {
+    let Some(bin) = server_for_tests("restate_engine::call_workflow_pause") else {
+        return;
+    };
+    let server = RestateServer::start(&bin).await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let empty = out.path().join("empty.json");
+    std::fs::write(&empty, "{}").unwrap();
+    let model = format!("scripted:{}", empty.display());
+    let (program, callee) = (
+        "tests/fixtures/restate/call_ask.agir",
+        "tests/fixtures/restate/ask_then_echo.agir",
+    );
+    let _served = serve(&server, out.path(), &["--model", &model, program, callee]).await;
+    let flags = engine(&server);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+
+    let o = ais(&[&["run", program, "--task", "clean up"], &flags[..]].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains(
+            "`echo` (in `ask_then_echo`, called by `call`) needs `confirm`: Type yes to go on."
+        ),
+        "{stdout}"
+    );
+    let id = paused_run(&flags, "call_ask");
+    // The callee ran as a workflow run of its own (the CALL is step 1), and ended there.
+    let admin = ais::restate::Admin::new(&server.admin_url());
+    let called = admin.runs(Some(&format!("{id}/c1"))).await.unwrap();
+    assert_eq!(called.len(), 1, "{called:?}");
+    assert_eq!(called[0].workflow, "ask_then_echo", "{called:?}");
+    // Its pause is in the caller's object too, as JSON.
+    let o = ais(&[
+        &["resume", &id, "--answer", "yes", "--format", "json"],
+        &flags[..],
+    ]
+    .concat());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let remote = json(&o);
+    assert_eq!(
+        remote["report"]["result"], "asked: clean up / yes!",
+        "{remote}"
+    );
+
+    // The embedded engine: the same pause (named the same) and the same report.
+    let local_out = out.path().join("local");
+    let local_out = local_out.to_str().unwrap();
+    let o = ais(&[
+        "run", program, "--task", "clean up", "--model", &model, "--out", local_out, "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let paused = json(&o);
+    assert_eq!(
+        paused["pause"]["called"],
+        serde_json::json!([{"program": "ask_then_echo", "instruction": "echo"}]),
+        "{paused}"
+    );
+    let o = ais(&[
+        "resume",
+        paused["run"].as_str().unwrap(),
+        "--journal",
+        paused["journal"].as_str().unwrap(),
         "--answer",
         "yes",
         "--format",

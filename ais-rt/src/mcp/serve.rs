@@ -476,8 +476,10 @@ fn paused_message(p: &crate::Pause) -> String {
         .map(|why| format!("the answer was refused: {why}; "))
         .unwrap_or_default();
     format!(
-        "{refused}the run paused at `{}` for human input `{}`: {}{resume}",
-        p.instruction, p.carry, p.prompt
+        "{refused}the run paused at {} for human input `{}`: {}{resume}",
+        p.asker(),
+        p.carry,
+        p.prompt
     )
 }
 
