@@ -306,3 +306,47 @@ edges:
     );
     assert!((costs(run) - cost).abs() < 1e-12, "{}", costs(run));
 }
+
+/// A CALLed program's steps are spans of the run's trace like its own, each with its CALL's
+/// `ais.step` and its sub-step label as `ais.sub_step`.
+#[test]
+fn a_called_programs_steps_carry_their_calls_step_and_their_sub_step() {
+    let (url, got) = collector();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/call_trace");
+    let out = tempfile::tempdir().unwrap();
+    let model = format!("scripted:{}", root.join("responses.json").display());
+    let o = Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args([
+            "run",
+            root.join("outer.agir").to_str().unwrap(),
+            "--task",
+            "the fair",
+        ])
+        .args(["--model", &model, "--otlp", &url, "--out"])
+        .arg(out.path())
+        .env_remove("AIS_MODEL")
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let spans = spans(&got);
+    let step = |name: &str| -> (Option<&Any>, Option<&Any>) {
+        let s = spans.iter().find(|s| s.name == name).unwrap();
+        (attr(s, "ais.step"), attr(s, "ais.sub_step"))
+    };
+    let label = |l: &str| Some(Any::StringValue(l.into()));
+    assert_eq!(
+        step("step look"),
+        (Some(&Any::IntValue(2)), label("2.1").as_ref())
+    );
+    assert_eq!(
+        step("step fin"),
+        (Some(&Any::IntValue(2)), label("2.3").as_ref())
+    );
+    assert_eq!(step("step call"), (Some(&Any::IntValue(2)), None));
+    assert_eq!(step("step wrap"), (Some(&Any::IntValue(3)), None));
+}

@@ -181,7 +181,11 @@ fn effect_table(
         writeln!(
             output.out,
             "{:>6}  {:<8} {:<9} {:<20} {:<20} {:<6} {result}",
-            ais_rt::trace::step_label(f.key.step, super::report::journal::sibling(&f.key.path)),
+            ais_rt::trace::step_label(
+                f.key.step,
+                &[],
+                super::report::journal::sibling(&f.key.path)
+            ),
             e_(&format!("{}#{}", f.key.path, f.key.index)),
             f.kind.as_str(),
             e_(&f.instruction),

@@ -232,6 +232,8 @@ impl Run {
     /// it waits for a human, this run waits, its pause holding the sub-run's saved state.
     async fn drive_callee(&mut self, mut sub: Run, cursor: usize) -> Result<RunOutcome, Stop> {
         sub.max_steps = self.max_steps.saturating_sub(self.budget_spent());
+        sub.under = self.under.clone();
+        sub.under.push(self.steps);
         sub.durable = self.call_durable();
         sub.effects = self.effects.below(&format!("c{}", self.steps), 0);
         match sub.drive_steps(cursor).await {

@@ -214,7 +214,7 @@ pub(crate) async fn run_job(
             tool,
         }),
         effects: Effects::sibling(journal, job.index, job.at_step),
-        step: job.at_step,
+        step: (job.at_step, Vec::new()),
     };
     outcome(sibling.run().await)
 }
