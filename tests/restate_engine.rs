@@ -273,10 +273,26 @@ async fn a_run_paused_on_restate_is_listed_answered_and_followed_from_the_cli() 
 
 /// A CALLed program's question pauses the whole run on Restate as embedded: `ais run` exits 3,
 /// `ais runs` lists it paused, `ais resume --answer` continues the callee, then the caller, and
-/// the report is the embedded engine's.
+/// the report is the embedded engine's. Here the callee runs in the caller's invocation (the
+/// endpoint does not serve it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finishes_it() {
-    let Some(bin) = server_for_tests("restate_engine::call_pause") else {
+    call_ask_on_restate("restate_engine::call_pause", false).await;
+}
+
+/// The same with the callee served as a workflow of its own: its workflow run ends and sends
+/// its saved state back, the caller's run pauses with the callee's question, and the answer
+/// continues the callee from that state, then the caller.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callee_served_as_its_own_workflow_that_asks_pauses_the_caller_and_the_answer_finishes_both()
+ {
+    call_ask_on_restate("restate_engine::call_workflow_pause", true).await;
+}
+
+/// `call_ask.agir` run on Restate (its callee `ask_then_echo.agir` served too when
+/// `callee_served`), paused, answered, and compared with the embedded engine's run.
+async fn call_ask_on_restate(test: &str, callee_served: bool) {
+    let Some(bin) = server_for_tests(test) else {
         return;
     };
     let server = RestateServer::start(&bin).await.unwrap();
@@ -285,12 +301,17 @@ async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finish
     std::fs::write(&empty, "{}").unwrap();
     let model = format!("scripted:{}", empty.display());
     let program = "tests/fixtures/restate/call_ask.agir";
-    let _served = serve(&server, out.path(), &["--model", &model, program]).await;
+    let mut served = vec!["--model", &model, program];
+    if callee_served {
+        served.push("tests/fixtures/restate/ask_then_echo.agir");
+    }
+    let _served = serve(&server, out.path(), &served).await;
     let flags = engine(&server);
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
 
     let o = ais(&[&["run", program, "--task", "clean up"], &flags[..]].concat());
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    // The question names the callee's step that asked, its program and the CALL.
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
         stdout.contains(
@@ -299,84 +320,16 @@ async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finish
         "{stdout}"
     );
     let id = paused_run(&flags, "call_ask");
-    let o = ais(&[
-        &["resume", &id, "--answer", "yes", "--format", "json"],
-        &flags[..],
-    ]
-    .concat());
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let remote = json(&o);
-    assert_eq!(
-        remote["report"]["result"], "asked: clean up / yes!",
-        "{remote}"
-    );
-
-    // The embedded engine, paused and answered the same way.
-    let local_out = out.path().join("local");
-    let local_out = local_out.to_str().unwrap();
-    let o = ais(&[
-        "run", program, "--task", "clean up", "--model", &model, "--out", local_out, "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
-    let paused = json(&o);
-    let (run, journal) = (
-        paused["run"].as_str().unwrap(),
-        paused["journal"].as_str().unwrap(),
-    );
-    let o = ais(&[
-        "resume",
-        run,
-        "--journal",
-        journal,
-        "--answer",
-        "yes",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert_eq!(comparable(remote), comparable(json(&o)));
-}
-
-/// A CALLed program served as a workflow of its own asks: its workflow run ends and sends its
-/// saved state back, the caller's run pauses with the callee's question (naming the callee's
-/// step, its program and the CALL), and `ais resume --answer` continues the callee, then the
-/// caller, to the embedded engine's report.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_callee_served_as_its_own_workflow_that_asks_pauses_the_caller_and_the_answer_finishes_both()
- {
-    let Some(bin) = server_for_tests("restate_engine::call_workflow_pause") else {
-        return;
-    };
-    let server = RestateServer::start(&bin).await.unwrap();
-    let out = tempfile::tempdir().unwrap();
-    let empty = out.path().join("empty.json");
-    std::fs::write(&empty, "{}").unwrap();
-    let model = format!("scripted:{}", empty.display());
-    let (program, callee) = (
-        "tests/fixtures/restate/call_ask.agir",
-        "tests/fixtures/restate/ask_then_echo.agir",
-    );
-    let _served = serve(&server, out.path(), &["--model", &model, program, callee]).await;
-    let flags = engine(&server);
-    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-
-    let o = ais(&[&["run", program, "--task", "clean up"], &flags[..]].concat());
-    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        stdout.contains(
-            "`echo` (in `ask_then_echo`, called by `call`) needs `confirm`: Type yes to go on."
-        ),
-        "{stdout}"
-    );
-    let id = paused_run(&flags, "call_ask");
-    // The callee ran as a workflow run of its own (the CALL is step 1), and ended there.
+    // A served callee ran as a workflow run of its own (the CALL is step 1).
     let admin = ais::restate::Admin::new(&server.admin_url());
     let called = admin.runs(Some(&format!("{id}/c1"))).await.unwrap();
-    assert_eq!(called.len(), 1, "{called:?}");
-    assert_eq!(called[0].workflow, "ask_then_echo", "{called:?}");
-    // Its pause is in the caller's object too, as JSON.
+    let workflows: Vec<&str> = called.iter().map(|r| r.workflow.as_str()).collect();
+    let expected: &[&str] = if callee_served {
+        &["ask_then_echo"]
+    } else {
+        &[]
+    };
+    assert_eq!(workflows, expected, "{called:?}");
     let o = ais(&[
         &["resume", &id, "--answer", "yes", "--format", "json"],
         &flags[..],
@@ -389,7 +342,7 @@ async fn a_callee_served_as_its_own_workflow_that_asks_pauses_the_caller_and_the
         "{remote}"
     );
 
-    // The embedded engine: the same pause (named the same) and the same report.
+    // The embedded engine: the same pause, named the same, and the same report.
     let local_out = out.path().join("local");
     let local_out = local_out.to_str().unwrap();
     let o = ais(&[
