@@ -640,19 +640,8 @@ fn a_called_programs_steps_are_sub_steps_of_the_call_in_the_trace_and_the_report
         String::from_utf8_lossy(&o.stderr)
     );
     let page = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
-    let rows: Vec<String> = page
-        .split("<tr id=\"event-")
-        .skip(1)
-        .map(|row| {
-            let cell = |from: &str, to: &str| {
-                let at = row.find(from).unwrap() + from.len();
-                row[at..at + row[at..].find(to).unwrap()].to_owned()
-            };
-            format!("{} {}", cell("<td class=\"n\">", "<"), cell("<code>", "<"))
-        })
-        .collect();
     assert_eq!(
-        rows,
+        step_rows(&page),
         [
             "1 pick", "2 call", "2.1 look", "2.2 say", "2.3 fin", "3 wrap", "4 done"
         ]
@@ -662,4 +651,43 @@ fn a_called_programs_steps_are_sub_steps_of_the_call_in_the_trace_and_the_report
         page.contains("step 2.1 <code>look</code> (in a CALLed program)"),
         "the callee's slot"
     );
+
+    // From the journal, which keeps the steps that did something outside (here the callee's
+    // slot): the callee's effects are on its own step, under the CALL.
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
+            .unwrap();
+    let o = ais_in(
+        dir.path(),
+        &["report", run["run"].as_str().unwrap(), "-o", "j.html"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let page = std::fs::read_to_string(dir.path().join("j.html")).unwrap();
+    assert_eq!(
+        step_rows(&page),
+        ["1 pick", "2 call", "2.1 look", "3 wrap", "4 done"]
+    );
+    assert!(
+        page.contains("step 2.1 <code>look</code> (in a CALLed program)"),
+        "the callee's slot"
+    );
+}
+
+/// The step table's rows of a report page: `LABEL INSTRUCTION`, in order.
+fn step_rows(page: &str) -> Vec<String> {
+    page.split("<tr id=\"event-")
+        .skip(1)
+        .map(|row| {
+            let cell = |from: &str, to: &str| {
+                let at = row.find(from).unwrap() + from.len();
+                row[at..at + row[at..].find(to).unwrap()].to_owned()
+            };
+            format!("{} {}", cell("<td class=\"n\">", "<"), cell("<code>", "<"))
+        })
+        .collect()
 }
