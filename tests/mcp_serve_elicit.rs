@@ -334,6 +334,10 @@ async fn a_called_programs_question_asks_the_client_and_its_answer_finishes_the_
     assert_eq!(result.is_error, Some(false), "{result:?}");
     assert_eq!(result.structured_content.unwrap()["shouted"], "hey!!");
     let questions = client.questions.lock().unwrap().clone();
-    assert_eq!(questions, ["`call` needs `phrase`: The phrase to shout."]);
+    // The question names the callee's step that asked, and the CALL that led there.
+    assert_eq!(
+        questions,
+        ["`up` (in `shout`, called by `call`) needs `phrase`: The phrase to shout."]
+    );
     assert_eq!(handles(dir.path()), 0, "the handle was used and removed");
 }

@@ -86,6 +86,23 @@ fn run_plans(url: &str, extra: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Runs `ais` with `args` in `dir` (no model or key from the environment): it must exit 0.
+fn ais_ok(dir: &std::path::Path, args: &[&str]) {
+    let o = Command::new(env!("CARGO_BIN_EXE_ais"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("AIS_MODEL")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 fn attr<'a>(span: &'a Span, key: &str) -> Option<&'a Any> {
     span.attributes
         .iter()
@@ -269,18 +286,9 @@ edges:
     )
     .unwrap();
     let (url, got) = collector();
-    let o = Command::new(env!("CARGO_BIN_EXE_ais"))
-        .args(["run", "one.agir", "--task", "go", "--otlp", &url])
-        .current_dir(dir.path())
-        .env_remove("AIS_MODEL")
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+    ais_ok(
+        dir.path(),
+        &["run", "one.agir", "--task", "go", "--otlp", &url],
     );
     let spans = spans(&got);
     // 42 prompt tokens at $100 and 7 completion tokens at $1000 per million.
@@ -305,4 +313,36 @@ edges:
         Some(&Any::IntValue(7))
     );
     assert!((costs(run) - cost).abs() < 1e-12, "{}", costs(run));
+}
+
+/// A CALLed program's steps are spans of the run's trace like its own, each with its CALL's
+/// `ais.step` and its sub-step label as `ais.sub_step`.
+#[test]
+fn a_called_programs_steps_carry_their_calls_step_and_their_sub_step() {
+    let (url, got) = collector();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/call_trace");
+    let out = tempfile::tempdir().unwrap();
+    let model = format!("scripted:{}", root.join("responses.json").display());
+    let outer = root.join("outer.agir");
+    let outer = outer.to_str().unwrap();
+    let args = [
+        "run", outer, "--task", "the fair", "--model", &model, "--otlp", &url,
+    ];
+    ais_ok(out.path(), &args);
+    let spans = spans(&got);
+    let step = |name: &str| -> (Option<&Any>, Option<&Any>) {
+        let s = spans.iter().find(|s| s.name == name).unwrap();
+        (attr(s, "ais.step"), attr(s, "ais.sub_step"))
+    };
+    let label = |l: &str| Some(Any::StringValue(l.into()));
+    assert_eq!(
+        step("step look"),
+        (Some(&Any::IntValue(2)), label("2.1").as_ref())
+    );
+    assert_eq!(
+        step("step fin"),
+        (Some(&Any::IntValue(2)), label("2.3").as_ref())
+    );
+    assert_eq!(step("step call"), (Some(&Any::IntValue(2)), None));
+    assert_eq!(step("step wrap"), (Some(&Any::IntValue(3)), None));
 }

@@ -572,3 +572,122 @@ fn chromium_renders_the_report_of_a_journaled_run_by_its_id() {
     let mut rest = Vec::new();
     let _ = b.from.read_to_end(&mut rest);
 }
+
+/// A CALLed program's steps are sub-steps of the CALL: in the trace (`step` the CALL's, `sub`
+/// the callee's own number), and on the page, where they follow the CALL's row as `2.1`,
+/// `2.2`, … and do not count as steps of the run.
+#[test]
+fn a_called_programs_steps_are_sub_steps_of_the_call_in_the_trace_and_the_report() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/call_trace");
+    let dir = tempfile::tempdir().unwrap();
+    let (outer, responses) = (root.join("outer.agir"), root.join("responses.json"));
+    let (outer, responses) = (outer.to_str().unwrap(), responses.to_str().unwrap());
+    let model = format!("scripted:{responses}");
+    let run = [
+        "run", outer, "--task", "the fair", "--model", &model, "--trace", "t.jsonl", "--format",
+        "json",
+    ];
+    let o = ais_in(dir.path(), &run);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::write(dir.path().join("run.json"), &o.stdout).unwrap();
+    let trace = std::fs::read_to_string(dir.path().join("t.jsonl")).unwrap();
+    let events: Vec<Value> = trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let placed: Vec<(Value, Value, &str)> = events
+        .iter()
+        .map(|e| {
+            let sub = e.get("sub").cloned().unwrap_or(Value::Null);
+            (e["step"].clone(), sub, e["instruction"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        placed,
+        [
+            (json!(1), Value::Null, "pick"),
+            (json!(2), json!([1]), "look"),
+            (json!(2), json!([2]), "say"),
+            (json!(2), json!([3]), "fin"),
+            (json!(2), Value::Null, "call"),
+            (json!(3), Value::Null, "wrap"),
+            (json!(4), Value::Null, "done"),
+        ]
+    );
+
+    let o = ais_in(
+        dir.path(),
+        &[
+            "report",
+            "t.jsonl",
+            "--outcome",
+            "run.json",
+            "--program",
+            outer,
+            "-o",
+            "r.html",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let page = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert_eq!(
+        step_rows(&page),
+        [
+            "1 pick", "2 call", "2.1 look", "2.2 say", "2.3 fin", "3 wrap", "4 done"
+        ]
+    );
+    assert!(page.contains(" · 4 steps · "), "the run's own steps");
+    assert!(
+        page.contains("step 2.1 <code>look</code> (in a CALLed program)"),
+        "the callee's slot"
+    );
+
+    // From the journal, which keeps the steps that did something outside (here the callee's
+    // slot): the callee's effects are on its own step, under the CALL.
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
+            .unwrap();
+    let o = ais_in(
+        dir.path(),
+        &["report", run["run"].as_str().unwrap(), "-o", "j.html"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let page = std::fs::read_to_string(dir.path().join("j.html")).unwrap();
+    assert_eq!(
+        step_rows(&page),
+        ["1 pick", "2 call", "2.1 look", "3 wrap", "4 done"]
+    );
+    assert!(
+        page.contains("step 2.1 <code>look</code> (in a CALLed program)"),
+        "the callee's slot"
+    );
+}
+
+/// The step table's rows of a report page: `LABEL INSTRUCTION`, in order.
+fn step_rows(page: &str) -> Vec<String> {
+    page.split("<tr id=\"event-")
+        .skip(1)
+        .map(|row| {
+            let cell = |from: &str, to: &str| {
+                let at = row.find(from).unwrap() + from.len();
+                row[at..at + row[at..].find(to).unwrap()].to_owned()
+            };
+            format!("{} {}", cell("<td class=\"n\">", "<"), cell("<code>", "<"))
+        })
+        .collect()
+}

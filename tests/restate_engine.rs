@@ -273,10 +273,26 @@ async fn a_run_paused_on_restate_is_listed_answered_and_followed_from_the_cli() 
 
 /// A CALLed program's question pauses the whole run on Restate as embedded: `ais run` exits 3,
 /// `ais runs` lists it paused, `ais resume --answer` continues the callee, then the caller, and
-/// the report is the embedded engine's.
+/// the report is the embedded engine's. Here the callee runs in the caller's invocation (the
+/// endpoint does not serve it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finishes_it() {
-    let Some(bin) = server_for_tests("restate_engine::call_pause") else {
+    call_ask_on_restate("restate_engine::call_pause", false).await;
+}
+
+/// The same with the callee served as a workflow of its own: its workflow run ends and sends
+/// its saved state back, the caller's run pauses with the callee's question, and the answer
+/// continues the callee from that state, then the caller.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callee_served_as_its_own_workflow_that_asks_pauses_the_caller_and_the_answer_finishes_both()
+ {
+    call_ask_on_restate("restate_engine::call_workflow_pause", true).await;
+}
+
+/// `call_ask.agir` run on Restate (its callee `ask_then_echo.agir` served too when
+/// `callee_served`), paused, answered, and compared with the embedded engine's run.
+async fn call_ask_on_restate(test: &str, callee_served: bool) {
+    let Some(bin) = server_for_tests(test) else {
         return;
     };
     let server = RestateServer::start(&bin).await.unwrap();
@@ -285,18 +301,35 @@ async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finish
     std::fs::write(&empty, "{}").unwrap();
     let model = format!("scripted:{}", empty.display());
     let program = "tests/fixtures/restate/call_ask.agir";
-    let _served = serve(&server, out.path(), &["--model", &model, program]).await;
+    let mut served = vec!["--model", &model, program];
+    if callee_served {
+        served.push("tests/fixtures/restate/ask_then_echo.agir");
+    }
+    let _served = serve(&server, out.path(), &served).await;
     let flags = engine(&server);
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
 
     let o = ais(&[&["run", program, "--task", "clean up"], &flags[..]].concat());
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    // The question names the callee's step that asked, its program and the CALL.
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
-        stdout.contains("`call` needs `confirm`: Type yes to go on."),
+        stdout.contains(
+            "`echo` (in `ask_then_echo`, called by `call`) needs `confirm`: Type yes to go on."
+        ),
         "{stdout}"
     );
     let id = paused_run(&flags, "call_ask");
+    // A served callee ran as a workflow run of its own (the CALL is step 1).
+    let admin = ais::restate::Admin::new(&server.admin_url());
+    let called = admin.runs(Some(&format!("{id}/c1"))).await.unwrap();
+    let workflows: Vec<&str> = called.iter().map(|r| r.workflow.as_str()).collect();
+    let expected: &[&str] = if callee_served {
+        &["ask_then_echo"]
+    } else {
+        &[]
+    };
+    assert_eq!(workflows, expected, "{called:?}");
     let o = ais(&[
         &["resume", &id, "--answer", "yes", "--format", "json"],
         &flags[..],
@@ -309,7 +342,7 @@ async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finish
         "{remote}"
     );
 
-    // The embedded engine, paused and answered the same way.
+    // The embedded engine: the same pause, named the same, and the same report.
     let local_out = out.path().join("local");
     let local_out = local_out.to_str().unwrap();
     let o = ais(&[
@@ -318,15 +351,16 @@ async fn a_called_program_that_asks_pauses_the_restate_run_and_the_answer_finish
     ]);
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
     let paused = json(&o);
-    let (run, journal) = (
-        paused["run"].as_str().unwrap(),
-        paused["journal"].as_str().unwrap(),
+    assert_eq!(
+        paused["pause"]["called"],
+        serde_json::json!([{"program": "ask_then_echo", "instruction": "echo"}]),
+        "{paused}"
     );
     let o = ais(&[
         "resume",
-        run,
+        paused["run"].as_str().unwrap(),
         "--journal",
-        journal,
+        paused["journal"].as_str().unwrap(),
         "--answer",
         "yes",
         "--format",

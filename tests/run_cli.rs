@@ -1044,7 +1044,9 @@ fn a_called_program_that_asks_pauses_the_run_and_the_answer_finishes_it_as_if_gi
     assert_eq!(o.status.code(), Some(3), "{}", both(&o));
     let shown = both(&o);
     assert!(
-        shown.contains("`ask` (publish.agir:14) needs `confirm`: Publish this topic? (yes/no)"),
+        shown.contains(
+            "`decide` (in `confirm`, called by `ask` at publish.agir:14) needs `confirm`: Publish this topic? (yes/no)"
+        ),
         "{shown}"
     );
     let o = run("publish.agir", "out", &["--format", "json"]);
@@ -1055,6 +1057,10 @@ fn a_called_program_that_asks_pauses_the_run_and_the_answer_finishes_it_as_if_gi
         (&v["pause"]["instruction"], &v["pause"]["carry"]),
         (&Value::from("ask"), &Value::from("confirm"))
     );
+    assert_eq!(
+        v["pause"]["called"],
+        serde_json::json!([{"program": "confirm", "instruction": "decide"}])
+    );
     let id = v["run"].as_str().expect("a run id").to_owned();
     let journal = v["journal"].as_str().expect("its journal").to_owned();
     let o = ais_in(dir.path(), &["runs", "--journal", &journal]);
@@ -1064,6 +1070,15 @@ fn a_called_program_that_asks_pauses_the_run_and_the_answer_finishes_it_as_if_gi
         .find(|l| l.contains(&id))
         .unwrap_or_default();
     assert!(row.contains("input_required"), "{listing}");
+    // `ais runs show` says what the run waits on, naming the step that asked.
+    let o = ais_in(dir.path(), &["runs", "show", &id, "--journal", &journal]);
+    assert!(
+        stdout(&o).contains(
+            "waits: `decide` (in `confirm`, called by `ask`) needs `confirm`: Publish this topic? (yes/no)"
+        ),
+        "{}",
+        both(&o)
+    );
     let o = ais_in(
         dir.path(),
         &[
@@ -1122,7 +1137,9 @@ fn a_called_program_that_asks_pauses_the_run_and_the_answer_finishes_it_as_if_gi
     ) {
         assert_eq!(code, 0, "{screen}");
         assert!(
-            screen.contains("`ask` needs `confirm`: Publish this topic? (yes/no)"),
+            screen.contains(
+                "`decide` (in `confirm`, called by `ask`) needs `confirm`: Publish this topic? (yes/no)"
+            ),
             "{screen}"
         );
         assert!(

@@ -31,7 +31,11 @@
 //! input `{"call": CallJob}`: the callee runs as a workflow run of its own — its steps
 //! journaled there, its SPAWNs spread, its budget the caller's remainder — and returns its
 //! report, which the caller lands as it lands an in-process sub-run's. A callee that needs a
-//! human's answer ends its run `input_required` (the caller faults, as under `ais run`).
+//! human's answer ends its run `input_required` and returns its saved state
+//! ([`ais_rt::placement::CallPause`]); the caller's run pauses with it, as it pauses for an
+//! in-process callee, and the answer given to the caller continues the callee from that state
+//! — in the caller's invocation, its effects journaled there (the callee's own workflow run
+//! has ended) — and then the caller.
 //!
 //! # Each endpoint's share
 //!

@@ -11,7 +11,8 @@
 //!   on a durable promise (`answer-N` for the run's N-th pause) and continues with the answer.
 //!   Given `{"call": CallJob}` instead ([`ais_rt::placement::CallJob`]), the run is a
 //!   CALL's callee ([`crate::siblings`]): the job's values bound by name, the caller's
-//!   remaining step budget, and a pause ends it `input_required` rather than waiting.
+//!   remaining step budget; it returns a [`ais_rt::placement::CallOutcome`], and a pause ends
+//!   it `input_required` with its saved state rather than waiting (the caller waits).
 //! - `answer` (shared): the human's answer (a JSON string) to the pause the run waits on.
 //! - `pause` (shared): the pause the run waits on (`{"n", "carry", "prompt", "instruction",
 //!   "outcome"}`, the last the run's object as `ais run --format json` prints it paused), or
@@ -274,7 +275,7 @@ impl ProgramWorkflow {
     }
 
     /// The run of a CALL's callee (`{"call": CallJob}`): to its end, or to a pause, which ends
-    /// it `input_required` (the caller faults, as under `ais run`).
+    /// it `input_required` with its saved state, which the caller pauses with.
     async fn run_called(
         &self,
         ctx: &ContextInternal,
@@ -297,7 +298,9 @@ impl ProgramWorkflow {
         }
         let (runtime, journal) = self.journaled(id, ctx);
         let outcome = runtime.run_callee(&self.prepared, &job, journal).await;
-        Ok(Json(outcome.to_json()))
+        let json = serde_json::to_value(&outcome)
+            .map_err(|e| TerminalError::new(format!("the callee's outcome: {e}")))?;
+        Ok(Json(json))
     }
 }
 

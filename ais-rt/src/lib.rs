@@ -587,13 +587,15 @@ impl Runtime {
     /// Runs `prepared` as the callee of a CALL that another process's placement handed over
     /// ([`placement::CallJob`]): `values` bound by carry name, at most `max_steps`
     /// steps, `depth` CALLs deep, every step committed to `journal` — what the caller's
-    /// in-process sub-run would do.
+    /// in-process sub-run would do. A callee that pauses for a human comes back with its
+    /// saved state ([`placement::CallPause`]): the caller pauses with it, and its resume
+    /// continues the callee.
     pub async fn run_callee(
         &self,
         prepared: &Arc<Prepared>,
         job: &placement::CallJob,
         journal: Arc<dyn journal::Journal>,
-    ) -> RunOutcome {
+    ) -> placement::CallOutcome {
         let values: Vec<(usize, Value)> = job
             .values
             .iter()
@@ -608,7 +610,7 @@ impl Runtime {
         );
         run.max_steps = job.max_steps;
         run.depth = job.depth;
-        run.drive(0).await
+        machine::handover::run_call(run).await
     }
 
     /// Continues a journaled run that did not finish — crashed, stopped at an effect in

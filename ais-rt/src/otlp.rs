@@ -6,8 +6,9 @@
 //! - the run: `invoke_workflow {program}` (`gen_ai.operation.name = invoke_workflow`), from the
 //!   first step's start to [`OtlpSink::finish`];
 //! - each step: `step {instruction}`, a child of the run, with `ais.instruction`, `ais.opcode`,
-//!   `ais.unit`, `ais.step` (and `ais.sibling` for a SPAWN sibling); a failed step has status
-//!   error with the step's error as its description;
+//!   `ais.unit`, `ais.step` (and `ais.sibling` for a SPAWN sibling, `ais.sub_step` — its
+//!   label, `3.2` — for a step of a CALLed program, whose `ais.step` is its CALL's); a
+//!   failed step has status error with the step's error as its description;
 //! - each model exchange of a slot: `chat {model}`, a child of its step, with
 //!   `gen_ai.operation.name = chat`, `gen_ai.provider.name` (the provider of the model spec:
 //!   `openai`, `anthropic`, `ollama`, or `ais.scripted`), `gen_ai.request.model`, and
@@ -298,6 +299,9 @@ impl TraceSink for OtlpSink {
         drop(state);
         if let Some(s) = event.sibling {
             attrs.push(KeyValue::new("ais.sibling", s as i64));
+        }
+        if !event.sub.is_empty() {
+            attrs.push(KeyValue::new("ais.sub_step", event.label()));
         }
         let mut step = self
             .tracer

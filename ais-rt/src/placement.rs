@@ -36,6 +36,10 @@
 //! program by digest, the values the CALL binds, the caller's remaining step budget, the
 //! nesting depth) goes out, the callee's report comes back as a [`CallOutcome`], and the
 //! caller lands it as it lands an in-process sub-run's ([`Runtime::run_callee`] runs it there).
+//! A callee that pauses for a human comes back with its saved state ([`CallPause`]): the
+//! caller pauses with it, as with an in-process callee's, once it is a pause of the program
+//! called; the answer continues the callee from that state in the caller's process, then the
+//! caller.
 //!
 //! [`RuntimeBuilder::placement`]: crate::RuntimeBuilder::placement
 //! [`Runtime::placed`]: crate::Runtime::placed
@@ -129,8 +133,9 @@ pub struct CallJob {
 }
 
 /// How a callee's run ended: the parts of its report object (`RunOutcome::to_json`) the
-/// caller lands.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+/// caller lands, and — when it paused for a human — its saved state, which the caller keeps in
+/// its own pause (a CALLed program's question is the caller's, spec §4.4.3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallOutcome {
     /// How it ended.
     pub status: Status,
@@ -149,8 +154,34 @@ pub struct CallOutcome {
     pub pause: Option<CallPause>,
 }
 
+impl CallOutcome {
+    /// The callee's outcome `out` as it crosses the seam, with its saved state when it paused.
+    pub(crate) fn of(out: &crate::RunOutcome, saved: Option<SavedCall>) -> CallOutcome {
+        let deviations = match out.to_json().get_mut("deviations").map(Json::take) {
+            Some(Json::Array(d)) => d,
+            _ => Vec::new(),
+        };
+        CallOutcome {
+            status: out.status,
+            report: out.report.clone(),
+            deviations,
+            fault: out.fault.as_ref().map(|f| CallFault {
+                kind: f.kind,
+                instruction: f.instruction.clone(),
+                message: f.message.clone(),
+            }),
+            steps: out.steps,
+            usage: out.usage,
+            pause: out.pause.as_ref().zip(saved).map(|(p, saved)| CallPause {
+                carry: p.carry.clone(),
+                saved,
+            }),
+        }
+    }
+}
+
 /// A callee's fault.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallFault {
     /// Which fault.
     pub kind: FaultKind,
@@ -160,11 +191,41 @@ pub struct CallFault {
     pub message: String,
 }
 
-/// A callee's pause.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+/// A callee's pause: what it asks, and its saved state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallPause {
     /// The carry the answer would fill.
     pub carry: String,
+    /// The callee's saved state, which the caller's pause keeps and its resume continues.
+    pub saved: SavedCall,
+}
+
+/// A paused callee's saved state as it crosses the seam: the pause record a paused run keeps
+/// (format `ais-resume/2`), opaque here. It is data from another process: the caller checks
+/// that it is of the program it called before it pauses with it, and a resume rebuilds the
+/// callee from it failing closed, as from any pause record.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "Json", into = "Json")]
+pub struct SavedCall(pub(crate) crate::machine::saved::Saved);
+
+impl PartialEq for SavedCall {
+    fn eq(&self, other: &SavedCall) -> bool {
+        Json::from(self.clone()) == Json::from(other.clone())
+    }
+}
+
+impl TryFrom<Json> for SavedCall {
+    type Error = String;
+
+    fn try_from(json: Json) -> Result<SavedCall, String> {
+        crate::machine::pause::read_record(json).map(SavedCall)
+    }
+}
+
+impl From<SavedCall> for Json {
+    fn from(saved: SavedCall) -> Json {
+        crate::machine::pause::record(saved.0)
+    }
 }
 
 /// Where a run's SPAWN siblings and CALL callees run.

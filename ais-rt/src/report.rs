@@ -86,14 +86,19 @@ pub struct Fault {
 }
 
 /// A run paused for a human answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Pause {
     /// The carry the answer fills.
     pub carry: String,
     /// The prompt: the carry's `doc` (or the `ask_user` prompt).
     pub prompt: String,
-    /// The instruction that needs it.
+    /// The run's own instruction that waits: the one that needs the answer, or the CALL whose
+    /// program asked (then `called` says where in it).
     pub instruction: String,
+    /// For a question a CALLed program asked: the programs the CALL at `instruction` leads
+    /// into, outermost first, each with its instruction that waits — the last one's asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub called: Vec<Called>,
     /// The instruction's source line, when known.
     pub line: Option<usize>,
     /// The resumable handle (a file under the output root), when one was written.
@@ -105,6 +110,81 @@ pub struct Pause {
     /// Why the answer a resume gave was refused; the run still waits for another.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+}
+
+impl Pause {
+    /// The instruction that asked, as every surface names it (the one spelling): `` `check` ``
+    /// for the run's own step, or — for a question of a CALLed program — the callee's step,
+    /// its program and the CALL that led there, `` `review` (in `inner`, called by `check`) ``
+    /// (each further CALL inward adds its link: `` `r` (in `b`, called by `c` in `a`, called
+    /// by `check`) ``).
+    ///
+    /// ```
+    /// use ais_rt::report::{Called, Pause};
+    /// let mut p = Pause {
+    ///     carry: "ok".into(),
+    ///     prompt: "Go on?".into(),
+    ///     instruction: "check".into(),
+    ///     called: Vec::new(),
+    ///     line: None,
+    ///     handle: None,
+    ///     expects: None,
+    ///     refused: None,
+    /// };
+    /// assert_eq!(p.asker(), "`check`");
+    /// p.called.push(Called { program: "inner".into(), instruction: "review".into() });
+    /// assert_eq!(p.asker(), "`review` (in `inner`, called by `check`)");
+    /// ```
+    pub fn asker(&self) -> String {
+        self.asker_at(None)
+    }
+
+    /// [`asker`](Self::asker) with where the run's own instruction is in its source (`at`,
+    /// `publish.agir:14`): `` `ask` (publish.agir:14) ``, or `` `decide` (in `confirm`, called
+    /// by `ask` at publish.agir:14) ``.
+    pub fn asker_at(&self, at: Option<&str>) -> String {
+        let Some((asked, outer)) = self.called.split_last() else {
+            return match at {
+                Some(at) => format!("`{}` ({at})", self.instruction),
+                None => format!("`{}`", self.instruction),
+            };
+        };
+        let mut by = String::new();
+        for c in outer.iter().rev() {
+            by += &format!("`{}` in `{}`, called by ", c.instruction, c.program);
+        }
+        let at = at.map(|at| format!(" at {at}")).unwrap_or_default();
+        format!(
+            "`{}` (in `{}`, called by {by}`{}`{at})",
+            asked.instruction, asked.program, self.instruction
+        )
+    }
+
+    /// The question as every surface asks it: who asks ([`asker_at`](Self::asker_at), with
+    /// `at`), the carry, what the answer must be when that is typed, and the prompt —
+    /// `` `decide` (in `confirm`, called by `ask`) needs `confirm` (true or false): Publish? ``.
+    pub fn question(&self, at: Option<&str>) -> String {
+        let expects = self
+            .expects
+            .as_ref()
+            .map(|e| format!(" ({e})"))
+            .unwrap_or_default();
+        format!(
+            "{} needs `{}`{expects}: {}",
+            self.asker_at(at),
+            self.carry,
+            self.prompt.trim()
+        )
+    }
+}
+
+/// A CALLed program a pause waits in, and its instruction that waits there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Called {
+    /// The program's name (its `name`, else its walker's; else the CALL's target).
+    pub program: String,
+    /// Its instruction that waits: the one that asked, or a CALL further in.
+    pub instruction: String,
 }
 
 /// Token usage and cost of a run, summed over its slots (its SPAWN siblings' and CALL

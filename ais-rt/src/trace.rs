@@ -14,15 +14,22 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepEvent {
     /// The step's number in the run, from 1: one per instruction visit. A SPAWN sibling
-    /// carries its SPAWN's number (it is the sub-step [`label`](Self::label) shows).
+    /// carries its SPAWN's number, a CALLed program's step its CALL's (each is a sub-step of
+    /// it, as [`label`](Self::label) shows).
     pub step: u64,
+    /// For a step of a CALLed program: its own step number under the CALL at `step` — after
+    /// the numbers of the CALLs further in, for a program CALLed by a CALLed program —
+    /// (sub-step `step.sub…`; empty for the run's own steps).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sub: Vec<u64>,
     /// The instruction's id.
     pub instruction: String,
     /// Its opcode, as spelled.
     pub opcode: String,
     /// The unit that executed it: `code` or `model`.
     pub unit: &'static str,
-    /// For a SPAWN sibling: its index, from 0 (sub-step `step.(sibling + 1)`).
+    /// For a SPAWN sibling: its index, from 0 (sub-step `step.(sibling + 1)`, after `sub` for a
+    /// SPAWN of a CALLed program).
     pub sibling: Option<usize>,
     /// The bound operands: (parameter or carry name, value).
     pub operands: Vec<(String, serde_json::Value)>,
@@ -41,25 +48,41 @@ pub struct StepEvent {
 }
 
 impl StepEvent {
-    /// The step's number as every surface shows it ([`step_label`]): `3`, or `3.2` for the
-    /// second sibling of the SPAWN at step 3.
+    /// The step's number as every surface shows it ([`step_label`]): `3`, `3.2` for the
+    /// second sibling of the SPAWN at step 3 or the second step of the program the CALL at
+    /// step 3 runs.
     pub fn label(&self) -> String {
-        step_label(self.step, self.sibling)
+        step_label(self.step, &self.sub, self.sibling)
+    }
+
+    /// Whether this is a step of the run's own (no SPAWN sibling, no step of a CALLed program).
+    pub fn is_own(&self) -> bool {
+        self.sub.is_empty() && self.sibling.is_none()
     }
 }
 
 /// The one spelling of a step's number — in the trace, the report, `ais runs show` and MCP
-/// progress: `step` for a step, `step.(sibling + 1)` for a SPAWN sibling (index from 0).
+/// progress: `step` for a step; a sub-step after it for each level below: the step of a
+/// CALLed program (`sub`, its numbers under the CALL at `step`), then `sibling + 1` for a SPAWN
+/// sibling (index from 0).
 ///
 /// ```
-/// assert_eq!(ais_rt::trace::step_label(3, None), "3");
-/// assert_eq!(ais_rt::trace::step_label(3, Some(0)), "3.1");
+/// use ais_rt::trace::step_label;
+/// assert_eq!(step_label(3, &[], None), "3");
+/// assert_eq!(step_label(3, &[], Some(0)), "3.1");
+/// // Step 2 of the program the CALL at step 3 runs, and its SPAWN's first sibling.
+/// assert_eq!(step_label(3, &[2], None), "3.2");
+/// assert_eq!(step_label(3, &[2], Some(0)), "3.2.1");
 /// ```
-pub fn step_label(step: u64, sibling: Option<usize>) -> String {
-    match sibling {
-        Some(i) => format!("{step}.{}", i + 1),
-        None => step.to_string(),
+pub fn step_label(step: u64, sub: &[u64], sibling: Option<usize>) -> String {
+    let mut label = step.to_string();
+    for s in sub {
+        label += &format!(".{s}");
     }
+    if let Some(i) = sibling {
+        label += &format!(".{}", i + 1);
+    }
+    label
 }
 
 /// What a slot exchanged with its model.

@@ -12,6 +12,7 @@ const ENV_SECRET: &str = "ollama-local-credential-9f8e7d";
 fn event(step: u64) -> StepEvent {
     StepEvent {
         step,
+        sub: Vec::new(),
         instruction: "draft".into(),
         opcode: "GEN-RAW".into(),
         unit: "model",

@@ -4,7 +4,8 @@
 //! orchestrator's own model is never asked for a sibling's answer; a job for another program is
 //! refused by name; the cap and the step budget are checked before any job is handed over; a
 //! placement that fails stops the run with the fault `placement`; a run with no journal keeps
-//! its work here.
+//! its work here; a callee elsewhere that asks a human pauses the caller with its saved state,
+//! and the answer continues it, then the caller — a saved state of another program is refused.
 
 use crate::common;
 
@@ -116,7 +117,7 @@ impl Placement for Elsewhere {
                 .other
                 .run_callee(&self.shout, &across(&job), callee)
                 .await;
-            Ok(across(&outcome.to_json()))
+            Ok(across(&outcome))
         })
     }
 }
@@ -307,4 +308,175 @@ fn a_run_without_a_journal_keeps_its_siblings_and_callee_here() {
     assert_eq!(got.report["shouted"], json!("ANSWER 0, ANSWER 1, ANSWER 2"));
     assert!(placement.jobs.lock().unwrap().is_empty());
     assert!(placement.calls.lock().unwrap().is_empty());
+}
+
+/// CALLs `Confirm`, which needs a human's `confirm`, and wraps its verdict.
+const ASKING: &str = r#"walker:
+  name: Publish
+  carries:
+    task: {type: str, role: input}
+    topic: {type: str, produced_by: pick}
+    verdict: {type: str, produced_by: check}
+    final: {type: str, produced_by: wrap}
+nodes:
+  - {id: pick, type: CODE, owner: code, reads: [task], writes: [topic], body: "'topic of ' + task"}
+  - {id: check, type: CALL, owner: model, reads: [topic], writes: [verdict], doc: "Have it confirmed.", target: Confirm}
+  - {id: wrap, type: CODE, owner: code, reads: [verdict], writes: [final], body: "'published: ' + verdict"}
+  - {id: done, type: TERMINAL, reads: [final]}
+edges:
+  - {from: pick, to: check}
+  - {from: check, to: wrap}
+  - {from: wrap, to: done}
+"#;
+
+const CONFIRM: &str = r#"walker:
+  name: Confirm
+  carries:
+    task: {type: str, role: input}
+    topic: {type: str, role: input}
+    confirm: {type: str, role: input, doc: "Publish it? (yes/no)"}
+    seen: {type: str, produced_by: look}
+    verdict: {type: str, produced_by: review}
+nodes:
+  - {id: look, type: CODE, owner: code, reads: [topic], writes: [seen], body: "topic + ' looked up'"}
+  - {id: review, type: CODE, owner: code, reads: [seen, confirm], writes: [verdict], body: "seen + ' / ' + confirm"}
+  - {id: done, type: TERMINAL, reads: [verdict]}
+edges:
+  - {from: look, to: review}
+  - {from: review, to: done}
+"#;
+
+/// An edit of a callee's outcome on its way back.
+type Tamper = fn(&mut Json);
+
+/// A placement running `Confirm` on another runtime; `tamper` edits the outcome's JSON on the
+/// way back, as a hostile or broken endpoint would.
+struct AskElsewhere {
+    other: Runtime,
+    confirm: Arc<Prepared>,
+    tamper: Tamper,
+    calls: Mutex<usize>,
+}
+
+impl Placement for AskElsewhere {
+    fn places_call(&self, callee: &Prepared) -> bool {
+        callee.digest() == self.confirm.digest()
+    }
+
+    fn call<'a>(&'a self, job: CallJob) -> BoxFuture<'a, Result<CallOutcome, PlacementError>> {
+        Box::pin(async move {
+            *self.calls.lock().unwrap() += 1;
+            let callee = Arc::new(MemoryJournal::new(format!("{}/c{}", job.run, job.at_step)));
+            let outcome = self
+                .other
+                .run_callee(&self.confirm, &across(&job), callee)
+                .await;
+            let mut json = serde_json::to_value(&outcome).unwrap();
+            (self.tamper)(&mut json);
+            serde_json::from_value(json).map_err(|e| PlacementError::new(e.to_string()))
+        })
+    }
+}
+
+fn asking(tamper: Tamper) -> (Arc<AskElsewhere>, Runtime, Arc<Prepared>) {
+    let rt = || {
+        Runtime::builder()
+            .model(model(0))
+            .program("Confirm", program(CONFIRM).program)
+            .build()
+    };
+    let here = rt();
+    let caller = here.prepare(&program(ASKING).program, None);
+    let placement = Arc::new(AskElsewhere {
+        other: rt(),
+        confirm: here.prepare(&program(CONFIRM).program, None),
+        tamper,
+        calls: Mutex::default(),
+    });
+    (placement.clone(), here.placed(placement), caller)
+}
+
+#[test]
+fn a_callee_elsewhere_that_asks_pauses_the_caller_and_the_answer_continues_it_then_the_caller() {
+    let (placement, here, caller) = asking(|_| {});
+    let task = || Inputs::parse(&program(ASKING).program, Some("the fair".into()), &[]).unwrap();
+    let start = here.run_start("run-1", &caller, &task(), Json::Null);
+    let journal = journal();
+    let paused = block_on(here.run_journaled(&caller, task(), journal.clone()));
+    assert_eq!(
+        paused.status,
+        Status::InputRequired,
+        "{:#}",
+        paused.to_json()
+    );
+    let pause = paused.pause.as_ref().unwrap();
+    assert_eq!(
+        (
+            pause.instruction.as_str(),
+            pause.carry.as_str(),
+            pause.prompt.as_str()
+        ),
+        ("check", "confirm", "Publish it? (yes/no)")
+    );
+    // The question names the callee's step that asked, and the CALL that led there.
+    assert_eq!(pause.asker(), "`review` (in `Confirm`, called by `check`)");
+    assert_eq!(
+        paused.to_json()["pause"]["called"],
+        json!([{"program": "Confirm", "instruction": "review"}])
+    );
+    assert_eq!(*placement.calls.lock().unwrap(), 1);
+
+    let done = block_on(here.resume_journaled(&caller, journal, &start, Some("yes".into())));
+    assert_eq!(done.status, Status::Ok, "{:?}", done.fault);
+    assert_eq!(
+        done.report["final"],
+        json!("published: topic of the fair looked up / yes")
+    );
+    // Continued from its saved state, not handed over again.
+    assert_eq!(*placement.calls.lock().unwrap(), 1);
+    // As if the callee had run in process.
+    let local = Runtime::builder()
+        .model(model(0))
+        .program("Confirm", program(CONFIRM).program)
+        .build();
+    let start = local.run_start("run-2", &caller, &task(), Json::Null);
+    let journal = self::journal();
+    let first = block_on(local.run_journaled(&caller, task(), journal.clone()));
+    assert_eq!(first.pause, paused.pause);
+    let whole = block_on(local.resume_journaled(&caller, journal, &start, Some("yes".into())));
+    assert_eq!(whole.to_json(), done.to_json());
+}
+
+#[test]
+fn a_saved_state_that_is_not_the_called_programs_pause_is_refused_with_the_fault_placement() {
+    let attacks: [(Tamper, &str); 3] = [
+        // Another program's state (its digest), or this program's with no pause in it.
+        (
+            |j| j["pause"]["saved"]["program"] = json!("0".repeat(64)),
+            "not a pause of the program called",
+        ),
+        (
+            |j| {
+                j["pause"]["saved"].as_object_mut().unwrap().remove("waits");
+            },
+            "not a pause of the program called",
+        ),
+        // Not a pause record at all.
+        (
+            |j| j["pause"]["saved"] = json!({"format": "ais-resume/1"}),
+            "ais-resume/2",
+        ),
+    ];
+    for (tamper, why) in attacks {
+        let (_, here, caller) = asking(tamper);
+        let task = Inputs::parse(&program(ASKING).program, Some("t".into()), &[]).unwrap();
+        let got = block_on(here.run_journaled(&caller, task, journal()));
+        assert_eq!(got.status, Status::Fault, "{why}");
+        let fault = got.fault.as_ref().unwrap();
+        assert_eq!(
+            (fault.kind, fault.instruction.as_str()),
+            (FaultKind::Placement, "check")
+        );
+        assert!(fault.message.contains(why), "{}", fault.message);
+    }
 }

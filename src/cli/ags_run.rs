@@ -119,8 +119,8 @@ pub fn finish(
         (None, Some(p)) => (
             Some(p.instruction.as_str()),
             Some(format!(
-                "`{}` awaits a human answer: {}",
-                p.instruction,
+                "{} awaits a human answer: {}",
+                p.asker(),
                 p.prompt.trim()
             )),
         ),

@@ -181,7 +181,11 @@ fn effect_table(
         writeln!(
             output.out,
             "{:>6}  {:<8} {:<9} {:<20} {:<20} {:<6} {result}",
-            ais_rt::trace::step_label(f.key.step, super::report::journal::sibling(&f.key.path)),
+            ais_rt::trace::step_label(
+                f.key.step,
+                &[],
+                super::report::journal::sibling(&f.key.path)
+            ),
             e_(&format!("{}#{}", f.key.path, f.key.index)),
             f.kind.as_str(),
             e_(&f.instruction),
@@ -261,6 +265,17 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
                 when(record.started),
                 super::run::show::spent(&usage)
             )?;
+            // A paused run: the question it waits on, naming the step that asked.
+            let outcome =
+                ais_rt::journal::sqlite::recorded_outcome(&store, &id).map_err(journal_error)?;
+            if let Some(pause) = outcome
+                .filter(|_| {
+                    record.status == ais_rt::journal::RunState::Ended(ais_rt::Status::InputRequired)
+                })
+                .and_then(|o| serde_json::from_value::<ais_rt::Pause>(o["pause"].clone()).ok())
+            {
+                writeln!(output.out, "waits: {}", e_(&pause.question(None)))?;
+            }
             writeln!(
                 output.out,
                 "{:>6}  {:<20} {:>6} {:>9}  written",

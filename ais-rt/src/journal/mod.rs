@@ -96,8 +96,9 @@ pub struct EffectKey {
     /// The run's step number (1 for the first step) — for a SPAWN sibling, its SPAWN's step.
     pub step: u64,
     /// The path below the run: empty for the run itself, `s3` for sibling 3 of the step's
-    /// SPAWN, `c` for a CALL's sub-run (whose own step number is then `step`), `/`-joined
-    /// when nested (`c/7/s2`: sibling 2 at step 7 of the sub-run).
+    /// SPAWN, `c7` for the sub-run of the CALL at step 7 (whose own step number is then
+    /// `step`), `/`-joined when nested (`c7/s2`: sibling 2 of the SPAWN at the sub-run's step
+    /// `step`).
     pub path: String,
     /// The effect's index within the step and path, from 0.
     pub index: u32,

@@ -166,17 +166,16 @@ impl Run {
                     ),
                 ))
             }
-            // Only a callee run elsewhere ends paused: one in process pauses this run.
-            Status::InputRequired => {
-                let carry = out.pause.map(|p| p.carry).unwrap_or_default();
-                Err(Stop::Fault(
-                    FaultKind::Unsupported,
-                    format!(
-                        "the program `{target}` called by `{}` runs on its own and paused for the human input `{carry}`, which it cannot ask through its caller; pass it as a read of the CALL",
-                        step.id
-                    ),
-                ))
-            }
+            // A callee's pause pauses this run (in process, or with the saved state a
+            // placement sent back): only a placement's callee that paused and sent back no
+            // state ends here.
+            Status::InputRequired => Err(Stop::Fault(
+                FaultKind::Placement,
+                format!(
+                    "the program `{target}` called by `{}` paused for a human answer and its placement sent back no saved state to continue it from",
+                    step.id
+                ),
+            )),
         }
     }
 
@@ -209,7 +208,7 @@ impl Run {
             })
             .collect();
         let elsewhere = match self.call_job(step, &prep, &values) {
-            Some((runner, job)) => Some(super::handover::call_elsewhere(runner, job).await),
+            Some((runner, job)) => Some(super::handover::call_elsewhere(runner, job, &prep).await),
             None => None,
         };
         let out = match elsewhere {
@@ -233,6 +232,8 @@ impl Run {
     /// it waits for a human, this run waits, its pause holding the sub-run's saved state.
     async fn drive_callee(&mut self, mut sub: Run, cursor: usize) -> Result<RunOutcome, Stop> {
         sub.max_steps = self.max_steps.saturating_sub(self.budget_spent());
+        sub.under = self.under.clone();
+        sub.under.push(self.steps);
         sub.durable = self.call_durable();
         sub.effects = self.effects.below(&format!("c{}", self.steps), 0);
         match sub.drive_steps(cursor).await {

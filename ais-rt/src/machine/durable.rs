@@ -293,6 +293,7 @@ async fn rebuild(
             format!("steps (step {})", folded.steps),
             Saved {
                 program: prep.digest().to_owned(),
+                name: None,
                 task: start.task.clone(),
                 inputs: start.inputs.clone(),
                 state: folded.clone(),

@@ -9,9 +9,10 @@ use super::spawn::{Ran, Sibling, SiblingResult, Waiting};
 use super::{Answer, Run, Settings, Stop};
 use crate::journal::{Journal, Json};
 use crate::placement::{
-    CallJob, CallOutcome, Placement, PlacementError, SiblingJob, SiblingOutcome,
+    CallJob, CallOutcome, CallPause, Placement, PlacementError, SavedCall, SiblingJob,
+    SiblingOutcome,
 };
-use crate::report::{Fault, FaultKind, Pause, RunOutcome};
+use crate::report::{Fault, FaultKind, RunOutcome, Status};
 use ais_core::Value;
 use std::sync::Arc;
 
@@ -213,7 +214,7 @@ pub(crate) async fn run_job(
             tool,
         }),
         effects: Effects::sibling(journal, job.index, job.at_step),
-        step: job.at_step,
+        step: (job.at_step, Vec::new()),
     };
     outcome(sibling.run().await)
 }
@@ -231,10 +232,60 @@ fn outcome(r: Result<SiblingResult, Stop>) -> SiblingOutcome {
     }
 }
 
-/// Runs a CALL's callee through `runner`'s placement.
-pub(super) async fn call_elsewhere(runner: Runner<'_>, job: CallJob) -> Result<RunOutcome, Stop> {
-    let call = runner.placement.call(job);
-    call.await.map(outcome_of_call).map_err(placement_stop)
+/// Runs a CALL's callee (of `callee`) through `runner`'s placement. A callee that paused for
+/// a human pauses this run, its saved state kept in this run's pause as an in-process
+/// callee's is — once it is known to be a pause of the program called.
+pub(super) async fn call_elsewhere(
+    runner: Runner<'_>,
+    job: CallJob,
+    callee: &Prepared,
+) -> Result<RunOutcome, Stop> {
+    let instruction = job.instruction.clone();
+    let mut o = runner.placement.call(job).await.map_err(placement_stop)?;
+    match o.pause.take() {
+        Some(CallPause { saved, .. }) if o.status == Status::InputRequired => {
+            let saved = saved.0;
+            let asked = (saved.program == callee.digest())
+                .then_some(saved.waits.as_ref())
+                .flatten()
+                .map(|w| w.innermost());
+            let Some(asked) = asked else {
+                return Err(Stop::Fault(
+                    FaultKind::Placement,
+                    format!(
+                        "CALL `{instruction}`: the callee paused and sent back a saved state that is not a pause of the program called"
+                    ),
+                ));
+            };
+            Err(Stop::Pause {
+                carry: asked.carry.clone(),
+                prompt: asked.prompt.clone(),
+                ask: false,
+                tool: 0,
+                call: Some(Box::new(saved)),
+            })
+        }
+        _ => Ok(outcome_of_call(o)),
+    }
+}
+
+/// Runs `run`, a CALL's callee another process's placement handed over, to its end or its
+/// pause: what the caller lands, or the state it pauses with.
+pub(crate) async fn run_call(mut run: Run) -> CallOutcome {
+    let journal = run.effects.journal().cloned();
+    match Box::pin(run.drive_steps(0)).await {
+        Ok(out) => {
+            if let Some(journal) = journal {
+                Run::end_journal(journal.as_ref(), &out).await;
+            }
+            CallOutcome::of(&out, None)
+        }
+        Err(waits) => {
+            let saved = SavedCall(run.saved(Some((*waits).clone())));
+            let out = Box::pin(run.pause(*waits)).await;
+            CallOutcome::of(&out, Some(saved))
+        }
+    }
 }
 
 /// A placement's error as what stops the run.
@@ -268,15 +319,7 @@ fn outcome_of_call(o: CallOutcome) -> RunOutcome {
             line: None,
             message: f.message,
         }),
-        pause: o.pause.map(|p| Pause {
-            carry: p.carry,
-            prompt: String::new(),
-            instruction: String::new(),
-            line: None,
-            handle: None,
-            expects: None,
-            refused: None,
-        }),
+        pause: None,
         steps: o.steps,
         usage: o.usage,
         scripted: false,

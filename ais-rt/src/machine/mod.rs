@@ -156,6 +156,9 @@ pub(crate) struct Run {
     pub branches: Vec<(usize, usize)>,
     pub task: String,
     pub depth: usize,
+    /// For a CALL's sub-run: the step numbers of the CALLs it runs under, outermost first
+    /// (its trace events are sub-steps of theirs).
+    pub under: Vec<u64>,
     pub tracing: bool,
     pub notes: StepNotes,
     /// A human's answer to the `ask_user` call the run resumes at.
@@ -254,6 +257,7 @@ impl Run {
             branches: Vec::new(),
             task: task_text,
             depth,
+            under: Vec::new(),
             tracing,
             notes: StepNotes::default(),
             answer: None,
@@ -307,6 +311,20 @@ impl Run {
             steps: self.steps,
             usage: self.usage,
             scripted: self.settings.models.is_scripted(),
+        }
+    }
+
+    /// The current step's number and sub-steps as the trace gives them ([`StepEvent::sub`]):
+    /// the run's own step, or for a CALL's sub-run the outermost CALL's, this run's step
+    /// under it.
+    pub(crate) fn trace_step(&self) -> (u64, Vec<u64>) {
+        match self.under.split_first() {
+            None => (self.steps, Vec::new()),
+            Some((&top, inner)) => {
+                let mut sub = inner.to_vec();
+                sub.push(self.steps);
+                (top, sub)
+            }
         }
     }
 
@@ -465,8 +483,10 @@ impl Run {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64)
             .saturating_sub(started.elapsed().as_millis() as u64);
+        let (step_no, sub) = self.trace_step();
         sink.event(&StepEvent {
-            step: self.steps,
+            step: step_no,
+            sub,
             instruction: step.id.clone(),
             opcode: step.mnemonic().to_owned(),
             unit: if step.model { "model" } else { "code" },

@@ -179,6 +179,15 @@ pub(crate) fn read_record(record: serde_json::Value) -> Result<Saved, String> {
     Handle::read(record)
 }
 
+/// `saved` as a pause record ([`read_record`] reads it back).
+pub(crate) fn record(saved: Saved) -> serde_json::Value {
+    let handle = Handle {
+        format: FORMAT.to_owned(),
+        saved,
+    };
+    serde_json::to_value(handle).unwrap_or_default()
+}
+
 /// The outcome of a resume whose answer was refused: the run still waits at the same pause,
 /// which now says why the answer did not fit (`refused`) and what would.
 pub(crate) fn still_waiting(

@@ -22,7 +22,7 @@ use super::carries::{self, CarryFile};
 use super::plan::{Prepared, Work};
 use super::{Answer, Run, Settings, Unrouted, spawn};
 use crate::journal::{Folded, Json, spend_of, usage_of};
-use crate::report::Pause;
+use crate::report::{Called, Pause};
 use ais_core::sig::Return;
 use ais_core::{Deviation, Type, Value};
 use serde::{Deserialize, Serialize};
@@ -35,6 +35,10 @@ pub(crate) struct Saved {
     /// The SHA-256 of the program's canonical AG-IR: a record of another program (or of this
     /// one, changed) is refused.
     pub program: String,
+    /// The program's name, as a pause inside a CALL names the program that asked (a record of
+    /// an older ais has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The task text.
     pub task: String,
     /// The invocation's values, and every other carry supplied before the state was saved.
@@ -120,10 +124,27 @@ impl Saved {
     pub(crate) fn shown(&self, prep: &Prepared, handle: Option<PathBuf>) -> Option<Pause> {
         let w = self.waits.as_ref()?;
         let asked = w.innermost();
+        // The CALLed programs it waits in, each named by its record (else the CALL's target).
+        let mut called = Vec::new();
+        let mut target = match prep.steps.get(w.cursor).map(|s| &s.work) {
+            Some(Work::Call(Some(t))) => t.clone(),
+            _ => String::new(),
+        };
+        let mut at = w;
+        while let Some((callee, inner)) =
+            at.call.as_ref().and_then(|c| Some((c, c.waits.as_ref()?)))
+        {
+            called.push(Called {
+                program: callee.name.clone().unwrap_or(std::mem::take(&mut target)),
+                instruction: inner.instruction.clone(),
+            });
+            at = inner;
+        }
         Some(Pause {
             carry: asked.carry.clone(),
             prompt: asked.prompt.clone(),
             instruction: w.instruction.clone(),
+            called,
             line: prep.steps.get(w.cursor).and_then(|s| s.line),
             handle,
             expects: asked.expects.clone(),
@@ -195,8 +216,10 @@ impl Run {
             spend: spend_of(&self.usage),
             sub_steps: self.sub_steps,
         };
+        let program = &self.prep.program;
         Saved {
             program: self.prep.digest().to_owned(),
+            name: (program.name.clone()).or_else(|| program.walker.as_ref()?.name.clone()),
             task: self.task.clone(),
             inputs,
             state,
@@ -253,6 +276,7 @@ pub(crate) fn rebuild(
 ) -> Result<Rebuilt, Unfit> {
     let Saved {
         program,
+        name: _,
         task,
         inputs,
         state,

@@ -191,7 +191,7 @@ impl Run {
                 list: ctl.list,
                 answer,
                 effects: self.effects.below(&format!("s{i}"), self.steps),
-                step: self.steps,
+                step: self.trace_step(),
             };
             let semaphore = semaphore.clone();
             set.spawn(async move {
@@ -488,8 +488,9 @@ pub(super) struct Sibling {
     pub answer: Option<Answer>,
     /// Where its effects go through.
     pub effects: Arc<super::effects::Effects>,
-    /// The SPAWN's step number: this sibling is its sub-step `step.(index + 1)`.
-    pub step: u64,
+    /// The SPAWN's step number and, in a CALLed program, its sub-steps (`Run::trace_step`):
+    /// this sibling is the sub-step `step.sub….(index + 1)`.
+    pub step: (u64, Vec<u64>),
 }
 
 impl Sibling {
@@ -638,7 +639,8 @@ impl Sibling {
             .map_or(0, |d| d.as_millis() as u64)
             .saturating_sub(started.elapsed().as_millis() as u64);
         sink.event(&crate::trace::StepEvent {
-            step: self.step,
+            step: self.step.0,
+            sub: self.step.1.clone(),
             instruction: step.id.clone(),
             opcode: step.mnemonic().to_owned(),
             unit: "model",

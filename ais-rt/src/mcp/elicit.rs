@@ -138,12 +138,7 @@ pub(super) fn request(program: &Program, outcome: &RunOutcome) -> Option<ElicitR
         })?;
     Some(ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: format!(
-            "`{}` needs `{}`: {}",
-            p.instruction,
-            p.carry,
-            p.prompt.trim()
-        ),
+        message: p.question(None),
         requested_schema,
     })
 }

@@ -476,17 +476,20 @@ fn paused_message(p: &crate::Pause) -> String {
         .map(|why| format!("the answer was refused: {why}; "))
         .unwrap_or_default();
     format!(
-        "{refused}the run paused at `{}` for human input `{}`: {}{resume}",
-        p.instruction, p.carry, p.prompt
+        "{refused}the run paused at {} for human input `{}`: {}{resume}",
+        p.asker(),
+        p.carry,
+        p.prompt
     )
 }
 
 /// Sends a `notifications/progress` per step, in order, to the caller that asked for them.
 ///
 /// The progress value of step `N` is `N`, the step number the trace, the report and `ais runs
-/// show` give it; the events between two steps — SPAWN siblings (`N.1`, `N.2`, … in the
-/// message, finished in any order), a CALLed program's steps — take values strictly between
-/// the last step's and the next, so the sequence strictly increases, as MCP requires.
+/// show` give it; the events between two steps — SPAWN siblings and a CALLed program's steps
+/// (`N.1`, `N.2`, … in the message; siblings finish in any order, and a CALL's steps come
+/// before its own event) — take values strictly between the last step's and the next, so the
+/// sequence strictly increases, as MCP requires.
 struct ProgressSink {
     tx: tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>,
     token: ProgressToken,
@@ -505,8 +508,8 @@ struct Progress {
 impl Progress {
     /// The value of the next event: `step` for a step past the last one, else one strictly
     /// between the last step and the next (`last + k/(k+1)` for the k-th such event).
-    fn next(&mut self, step: u64, sibling: Option<usize>) -> f64 {
-        if sibling.is_none() && step > self.step {
+    fn next(&mut self, step: u64, own: bool) -> f64 {
+        if own && step > self.step {
             self.step = step;
             self.between = 0;
             return step as f64;
@@ -543,10 +546,11 @@ impl TraceSink for ProgressSink {
             .at
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let value = at.next(e.step, e.sibling);
-        let what = match e.sibling {
-            Some(_) => format!("{} sibling", e.opcode),
-            None => e.opcode.clone(),
+        let value = at.next(e.step, e.is_own());
+        let what = match (e.sibling, e.sub.is_empty()) {
+            (Some(_), _) => format!("{} sibling", e.opcode),
+            (None, false) => format!("{}, in a CALLed program", e.opcode),
+            (None, true) => e.opcode.clone(),
         };
         let _ = self.tx.send(
             ProgressNotificationParam::new(self.token.clone(), value).with_message(format!(
@@ -566,21 +570,23 @@ mod progress_tests {
     fn siblings_and_called_steps_fall_between_steps_and_the_values_strictly_increase() {
         let mut p = Progress::default();
         // Step 1, three siblings of the SPAWN at step 2 (finishing out of order), the SPAWN,
-        // then a CALL at step 3 whose program numbers its own steps from 1.
+        // then the two steps of the program the CALL at step 3 runs (3.1, 3.2), the CALL, and
+        // step 4.
         let seq = [
-            (1, None),
-            (2, Some(2)),
-            (2, Some(0)),
-            (2, Some(1)),
-            (2, None),
-            (1, None),
-            (2, None),
-            (3, None),
-            (4, None),
+            (1, true),
+            (2, false),
+            (2, false),
+            (2, false),
+            (2, true),
+            (3, false),
+            (3, false),
+            (3, true),
+            (4, true),
         ];
-        let values: Vec<f64> = seq.iter().map(|&(s, i)| p.next(s, i)).collect();
+        let values: Vec<f64> = seq.iter().map(|&(s, own)| p.next(s, own)).collect();
         assert_eq!(values[0], 1.0);
         assert_eq!(values[4], 2.0, "the SPAWN's own event is its step number");
+        assert_eq!(values[7], 3.0, "the CALL's own event is its step number");
         assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
         assert!(
             values[1..4].iter().all(|v| (1.0..2.0).contains(v)),

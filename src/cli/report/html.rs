@@ -92,7 +92,7 @@ pub(super) fn page(r: &RunRecord, graph: Option<&Graph>, prices: Option<(f64, f6
 }
 
 fn main_events(r: &RunRecord) -> impl Iterator<Item = &Event> {
-    r.events.iter().filter(|e| e.sibling.is_none())
+    r.events.iter().filter(|e| e.is_own())
 }
 
 fn summary(h: &mut String, r: &RunRecord) {
@@ -205,9 +205,18 @@ fn steps(h: &mut String, r: &RunRecord) {
         "<h2>Steps</h2><table id=\"steps\"><thead><tr><th>step</th><th>instruction</th><th>opcode</th>\
          <th>unit</th><th>time (ms)</th><th>tokens in</th><th>tokens out</th><th>tool</th><th>error</th></tr></thead><tbody>\n",
     );
-    for (k, e) in r.events.iter().enumerate() {
+    // Each step before its sub-steps (a SPAWN's siblings, a CALLed program's steps, which end
+    // before it does), in step order: the row order is the steps' numbering.
+    let mut rows: Vec<(usize, &Event)> = r.events.iter().enumerate().collect();
+    rows.sort_by_cached_key(|(_, e)| {
+        let mut at = vec![e.step];
+        at.extend(&e.sub);
+        at.extend(e.sibling.map(|i| i as u64 + 1));
+        at
+    });
+    for (k, e) in rows {
         let (i, o) = tokens(e);
-        let step = ais_rt::trace::step_label(e.step, e.sibling);
+        let step = ais_rt::trace::step_label(e.step, &e.sub, e.sibling);
         let _ = writeln!(
             h,
             "<tr id=\"event-{k}\" class=\"{}{}\"><td class=\"n\">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td>\
@@ -242,12 +251,12 @@ fn slots(h: &mut String, r: &RunRecord) {
         let _ = writeln!(
             h,
             "<details class=\"slot\" id=\"slot-{k}\"><summary>step {} <code>{}</code>{} — {} · {} exchange(s), {} repair(s), {} tool round(s)</summary>",
-            ais_rt::trace::step_label(e.step, e.sibling),
+            ais_rt::trace::step_label(e.step, &e.sub, e.sibling),
             esc(&e.instruction),
-            if e.sibling.is_some() {
-                " (SPAWN sibling)"
-            } else {
-                ""
+            match (e.sibling, e.sub.is_empty()) {
+                (Some(_), _) => " (SPAWN sibling)",
+                (None, false) => " (in a CALLed program)",
+                (None, true) => "",
             },
             esc(&answered(s)),
             s.exchanges.len().max(s.recorded),
@@ -312,7 +321,7 @@ fn tools(h: &mut String, r: &RunRecord) {
         let _ = write!(
             h,
             "<details class=\"tool\"><summary>step {} <code>{}</code>: <code>{}</code></summary><p>Arguments</p><pre>",
-            ais_rt::trace::step_label(e.step, e.sibling),
+            ais_rt::trace::step_label(e.step, &e.sub, e.sibling),
             esc(&e.instruction),
             esc(e.tool.as_deref().unwrap_or_default())
         );

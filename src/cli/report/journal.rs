@@ -53,6 +53,25 @@ pub(crate) fn sibling(path: &str) -> Option<usize> {
     path.rsplit('/').next()?.strip_prefix('s')?.parse().ok()
 }
 
+/// The step a journaled effect's key places it at, and its sub-steps there: a CALLed program's
+/// effect (`c2`, its own step 3) is at the CALL's step 2, sub-step 3 (`c2/c1` at step 4: step
+/// 2, sub-steps 1 and 4) — the numbers the trace gives ([`ais_rt::trace::StepEvent::sub`]).
+fn placed(key: &ais_rt::journal::EffectKey) -> (u64, Vec<u64>) {
+    let calls: Vec<u64> = key
+        .path
+        .split('/')
+        .filter_map(|seg| seg.strip_prefix('c')?.parse().ok())
+        .collect();
+    match calls.split_first() {
+        None => (key.step, Vec::new()),
+        Some((&top, inner)) => {
+            let mut sub = inner.to_vec();
+            sub.push(key.step);
+            (top, sub)
+        }
+    }
+}
+
 /// Adds one journaled exchange of a slot (`{completion: {reply, usage, request, response}}`,
 /// or `{failed: {kind, message}}`) to the slot's part of its event.
 fn add_exchange(slot: &mut SlotEvent, result: &Json) {
@@ -211,22 +230,33 @@ pub(super) fn load(db: &Path, id: &str) -> Result<RunRecord, CliError> {
         }
     }
     for row in &effects {
-        // A CALL sub-run's effects (`c…` paths) belong to the CALL's step.
-        let step = if row.effect.key.path.starts_with('c') {
-            row.effect
-                .key
-                .path
-                .trim_start_matches('c')
-                .split('/')
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(row.effect.key.step)
-        } else {
-            row.effect.key.step
+        // A CALLed program's effects (`c…` paths) are on its own step, a sub-step of the CALL's.
+        let (step, sub) = placed(&row.effect.key);
+        let Some(&(_, at)) = at_step.iter().find(|(s, _)| *s == step) else {
+            continue;
         };
-        if let Some(&(_, at)) = at_step.iter().find(|(s, _)| *s == step) {
-            apply(&mut events, at, row, &model, scripted);
-        }
+        let at = match sub.is_empty() {
+            true => at,
+            false => {
+                let instruction = &row.effect.instruction;
+                match events.iter().rposition(|e| {
+                    e.step == step
+                        && e.sub == sub
+                        && e.sibling.is_none()
+                        && e.instruction == *instruction
+                }) {
+                    Some(k) => k,
+                    None => {
+                        events.push(Event {
+                            sub,
+                            ..event(step, instruction)
+                        });
+                        events.len() - 1
+                    }
+                }
+            }
+        };
+        apply(&mut events, at, row, &model, scripted);
     }
     let mut outcome = outcome.or_else(|| Some(serde_json::json!({"status": record.status})));
     // The journal keeps values as the run had them: secrets leave as the trace lets them.

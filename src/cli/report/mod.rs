@@ -78,6 +78,8 @@ pub enum RunSource {
 pub struct Event {
     /// The step's number in the run.
     pub step: u64,
+    /// A CALLed program's step: its numbers under the CALL at `step`.
+    pub sub: Vec<u64>,
     /// The instruction's id.
     pub instruction: String,
     /// Its opcode.
@@ -100,6 +102,13 @@ pub struct Event {
     pub started_ms: u64,
     /// How long it took (µs).
     pub elapsed_us: u64,
+}
+
+impl Event {
+    /// Whether this is a step of the run's own (no SPAWN sibling, no CALLed program's step).
+    pub fn is_own(&self) -> bool {
+        self.sub.is_empty() && self.sibling.is_none()
+    }
 }
 
 /// A slot's part of an [`Event`].
@@ -297,7 +306,7 @@ pub fn run(args: &ReportArgs, o: &mut Output) -> CmdResult {
         o.err,
         "wrote the report of {} ({} steps) to {}",
         record.name,
-        record.events.iter().filter(|e| e.sibling.is_none()).count(),
+        record.events.iter().filter(|e| e.is_own()).count(),
         shown(&args.output)
     )?;
     Ok(Status::Ok)

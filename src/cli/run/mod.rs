@@ -797,18 +797,7 @@ fn conclude(
             if let Some(why) = &pause.refused {
                 write!(output.err, "\nanswer refused: {why}")?;
             }
-            let expects = pause
-                .expects
-                .as_ref()
-                .map(|e| format!(" ({e})"))
-                .unwrap_or_default();
-            write!(
-                output.err,
-                "\n`{}` needs `{}`{expects}: {}\n> ",
-                pause.instruction,
-                pause.carry,
-                pause.prompt.trim()
-            )?;
+            write!(output.err, "\n{}\n> ", pause.question(None))?;
             output.err.flush()?;
             let mut answer = String::new();
             Ok((io::stdin().lock().read_line(&mut answer)? > 0).then_some(answer))

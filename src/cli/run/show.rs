@@ -130,25 +130,11 @@ pub(super) fn print_human(
         writeln!(out, "fault[{}]{at}: {}", fault.kind, fault.message)?;
     }
     if let Some(pause) = &outcome.pause {
-        let line = pause
-            .line
-            .map(|l| format!(" ({}:{l})", shown(&setup.file)))
-            .unwrap_or_default();
+        let at = pause.line.map(|l| format!("{}:{l}", shown(&setup.file)));
         if let Some(why) = &pause.refused {
             writeln!(out, "answer refused: {why}")?;
         }
-        let expects = pause
-            .expects
-            .as_ref()
-            .map(|e| format!(" ({e})"))
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "`{}`{line} needs `{}`{expects}: {}",
-            pause.instruction,
-            pause.carry,
-            pause.prompt.trim()
-        )?;
+        writeln!(out, "{}", pause.question(at.as_deref()))?;
         if let Some(handle) = &pause.handle {
             writeln!(
                 out,

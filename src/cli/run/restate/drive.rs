@@ -311,13 +311,7 @@ impl Run<'_> {
         if !io::stdin().is_terminal() {
             return Ok(None);
         }
-        let field = |k: &str| pause.get(k).and_then(Value::as_str).unwrap_or_default();
-        let question = format!(
-            "\n`{}` needs `{}`: {}\n> ",
-            field("instruction"),
-            field("carry"),
-            field("prompt").trim()
-        );
+        let question = format!("\n{}\n> ", question(pause));
         write!(output.err, "{}", escape_controls(&question))?;
         output.err.flush()?;
         let mut answer = String::new();
@@ -360,12 +354,10 @@ impl Run<'_> {
             }
             Format::Human => {
                 let text = format!(
-                    "{}: input required (run {} waits on Restate)\n`{}` needs `{}`: {}\nresume with: {resume}\n",
+                    "{}: input required (run {} waits on Restate)\n{}\nresume with: {resume}\n",
                     self.shown_file(),
                     self.id,
-                    field("instruction").as_str().unwrap_or_default(),
-                    field("carry").as_str().unwrap_or_default(),
-                    field("prompt").as_str().unwrap_or_default().trim(),
+                    question(pause),
                 );
                 output.out.write_all(escape_controls(&text).as_bytes())?;
             }
@@ -470,4 +462,26 @@ fn human(v: &Value, status: Status, file: &str, id: &str) -> String {
         }
     }
     out
+}
+
+/// The question of a pause record, as the run's paused outcome asks it
+/// ([`ais_rt::Pause::question`]); from the record's own fields when the endpoint recorded no
+/// outcome (an older endpoint).
+fn question(pause: &Value) -> String {
+    let field = |k: &str| pause[k].as_str().unwrap_or_default().to_owned();
+    let shown = pause
+        .get("outcome")
+        .and_then(|o| o.get("pause"))
+        .and_then(|p| serde_json::from_value::<ais_rt::Pause>(p.clone()).ok())
+        .unwrap_or_else(|| ais_rt::Pause {
+            carry: field("carry"),
+            prompt: field("prompt"),
+            instruction: field("instruction"),
+            called: Vec::new(),
+            line: None,
+            handle: None,
+            expects: None,
+            refused: None,
+        });
+    shown.question(None)
 }
