@@ -182,11 +182,9 @@ pub fn from_spec_with(
         "openai" | "ollama" | "anthropic" => {
             let _ = (env, options);
             Err(config(format!(
-                "`{spec}` is a live model, and this build has no HTTP providers; turn on the \
-                 `http` feature: `ais = {{ version = \"{v}\", features = [\"http\"] }}` in \
-                 Cargo.toml (or `features = [\"http\"]` on `ais-rt`), or run on \
+                "`{spec}` is a live model, and this build has no HTTP providers; {}; or run on \
                  scripted:FILE.json",
-                v = env!("CARGO_PKG_VERSION")
+                crate::feature::turn_on(crate::feature::Feature::Http)
             )))
         }
         "scripted" => Err(config(format!(
