@@ -187,6 +187,49 @@ fn a_recorded_run_becomes_a_case_that_replays_with_no_model_and_catches_a_change
     assert!(out.contains("the doc changed"), "{out}");
 }
 
+/// A suite's trials and journal go beside the suite (`<its directory>/.ais/test/<suite>/`), not
+/// into the directory `ais test` is run from: from a read-only directory it runs, and writes
+/// nothing there; `--out DIR` still chooses the place.
+#[test]
+fn trials_go_beside_the_suite_and_a_read_only_working_directory_is_left_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = triage_project();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("evals")).unwrap();
+    std::fs::write(
+        root.join("evals/triage.aistest.yaml"),
+        "program: ../triage.agir\nmodel: scripted:../answers.json\ncases:\n  - name: billing\n    task: I was charged twice.\n    expect:\n      - status: ok\n",
+    )
+    .unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let cwd = elsewhere.path();
+    std::fs::set_permissions(cwd, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let suite = root.join("evals/triage.aistest.yaml");
+    let o = ais(cwd, &["test", suite.to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::set_permissions(cwd, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let left: Vec<_> = std::fs::read_dir(cwd).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "ais test wrote into its working directory: {left:?}"
+    );
+    let beside = root.join("evals/.ais/test/triage");
+    assert!(beside.join(".ais/runs.db").is_file(), "{}", text(&o));
+    assert!(beside.join("01-billing/1").is_dir(), "{}", text(&o));
+
+    // `--out DIR` is where they go when named.
+    let o = ais(
+        root,
+        &["test", "evals/triage.aistest.yaml", "--out", "trials"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(root.join("trials/triage/.ais/runs.db").is_file());
+}
+
 #[test]
 fn adding_an_unfinished_or_unknown_run_says_why_and_writes_nothing() {
     let dir = triage_project();

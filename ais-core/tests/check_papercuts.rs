@@ -1,7 +1,8 @@
 //! Mistakes a new user made, as `ais check` and `ais!` both see them (one validator): a
 //! model-owned ROUTE deciding on a value computed from a human answer (G6, through CODE and
 //! SENSE steps), a misspelled enum member in a guard (X5, pointed at and renamed), and a LOOP
-//! whose verdict a model writes (X2, said as what is wrong).
+//! whose verdict a model writes (X2, said as what is wrong); and a misspelled word of a fixed
+//! list (an owner, a surface, a role, an isolation mode, a type kind) offered the close one.
 
 use ais_core::{CheckId, Edit, Finding, FindingKind, Repairs, Severity, check};
 
@@ -282,4 +283,67 @@ fn a_loop_verdict_a_model_writes_says_so_and_names_the_writer() {
         "{:?}",
         x2[0].repair
     );
+}
+
+/// Every field whose value is one of a fixed list offers the close spelling when it is
+/// misspelled, as a misspelled opcode or modality does: both front ends render it (`ais check`
+/// as `help: did you mean`, `ais!` at the end of the error).
+#[test]
+fn a_misspelled_word_of_a_fixed_list_is_offered_the_close_one() {
+    let text = r#"---
+name: save
+description: Save a note.
+---
+types:
+  Verdict: {kind: enmu, members: [yes, no]}
+walker:
+  name: Save
+  carries:
+    task: {type: str, role: inptu}
+    note: {type: str, produced_by: draft}
+    notes: {type: list[str], produced_by: fan}
+    saved: {type: str, produced_by: save}
+tools:
+  - name: keep
+    sig: "(note) -> str"
+    surface: SENS
+    body: |
+      def keep(note):
+          return note
+nodes:
+  - {id: draft, type: GEN-RAW, owner: modle, reads: [task], writes: [note], doc: "Draft it."}
+  - {id: fan, type: SPAWN, owner: code, reads: [note], writes: [notes], doc: "Split it.", concurrency: {isolation: shared_raed}}
+  - {id: save, type: ACT, owner: code, surface: artefact, tool: keep, reads: [note], writes: [saved]}
+  - {id: done, type: TERMINAL, reads: [saved, notes]}
+edges:
+  - {from: draft, to: fan}
+  - {from: fan, to: save}
+  - {from: save, to: done}
+"#;
+    let fs = findings(text);
+    for (id, got, meant) in [
+        (CheckId::W14, "enmu", "enum"),
+        (CheckId::W10, "inptu", "input"),
+        (CheckId::G3, "SENS", "SENSE"),
+        (CheckId::W3, "modle", "model"),
+        (CheckId::X3, "shared_raed", "shared_read"),
+        (CheckId::G3, "artefact", "artifact"),
+    ] {
+        let f = of(&fs, id)
+            .into_iter()
+            .find(|f| f.message.contains(got))
+            .unwrap_or_else(|| panic!("{id} on `{got}`: {fs:#?}"));
+        assert_eq!(
+            f.did_you_mean.first().map(String::as_str),
+            Some(meant),
+            "{f:#?}"
+        );
+        // At the misspelled word itself.
+        let pos = f.pos.as_ref().expect("placed");
+        let line = text.lines().nth(pos.line as usize - 1).unwrap();
+        assert!(
+            line[pos.column as usize - 1..].starts_with(got),
+            "{line}: {f:#?}"
+        );
+    }
 }

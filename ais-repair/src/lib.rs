@@ -741,6 +741,7 @@ fn request(
         choices: None,
         tools: Vec::new(),
         sibling: None,
+        siblings: None,
         history: history.to_vec(),
     }
 }

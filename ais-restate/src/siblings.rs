@@ -146,7 +146,7 @@ impl Siblings {
         eprintln!(
             "ais serve: pid {} runs sibling {} of SPAWN `{}` of run {}",
             std::process::id(),
-            job.index,
+            job.index + 1,
             job.instruction,
             job.run
         );
@@ -257,6 +257,7 @@ impl Placement for RestatePlacement {
                         handler: "run".into(),
                     };
                     let stage = ais_rt::stage_dir(&self.stage_root, &job.instruction, job.index);
+                    let index = job.index;
                     let call = self.journal.ctx().call::<Json<SiblingJob>, Json<Returned>>(
                         target,
                         None,
@@ -265,9 +266,10 @@ impl Placement for RestatePlacement {
                         Vec::new(),
                         Json(job),
                     );
-                    in_flight.push_back((call, stage));
+                    in_flight.push_back((call, stage, index));
                 }
-                let Some((call, stage)) = in_flight.pop_front() else {
+                // Named for the user as a person counts: the first sibling is sibling 1.
+                let Some((call, stage, index)) = in_flight.pop_front() else {
                     break;
                 };
                 match call.await {
@@ -278,7 +280,7 @@ impl Placement for RestatePlacement {
                             crate::stage::write(&stage, &staged).map_err(|e| {
                                 PlacementError::new(format!(
                                     "the staged files of sibling {} of the SPAWN: {e}",
-                                    out.len()
+                                    index + 1
                                 ))
                             })?;
                         }
@@ -287,7 +289,7 @@ impl Placement for RestatePlacement {
                     Err(e) => {
                         return Err(PlacementError::new(format!(
                             "sibling {} of the SPAWN failed as a Restate invocation of `{service}`: {}",
-                            out.len(),
+                            index + 1,
                             e.message()
                         )));
                     }

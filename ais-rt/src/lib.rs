@@ -62,6 +62,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod feature;
 pub mod files;
 pub mod journal;
 mod machine;

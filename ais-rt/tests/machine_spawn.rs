@@ -201,6 +201,9 @@ fn a_failed_sibling_is_an_error_value_in_the_join_and_unrouted_makes_the_run_err
     assert_eq!(out.status, Status::Error, "{out:?}");
     assert_eq!(out.report["results"][0], "ok");
     assert_eq!(out.report["results"][1]["ok"], false);
+    // The failed sibling is named as a person counts: the second is sibling 2.
+    let failed = &out.failures[0].message;
+    assert!(failed.contains("sibling 2: cannot do bad"), "{failed}");
 }
 
 #[test]

@@ -543,7 +543,7 @@ async fn concurrent_siblings_share_one_provider_and_each_gets_its_own_answer() {
     const SIBLINGS: usize = 64;
     for proto in ALL {
         let (server, base) = serve_fn(move |body| {
-            // Answer each sibling with its own index, read back from its prompt.
+            // Answer each sibling with its own number (its index + 1), read back from its prompt.
             let text = body.to_string();
             let index = text
                 .split("You are sibling ")
@@ -573,7 +573,7 @@ async fn concurrent_siblings_share_one_provider_and_each_gets_its_own_answer() {
             assert_eq!(
                 reply,
                 Reply::Value {
-                    value: json!(i.to_string())
+                    value: json!((i + 1).to_string())
                 },
                 "{proto:?}"
             );

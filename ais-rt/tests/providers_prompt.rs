@@ -1,6 +1,7 @@
 //! What a slot's prompt says of its operands, as an OpenAI-compatible server on 127.0.0.1
 //! receives it: each operand labelled with its own type — a SPAWN sibling's item as the item's
-//! type (once, not again under the list's name and type), a declared enum with its members.
+//! type (once, not again under the list's name and type) and numbered "sibling 1 of 2" as a
+//! person counts, a declared enum with its members.
 
 use crate::providers_support;
 
@@ -91,7 +92,7 @@ async fn each_operand_is_labelled_with_its_own_type() {
          ```\nGreat product\n```\n\n\
          # Your answer\n\n\
          Answer with exactly one of: positive, negative, neutral.\n\
-         You are sibling 0 of a parallel fan-out; do your share.\n\
+         You are sibling 1 of 2 in a parallel fan-out; do your share.\n\
          Put the result under the key \"value\"."
     );
     assert!(
@@ -100,6 +101,12 @@ async fn each_operand_is_labelled_with_its_own_type() {
         users[1]
     );
     assert!(!users[1].contains("## rows"), "{}", users[1]);
+    // Siblings are numbered for the model as a person counts them: from 1, out of how many.
+    assert!(
+        users[1].contains("You are sibling 2 of 2 in a parallel fan-out"),
+        "{}",
+        users[1]
+    );
     // An enum (here a list of one) says its members.
     assert_eq!(
         users[2],

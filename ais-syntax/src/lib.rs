@@ -72,6 +72,7 @@ mod routing;
 mod rust_types;
 mod spans;
 mod text;
+mod words;
 mod write;
 
 pub use ast::*;

@@ -335,10 +335,10 @@ impl Cx {
             Some(name) => ContentKind::parse(&name.text).unwrap_or_else(|| {
                 self.errors.push(
                     name.span,
-                    format!(
-                        "`{}` is not a kind of knowledge content; expected `template`, `pattern`, \
-                         `body` or `value`",
-                        name.text
+                    crate::words::unknown(
+                        "kind of knowledge content",
+                        &name.text,
+                        &["template", "pattern", "body", "value"],
                     ),
                 );
                 ContentKind::Template
@@ -662,14 +662,11 @@ impl Cx {
             } else {
                 self.errors.push(
                     name.span,
+                    // The list is the suggestion: it names every warning there is.
                     format!(
                         "`{}` is not a warning of `ais!`; an instruction may allow {}",
                         name.text,
-                        ALLOWABLE
-                            .iter()
-                            .map(|a| format!("`{a}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        crate::words::one_of(ALLOWABLE)
                     ),
                 );
             }
@@ -692,9 +689,13 @@ impl Cx {
                 }
                 other => self.errors.push(
                     m.name.span,
-                    format!(
-                        "unknown modifier `{other}`; expected `code` or `model` (the owner of a \
-                         dual opcode) or `artifact` / `workspace` (an ACT's surface)"
+                    crate::words::suggest(
+                        format!(
+                            "unknown modifier `{other}`; expected `code` or `model` (the owner of \
+                             a dual opcode) or `artifact` / `workspace` (an ACT's surface)"
+                        ),
+                        other,
+                        &["code", "model", "artifact", "workspace"],
                     ),
                 ),
             }

@@ -108,9 +108,16 @@ fn path_type(p: &syn::TypePath, declared: &[String]) -> Result<Type, String> {
         },
         other if declared.iter().any(|d| d == other) => Type::Named(other.to_owned()),
         other => {
-            return Err(format!(
-                "`{other}` has no AIS type: declare it in the program (`struct {other} {{ .. }}` \
-                 or `enum {other} {{ .. }}`), or use `serde_json::Value` for any value"
+            // A misspelling of a declared type or of a Rust type with an AIS reading.
+            let mut known: Vec<&str> = declared.iter().map(String::as_str).collect();
+            known.extend(["String", "bool", "Value", "Vec", "ArtifactPath", "PathBuf"]);
+            return Err(crate::words::suggest(
+                format!(
+                    "`{other}` has no AIS type: declare it in the program (`struct {other} {{ .. }}` \
+                     or `enum {other} {{ .. }}`), or use `serde_json::Value` for any value"
+                ),
+                other,
+                &known,
             ));
         }
     };

@@ -315,6 +315,83 @@ fn parse_errors_name_what_was_expected() {
     );
 }
 
+/// Every word the DSL checks against a fixed list offers the close one when the author slipped
+/// (`ais_core::did_you_mean`), and only then.
+#[test]
+fn a_misspelled_word_is_offered_the_close_allowed_one() {
+    let parse_errors = [
+        (
+            "program P { obligation r { cohesian: adaptive } }",
+            "; did you mean `cohesion`?",
+        ),
+        (
+            "program P { source { path: \"a.md\", digets: \"x\" } }",
+            "; did you mean `digest`?",
+        ),
+        (
+            "program P { deviation { obligaton: r1 } }",
+            "; did you mean `obligation`?",
+        ),
+        (
+            "program P { mcp_server fs { comand: \"x\" } }",
+            "; did you mean `command`?",
+        ),
+        (
+            "#[concurrency(isolaton = private_write)] program P { }",
+            "; did you mean `isolation`?",
+        ),
+        (
+            "program P (shpae = pipeline) { }",
+            "; did you mean `shape`?",
+        ),
+        (
+            "program P { #[surfce(ACT)] tool f; }",
+            "; did you mean `surface`?",
+        ),
+        (
+            "program P { carrise { task: str = input } }",
+            "; did you mean `carries`?",
+        ),
+        ("program P { toool f; }", "; did you mean `tool`?"),
+    ];
+    for (text, says) in parse_errors {
+        let err = ais_syntax::parse_str(text).expect_err(text).to_string();
+        assert!(err.ends_with(says), "{text}: {err}");
+    }
+    // Far from every allowed word: the list alone, no guess.
+    let err = ais_syntax::parse_str("program P { obligation r { zzz: 1 } }").unwrap_err();
+    assert!(!err.to_string().contains("did you mean"), "{err}");
+
+    let text = "program P {
+        struct Plan { steps: str }
+        carries { task: str = input, saved: str }
+        knowledge style: patern = \"Plain.\";
+        tool f(x: Plna) -> Strnig { 1 }
+        a: ACT(artefact) f(task) -> saved;
+        done: TERMINAL(saved);
+        a -> done;
+    }";
+    let file = ais_syntax::parse_str(text).unwrap();
+    let messages: Vec<String> = lower(&file.programs[0])
+        .unwrap_err()
+        .into_iter()
+        .map(|e| e.to_string())
+        .collect();
+    for says in [
+        "`Plna` has no AIS type: declare it in the program (`struct Plna { .. }` or `enum Plna { \
+         .. }`), or use `serde_json::Value` for any value; did you mean `Plan`?",
+        "; did you mean `String`?",
+        "; did you mean `pattern`?",
+        "unknown modifier `artefact`; expected `code` or `model` (the owner of a dual opcode) or \
+         `artifact` / `workspace` (an ACT's surface); did you mean `artifact`?",
+    ] {
+        assert!(
+            messages.iter().any(|m| m.ends_with(says)),
+            "{says}: {messages:#?}"
+        );
+    }
+}
+
 #[test]
 fn a_slot_names_its_model_tier_with_an_attribute() {
     let text = r####"

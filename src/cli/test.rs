@@ -44,7 +44,7 @@ pub struct TestArgs {
     #[arg(long, value_enum, default_value_t = TestFormat::Human)]
     pub format: TestFormat,
     /// Where each trial's output root is made (`DIR/<suite>/<case>/<trial>/`), and the journal
-    /// of every run (`DIR/<suite>/.ais/runs.db`) [default: .ais/test].
+    /// of every run (`DIR/<suite>/.ais/runs.db`) [default: `.ais/test` beside each suite].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Do not journal the runs.
@@ -123,10 +123,6 @@ pub fn run(args: TestArgs, output: &mut Output) -> Result<u8, Failure> {
     if bad {
         return Err(Failure::Exit(2));
     }
-    let root = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(".ais/test"));
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(2, |n| n.get()),
         |n| n as usize,
@@ -142,7 +138,7 @@ pub fn run(args: TestArgs, output: &mut Output) -> Result<u8, Failure> {
         let options = Options {
             trials: args.trials,
             jobs,
-            out: root.join(stem(&suite.path)),
+            out: trial_root(args.out.as_deref(), &suite.path),
             journal: !args.no_journal,
         };
         let shown_bar = bar.clone();
@@ -196,6 +192,21 @@ fn progress(format: TestFormat, total: u64) -> indicatif::ProgressBar {
     }
     bar.enable_steady_tick(std::time::Duration::from_millis(120));
     bar
+}
+
+/// Where a suite's trials and journal go: `OUT/<suite>/` with `--out OUT`, else beside the
+/// suite, `<suite's directory>/.ais/test/<suite>/`. Never the working directory as such, so
+/// `ais test` runs the same from anywhere, a read-only directory included.
+fn trial_root(out: Option<&Path>, suite: &Path) -> PathBuf {
+    let root = match out {
+        Some(out) => out.to_path_buf(),
+        None => suite
+            .parent()
+            .unwrap_or_else(|| Path::new("."))
+            .join(".ais")
+            .join("test"),
+    };
+    root.join(stem(suite))
 }
 
 /// The suite name of a file: its name without `.aistest.yaml`.

@@ -122,11 +122,13 @@ impl Served {
         let log = std::fs::read_to_string(&self.log).unwrap();
         log.lines()
             .filter_map(|line| {
-                // "ais serve: pid P runs sibling I of SPAWN `fan` of run R"
+                // "ais serve: pid P runs sibling N of SPAWN `fan` of run R", N counted from 1
+                // (the sibling's index is N - 1).
                 let words: Vec<&str> = line.split_whitespace().collect();
                 (words.get(4) == Some(&"runs") && words.get(5) == Some(&"sibling")).then(|| {
                     let run = line.rsplit_once(" of run ").unwrap().1.to_owned();
-                    (words[3].parse().unwrap(), words[6].parse().unwrap(), run)
+                    let n: usize = words[6].parse().unwrap();
+                    (words[3].parse().unwrap(), n - 1, run)
                 })
             })
             .collect()

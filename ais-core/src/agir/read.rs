@@ -306,8 +306,9 @@ fn named_entry<'n>(item: &'n Node<'n>, section: &str, i: usize) -> R<Named<'n>> 
         let keys: Vec<String> = entries.iter().map(|(k, _)| format!("`{k}`")).collect();
         return Err(ReadError {
             message: format!(
-                "entry {i} of `{section}` has no name: it is a list entry with the keys {} \
+                "entry {} of `{section}` has no name: it is a list entry with the keys {} \
                  and none of them is `name`",
+                i + 1,
                 if keys.is_empty() {
                     "(none)".to_owned()
                 } else {

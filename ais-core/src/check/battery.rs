@@ -7,9 +7,10 @@ use super::guards;
 use super::index::{ToolRef, quote_list};
 use crate::bind::is_artifact_surface;
 use crate::diag::{CheckId, FindingKind, Repair, Severity};
-use crate::model::{Isolation, Opcode, Owner, ToolSurface};
+use crate::model::{Isolation, Opcode, Owner, Surface, ToolSurface};
 use crate::plan::builtins::{ASK_USER, builtin};
 use crate::source::{Element, FieldKey, Locus};
+use crate::suggest::did_you_mean;
 use std::collections::HashMap;
 
 /// Runs G1, G3, G5, G6, G7 and G8.
@@ -145,8 +146,9 @@ pub(crate) fn body_only_opens_a_document(body: &str) -> bool {
 /// `ACT·artifact` on a tool; an unknown one is reported and read as the artifact side (§12.2).
 fn g3_surfaces_known(cx: &mut Ctx) {
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
-        if let Some(crate::model::Surface::Unknown(s)) = &n.surface {
-            cx.report_instr(
+        if let Some(Surface::Unknown(s)) = &n.surface {
+            let close = did_you_mean(s, Surface::ALL.iter().map(Surface::as_str));
+            let f = cx.report_instr(
                 CheckId::G3,
                 i,
                 Locus::field(Element::Instruction(i), FieldKey::Surface),
@@ -154,8 +156,9 @@ fn g3_surfaces_known(cx: &mut Ctx) {
                     "`{}` has `surface: {s}`, which is not a surface; it is read as `artifact`",
                     n.id
                 ),
-            )
-            .repair = Some(Repair::manual(format!(
+            );
+            f.did_you_mean = close;
+            f.repair = Some(Repair::manual(format!(
                 "set `surface: artifact` or `surface: workspace` on `{}`",
                 n.id
             )));
@@ -163,12 +166,14 @@ fn g3_surfaces_known(cx: &mut Ctx) {
     }
     for (t, tool) in cx.ix.p.tool_list().iter().enumerate() {
         if let Some(ToolSurface::Unknown(s)) = &tool.surface {
-            cx.report(
+            let close = did_you_mean(s, ToolSurface::ALL.iter().map(ToolSurface::as_str));
+            let f = cx.report(
                 CheckId::G3,
                 Locus::field(Element::Tool(t), FieldKey::Surface),
                 format!("tool `{}` has `surface: {s}`, which is not a surface; it is read as `ACT·artifact`", tool.name),
-            )
-            .repair = Some(Repair::manual(format!(
+            );
+            f.did_you_mean = close;
+            f.repair = Some(Repair::manual(format!(
                 "set `surface` of tool `{}` to `SENSE`, `ACT` or `ACT·artifact`",
                 tool.name
             )));

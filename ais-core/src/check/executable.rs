@@ -8,6 +8,7 @@ use crate::diag::{CheckId, FindingKind, Repair};
 use crate::edit::Edit;
 use crate::model::{Instruction, Isolation, Opcode, Owner, Type};
 use crate::source::{Element, FieldKey, Locus};
+use crate::suggest::did_you_mean;
 
 /// Runs X1–X4.
 pub(super) fn run(cx: &mut Ctx) {
@@ -381,7 +382,7 @@ fn x3_spawn_isolation(cx: &mut Ctx) {
                 ),
             ),
             Some(Isolation::Unknown(m)) => (
-                Locus::field(Element::Instruction(i), FieldKey::Concurrency),
+                Locus::field(Element::Instruction(i), FieldKey::ConcurrencyIsolation),
                 format!(
                     "SPAWN `{}` has isolation `{m}`, which is not a mode; it is treated as `orchestrator_owned`",
                     n.id
@@ -389,7 +390,15 @@ fn x3_spawn_isolation(cx: &mut Ctx) {
             ),
             Some(_) => continue,
         };
-        cx.report_instr(CheckId::X3, i, locus, message).repair = Some(Repair::manual(format!(
+        let close = match iso {
+            Some(Isolation::Unknown(m)) => {
+                did_you_mean(m, Isolation::ALL.iter().map(Isolation::as_str))
+            }
+            _ => Vec::new(),
+        };
+        let f = cx.report_instr(CheckId::X3, i, locus, message);
+        f.did_you_mean = close;
+        f.repair = Some(Repair::manual(format!(
             "add `concurrency: {{isolation: private_write}}` to `{}` (or `shared_read` / `orchestrator_owned`)",
             n.id
         )));

@@ -161,7 +161,13 @@ fn w3_owner_permitted(cx: &mut Ctx) {
             ),
             _ => continue,
         };
-        cx.report_instr(CheckId::W3, i, locus, message).repair = Some(Repair::manual(repair));
+        let close = match &n.owner {
+            Some(Owner::Unknown(o)) => did_you_mean(o, Owner::ALL.iter().map(Owner::as_str)),
+            _ => Vec::new(),
+        };
+        let f = cx.report_instr(CheckId::W3, i, locus, message);
+        f.did_you_mean = close;
+        f.repair = Some(Repair::manual(repair));
     }
 }
 
@@ -502,15 +508,17 @@ fn w10_carry_origin(cx: &mut Ctx) {
             None => Repair::manual(summary),
         };
         if let Some(Role::Unknown(r)) = &carry.role {
-            cx.report(
+            let close = did_you_mean(r, Role::ALL.iter().map(Role::as_str));
+            let f = cx.report(
                 CheckId::W10,
                 Locus::field(Element::Carry(c), FieldKey::Role),
                 format!(
                     "carry `{}` has `role: {r}`; the only role is `input`",
                     carry.name
                 ),
-            )
-            .repair = Some(Repair::manual(format!(
+            );
+            f.did_you_mean = close;
+            f.repair = Some(Repair::manual(format!(
                 "set `role: input` on `{}`, or replace it with `produced_by: <writer>`",
                 carry.name
             )));
@@ -778,7 +786,16 @@ fn w14_types_well_formed(cx: &mut Ctx) {
             ),
             _ => continue,
         };
-        cx.report(CheckId::W14, Locus::element(Element::Type(t)), message)
-            .repair = Some(Repair::manual(repair));
+        // A misspelled kind is pointed at and offered the close one.
+        let (locus, close) = match &decl.kind {
+            TypeKind::Unknown(k) if !k.is_empty() => (
+                Locus::field(Element::Type(t), FieldKey::Kind),
+                did_you_mean(k, ["enum", "object"]),
+            ),
+            _ => (Locus::element(Element::Type(t)), Vec::new()),
+        };
+        let f = cx.report(CheckId::W14, locus, message);
+        f.did_you_mean = close;
+        f.repair = Some(Repair::manual(repair));
     }
 }

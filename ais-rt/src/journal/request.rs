@@ -143,6 +143,7 @@ mod tests {
             choices: None,
             tools: Vec::new(),
             sibling: None,
+            siblings: None,
             history: Vec::new(),
         }
     }

@@ -204,8 +204,10 @@ pub(crate) async fn run_pipeline<'a, C: Lookup + ?Sized>(
                         step.id, call.name
                     ),
                     None if call.class.mcp => format!(
-                        "`{}` calls tool `{}`, bound to an MCP server that nothing started: start the program's servers with `ais::rt::mcp::McpServers` (the `mcp` feature of ais) and register their tools, or run it with `ais run`",
-                        step.id, call.name
+                        "`{}` calls tool `{}`, bound to an MCP server that nothing started: start the program's servers with `ais::rt::mcp::McpServers` and register their tools{}, or run it with `ais run`",
+                        step.id,
+                        call.name,
+                        no_mcp()
                     ),
                     None => format!(
                         "`{}` calls tool `{}`, which nothing implements here: register a native tool named `{}`, or give it a `body` or a `command`",
@@ -486,6 +488,17 @@ pub(crate) fn text_of(v: &Value) -> String {
         Value::Null => String::new(),
         other => other.to_string(),
     }
+}
+
+/// What a fault at an unstarted MCP tool adds in a build without MCP: how to turn it on.
+fn no_mcp() -> String {
+    if cfg!(feature = "mcp") {
+        return String::new();
+    }
+    format!(
+        " (this build has no MCP: {})",
+        crate::feature::turn_on(crate::feature::Feature::Mcp)
+    )
 }
 
 #[cfg(test)]

@@ -158,7 +158,9 @@ pub(crate) async fn run_job(
         kind: FaultKind::InvalidHandle,
         message: format!(
             "sibling {} of SPAWN `{}` (run {}): {why}",
-            job.index, job.instruction, job.run
+            job.index + 1,
+            job.instruction,
+            job.run
         ),
     };
     if job.digest != prep.digest() {

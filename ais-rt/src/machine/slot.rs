@@ -113,6 +113,7 @@ pub(crate) fn request<C: Lookup + ?Sized>(
         choices: enum_members(prep, ty),
         tools: tool_specs(prep, &step.autonomy),
         sibling: None,
+        siblings: None,
         history: Vec::new(),
     };
     (request, schema)
@@ -627,6 +628,7 @@ impl Run {
             choices: Some(ids.clone()),
             tools: Vec::new(),
             sibling: None,
+            siblings: None,
             history: Vec::new(),
         };
         let compiled = Compiled::new(&request.schema);

@@ -226,15 +226,7 @@ impl Run {
     /// How many siblings the SPAWN forks: one per element of its list carry, else one per
     /// literal sub-task, else one (the task).
     fn fan_out_len(&self, ctl: &SpawnCtl) -> usize {
-        match (ctl.list, &ctl.literal) {
-            (Some(c), _) => match self.carries.get(c) {
-                Value::List(items) => items.len(),
-                Value::Null => 0,
-                _ => 1,
-            },
-            (None, Some(items)) => items.len(),
-            (None, None) => 1,
-        }
+        fan_out_len(ctl, &self.carries)
     }
 
     /// A fan-out of more than the runtime's sibling cap is the fault `budget_exhausted`,
@@ -405,7 +397,7 @@ impl Run {
                 Ok(v) => values.push(v),
                 Err(e) => {
                     values.push(super::carries::outcome(false, &e, "", Value::Null));
-                    failures.push(format!("sibling {i}: {e}"));
+                    failures.push(format!("sibling {}: {e}", i + 1));
                 }
             }
         }
@@ -470,6 +462,20 @@ impl Run {
                 Ok(Flow::Goto(*first))
             }
         }
+    }
+}
+
+/// How many siblings a SPAWN forks over `carries`: the items of its list carry, its literal
+/// sub-tasks, else one (the task).
+fn fan_out_len(ctl: &SpawnCtl, carries: &CarryFile) -> usize {
+    match (ctl.list, &ctl.literal) {
+        (Some(c), _) => match carries.get(c) {
+            Value::List(items) => items.len(),
+            Value::Null => 0,
+            _ => 1,
+        },
+        (None, Some(items)) => items.len(),
+        (None, None) => 1,
     }
 }
 
@@ -557,6 +563,11 @@ impl Sibling {
                 };
                 let (mut req, schema) = request(&self.prep, step, ops, &view, &element);
                 req.sibling = Some(self.index);
+                // The frozen snapshot holds the whole list, here and on another endpoint.
+                req.siblings = step
+                    .spawn
+                    .as_ref()
+                    .map(|ctl| fan_out_len(ctl, &self.snapshot));
                 req.operands
                     .retain(|o| o.name != self.prep.names.list[view.at]);
                 req.operands.insert(0, self.subtask_operand());

@@ -104,8 +104,14 @@ pub struct SlotRequest {
     pub choices: Option<Vec<String>>,
     /// The tools the slot may call.
     pub tools: Vec<ToolSpec>,
-    /// For a SPAWN sibling: its index among the siblings.
+    /// For a SPAWN sibling: its index among the siblings, from 0 (the key journals and traces
+    /// use; a prompt numbers it from 1).
     pub sibling: Option<usize>,
+    /// For a SPAWN sibling: how many siblings its SPAWN forks, for the prompt's "sibling 1 of
+    /// 3". Not part of the request's identity (not serialized, so the journal's digest of a
+    /// request is the one it was before this was kept): the index and the sub-task are.
+    #[serde(skip)]
+    pub siblings: Option<usize>,
     /// Earlier turns of this slot (tool results, repair requests), oldest first.
     pub history: Vec<Turn>,
 }

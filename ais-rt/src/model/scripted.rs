@@ -226,7 +226,8 @@ impl ScriptedModel {
         };
         let Some(queue) = queues.get_mut(&key) else {
             let sibling = match request.sibling {
-                Some(i) => format!(" (SPAWN sibling {i}: key `{id}[{i}]` or `{id}`)"),
+                // The sibling as a person counts it; the key keeps the index from 0.
+                Some(i) => format!(" (SPAWN sibling {}: key `{id}[{i}]` or `{id}`)", i + 1),
                 None => String::new(),
             };
             return Err(ModelError::new(
@@ -342,6 +343,7 @@ mod tests {
             choices: None,
             tools: vec![],
             sibling,
+            siblings: None,
             history: vec![],
         }
     }
@@ -394,9 +396,17 @@ mod tests {
             value(m.complete(&request("review", Some(0))).await.unwrap()),
             json!("shared")
         );
-        // Sibling 1's own list is used up; it does not fall back to the shared one.
+        // Index 1's own list is used up; it does not fall back to the shared one.
         let err = m.complete(&request("review", Some(1))).await.unwrap_err();
         assert!(err.message.contains("`review[1]`"), "{}", err.message);
+        // A missing key names the sibling as a person counts it, and the key by its index.
+        let err = m.complete(&request("tally", Some(0))).await.unwrap_err();
+        assert!(
+            err.message
+                .contains("(SPAWN sibling 1: key `tally[0]` or `tally`)"),
+            "{}",
+            err.message
+        );
     }
 
     #[tokio::test]

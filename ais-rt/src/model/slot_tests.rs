@@ -106,6 +106,7 @@ fn request(opcode: &str, schema: Value) -> SlotRequest {
         choices: None,
         tools: vec![],
         sibling: None,
+        siblings: None,
         history: vec![],
     }
 }

@@ -130,9 +130,9 @@ impl Builtin {
             #[cfg(not(feature = "http"))]
             Builtin::HttpGet => Err(ToolError::new(
                 ToolErrorKind::NotFound,
-                concat!(
-                    "tool `http_get` is not in this build: turn on the `http` feature of ais ",
-                    "(`features = [\"http\"]` on `ais` or `ais-rt` in Cargo.toml)"
+                format!(
+                    "tool `http_get` is not in this build: {}",
+                    crate::feature::turn_on(crate::feature::Feature::Http)
                 ),
             )),
         }

@@ -485,6 +485,7 @@ pub fn request(schema: Value) -> SlotRequest {
         choices: Some(vec!["low".into(), "high".into()]),
         tools: vec![],
         sibling: None,
+        siblings: None,
         history: vec![],
     }
 }

@@ -83,7 +83,11 @@ impl Attrs {
                 };
                 return Err(syn::Error::new(
                     attr.path().span(),
-                    format!("unknown attribute on {what}; {expected}"),
+                    crate::words::suggest(
+                        format!("unknown attribute on {what}; {expected}"),
+                        &name,
+                        allowed,
+                    ),
                 ));
             }
         }
@@ -229,8 +233,10 @@ fn parse_concurrency(input: ParseStream, span: Span) -> syn::Result<ConcurrencyD
             other => {
                 return Err(syn::Error::new(
                     key.span(),
-                    format!(
-                        "unknown concurrency setting `{other}`; expected `isolation`, `spawn`, `max_parallel` or `reason`"
+                    crate::words::unknown(
+                        "concurrency setting",
+                        other,
+                        &["isolation", "spawn", "max_parallel", "reason"],
                     ),
                 ));
             }

@@ -52,8 +52,10 @@ pub(super) fn parse_mcp_server(input: ParseStream, doc: Option<Doc>) -> syn::Res
             _ => {
                 return Err(syn::Error::new(
                     key.span(),
-                    format!(
-                        "unknown MCP server field `{k}`; expected `command`, `args`, `env`, `cwd` or `url`"
+                    crate::words::unknown(
+                        "MCP server field",
+                        &k,
+                        &["command", "args", "env", "cwd", "url"],
                     ),
                 ));
             }

@@ -44,14 +44,9 @@ fn text(input: ParseStream, key: &Ident, what: &str) -> syn::Result<(String, Sit
 }
 
 fn unknown(key: &Ident, item: &str, expected: &[&str]) -> syn::Error {
-    let list: Vec<String> = expected.iter().map(|e| format!("`{e}`")).collect();
-    let (last, rest) = list.split_last().expect("a non-empty list");
     syn::Error::new(
         key.span(),
-        format!(
-            "unknown {item} field `{key}`; expected {} or {last}",
-            rest.join(", ")
-        ),
+        crate::words::unknown(&format!("{item} field"), &key.to_string(), expected),
     )
 }
 

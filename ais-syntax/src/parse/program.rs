@@ -9,6 +9,7 @@ use super::items::{parse_carry, parse_knowledge, parse_tool, parse_type_def};
 use super::kw;
 use super::values::parse_word;
 use crate::ast::*;
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitStr, Token, Visibility, braced};
 
@@ -87,8 +88,10 @@ fn parse_header(input: ParseStream, def: &mut ProgramDef) -> syn::Result<()> {
                 _ => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!(
-                            "unknown program setting `{key_text}`; expected `name`, `shape`, `standalone`, `agir_version` or `mcp_lock`"
+                        crate::words::unknown(
+                            "program setting",
+                            &key_text,
+                            &["name", "shape", "standalone", "agir_version", "mcp_lock"],
                         ),
                     ));
                 }
@@ -173,9 +176,28 @@ fn parse_item(input: ParseStream, def: &mut ProgramDef) -> syn::Result<()> {
         attrs.only(&["traces_to"], "an edge")?;
         return parse_edges(input, &attrs, None, def);
     }
-    Err(input.error(
-        "expected a program item: `carries { .. }`, `enum`, `struct`, `knowledge`, `tool`, \
-         `mcp_server`, `obligation`, `source { .. }`, `deviation { .. }`, an instruction \
-         `id: OPCODE(reads) -> writes;` or an edge `a -> b;`",
-    ))
+    let message = "expected a program item: `carries { .. }`, `enum`, `struct`, `knowledge`, \
+         `tool`, `mcp_server`, `obligation`, `source { .. }`, `deviation { .. }`, an instruction \
+         `id: OPCODE(reads) -> writes;` or an edge `a -> b;`"
+        .to_owned();
+    // A misspelled item keyword (`carrise { .. }`, `toool f(..)`) is offered the keyword.
+    let message = match input.fork().call(Ident::parse_any) {
+        Ok(word) => crate::words::suggest(message, &word.to_string(), ITEM_KEYWORDS),
+        Err(_) => message,
+    };
+    Err(input.error(message))
 }
+
+/// The keywords that begin a program item.
+const ITEM_KEYWORDS: &[&str] = &[
+    "carries",
+    "enum",
+    "struct",
+    "knowledge",
+    "tool",
+    "mcp_server",
+    "obligation",
+    "source",
+    "deviation",
+    "forbid",
+];

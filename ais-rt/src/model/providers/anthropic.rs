@@ -325,6 +325,7 @@ mod tests {
                 })
                 .collect(),
             sibling: None,
+            siblings: None,
             history,
         }
     }

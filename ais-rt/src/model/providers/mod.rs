@@ -182,20 +182,26 @@ pub fn from_spec_with(
         "openai" | "ollama" | "anthropic" => {
             let _ = (env, options);
             Err(config(format!(
-                "`{spec}` is a live model, and this build has no HTTP providers; turn on the \
-                 `http` feature: `ais = {{ version = \"{v}\", features = [\"http\"] }}` in \
-                 Cargo.toml (or `features = [\"http\"]` on `ais-rt`), or run on \
+                "`{spec}` is a live model, and this build has no HTTP providers; {}; or run on \
                  scripted:FILE.json",
-                v = env!("CARGO_PKG_VERSION")
+                crate::feature::turn_on(crate::feature::Feature::Http)
             )))
         }
         "scripted" => Err(config(format!(
             "`{spec}` is a scripted model: the runtime's scripted model reads it, not a provider"
         ))),
-        other => Err(config(format!(
-            "unknown model provider `{other}` in `{spec}`; use openai:MODEL, ollama:MODEL, \
-             anthropic:MODEL or scripted:FILE.json"
-        ))),
+        other => {
+            let close =
+                ais_core::did_you_mean(other, ["openai", "ollama", "anthropic", "scripted"]);
+            let close = close
+                .first()
+                .map(|p| format!("; did you mean `{p}:{model}`?"))
+                .unwrap_or_default();
+            Err(config(format!(
+                "unknown model provider `{other}` in `{spec}`; use openai:MODEL, ollama:MODEL, \
+                 anthropic:MODEL or scripted:FILE.json{close}"
+            )))
+        }
     }
 }
 
@@ -348,6 +354,13 @@ mod tests {
                 .message
                 .contains("unknown model provider `mistral`")
         );
+        // A misspelled provider is offered the close one, with the model kept.
+        let typo = error("opneai:gpt-4o-mini", &[]).message;
+        assert!(
+            typo.ends_with("; did you mean `openai:gpt-4o-mini`?"),
+            "{typo}"
+        );
+        assert!(!error("mistral:large", &[]).message.contains("did you mean"));
         assert!(error("scripted:x.json", &[]).message.contains("scripted"));
         let url = error("ollama:llama3.2", &[("OLLAMA_HOST", "ftp://x")]);
         assert!(url.message.contains("OLLAMA_HOST"), "{}", url.message);

@@ -177,11 +177,11 @@ fn parse(response: &Value, schema: &StrictSchema, offset: usize) -> Result<(Repl
             .map(|(index, call)| {
                 let function = call
                     .get("function")
-                    .ok_or(format!("tool call {index} has no function"))?;
+                    .ok_or(format!("tool call {} has no function", index + 1))?;
                 let name = function
                     .get("name")
                     .and_then(Value::as_str)
-                    .ok_or(format!("tool call {index} has no function name"))?;
+                    .ok_or(format!("tool call {} has no function name", index + 1))?;
                 let id = call
                     .get("id")
                     .and_then(Value::as_str)

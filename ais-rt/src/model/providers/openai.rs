@@ -212,14 +212,16 @@ fn parse(response: &Value, schema: &StrictSchema) -> Result<(Reply, Usage), Stri
     Ok((prompt::text_reply(content, schema.wrapped, cut), usage))
 }
 
+/// The tool call at `index` of an answer (its errors count from 1, as a person does).
 fn tool_call(index: usize, call: &Value) -> Result<ToolCall, String> {
+    let number = index + 1;
     let function = call
         .get("function")
-        .ok_or_else(|| format!("tool call {index} has no function"))?;
+        .ok_or_else(|| format!("tool call {number} has no function"))?;
     let name = function
         .get("name")
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("tool call {index} has no function name"))?;
+        .ok_or_else(|| format!("tool call {number} has no function name"))?;
     let id = call
         .get("id")
         .and_then(Value::as_str)
@@ -274,6 +276,7 @@ mod tests {
             choices: None,
             tools: vec![],
             sibling: None,
+            siblings: None,
             history: vec![
                 Turn::Assistant {
                     value: None,

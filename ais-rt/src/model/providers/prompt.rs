@@ -52,9 +52,15 @@ pub(crate) fn user(
         );
     }
     if let Some(sibling) = request.sibling {
+        // Numbered as a person counts: the first sibling is sibling 1.
+        let of = request
+            .siblings
+            .map(|n| format!(" of {n}"))
+            .unwrap_or_default();
         let _ = write!(
             text,
-            "\nYou are sibling {sibling} of a parallel fan-out; do your share."
+            "\nYou are sibling {}{of} in a parallel fan-out; do your share.",
+            sibling + 1
         );
     }
     if !request.tools.is_empty() {
@@ -224,6 +230,7 @@ mod tests {
             choices: Some(vec!["a".into(), "b".into()]),
             tools: vec![],
             sibling: Some(2),
+            siblings: Some(3),
             history: vec![],
         }
     }
@@ -242,7 +249,11 @@ mod tests {
         );
         assert!(user.contains("## files (list[str])\n```json\n[\n  \"a.rs\"\n]\n```"));
         assert!(user.contains("exactly one of: a, b."));
-        assert!(user.contains("sibling 2"));
+        // Index 2 of 3 is the third: numbered for the model as a person counts.
+        assert!(
+            user.contains("You are sibling 3 of 3 in a parallel fan-out"),
+            "{user}"
+        );
         assert!(user.contains("calling the `answer` tool"));
         assert!(user.contains("under the key \"value\""));
     }
