@@ -486,11 +486,10 @@ fn escape(segment: &str) -> String {
 
 /// `value` as JSON text, clipped to [`QUOTE_CHARS`] characters.
 fn quote(value: &Value) -> String {
-    let text = serde_json::to_string(value).unwrap_or_default();
-    match text.char_indices().nth(QUOTE_CHARS) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
+    super::shape::clip(
+        &serde_json::to_string(value).unwrap_or_default(),
+        QUOTE_CHARS,
+    )
 }
 
 fn quote_str(s: &str) -> String {

@@ -301,7 +301,7 @@ impl Compiled {
                 } else {
                     format!("`{path}`")
                 };
-                format!("at {place}: {}", clip(what))
+                format!("at {place}: {}", super::shape::clip(what, MAX_ERROR_CHARS))
             })
             .collect::<Vec<_>>()
             .join("; ");
@@ -321,14 +321,6 @@ fn outside(what: &str) -> String {
          (`ais_rt::model::slot::schema_for`); for any other JSON Schema, turn the feature on \
          (`ais = {{ version = \"0.1\", features = [\"json-schema\"] }}`)"
     )
-}
-
-/// `text`, cut to [`MAX_ERROR_CHARS`] characters.
-fn clip(text: &str) -> String {
-    match text.char_indices().nth(MAX_ERROR_CHARS) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
-    }
 }
 
 /// Fills in, from `schema`'s `default`s, the properties `value` leaves out — in nested objects
