@@ -12,6 +12,9 @@ pub(crate) enum Feature {
     Http,
     /// MCP servers and their tools.
     Mcp,
+    /// Slot answers checked against any JSON Schema, not only the schemas of AIS types.
+    #[cfg_attr(feature = "json-schema", allow(dead_code))]
+    JsonSchema,
 }
 
 impl Feature {
@@ -19,6 +22,7 @@ impl Feature {
         match self {
             Feature::Http => "http",
             Feature::Mcp => "mcp",
+            Feature::JsonSchema => "json-schema",
         }
     }
 }

@@ -10,6 +10,7 @@
 //! [`from_spec`] turns a `--model` spec into a model.
 
 pub mod config;
+mod conform;
 pub mod live;
 pub mod providers;
 pub(crate) mod schema;

@@ -1,5 +1,6 @@
 //! Slot schemas: the JSON Schema (draft 2020-12) of a value of an AIS type, validation of an
-//! untrusted value against it, and the field defaults it declares.
+//! untrusted value against it (by the slot schemas' own checker, `conform`), and the field
+//! defaults it declares.
 //!
 //! The mapping, type by type:
 //!
@@ -23,6 +24,7 @@
 //! it recurs, so every schema is finite. A name that resolves to no type (the validator
 //! reports it as X5, so a checked program never has one) accepts any value.
 
+use super::conform::{Shape, Unfit};
 use ais_core::{Program, Type, TypeKind};
 use serde_json::{Map, Value, json};
 
@@ -238,41 +240,71 @@ impl SchemaCache {
     }
 }
 
-/// A schema compiled for validation.
-pub(crate) struct Compiled {
-    validator: jsonschema::Validator,
+/// A schema compiled for validation: by the slot schemas' own checker ([`super::conform`])
+/// whenever the schema is in their dialect — every schema [`schema_for`] writes is —, else, with
+/// the `json-schema` feature, by the `jsonschema` crate.
+pub(crate) struct Compiled(Checker);
+
+enum Checker {
+    Own(Shape),
+    #[cfg(feature = "json-schema")]
+    Full(Box<jsonschema::Validator>),
 }
 
 impl Compiled {
     /// Compiles `schema`; the error says why it is not a usable schema.
     pub(crate) fn new(schema: &Value) -> Result<Self, String> {
-        jsonschema::validator_for(schema)
-            .map(|validator| Compiled { validator })
-            .map_err(|e| format!("the slot's JSON Schema is not valid: {e}"))
+        let not_valid =
+            |e: &dyn std::fmt::Display| format!("the slot's JSON Schema is not valid: {e}");
+        match Shape::compile(schema) {
+            Ok(shape) => Ok(Compiled(Checker::Own(shape))),
+            Err(Unfit::Invalid(e)) => Err(not_valid(&e)),
+            #[cfg(feature = "json-schema")]
+            Err(Unfit::Outside(_)) => jsonschema::validator_for(schema)
+                .map(|v| Compiled(Checker::Full(Box::new(v))))
+                .map_err(|e| not_valid(&e)),
+            #[cfg(not(feature = "json-schema"))]
+            Err(Unfit::Outside(what)) => Err(outside(&what)),
+        }
     }
 
     /// Validates `value`; the error lists the validation errors (at most [`MAX_ERRORS`]), each
     /// with the place in the value it is about.
     pub(crate) fn check(&self, value: &Value) -> Result<(), String> {
-        let mut errors = Vec::new();
-        let mut more = 0usize;
-        for error in self.validator.iter_errors(value) {
-            if errors.len() == MAX_ERRORS {
-                more += 1;
-                continue;
+        let (errors, more): (Vec<(String, String)>, usize) = match &self.0 {
+            Checker::Own(shape) => match shape.check(value, MAX_ERRORS) {
+                Ok(()) => return Ok(()),
+                Err(found) => found,
+            },
+            #[cfg(feature = "json-schema")]
+            Checker::Full(validator) => {
+                let mut errors = Vec::new();
+                let mut more = 0usize;
+                for error in validator.iter_errors(value) {
+                    if errors.len() == MAX_ERRORS {
+                        more += 1;
+                        continue;
+                    }
+                    errors.push((error.instance_path().as_str().to_owned(), error.to_string()));
+                }
+                (errors, more)
             }
-            let path = error.instance_path().as_str();
-            let place = if path.is_empty() {
-                "the value".to_owned()
-            } else {
-                format!("`{path}`")
-            };
-            errors.push(format!("at {place}: {}", clip(&error.to_string())));
-        }
-        if errors.is_empty() {
+        };
+        if errors.is_empty() && more == 0 {
             return Ok(());
         }
-        let mut text = errors.join("; ");
+        let mut text = errors
+            .iter()
+            .map(|(path, what)| {
+                let place = if path.is_empty() {
+                    "the value".to_owned()
+                } else {
+                    format!("`{path}`")
+                };
+                format!("at {place}: {}", super::shape::clip(what, MAX_ERROR_CHARS))
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
         if more > 0 {
             text.push_str(&format!("; and {more} more"));
         }
@@ -280,12 +312,15 @@ impl Compiled {
     }
 }
 
-/// `text`, cut to [`MAX_ERROR_CHARS`] characters.
-fn clip(text: &str) -> String {
-    match text.char_indices().nth(MAX_ERROR_CHARS) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
-    }
+/// Why a schema outside the slot schemas' dialect is refused without the `json-schema` feature.
+#[cfg_attr(feature = "json-schema", allow(dead_code))]
+fn outside(what: &str) -> String {
+    format!(
+        "the slot's JSON Schema uses {what}, which answers are not checked against in this \
+         build: a slot's schema is the schema of an AIS type (`schema_for`); for any other JSON \
+         Schema, {}",
+        crate::feature::turn_on(crate::feature::Feature::JsonSchema)
+    )
 }
 
 /// Fills in, from `schema`'s `default`s, the properties `value` leaves out — in nested objects
@@ -519,6 +554,103 @@ mod tests {
             .unwrap_err();
         assert!(err.chars().count() < 700, "{}", err.len());
         assert!(Compiled::new(&json!({"type": 12})).is_err());
+    }
+
+    #[test]
+    fn every_generated_schema_is_in_the_own_checkers_dialect() {
+        let p = program(vec![
+            enum_decl(
+                "Op",
+                Some("op"),
+                &[("merge", Some("join")), ("split", None)],
+            ),
+            object(
+                "Args",
+                vec![
+                    field("out", "str", Some("output"), None),
+                    field("width", "int", None, Some(CoreValue::Int(612))),
+                    field("ops", "list[Op]", None, None),
+                    field("extra", "dict[str, outcome]", None, None),
+                ],
+            ),
+            object(
+                "Node",
+                vec![
+                    field("label", "str", None, None),
+                    field("kids", "list[Node]", Some("children"), None),
+                    field("args", "Args", None, None),
+                ],
+            ),
+        ]);
+        for ty in [
+            "str",
+            "int",
+            "float",
+            "bool",
+            "any",
+            "path",
+            "list",
+            "list[str]",
+            "dict",
+            "dict[str, Op]",
+            "Op",
+            "Args",
+            "Node",
+            "list[Node]",
+            "outcome",
+            "Nope",
+        ] {
+            let schema = schema_for(&p, &Type::parse(ty));
+            assert!(Shape::compile(&schema).is_ok(), "{ty}: {schema}");
+            assert!(
+                matches!(Compiled::new(&schema).unwrap().0, Checker::Own(_)),
+                "{ty}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_misfit_answer_gets_the_own_checkers_words() {
+        let p = program(vec![
+            enum_decl("Op", None, &[("merge", None), ("split", None)]),
+            object(
+                "Args",
+                vec![
+                    field("out", "str", None, None),
+                    field("op", "Op", None, None),
+                ],
+            ),
+        ]);
+        let compiled = Compiled::new(&schema_for(&p, &Type::parse("list[Args]"))).unwrap();
+        let err = compiled
+            .check(&json!([{"out": "a.pdf", "op": "merge"}, {"out": 7, "op": "splt", "x": 1}]))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "at `/1/out`: 7 is a number, not a string; \
+             at `/1/op`: \"splt\" is not one of \"merge\", \"split\"; did you mean \"split\"?; \
+             at `/1`: the property \"x\" is not allowed here; the properties are \"out\", \"op\""
+        );
+    }
+
+    #[test]
+    fn a_schema_beyond_the_dialect_is_refused_naming_the_feature() {
+        let text = outside("the keyword `minLength` at the schema's root");
+        assert!(
+            text.contains("`minLength`") && text.contains("`json-schema` feature"),
+            "{text}"
+        );
+        #[cfg(not(feature = "json-schema"))]
+        assert_eq!(
+            Compiled::new(&json!({"type": "string", "minLength": 1})).err(),
+            Some(text)
+        );
+        #[cfg(feature = "json-schema")]
+        {
+            let full = Compiled::new(&json!({"type": "string", "minLength": 1})).unwrap();
+            assert!(matches!(full.0, Checker::Full(_)));
+            assert!(full.check(&json!("a")).is_ok() && full.check(&json!("")).is_err());
+        }
     }
 
     #[test]

@@ -240,7 +240,7 @@ pub(crate) fn kind_of(value: &Value) -> &'static str {
 }
 
 /// `text` cut to `max` characters.
-fn clip(text: &str, max: usize) -> String {
+pub(crate) fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),
