@@ -178,7 +178,7 @@ pub use index::ProgramIndex;
 pub use invocation::{BARE_EXTENSIONS, FileMention, filename_mentions, invocation_filename};
 pub use writeback::recover_writes;
 
-use crate::model::{Instruction, ToolSurface, Type};
+use crate::program::{Instruction, ToolSurface, Type};
 use crate::sig::{Param, Signature};
 
 /// The cap on operands bound to one SU slot (Appendix A.2, §7.6).

@@ -27,7 +27,7 @@
 //! `max_tokens` per exchange — which holds where the provider enforces the limit.
 
 use crate::bind::ProgramIndex;
-use crate::model::{Opcode, Program};
+use crate::program::{Opcode, Program};
 use crate::plan::{Executor, FanOut, Plan, Step, Unit};
 use petgraph::Direction;
 use petgraph::algo::tarjan_scc;

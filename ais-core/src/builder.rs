@@ -1,6 +1,6 @@
 //! Building a [`Program`] in Rust (documented on [`ProgramBuilder`]).
 
-use crate::model::{
+use crate::program::{
     Autonomy, Carry, Concurrency, Edge, EnumMember, Field, Instruction, Knowledge, Opcode, Owner,
     Program, Role, Tool, Type, TypeDecl, TypeKind, Walker,
 };

@@ -1,6 +1,6 @@
 //! Structured repairs: edits on the program model (documented on [`Edit`]).
 
-use crate::model::{
+use crate::program::{
     Carry, Field, Opcode, Owner, Program, Type, TypeDecl, TypeKind, Walker, shape_of,
 };
 
@@ -414,7 +414,7 @@ fn carry_mut<'a>(p: &'a mut Program, name: &str) -> Option<&'a mut Carry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Edge;
+    use crate::program::Edge;
 
     #[test]
     fn a_guard_rename_replaces_exactly_the_name_at_its_column() {

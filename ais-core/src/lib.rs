@@ -102,7 +102,7 @@ mod diag;
 mod edit;
 #[cfg(feature = "render")]
 mod long_line;
-mod model;
+mod program;
 mod source;
 mod value;
 
@@ -116,7 +116,7 @@ pub use diag::{
     CheckId, Code, Deviation, Finding, FindingKind, Outcome, Related, Repair, Severity,
 };
 pub use edit::{Change, Edit, Wording};
-pub use model::{
+pub use program::{
     AcceptedDeviation, Autonomy, Bearer, Carry, Concurrency, ContentKind, DeviationKind, Edge,
     ElementRef, EnumMember, Extras, Field, Instruction, Isolation, Knowledge, McpBinding,
     McpServer, Modality, OUTCOME, OUTCOME_FIELDS, Obligation, ObligationKind, Opcode, Owner,

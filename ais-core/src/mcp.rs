@@ -29,7 +29,7 @@
 //! of the tool's schemas as the runtime computes it (the core only compares). [`lock_path`]
 //! names the file.
 
-use crate::model::{Program, Type};
+use crate::program::{Program, Type};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -46,7 +46,7 @@
 //! - Parameter names and result names must be unique within their list; `*args`, `**kwargs` and
 //!   parenthesized types are rejected with a message naming the offset.
 
-use crate::model::{Program, Type};
+use crate::program::{Program, Type};
 use std::fmt;
 
 /// A parsed tool signature.
@@ -127,7 +127,7 @@ impl Return {
     /// ```
     pub fn resolved(&self, program: &Program) -> Return {
         if let Return::Type(Type::Named(name)) = self {
-            let declared = program.type_decl(name).is_some() || name == crate::model::OUTCOME;
+            let declared = program.type_decl(name).is_some() || name == crate::program::OUTCOME;
             if !declared && program.carry(name).is_some() {
                 return Return::Tuple(vec![name.clone()]);
             }
@@ -535,7 +535,7 @@ mod tests {
 
     #[test]
     fn resolved_turns_a_carry_name_into_a_one_name_tuple_but_not_a_declared_type() {
-        use crate::model::{Carry, TypeDecl, TypeKind, Walker};
+        use crate::program::{Carry, TypeDecl, TypeKind, Walker};
         let program = Program {
             types: Some(vec![TypeDecl {
                 name: "Plan".into(),

@@ -1,4 +1,4 @@
-//! Source positions: where each element of a [`Program`](crate::model::Program) came from.
+//! Source positions: where each element of a [`Program`](crate::program::Program) came from.
 //!
 //! The model holds plain data; positions live beside it in a [`SourceMap`], keyed by a
 //! [`Locus`] (which element, which field, which list entry). The AG-IR reader fills a

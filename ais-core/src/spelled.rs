@@ -213,7 +213,7 @@ macro_rules! spelled {
 mod tests {
     use crate::diag::CheckId;
     use crate::expr::Category;
-    use crate::model::{
+    use crate::program::{
         ContentKind, Isolation, Modality, Opcode, Owner, Role, Surface, ToolSurface,
     };
     use crate::source::FieldKey;

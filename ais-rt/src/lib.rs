@@ -4,22 +4,29 @@
 //! the twelve opcodes, the Deterministic Unit's tools, the Stochastic Unit's model seam, faults,
 //! budgets, deviations and traces (spec §10).
 //!
-//! - [`Runtime`]: built once with a model, tools and options; [`Runtime::run`] checks the
-//!   program (a `failed` one does not run), lowers it once and interprets it (spec §2.3);
-//!   [`Runtime::resume`] continues a run paused for human input.
-//! - [`tools`]: the Deterministic Unit's tool seam — the [`tools::Tool`] trait, the
-//!   [`tools::ToolRegistry`] (native Rust tools, the built-in library of spec §5.4), `command`
-//!   and Python `body` tools, and the artifact root that keeps every write inside the output
-//!   directory.
-//! - [`model`]: the Stochastic Unit's seam — the [`model::Model`] trait a provider implements,
-//!   the slot request it receives and the completion it returns.
-//! - [`report`]: what a run returns; [`trace`]: one event per step.
+//! [`Runtime`] is built once with a model, tools and options; [`Runtime::run`] checks the
+//! program (a `failed` one does not run), lowers it once and interprets it (spec §2.3);
+//! [`Runtime::resume`] continues a run paused for human input. One path per item: the runtime,
+//! its tools and its report are at the crate root; five subsystems whose items read best
+//! qualified are modules of their own (their items are not also at the root).
+//!
+//! | where | what |
+//! |---|---|
+//! | root: running | [`Runtime`], [`RuntimeBuilder`], [`Inputs`], [`InputError`], [`Prepared`], [`stage_dir`], the `DEFAULT_*` bounds |
+//! | root: the report | [`RunOutcome`], [`Status`], [`Fault`], [`FaultKind`], [`Failure`], [`Pause`], [`RunUsage`] |
+//! | root: the Deterministic Unit's tools | [`Tool`], [`ToolRegistry`], [`ToolArgs`], [`ToolContext`], [`ToolError`], [`ToolErrorKind`], [`ToolFuture`], [`ToolLimits`], [`Builtin`], [`CommandTool`], [`PythonTool`], [`declared_tool`]; files: [`ArtifactRoot`], [`ArtifactPath`], [`RelativeDest`], [`AccessPolicy`], [`INHERITED_ENV`]; native Rust tools: [`FromValue`], [`FromArg`], [`IntoValue`], [`IntoToolResult`], [`Json`], [`ValueMismatch`], [`SyncToolFn`], [`AsyncToolFn`] |
+//! | root: where siblings and callees run | [`Placement`], [`SiblingJob`], [`SiblingOutcome`], [`CallJob`], [`CallOutcome`], [`CallFault`], [`CallPause`], [`PlacementError`] |
+//! | root: the sandbox | [`confinement_available`], [`shield_available`], [`unconfined_deviation`], [`harden_process`], [`exit_on_signals`]; `install_crypto_provider` (feature `http`) |
+//! | [`llm`] | the Stochastic Unit's seam: the [`llm::Model`] trait a provider implements, [`llm::from_spec`], [`llm::ScriptedModel`], tiers ([`llm::Models`], [`llm::ModelsFile`]), [`llm::fill`] |
+//! | [`journal`] | durable runs: the [`journal::Journal`] trait and its records, [`journal::MemoryJournal`], replay ([`journal::Recording`]), seals; `journal::sqlite` (feature `sqlite`) |
+//! | [`trace`] | one [`trace::StepEvent`] per step, the [`trace::TraceSink`]s, the [`trace::Scrubber`] |
+//! | `mcp` (feature `mcp`) | tools bound to MCP servers, programs served as MCP tools |
+//! | `otlp` (feature `otlp`) | runs exported as OpenTelemetry traces |
 //!
 //! A pure-DU program with a native tool, run in a few lines:
 //!
 //! ```
-//! use ais_rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
-//! use ais_rt::{Inputs, Runtime, Status};
+//! use ais_rt::{Inputs, Runtime, Status, Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
 //! use std::sync::Arc;
 //!
 //! struct Shout;
@@ -61,35 +68,50 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
+// Every `pub` item is reachable, and nameable, at its one path.
+#![warn(unreachable_pub, unnameable_types)]
 
 mod feature;
-pub mod files;
 pub mod journal;
+pub mod llm;
 mod machine;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-pub mod model;
 #[cfg(feature = "otlp")]
 pub mod otlp;
-pub mod placement;
-pub mod report;
-pub mod sandbox;
+pub(crate) mod placement;
+pub(crate) mod report;
+pub(crate) mod sandbox;
 #[cfg(feature = "http")]
-pub mod tls;
-pub mod tools;
+pub(crate) mod tls;
+pub(crate) mod tools;
 pub mod trace;
 
 pub use machine::carries::InputError;
 pub use machine::plan::Prepared;
+pub use placement::{
+    CallFault, CallJob, CallOutcome, CallPause, Placement, PlacementError, SiblingJob,
+    SiblingOutcome,
+};
 pub use report::{Failure, Fault, FaultKind, Pause, RunOutcome, RunUsage, Status};
+pub use sandbox::{
+    confinement_available, exit_on_signals, harden_process, shield_available, unconfined_deviation,
+};
+#[cfg(feature = "http")]
+pub use tls::install_crypto_provider;
+pub use tools::{
+    AccessPolicy, ArtifactPath, ArtifactRoot, AsyncToolFn, Builtin, CommandTool, FromArg,
+    FromValue, INHERITED_ENV, IntoToolResult, IntoValue, Json, PythonTool, RelativeDest,
+    SyncToolFn, Tool, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolFuture, ToolLimits,
+    ToolRegistry, ValueMismatch, declared_tool,
+};
 
 use ais_core::{Program, SourceMap, Value};
+use llm::{Model, Models};
 use machine::Settings;
-use model::{Model, Models};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tools::{ToolLimits, ToolRegistry};
 use trace::TraceSink;
 
 /// The default step budget (§10.4).
@@ -98,7 +120,7 @@ pub const DEFAULT_MAX_STEPS: u64 = 10_000;
 pub const DEFAULT_MAX_PARALLEL: usize = 16;
 /// The default cap on the siblings one SPAWN forks.
 pub const DEFAULT_MAX_SIBLINGS: usize = 1_000;
-pub use model::slot::DEFAULT_MAX_ANSWER_BYTES;
+pub use llm::slot::DEFAULT_MAX_ANSWER_BYTES;
 
 /// The values a run is invoked with (§7.5): the task text and each `role: input` carry,
 /// typed by its declaration.
@@ -181,9 +203,9 @@ pub struct RuntimeBuilder {
     read_roots: Vec<PathBuf>,
     allow_net: Vec<String>,
     max_cost: Option<f64>,
-    live: Option<Arc<dyn model::live::Live>>,
+    live: Option<Arc<dyn llm::Live>>,
     overwrite: bool,
-    placement: Arc<dyn placement::Placement>,
+    placement: Arc<dyn Placement>,
 }
 
 impl RuntimeBuilder {
@@ -199,7 +221,7 @@ impl RuntimeBuilder {
     /// providers ask for streamed answers and hand it each piece of text as it arrives — what
     /// a terminal shows under the running step. The answer a slot validates and the journal
     /// keeps is the whole one, assembled once the stream ended ([`model::live`]).
-    pub fn live(mut self, watcher: Arc<dyn model::live::Live>) -> Self {
+    pub fn live(mut self, watcher: Arc<dyn llm::Live>) -> Self {
         self.live = Some(watcher);
         self
     }
@@ -248,12 +270,11 @@ impl RuntimeBuilder {
     /// The model that fills slots without a tier of their own (none, and no
     /// [`models`](Self::models) default: a program with such slots does not start).
     pub fn model(mut self, model: Arc<dyn Model>) -> Self {
-        self.models
-            .set_default(Arc::new(model::Chain::single(model)));
+        self.models.set_default(Arc::new(llm::Chain::single(model)));
         self
     }
     /// The models: named tiers (a slot's `model: TIER`), each a fallback chain, and the
-    /// default chain (built from a configuration file: [`model::ModelsFile::build`]). A
+    /// default chain (built from a configuration file: [`llm::ModelsFile::build`]). A
     /// [`model`](Self::model) given before is replaced; one given after sets the default.
     pub fn models(mut self, models: Models) -> Self {
         self.models = models;
@@ -309,7 +330,7 @@ impl RuntimeBuilder {
     }
     /// Where the SPAWN siblings and CALL callees of a journaled run run (see [`placement`]);
     /// the default, [`placement::Local`], runs them all in this process.
-    pub fn placement(mut self, placement: Arc<dyn placement::Placement>) -> Self {
+    pub fn placement(mut self, placement: Arc<dyn Placement>) -> Self {
         self.placement = placement;
         self
     }
@@ -413,7 +434,7 @@ impl Runtime {
     /// This runtime with its SPAWN siblings and CALL callees placed by `placement` (see
     /// [`placement`]), everything else the same: for a placement that belongs to one run, as
     /// Restate's belongs to the run's invocation.
-    pub fn placed(&self, placement: Arc<dyn placement::Placement>) -> Runtime {
+    pub fn placed(&self, placement: Arc<dyn Placement>) -> Runtime {
         Runtime {
             settings: Arc::new(Settings {
                 placement,
@@ -579,9 +600,9 @@ impl Runtime {
     pub async fn run_sibling(
         &self,
         prepared: &Arc<Prepared>,
-        job: placement::SiblingJob,
+        job: SiblingJob,
         journal: Option<Arc<dyn journal::Journal>>,
-    ) -> placement::SiblingOutcome {
+    ) -> SiblingOutcome {
         machine::handover::run_job(self.settings.clone(), prepared.clone(), job, journal).await
     }
 
@@ -594,7 +615,7 @@ impl Runtime {
     pub async fn run_callee(
         &self,
         prepared: &Arc<Prepared>,
-        job: &placement::CallJob,
+        job: &CallJob,
         journal: Arc<dyn journal::Journal>,
     ) -> placement::CallOutcome {
         let values: Vec<(usize, Value)> = job
@@ -638,16 +659,16 @@ impl Runtime {
     /// Replays a finished, journaled run on `prepared` (see [`journal::replay`]): the program
     /// runs again from its first step with the recorded task and inputs, every slot answered
     /// from the recording by instruction and request — never by a model — and every tool
-    /// from the recording ([`ToolReplay::Journal`](journal::replay::ToolReplay)) or live. A
+    /// from the recording ([`ToolReplay::Journal`](journal::ToolReplay)) or live. A
     /// human answer the run was given is given again where the replay pauses. Nothing is
-    /// written to the recorded run. [`Replay::matches`](journal::replay::Replay::matches)
+    /// written to the recorded run. [`Replay::matches`](journal::Replay::matches)
     /// says whether the program still behaves as recorded.
     ///
     /// A run recorded in memory, replayed after the program's doc changed:
     ///
     /// ```
     /// use ais_rt::journal::{memory::MemoryJournal, replay::{Recording, ToolReplay}};
-    /// use ais_rt::{Inputs, Runtime, Status, model::ScriptedModel};
+    /// use ais_rt::{Inputs, Runtime, Status, llm::ScriptedModel};
     /// use std::sync::Arc;
     ///
     /// let text = |doc: &str| format!(r#"
@@ -689,9 +710,9 @@ impl Runtime {
     pub async fn replay(
         &self,
         prepared: &Arc<Prepared>,
-        recording: &journal::replay::Recording,
-        tools: journal::replay::ToolReplay,
-    ) -> Result<journal::replay::Replay, journal::replay::ReplayError> {
+        recording: &journal::Recording,
+        tools: journal::ToolReplay,
+    ) -> Result<journal::Replay, journal::ReplayError> {
         machine::replay::replay(&self.settings, prepared.clone(), recording, tools).await
     }
 

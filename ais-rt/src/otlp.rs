@@ -129,7 +129,7 @@ impl opentelemetry_http::HttpClient for Client {
 }
 
 /// The traces endpoint of an OTLP base URL: `/v1/traces` appended when the URL has no path.
-pub fn traces_endpoint(url: &str) -> String {
+pub(crate) fn traces_endpoint(url: &str) -> String {
     let trimmed = url.trim_end_matches('/');
     let after_scheme = trimmed.split_once("://").map_or(trimmed, |(_, rest)| rest);
     if after_scheme.contains('/') {
@@ -234,7 +234,7 @@ impl OtlpSink {
 }
 
 /// The attribute of a cost in US dollars: the GenAI conventions define none, so it is ours.
-pub const COST: &str = "ais.usage.cost_usd";
+pub(crate) const COST: &str = "ais.usage.cost_usd";
 
 /// The provider and model of a model spec (`openai:gpt-4o` → `openai`, `gpt-4o`).
 fn provider_and_model(spec: &str) -> (String, String) {

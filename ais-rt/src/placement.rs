@@ -48,7 +48,7 @@
 
 use crate::Prepared;
 use crate::journal::{BoxFuture, Json, Spend};
-use crate::model::Usage;
+use crate::llm::Usage;
 use crate::report::{FaultKind, RunUsage, Status};
 use serde::{Deserialize, Serialize};
 
@@ -283,7 +283,7 @@ pub trait Placement: Send + Sync {
 
 /// The default placement: every sibling and callee runs in this process.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Local;
+pub(crate) struct Local;
 
 impl Placement for Local {}
 

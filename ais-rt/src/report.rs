@@ -213,7 +213,7 @@ pub struct RunUsage {
 
 impl RunUsage {
     /// What one filled slot spent: its tokens, its failovers and its cost.
-    pub fn of_slot(slot: &crate::model::slot::SlotOutcome) -> RunUsage {
+    pub fn of_slot(slot: &crate::llm::slot::SlotOutcome) -> RunUsage {
         RunUsage {
             prompt_tokens: slot.usage.prompt_tokens,
             completion_tokens: slot.usage.completion_tokens,
@@ -226,7 +226,7 @@ impl RunUsage {
     }
 
     /// Counts one filled slot: its tokens, its failovers and its cost.
-    pub fn add_slot(&mut self, slot: &crate::model::slot::SlotOutcome) {
+    pub fn add_slot(&mut self, slot: &crate::llm::slot::SlotOutcome) {
         self.add(&RunUsage::of_slot(slot));
     }
 
@@ -246,8 +246,8 @@ impl RunUsage {
 }
 
 /// One slot's tokens, as a sibling run elsewhere reports them (no failovers, no cost).
-impl From<crate::model::Usage> for RunUsage {
-    fn from(u: crate::model::Usage) -> RunUsage {
+impl From<crate::llm::Usage> for RunUsage {
+    fn from(u: crate::llm::Usage) -> RunUsage {
         RunUsage {
             prompt_tokens: u.prompt_tokens,
             completion_tokens: u.completion_tokens,

@@ -5,9 +5,9 @@
 //! rustls crypto provider before its first client: [`install_crypto_provider`] installs ring.
 //!
 //! ```
-//! ais_rt::tls::install_crypto_provider();
+//! ais_rt::install_crypto_provider();
 //! // Twice is fine: the provider is chosen once per process.
-//! ais_rt::tls::install_crypto_provider();
+//! ais_rt::install_crypto_provider();
 //! assert!(rustls::crypto::CryptoProvider::get_default().is_some());
 //! ```
 

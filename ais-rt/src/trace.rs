@@ -7,7 +7,7 @@
 //! header) is ever in a trace: providers strip them from the [`Exchange`]s they return, and the
 //! sinks scrub every event again before writing it ([`Scrubber`]).
 
-use crate::model::{Exchange, Usage};
+use crate::llm::{Exchange, Usage};
 use serde::Serialize;
 
 /// What one step did.
@@ -107,7 +107,7 @@ pub struct SlotTrace {
     pub tier: String,
     /// Each move to the next model of the tier's fallback chain.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub failovers: Vec<crate::model::slot::Failover>,
+    pub failovers: Vec<crate::llm::slot::Failover>,
     /// The slot's cost in US dollars, when every model asked has a price.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
@@ -116,7 +116,7 @@ pub struct SlotTrace {
 impl SlotTrace {
     /// What a filled slot's trace says: the model that answered, its exchanges, the parsed
     /// value, the rounds, the usage, the tier, the failovers and the cost.
-    pub fn of(out: &crate::model::slot::SlotOutcome) -> Self {
+    pub fn of(out: &crate::llm::slot::SlotOutcome) -> Self {
         SlotTrace {
             model: out.model.clone(),
             scripted: out.scripted,
@@ -177,7 +177,7 @@ static PATTERNS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
 });
 
 /// What a scrubbed secret is replaced with.
-pub const REDACTED: &str = "[redacted]";
+pub(crate) const REDACTED: &str = "[redacted]";
 
 impl Scrubber {
     /// A scrubber for the secrets in this process's environment.
@@ -275,7 +275,7 @@ impl Scrubber {
 /// `PASSWORD`, `PASSWD`, `PASSPHRASE`, `TOKEN`, `CREDENTIAL`, `APIKEY`, `API_KEY` or
 /// `PRIVATE_KEY`, or ends in `_KEY`, `_PAT` or `_AUTH` (case ignored): `AWS_SECRET_ACCESS_KEY`,
 /// `GITHUB_TOKEN`, `PGPASSWORD`, `STRIPE_KEY`, `GOOGLE_APPLICATION_CREDENTIALS`.
-pub fn is_secret_name(name: &str) -> bool {
+pub(crate) fn is_secret_name(name: &str) -> bool {
     let name = name.to_ascii_uppercase();
     const INSIDE: &[&str] = &[
         "SECRET",
@@ -294,12 +294,12 @@ pub fn is_secret_name(name: &str) -> bool {
 
 /// The most bytes of one string a trace event keeps (64 KiB); a longer one is cut at a
 /// character boundary and ends with a note of its full size.
-pub const MAX_TRACE_VALUE_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_TRACE_VALUE_BYTES: usize = 64 * 1024;
 
 /// Cuts every string in `value` longer than `max` bytes to its first `max` bytes (at a
 /// character boundary) followed by `… [N bytes in all]`, so one huge operand, answer or
 /// output cannot make the trace huge.
-pub fn bound_values(value: &mut serde_json::Value, max: usize) {
+pub(crate) fn bound_values(value: &mut serde_json::Value, max: usize) {
     use serde_json::Value;
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {

@@ -1,7 +1,7 @@
 //! Tests of the trace sinks and the scrubber.
 
 use super::*;
-use crate::model::Exchange;
+use crate::llm::Exchange;
 use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::sync::{Arc, Mutex};

@@ -56,6 +56,9 @@
 //! | `repair` | `ais::repair`: the model repair rung (turns on `edit`) |
 //! | `lift` | `ais::lift`: the skill compiler (turns on `repair`) |
 //! | `restate` | `ais::restate`: programs as Restate workflows (turns on `http`) |
+//! | `ags` | `ais::ags`: AGS 1.0 graphs read, checked and translated |
+//! | `eval` | `ais::eval`: eval suites, trials and certificates (turns on `sqlite`) |
+//! | `syntax` | `ais::syntax`: the `ais!` front end as a library (`export`, `write`) |
 #![deny(missing_docs)]
 
 // The compiler program (`lift`) is written with `ais!`, whose expansion names `::ais`.
@@ -71,12 +74,17 @@ pub mod lift;
 mod outcome;
 mod run;
 
-pub use ais_core as core;
+/// AGS 1.0 interop: `.agraph` documents read, checked and translated (feature `ags`).
+#[cfg(feature = "ags")]
+pub use ais_ags as ags;
 pub use ais_core::*;
 /// The semantic edit language for AG-IR programs: view, query, patch (`ais edit`; feature
 /// `edit`).
 #[cfg(feature = "edit")]
 pub use ais_edit as edit;
+/// Eval suites (`ais test`): the suite format, trials, judges, certificates (feature `eval`).
+#[cfg(feature = "eval")]
+pub use ais_eval as eval;
 pub use ais_macros::ais;
 /// The model repair rung (spec §9.1 rung 2, `ais fix --model`): crate `ais-repair` (feature
 /// `repair`).
@@ -85,7 +93,14 @@ pub use ais_repair as repair;
 /// Programs as Restate workflows: the `Endpoint` builder, the ingress client (feature `restate`).
 #[cfg(feature = "restate")]
 pub use ais_restate as restate;
+/// The runtime: [`Runtime`](rt::Runtime), tools, the report; `rt::llm`, `rt::journal`,
+/// `rt::trace` (crate `ais-rt`).
 pub use ais_rt as rt;
-pub use ais_rt::tools::ArtifactPath;
+/// The DSL's spelling of a path parameter (`path: &ais::ArtifactPath`); the one item of the
+/// runtime also at the facade's root.
+pub use ais_rt::ArtifactPath;
+/// The `ais!` front end as a library: `export` for build.rs, `write` (feature `syntax`).
+#[cfg(feature = "syntax")]
+pub use ais_syntax as syntax;
 pub use outcome::OutcomeValue;
 pub use run::{Replayed, RunError};

@@ -14,7 +14,7 @@
 use super::scalar::{TextStyle, inline};
 use super::write::{carry_flow, key_text};
 use super::{Document, Limits};
-use crate::model::{Carry, Instruction, Program};
+use crate::program::{Carry, Instruction, Program};
 use crate::source::{Element, Locus, Pos};
 use granit_parser::{Event, Parser};
 use std::collections::HashMap;

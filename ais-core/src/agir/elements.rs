@@ -6,7 +6,7 @@ use super::read::{
     Path, R, fields, name_list, named, opt_int, opt_text, opt_type, scalar_is, text, wrong,
 };
 use super::tree::{Kind, Node};
-use crate::model::{
+use crate::program::{
     Autonomy, Carry, Concurrency, ContentKind, Edge, EnumMember, Field, Instruction, Isolation,
     Knowledge, Modality, Opcode, Owner, Role, SpawnSource, Surface, Tool, ToolSurface, TypeDecl,
     TypeKind, Walker,

@@ -24,7 +24,7 @@
 
 use super::tree::{EntrySpan, RawComment, TopEntry};
 use super::{Document, Limits, ReadError};
-use crate::model::{Extras, Program, TypeKind};
+use crate::program::{Extras, Program, TypeKind};
 use crate::source::{Element, Locus, Pos, SourceMap};
 use std::collections::HashMap;
 

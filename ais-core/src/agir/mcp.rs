@@ -1,9 +1,9 @@
-//! Reading the `mcp_servers` section and a tool's `mcp` binding ([`crate::model::McpServer`],
-//! [`crate::model::McpBinding`]). Unknown fields go to each element's `extra`.
+//! Reading the `mcp_servers` section and a tool's `mcp` binding ([`crate::program::McpServer`],
+//! [`crate::program::McpBinding`]). Unknown fields go to each element's `extra`.
 
 use super::read::{Path, R, fields, named, opt_text, text, wrong};
 use super::tree::{Kind, Node};
-use crate::model::{McpBinding, McpServer};
+use crate::program::{McpBinding, McpServer};
 
 /// `mcp_servers`: name → `{command, args, env, cwd, url, doc}`, in any of the three spellings
 /// of a name-keyed section.

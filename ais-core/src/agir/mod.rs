@@ -30,8 +30,8 @@
 //! multi-line text, and quotes wherever a plain scalar would not read back as the same text.
 //! `read(&write(p))` gives back `p`, and writing a program read from canonical text gives the
 //! same text byte for byte. (Three spellings are normalized on the way, since the model cannot
-//! hold them apart: a type's text as [`Type::parse`](crate::model::Type::parse) reads it, a
-//! tool surface as [`ToolSurface::parse`](crate::model::ToolSurface::parse) reads it, and a
+//! hold them apart: a type's text as [`Type::parse`](crate::program::Type::parse) reads it, a
+//! tool surface as [`ToolSurface::parse`](crate::program::ToolSurface::parse) reads it, and a
 //! `concurrency.spawn` given as `none` or as a list of names.)
 //!
 //! Canonical writing from the program alone drops what the program does not hold: comments,
@@ -64,7 +64,7 @@ mod scalar;
 mod tree;
 mod write;
 
-use crate::model::Program;
+use crate::program::Program;
 #[cfg(doc)]
 use crate::source::Element;
 use crate::source::{Pos, SourceMap};

@@ -1,10 +1,10 @@
 //! Reading the `faithfulness` section, the provenance record (§9.5): `source`, `obligations`,
 //! `deviations`, every other key kept in `extra`. The schema is documented on
-//! [`Provenance`](crate::model::Provenance).
+//! [`Provenance`](crate::program::Provenance).
 
 use super::read::{Path, R, fields, name_list, opt_text, wrong};
 use super::tree::{Kind, Node};
-use crate::model::{
+use crate::program::{
     AcceptedDeviation, Bearer, DeviationKind, ElementRef, Modality, Obligation, ObligationKind,
     Provenance, SourceRef,
 };

@@ -4,7 +4,7 @@
 use super::ReadError;
 use super::elements;
 use super::tree::{Kind, Node, duplicate_key};
-use crate::model::{Program, Type};
+use crate::program::{Program, Type};
 use crate::source::{Element, Locus, Pos, SourceMap};
 use crate::value::Value;
 use std::fmt;

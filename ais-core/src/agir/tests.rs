@@ -1,7 +1,7 @@
 //! Reader and writer tests on the project's own small documents.
 
 use super::*;
-use crate::model::{
+use crate::program::{
     ContentKind, Isolation, Modality, Opcode, Owner, SpawnSource, Surface, ToolSurface, Type,
     TypeKind,
 };

@@ -6,7 +6,7 @@
 
 use super::read::BODY_SECTIONS;
 use super::scalar::{TextStyle, block_for, inline, quoted};
-use crate::model::{
+use crate::program::{
     Carry, Concurrency, Edge, Instruction, Knowledge, McpBinding, McpServer, Obligation, Program,
     Provenance, SpawnSource, Tool, TypeDecl, TypeKind, Walker,
 };
@@ -58,7 +58,7 @@ fn opt_names<'a>(out: &mut Fields<'a>, key: &'a str, names: &'a Option<Vec<Strin
     }
 }
 
-fn opt_type<'a>(out: &mut Fields<'a>, key: &'a str, ty: &Option<crate::model::Type>) {
+fn opt_type<'a>(out: &mut Fields<'a>, key: &'a str, ty: &Option<crate::program::Type>) {
     if let Some(ty) = ty {
         push(
             out,

@@ -4,7 +4,7 @@ use super::{
     Access, ParamBinding, SlotOperands, bind_slot_with, bind_tool_with, is_artifact_surface,
     is_path_shaped,
 };
-use crate::model::{Carry, Instruction, Knowledge, Opcode, Program, Tool, Type, TypeDecl};
+use crate::program::{Carry, Instruction, Knowledge, Opcode, Program, Tool, Type, TypeDecl};
 use crate::sig::Signature;
 
 /// A hash map keyed with foldhash (names are hashed a lot; SipHash dominated the validator's
@@ -171,7 +171,7 @@ impl<'p> ProgramIndex<'p> {
         let Type::Named(name) = ty else {
             return None;
         };
-        crate::model::object_fields(self.type_decl(name).map(|(_, d)| d), name)
+        crate::program::object_fields(self.type_decl(name).map(|(_, d)| d), name)
     }
 
     /// The tools bound to `instr` by any of the three mechanisms of §5.4 (its `tool` field, a
@@ -311,8 +311,8 @@ mod tests {
     //! so that "first declaration", "each once" and "declaration order" are exercised.
 
     use super::*;
-    use crate::model::TypeKind;
-    use crate::model::{Field, ToolSurface, Walker};
+    use crate::program::TypeKind;
+    use crate::program::{Field, ToolSurface, Walker};
     use proptest::prelude::*;
 
     const NAMES: [&str; 7] = ["a", "b", "spec", "task", "path", "out_file", "k1"];

@@ -1,6 +1,6 @@
 //! Write-back (spec §2.3 step 4): a result, assigned across an instruction's `writes`.
 
-use crate::model::Type;
+use crate::program::Type;
 use crate::sig::Return;
 use crate::value::Value;
 

@@ -7,7 +7,7 @@ use super::guards;
 use super::index::{ToolRef, quote_list};
 use crate::bind::is_artifact_surface;
 use crate::diag::{CheckId, FindingKind, Repair, Severity};
-use crate::model::{Isolation, Opcode, Owner, Surface, ToolSurface};
+use crate::program::{Isolation, Opcode, Owner, Surface, ToolSurface};
 use crate::plan::builtins::{ASK_USER, builtin};
 use crate::source::{Element, FieldKey, Locus};
 use crate::suggest::did_you_mean;
@@ -185,7 +185,7 @@ fn g3_surfaces_known(cx: &mut Ctx) {
 /// `ACT·artifact` (or a command or built-in write), or, tool-less, it writes out a carry.
 fn g3_artifact_acts_write(cx: &mut Ctx) {
     for (i, n) in cx.ix.p.instructions().iter().enumerate() {
-        if n.opcode != Opcode::Act || n.surface != Some(crate::model::Surface::Artifact) {
+        if n.opcode != Opcode::Act || n.surface != Some(crate::program::Surface::Artifact) {
             continue;
         }
         let Some(last) = cx.ix.binding[i].pipeline.last().copied() else {

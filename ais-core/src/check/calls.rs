@@ -8,7 +8,7 @@
 
 use super::finish;
 use crate::diag::{CheckId, Finding, FindingKind, Repair};
-use crate::model::{Opcode, Program};
+use crate::program::{Opcode, Program};
 use crate::source::{Element, FieldKey, Locator, Locus};
 use crate::suggest::did_you_mean;
 
@@ -54,7 +54,7 @@ pub fn check_calls<M: Locator>(
 
 /// The finding for write `k` of CALL `n` (instruction `i`), which `name` never produces.
 fn unproduced(
-    n: &crate::model::Instruction,
+    n: &crate::program::Instruction,
     i: usize,
     k: usize,
     name: &str,

@@ -6,7 +6,7 @@ use super::guards;
 use super::index::{Index, ToolRef, quote_list};
 use crate::diag::{CheckId, FindingKind, Repair};
 use crate::edit::Edit;
-use crate::model::{Instruction, Isolation, Opcode, Owner, Type};
+use crate::program::{Instruction, Isolation, Opcode, Owner, Type};
 use crate::source::{Element, FieldKey, Locus};
 use crate::suggest::did_you_mean;
 
@@ -72,7 +72,7 @@ pub(crate) fn hollow_reason(ix: &Index, i: usize) -> Option<String> {
 
 /// True when a declared tool reaches something that runs: a body, a command, a built-in, or
 /// an MCP server's tool (whether that server is declared is M1's concern).
-pub(crate) fn tool_runs(t: &crate::model::Tool) -> bool {
+pub(crate) fn tool_runs(t: &crate::program::Tool) -> bool {
     t.mcp.is_some()
         || t.body.as_deref().is_some_and(|b| !b.trim().is_empty())
         || t.command.as_deref().is_some_and(|c| !c.trim().is_empty())

@@ -10,7 +10,7 @@
 use super::Ctx;
 use crate::diag::{CheckId, FindingKind, Repair, Severity};
 use crate::edit::Edit;
-use crate::model::{Opcode, Program, Type, TypeKind};
+use crate::program::{Opcode, Program, Type, TypeKind};
 use crate::source::{Element, FieldKey, Locus};
 
 /// Runs the GEN-FILL checks.

@@ -5,7 +5,7 @@
 
 use super::index::Index;
 use crate::expr::{self, BinOp, Expr, ExprKind, Limits, UnOp};
-use crate::model::Type;
+use crate::program::Type;
 
 /// What one guard says, when it has a recognized shape.
 #[derive(Clone, Debug, PartialEq)]

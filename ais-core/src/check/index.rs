@@ -8,7 +8,7 @@ pub(crate) use crate::bind::Map;
 use crate::bind::index::push_unique;
 use crate::bind::{ParamBinding, ProgramIndex};
 use crate::expr::TypeEnv;
-use crate::model::{Instruction, Modality, Program, Tool, Type, TypeKind};
+use crate::program::{Instruction, Modality, Program, Tool, Type, TypeKind};
 use crate::plan::builtins::{Builtin, builtin};
 use crate::sig::{Param, Return, SigError, Signature};
 use crate::suggest::Suggester;
@@ -243,7 +243,7 @@ impl<'p> Index<'p> {
     pub fn type_resolves(&self, ty: &Type) -> bool {
         match ty {
             Type::List(Some(t)) | Type::Dict(Some(t)) => self.type_resolves(t),
-            Type::Named(n) => self.bind.type_decl(n).is_some() || n == crate::model::OUTCOME,
+            Type::Named(n) => self.bind.type_decl(n).is_some() || n == crate::program::OUTCOME,
             Type::Invalid(_) => false,
             _ => true,
         }

@@ -5,7 +5,7 @@
 use super::index::{Index, ToolRef};
 use crate::diag::{CheckId, Finding, Severity};
 use crate::mcp::{Lock, ToolSchema};
-use crate::model::{Opcode, Program, ToolSurface};
+use crate::program::{Opcode, Program, ToolSurface};
 use crate::source::{Element, Locus};
 use crate::suggest::did_you_mean;
 

@@ -20,7 +20,7 @@ mod well_formed;
 pub(crate) mod x5;
 
 use crate::diag::{CheckId, Deviation, Finding, Outcome, Severity};
-use crate::model::Program;
+use crate::program::Program;
 use crate::source::{Element, FieldKey, Locator, Locus, Pos, SubRange};
 use index::Index;
 

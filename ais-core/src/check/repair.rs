@@ -5,7 +5,7 @@
 use super::run_checks;
 use crate::diag::{CheckId, Code, Deviation, Finding, Severity};
 use crate::edit::Edit;
-use crate::model::Program;
+use crate::program::Program;
 use crate::source::Locus;
 use std::collections::{HashMap, HashSet};
 

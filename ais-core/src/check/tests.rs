@@ -1,7 +1,7 @@
 //! Unit tests over programs built in Rust (the AG-IR fixtures live in `tests/`).
 
 use super::*;
-use crate::model::{
+use crate::program::{
     Carry, Concurrency, Edge, Instruction, Isolation, Knowledge, Opcode, Owner, Role, Type,
     TypeDecl, TypeKind, Walker,
 };
@@ -435,7 +435,7 @@ fn g1_reports_a_prose_pointer() {
         name: "fmt".into(),
         resident_on: vec!["draft".into()],
         content: vec![(
-            crate::model::ContentKind::Template,
+            crate::program::ContentKind::Template,
             Value::Str("See FORMS.md for the format.".into()),
         )],
         ..Knowledge::default()
@@ -517,11 +517,11 @@ fn emit_reading_a_path(carry: &str) -> Program {
         .node("done", "TERMINAL", "", &["out"], &[])
         .chain(&["emit", "done"])
         .done();
-    p.tools = Some(vec![crate::model::Tool {
+    p.tools = Some(vec![crate::program::Tool {
         name: "emit".into(),
         sig: Some("(content) -> str".into()),
         body: Some("def emit(content):\n    return str(content)\n".into()),
-        ..crate::model::Tool::default()
+        ..crate::program::Tool::default()
     }]);
     p
 }
@@ -545,7 +545,7 @@ fn an_unresolved_type_is_x5_with_a_suggestion() {
     let mut p = good().done();
     p.types = Some(vec![TypeDecl {
         name: "Plan".into(),
-        kind: TypeKind::Object(vec![crate::model::Field {
+        kind: TypeKind::Object(vec![crate::program::Field {
             name: "title".into(),
             ty: Some(Type::Str),
             ..Default::default()
@@ -576,7 +576,7 @@ fn types_are_compatible_where_values_flow_safely() {
     let mut p = good().done();
     p.types = Some(vec![TypeDecl {
         name: "Op".into(),
-        kind: TypeKind::Enum(vec![crate::model::EnumMember {
+        kind: TypeKind::Enum(vec![crate::program::EnumMember {
             name: "merge".into(),
             doc: None,
         }]),
@@ -630,7 +630,7 @@ fn repair_discards_a_mint_that_would_break_the_naming_rule() {
 fn an_autonomy_tool_that_does_not_exist_does_not_lower() {
     let p = good().done();
     let mut p = p;
-    p.nodes.as_mut().unwrap()[0].autonomy = Some(crate::model::Autonomy {
+    p.nodes.as_mut().unwrap()[0].autonomy = Some(crate::program::Autonomy {
         tools: vec!["reed_file".into()],
         ..Default::default()
     });
@@ -644,7 +644,7 @@ fn an_autonomy_tool_that_does_not_exist_does_not_lower() {
 
 mod no_panic {
     use super::*;
-    use crate::model::{Tool, ToolSurface};
+    use crate::program::{Tool, ToolSurface};
     use proptest::prelude::*;
 
     const NAMES: [&str; 8] = ["task", "a", "b", "path", "x_file", "done", "draft", ""];

@@ -3,7 +3,7 @@
 //! check runs only when a configuration is given: [`check_tiers`](super::check_tiers).
 
 use crate::diag::{CheckId, Finding, Severity};
-use crate::model::Program;
+use crate::program::Program;
 use crate::source::{Element, FieldKey, Locus};
 use crate::suggest::did_you_mean;
 

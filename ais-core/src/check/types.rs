@@ -7,7 +7,7 @@ use super::index::{Index, ToolRef};
 use crate::bind::BindSource;
 use crate::diag::{CheckId, Repair};
 use crate::edit::Edit;
-use crate::model::{Opcode, Type};
+use crate::program::{Opcode, Type};
 use crate::sig::Return;
 use crate::source::{Element, FieldKey, Locus};
 
@@ -403,7 +403,7 @@ fn g9_results_fit(cx: &mut Ctx) {
         };
         // Any result fits the built-in `outcome`: a success lands as `{ok: true, value}`, a
         // failure as the error value a ROUTE tests (§10.2).
-        if matches!(declared, Type::Named(n) if n == crate::model::OUTCOME) {
+        if matches!(declared, Type::Named(n) if n == crate::program::OUTCOME) {
             continue;
         }
         let Some(produced) = du_result_type(&cx.ix, i) else {
@@ -532,7 +532,7 @@ fn g9_program_failures_routed(cx: &mut Ctx) {
             found.push((i, n.id.clone(), None));
             continue;
         };
-        if matches!(cx.ix.carry_type(w), Some(Type::Named(t)) if t == crate::model::OUTCOME) {
+        if matches!(cx.ix.carry_type(w), Some(Type::Named(t)) if t == crate::program::OUTCOME) {
             continue;
         }
         let routed = cx.ix.readers.get(w.as_str()).is_some_and(|rs| {
@@ -661,7 +661,7 @@ fn g9_failures_tested(cx: &mut Ctx) {
             None => "lands in no carry".to_owned(),
             Some(w) => match cx.ix.carry_type(w) {
                 None | Some(Type::Any | Type::Dict(_)) => format!("lands in `{w}`"),
-                Some(Type::Named(t)) if t == crate::model::OUTCOME => format!("lands in `{w}`"),
+                Some(Type::Named(t)) if t == crate::program::OUTCOME => format!("lands in `{w}`"),
                 Some(t) => format!("cannot land in `{w}` (`{t}` cannot hold an error value)"),
             },
         };
@@ -741,7 +741,7 @@ fn g9_reads_bound(cx: &mut Ctx) {
 fn describe_bindings(
     ix: &Index,
     calls: &[super::index::Call],
-    n: &crate::model::Instruction,
+    n: &crate::program::Instruction,
 ) -> (String, String) {
     let mut names = Vec::new();
     let mut took = Vec::new();

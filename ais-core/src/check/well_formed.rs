@@ -5,7 +5,7 @@ use super::index::quote_list;
 use crate::bind::is_bare_param_name;
 use crate::diag::{CheckId, Finding, Repair};
 use crate::edit::{Edit, Wording};
-use crate::model::{Modality, Opcode, Owner, Program, Role, TypeKind};
+use crate::program::{Modality, Opcode, Owner, Program, Role, TypeKind};
 use crate::source::{Element, FieldKey, Locus};
 use crate::suggest::Suggester;
 use crate::suggest::did_you_mean;

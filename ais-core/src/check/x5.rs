@@ -15,7 +15,7 @@ use super::index::{Index, ToolRef};
 use crate::bind::{BindSource, ParamBinding, Rule, is_content_param, is_path_param};
 use crate::diag::{CheckId, Finding, Repair, Severity};
 use crate::edit::{Edit, Wording};
-use crate::model::{Instruction, Opcode, Type, TypeKind};
+use crate::program::{Instruction, Opcode, Type, TypeKind};
 use crate::source::{Element, FieldKey, Locus};
 use crate::suggest::did_you_mean;
 
@@ -42,7 +42,7 @@ fn types_resolve(ix: &Index, errs: &mut Vec<Finding>) {
         ix.p.type_list()
             .iter()
             .map(|t| t.name.as_str())
-            .chain(std::iter::once(crate::model::OUTCOME))
+            .chain(std::iter::once(crate::program::OUTCOME))
             .collect();
     let mut unresolved = |ty: &Type, locus: Locus, owner: String, instr: Option<String>| {
         if ix.type_resolves(ty) {

@@ -11,7 +11,7 @@ use super::limits::{Limits, deeper, tall_tree_node};
 use super::ops::{self, Ctx, rt_err};
 use super::types::Ty;
 use super::{Category, ExprError};
-use crate::model::Type;
+use crate::program::Type;
 use crate::source::Pos;
 use crate::value::Value;
 use indexmap::IndexMap;

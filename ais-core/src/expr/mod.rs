@@ -185,7 +185,7 @@ pub use limits::Limits;
 pub use parser::parse;
 pub use types::{Ty, TypeEnv};
 
-use crate::model::Program;
+use crate::program::Program;
 use crate::source::Pos;
 use crate::suggest::CarryNames;
 use crate::value::Value;

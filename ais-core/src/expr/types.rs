@@ -5,7 +5,7 @@
 //! untyped carry, an undeclared type name or an invalid type is `any` (checked at run time;
 //! the validator reports the type itself elsewhere).
 
-use crate::model::{Program, Type, TypeKind};
+use crate::program::{Program, Type, TypeKind};
 use crate::value::Value;
 use indexmap::IndexMap;
 use std::fmt;
@@ -86,7 +86,7 @@ impl Ty {
     }
 }
 
-use crate::model::{OUTCOME, OUTCOME_FIELDS};
+use crate::program::{OUTCOME, OUTCOME_FIELDS};
 
 /// What the checker knows: the carries' types and the declared enums and objects.
 #[derive(Clone, Debug, PartialEq)]

@@ -9,7 +9,7 @@ use crate::check::index::{self, Index, Map as HashMap};
 use crate::check::types::{Demand, du_result_type, fan_out_source};
 use crate::diag::{CheckId, Finding, Severity};
 use crate::expr::{Guard, Limits};
-use crate::model::{Isolation, Opcode, Owner, SpawnSource, Type};
+use crate::program::{Isolation, Opcode, Owner, SpawnSource, Type};
 use crate::sig::{Return, Signature};
 use crate::source::{Element, FieldKey, Locus};
 

@@ -2,7 +2,7 @@
 //! encoding): tools an implementation supplies by name, so a program declares them without a
 //! `body` and is never reported as a prose pointer for doing so.
 
-use crate::model::ToolSurface;
+use crate::program::ToolSurface;
 
 /// One built-in tool: its name, canonical signature and surface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

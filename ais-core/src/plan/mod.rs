@@ -61,7 +61,7 @@ pub mod builtins;
 use crate::bind::{Access, ParamBinding, SlotOperands};
 use crate::diag::Finding;
 use crate::expr::{Carries, Compiled, ExprError};
-use crate::model::{Isolation, Opcode, Program, ToolSurface, Type};
+use crate::program::{Isolation, Opcode, Program, ToolSurface, Type};
 use crate::sig::Signature;
 use crate::value::Value;
 

@@ -70,13 +70,18 @@
 
 mod fits;
 pub(crate) use fits::fits;
-pub mod memory;
-pub mod path;
-pub mod replay;
-pub mod request;
-pub mod seal;
+pub(crate) mod memory;
+#[cfg(feature = "sqlite")]
+pub(crate) mod path;
+pub(crate) mod replay;
+pub(crate) mod request;
+pub(crate) mod seal;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+
+pub use memory::MemoryJournal;
+pub use replay::{Difference, Miss, Recording, Replay, ReplayError, ToolReplay};
+pub use seal::{Seal, SealKey, seal_key_dir};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -253,7 +258,7 @@ impl Spend {
 }
 
 /// What a run's usage records beyond its tokens, as a commit keeps it.
-pub fn spend_of(u: &crate::RunUsage) -> Spend {
+pub(crate) fn spend_of(u: &crate::RunUsage) -> Spend {
     Spend {
         cost: u.cost,
         unpriced_slots: u.unpriced_slots,
@@ -459,7 +464,7 @@ pub trait Journal: Send + Sync {
 /// A run's state folded from its commits — and, with where it waits, the state a paused run
 /// saves (its pause record, or the handle file of a run with no journal).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Folded {
+pub(crate) struct Folded {
     /// The step count.
     pub steps: u64,
     /// Where the run continues (`None`: no step completed, start at the first).
@@ -487,7 +492,7 @@ pub struct Folded {
 }
 
 /// Folds `commits` in order; a commit whose step count goes backwards contradicts the rest.
-pub fn fold(run: &str, commits: &[StepCommit]) -> Result<Folded, JournalError> {
+pub(crate) fn fold(run: &str, commits: &[StepCommit]) -> Result<Folded, JournalError> {
     let mut f = Folded::default();
     for (k, c) in commits.iter().enumerate() {
         if c.step < f.steps {
@@ -527,7 +532,7 @@ pub fn fold(run: &str, commits: &[StepCommit]) -> Result<Folded, JournalError> {
 }
 
 /// A short hex SHA-256 of `bytes` (16 bytes), for request hashes.
-pub fn hash(bytes: &[u8]) -> String {
+pub(crate) fn hash(bytes: &[u8]) -> String {
     use sha2::Digest;
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let d = sha2::Sha256::digest(bytes);

@@ -15,7 +15,7 @@ use std::path::Path;
 const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
 
 /// Checks the way to the journal at `path` (see the module docs).
-pub fn check(path: &Path) -> Result<(), JournalError> {
+pub(crate) fn check(path: &Path) -> Result<(), JournalError> {
     let refuse = |what: &Path, why: &str| {
         JournalError::Store(format!(
             "{} {why}; ais opens no journal through a link (a tool may have planted it) — \

@@ -248,7 +248,7 @@ struct State {
 }
 
 /// A journal that answers a replay from a [`Recording`] and records nothing durable.
-pub struct ReplayJournal {
+pub(crate) struct ReplayJournal {
     id: String,
     tools: ToolReplay,
     state: Mutex<State>,
@@ -256,7 +256,7 @@ pub struct ReplayJournal {
 
 impl ReplayJournal {
     /// A replay of `recording`, with tools from `tools`.
-    pub fn new(recording: &Recording, tools: ToolReplay) -> ReplayJournal {
+    pub(crate) fn new(recording: &Recording, tools: ToolReplay) -> ReplayJournal {
         let entries = recording
             .effects
             .iter()
@@ -277,24 +277,19 @@ impl ReplayJournal {
     }
 
     /// The misses so far, in the order the replay met them.
-    pub fn misses(&self) -> Vec<Miss> {
+    pub(crate) fn misses(&self) -> Vec<Miss> {
         self.lock().misses.clone()
     }
 
     /// The recorded effects the replay never asked for (tools too when they come from the
     /// journal), in key order.
-    pub fn unasked(&self) -> Vec<Effect> {
+    pub(crate) fn unasked(&self) -> Vec<Effect> {
         let s = self.lock();
         s.entries
             .iter()
             .filter(|e| !e.used && (is_model(e.effect.kind) || self.tools == ToolReplay::Journal))
             .map(|e| e.effect.clone())
             .collect()
-    }
-
-    /// The replay's own step commits (kept in memory only).
-    pub fn commits(&self) -> Vec<StepCommit> {
-        self.lock().steps.commits.clone()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -465,7 +460,7 @@ fn short(v: &Json) -> String {
 
 /// How the replayed outcome differs from the recorded one: the status, each report entry, and
 /// the fault's kind and instruction.
-pub fn compare(recorded: &Json, replayed: &Json) -> Vec<Difference> {
+pub(crate) fn compare(recorded: &Json, replayed: &Json) -> Vec<Difference> {
     let mut out = Vec::new();
     let mut field = |name: String, a: Option<&Json>, b: Option<&Json>| {
         if a != b {

@@ -32,7 +32,7 @@ fn digest(whole: &[u8], parts: impl IntoIterator<Item = (String, String)>) -> St
 
 /// The digest of a slot's (or a model-owned ROUTE's) request: its doc, opcode, knowledge,
 /// schema, choices, tools, sibling index, history, and each operand by name.
-pub fn slot(request: &crate::model::SlotRequest) -> String {
+pub(crate) fn slot(request: &crate::llm::SlotRequest) -> String {
     let whole = serde_json::to_string(request).unwrap_or_default();
     let mut parts = vec![
         ("doc".to_owned(), request.doc.clone()),
@@ -51,7 +51,7 @@ pub fn slot(request: &crate::model::SlotRequest) -> String {
 }
 
 /// The digest of a tool call's arguments: the whole object, and each argument by name.
-pub fn tool(args: &serde_json::Map<String, Json>) -> String {
+pub(crate) fn tool(args: &serde_json::Map<String, Json>) -> String {
     let whole = text(args);
     let parts = args
         .iter()
@@ -66,7 +66,7 @@ fn text<T: serde::Serialize>(v: &T) -> String {
 
 /// What differs between a recorded request digest and a new one, in words: `the doc`,
 /// `operand `text``, `the schema`, `argument `path``… — empty when they are the same.
-pub fn differences(recorded: Option<&str>, now: Option<&str>) -> Vec<String> {
+pub(crate) fn differences(recorded: Option<&str>, now: Option<&str>) -> Vec<String> {
     if recorded == now {
         return Vec::new();
     }
@@ -125,7 +125,7 @@ fn part_name(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Operand, SlotRequest};
+    use crate::llm::{Operand, SlotRequest};
 
     fn request(doc: &str, value: &str) -> SlotRequest {
         SlotRequest {

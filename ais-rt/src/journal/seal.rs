@@ -18,13 +18,13 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-/// The key file's name in [`key_dir`].
+/// The key file's name in [`seal_key_dir`].
 const KEY_FILE: &str = "journal.key";
 
 /// The directory of the sealing key (see the module docs); `None` without `HOME` either.
 /// When the preferred directory cannot be made (a `HOME` this user cannot write), a private
 /// directory of this user in the system's temporary directory, `ais-state-<uid>`, is used.
-pub fn key_dir() -> Option<PathBuf> {
+pub fn seal_key_dir() -> Option<PathBuf> {
     static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
         let nonempty = |v: &str| {
@@ -66,34 +66,34 @@ pub fn key_dir() -> Option<PathBuf> {
 }
 
 /// A sealing key.
-pub struct Key([u8; 32]);
+pub struct SealKey([u8; 32]);
 
-impl std::fmt::Debug for Key {
+impl std::fmt::Debug for SealKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Key(..)")
+        f.write_str("SealKey(..)")
     }
 }
 
 /// The seal of a record: a MAC per field, by field name.
 pub type Seal = BTreeMap<String, String>;
 
-impl Key {
+impl SealKey {
     /// The user's key, made when there is none yet (see the module docs).
-    pub fn load_or_create() -> io::Result<Key> {
-        let dir = key_dir().ok_or_else(|| {
+    pub fn load_or_create() -> io::Result<SealKey> {
+        let dir = seal_key_dir().ok_or_else(|| {
             io::Error::other("neither AIS_STATE_DIR, XDG_STATE_HOME nor HOME is set")
         })?;
-        Key::at(&dir)
+        SealKey::at(&dir)
     }
 
     /// The key in `dir`, made when there is none yet.
-    pub fn at(dir: &Path) -> io::Result<Key> {
+    pub fn at(dir: &Path) -> io::Result<SealKey> {
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(dir)?;
         let path = dir.join(KEY_FILE);
-        match Key::read(&path) {
+        match SealKey::read(&path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             other => return other,
         }
@@ -109,15 +109,15 @@ impl Key {
             Ok(mut f) => {
                 f.write_all(hex(&bytes).as_bytes())?;
                 f.sync_all()?;
-                Ok(Key(bytes))
+                Ok(SealKey(bytes))
             }
             // Another process made it first: use theirs.
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Key::read(&path),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => SealKey::read(&path),
             Err(e) => Err(e),
         }
     }
 
-    fn read(path: &Path) -> io::Result<Key> {
+    fn read(path: &Path) -> io::Result<SealKey> {
         let meta = std::fs::symlink_metadata(path)?;
         if !meta.file_type().is_file() {
             return Err(io::Error::other(format!(
@@ -132,7 +132,7 @@ impl Key {
                 meta.permissions().mode() & 0o777
             )));
         }
-        let text = crate::files::read_regular_text(path, 256).map_err(io::Error::other)?;
+        let text = ais_core::files::read_regular_text(path, 256).map_err(io::Error::other)?;
         let text = text.trim();
         let mut key = [0u8; 32];
         if text.len() != 64 {
@@ -145,7 +145,7 @@ impl Key {
             *b = u8::from_str_radix(&text[2 * i..2 * i + 2], 16)
                 .map_err(|_| io::Error::other(format!("{} is not hexadecimal", path.display())))?;
         }
-        Ok(Key(key))
+        Ok(SealKey(key))
     }
 
     fn mac(&self, record: &str, field: &str, value: &serde_json::Value) -> String {
@@ -204,7 +204,7 @@ mod tests {
     #[test]
     fn a_changed_field_is_named_and_the_key_is_private() {
         let dir = tempfile::tempdir().unwrap();
-        let key = Key::at(dir.path()).unwrap();
+        let key = SealKey::at(dir.path()).unwrap();
         let fields = [("out", json!("/a")), ("model", json!("openai:x"))];
         let seal = key.seal("run-1", &fields);
         assert_eq!(key.check("run-1", &fields, &seal), Ok(()));
@@ -218,10 +218,10 @@ mod tests {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
         // The same key is read back; another directory's key seals differently.
-        let again = Key::at(dir.path()).unwrap();
+        let again = SealKey::at(dir.path()).unwrap();
         assert_eq!(again.check("run-1", &fields, &seal), Ok(()));
         let other = tempfile::tempdir().unwrap();
-        let theirs = Key::at(other.path()).unwrap();
+        let theirs = SealKey::at(other.path()).unwrap();
         assert_eq!(theirs.check("run-1", &fields, &seal), Err("out".into()));
     }
 
@@ -233,7 +233,7 @@ mod tests {
         let keys = dir.path().join("keys");
         std::fs::create_dir(&keys).unwrap();
         std::os::unix::fs::symlink(&elsewhere, keys.join(KEY_FILE)).unwrap();
-        let e = Key::at(&keys).unwrap_err();
+        let e = SealKey::at(&keys).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 }

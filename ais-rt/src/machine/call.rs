@@ -288,7 +288,7 @@ impl Run {
         let doc = match named {
             Some(found) => found.map_err(not_found)?,
             None => {
-                let text = crate::files::read_regular_text(&path, MAX_PROGRAM_BYTES)
+                let text = ais_core::files::read_regular_text(&path, MAX_PROGRAM_BYTES)
                     .map_err(|e| not_found(format!("cannot be read ({e})")))?;
                 ais_core::agir::read(&text)
                     .map_err(|e| not_found(format!("does not read as AG-IR ({e})")))?
@@ -330,7 +330,7 @@ fn by_name(
     files.truncate(MAX_SCANNED);
     let mut found: Option<(std::path::PathBuf, ais_core::agir::Document)> = None;
     for path in files {
-        let Some(doc) = crate::files::read_regular_text(&path, MAX_PROGRAM_BYTES)
+        let Some(doc) = ais_core::files::read_regular_text(&path, MAX_PROGRAM_BYTES)
             .ok()
             .and_then(|text| ais_core::agir::read(&text).ok())
         else {

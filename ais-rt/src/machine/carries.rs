@@ -26,13 +26,13 @@ pub(crate) struct Names {
 
 impl Names {
     /// The index of a carry.
-    pub fn index(&self, name: &str) -> Option<usize> {
+    pub(crate) fn index(&self, name: &str) -> Option<usize> {
         self.map.get(name).copied()
     }
 
     /// The index of a carry a plan resolved: through its declaration when it has one, else
     /// by name.
-    pub fn of_ref(&self, c: &ais_core::plan::CarryRef) -> Option<usize> {
+    pub(crate) fn of_ref(&self, c: &ais_core::plan::CarryRef) -> Option<usize> {
         match c.index.and_then(|d| self.by_decl.get(d)) {
             Some(&i) => Some(i),
             None => self.index(&c.name),
@@ -55,13 +55,13 @@ impl Carries for CarryFile {
 
 impl CarryFile {
     /// The value at an index (`null` past the end, which a plan never produces).
-    pub fn get(&self, i: usize) -> &Value {
+    pub(crate) fn get(&self, i: usize) -> &Value {
         static NULL: Value = Value::Null;
         self.values.get(i).unwrap_or(&NULL)
     }
 
     /// Sets the value at an index.
-    pub fn set(&mut self, i: usize, v: Value) {
+    pub(crate) fn set(&mut self, i: usize, v: Value) {
         if let Some(slot) = self.values.get_mut(i) {
             *slot = v;
         }

@@ -23,7 +23,7 @@ use super::Stop;
 use crate::journal::{
     Effect, EffectKey, EffectKind, Idempotency, Journal, JournalError, Json, request,
 };
-use crate::model::{Completion, Exchange, ModelError, SlotRequest};
+use crate::llm::{Completion, Exchange, ModelError, SlotRequest};
 use crate::report::FaultKind;
 use crate::tools::{ArtifactRoot, RelativeDest, ToolArgs, ToolError, ToolErrorKind};
 use ais_core::Value;
@@ -538,8 +538,8 @@ static SCRUB: std::sync::LazyLock<crate::trace::Scrubber> =
 pub(crate) enum ExchangeRecord {
     /// The model answered.
     Completion {
-        reply: crate::model::Reply,
-        usage: crate::model::Usage,
+        reply: crate::llm::Reply,
+        usage: crate::llm::Usage,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -549,7 +549,7 @@ pub(crate) enum ExchangeRecord {
     },
     /// The model gave no completion.
     Failed {
-        kind: crate::model::ModelErrorKind,
+        kind: crate::llm::ModelErrorKind,
         message: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,

@@ -24,14 +24,14 @@ mod exec;
 pub(crate) mod handover;
 mod object_of_writes;
 pub(crate) mod pause;
-pub mod plan;
+pub(crate) mod plan;
 pub(crate) mod replay;
 pub(crate) mod saved;
 mod slot;
 pub(crate) mod spawn;
 mod stall;
 
-use crate::model::Models;
+use crate::llm::Models;
 use crate::report::{Failure, Fault, FaultKind, RunOutcome, RunUsage, Status};
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
 use crate::trace::{SlotTrace, StepEvent, TraceSink};
@@ -73,7 +73,7 @@ pub(crate) struct Settings {
     /// resumes.
     pub max_cost: Option<f64>,
     /// Who watches the answers stream in (a terminal), if anyone.
-    pub live: Option<Arc<dyn crate::model::live::Live>>,
+    pub live: Option<Arc<dyn crate::llm::live::Live>>,
     /// Where a journaled run's SPAWN siblings and CALL callees run.
     pub placement: Arc<dyn crate::placement::Placement>,
 }

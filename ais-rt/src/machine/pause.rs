@@ -208,7 +208,7 @@ pub(crate) fn still_waiting(
 
 fn read_handle(path: &Path) -> Result<Saved, String> {
     let text =
-        crate::files::read_regular_text(path, MAX_HANDLE_BYTES).map_err(|e| e.to_string())?;
+        ais_core::files::read_regular_text(path, MAX_HANDLE_BYTES).map_err(|e| e.to_string())?;
     let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("it is not a resume handle ({e})"))?;
     Handle::read(json)

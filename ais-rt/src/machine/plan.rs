@@ -179,7 +179,7 @@ pub struct Prepared {
     pub(crate) inputs: Vec<usize>,
     pub(crate) task: usize,
     /// Slot schemas by result type, compiled once.
-    pub(crate) schemas: crate::model::schema::SchemaCache,
+    pub(crate) schemas: crate::llm::schema::SchemaCache,
 }
 
 impl std::fmt::Debug for Prepared {

@@ -8,7 +8,7 @@ use super::{Settings, durable};
 use crate::journal::EffectKind;
 use crate::journal::Journal;
 use crate::journal::replay::{Recording, Replay, ReplayError, ReplayJournal, ToolReplay, compare};
-use crate::model::{Model, ModelError, ModelErrorKind, ModelFuture, SlotRequest};
+use crate::llm::{Model, ModelError, ModelErrorKind, ModelFuture, SlotRequest};
 use crate::report::Status;
 use ais_core::Value;
 use std::sync::Arc;

@@ -8,10 +8,10 @@ use super::exec::text_of;
 use super::plan::{Prepared, Step};
 use super::{Flow, Run, Settings, Stop};
 use crate::journal::EffectKind;
-use crate::model::schema::{Compiled, SlotSchema};
-use crate::model::slot::{self, SlotOptions, SlotOutcome, SlotToolFuture, SlotTools};
-use crate::model::tiers::{Link, Price};
-use crate::model::{
+use crate::llm::schema::{Compiled, SlotSchema};
+use crate::llm::slot::{self, SlotOptions, SlotOutcome, SlotToolFuture, SlotTools};
+use crate::llm::tiers::{Link, Price};
+use crate::llm::{
     Chain, Model, ModelError, ModelErrorKind, ModelFuture, Operand, SlotRequest, ToolSpec,
 };
 use crate::report::FaultKind;
@@ -215,7 +215,7 @@ struct Journaled {
     /// The run's cost budget (`--max-cost`), in US dollars.
     limit: Option<f64>,
     /// Who watches the answer stream in.
-    live: Option<Arc<dyn crate::model::live::Live>>,
+    live: Option<Arc<dyn crate::llm::live::Live>>,
     seam: Arc<Seam>,
 }
 
@@ -306,8 +306,7 @@ impl Model for Journaled {
                     |r| exchange_spec(kind, r),
                     |r| async move {
                         let live = self.live.clone();
-                        let answer =
-                            crate::model::live::watched(live, self.model.complete(r)).await;
+                        let answer = crate::llm::live::watched(live, self.model.complete(r)).await;
                         let cost = price
                             .zip(answer.as_ref().ok())
                             .map(|(p, c)| p.cost(&c.usage));

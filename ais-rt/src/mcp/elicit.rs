@@ -27,11 +27,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// The key of the one elicitation in an `InputRequiredResult`'s `inputRequests`.
-pub const ANSWER_KEY: &str = "answer";
+pub(crate) const ANSWER_KEY: &str = "answer";
 
 /// The most pauses a server keeps waiting for a client's retry; past it the oldest is
 /// forgotten (its handle stays, for `ais resume`).
-pub const MAX_PENDING: usize = 256;
+pub(crate) const MAX_PENDING: usize = 256;
 
 /// How this call's client can be asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +82,7 @@ pub(super) struct PendingPauses {
 
 impl PendingPauses {
     /// Keeps `p` and returns its `requestState`: 128 random bits, hex.
-    pub fn keep(&self, p: Pending) -> String {
+    pub(crate) fn keep(&self, p: Pending) -> String {
         let random = || std::collections::hash_map::RandomState::new().hash_one(p.handle.clone());
         let state = format!("{:016x}{:016x}", random(), random());
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
@@ -94,7 +94,7 @@ impl PendingPauses {
     }
 
     /// The pause `state` names, taken (a state answers once).
-    pub fn take(&self, state: &str) -> Option<Pending> {
+    pub(crate) fn take(&self, state: &str) -> Option<Pending> {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         map.shift_remove(state)
     }
@@ -107,7 +107,7 @@ pub(super) fn request(program: &Program, outcome: &RunOutcome) -> Option<ElicitR
     let p = outcome.pause.as_ref()?;
     let ty = program.carry(&p.carry).and_then(|(_, c)| c.ty.clone());
     let mut field = match &ty {
-        Some(ty) => crate::model::slot::schema_for(program, ty),
+        Some(ty) => crate::llm::slot::schema_for(program, ty),
         None => serde_json::json!({"type": "string"}),
     };
     let primitive = field

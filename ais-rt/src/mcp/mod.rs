@@ -42,11 +42,10 @@
 //! Otherwise the value is the result's `structuredContent` when it has one, else its text
 //! content (text blocks joined by newlines; any other block as its JSON).
 
-pub mod elicit;
-pub mod serve;
+pub(crate) mod elicit;
+pub(crate) mod serve;
 mod servers;
 mod tool;
 
 pub use serve::{HttpGuard, ProgramServer};
-pub use servers::{McpError, McpServers, START_TIMEOUT, STDERR_CAP, ServerLog, schema_hash};
-pub use tool::McpTool;
+pub use servers::{McpError, McpServers, ServerLog, schema_hash};

@@ -20,7 +20,7 @@
 
 use super::McpServers;
 use super::elicit::{self, Asking, Pending, PendingPauses};
-use crate::model::Model;
+use crate::llm::Model;
 use crate::tools::ToolRegistry;
 use crate::trace::{StepEvent, TraceSink};
 use crate::{Inputs, RunOutcome, Runtime, RuntimeBuilder, Status};
@@ -376,7 +376,7 @@ fn tool_of(program: &Program) -> Tool {
     let mut props = serde_json::Map::new();
     for c in program.carries().iter().filter(|c| c.is_input()) {
         let mut schema = match &c.ty {
-            Some(ty) => crate::model::slot::schema_for(program, ty),
+            Some(ty) => crate::llm::slot::schema_for(program, ty),
             None => serde_json::json!({}),
         };
         let doc = match (&c.doc, c.name.as_str()) {
@@ -398,7 +398,7 @@ fn tool_of(program: &Program) -> Tool {
     for read in terminal.map(|t| t.reads.as_slice()).unwrap_or_default() {
         let ty = program.carry(read).and_then(|(_, c)| c.ty.clone());
         let schema = match ty {
-            Some(ty) => crate::model::slot::schema_for(program, &ty),
+            Some(ty) => crate::llm::slot::schema_for(program, &ty),
             None => serde_json::json!({}),
         };
         out.insert(read.clone(), schema);

@@ -17,10 +17,10 @@ use tokio::io::AsyncBufReadExt;
 
 /// How long a server may take to start, initialize and list its tools (`npx` may first
 /// unpack a package).
-pub const START_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How much of a server's stderr is kept: the last this many bytes.
-pub const STDERR_CAP: usize = 64 * 1024;
+pub(crate) const STDERR_CAP: usize = 64 * 1024;
 
 /// A server that could not be started or checked, or whose tools do not match the program or
 /// the lock: what went wrong, naming the server, and the next step.
@@ -237,13 +237,7 @@ impl McpServers {
             };
             let required = schema.required().into_iter().map(str::to_owned).collect();
             let read_only = schema.is_read_only();
-            let imp = Arc::new(McpTool::new(
-                tool,
-                remote,
-                conn.clone(),
-                required,
-                read_only,
-            ));
+            let imp = Arc::new(McpTool::new(tool, remote, conn.clone(), required));
             // A read-only call is no effect for the journal; any other is one that runs once.
             if read_only {
                 registry.register_read_only(tool, imp);

@@ -8,35 +8,21 @@ use rmcp::service::ServiceError;
 use std::sync::Arc;
 
 /// A program's tool bound to an MCP server's tool (see [`crate::mcp`] for what a call does).
-pub struct McpTool {
+pub(crate) struct McpTool {
     local: String,
     remote: String,
     conn: Arc<Conn>,
     required: Vec<String>,
-    read_only: bool,
 }
 
 impl McpTool {
-    pub(crate) fn new(
-        local: &str,
-        remote: &str,
-        conn: Arc<Conn>,
-        required: Vec<String>,
-        read_only: bool,
-    ) -> Self {
+    pub(crate) fn new(local: &str, remote: &str, conn: Arc<Conn>, required: Vec<String>) -> Self {
         McpTool {
             local: local.to_owned(),
             remote: remote.to_owned(),
             conn,
             required,
-            read_only,
         }
-    }
-
-    /// True when the server marks the tool read-only (`readOnlyHint: true`): a call changes
-    /// nothing, so a journal need not record it as an effect.
-    pub fn read_only(&self) -> bool {
-        self.read_only
     }
 
     /// `tool `x` (MCP `server`'s `y`)`, the name every error of a call starts with.

@@ -26,7 +26,7 @@ pub(crate) fn unregister_group(pgid: i32) {
 /// Sends `SIGKILL` to every tool process group still alive in this process (each is a guard,
 /// the tool it started and everything the tool started). Safe to call from any thread; a
 /// signal handler thread calls it before the process exits.
-pub fn kill_all_tool_groups() {
+pub(crate) fn kill_all_tool_groups() {
     let groups: Vec<i32> = with_groups(|g| g.drain().collect());
     for pgid in groups {
         if let Some(pid) = rustix::process::Pid::from_raw(pgid) {

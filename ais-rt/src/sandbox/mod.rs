@@ -47,9 +47,10 @@ mod groups;
 mod shield;
 
 pub(crate) use child::enter_child;
-pub use groups::kill_all_tool_groups;
+pub(crate) use groups::kill_all_tool_groups;
 pub(crate) use groups::{register_group, unregister_group};
-pub use shield::{shield_available, unshielded_deviation};
+pub use shield::shield_available;
+pub(crate) use shield::unshielded_deviation;
 
 use landlock::{
     ABI, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
@@ -58,7 +59,7 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 /// The Landlock ABI version the kernel offers (0 when it offers none), asked once per process.
-pub fn landlock_abi() -> i32 {
+pub(crate) fn landlock_abi() -> i32 {
     static ABI_VERSION: std::sync::OnceLock<i32> = std::sync::OnceLock::new();
     *ABI_VERSION.get_or_init(|| {
         // landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) returns the ABI.
@@ -250,7 +251,7 @@ impl Confinement {
                 shield: None,
             });
         }
-        let hidden: Vec<PathBuf> = crate::journal::seal::key_dir().into_iter().collect();
+        let hidden: Vec<PathBuf> = crate::journal::seal_key_dir().into_iter().collect();
         let shield = shield::Shield::new(roots, &hidden)?.map(std::sync::Arc::new);
         // Without the shield's namespace, Landlock keeps the sealing key unread instead.
         let fence = match (&shield, hidden.first()) {

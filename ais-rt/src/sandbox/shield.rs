@@ -12,7 +12,7 @@
 //! - `<root>/.ais` is bound onto itself recursively and that bind made read-only: a write, a
 //!   create, a rename or a removal beneath it fails with `EROFS`, and the directory itself cannot
 //!   be renamed or removed (it is a mount point: `EBUSY`);
-//! - the key directory ([`crate::journal::seal::key_dir`]) is covered by an empty `tmpfs`, so a
+//! - the key directory ([`crate::journal::seal_key_dir`]) is covered by an empty `tmpfs`, so a
 //!   tool cannot read the key a journal row is sealed with.
 //!
 //! The namespace is the tool's alone: `ais` itself sees and writes `.ais/` as before. A kernel
@@ -72,7 +72,7 @@ fn own_maps() -> (CString, CString) {
 
 /// The deviation a run records when this kernel cannot keep `.ais/` from its tools (`None`
 /// when it can); the first call also says so on standard error.
-pub fn unshielded_deviation() -> Option<ais_core::Deviation> {
+pub(crate) fn unshielded_deviation() -> Option<ais_core::Deviation> {
     if !super::confinement_available() || shield_available() {
         // Without Landlock the run already records that its tools are unconfined.
         return None;

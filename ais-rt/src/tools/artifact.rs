@@ -40,7 +40,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Directory names a destination never passes through, at any depth: the runtime's own state
 /// and the version-control directories (compared without regard to ASCII case).
-pub const PROTECTED_DIRS: [&str; 9] = [
+pub(crate) const PROTECTED_DIRS: [&str; 9] = [
     ".ais", ".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul", "CVS",
 ];
 

@@ -57,7 +57,7 @@ use std::sync::Mutex;
 /// [`ToolContext`]: the destinations it handed out (so its own files may be written again),
 /// the paths it read, and the deviations resolving them recorded, until the machine takes them.
 #[derive(Debug, Default)]
-pub struct RunFiles {
+pub(crate) struct RunFiles {
     inner: Mutex<Inner>,
 }
 
@@ -77,7 +77,7 @@ impl RunFiles {
     }
 
     /// The deviations recorded since the last call, in order.
-    pub fn take_deviations(&self) -> Vec<Deviation> {
+    pub(crate) fn take_deviations(&self) -> Vec<Deviation> {
         std::mem::take(&mut self.lock().deviations)
     }
 }

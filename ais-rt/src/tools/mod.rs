@@ -55,24 +55,25 @@
 //! every path parameter with [`ArtifactRoot::confine`] before any tool kind runs (see
 //! [`artifact`]).
 
-pub mod artifact;
-pub mod builtins;
-pub mod command;
+pub(crate) mod artifact;
+pub(crate) mod builtins;
+pub(crate) mod command;
 mod command_line;
-pub mod destination;
+pub(crate) mod destination;
 #[cfg(feature = "http")]
 mod http;
-pub mod native;
-pub mod policy;
+pub(crate) mod native;
+pub(crate) mod policy;
 pub(crate) mod process;
-pub mod python;
+pub(crate) mod python;
 mod python_worker;
 
 pub use artifact::{ArtifactRoot, RelativeDest};
 pub use builtins::Builtin;
 pub use command::CommandTool;
 pub use native::{
-    ArtifactPath, FromArg, FromValue, IntoToolResult, IntoValue, Json, ValueMismatch,
+    ArtifactPath, AsyncToolFn, FromArg, FromValue, IntoToolResult, IntoValue, Json, SyncToolFn,
+    ValueMismatch,
 };
 pub use policy::AccessPolicy;
 pub use process::INHERITED_ENV;
@@ -179,7 +180,7 @@ pub struct ToolContext {
     pub policy: Arc<AccessPolicy>,
     /// What this run's calls did with files: the destinations it inferred, the paths it read
     /// (shared by the clones of a run's context; see [`destination`]).
-    pub files: Arc<destination::RunFiles>,
+    pub(crate) files: Arc<destination::RunFiles>,
 }
 
 impl ToolContext {

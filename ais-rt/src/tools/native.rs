@@ -664,7 +664,7 @@ fn_impls!(12; a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9
     a11: A11, a12: A12);
 
 /// A native tool: a function with its name and parameter names.
-pub struct FnTool<F, Args> {
+pub(crate) struct FnTool<F, Args> {
     name: Box<str>,
     params: Box<[Box<str>]>,
     f: F,
@@ -689,10 +689,10 @@ impl<F, Args> FnTool<F, Args> {
 }
 
 /// A synchronous native tool.
-pub struct SyncFnTool<F, Args>(FnTool<F, Args>);
+pub(crate) struct SyncFnTool<F, Args>(FnTool<F, Args>);
 
 /// An async native tool.
-pub struct AsyncFnTool<F, Args>(FnTool<F, Args>);
+pub(crate) struct AsyncFnTool<F, Args>(FnTool<F, Args>);
 
 impl<F: SyncToolFn<Args>, Args: 'static> Tool for SyncFnTool<F, Args> {
     fn call<'a>(&'a self, args: ToolArgs, ctx: &'a ToolContext) -> ToolFuture<'a> {

@@ -162,7 +162,8 @@ impl reqwest::dns::Resolve for Guard {
 }
 
 /// Whether `ip` is an address `http_get` may reach without `--allow-net`.
-pub fn is_public(ip: IpAddr) -> bool {
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => public_v4(v4),
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -172,6 +173,7 @@ pub fn is_public(ip: IpAddr) -> bool {
     }
 }
 
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 fn public_v4(ip: Ipv4Addr) -> bool {
     let [a, b, ..] = ip.octets();
     !(ip.is_loopback()
@@ -187,6 +189,7 @@ fn public_v4(ip: Ipv4Addr) -> bool {
         || a >= 240)
 }
 
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 fn public_v6(ip: Ipv6Addr) -> bool {
     let first = ip.segments()[0];
     !(ip.is_loopback()

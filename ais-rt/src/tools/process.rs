@@ -62,7 +62,7 @@ pub(crate) struct Finished {
 
 impl Finished {
     /// Standard output then standard error, as text (invalid UTF-8 replaced).
-    pub fn combined(&self) -> String {
+    pub(crate) fn combined(&self) -> String {
         combine(&self.stdout, &self.stderr)
     }
 }

@@ -5,7 +5,7 @@
 use super::realize::Realization;
 use super::{Auditor, Subject};
 use crate::diag::CheckId;
-use crate::model::{DeviationKind, Opcode, Type};
+use crate::program::{DeviationKind, Opcode, Type};
 use crate::source::{Element, FieldKey, Locus};
 
 /// F4 over every mandatory `io` obligation of the agent.

@@ -5,7 +5,7 @@ use super::text::{files_named, mentions};
 use super::{Auditor, Subject};
 use crate::check::battery::{body_only_opens_a_document, is_prose_pointer};
 use crate::diag::CheckId;
-use crate::model::{DeviationKind, ElementRef};
+use crate::program::{DeviationKind, ElementRef};
 use crate::source::{Element, FieldKey, Locus};
 
 /// G10: no instruction or tool claims more than the cap of distinct procedural obligations

@@ -50,7 +50,7 @@ mod text;
 use super::Ctx;
 use super::index::Index;
 use crate::diag::{CheckId, Finding, Repair, Severity};
-use crate::model::{
+use crate::program::{
     Bearer, DeviationKind, ElementRef, Modality, ObligationKind, Program, Provenance,
 };
 use crate::source::{Locator, Locus};
@@ -386,7 +386,7 @@ fn reaches_terminal(ix: &Index) -> Vec<bool> {
     let mut stack: Vec<usize> = nodes
         .iter()
         .enumerate()
-        .filter(|(_, n)| n.opcode == crate::model::Opcode::Terminal)
+        .filter(|(_, n)| n.opcode == crate::program::Opcode::Terminal)
         .map(|(i, _)| i)
         .collect();
     for &t in &stack {

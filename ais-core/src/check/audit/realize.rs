@@ -5,7 +5,7 @@ use super::Auditor;
 use super::text::{body_writes, mentions};
 use crate::check::battery::{body_only_opens_a_document, is_prose_pointer};
 use crate::check::index::ToolRef;
-use crate::model::{Bearer, Modality, ObligationKind, Opcode, Tool};
+use crate::program::{Bearer, Modality, ObligationKind, Opcode, Tool};
 use crate::plan::builtins::{ASK_USER, BuiltinSurface, builtin};
 
 spelled! {

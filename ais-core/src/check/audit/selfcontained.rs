@@ -5,7 +5,7 @@ use super::text::{FileRef, files_named, mentions, mentions_file};
 use super::{Auditor, Subject};
 use crate::check::battery::{body_only_opens_a_document, is_prose_pointer};
 use crate::diag::CheckId;
-use crate::model::{DeviationKind, ElementRef, ObligationKind, Opcode};
+use crate::program::{DeviationKind, ElementRef, ObligationKind, Opcode};
 use crate::source::{Element, FieldKey, Locus};
 use crate::value::Value;
 

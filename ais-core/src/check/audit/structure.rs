@@ -6,7 +6,7 @@ use super::text::{digest, is_digest, normalize_space};
 use super::{Auditor, ObligationStatus, Subject, describe};
 use crate::check::index::quote_list;
 use crate::diag::CheckId;
-use crate::model::{Bearer, DeviationKind, ElementRef, Modality, ObligationKind, Opcode};
+use crate::program::{Bearer, DeviationKind, ElementRef, Modality, ObligationKind, Opcode};
 use crate::source::{Element, FieldKey, Locus};
 use crate::suggest::did_you_mean;
 
@@ -523,7 +523,7 @@ fn instructions_traced(a: &mut Auditor) {
 
 /// The force an edge gives its transition: its `modality`, else discretionary when it has a
 /// guard and mandatory when it has none.
-fn edge_force(e: &crate::model::Edge) -> Option<Modality> {
+fn edge_force(e: &crate::program::Edge) -> Option<Modality> {
     match &e.modality {
         Some(Modality::Unknown(_)) => None,
         Some(m) => Some(m.clone()),
@@ -540,7 +540,7 @@ fn edge_force(e: &crate::model::Edge) -> Option<Modality> {
 fn transitions_keep_force(a: &mut Auditor) {
     let p = a.ix.p;
     let record = a.record;
-    let force_of = |id: &str| -> Option<(&Modality, &crate::model::Obligation)> {
+    let force_of = |id: &str| -> Option<(&Modality, &crate::program::Obligation)> {
         let o = record.obligation(id)?.1;
         let applies = o.kind.as_ref() != Some(&ObligationKind::Knowledge)
             && super::is_agent(&o.effective_bearer());
@@ -650,7 +650,7 @@ fn transitions_keep_force(a: &mut Auditor) {
             })
             .map(|(id, _)| (*id).clone())
             .collect();
-        let into: Vec<(usize, &crate::model::Edge)> = p
+        let into: Vec<(usize, &crate::program::Edge)> = p
             .edge_list()
             .iter()
             .enumerate()

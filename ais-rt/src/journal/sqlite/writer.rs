@@ -48,10 +48,10 @@ struct Row {
 type Delta = (u64, String, String);
 
 /// The most pure steps' rows held before they are written on their own.
-pub const PURE_STEPS: usize = 256;
+pub(crate) const PURE_STEPS: usize = 256;
 
 /// The longest a pure step's row is held before it is written on their own.
-pub const PURE_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+pub(crate) const PURE_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// What waits for the next transaction.
 #[derive(Default)]

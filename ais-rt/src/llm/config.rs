@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The name of the configuration file a project keeps beside its programs.
-pub const FILE_NAME: &str = "ais.toml";
+pub(crate) const FILE_NAME: &str = "ais.toml";
 
 /// The most bytes a configuration file may have.
 const MAX_BYTES: u64 = 1 << 20;
@@ -146,7 +146,7 @@ impl ModelsFile {
     /// Reads and checks the configuration in `path`.
     pub fn read(path: &Path) -> Result<Self, ModelError> {
         let shown = path.display();
-        let text = crate::files::read_regular_text(path, MAX_BYTES).map_err(|e| {
+        let text = ais_core::files::read_regular_text(path, MAX_BYTES).map_err(|e| {
             config(format!(
                 "cannot read the model configuration `{shown}`: {e}; name an existing file with `--models FILE`"
             ))
@@ -523,7 +523,7 @@ output = 1.5
             "LOCAL_KEY" => Some("sk-local".to_owned()),
             _ => None,
         };
-        let options = crate::model::providers::ProviderOptions::default();
+        let options = crate::llm::providers::ProviderOptions::default();
         let model = open_with(&r, &env, options.clone()).unwrap();
         assert_eq!(model.name(), "openai:local");
         // The usual variables are not needed: a missing OPENAI_API_KEY is no error here.

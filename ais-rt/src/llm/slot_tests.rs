@@ -1,7 +1,7 @@
 //! Tests of [`fill`]: the tool loop, the repair rounds, the opcode-specific checks.
 
 use super::*;
-use crate::model::{Completion, ModelError, ModelFuture, ToolSpec};
+use crate::llm::{Completion, ModelError, ModelFuture, ToolSpec};
 use serde_json::{Value, json};
 use std::sync::Mutex;
 
@@ -490,7 +490,7 @@ async fn hostile_values_never_panic() {
 
 #[tokio::test]
 async fn a_scripted_model_drives_a_repair_round() {
-    let m = crate::model::ScriptedModel::from_json(
+    let m = crate::llm::ScriptedModel::from_json(
         std::path::Path::new("s.json"),
         json!({"step": [3, "three"]}),
     )

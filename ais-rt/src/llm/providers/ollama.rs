@@ -4,7 +4,7 @@
 use super::http::{Transport, completion, excerpt};
 use super::schema::{StrictSchema, strict_schema, wrap_value};
 use super::{Env, ProviderOptions, base_url, endpoint, prompt};
-use crate::model::{
+use crate::llm::{
     Completion, Model, ModelError, ModelErrorKind, ModelFuture, Reply, SlotRequest, ToolCall, Turn,
     Usage,
 };
@@ -16,7 +16,7 @@ const DEFAULT_HOST: &str = "http://localhost:11434";
 
 /// The Ollama provider.
 #[derive(Debug)]
-pub struct Ollama {
+pub(crate) struct Ollama {
     name: String,
     model: String,
     url: Url,
@@ -25,7 +25,7 @@ pub struct Ollama {
 
 impl Ollama {
     /// Set up from `OLLAMA_HOST` (default `http://localhost:11434`; `host:port` is accepted).
-    pub fn from_env(
+    pub(crate) fn from_env(
         spec: &str,
         model: &str,
         env: Env<'_>,

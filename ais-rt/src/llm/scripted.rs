@@ -67,7 +67,7 @@ impl ScriptedModel {
     pub fn from_file(path: &Path) -> Result<Self, ModelError> {
         let shown = path.display();
         let config = |what: String| ModelError::new(ModelErrorKind::Config, what);
-        let text = crate::files::read_regular_text(path, MAX_FILE_BYTES).map_err(|e| {
+        let text = ais_core::files::read_regular_text(path, MAX_FILE_BYTES).map_err(|e| {
             let next = if e.is_not_found() {
                 "; name an existing JSON file with `--model scripted:FILE.json`"
             } else {

@@ -3,7 +3,7 @@
 //! `Retry-After`; never on any other 4xx), all inside the slot's total deadline.
 
 use super::ProviderOptions;
-use crate::model::{Completion, Exchange, ModelError, ModelErrorKind, Reply, SlotRequest, Usage};
+use crate::llm::{Completion, Exchange, ModelError, ModelErrorKind, Reply, SlotRequest, Usage};
 use backon::{ExponentialBuilder, Retryable};
 use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
@@ -152,7 +152,7 @@ impl Transport {
     /// `url` under the slot's deadline. Returns the scrubbed body and the scrubbed response, as
     /// the trace keeps them. With `stream` (the provider asked for a streamed answer), a
     /// streamed response is read as it comes — each piece of text shown to the watcher
-    /// ([`crate::model::live`]) — and assembled into the body a plain request returns; a stream
+    /// ([`crate::llm::live`]) — and assembled into the body a plain request returns; a stream
     /// that ends before its end is retried like a dropped connection.
     pub(crate) async fn send(
         &self,

@@ -9,19 +9,27 @@
 //! [`slot::schema_for`] gives the schema of an AIS type; [`ScriptedModel`] answers from a file;
 //! [`from_spec`] turns a `--model` spec into a model.
 
-pub mod config;
+pub(crate) mod config;
 mod conform;
-pub mod live;
-pub mod providers;
+pub(crate) mod live;
+pub(crate) mod providers;
 pub(crate) mod schema;
-pub mod scripted;
+pub(crate) mod scripted;
 mod shape;
-pub mod slot;
-pub mod tiers;
+pub(crate) mod slot;
+pub(crate) mod tiers;
 
-pub use config::ModelsFile;
+pub use config::{ModelRef, ModelsFile, Opener, open, open_with};
+pub use live::Live;
+pub use providers::{
+    Env, MODEL_ENV, ProviderOptions, StrictSchema, default_spec, process_env, strict_schema,
+};
 pub use scripted::ScriptedModel;
-pub use tiers::{Chain, Models, Price};
+pub use slot::{
+    Failover, MAX_CALLS_PER_ROUND, SlotError, SlotOptions, SlotOutcome, SlotToolFuture, SlotTools,
+    fill, fill_chain, schema_for,
+};
+pub use tiers::{Chain, Link, Models, Price, Unavailable};
 
 use serde::{Deserialize, Serialize};
 use std::future::Future;
@@ -265,12 +273,20 @@ pub fn from_spec(spec: &str) -> Result<Arc<dyn Model>, ModelError> {
             file,
         ))?));
     }
-    live(spec)
+    providers::from_spec(spec)
 }
 
-/// A live provider for `spec`, set up from the environment ([`providers::from_spec`]).
-fn live(spec: &str) -> Result<Arc<dyn Model>, ModelError> {
-    providers::from_spec(spec)
+/// [`from_spec`] with a live provider set up by reading variables through `env`, with
+/// `options` as its bounds (a `scripted:` spec reads neither).
+pub fn from_spec_with(
+    spec: &str,
+    env: Env<'_>,
+    options: ProviderOptions,
+) -> Result<Arc<dyn Model>, ModelError> {
+    if spec.trim().starts_with("scripted:") {
+        return from_spec(spec);
+    }
+    providers::from_spec_with(spec, env, options)
 }
 
 #[cfg(test)]

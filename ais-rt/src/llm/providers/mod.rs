@@ -30,18 +30,20 @@ mod ollama;
 mod openai;
 #[cfg(feature = "http")]
 mod prompt;
-pub mod schema;
+pub(crate) mod schema;
+
+pub use schema::{StrictSchema, strict_schema};
 #[cfg(feature = "http")]
 mod stream;
 
 #[cfg(feature = "http")]
-pub use anthropic::Anthropic;
+pub(crate) use anthropic::Anthropic;
 #[cfg(feature = "http")]
-pub use ollama::Ollama;
+pub(crate) use ollama::Ollama;
 #[cfg(feature = "http")]
-pub use openai::OpenAi;
+pub(crate) use openai::OpenAi;
 
-use crate::model::{Model, ModelError, ModelErrorKind};
+use crate::llm::{Model, ModelError, ModelErrorKind};
 #[cfg(feature = "http")]
 use reqwest::Url;
 use std::sync::Arc;
@@ -132,12 +134,7 @@ pub fn process_env(name: &str) -> Option<String> {
 
 /// The default model spec from `AIS_MODEL`, when it is set and not blank.
 pub fn default_spec() -> Option<String> {
-    default_spec_with(&process_env)
-}
-
-/// [`default_spec`] reading variables through `env`.
-pub fn default_spec_with(env: Env<'_>) -> Option<String> {
-    env(MODEL_ENV)
+    process_env(MODEL_ENV)
         .map(|spec| spec.trim().to_string())
         .filter(|spec| !spec.is_empty())
 }
@@ -145,13 +142,13 @@ pub fn default_spec_with(env: Env<'_>) -> Option<String> {
 /// Builds the provider a spec names (`openai:gpt-4o-mini`, `ollama:llama3.2`,
 /// `anthropic:claude-sonnet-4-5`), set up from the process environment, with the bounds of
 /// [`ProviderOptions::from_env`].
-pub fn from_spec(spec: &str) -> Result<Arc<dyn Model>, ModelError> {
+pub(crate) fn from_spec(spec: &str) -> Result<Arc<dyn Model>, ModelError> {
     let options = ProviderOptions::from_env(&process_env)?;
     from_spec_with(spec, &process_env, options)
 }
 
 /// [`from_spec`] reading variables through `env`, with `options` as the bounds.
-pub fn from_spec_with(
+pub(crate) fn from_spec_with(
     spec: &str,
     env: Env<'_>,
     options: ProviderOptions,
@@ -280,14 +277,14 @@ fn endpoint(base: &Url, endpoint: &str, variable: &str) -> Result<Url, ModelErro
 
 #[cfg(feature = "http")]
 /// Asks for a streamed answer, read as `streamed`, when the exchange is watched
-/// ([`crate::model::live`]): `stream: true` and the protocol's `extra` fields go in `body`.
+/// ([`crate::llm::live`]): `stream: true` and the protocol's `extra` fields go in `body`.
 /// An exchange nobody watches sends the body as it is and reads one JSON answer.
 fn stream_if_watched(
     body: &mut serde_json::Value,
     streamed: http::Streamed,
     extra: &[(&str, serde_json::Value)],
 ) -> Option<http::Streamed> {
-    if !crate::model::live::watching() {
+    if !crate::llm::live::watching() {
         return None;
     }
     body["stream"] = serde_json::Value::Bool(true);

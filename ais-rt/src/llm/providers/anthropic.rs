@@ -6,7 +6,7 @@
 use super::http::{Secret, Transport, completion, excerpt};
 use super::schema::{StrictSchema, strict_schema, unwrap_value, wrap_value};
 use super::{Env, ProviderOptions, base_url, endpoint, prompt, required};
-use crate::model::{
+use crate::llm::{
     Completion, Model, ModelError, ModelFuture, Reply, SlotRequest, ToolCall, Turn, Usage,
 };
 use reqwest::Url;
@@ -19,7 +19,7 @@ const API_VERSION: &str = "2023-06-01";
 
 /// The Anthropic Messages provider.
 #[derive(Debug)]
-pub struct Anthropic {
+pub(crate) struct Anthropic {
     name: String,
     model: String,
     url: Url,
@@ -30,7 +30,7 @@ pub struct Anthropic {
 
 impl Anthropic {
     /// Set up from `ANTHROPIC_API_KEY` (required) and `ANTHROPIC_BASE_URL`.
-    pub fn from_env(
+    pub(crate) fn from_env(
         spec: &str,
         model: &str,
         env: Env<'_>,
@@ -305,7 +305,7 @@ fn usage(usage: Option<&Value>) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ToolSpec;
+    use crate::llm::ToolSpec;
 
     fn request(tools: &[&str], history: Vec<Turn>) -> SlotRequest {
         SlotRequest {

@@ -4,7 +4,7 @@
 use super::http::{Secret, Transport, completion, excerpt};
 use super::schema::{StrictSchema, strict_schema, wrap_value};
 use super::{Env, ProviderOptions, base_url, endpoint, prompt, required};
-use crate::model::{
+use crate::llm::{
     Completion, Model, ModelError, ModelFuture, Reply, SlotRequest, ToolCall, Turn, Usage,
 };
 use reqwest::Url;
@@ -15,7 +15,7 @@ const DEFAULT_BASE: &str = "https://api.openai.com/v1";
 
 /// The OpenAI chat completions provider.
 #[derive(Debug)]
-pub struct OpenAi {
+pub(crate) struct OpenAi {
     name: String,
     model: String,
     url: Url,
@@ -26,7 +26,7 @@ pub struct OpenAi {
 impl OpenAi {
     /// Set up from `OPENAI_API_KEY` and `OPENAI_BASE_URL`. The key is required unless
     /// `OPENAI_BASE_URL` names another server (a local one often wants none).
-    pub fn from_env(
+    pub(crate) fn from_env(
         spec: &str,
         model: &str,
         env: Env<'_>,
@@ -266,7 +266,7 @@ mod tests {
             name: "t".into(),
             arguments: json!({}),
         };
-        let request = crate::model::SlotRequest {
+        let request = crate::llm::SlotRequest {
             instruction: "s".into(),
             opcode: "GEN-FILL".into(),
             doc: "d".into(),

@@ -4,7 +4,7 @@
 
 use super::http::excerpt;
 use super::schema::{StrictSchema, unwrap_value};
-use crate::model::{Operand, Reply, SlotRequest, ToolCall};
+use crate::llm::{Operand, Reply, SlotRequest, ToolCall};
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -203,7 +203,7 @@ pub(crate) fn arguments_text(call: &ToolCall) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::providers::schema::strict_schema;
+    use crate::llm::providers::schema::strict_schema;
     use serde_json::json;
 
     fn request() -> SlotRequest {

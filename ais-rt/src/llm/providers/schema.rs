@@ -25,7 +25,7 @@
 use serde_json::{Map, Value, json};
 
 /// The keywords strict mode supports; every other keyword is dropped.
-pub const SUPPORTED_KEYWORDS: &[&str] = &[
+pub(crate) const SUPPORTED_KEYWORDS: &[&str] = &[
     "type",
     "properties",
     "required",
@@ -49,7 +49,7 @@ pub const SUPPORTED_KEYWORDS: &[&str] = &[
 ];
 
 /// The name of the property a wrapped result travels under.
-pub const WRAP_KEY: &str = "value";
+pub(crate) const WRAP_KEY: &str = "value";
 
 /// A slot schema made fit for strict structured output.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,7 +105,8 @@ pub fn strict_schema(schema: &Value) -> StrictSchema {
 
 /// Takes a result out of its `{"value": ...}` wrapper. An answer that is not an object with
 /// exactly that one key is returned as it came (the slot's validation then judges it).
-pub fn unwrap_value(wrapped: bool, value: Value) -> Value {
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn unwrap_value(wrapped: bool, value: Value) -> Value {
     if !wrapped {
         return value;
     }
@@ -118,7 +119,8 @@ pub fn unwrap_value(wrapped: bool, value: Value) -> Value {
 }
 
 /// Puts a result back into its wrapper, as the model sent it (for the history of a slot).
-pub fn wrap_value(wrapped: bool, value: &Value) -> Value {
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn wrap_value(wrapped: bool, value: &Value) -> Value {
     if wrapped {
         json!({ WRAP_KEY: value })
     } else {
