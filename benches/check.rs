@@ -11,7 +11,7 @@
 //! misspelled reads against 10,000 carries, 10,000 guards each misspelling one of 10,000
 //! carries, and 20,000 findings on one long line rendered as text and as JSON.
 
-use ais::core::{Repairs, agir, check, render};
+use ais::{Repairs, agir, check, render};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;

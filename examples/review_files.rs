@@ -116,7 +116,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         env!("CARGO_MANIFEST_DIR"),
         "/examples/review_files.responses.json"
     );
-    let model = ais::rt::model::from_spec(&format!("scripted:{responses}"))?;
+    let model = ais::rt::llm::from_spec(&format!("scripted:{responses}"))?;
     let runtime = ReviewFiles::runtime()
         .model(model)
         .out_dir(work.path().to_path_buf())

@@ -81,7 +81,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         env!("CARGO_MANIFEST_DIR"),
         "/examples/sales_question.responses.json"
     );
-    let model = ais::rt::model::from_spec(&format!("scripted:{responses}"))?;
+    let model = ais::rt::llm::from_spec(&format!("scripted:{responses}"))?;
     let runtime = SalesQuestion::runtime()
         .model(model)
         .out_dir(out_dir.clone())

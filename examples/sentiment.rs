@@ -118,7 +118,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let csv_path = out_dir.join("reviews.csv");
     std::fs::write(&csv_path, REVIEWS)?;
     let runtime = Sentiment::runtime()
-        .model(ais::rt::model::from_spec(&spec)?)
+        .model(ais::rt::llm::from_spec(&spec)?)
         .out_dir(out_dir.clone())
         .build();
     println!("model: {spec}");

@@ -101,7 +101,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         env!("CARGO_MANIFEST_DIR"),
         "/examples/triage_ticket.responses.json"
     );
-    let model = ais::rt::model::from_spec(&format!("scripted:{responses}"))?;
+    let model = ais::rt::llm::from_spec(&format!("scripted:{responses}"))?;
     let out_dir = tempfile::tempdir()?;
     let runtime = TriageTicket::runtime()
         .model(model)

@@ -10,8 +10,8 @@ fn main() -> std::process::ExitCode {
     no_fast_bins();
     // Before anything else: no process of this user may read this one's memory or environment
     // (a tool reading `/proc/<ais>/environ`), and SIGINT / SIGTERM take every tool down first.
-    ais_rt::sandbox::harden_process();
-    if let Err(e) = ais_rt::sandbox::exit_on_signals() {
+    ais::rt::harden_process();
+    if let Err(e) = ais::rt::exit_on_signals() {
         eprintln!(
             "ais: warning: cannot install the SIGINT/SIGTERM handler ({e}); a tool still running when ais is stopped dies with it only through its parent-death signal"
         );

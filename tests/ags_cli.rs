@@ -64,7 +64,7 @@ fn check_passes_a_clean_example_and_an_ags_json_document() {
     // The same document as JSON, and one AG-IR file in the same run, keep their own readers.
     let tmp = tempfile::tempdir().expect("a temp dir");
     let text = std::fs::read_to_string(&file).unwrap();
-    let data = ais_ags::check_text(&text, None).data.unwrap();
+    let data = ais::ags::check_text(&text, None).data.unwrap();
     let json = tmp.path().join("minimal.agraph.json");
     std::fs::write(&json, serde_json::to_string(&data).unwrap()).unwrap();
     let (code, out) = ais(&["check", json.to_str().unwrap()]);
@@ -93,7 +93,7 @@ fn import_then_export_gives_the_graph_back_and_both_check_clean() {
     let (code, json) = ais(&["export", "--ags", agir_path.to_str().unwrap()]);
     assert_eq!(code, 0, "{json}");
     let exported: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    let original = ais_ags::check_text(&std::fs::read_to_string(&graph).unwrap(), None)
+    let original = ais::ags::check_text(&std::fs::read_to_string(&graph).unwrap(), None)
         .data
         .unwrap();
     assert_eq!(exported, original);

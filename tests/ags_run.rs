@@ -85,7 +85,7 @@ fn node_ids_with_a_dash_or_a_leading_digit_run_and_translate_back_unchanged() {
     let o = ais(tmp.path(), &["export", "--ags", "g.agir"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let back: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let original = ais_ags::load_text(source).data.unwrap().value;
+    let original = ais::ags::load_text(source).data.unwrap().value;
     assert_eq!(back, original);
 }
 
@@ -441,7 +441,7 @@ fn command_criteria_run_only_when_allowed_and_gate_the_retry() {
 
 #[test]
 fn a_command_criterion_cannot_write_outside_the_output_root_nor_read_a_secret() {
-    if !ais_rt::sandbox::confinement_available() {
+    if !ais::rt::confinement_available() {
         assert!(
             std::env::var_os("CI").is_none(),
             "CI must have the kernel sandbox"

@@ -160,7 +160,7 @@ fn have_python() -> bool {
 /// sealing key's directory, which a tool must see empty.
 #[test]
 fn a_model_command_cannot_rewrite_the_journal_to_move_the_output_root() {
-    if !have_python() || !ais_rt::sandbox::confinement_available() {
+    if !have_python() || !ais::rt::confinement_available() {
         eprintln!("skipped: no python3 with sqlite3, or no Landlock");
         return;
     }
@@ -168,7 +168,7 @@ fn a_model_command_cannot_rewrite_the_journal_to_move_the_output_root() {
     let outcome = rewrite_attack(&case);
     assert_eq!(outcome.status.code(), Some(0), "{}", stderr(&outcome));
     assert!(case.out.join("marker.txt").exists());
-    if ais_rt::sandbox::shield_available() {
+    if ais::rt::shield_available() {
         let seen = std::fs::read_to_string(case.out.join("seen.txt")).unwrap();
         assert_eq!(seen, "", "a tool saw the sealing key's directory");
         assert!(case.keys.join("journal.key").exists());
@@ -203,7 +203,7 @@ fn rewrite_attack(case: &Case) -> Output {
 /// directory looks empty, the run resumes where it started.
 #[test]
 fn an_unprivileged_users_tool_cannot_rewrite_the_journal() {
-    if !have_python() || !ais_rt::sandbox::confinement_available() || !can_drop_to_nobody() {
+    if !have_python() || !ais::rt::confinement_available() || !can_drop_to_nobody() {
         eprintln!("skipped: no python3 with sqlite3, no Landlock, or not root (no `nobody`)");
         return;
     }
@@ -222,7 +222,7 @@ fn an_unprivileged_users_tool_cannot_rewrite_the_journal() {
 /// resume refuses the row, naming `out`.
 #[test]
 fn without_user_namespaces_the_seal_refuses_the_rewrite_and_the_run_says_so() {
-    if !have_python() || !ais_rt::sandbox::confinement_available() || !can_deny_user_namespaces() {
+    if !have_python() || !ais::rt::confinement_available() || !can_deny_user_namespaces() {
         eprintln!("skipped: no python3 with sqlite3, no Landlock, or no user namespace to test in");
         return;
     }

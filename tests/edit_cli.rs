@@ -81,7 +81,7 @@ fn two_patchers_racing_on_one_file_one_wins_the_other_is_stale_and_the_file_is_n
             let mut reads = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let text = std::fs::read_to_string(&path).unwrap();
-                ais_core::agir::read(&text).unwrap_or_else(|e| panic!("torn file: {e}\n{text}"));
+                ais::agir::read(&text).unwrap_or_else(|e| panic!("torn file: {e}\n{text}"));
                 reads += 1;
             }
             reads
@@ -110,7 +110,7 @@ fn two_patchers_racing_on_one_file_one_wins_the_other_is_stale_and_the_file_is_n
         assert_eq!(loser.0, 1, "{loser:?}");
         assert_eq!(loser.1["reason"], "stale_generation", "{loser:?}");
         assert_eq!(loser.1["possible_repairs"][0]["call"]["tool"], "view");
-        let doc = ais_core::agir::read(&std::fs::read_to_string(&path).unwrap())
+        let doc = ais::agir::read(&std::fs::read_to_string(&path).unwrap())
             .unwrap()
             .program
             .instruction("verify")

@@ -209,10 +209,10 @@ fn the_inspector_builds_appendix_c_from_an_empty_file_by_patches_alone() {
     assert_eq!(check["outcome"], "clean", "{check:#}");
     // The same program as the example (what the model cannot tell apart aside: `types: {}`
     // and `agir_version`, which no operation writes).
-    let built = ais_core::agir::read(&std::fs::read_to_string(&file).unwrap())
+    let built = ais::agir::read(&std::fs::read_to_string(&file).unwrap())
         .unwrap()
         .program;
-    let mut example = ais_core::agir::read(&std::fs::read_to_string(EXAMPLE).unwrap())
+    let mut example = ais::agir::read(&std::fs::read_to_string(EXAMPLE).unwrap())
         .unwrap()
         .program;
     example.types = None;

@@ -8,10 +8,10 @@
 use crate::support::examples;
 use examples::*;
 
-use ais::rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
+use ais::eval::runner::{self, Host, Options, SuiteResult};
+use ais::eval::{LoadedProgram, Suite, output};
 use ais::rt::{Runtime, RuntimeBuilder};
-use ais_eval::runner::{self, Host, Options, SuiteResult};
-use ais_eval::{LoadedProgram, Suite, output};
+use ais::rt::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -135,7 +135,7 @@ fn the_examples_suite_covers_every_example_and_passes() {
 /// and (mandatory performed, mandatory in all).
 fn certificates_match_a_hand_count(result: &SuiteResult) {
     use Standing::{Guaranteed as G, NotReached as NR, ObservableOnly as O};
-    use ais_eval::certificate::{Standing, certify};
+    use ais::eval::certificate::{Standing, certify};
     /// An example, its case, each obligation's standing, (performed, total).
     type Hand<'a> = (&'a str, &'a str, &'a [(&'a str, Standing)], (usize, usize));
     let hand: [Hand; 2] = [
@@ -194,7 +194,7 @@ fn certificates_match_a_hand_count(result: &SuiteResult) {
             .run
             .as_deref()
             .expect("the run is journaled");
-        let rec = ais::rt::journal::replay::Recording::from_sqlite(&store, run).unwrap();
+        let rec = ais::rt::journal::Recording::from_sqlite(&store, run).unwrap();
         let cert = certify(&rec).unwrap();
         let got: Vec<(&str, Standing)> = cert
             .obligations
@@ -209,7 +209,7 @@ fn certificates_match_a_hand_count(result: &SuiteResult) {
         );
         let percent = performed as f64 * 100.0 / total as f64;
         assert_eq!(cert.mandatory.performed_percent, percent, "{stem}");
-        ais_eval::certificate::verify(&cert, &rec).unwrap();
+        ais::eval::certificate::verify(&cert, &rec).unwrap();
     }
 }
 
@@ -220,7 +220,7 @@ fn certificates_match_a_hand_count(result: &SuiteResult) {
 fn seeded(
     stem: &str,
     edit: impl Fn(&str) -> Option<String>,
-) -> Option<(tempfile::TempDir, Result<Suite, ais_eval::SuiteError>)> {
+) -> Option<(tempfile::TempDir, Result<Suite, ais::eval::SuiteError>)> {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir_all(root.join("agir")).unwrap();
@@ -261,7 +261,7 @@ fn caught(
     stem: &str,
     defect: &str,
     dir: &Path,
-    suite: Result<Suite, ais_eval::SuiteError>,
+    suite: Result<Suite, ais::eval::SuiteError>,
     host: Examples,
 ) -> Vec<(String, String, String)> {
     let suite = match suite {

@@ -1,6 +1,6 @@
 //! `ais lift --emit rust`: the lifted program written as an `ais!` module, through the real
 //! binary. Every scripted lift of `ais-lift/tests/lifts` is lifted twice — as AG-IR and as Rust —
-//! and the module's AG-IR (the macro's front end, `ais_syntax::export_text`, without a
+//! and the module's AG-IR (the macro's front end, `ais::syntax::export_text`, without a
 //! crate build) is the `.agir` byte for byte; the ignored test builds the modules in a crate of
 //! their own against this checkout and compares each program's `AGIR` constant.
 
@@ -78,12 +78,12 @@ fn every_scripted_lift_emitted_as_rust_has_the_agir_of_its_agir_lift() {
         let module = std::fs::read_to_string(&rust).unwrap();
         assert!(module.starts_with("//! `"), "{name}: {module}");
         assert!(module.contains("\nais! {\n"), "{name}: {module}");
-        let exported = ais_syntax::export_text(&module, &rust.display().to_string())
+        let exported = ais::syntax::export_text(&module, &rust.display().to_string())
             .unwrap_or_else(|e| panic!("{name}: the emitted module does not lower:\n{e}"));
         assert_eq!(exported.len(), 1, "{name}");
         assert_eq!(exported[0].agir, expected, "{name}:\n{module}");
         // Nothing the record holds is left behind in the Rust form.
-        let program = ais_core::agir::read(&expected).unwrap().program;
+        let program = ais::agir::read(&expected).unwrap().program;
         let record = program.faithfulness.as_ref().expect("a provenance record");
         assert!(module.contains("source { path: "), "{name}");
         assert_eq!(
@@ -142,7 +142,7 @@ fn a_python_tool_stays_a_python_tool() {
         ),
         "{module}"
     );
-    let exported = ais_syntax::export_text(&module, "count.rs").unwrap();
+    let exported = ais::syntax::export_text(&module, "count.rs").unwrap();
     assert!(
         exported[0].agir.contains("    lang: python\n"),
         "{}",
@@ -198,7 +198,7 @@ fn emitted_modules_compile_and_their_agir_is_the_lifted_agir() {
     for (name, agir, rust) in &pairs {
         let module = name.replace('-', "_");
         std::fs::copy(rust, krate.join("src").join(format!("{module}.rs"))).unwrap();
-        let program = ais_core::agir::read(&std::fs::read_to_string(agir).unwrap())
+        let program = ais::agir::read(&std::fs::read_to_string(agir).unwrap())
             .unwrap()
             .program;
         let ty = program.walker.unwrap().name.unwrap();
@@ -272,6 +272,6 @@ fn a_line_break_in_the_skills_path_cannot_add_code_to_the_module() {
         header[0].contains(r"a\nfn evil() {}\n/SKILL.md"),
         "{module}"
     );
-    let exported = ais_syntax::export_text(&module, "out.rs").unwrap();
+    let exported = ais::syntax::export_text(&module, "out.rs").unwrap();
     assert_eq!(exported.len(), 1, "{module}");
 }

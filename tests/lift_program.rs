@@ -4,10 +4,10 @@
 //! that checks clean or fixed, audits with 0 dropped and 0 added obligations against the
 //! skill's text, and rests every obligation on a verbatim quote.
 
-use ais::core::{AuditConfig, Outcome, SourceMap, agir};
 use ais::lift::compile::{Adjudicate, LiftError, Lifted, NoteAction, SpecVerdict};
 use ais::lift::{Lift, Skill, lift};
-use ais::rt::model::ScriptedModel;
+use ais::rt::llm::ScriptedModel;
+use ais::{AuditConfig, Outcome, SourceMap, agir};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -61,7 +61,7 @@ fn assert_faithful(name: &str, l: &Lifted) {
     // Every instruction but the terminal traces to a recorded obligation.
     let record = doc.program.faithfulness.as_ref().unwrap();
     for n in doc.program.nodes.as_deref().unwrap() {
-        if n.opcode == ais::core::Opcode::Terminal {
+        if n.opcode == ais::Opcode::Terminal {
             continue;
         }
         let traces = n.traces_to.as_deref().unwrap_or_default();
@@ -157,7 +157,7 @@ fn no_adjudicate_makes_no_call_and_says_so() {
     assert!(r.strict_findings() > 0);
 }
 
-fn node<'a>(l: &'a Lifted, id: &str) -> &'a ais::core::Instruction {
+fn node<'a>(l: &'a Lifted, id: &str) -> &'a ais::Instruction {
     l.program
         .nodes
         .as_deref()
@@ -172,12 +172,12 @@ fn a_human_gate_is_a_code_owned_route_on_the_persons_answer() {
     let l = lift_fixture("approval");
     assert_faithful("approval", &l);
     let gate = node(&l, "gate_r2");
-    assert_eq!(gate.opcode, ais::core::Opcode::Route);
-    assert_eq!(gate.owner, Some(ais::core::Owner::Code));
+    assert_eq!(gate.opcode, ais::Opcode::Route);
+    assert_eq!(gate.owner, Some(ais::Owner::Code));
     assert_eq!(gate.reads, ["approved_r2"]);
     let (_, answer) = l.program.carry("approved_r2").unwrap();
-    assert_eq!(answer.role, Some(ais::core::Role::Input));
-    assert_eq!(answer.ty, Some(ais::core::Type::Bool));
+    assert_eq!(answer.role, Some(ais::Role::Input));
+    assert_eq!(answer.ty, Some(ais::Type::Bool));
     // The gate stands where the skill puts it: after the summary, before the deployment; a
     // refusal ends the run.
     let edges = l.program.edges.as_deref().unwrap();
@@ -222,7 +222,7 @@ fn a_sibling_reference_file_is_embodied_as_knowledge() {
     assert_eq!(k.traces_to.as_deref(), Some(&["r1".to_owned()][..]));
     // A command's result is an outcome: a failing `git log` is a value, not a crash.
     let (_, changes) = l.program.carry("changes").unwrap();
-    assert_eq!(changes.ty, Some(ais::core::Type::parse("outcome")));
+    assert_eq!(changes.ty, Some(ais::Type::parse("outcome")));
 }
 
 #[test]
@@ -515,7 +515,7 @@ fn check_only_rechecks_a_lifted_program_against_its_skill_as_it_is_now() {
     );
     assert!(r.has_findings());
     // A program with no record cannot be rechecked: said so.
-    let bare = ais::core::ProgramBuilder::new("bare").build();
+    let bare = ais::ProgramBuilder::new("bare").build();
     assert!(ais::lift::compile::recheck(&same, &bare).is_err());
 }
 
@@ -610,8 +610,8 @@ fn an_optional_step_is_a_decision_point_the_audit_accepts() {
     assert_eq!(r.gates.outcome, Outcome::Clean, "{:#?}", r.gates.findings);
     assert!(r.gates.added.is_empty() && r.gates.dropped.is_empty());
     let decide = node(&l, "may_write_haiku");
-    assert_eq!(decide.opcode, ais::core::Opcode::Route);
-    assert_eq!(decide.owner, Some(ais::core::Owner::Model));
+    assert_eq!(decide.opcode, ais::Opcode::Route);
+    assert_eq!(decide.owner, Some(ais::Owner::Model));
     assert!(decide.traces_to.is_none(), "scaffolding, not a realization");
     let targets: Vec<&str> = l
         .program
@@ -669,7 +669,7 @@ fn an_optional_step_is_a_decision_point_the_audit_accepts() {
 /// The audit of the written AG-IR against `skill`: no finding, no obligation dropped.
 fn assert_faithful_program(l: &Lifted, skill: &str) {
     let doc = agir::read(&l.agir).unwrap();
-    let audit = ais::core::audit(
+    let audit = ais::audit(
         &doc.program,
         &SourceMap::new(),
         Some(skill),

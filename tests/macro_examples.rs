@@ -22,7 +22,7 @@ mod budget;
 #[path = "macro_examples/graph.rs"]
 mod graph;
 
-use ais::rt::tools::{ToolArgs, ToolContext, ToolErrorKind};
+use ais::rt::{ToolArgs, ToolContext, ToolErrorKind};
 use ais::{Value, agir};
 use std::collections::BTreeSet;
 use writing_plans::{WritingPlans, WritingPlansInput};
@@ -144,7 +144,7 @@ fn build_rs_export_writes_the_same_agir_as_the_macro() {
         .map(|ex| format!("{}/examples/{}", env!("CARGO_MANIFEST_DIR"), ex.source))
         .collect();
     let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
-    let written = ais_syntax::export(&sources, dir.path()).expect("exports");
+    let written = ais::syntax::export(&sources, dir.path()).expect("exports");
     assert_eq!(written.len(), EXAMPLES.len(), "{written:?}");
     for ex in &EXAMPLES {
         let exported = std::fs::read_to_string(dir.path().join(ex.file))
@@ -227,7 +227,7 @@ async fn writing_plans_runs_end_to_end_on_the_scripted_model() {
         env!("CARGO_MANIFEST_DIR"),
         "/examples/writing_plans.responses.json"
     );
-    let model = ais::rt::model::from_spec(&format!("scripted:{responses}")).unwrap();
+    let model = ais::rt::llm::from_spec(&format!("scripted:{responses}")).unwrap();
     let runtime = WritingPlans::runtime()
         .model(model)
         .out_dir(dir.path().to_path_buf())

@@ -52,7 +52,7 @@ mod agents {
 #[test]
 fn build_rs_export_writes_the_macros_agir_and_its_snapshot() {
     let dir = tempfile::tempdir().unwrap();
-    let written = ais_syntax::export(&[file!()], dir.path()).expect("exports");
+    let written = ais::syntax::export(&[file!()], dir.path()).expect("exports");
     assert_eq!(written, [dir.path().join("triage.agir")]);
     let exported = std::fs::read_to_string(&written[0]).unwrap();
     assert!(

@@ -3,7 +3,7 @@
 //! without it stops the run `interrupted`, naming the call that may have run once.
 
 use ais::ais;
-use ais::rt::journal::memory::MemoryJournal;
+use ais::rt::journal::MemoryJournal;
 use ais::rt::journal::{
     BoxFuture, Effect, History, Journal, JournalError, Json, RunEnd, StepCommit,
 };

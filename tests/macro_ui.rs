@@ -9,7 +9,7 @@
 //! error block is that case's pinned `.stderr`; and every check of spec §9 the macro can
 //! report has its case.
 
-use ais_core::CheckId;
+use ais::CheckId;
 use std::path::Path;
 
 #[test]

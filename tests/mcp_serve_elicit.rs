@@ -145,7 +145,7 @@ async fn the_http_transport_lists_and_calls_the_programs() {
     let url = server.url.clone();
 
     // reqwest (as rmcp builds it) has no TLS provider of its own; install the one ais-rt uses.
-    ais_rt::tls::install_crypto_provider();
+    ais::rt::install_crypto_provider();
     let service = ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.unwrap();
     let tools = service.peer().list_all_tools().await.unwrap();
     assert_eq!(tools.len(), 1);

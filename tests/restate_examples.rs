@@ -81,12 +81,12 @@ struct Case {
 }
 
 /// The scripted model of `examples/NAME.responses.json`.
-fn shipped(name: &str) -> std::sync::Arc<dyn ais::rt::model::Model> {
+fn shipped(name: &str) -> std::sync::Arc<dyn ais::rt::llm::Model> {
     let file = format!(
         "{}/examples/{name}.responses.json",
         env!("CARGO_MANIFEST_DIR")
     );
-    ais::rt::model::from_spec(&format!("scripted:{file}")).unwrap()
+    ais::rt::llm::from_spec(&format!("scripted:{file}")).unwrap()
 }
 
 fn cases(checkout: &Path) -> Vec<(&'static str, Case)> {

@@ -1,7 +1,7 @@
 //! The benchmark's program generator makes what it promises: valid programs of exactly N
 //! instructions, with the advertised mix, that check without errors.
 
-use ais::core::{Opcode, Repairs, Severity, agir, check};
+use ais::{Opcode, Repairs, Severity, agir, check};
 
 use crate::support::synth;
 

@@ -27,8 +27,8 @@
 //! `max_tokens` per exchange — which holds where the provider enforces the limit.
 
 use crate::bind::ProgramIndex;
-use crate::program::{Opcode, Program};
 use crate::plan::{Executor, FanOut, Plan, Step, Unit};
+use crate::program::{Opcode, Program};
 use petgraph::Direction;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};

@@ -116,6 +116,7 @@ pub use diag::{
     CheckId, Code, Deviation, Finding, FindingKind, Outcome, Related, Repair, Severity,
 };
 pub use edit::{Change, Edit, Wording};
+pub use plan::{Plan, lower};
 pub use program::{
     AcceptedDeviation, Autonomy, Bearer, Carry, Concurrency, ContentKind, DeviationKind, Edge,
     ElementRef, EnumMember, Extras, Field, Instruction, Isolation, Knowledge, McpBinding,
@@ -123,7 +124,6 @@ pub use program::{
     Program, Provenance, Role, SourceRef, SpawnSource, Surface, Tool, ToolSurface, Type, TypeDecl,
     TypeKind, Walker,
 };
-pub use plan::{Plan, lower};
 pub use source::{Element, FieldKey, Locator, Locus, Pos, SourceMap, SubRange};
 pub use suggest::{Suggester, did_you_mean};
 pub use value::Value;

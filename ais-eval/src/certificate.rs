@@ -28,7 +28,7 @@
 //! ```
 //! use ais_eval::certificate::{Standing, certify};
 //! use ais_rt::journal::{Effect, EffectKey, EffectKind, Idempotency, RunStart, StepCommit};
-//! use ais_rt::journal::replay::Recording;
+//! use ais_rt::journal::Recording;
 //!
 //! let source = r#"
 //! walker:
@@ -86,7 +86,7 @@ use ais_core::{
     AuditConfig, ElementRef, Instruction, ObligationStatus, Opcode, Program, Provenance,
     Realization,
 };
-use ais_rt::journal::replay::Recording;
+use ais_rt::journal::Recording;
 use ais_rt::journal::{Effect, Json, RunState, StepCommit};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -432,7 +432,7 @@ pub fn verify(cert: &Certificate, run: &Recording) -> Result<(), CertifyError> {
 
 /// Reads a certificate file (bounded, a regular file).
 pub fn read(path: &std::path::Path) -> Result<Certificate, CertifyError> {
-    let text = ais_rt::files::read_regular_text(path, MAX_CERTIFICATE_BYTES).map_err(|e| {
+    let text = ais_core::files::read_regular_text(path, MAX_CERTIFICATE_BYTES).map_err(|e| {
         CertifyError::new(
             format!("the certificate `{}` cannot be read: {e}", path.display()),
             "name the JSON file `ais runs certify RUN_ID --format json` wrote",

@@ -446,7 +446,7 @@ fn artifact(
 ) -> (bool, String) {
     let path = out.join(&a.path);
     let want_exists = a.exists.unwrap_or(true);
-    let bytes = match ais_rt::files::read_regular(&path, MAX_ARTIFACT_BYTES) {
+    let bytes = match ais_core::files::read_regular(&path, MAX_ARTIFACT_BYTES) {
         Ok(b) => Some(b),
         Err(e) if e.is_not_found() => None,
         Err(e) => return (false, format!("`{}` cannot be read: {e}", a.path)),
@@ -465,7 +465,7 @@ fn artifact(
     }
     if let Some(f) = &a.equals_file {
         let expected = suite_dir.join(f);
-        match ais_rt::files::read_regular(&expected, MAX_ARTIFACT_BYTES) {
+        match ais_core::files::read_regular(&expected, MAX_ARTIFACT_BYTES) {
             Ok(e) if e == bytes => {}
             Ok(e) => {
                 let at = e

@@ -5,7 +5,7 @@
 //! rounds) is a failed assertion saying so, never a crash.
 
 use ais_rt::journal::sqlite::SqliteStore;
-use ais_rt::model::Model;
+use ais_rt::llm::Model;
 use ais_rt::trace::{StepEvent, TraceSink};
 use ais_rt::{Inputs, Runtime, Status};
 use serde_json::Value as Json;
@@ -118,7 +118,7 @@ pub async fn judge(
 ) -> Judgment {
     let sink = Arc::new(Collect::default());
     let runtime = Runtime::builder()
-        .tools(ais_rt::tools::ToolRegistry::new())
+        .tools(ais_rt::ToolRegistry::new())
         .out_dir(out.to_owned())
         .max_steps(10)
         .model(model)

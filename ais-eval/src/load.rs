@@ -18,13 +18,13 @@ use std::sync::Arc;
 pub enum ModelSource {
     /// No model (a program without slots).
     None,
-    /// Canned answers: the file, and its JSON (a fresh [`ais_rt::model::ScriptedModel`] per
+    /// Canned answers: the file, and its JSON (a fresh [`ais_rt::llm::ScriptedModel`] per
     /// trial, so every trial starts at the first answer).
     Scripted(PathBuf, serde_json::Value),
     /// A run recorded by `ais test add`: every slot answered from it, no model asked.
     Recorded(PathBuf, Arc<Recording>),
     /// A live provider (shared by the trials).
-    Live(String, Arc<dyn ais_rt::model::Model>),
+    Live(String, Arc<dyn ais_rt::llm::Model>),
 }
 
 impl ModelSource {
@@ -127,7 +127,7 @@ impl Suite {
             message,
             help: help.to_owned(),
         };
-        let text = ais_rt::files::read_regular_text(path, MAX_SUITE_BYTES).map_err(|e| {
+        let text = ais_core::files::read_regular_text(path, MAX_SUITE_BYTES).map_err(|e| {
             if e.is_not_found() {
                 whole(
                     "there is no such suite file".into(),
@@ -447,7 +447,7 @@ impl Loader<'_> {
         }
         let limits = Limits::default();
         let source =
-            ais_rt::files::read_regular_text(&file, limits.max_bytes as u64).map_err(|e| {
+            ais_core::files::read_regular_text(&file, limits.max_bytes as u64).map_err(|e| {
                 let (message, help) = if e.is_not_found() {
                     (
                         format!("there is no program `{}`", file.display()),
@@ -489,7 +489,7 @@ impl Loader<'_> {
         let spec = spec.trim();
         if let Some(file) = spec.strip_prefix("scripted:") {
             let path = self.path(file);
-            let text = ais_rt::files::read_regular_text(&path, MAX_SUITE_BYTES).map_err(|e| {
+            let text = ais_core::files::read_regular_text(&path, MAX_SUITE_BYTES).map_err(|e| {
                 self.err(
                     at,
                     format!(
@@ -509,7 +509,7 @@ impl Loader<'_> {
                     "a scripted file maps each instruction id to a list of answers",
                 )
             })?;
-            ais_rt::model::ScriptedModel::from_json(&path, json.clone())
+            ais_rt::llm::ScriptedModel::from_json(&path, json.clone())
                 .map_err(|e| self.err(at, e.message, "fix the scripted file"))?;
             return Ok(ModelSource::Scripted(path, json));
         }
@@ -524,7 +524,7 @@ impl Loader<'_> {
             })?;
             return Ok(ModelSource::Recorded(path, Arc::new(recording)));
         }
-        let model = ais_rt::model::from_spec(spec).map_err(|e| {
+        let model = ais_rt::llm::from_spec(spec).map_err(|e| {
             self.err(
                 at,
                 e.message,
@@ -672,7 +672,7 @@ impl Loader<'_> {
                 Compiled::None
             }
             Assertion::ToolCalled(t) => {
-                let builtins = ais_rt::tools::ToolRegistry::with_builtins();
+                let builtins = ais_rt::ToolRegistry::with_builtins();
                 let mut tools: Vec<&str> = program
                     .tool_list()
                     .iter()

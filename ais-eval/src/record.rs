@@ -34,7 +34,7 @@ pub struct Recording {
 
 impl Recording {
     /// The recording of a run read from a journal; only a finished run.
-    pub fn of(rec: ais_rt::journal::replay::Recording) -> Result<Recording, String> {
+    pub fn of(rec: ais_rt::journal::Recording) -> Result<Recording, String> {
         rec.finished().map_err(|e| e.to_string())?;
         Ok(Recording {
             format: RECORDING_FORMAT.to_owned(),
@@ -48,7 +48,7 @@ impl Recording {
 
     /// Reads a recording file; the error says what is wrong with it.
     pub fn read(path: &Path) -> Result<Recording, String> {
-        let text = ais_rt::files::read_regular_text(path, MAX_RECORDING_BYTES)
+        let text = ais_core::files::read_regular_text(path, MAX_RECORDING_BYTES)
             .map_err(|e| format!("the recording `{}` cannot be read: {e}", path.display()))?;
         let rec: Recording = serde_json::from_str(&text).map_err(|e| {
             format!(
@@ -80,7 +80,7 @@ impl Recording {
         &self,
         task: Option<&str>,
         inputs: Option<Vec<(String, Json)>>,
-    ) -> ais_rt::journal::replay::Recording {
+    ) -> ais_rt::journal::Recording {
         let mut start = self.start.clone();
         if let Some(t) = task {
             start.task = t.to_owned();
@@ -88,7 +88,7 @@ impl Recording {
         if let Some(i) = inputs {
             start.inputs = i;
         }
-        ais_rt::journal::replay::Recording {
+        ais_rt::journal::Recording {
             start,
             status: self.status,
             effects: self.effects.clone(),

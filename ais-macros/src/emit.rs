@@ -142,7 +142,7 @@ fn program_api(
             }
 
             /// Replays a finished, journaled run of the program (a
-            /// `ais::rt::journal::replay::Recording`): every slot answered from the journal,
+            /// `ais::rt::journal::Recording`): every slot answered from the journal,
             /// never by a model, and every tool from the journal or live (`tools`). Returns
             /// what the replay found ([`::ais::Replayed::matches`]) and its typed report.
             pub async fn replay(

@@ -33,7 +33,7 @@
 //!
 //! ```
 //! use ais_repair::{Config, repair};
-//! use ais_rt::model::ScriptedModel;
+//! use ais_rt::llm::ScriptedModel;
 //! use serde_json::json;
 //!
 //! // `draft` traces to no obligation of the record: an added instruction (F1).
@@ -80,7 +80,7 @@ pub use view::View;
 
 use ais_core::agir::{self, Document};
 use ais_core::{AuditConfig, Deviation, Finding, Repairs, Severity, audit, check, is_audit_check};
-use ais_rt::model::{Model, Operand, Reply, SlotRequest, Turn};
+use ais_rt::llm::{Model, Operand, Reply, SlotRequest, Turn};
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 

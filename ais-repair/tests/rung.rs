@@ -4,7 +4,7 @@
 
 use ais_core::{CheckId, Finding, agir};
 use ais_repair::{Budget, Config, Discarded, Repaired, findings_of, repair};
-use ais_rt::model::{Model, ModelFuture, ScriptedModel, SlotRequest, Turn};
+use ais_rt::llm::{Model, ModelFuture, ScriptedModel, SlotRequest, Turn};
 use serde_json::{Value, json};
 use std::sync::Mutex;
 

@@ -6,7 +6,7 @@ use crate::support;
 
 use ais_core::agir;
 use ais_repair::{Budget, Config, View, findings_of, repair};
-use ais_rt::model::ScriptedModel;
+use ais_rt::llm::ScriptedModel;
 use serde_json::json;
 
 #[test]

@@ -3,7 +3,7 @@
 
 use ais_core::{AuditConfig, Severity, agir};
 use ais_repair::{Budget, Closure, Config, findings_of, repair};
-use ais_rt::model::ScriptedModel;
+use ais_rt::llm::ScriptedModel;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -11,8 +11,8 @@
 
 use ais_restate::server::{RestateServer, server_binary};
 use ais_restate::{Endpoint, Ingress, RunRequest};
-use ais_rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
 use ais_rt::{Inputs, Runtime, Status};
+use ais_rt::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

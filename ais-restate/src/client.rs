@@ -47,7 +47,7 @@ pub enum Followed {
 /// The HTTP client every request of this crate goes through (loopback and cluster URLs: no
 /// proxy).
 pub(crate) fn http_client() -> reqwest::Client {
-    ais_rt::tls::install_crypto_provider();
+    ais_rt::install_crypto_provider();
     reqwest::Client::builder()
         .no_proxy()
         .build()

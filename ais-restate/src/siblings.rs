@@ -4,7 +4,7 @@
 //! one handler `run` takes a sibling job ([`SiblingJob`]) and returns what the sibling did
 //! ([`SiblingOutcome`]), running it with [`ais_rt::Runtime::run_sibling`] over the same
 //! program; its effects are journaled in its own invocation. A workflow run's placement
-//! ([`RestatePlacement`], the runtime's [`ais_rt::placement`] seam, beside the run's journal)
+//! ([`RestatePlacement`], the runtime's [`ais_rt`] seam, beside the run's journal)
 //! calls that service once per sibling, so Restate dispatches the siblings to the service's
 //! deployment — every endpoint process behind it — and joins them through their results.
 //!
@@ -32,7 +32,7 @@
 //! journaled there, its SPAWNs spread, its budget the caller's remainder — and returns its
 //! report, which the caller lands as it lands an in-process sub-run's. A callee that needs a
 //! human's answer ends its run `input_required` and returns its saved state
-//! ([`ais_rt::placement::CallPause`]); the caller's run pauses with it, as it pauses for an
+//! ([`ais_rt::CallPause`]); the caller's run pauses with it, as it pauses for an
 //! in-process callee, and the answer given to the caller continues the callee from that state
 //! — in the caller's invocation, its effects journaled there (the callee's own workflow run
 //! has ended) — and then the caller.
@@ -53,9 +53,7 @@ use crate::journal::RestateJournal;
 use crate::stage::StagedFile;
 use crate::workflow::{discovery_service, handler};
 use ais_rt::journal::BoxFuture;
-use ais_rt::placement::{
-    CallJob, CallOutcome, Placement, PlacementError, SiblingJob, SiblingOutcome,
-};
+use ais_rt::{CallJob, CallOutcome, Placement, PlacementError, SiblingJob, SiblingOutcome};
 use ais_rt::{Prepared, Runtime};
 use restate_sdk::context::RequestTarget;
 use restate_sdk::discovery::{self, HandlerType, InputPayload, OutputPayload};

@@ -17,7 +17,7 @@
 //! `..`, not through `.ais/` or a version-control directory) where it is written, and a
 //! sibling's stage is bounded by [`MAX_STAGED_BYTES`]. The bytes are base64 in the JSON.
 
-use ais_rt::tools::artifact::RelativeDest;
+use ais_rt::RelativeDest;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -9,9 +9,9 @@
 //!   with every effect journaled through `ctx.run`, and returns the report object of
 //!   `ais run --format json` ([`ais_rt::RunOutcome::to_json`]). A pause for human input waits
 //!   on a durable promise (`answer-N` for the run's N-th pause) and continues with the answer.
-//!   Given `{"call": CallJob}` instead ([`ais_rt::placement::CallJob`]), the run is a
+//!   Given `{"call": CallJob}` instead ([`ais_rt::CallJob`]), the run is a
 //!   CALL's callee ([`crate::siblings`]): the job's values bound by name, the caller's
-//!   remaining step budget; it returns a [`ais_rt::placement::CallOutcome`], and a pause ends
+//!   remaining step budget; it returns a [`ais_rt::CallOutcome`], and a pause ends
 //!   it `input_required` with its saved state rather than waiting (the caller waits).
 //! - `answer` (shared): the human's answer (a JSON string) to the pause the run waits on.
 //! - `pause` (shared): the pause the run waits on (`{"n", "carry", "prompt", "instruction",
@@ -21,7 +21,7 @@
 use crate::journal::RestateJournal;
 use crate::siblings::RestatePlacement;
 use ais_core::Program;
-use ais_rt::placement::CallJob;
+use ais_rt::CallJob;
 use ais_rt::{Inputs, Prepared, Runtime, Status};
 use restate_sdk::discovery::{self, HandlerName, HandlerType, InputPayload, OutputPayload};
 use restate_sdk::endpoint::{ContextInternal, Error as EndpointError};

@@ -22,11 +22,11 @@
 //! `cargo bench -p ais-rt --bench journal`
 
 use ais_core::Value;
-use ais_rt::journal::memory::MemoryJournal;
+use ais_rt::journal::MemoryJournal;
 use ais_rt::journal::sqlite::{Durability, SqliteStore};
 use ais_rt::journal::{Journal, new_run_id};
-use ais_rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
 use ais_rt::{Inputs, Prepared, Runtime, Status};
+use ais_rt::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::Arc;
 use std::time::Duration;

@@ -10,9 +10,9 @@
 //! Run briefly: `cargo bench -p ais-rt --bench machine -- --warm-up-time 1 --measurement-time 3`.
 
 use ais_core::Value;
-use ais_rt::model::scripted::ScriptedModel;
-use ais_rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
+use ais_rt::llm::ScriptedModel;
 use ais_rt::{Inputs, Runtime, Status};
+use ais_rt::{Tool, ToolArgs, ToolContext, ToolFuture, ToolRegistry};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::path::Path;
 use std::sync::Arc;

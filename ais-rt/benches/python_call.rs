@@ -9,7 +9,7 @@
 //! Run briefly: `cargo bench -p ais-rt --bench python_call -- --warm-up-time 1 --measurement-time 5`.
 
 use ais_core::Value;
-use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext};
+use ais_rt::{PythonTool, Tool, ToolArgs, ToolContext};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn args(n: i64) -> ToolArgs {

@@ -667,8 +667,9 @@ impl Runtime {
     /// A run recorded in memory, replayed after the program's doc changed:
     ///
     /// ```
-    /// use ais_rt::journal::{memory::MemoryJournal, replay::{Recording, ToolReplay}};
-    /// use ais_rt::{Inputs, Runtime, Status, llm::ScriptedModel};
+    /// use ais_rt::journal::{MemoryJournal, Recording, ToolReplay};
+    /// use ais_rt::{Inputs, Runtime, Status};
+    /// use ais_rt::llm::ScriptedModel;
     /// use std::sync::Arc;
     ///
     /// let text = |doc: &str| format!(r#"

@@ -120,7 +120,7 @@ impl Pause {
     /// by `check`) ``).
     ///
     /// ```
-    /// use ais_rt::report::{Called, Pause};
+    /// use ais_rt::{Called, Pause};
     /// let mut p = Pause {
     ///     carry: "ok".into(),
     ///     prompt: "Go on?".into(),

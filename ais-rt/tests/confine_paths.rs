@@ -8,8 +8,8 @@ use crate::common;
 
 use ais_core::Value;
 use ais_rt::Status;
-use ais_rt::model::scripted::ScriptedModel;
-use ais_rt::tools::ToolRegistry;
+use ais_rt::ToolRegistry;
+use ais_rt::llm::ScriptedModel;
 use common::{Bench, arg, tool};
 use std::path::Path;
 use std::sync::Arc;

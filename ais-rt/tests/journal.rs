@@ -5,7 +5,7 @@
 use crate::common;
 
 use ais_core::Value;
-use ais_rt::journal::memory::MemoryJournal;
+use ais_rt::journal::MemoryJournal;
 use ais_rt::journal::sqlite::{Durability, SqliteStore};
 use ais_rt::journal::{InFlight, Journal, JournalError, Json};
 use ais_rt::{FaultKind, Inputs, Status};

@@ -6,9 +6,9 @@
 use crate::common;
 
 use ais_core::Value;
-use ais_rt::journal::replay::{Recording, ToolReplay};
 use ais_rt::journal::sqlite::{Durability, SqliteStore};
 use ais_rt::journal::{EffectKind, InFlight};
+use ais_rt::journal::{Recording, ToolReplay};
 use ais_rt::{Inputs, Status};
 use common::{Bench, arg, block_on, program, tool};
 use std::sync::Arc;

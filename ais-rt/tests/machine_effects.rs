@@ -4,9 +4,9 @@
 
 use crate::common;
 
-use ais_rt::model::scripted::ScriptedModel;
-use ais_rt::tools::{ToolLimits, ToolRegistry};
+use ais_rt::llm::ScriptedModel;
 use ais_rt::{Inputs, Runtime, Status};
+use ais_rt::{ToolLimits, ToolRegistry};
 use common::{block_on, program};
 use std::sync::Arc;
 use std::time::Duration;

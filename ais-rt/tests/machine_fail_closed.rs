@@ -7,7 +7,7 @@ use crate::common;
 
 use ais_core::Value;
 use ais_rt::Status;
-use ais_rt::model::scripted::ScriptedModel;
+use ais_rt::llm::ScriptedModel;
 use common::{Bench, arg, failed, tool};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

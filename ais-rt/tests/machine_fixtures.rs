@@ -15,7 +15,7 @@ use crate::common;
 /// The corpus locator shared with ais-core's corpus tests.
 use crate::core_support as support;
 
-use ais_rt::model::scripted::ScriptedModel;
+use ais_rt::llm::ScriptedModel;
 use ais_rt::{Inputs, Runtime};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};

@@ -135,7 +135,7 @@ edges:
     );
     for (task, answer) in [("known", Some("found known")), ("unknown", None)] {
         let out_dir = tempfile::tempdir().unwrap();
-        let mut tools = ais_rt::tools::ToolRegistry::new();
+        let mut tools = ais_rt::ToolRegistry::new();
         tools.register(
             "lookup",
             tool(|a, _| Ok(Value::Bool(arg(a, "task") == "known"))),

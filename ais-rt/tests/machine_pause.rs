@@ -472,7 +472,7 @@ fn a_journaled_call_pause_resumes_from_the_journal_without_repeating_an_effect()
     let rt = c.runtime();
     let doc = Calls::caller("middle.agir");
     let prep = rt.prepare(&doc.program, Some(&doc.source_map));
-    let journal = std::sync::Arc::new(ais_rt::journal::memory::MemoryJournal::new("j1"));
+    let journal = std::sync::Arc::new(ais_rt::journal::MemoryJournal::new("j1"));
     let out = block_on(rt.run_journaled(&prep, Inputs::task("the fair"), journal.clone()));
     assert_eq!(out.status, Status::InputRequired, "{out:?}");
     assert!(

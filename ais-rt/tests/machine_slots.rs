@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use ais_rt::model::scripted::ScriptedModel;
+use ais_rt::llm::ScriptedModel;
 use ais_rt::{FaultKind, Status};
 use common::Bench;
 use std::sync::Arc;

@@ -4,8 +4,8 @@
 use crate::common;
 
 use ais_core::Value;
-use ais_rt::tools::{Tool, ToolArgs, ToolContext, ToolFuture};
 use ais_rt::{FaultKind, Status};
+use ais_rt::{Tool, ToolArgs, ToolContext, ToolFuture};
 use common::{Bench, arg, tool};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -5,8 +5,8 @@
 use crate::common;
 
 use ais_core::Value;
-use ais_rt::model::scripted::ScriptedModel;
-use ais_rt::tools::ToolRegistry;
+use ais_rt::ToolRegistry;
+use ais_rt::llm::ScriptedModel;
 use ais_rt::{FaultKind, Inputs, Runtime, Status};
 use common::{Bench, block_on, program, tool};
 use std::sync::Arc;

@@ -42,7 +42,7 @@ edges:
   - {from: count, to: done}
 "#,
     );
-    let mut tools = ais_rt::tools::ToolRegistry::new();
+    let mut tools = ais_rt::ToolRegistry::new();
     tools.register(
         "upper",
         tool(|a, _| Ok(Value::from(arg(a, "text").to_uppercase()))),
@@ -137,7 +137,7 @@ edges:
 #[test]
 fn a_called_programs_steps_are_numbered_as_sub_steps_of_its_call() {
     let dir = tempfile::tempdir().unwrap();
-    let model = ais_rt::model::ScriptedModel::from_json(
+    let model = ais_rt::llm::ScriptedModel::from_json(
         &dir.path().join("r.json"),
         serde_json::json!({"fan[0]": ["one"], "fan[1]": ["two"]}),
     )

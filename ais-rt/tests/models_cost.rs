@@ -11,10 +11,10 @@ use crate::providers_support;
 
 use common::DiesAt;
 
-use ais_rt::journal::memory::MemoryJournal;
+use ais_rt::journal::MemoryJournal;
 use ais_rt::journal::{Journal, Json};
-use ais_rt::model::Models;
-use ais_rt::model::config::{ModelsFile, open_with};
+use ais_rt::llm::Models;
+use ais_rt::llm::{ModelsFile, open_with};
 use ais_rt::trace::{StepEvent, TraceSink};
 use ais_rt::{FaultKind, Inputs, RunOutcome, Runtime, Status};
 use providers_support::*;

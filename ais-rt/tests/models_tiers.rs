@@ -9,10 +9,10 @@ use crate::providers_support;
 
 use common::DiesAt;
 
-use ais_rt::journal::memory::MemoryJournal;
+use ais_rt::journal::MemoryJournal;
 use ais_rt::journal::{Journal, Json};
-use ais_rt::model::config::{ModelsFile, open_with};
-use ais_rt::model::{ModelErrorKind, Models};
+use ais_rt::llm::{ModelErrorKind, Models};
+use ais_rt::llm::{ModelsFile, open_with};
 use ais_rt::trace::{StepEvent, TraceSink};
 use ais_rt::{Inputs, RunOutcome, Runtime, Status};
 use providers_support::*;
@@ -370,8 +370,7 @@ edges:
         .await;
         let env = proto.env(&base);
         let lookup = move |name: &str| env.get(name).cloned();
-        let model = ais_rt::model::providers::from_spec_with(proto.spec(), &lookup, fast_options())
-            .unwrap();
+        let model = ais_rt::llm::from_spec_with(proto.spec(), &lookup, fast_options()).unwrap();
         let doc = ais_core::agir::read(LOOPING).unwrap();
         let out = tempfile::tempdir().unwrap();
         let runtime = Runtime::builder()

@@ -1,4 +1,4 @@
-//! Placement (`ais_rt::placement`), the scheduler's seam apart from the journal's: a placement
+//! Placement (`ais_rt`), the scheduler's seam apart from the journal's: a placement
 //! that runs a SPAWN's siblings and a CALL's callee on another runtime — through JSON, as
 //! across a network — gives the report of the in-process run over a plain memory journal; the
 //! orchestrator's own model is never asked for a sibling's answer; a job for another program is
@@ -9,12 +9,10 @@
 
 use crate::common;
 
-use ais_rt::journal::memory::MemoryJournal;
+use ais_rt::journal::MemoryJournal;
 use ais_rt::journal::{BoxFuture, Json};
-use ais_rt::model::ScriptedModel;
-use ais_rt::placement::{
-    CallJob, CallOutcome, Placement, PlacementError, SiblingJob, SiblingOutcome,
-};
+use ais_rt::llm::ScriptedModel;
+use ais_rt::{CallJob, CallOutcome, Placement, PlacementError, SiblingJob, SiblingOutcome};
 use ais_rt::{FaultKind, Inputs, Prepared, Runtime, Status};
 use common::{block_on, program};
 use serde_json::json;

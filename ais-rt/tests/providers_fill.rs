@@ -5,9 +5,9 @@
 
 use crate::providers_support;
 
-use ais_rt::model::ModelErrorKind;
-use ais_rt::model::ToolSpec;
-use ais_rt::model::slot::{SlotOptions, SlotToolFuture, SlotTools, fill};
+use ais_rt::llm::ModelErrorKind;
+use ais_rt::llm::ToolSpec;
+use ais_rt::llm::{SlotOptions, SlotToolFuture, SlotTools, fill};
 use providers_support::*;
 use serde_json::{Value, json};
 use std::sync::Mutex;

@@ -6,8 +6,8 @@
 
 use crate::providers_support;
 
-use ais_rt::model::providers::{ProviderOptions, schema::strict_schema};
-use ais_rt::model::{ModelErrorKind, Reply, ToolCall, ToolSpec, Turn};
+use ais_rt::llm::{ModelErrorKind, Reply, ToolCall, ToolSpec, Turn};
+use ais_rt::llm::{ProviderOptions, strict_schema};
 use providers_support::*;
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -529,7 +529,7 @@ async fn live_provider_answers_an_enum_slot() {
         eprintln!("skipped: set AIS_LIVE_MODEL (and the provider's key) to run the live check");
         return;
     };
-    let model = ais_rt::model::providers::from_spec(&spec).unwrap();
+    let model = ais_rt::llm::from_spec(&spec).unwrap();
     let completion = model.complete(&request(enum_schema())).await.unwrap();
     let Reply::Value { value } = completion.reply else {
         panic!("{spec} answered with tool calls");

@@ -5,7 +5,7 @@
 
 use crate::providers_support;
 
-use ais_rt::model::providers::from_spec_with;
+use ais_rt::llm::from_spec_with;
 use ais_rt::{Inputs, Runtime, Status};
 use providers_support::*;
 use serde_json::{Value, json};

@@ -4,8 +4,8 @@
 
 use crate::providers_support;
 
-use ais_rt::model::providers::from_spec;
-use ais_rt::model::{Model, ModelErrorKind};
+use ais_rt::llm::from_spec;
+use ais_rt::llm::{Model, ModelErrorKind};
 use ais_rt::{Inputs, RunOutcome, Runtime, Status};
 use providers_support::*;
 use serde_json::{Value, json};
@@ -61,8 +61,7 @@ async fn the_readme_example_runs_end_to_end_over_each_protocol() {
         .await;
         let env = proto.env(&base);
         let lookup = move |name: &str| env.get(name).cloned();
-        let model = ais_rt::model::providers::from_spec_with(proto.spec(), &lookup, fast_options())
-            .unwrap();
+        let model = ais_rt::llm::from_spec_with(proto.spec(), &lookup, fast_options()).unwrap();
         let (outcome, _out) = run_example(model).await;
         assert_eq!(outcome.status, Status::Ok, "{proto:?}: {outcome:#?}");
         assert!(
@@ -103,10 +102,9 @@ async fn the_readme_example_runs_end_to_end_over_each_protocol() {
 async fn a_provider_that_is_not_set_up_fails_before_any_step() {
     // The CLI calls `from_spec` before it runs anything: a missing key stops it there.
     let lookup = |_: &str| None;
-    let err =
-        ais_rt::model::providers::from_spec_with("anthropic:claude-test", &lookup, fast_options())
-            .err()
-            .unwrap();
+    let err = ais_rt::llm::from_spec_with("anthropic:claude-test", &lookup, fast_options())
+        .err()
+        .unwrap();
     assert_eq!(err.kind, ModelErrorKind::Config);
     assert_eq!(
         err.message,

@@ -6,9 +6,9 @@
 
 use crate::providers_support;
 
-use ais_rt::journal::memory::MemoryJournal;
+use ais_rt::journal::MemoryJournal;
 use ais_rt::journal::{EffectKind, Journal};
-use ais_rt::model::live::Live;
+use ais_rt::llm::Live;
 use ais_rt::trace::{StepEvent, TraceSink};
 use ais_rt::{Inputs, Runtime, Status};
 use providers_support::*;

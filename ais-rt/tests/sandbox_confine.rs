@@ -5,7 +5,7 @@
 //! writes inside the root and the private `TMPDIR` still work.
 
 use ais_core::Value;
-use ais_rt::tools::{Builtin, CommandTool, PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
+use ais_rt::{Builtin, CommandTool, PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
 use std::path::Path;
 
 use crate::common;
@@ -41,10 +41,10 @@ fn escapes(root: &Path, outside: &Path, tag: &str) -> Vec<(String, std::path::Pa
 }
 
 fn confined() -> bool {
-    if ais_rt::sandbox::confinement_available() {
+    if ais_rt::confinement_available() {
         return true;
     }
-    assert!(ais_rt::sandbox::unconfined_deviation().is_some());
+    assert!(ais_rt::unconfined_deviation().is_some());
     eprintln!("skipped: this kernel has no Landlock");
     false
 }
@@ -151,7 +151,7 @@ async fn run_command_cannot_write_outside_the_root() {
 /// tool (the sealing key's directory is hidden the same way: `tests/cli_sandbox.rs`).
 #[tokio::test]
 async fn a_tool_cannot_write_the_runtimes_state() {
-    if !confined() || !ais_rt::sandbox::shield_available() {
+    if !confined() || !ais_rt::shield_available() {
         eprintln!("skipped: no Landlock or no user namespaces on this kernel");
         return;
     }

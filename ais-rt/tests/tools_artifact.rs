@@ -3,9 +3,7 @@
 //! atomic and leave no temporary file behind.
 
 use ais_core::Value;
-use ais_rt::tools::{
-    ArtifactPath, ArtifactRoot, ToolArgs, ToolContext, ToolErrorKind, ToolRegistry,
-};
+use ais_rt::{ArtifactPath, ArtifactRoot, ToolArgs, ToolContext, ToolErrorKind, ToolRegistry};
 use std::os::unix::fs::symlink;
 use std::path::Path;
 

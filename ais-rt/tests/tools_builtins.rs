@@ -2,8 +2,8 @@
 //! subprocesses and a real HTTP server on 127.0.0.1 started by the test.
 
 use ais_core::Value;
-use ais_rt::tools::AccessPolicy;
-use ais_rt::tools::{ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolLimits, ToolRegistry};
+use ais_rt::AccessPolicy;
+use ais_rt::{ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolLimits, ToolRegistry};
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! timeouts and the output cap.
 
 use ais_core::Value;
-use ais_rt::tools::{CommandTool, Tool, ToolArgs, ToolContext, ToolErrorKind, ToolLimits};
+use ais_rt::{CommandTool, Tool, ToolArgs, ToolContext, ToolErrorKind, ToolLimits};
 use std::time::{Duration, Instant};
 
 fn args(pairs: &[(&str, Value)]) -> ToolArgs {
@@ -195,20 +195,20 @@ nodes: []
     let tools = ais_core::agir::read(text).unwrap().program.tools.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let ctx = ToolContext::new(dir.path());
-    let script = ais_rt::tools::declared_tool(&tools[0]).unwrap();
+    let script = ais_rt::declared_tool(&tools[0]).unwrap();
     let v = script
         .call(args(&[("name", "my file.txt".into())]), &ctx)
         .await
         .unwrap();
     assert_eq!(v, Value::from("2"));
     assert!(dir.path().join("my file.txt").is_file());
-    let cmd = ais_rt::tools::declared_tool(&tools[1]).unwrap();
+    let cmd = ais_rt::declared_tool(&tools[1]).unwrap();
     let v = cmd
         .call(args(&[("word", "$HOME".into())]), &ctx)
         .await
         .unwrap();
     assert_eq!(v, Value::from("$HOME"));
-    assert!(ais_rt::tools::declared_tool(&tools[2]).is_none());
+    assert!(ais_rt::declared_tool(&tools[2]).is_none());
 }
 
 #[tokio::test]

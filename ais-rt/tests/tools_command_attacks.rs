@@ -4,7 +4,7 @@
 //! argument.
 
 use ais_core::Value;
-use ais_rt::tools::{CommandTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
+use ais_rt::{CommandTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
 
 fn args(pairs: &[(&str, &str)]) -> ToolArgs {
     let mut a = ToolArgs::default();

@@ -6,7 +6,7 @@
 use crate::core_support as support;
 
 use ais_core::Value;
-use ais_rt::tools::{ToolArgs, ToolContext, ToolErrorKind, ToolRegistry};
+use ais_rt::{ToolArgs, ToolContext, ToolErrorKind, ToolRegistry};
 use std::path::Path;
 use support::corpus;
 
@@ -44,7 +44,7 @@ async fn call(
     tool: &str,
     a: ToolArgs,
     root: &Path,
-) -> Option<Result<Value, ais_rt::tools::ToolError>> {
+) -> Option<Result<Value, ais_rt::ToolError>> {
     if !have_python() {
         return None;
     }

@@ -3,7 +3,7 @@
 //! name resolves to.
 
 use ais_core::Value;
-use ais_rt::tools::{Json, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolRegistry};
+use ais_rt::{Json, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolRegistry};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! way a tool can fail (raise, exit, hang, flood its output).
 
 use ais_core::Value;
-use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind, ToolLimits};
+use ais_rt::{PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind, ToolLimits};
 use std::time::{Duration, Instant};
 
 use crate::common;
@@ -26,7 +26,7 @@ async fn call(
     sig: Option<Vec<String>>,
     a: ToolArgs,
     ctx: &ToolContext,
-) -> Result<Value, ais_rt::tools::ToolError> {
+) -> Result<Value, ais_rt::ToolError> {
     PythonTool::new("t", body, sig).call(a, ctx).await
 }
 
@@ -335,7 +335,7 @@ async fn no_secret_from_the_environment_reaches_the_tool() {
     let Value::List(names) = v else {
         panic!("{v:?}")
     };
-    let allowed = ais_rt::tools::INHERITED_ENV;
+    let allowed = ais_rt::INHERITED_ENV;
     for name in &names {
         let name = name.as_str().unwrap();
         assert!(

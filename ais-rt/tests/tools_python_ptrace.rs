@@ -10,7 +10,7 @@
 //! with a notice.
 
 use ais_core::Value;
-use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext};
+use ais_rt::{PythonTool, Tool, ToolArgs, ToolContext};
 use std::process::Command;
 
 use crate::common;

@@ -6,7 +6,7 @@
 //! same to its worker retires it. A call cannot plant files in a later call's `TMPDIR`.
 
 use ais_core::Value;
-use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext};
+use ais_rt::{PythonTool, Tool, ToolArgs, ToolContext};
 
 use crate::common;
 use common::have_python;

@@ -6,13 +6,13 @@
 //! calling at once get workers of their own.
 
 use ais_core::Value;
-use ais_rt::tools::{PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
+use ais_rt::{PythonTool, Tool, ToolArgs, ToolContext, ToolErrorKind};
 use std::time::Duration;
 
 use crate::common;
 use common::have_python;
 
-async fn run(body: &str, ctx: &ToolContext) -> Result<Value, ais_rt::tools::ToolError> {
+async fn run(body: &str, ctx: &ToolContext) -> Result<Value, ais_rt::ToolError> {
     PythonTool::new("warm", body, Some(vec![]))
         .call(ToolArgs::default(), ctx)
         .await

@@ -50,7 +50,7 @@
 //! | `mcp` | `ais::rt::mcp`: tools bound to MCP servers, programs served as MCP tools (rmcp, axum; turns on `http`) |
 //! | `sqlite` | `ais::rt::journal::sqlite`: durable runs on a SQLite journal (bundled SQLite) |
 //! | `otlp` | `ais::rt::otlp`: runs exported as OpenTelemetry traces (turns on `http`) |
-//! | `json-schema` | answers to slots you fill by hand (`ais::rt::model::slot::fill`) checked against any JSON Schema (the `jsonschema` crate); a program's slots never need it |
+//! | `json-schema` | answers to slots you fill by hand (`ais::rt::llm::fill`) checked against any JSON Schema (the `jsonschema` crate); a program's slots never need it |
 //! | `graph` | `ais::graph`: a program drawn as DOT, Mermaid or SVG |
 //! | `edit` | `ais::edit`: the semantic edit language |
 //! | `repair` | `ais::repair`: the model repair rung (turns on `edit`) |

@@ -1,7 +1,7 @@
 //! Running an `ais!` program with its typed `Input` and `Report`.
 
 use ais_core::Program;
-use ais_rt::journal::replay::{Recording, Replay, ReplayError, ToolReplay};
+use ais_rt::journal::{Recording, Replay, ReplayError, ToolReplay};
 use ais_rt::{Fault, Inputs, Pause, RunOutcome, Runtime, Status};
 use std::fmt;
 
@@ -111,8 +111,8 @@ where
 ///
 /// ```
 /// use ais::ais;
-/// use ais::rt::journal::{memory::MemoryJournal, replay::{Recording, ToolReplay}};
-/// use ais::rt::model::ScriptedModel;
+/// use ais::rt::journal::{MemoryJournal, Recording, ToolReplay};
+/// use ais::rt::llm::ScriptedModel;
 /// use std::sync::Arc;
 ///
 /// ais! {

@@ -3,7 +3,7 @@
 
 use super::check::{Format, status_of};
 use super::{Output, Status};
-use ais_core::render::{self, SourceLines};
+use ais::render::{self, SourceLines};
 use std::io::Write;
 use std::path::Path;
 
@@ -16,18 +16,18 @@ pub fn check(
     o: &mut Output,
 ) -> Result<Status, std::io::Error> {
     let refs = if allow_outside_refs {
-        ais_ags::Refs::Anywhere
+        ais::ags::Refs::Anywhere
     } else {
-        ais_ags::Refs::Inside
+        ais::ags::Refs::Inside
     };
-    let (source, checked) = match ais_ags::check_path_with(path, refs) {
+    let (source, checked) = match ais::ags::check_path_with(path, refs) {
         Ok(done) => done,
         Err(e) => {
             let what = format!("cannot read {name}: {e}");
             let help = "check the path and that the file is readable UTF-8 text";
             match format {
                 Format::Json => {
-                    let err = ais_core::agir::ReadError {
+                    let err = ais::agir::ReadError {
                         message: what,
                         pos: None,
                         help: Some(help.into()),
@@ -95,7 +95,7 @@ pub struct ExportArgs {
 /// errors is written to stdout as the equivalent AG-IR program.
 pub fn import(args: &ImportArgs, o: &mut Output) -> super::CmdResult {
     let name = super::files::display_name(&args.file);
-    let (source, checked) = ais_ags::check_path(&args.file).map_err(|e| {
+    let (source, checked) = ais::ags::check_path(&args.file).map_err(|e| {
         super::CliError::new(
             format!("cannot read {name}: {e}"),
             "check the path and that the file is readable UTF-8 text",
@@ -121,13 +121,13 @@ pub fn import(args: &ImportArgs, o: &mut Output) -> super::CmdResult {
         )?;
         return Ok(Status::Failed);
     };
-    let program = ais_ags::import(graph).map_err(|e| {
+    let program = ais::ags::import(graph).map_err(|e| {
         super::CliError::new(
             format!("cannot import {name}: {}", e.0),
             "run `ais check` on it",
         )
     })?;
-    write!(o.out, "{}", ais_core::agir::write(&program))?;
+    write!(o.out, "{}", ais::agir::write(&program))?;
     Ok(Status::Ok)
 }
 
@@ -141,8 +141,8 @@ pub fn export(args: &ExportArgs, o: &mut Output) -> super::CmdResult {
         .into());
     }
     let name = super::files::display_name(&args.file);
-    let source = super::files::read_source(&args.file, &ais_core::agir::Limits::default())?;
-    let doc = match ais_core::agir::read(&source) {
+    let source = super::files::read_source(&args.file, &ais::agir::Limits::default())?;
+    let doc = match ais::agir::read(&source) {
         Ok(doc) => doc,
         Err(err) => {
             writeln!(
@@ -153,7 +153,7 @@ pub fn export(args: &ExportArgs, o: &mut Output) -> super::CmdResult {
             return Ok(Status::Failed);
         }
     };
-    let graph = ais_ags::export(&doc.program);
+    let graph = ais::ags::export(&doc.program);
     let text = serde_json::to_string_pretty(&graph).map_err(|e| {
         super::CliError::new(
             format!("cannot serialize the graph: {e}"),

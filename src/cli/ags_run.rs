@@ -3,10 +3,10 @@
 //! written under the output root and, with `--run-record PATH`, the AGS run record is written.
 
 use super::{CliError, Failure, Output, shown};
-use ais_ags::Ended;
-use ais_core::agir;
-use ais_core::render::{self, SourceLines};
-use ais_rt::{RunOutcome, Status};
+use ais::agir;
+use ais::ags::Ended;
+use ais::render::{self, SourceLines};
+use ais::rt::{RunOutcome, Status};
 use std::io::Write;
 use std::path::Path;
 use std::time::SystemTime;
@@ -24,14 +24,14 @@ pub fn program(
 ) -> Result<(String, agir::Document), Failure> {
     COMMANDS_ALLOWED.store(allow_commands, std::sync::atomic::Ordering::Relaxed);
     let name = shown(file);
-    let (source, checked) = ais_ags::check_path(file)
+    let (source, checked) = ais::ags::check_path(file)
         .map_err(|e| CliError::new(format!("cannot read `{name}`: {e}"), "check the path"))?;
     let Some(graph) = &checked.graph else {
         let lines = SourceLines::new(&source);
         for f in checked
             .findings
             .iter()
-            .filter(|f| f.severity >= ais_core::Severity::Error)
+            .filter(|f| f.severity >= ais::Severity::Error)
         {
             writeln!(
                 output.err,
@@ -47,15 +47,15 @@ pub fn program(
     };
     // `defaults` merged into the nodes: what the harness runs (SPEC.md §6.3).
     let graph = &graph.merged();
-    ais_ags::model_tier().map_err(|e| {
+    ais::ags::model_tier().map_err(|e| {
         CliError::new(
             e,
             "state the run model's AGS intelligence tier, e.g. `AIS_MODEL_TIER=advanced`",
         )
     })?;
-    let mut missing = ais_ags::unsupported_features(graph);
+    let mut missing = ais::ags::unsupported_features(graph);
     if !allow_commands {
-        missing.extend(ais_ags::required_commands(graph).into_iter().map(|c| {
+        missing.extend(ais::ags::required_commands(graph).into_iter().map(|c| {
             format!(
                 "{c} (it runs a command line from the graph: pass `--allow-commands` to let it)"
             )
@@ -64,17 +64,17 @@ pub fn program(
     if !missing.is_empty() {
         return Err(CliError::new(
             format!("`{name}` uses features this harness does not execute: {}", missing.join("; ")),
-            format!("ais runs AGS task nodes, approve gates and sequence edges ({}); run this graph on a harness at a higher AGS conformance level, or `ais check` it here", ais_ags::SUPPORTED_FEATURES.join(", ")),
+            format!("ais runs AGS task nodes, approve gates and sequence edges ({}); run this graph on a harness at a higher AGS conformance level, or `ais check` it here", ais::ags::SUPPORTED_FEATURES.join(", ")),
         )
         .into());
     }
-    let mut program = ais_ags::import(graph).map_err(|e| {
+    let mut program = ais::ags::import(graph).map_err(|e| {
         CliError::new(
             format!("cannot import `{name}`: {}", e.0),
             "run `ais check` on it",
         )
     })?;
-    ais_ags::lower_for_harness(graph, &mut program, allow_commands);
+    ais::ags::lower_for_harness(graph, &mut program, allow_commands);
     let text = agir::write(&program);
     let doc = agir::read(&text).map_err(|e| {
         CliError::new(
@@ -87,9 +87,9 @@ pub fn program(
 
 /// The graph of an AGS document's text as it runs (`defaults` merged, SPEC.md §6.3), when the
 /// text reads as one.
-fn running_graph(text: &str) -> Option<ais_ags::Graph> {
-    let data = ais_ags::load_text(text).data?;
-    Some(ais_ags::Graph::read(&data).ok()?.merged())
+fn running_graph(text: &str) -> Option<ais::ags::Graph> {
+    let data = ais::ags::load_text(text).data?;
+    Some(ais::ags::Graph::read(&data).ok()?.merged())
 }
 
 /// After a run of an AGS graph: its run record, written to `record` when asked; returns the
@@ -104,7 +104,7 @@ pub fn finish(
     record: Option<&Path>,
 ) -> Result<Option<String>, Failure> {
     let name = shown(file);
-    let text = ais_ags::read_document(file)
+    let text = ais::ags::read_document(file)
         .map_err(|e| CliError::new(format!("cannot read `{name}`: {e}"), "check the path"))?;
     let Some(graph) = running_graph(&text) else {
         return Ok(None);
@@ -129,7 +129,7 @@ pub fn finish(
     let nanos = started
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    let ran = ais_ags::Ran {
+    let ran = ais::ags::Ran {
         status,
         // A paused or faulted run reports nothing; what it wrote before it stopped says how
         // each node before the stop ended.
@@ -145,7 +145,7 @@ pub fn finish(
         root,
         run_id: format!("ais-{nanos:x}-{}", std::process::id()),
     };
-    let rec = ais_ags::run_record(&graph, &ais_ags::schedule(&graph), &ran);
+    let rec = ais::ags::run_record(&graph, &ais::ags::schedule(&graph), &ran);
     let verdict = rec
         .get("status")
         .and_then(|s| s.as_str())
@@ -153,7 +153,7 @@ pub fn finish(
     let Some(path) = record else {
         return Ok(verdict);
     };
-    if let Err(errors) = ais_ags::validate_run_record(&rec) {
+    if let Err(errors) = ais::ags::validate_run_record(&rec) {
         return Err(CliError::new(
             format!(
                 "the run record of `{name}` fails the AGS run schema: {}",
@@ -173,10 +173,10 @@ pub fn finish(
     Ok(verdict)
 }
 
-/// One of the harness's native tools (see `ais_ags::harness_tools`): a params step, a node's inputs
+/// One of the harness's native tools (see `ais::ags::harness_tools`): a params step, a node's inputs
 /// step or its judge, writing files through the runtime's confined output root.
 struct HarnessTool {
-    doc: std::sync::Arc<ais_ags::Graph>,
+    doc: std::sync::Arc<ais::ags::Graph>,
     tier: String,
     name: String,
     commands: bool,
@@ -186,54 +186,54 @@ struct HarnessTool {
 /// when the text needs one, the scrubbed environment, kernel-confined writes under the output
 /// root, the timeout), in its `cwd` under the root: its exit code and output.
 async fn run_command(
-    c: &ais_ags::CommandCriterion,
-    ctx: &ais_rt::tools::ToolContext,
+    c: &ais::ags::CommandCriterion,
+    ctx: &ais::rt::ToolContext,
 ) -> serde_json::Value {
-    use ais_rt::tools::Tool;
+    use ais::rt::Tool;
     let mut ctx = ctx.clone();
     if let Some(cwd) = &c.cwd {
         ctx.root = ctx.root.join(cwd);
         let _ = std::fs::create_dir_all(&ctx.root);
     }
     if let Some(secs) = c.timeout_seconds {
-        ctx.limits.timeout = ais_ags::capped_seconds(secs, ais_ags::MAX_COMMAND_SECONDS)
+        ctx.limits.timeout = ais::ags::capped_seconds(secs, ais::ags::MAX_COMMAND_SECONDS)
             .max(std::time::Duration::from_secs(1));
     }
-    let tool = ais_rt::tools::CommandTool::new(format!("criterion {}", c.id), &c.run, Vec::new());
-    match tool.call(ais_rt::tools::ToolArgs::default(), &ctx).await {
+    let tool = ais::rt::CommandTool::new(format!("criterion {}", c.id), &c.run, Vec::new());
+    match tool.call(ais::rt::ToolArgs::default(), &ctx).await {
         Ok(v) => serde_json::json!({"exit": 0, "output": v.to_json()}),
         Err(e) => {
-            let exit = ais_ags::command_exit_code(&e.message);
+            let exit = ais::ags::command_exit_code(&e.message);
             serde_json::json!({"exit": exit, "output": e.output, "error": e.message})
         }
     }
 }
 
-impl ais_rt::tools::Tool for HarnessTool {
+impl ais::rt::Tool for HarnessTool {
     fn call<'a>(
         &'a self,
-        args: ais_rt::tools::ToolArgs,
-        ctx: &'a ais_rt::tools::ToolContext,
-    ) -> ais_rt::tools::ToolFuture<'a> {
+        args: ais::rt::ToolArgs,
+        ctx: &'a ais::rt::ToolContext,
+    ) -> ais::rt::ToolFuture<'a> {
         Box::pin(async move {
             let args: serde_json::Map<String, serde_json::Value> = args
                 .params
                 .iter()
                 .map(|(k, v)| (k.clone(), v.to_json()))
                 .collect();
-            if let Some((gate, text)) = ais_ags::notice(&self.doc, &self.name, &args) {
+            if let Some((gate, text)) = ais::ags::notice(&self.doc, &self.name, &args) {
                 // A notify gate's channel: the operator's terminal (it does not wait).
                 eprintln!("notify[{gate}]: {text}");
             }
-            let root = ais_rt::tools::ArtifactRoot::for_writes(ctx);
+            let root = ais::rt::ArtifactRoot::for_writes(ctx);
             let mut write = |path: &str, content: &str| {
                 root.write(path, content.as_bytes())
                     .map(|_| ())
                     .map_err(|e| e.message)
             };
-            ais_ags::write_file_outputs(&self.doc, &self.name, &args, &mut write);
+            ais::ags::write_file_outputs(&self.doc, &self.name, &args, &mut write);
             let mut commands = serde_json::Map::new();
-            for c in ais_ags::command_criteria(&self.doc, &self.name) {
+            for c in ais::ags::command_criteria(&self.doc, &self.name) {
                 let result = if self.commands {
                     run_command(&c, ctx).await
                 } else {
@@ -241,7 +241,7 @@ impl ais_rt::tools::Tool for HarnessTool {
                 };
                 commands.insert(c.id.clone(), result);
             }
-            let out = ais_ags::call_harness_tool(
+            let out = ais::ags::call_harness_tool(
                 &self.doc,
                 &self.tier,
                 &self.name,
@@ -250,18 +250,18 @@ impl ais_rt::tools::Tool for HarnessTool {
                 root.dir(),
                 &mut write,
             );
-            if let Some(node) = ais_ags::judged_node(&self.name) {
+            if let Some(node) = ais::ags::judged_node(&self.name) {
                 // `failure.retry`'s backoff: wait before the node is attempted again.
-                let verdict = out.get(&ais_ags::judge_writes(&node)[3]);
+                let verdict = out.get(&ais::ags::judge_writes(&node)[3]);
                 let secs = verdict
                     .and_then(|v| v["retry_delay_seconds"].as_f64())
                     .unwrap_or(0.0);
                 if secs > 0.0 {
-                    let pause = ais_ags::capped_seconds(secs, ais_ags::MAX_RETRY_DELAY_SECONDS);
+                    let pause = ais::ags::capped_seconds(secs, ais::ags::MAX_RETRY_DELAY_SECONDS);
                     let _ = tokio::task::spawn_blocking(move || std::thread::sleep(pause)).await;
                 }
             }
-            if let Some(text) = ais_ags::escalation(&self.name, &out) {
+            if let Some(text) = ais::ags::escalation(&self.name, &out) {
                 // `on_exhausted: escalate`: the operator is the human it goes to.
                 eprintln!("escalate: {text}");
             }
@@ -270,17 +270,17 @@ impl ais_rt::tools::Tool for HarnessTool {
                 (1, Some(only)) => only.clone(),
                 _ => serde_json::Value::Object(out),
             };
-            Ok(ais_core::Value::from_json(&result))
+            Ok(ais::Value::from_json(&result))
         })
     }
 }
 
 /// Registers the harness's native tools for an AGS graph (nothing for any other program).
-pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
-    if !ais_ags::is_ags_path(file) {
+pub fn register_tools(file: &Path, tools: &mut ais::rt::ToolRegistry) {
+    if !ais::ags::is_ags_path(file) {
         return;
     }
-    let Ok(text) = ais_ags::read_document(file) else {
+    let Ok(text) = ais::ags::read_document(file) else {
         return;
     };
     let Some(graph) = running_graph(&text) else {
@@ -288,8 +288,8 @@ pub fn register_tools(file: &Path, tools: &mut ais_rt::tools::ToolRegistry) {
     };
     let doc = std::sync::Arc::new(graph);
     // `program` refused an unknown tier before the run started.
-    let tier = ais_ags::model_tier().unwrap_or_else(|_| "standard".into());
-    for name in ais_ags::harness_tools(&doc) {
+    let tier = ais::ags::model_tier().unwrap_or_else(|_| "standard".into());
+    for name in ais::ags::harness_tools(&doc) {
         let tool = HarnessTool {
             commands: COMMANDS_ALLOWED.load(std::sync::atomic::Ordering::Relaxed),
             tier: tier.clone(),

@@ -1,21 +1,21 @@
-//! `ais check --budget`: a program's static worst case ([`ais_core::budget`]), with CALL
+//! `ais check --budget`: a program's static worst case ([`ais::budget`]), with CALL
 //! targets found as the runtime finds them — a `.agir` path under the program's directory, else
 //! the one `.agir` file directly in it whose `walker.name` or `name` the target is.
 
-use ais_core::budget::{Budget, BudgetLimits, budget};
-use ais_core::{Outcome, Program, Repairs, agir, check};
+use ais::budget::{Budget, BudgetLimits, budget};
+use ais::{Outcome, Program, Repairs, agir, check};
 use serde_json::{Value as Json, json};
 use std::path::{Component, Path};
 
 /// The limits the runtime runs under (its slot options and the providers' token limit), so
 /// the bound is of the runs `ais run` makes.
 pub fn runtime_limits() -> BudgetLimits {
-    let slot = ais_rt::model::slot::SlotOptions::default();
+    let slot = ais::rt::llm::SlotOptions::default();
     BudgetLimits {
         max_repairs: u64::from(slot.max_repairs),
         max_tool_rounds: u64::from(slot.max_tool_rounds),
-        max_calls_per_round: ais_rt::model::slot::MAX_CALLS_PER_ROUND as u64,
-        max_tokens: u64::from(ais_rt::model::providers::ProviderOptions::default().max_tokens),
+        max_calls_per_round: ais::rt::llm::MAX_CALLS_PER_ROUND as u64,
+        max_tokens: u64::from(ais::rt::llm::ProviderOptions::default().max_tokens),
         ..BudgetLimits::default()
     }
 }
@@ -25,7 +25,7 @@ pub fn runtime_limits() -> BudgetLimits {
 /// the program has no plan.
 pub fn of(program: &Program, dir: &Path, depth: usize) -> Result<Budget, String> {
     let limits = runtime_limits();
-    let plan = ais_core::plan::lower(program).map_err(|f| {
+    let plan = ais::plan::lower(program).map_err(|f| {
         format!(
             "it does not lower ({})",
             f.first().map_or("X5", |f| f.message.as_str())
@@ -50,7 +50,7 @@ pub fn find(dir: &Path, target: &str) -> Result<agir::Document, String> {
     }
     let path = dir.join(rel);
     if path.is_file() {
-        let text = ais_core::files::read_regular_text(&path, MAX_PROGRAM_BYTES)
+        let text = ais::files::read_regular_text(&path, MAX_PROGRAM_BYTES)
             .map_err(|e| format!("cannot be read ({e})"))?;
         return agir::read(&text).map_err(|e| format!("does not read as AG-IR ({e})"));
     }
@@ -62,7 +62,7 @@ pub fn find(dir: &Path, target: &str) -> Result<agir::Document, String> {
         .collect();
     files.sort();
     for file in files.into_iter().take(1024) {
-        let Some(doc) = ais_core::files::read_regular_text(&file, MAX_PROGRAM_BYTES)
+        let Some(doc) = ais::files::read_regular_text(&file, MAX_PROGRAM_BYTES)
             .ok()
             .and_then(|t| agir::read(&t).ok())
         else {
@@ -151,7 +151,7 @@ mod tests {
     fn the_cores_default_limits_are_the_runtimes() {
         assert_eq!(
             super::runtime_limits(),
-            ais_core::budget::BudgetLimits::default()
+            ais::budget::BudgetLimits::default()
         );
     }
 }

@@ -1,4 +1,4 @@
-//! `ais runs certify`: a run's compliance certificate ([`ais_eval::certificate`]) as text, JSON
+//! `ais runs certify`: a run's compliance certificate ([`ais::eval::certificate`]) as text, JSON
 //! or an HTML page, and `--verify` of a certificate against the journal.
 //!
 //! Everything on the certificate that came from the run — obligation quotes, instruction ids,
@@ -8,9 +8,9 @@
 
 use super::report::html::{esc, head};
 use super::{CliError, Output};
-use ais_eval::certificate::{self, Certificate, CertifyError, Standing};
-use ais_rt::journal::replay::Recording;
-use ais_rt::journal::sqlite::SqliteStore;
+use ais::eval::certificate::{self, Certificate, CertifyError, Standing};
+use ais::rt::journal::Recording;
+use ais::rt::journal::sqlite::SqliteStore;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
@@ -66,7 +66,7 @@ pub fn run(
             }
             let rec = recording(store, &claimed.run)?;
             if let Err(e) = certificate::verify(&claimed, &rec) {
-                let text = ais_core::render::render_error(
+                let text = ais::render::render_error(
                     &super::escape_controls(&e.message),
                     Some(&e.help),
                     output.color_err,

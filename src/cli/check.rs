@@ -2,10 +2,10 @@
 
 use super::files::{display_name, is_stdin, read_input};
 use super::{CliError, CmdResult, Output, Status};
-use ais_core::agir::{self, Limits, ReadError};
-use ais_core::budget::Budget;
-use ais_core::render::{self, SourceLines};
-use ais_core::{
+use ais::agir::{self, Limits, ReadError};
+use ais::budget::Budget;
+use ais::render::{self, SourceLines};
+use ais::{
     Audit, AuditConfig, Checked, Finding, Outcome, Realization, Repairs, Severity, check,
     is_audit_check, outcome_of,
 };
@@ -157,14 +157,14 @@ fn check_file(path: &Path, opts: &FileOptions<'_>) -> FileReport {
             with_call_findings(&mut checked, path, &doc);
             with_found(
                 &mut checked,
-                ais_core::check_native_tools(&doc.program, &doc.source_map),
+                ais::check_native_tools(&doc.program, &doc.source_map),
             );
             let config =
-                ais_rt::model::ModelsFile::discover(opts.models, super::graph::program_dir(path));
+                ais::rt::llm::ModelsFile::discover(opts.models, super::graph::program_dir(path));
             match config {
                 Ok(Some(config)) => with_found(
                     &mut checked,
-                    ais_core::check_tiers(&doc.program, config.tier_names(), &doc.source_map),
+                    ais::check_tiers(&doc.program, config.tier_names(), &doc.source_map),
                 ),
                 Ok(None) => {}
                 Err(e) => {
@@ -204,7 +204,7 @@ fn with_audit(checked: &mut Checked, doc: &agir::Document, input: &AuditInput) -
     }
     let program = checked.program(&doc.program);
     program.faithfulness.as_ref()?.obligations.as_ref()?;
-    let audit = ais_core::audit(
+    let audit = ais::audit(
         program,
         &doc.source_map,
         input.source.as_deref(),
@@ -221,10 +221,10 @@ fn with_audit(checked: &mut Checked, doc: &agir::Document, input: &AuditInput) -
 
 /// Each DU tool call's binding table (spec §7.1), as the runtime binds it: per parameter the
 /// carry (or field, or the task's filename) it takes and the rule that bound it, then the reads
-/// no parameter takes. The binder is `ais_core::bind`, the one the validator, the macro and the
+/// no parameter takes. The binder is `ais::bind`, the one the validator, the macro and the
 /// runtime use.
-fn binding_tables(program: &ais_core::Program, map: &ais_core::SourceMap) -> String {
-    use ais_core::bind::{BindSource, ProgramIndex};
+fn binding_tables(program: &ais::Program, map: &ais::SourceMap) -> String {
+    use ais::bind::{BindSource, ProgramIndex};
     use std::fmt::Write as _;
     let ix = ProgramIndex::new(program);
     let mut out = String::new();
@@ -232,20 +232,17 @@ fn binding_tables(program: &ais_core::Program, map: &ais_core::SourceMap) -> Str
         if !n.is_du() {
             continue;
         }
-        let mut sigs: Vec<(String, ais_core::sig::Signature)> = ix
+        let mut sigs: Vec<(String, ais::sig::Signature)> = ix
             .bound_tools(n)
             .into_iter()
             .filter_map(|t| {
-                let sig = ais_core::sig::parse(t.sig.as_deref()?).ok()?;
+                let sig = ais::sig::parse(t.sig.as_deref()?).ok()?;
                 Some((t.name.clone(), sig))
             })
             .collect();
         if sigs.is_empty()
-            && let Some(b) = n
-                .tool
-                .as_deref()
-                .and_then(ais_core::plan::builtins::builtin)
-            && let Ok(sig) = ais_core::sig::parse(b.sig)
+            && let Some(b) = n.tool.as_deref().and_then(ais::plan::builtins::builtin)
+            && let Ok(sig) = ais::sig::parse(b.sig)
         {
             sigs.push((b.name.to_owned(), sig));
         }
@@ -253,7 +250,7 @@ fn binding_tables(program: &ais_core::Program, map: &ais_core::SourceMap) -> Str
             continue;
         }
         let line = map
-            .lookup(&ais_core::Locus::element(ais_core::Element::Instruction(i)))
+            .lookup(&ais::Locus::element(ais::Element::Instruction(i)))
             .map(|p| format!(" (line {})", p.line))
             .unwrap_or_default();
         let _ = writeln!(out, "bindings of `{}`{line}:", n.id);
@@ -308,7 +305,7 @@ fn binding_tables(program: &ais_core::Program, map: &ais_core::SourceMap) -> Str
 /// runtime finds it, never produces.
 fn with_call_findings(checked: &mut Checked, path: &Path, doc: &agir::Document) {
     let dir = super::graph::program_dir(path);
-    let calls = ais_core::check_calls(
+    let calls = ais::check_calls(
         &doc.program,
         &mut |t| super::budget::find(dir, t).ok().map(|d| d.program),
         &doc.source_map,
@@ -351,7 +348,7 @@ pub fn run(args: &CheckArgs, o: &mut Output) -> CmdResult {
     let mut worst = Status::Ok;
     for path in &args.files {
         let name = display_name(path);
-        if ais_ags::is_ags_path(path) {
+        if ais::ags::is_ags_path(path) {
             worst = worst.max(super::ags::check(
                 path,
                 &name,

@@ -28,8 +28,8 @@ pub struct EditServeArgs {
     pub root: PathBuf,
 }
 
-fn editor(root: &PathBuf) -> Result<ais_edit::Editor, CliError> {
-    ais_edit::Editor::new(root).map_err(|e| {
+fn editor(root: &PathBuf) -> Result<ais::edit::Editor, CliError> {
+    ais::edit::Editor::new(root).map_err(|e| {
         CliError::new(
             format!("cannot use `{}` as the root: {e}", root.display()),
             "name an existing directory with `--root DIR`",
@@ -44,7 +44,7 @@ pub fn run(args: &EditArgs, o: &mut Output) -> CmdResult {
         None => "{}".to_owned(),
         Some("-") => {
             let mut buf = String::new();
-            let limit = ais_edit::MAX_REQUEST_BYTES as u64 + 1;
+            let limit = ais::edit::MAX_REQUEST_BYTES as u64 + 1;
             std::io::stdin()
                 .take(limit)
                 .read_to_string(&mut buf)
@@ -86,7 +86,7 @@ pub fn serve_main(args: &EditServeArgs) -> std::process::ExitCode {
         Ok(t) => t,
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),
     };
-    match tokio.block_on(ais_edit::mcp::EditServer::new(editor).serve_stdio()) {
+    match tokio.block_on(ais::edit::mcp::EditServer::new(editor).serve_stdio()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => fail(e),
     }

@@ -2,8 +2,8 @@
 
 use super::files::read_source;
 use super::{CliError, CmdResult, Output, Status, shown};
-use ais_core::agir::{self, Limits};
-use ais_core::{Program, Value, expr, render};
+use ais::agir::{self, Limits};
+use ais::{Program, Value, expr, render};
 use indexmap::IndexMap;
 use std::io::Write;
 use std::path::PathBuf;

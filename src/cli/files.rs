@@ -1,7 +1,7 @@
 //! Reading source files and writing them back atomically.
 
 use super::{CliError, shown};
-use ais_core::agir::Limits;
+use ais::agir::Limits;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -53,7 +53,7 @@ pub fn read_input(path: &Path, limits: &Limits) -> Result<String, CliError> {
     decode(STDIN_NAME, bytes)
 }
 
-/// Reads a file as UTF-8 text through the one bounded reader ([`ais_core::files`]): only a
+/// Reads a file as UTF-8 text through the one bounded reader ([`ais::files`]): only a
 /// regular file (a directory, a FIFO, a socket or a device is refused without blocking), only
 /// up to the reader's byte limit.
 pub fn read_source(path: &Path, limits: &Limits) -> Result<String, CliError> {
@@ -78,12 +78,12 @@ pub enum Bounded {
     Other(CliError),
 }
 
-/// The bytes of the regular file `path`, at most `max` ([`ais_core::files::read_regular`]),
+/// The bytes of the regular file `path`, at most `max` ([`ais::files::read_regular`]),
 /// with every refusal worded for the command line.
 pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, Bounded> {
-    use ais_core::files::ReadError;
+    use ais::files::ReadError;
     let name = shown(path);
-    ais_core::files::read_regular(path, max).map_err(|e| match e {
+    ais::files::read_regular(path, max).map_err(|e| match e {
         ReadError::TooLarge(_) => Bounded::TooLarge,
         ReadError::NotRegular("a directory") => Bounded::Other(CliError::new(
             format!("`{name}` is a directory, not an AG-IR file"),

@@ -5,8 +5,8 @@ use super::check::status_of;
 use super::files::{display_name, is_stdin, write_atomically};
 use super::fmt::{canonical, read_document, within_limit};
 use super::{CmdResult, Output};
-use ais_core::render::{self, SourceLines};
-use ais_core::{Outcome, Repairs, agir, check};
+use ais::render::{self, SourceLines};
+use ais::{Outcome, Repairs, agir, check};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -31,10 +31,10 @@ pub struct FixArgs {
     #[arg(long, requires = "model")]
     pub dry_run: bool,
     /// With `--model`: model calls in all.
-    #[arg(long, value_name = "N", default_value_t = ais_repair::Budget::default().calls, requires = "model")]
+    #[arg(long, value_name = "N", default_value_t = ais::repair::Budget::default().calls, requires = "model")]
     pub model_calls: usize,
     /// With `--model`: attempts per finding.
-    #[arg(long, value_name = "N", default_value_t = ais_repair::Budget::default().attempts, requires = "model")]
+    #[arg(long, value_name = "N", default_value_t = ais::repair::Budget::default().attempts, requires = "model")]
     pub attempts: usize,
     /// With `--model`: the source the program was lifted from, so that the audit also checks
     /// every obligation's quote against it (as `ais check --source`).
@@ -112,7 +112,7 @@ pub fn run(args: &FixArgs, o: &mut Output) -> CmdResult {
 fn mechanical_text(
     source: &str,
     doc: &agir::Document,
-    checked: &ais_core::Checked,
+    checked: &ais::Checked,
     name: &str,
     o: &mut Output,
 ) -> Result<String, super::Failure> {
@@ -139,13 +139,13 @@ fn with_model(
     name: &str,
     source: &str,
     doc: &agir::Document,
-    checked: &ais_core::Checked,
+    checked: &ais::Checked,
     o: &mut Output,
 ) -> CmdResult {
     let model = super::run::open_model(spec)?.0;
     let text = mechanical_text(source, doc, checked, name, o)?;
-    let config = ais_repair::Config {
-        budget: ais_repair::Budget {
+    let config = ais::repair::Config {
+        budget: ais::repair::Budget {
             calls: args.model_calls,
             attempts: args.attempts,
         },
@@ -153,13 +153,13 @@ fn with_model(
             Some(path) => Some(super::files::read_input(path, &agir::Limits::default())?),
             None => None,
         },
-        ..ais_repair::Config::default()
+        ..ais::repair::Config::default()
     };
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let done = tokio
-        .block_on(ais_repair::repair(
+        .block_on(ais::repair::repair(
             name,
             &text,
             &checked.findings,
@@ -217,7 +217,7 @@ fn with_model(
     for d in checked.deviations.iter().chain(&done.deviations) {
         writeln!(o.err, "{}", render::deviation_line(d))?;
     }
-    let outcome = ais_core::outcome_of(
+    let outcome = ais::outcome_of(
         &done.findings,
         &[checked.deviations.clone(), done.deviations.clone()].concat(),
     );

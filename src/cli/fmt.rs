@@ -2,8 +2,8 @@
 
 use super::files::{display_name, is_stdin, read_input, write_atomically};
 use super::{CliError, CmdResult, Output, Status};
-use ais_core::agir::{self, Document, Limits};
-use ais_core::{Program, render};
+use ais::agir::{self, Document, Limits};
+use ais::{Program, render};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@ use super::files::{display_name, is_stdin};
 use super::fmt::read_document;
 use super::shown as shown_path;
 use super::{CliError, CmdResult, Output, Status};
-use ais_core::{Repairs, check};
+use ais::{Repairs, check};
 use clap::ValueEnum;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -82,10 +82,7 @@ pub fn run(args: &GraphArgs, o: &mut Output) -> CmdResult {
         }
     }
     Ok(
-        if findings
-            .iter()
-            .any(|f| f.severity >= ais_core::Severity::Error)
-        {
+        if findings.iter().any(|f| f.severity >= ais::Severity::Error) {
             Status::Findings
         } else {
             Status::Ok

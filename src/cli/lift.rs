@@ -1,4 +1,4 @@
-//! `ais lift SKILL.md --model SPEC`: the skill compiler ([`ais_lift::compile`]) — a checked,
+//! `ais lift SKILL.md --model SPEC`: the skill compiler ([`ais::lift::compile`]) — a checked,
 //! audited AG-IR program with its provenance record, and the compile report. With
 //! `--stages-only`, the code-owned analysis of a skill alone — the force of every sentence and
 //! where it came from, the snippet sort, the sibling files — and, with `--proposals`, the
@@ -6,10 +6,10 @@
 
 use super::check::Format;
 use super::{CliError, CmdResult, Output, Status, escape_controls, shown};
-use ais_lift::bundle::{Bundle, Status as RefStatus};
-use ais_lift::deontic::Stated;
-use ais_lift::snippet::{Sort, Why};
-use ais_lift::{Analysis, Drift, DriftKind, Grounding, InputError, Proposal, Skill, audit};
+use ais::lift::bundle::{Bundle, Status as RefStatus};
+use ais::lift::deontic::Stated;
+use ais::lift::snippet::{Sort, Why};
+use ais::lift::{Analysis, Drift, DriftKind, Grounding, InputError, Proposal, Skill, audit};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -179,7 +179,7 @@ pub(super) fn input_error(e: &InputError) -> CliError {
 fn read_proposals(path: &std::path::Path) -> Result<Vec<Proposal>, CliError> {
     let name = shown(path);
     let text =
-        ais_lift::input::read_bounded(path, 4 * 1024 * 1024, "proposals file").map_err(|e| {
+        ais::lift::input::read_bounded(path, 4 * 1024 * 1024, "proposals file").map_err(|e| {
             CliError::new(
                 escape_controls(&e.to_string()).into_owned(),
                 "give a JSON file",
@@ -239,9 +239,9 @@ fn write_analysis(a: &Analysis, o: &mut Output) -> std::io::Result<()> {
         o.out,
         "\nforces ({} units: {} mandatory, {} forbidden, {} discretionary, {} mixed, {} unstated)",
         a.units.len(),
-        count(&|s| *s == Stated::One(ais_lift::Force::Mandatory)),
-        count(&|s| *s == Stated::One(ais_lift::Force::Forbidden)),
-        count(&|s| *s == Stated::One(ais_lift::Force::Discretionary)),
+        count(&|s| *s == Stated::One(ais::lift::Force::Mandatory)),
+        count(&|s| *s == Stated::One(ais::lift::Force::Forbidden)),
+        count(&|s| *s == Stated::One(ais::lift::Force::Discretionary)),
         count(&|s| matches!(s, Stated::Mixed(_))),
         count(&|s| *s == Stated::Nothing),
     )?;

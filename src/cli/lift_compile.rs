@@ -7,9 +7,9 @@
 
 use super::lift::{Emit, LiftArgs, clip, input_error};
 use super::{CliError, CmdResult, Failure, Output, Status, escape_controls, shown};
+use ais::Outcome;
 use ais::lift::compile::{self, Lifted, NoteAction, SpecVerdict};
 use ais::lift::{LiftCompiler, Skill};
-use ais_core::Outcome;
 use clap::Parser;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -130,9 +130,9 @@ fn start(args: &LiftArgs, _: &mut Output) -> Result<super::run::RunArgs, Failure
 /// Registers the compiler's tools when `program` is the compiler (nothing for any other
 /// program), its repair rung asking the run's default model.
 pub fn register_tools(
-    program: &ais_core::Program,
-    tools: &mut ais_rt::tools::ToolRegistry,
-    models: Option<&ais_rt::model::Models>,
+    program: &ais::Program,
+    tools: &mut ais::rt::ToolRegistry,
+    models: Option<&ais::rt::llm::Models>,
 ) {
     if ais::lift::is_compiler(program) {
         let model = models
@@ -147,7 +147,7 @@ pub fn register_tools(
 /// the summary on stderr, and the exit code (2 the program failed its check, 1 with
 /// `--strict` on any finding). `None` when `program` is not the compiler.
 pub fn concluded(
-    program: &ais_core::Program,
+    program: &ais::Program,
     report: &serde_json::Map<String, serde_json::Value>,
     o: &mut Output,
 ) -> Option<Result<u8, Failure>> {
@@ -200,9 +200,9 @@ fn conclude(
 }
 
 /// The lifted program as a Rust module (`--emit rust`): a header saying where it came from,
-/// then the `ais!` program `ais_syntax::write` gives, whose `AGIR` is `lifted.agir`.
+/// then the `ais!` program `ais::syntax::write` gives, whose `AGIR` is `lifted.agir`.
 fn rust_module(lifted: &Lifted, path: &Path) -> Result<String, CliError> {
-    let module = ais_syntax::write_module(&lifted.program).map_err(|refused| {
+    let module = ais::syntax::write_module(&lifted.program).map_err(|refused| {
         CliError::new(
             format!(
                 "{}: {}",
@@ -236,7 +236,7 @@ fn rust_module(lifted: &Lifted, path: &Path) -> Result<String, CliError> {
 /// The AG-IR of the one `ais!` program of a Rust module (`--check-only program.rs`), through
 /// the macro's front end, without a crate build.
 fn agir_of_module(text: &str, path: &Path) -> Result<String, CliError> {
-    let exported = ais_syntax::export_text(text, &shown(path)).map_err(|e| {
+    let exported = ais::syntax::export_text(text, &shown(path)).map_err(|e| {
         CliError::new(
             escape_controls(&e.to_string()),
             "fix the module so that it compiles, or re-audit its `.agir`",
@@ -258,12 +258,12 @@ fn agir_of_module(text: &str, path: &Path) -> Result<String, CliError> {
 /// Runs `ais lift SKILL.md --check-only PROGRAM`.
 pub fn check_only(args: &LiftArgs, program: &Path, o: &mut Output) -> CmdResult {
     let skill = Skill::read(&args.skill).map_err(|e| input_error(&e))?;
-    let text = super::files::read_source(program, &ais_core::agir::Limits::default())?;
+    let text = super::files::read_source(program, &ais::agir::Limits::default())?;
     let text = match Emit::of(program) {
         Emit::Agir => text,
         Emit::Rust => agir_of_module(&text, program)?,
     };
-    let doc = ais_core::agir::read(&text).map_err(|e| {
+    let doc = ais::agir::read(&text).map_err(|e| {
         CliError::new(
             format!("{}: {}", shown(program), escape_controls(&e.to_string())),
             format!("run `ais check {}` for the details", shown(program)),

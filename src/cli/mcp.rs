@@ -2,10 +2,10 @@
 //! program — and what `ais check` and `ais run` do with a program that binds tools to servers.
 
 use super::{CliError, CmdResult, Output, Status, shown};
-use ais_core::mcp::{Lock, apply_lock, lock_path};
-use ais_core::{Checked, Outcome, Program, SourceMap, check_mcp};
-use ais_rt::mcp::{McpError, McpServers, ServerLog};
-use ais_rt::tools::ToolRegistry;
+use ais::mcp::{Lock, apply_lock, lock_path};
+use ais::rt::ToolRegistry;
+use ais::rt::mcp::{McpError, McpServers, ServerLog};
+use ais::{Checked, Outcome, Program, SourceMap, check_mcp};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -105,7 +105,7 @@ pub fn serve_main(args: &ServeArgs, color: super::ColorChoice) -> std::process::
         Ok(_) => std::process::ExitCode::SUCCESS,
         Err(failure) => {
             let text = match failure {
-                super::Failure::Cli(e) => ais_core::render::render_error(
+                super::Failure::Cli(e) => ais::render::render_error(
                     &e.what,
                     e.help.as_deref(),
                     color.enabled(std::io::stderr().is_terminal()),
@@ -127,7 +127,7 @@ fn serve(args: &ServeArgs) -> CmdResult {
         .or_else(|| std::env::var("AIS_MODEL").ok())
         .filter(|s| !s.trim().is_empty());
     let model = match &spec {
-        Some(spec) => Some(ais_rt::model::from_spec(spec).map_err(|e| {
+        Some(spec) => Some(ais::rt::llm::from_spec(spec).map_err(|e| {
             CliError::new(
                 e.message,
                 "`--model scripted:FILE.json` runs with canned responses",
@@ -137,7 +137,7 @@ fn serve(args: &ServeArgs) -> CmdResult {
     };
     let bounds = args.bounds.clone();
     let mut server =
-        ais_rt::mcp::ProgramServer::new(model, ToolRegistry::with_builtins(), args.out.clone())
+        ais::rt::mcp::ProgramServer::new(model, ToolRegistry::with_builtins(), args.out.clone())
             .configure(move |b| bounds.apply(b));
     for file in &args.programs {
         let program = read_program(file)?;
@@ -171,7 +171,7 @@ fn serve(args: &ServeArgs) -> CmdResult {
                     )
                 })?),
             };
-            let guard = ais_rt::mcp::HttpGuard {
+            let guard = ais::rt::mcp::HttpGuard {
                 max_sessions: args.max_sessions,
                 token,
                 allowed_origins: args.allow_origin.clone(),
@@ -184,10 +184,10 @@ fn serve(args: &ServeArgs) -> CmdResult {
 
 /// `ais mcp serve --http ADDR`: binds, says where on standard error, serves until killed.
 async fn serve_http(
-    server: ais_rt::mcp::ProgramServer,
+    server: ais::rt::mcp::ProgramServer,
     addr: std::net::SocketAddr,
     programs: usize,
-    guard: ais_rt::mcp::HttpGuard,
+    guard: ais::rt::mcp::HttpGuard,
 ) -> Result<(), CliError> {
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
         CliError::new(
@@ -271,8 +271,8 @@ fn lock(args: &LockArgs, o: &mut Output) -> CmdResult {
 }
 
 fn read_program(path: &Path) -> Result<Program, CliError> {
-    let text = super::files::read_source(path, &ais_core::agir::Limits::default())?;
-    ais_core::agir::read(&text).map(|d| d.program).map_err(|e| {
+    let text = super::files::read_source(path, &ais::agir::Limits::default())?;
+    ais::agir::read(&text).map(|d| d.program).map_err(|e| {
         CliError::new(
             format!("`{}` is not readable as AG-IR: {}", shown(path), e.message),
             format!("`ais check {}` shows where", shown(path)),
@@ -299,8 +299,8 @@ pub fn read_lock(file: &Path, program: &Program) -> Result<Option<Lock>, CliErro
         return Ok(None);
     }
     let path = lock_path(file);
-    let max = u64::try_from(ais_core::agir::Limits::default().max_bytes).unwrap_or(u64::MAX);
-    let text = match ais_core::files::read_regular_text(&path, max) {
+    let max = u64::try_from(ais::agir::Limits::default().max_bytes).unwrap_or(u64::MAX);
+    let text = match ais::files::read_regular_text(&path, max) {
         Ok(t) => t,
         Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => {

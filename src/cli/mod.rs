@@ -21,7 +21,7 @@ mod runs;
 mod serve;
 mod test;
 
-use ais_core::render;
+use ais::render;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;

@@ -276,7 +276,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {{\n\
     let csv = out_dir.join(\"reviews.csv\");\n\
     std::fs::write(&csv, REVIEWS)?;\n\
     let runtime = {c}::runtime()\n\
-        .model(ais::rt::model::from_spec(&spec)?)\n\
+        .model(ais::rt::llm::from_spec(&spec)?)\n\
         .out_dir(out_dir.clone())\n\
         .build();\n\
     println!(\"model: {{spec}}\");\n\
@@ -302,7 +302,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {{\n\
 fn main() {{\n\
     println!(\"cargo::rerun-if-changed=src/lib.rs\");\n\
     let out = std::path::Path::new(&std::env::var(\"OUT_DIR\").unwrap()).join(\"agir\");\n\
-    if let Err(e) = ais_syntax::export(&[\"src/lib.rs\"], &out) {{\n\
+    if let Err(e) = ais::syntax::export(&[\"src/lib.rs\"], &out) {{\n\
         panic!(\"{{e}}\");\n\
     }}\n\
 }}\n"
@@ -311,7 +311,7 @@ fn main() {{\n\
         "//! The agent end to end on its scripted answers, and its exported AG-IR.\n\n\
 use {s}::{{{c}, {c}Input, RESPONSES, REVIEWS}};\n\n\
 fn runtime(out: &std::path::Path) -> ais::rt::Runtime {{\n\
-    let model = ais::rt::model::from_spec(&format!(\"scripted:{{RESPONSES}}\")).unwrap();\n\
+    let model = ais::rt::llm::from_spec(&format!(\"scripted:{{RESPONSES}}\")).unwrap();\n\
     {c}::runtime().model(model).out_dir(out.to_path_buf()).build()\n\
 }}\n\n\
 #[tokio::test]\n\

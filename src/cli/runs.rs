@@ -2,8 +2,8 @@
 //! them.
 
 use super::{CliError, Failure, Output, shown};
-use ais_rt::journal::EffectKind;
-use ais_rt::journal::sqlite::{Durability, SqliteStore};
+use ais::rt::journal::EffectKind;
+use ais::rt::journal::sqlite::{Durability, SqliteStore};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -71,7 +71,7 @@ pub enum ShowFormat {
     Json,
 }
 
-fn journal_error(e: ais_rt::journal::JournalError) -> CliError {
+fn journal_error(e: ais::rt::journal::JournalError) -> CliError {
     CliError::new(
         e.to_string(),
         "name the journal with `--journal PATH` or the output root with `--out DIR`",
@@ -102,9 +102,9 @@ fn age(text: &str) -> Result<u64, CliError> {
 fn usage_of(
     store: &SqliteStore,
     id: &str,
-    steps: Option<&[ais_rt::journal::sqlite::StepRow]>,
-) -> Result<ais_rt::RunUsage, CliError> {
-    let outcome = ais_rt::journal::sqlite::recorded_outcome(store, id).map_err(journal_error)?;
+    steps: Option<&[ais::rt::journal::sqlite::StepRow]>,
+) -> Result<ais::rt::RunUsage, CliError> {
+    let outcome = ais::rt::journal::sqlite::recorded_outcome(store, id).map_err(journal_error)?;
     if let Some(usage) = outcome
         .as_ref()
         .and_then(|o| serde_json::from_value(o["usage"].clone()).ok())
@@ -119,8 +119,8 @@ fn usage_of(
             &read
         }
     };
-    Ok(steps.last().map_or_else(ais_rt::RunUsage::default, |s| {
-        ais_rt::journal::usage_of(s.commit.usage, s.commit.spend)
+    Ok(steps.last().map_or_else(ais::rt::RunUsage::default, |s| {
+        ais::rt::journal::usage_of(s.commit.usage, s.commit.spend)
     }))
 }
 
@@ -156,7 +156,7 @@ fn when(secs: i64) -> String {
 /// what ran, whether it may run again, and whether its result is recorded.
 fn effect_table(
     output: &mut Output,
-    effects: &[ais_rt::journal::sqlite::EffectRow],
+    effects: &[ais::rt::journal::sqlite::EffectRow],
 ) -> std::io::Result<()> {
     if !effects.is_empty() {
         writeln!(
@@ -168,8 +168,8 @@ fn effect_table(
     for e in effects {
         let f = &e.effect;
         let again = match f.idempotency {
-            ais_rt::journal::Idempotency::Retry => "retry",
-            ais_rt::journal::Idempotency::Once => "once",
+            ais::rt::journal::Idempotency::Retry => "retry",
+            ais::rt::journal::Idempotency::Once => "once",
         };
         let result = match &e.result {
             Some(r) if matches!(f.kind, EffectKind::Slot | EffectKind::Choice) => {
@@ -181,7 +181,7 @@ fn effect_table(
         writeln!(
             output.out,
             "{:>6}  {:<8} {:<9} {:<20} {:<20} {:<6} {result}",
-            ais_rt::trace::step_label(
+            ais::rt::trace::step_label(
                 f.key.step,
                 &[],
                 super::report::journal::sibling(&f.key.path)
@@ -246,7 +246,7 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
             let record = store
                 .run(&id)
                 .map_err(journal_error)?
-                .ok_or_else(|| journal_error(ais_rt::journal::JournalError::NoRun(id.clone())))?;
+                .ok_or_else(|| journal_error(ais::rt::journal::JournalError::NoRun(id.clone())))?;
             let steps = store.steps(&id).map_err(journal_error)?;
             let effects = store.effects(&id).map_err(journal_error)?;
             if format == ShowFormat::Json {
@@ -267,12 +267,13 @@ pub fn run(args: RunsArgs, output: &mut Output) -> Result<u8, Failure> {
             )?;
             // A paused run: the question it waits on, naming the step that asked.
             let outcome =
-                ais_rt::journal::sqlite::recorded_outcome(&store, &id).map_err(journal_error)?;
+                ais::rt::journal::sqlite::recorded_outcome(&store, &id).map_err(journal_error)?;
             if let Some(pause) = outcome
                 .filter(|_| {
-                    record.status == ais_rt::journal::RunState::Ended(ais_rt::Status::InputRequired)
+                    record.status
+                        == ais::rt::journal::RunState::Ended(ais::rt::Status::InputRequired)
                 })
-                .and_then(|o| serde_json::from_value::<ais_rt::Pause>(o["pause"].clone()).ok())
+                .and_then(|o| serde_json::from_value::<ais::rt::Pause>(o["pause"].clone()).ok())
             {
                 writeln!(output.out, "waits: {}", e_(&pause.question(None)))?;
             }

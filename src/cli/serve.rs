@@ -65,7 +65,7 @@ fn serve(_args: ServeArgs, _output: &mut Output) -> Result<(), Failure> {
 fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
     use super::files::read_source;
     use super::shown;
-    use ais_core::agir::{self, Limits};
+    use ais::agir::{self, Limits};
     use std::io::Write;
 
     let limits = Limits::default();
@@ -75,12 +75,8 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
         match agir::read_with_limits(&source, &limits) {
             Ok(doc) => docs.push((file, doc)),
             Err(err) => {
-                let text = ais_core::render::render_read_error(
-                    &err,
-                    &source,
-                    &shown(file),
-                    output.color_err,
-                );
+                let text =
+                    ais::render::render_read_error(&err, &source, &shown(file), output.color_err);
                 writeln!(output.err, "{text}")?;
                 return Err(Failure::Exit(2));
             }
@@ -89,7 +85,7 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
     // The programs' MCP servers, started once and attached to the tools every run uses; they
     // live on an async runtime of their own (the endpoint's is current-thread) as long as the
     // endpoint serves.
-    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+    let mut tools = ais::rt::ToolRegistry::with_builtins();
     let mcp_runtime = super::run::tokio_runtime()?;
     let mut mcp_servers = Vec::new();
     for (file, doc) in &mut docs {
@@ -104,10 +100,10 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
             }
         }
     }
-    let mut runtime = ais_rt::Runtime::builder()
+    let mut runtime = ais::rt::Runtime::builder()
         .tools(tools)
         .out_dir(args.out.clone().unwrap_or_else(|| PathBuf::from(".")))
-        .max_steps(args.max_steps.unwrap_or(ais_rt::DEFAULT_MAX_STEPS));
+        .max_steps(args.max_steps.unwrap_or(ais::rt::DEFAULT_MAX_STEPS));
     if let Some(dir) = args.programs[0]
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -122,8 +118,8 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
     if let Some(spec) = &spec {
         runtime = runtime.model(super::run::open_model(spec)?.0);
     }
-    let mut endpoint = ais_restate::Endpoint::new(runtime)
-        .sibling_lanes(args.max_parallel.unwrap_or(ais_rt::DEFAULT_MAX_PARALLEL));
+    let mut endpoint = ais::restate::Endpoint::new(runtime)
+        .sibling_lanes(args.max_parallel.unwrap_or(ais::rt::DEFAULT_MAX_PARALLEL));
     for key in &args.identity_key {
         endpoint = endpoint.identity_key(key).map_err(|e| {
             CliError::new(

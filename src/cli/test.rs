@@ -6,8 +6,8 @@
 //! added.
 
 use super::{CliError, Failure, Output, shown};
-use ais_eval::runner::{self, Builtins, Options};
-use ais_eval::{Suite, output, record};
+use ais::eval::runner::{self, Builtins, Options};
+use ais::eval::{Suite, output, record};
 use clap::ValueEnum;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -92,7 +92,7 @@ pub fn run(args: TestArgs, output: &mut Output) -> Result<u8, Failure> {
         return self::add(add, output);
     }
     if args.schema {
-        let text = serde_json::to_string_pretty(&ais_eval::schema()).unwrap_or_default();
+        let text = serde_json::to_string_pretty(&ais::eval::schema()).unwrap_or_default();
         writeln!(output.out, "{text}")?;
         return Ok(0);
     }
@@ -111,7 +111,7 @@ pub fn run(args: TestArgs, output: &mut Output) -> Result<u8, Failure> {
             Ok(s) => suites.push(s),
             Err(e) => {
                 bad = true;
-                let text = ais_core::render::render_error(
+                let text = ais::render::render_error(
                     &super::escape_controls(&e.to_string()),
                     Some(&e.help),
                     output.color_err,
@@ -215,7 +215,7 @@ fn stem(path: &Path) -> String {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "suite".into());
-    name.strip_suffix(ais_eval::suite::SUITE_SUFFIX)
+    name.strip_suffix(ais::eval::suite::SUITE_SUFFIX)
         .unwrap_or(&name)
         .to_owned()
 }
@@ -237,7 +237,7 @@ fn suite_files(args: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
                 .filter(|f| {
                     f.file_name()
                         .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.ends_with(ais_eval::suite::SUITE_SUFFIX))
+                        .is_some_and(|n| n.ends_with(ais::eval::suite::SUITE_SUFFIX))
                 })
                 .collect();
             found.sort();
@@ -267,7 +267,7 @@ fn add(args: AddArgs, output: &mut Output) -> Result<u8, Failure> {
         .into());
     }
     let store = super::run::journal::open(&path, false)?;
-    let recording = ais_rt::journal::replay::Recording::from_sqlite(&store, &args.run)
+    let recording = ais::rt::journal::Recording::from_sqlite(&store, &args.run)
         .map_err(|e| CliError::new(e.to_string(), "list the runs with `ais runs`"))?;
     drop(store);
     let recording = record::Recording::of(recording)
@@ -301,7 +301,7 @@ fn add(args: AddArgs, output: &mut Output) -> Result<u8, Failure> {
     let existing = if args.to.exists() {
         Some(super::files::read_source(
             &args.to,
-            &ais_core::agir::Limits::default(),
+            &ais::agir::Limits::default(),
         )?)
     } else {
         None
@@ -388,13 +388,12 @@ fn write_new(path: &Path, text: &str) -> Result<(), CliError> {
 /// The column of the dash of the suite's case entries; the suite must end with its `cases`
 /// list in block style, so a case can be appended.
 fn cases_indent(text: &str, path: &Path) -> Result<usize, CliError> {
-    let data =
-        ais_core::agir::read_data(text, &ais_core::agir::Limits::default()).map_err(|e| {
-            CliError::new(
-                format!("`{}` does not read as YAML: {}", shown(path), e.message),
-                "fix the suite, or add the case to a new one",
-            )
-        })?;
+    let data = ais::agir::read_data(text, &ais::agir::Limits::default()).map_err(|e| {
+        CliError::new(
+            format!("`{}` does not read as YAML: {}", shown(path), e.message),
+            "fix the suite, or add the case to a new one",
+        )
+    })?;
     let refuse = |why: &str| {
         CliError::new(
             format!("cannot append a case to `{}`: {why}", shown(path)),
@@ -408,7 +407,7 @@ fn cases_indent(text: &str, path: &Path) -> Result<usize, CliError> {
         .keys()
         .filter_map(|k| {
             Some((
-                data.key_pos_of(&format!("/{}", ais_core::agir::pointer_token(k)))?,
+                data.key_pos_of(&format!("/{}", ais::agir::pointer_token(k)))?,
                 k,
             ))
         })

@@ -35,7 +35,7 @@ pub fn text(o: &Output) -> String {
 pub fn record(path: &Path) -> serde_json::Value {
     let rec: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("a run record")).expect("JSON");
-    if let Err(errors) = ais_ags::validate_run_record(&rec) {
+    if let Err(errors) = ais::ags::validate_run_record(&rec) {
         panic!("the run record fails the run schema: {errors:#?}");
     }
     // Every record claims the level this harness executes in full (SPEC.md §19).

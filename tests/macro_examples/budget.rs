@@ -246,7 +246,7 @@ async fn the_repair_loop_run_to_its_cap_stays_within_its_budget() {
     .unwrap();
     let spent = Arc::new(Spent::default());
     let runtime = FixFailingTest::runtime()
-        .model(ais::rt::model::from_spec(&format!("scripted:{}", file.display())).unwrap())
+        .model(ais::rt::llm::from_spec(&format!("scripted:{}", file.display())).unwrap())
         .out_dir(out.path().into())
         .trace(spent.clone())
         .build();

@@ -12,9 +12,9 @@ use super::review_files::{ReviewFiles, ReviewFilesInput, write_change};
 use super::sales_question::{QUESTION, SALES_CSV, SalesQuestion, SalesQuestionInput};
 use super::triage_ticket::{Category, TICKET, TriageTicket, TriageTicketInput};
 use ais::RunError;
-use ais::rt::model::Model;
-use ais::rt::tools::{ToolArgs, ToolContext};
+use ais::rt::llm::Model;
 use ais::rt::{Runtime, RuntimeBuilder};
+use ais::rt::{ToolArgs, ToolContext};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -24,7 +24,7 @@ pub(crate) fn shipped(example: &str) -> Arc<dyn Model> {
         "{}/examples/{example}.responses.json",
         env!("CARGO_MANIFEST_DIR")
     );
-    ais::rt::model::from_spec(&format!("scripted:{file}")).expect("the shipped responses read")
+    ais::rt::llm::from_spec(&format!("scripted:{file}")).expect("the shipped responses read")
 }
 
 /// The runtime `builder` with `example`'s shipped scripted model, writing under `out`.
@@ -36,7 +36,7 @@ fn on_shipped(builder: RuntimeBuilder, example: &str, out: &Path) -> Runtime {
 fn scripted(dir: &Path, responses: serde_json::Value) -> Arc<dyn Model> {
     let file = dir.join("responses.json");
     std::fs::write(&file, responses.to_string()).unwrap();
-    ais::rt::model::from_spec(&format!("scripted:{}", file.display())).unwrap()
+    ais::rt::llm::from_spec(&format!("scripted:{}", file.display())).unwrap()
 }
 
 #[tokio::test]

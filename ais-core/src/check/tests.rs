@@ -1,11 +1,11 @@
 //! Unit tests over programs built in Rust (the AG-IR fixtures live in `tests/`).
 
 use super::*;
+use crate::plan::{self as lower, builtins, lower};
 use crate::program::{
     Carry, Concurrency, Edge, Instruction, Isolation, Knowledge, Opcode, Owner, Role, Type,
     TypeDecl, TypeKind, Walker,
 };
-use crate::plan::{self as lower, builtins, lower};
 use crate::source::SourceMap;
 use crate::value::Value;
 

@@ -41,7 +41,7 @@ use ais_core::{
     AuditConfig, ElementRef, Obligation as RecordObligation, Outcome, Program, Provenance, Repairs,
     SourceMap, SourceRef, Value,
 };
-use ais_rt::model::Model;
+use ais_rt::llm::Model;
 use answers::{Adjudication, Design, Extraction};
 use serde::{Deserialize, Serialize};
 use serde_json::json;

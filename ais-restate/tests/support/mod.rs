@@ -4,7 +4,7 @@
 use ais_restate::server::{RestateServer, server_for_tests};
 use ais_restate::{Endpoint, Ingress};
 use ais_rt::Runtime;
-use ais_rt::model::ScriptedModel;
+use ais_rt::llm::ScriptedModel;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

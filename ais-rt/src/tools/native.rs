@@ -4,7 +4,7 @@
 //! parameter names in signature order, and a function of up to 12 typed arguments:
 //!
 //! ```
-//! use ais_rt::tools::{ToolRegistry, ToolArgs, ToolContext};
+//! use ais_rt::{ToolArgs, ToolContext, ToolRegistry};
 //! use ais_core::Value;
 //!
 //! let mut tools = ToolRegistry::new();

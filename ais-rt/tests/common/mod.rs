@@ -4,10 +4,8 @@
 
 use ais_core::Value;
 use ais_rt::journal::{JournalError, Json};
-use ais_rt::tools::{
-    Tool, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolFuture, ToolRegistry,
-};
 use ais_rt::{Inputs, RunOutcome, Runtime};
+use ais_rt::{Tool, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolFuture, ToolRegistry};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -64,7 +62,7 @@ pub struct Bench {
     pub tools: ToolRegistry,
     pub out: tempfile::TempDir,
     pub max_steps: u64,
-    pub model: Option<Arc<dyn ais_rt::model::Model>>,
+    pub model: Option<Arc<dyn ais_rt::llm::Model>>,
 }
 
 impl Bench {
@@ -145,7 +143,7 @@ pub fn have_python() -> bool {
 
 /// A journal that fails the `n`th commit: the process "dies" at that step boundary.
 pub struct DiesAt {
-    pub inner: Arc<ais_rt::journal::memory::MemoryJournal>,
+    pub inner: Arc<ais_rt::journal::MemoryJournal>,
     pub n: usize,
     pub commits: AtomicUsize,
 }

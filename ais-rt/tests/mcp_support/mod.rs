@@ -5,8 +5,8 @@
 use ais_core::Program;
 use ais_core::mcp::Lock;
 use ais_rt::mcp::{McpError, McpServers, ServerLog};
-use ais_rt::tools::{ToolLimits, ToolRegistry};
 use ais_rt::{Inputs, RunOutcome, Runtime};
+use ais_rt::{ToolLimits, ToolRegistry};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

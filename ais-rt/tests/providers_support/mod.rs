@@ -2,8 +2,8 @@
 //! protocol, a log capture, and the slot request the tests send.
 #![allow(dead_code)] // each test binary uses a different part
 
-use ais_rt::model::providers::{ProviderOptions, from_spec_with};
-use ais_rt::model::{Completion, Model, Operand, SlotRequest};
+use ais_rt::llm::{Completion, Model, Operand, SlotRequest};
+use ais_rt::llm::{ProviderOptions, from_spec_with};
 use axum::Router;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode, Uri};

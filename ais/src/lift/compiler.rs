@@ -491,7 +491,7 @@ fn unrepaired(task: &str, state: Json, agir: &str) -> Result<Assembled, String> 
 
 /// The repair rung's tool: `repair(task, state, agir) -> {state, agir}`, asking `model`.
 async fn repair(
-    model: Option<std::sync::Arc<dyn ais_rt::model::Model>>,
+    model: Option<std::sync::Arc<dyn ais_rt::llm::Model>>,
     task: String,
     state: Json,
     agir: String,
@@ -527,8 +527,8 @@ fn gate(task: &str, state: Json, agir: &str, model: &str) -> Result<Lifted, Stri
 /// Registers the compiler's tools: its Rust tools, and the model repair rung asking `model`
 /// (none: the rung is skipped and the report says the program was not repaired by a model).
 pub fn register_tools(
-    tools: &mut ais_rt::tools::ToolRegistry,
-    model: Option<std::sync::Arc<dyn ais_rt::model::Model>>,
+    tools: &mut ais_rt::ToolRegistry,
+    model: Option<std::sync::Arc<dyn ais_rt::llm::Model>>,
 ) {
     LiftCompiler::register_tools(tools);
     tools.register_async_fn(

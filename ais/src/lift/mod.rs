@@ -5,7 +5,7 @@
 //! ```no_run
 //! # async fn f() -> Result<(), Box<dyn std::error::Error>> {
 //! use ais::lift::{Lift, lift};
-//! let model = ais::rt::model::from_spec("scripted:answers.json")?;
+//! let model = ais::rt::llm::from_spec("scripted:answers.json")?;
 //! let lifted = lift(&Lift::new("skills/csv-clean/SKILL.md"), model, "out".as_ref()).await?;
 //! println!("{}", lifted.agir);
 //! # Ok(()) }
@@ -81,10 +81,10 @@ impl Lift {
 /// that refuses (the skill changed mid-lift), ends it with the reason.
 pub async fn lift(
     lift: &Lift,
-    model: Arc<dyn ais_rt::model::Model>,
+    model: Arc<dyn ais_rt::llm::Model>,
     out: &Path,
 ) -> Result<Lifted, LiftError> {
-    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+    let mut tools = ais_rt::ToolRegistry::with_builtins();
     register_tools(&mut tools, Some(model.clone()));
     let runtime = LiftCompiler::add_programs(ais_rt::Runtime::builder().tools(tools))
         .model(model.clone())

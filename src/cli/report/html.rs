@@ -216,7 +216,7 @@ fn steps(h: &mut String, r: &RunRecord) {
     });
     for (k, e) in rows {
         let (i, o) = tokens(e);
-        let step = ais_rt::trace::step_label(e.step, &e.sub, e.sibling);
+        let step = ais::rt::trace::step_label(e.step, &e.sub, e.sibling);
         let _ = writeln!(
             h,
             "<tr id=\"event-{k}\" class=\"{}{}\"><td class=\"n\">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td>\
@@ -251,7 +251,7 @@ fn slots(h: &mut String, r: &RunRecord) {
         let _ = writeln!(
             h,
             "<details class=\"slot\" id=\"slot-{k}\"><summary>step {} <code>{}</code>{} — {} · {} exchange(s), {} repair(s), {} tool round(s)</summary>",
-            ais_rt::trace::step_label(e.step, &e.sub, e.sibling),
+            ais::rt::trace::step_label(e.step, &e.sub, e.sibling),
             esc(&e.instruction),
             match (e.sibling, e.sub.is_empty()) {
                 (Some(_), _) => " (SPAWN sibling)",
@@ -321,7 +321,7 @@ fn tools(h: &mut String, r: &RunRecord) {
         let _ = write!(
             h,
             "<details class=\"tool\"><summary>step {} <code>{}</code>: <code>{}</code></summary><p>Arguments</p><pre>",
-            ais_rt::trace::step_label(e.step, &e.sub, e.sibling),
+            ais::rt::trace::step_label(e.step, &e.sub, e.sibling),
             esc(&e.instruction),
             esc(e.tool.as_deref().unwrap_or_default())
         );

@@ -11,8 +11,8 @@
 
 use super::{Event, ExchangeEvent, FailoverEvent, RunRecord, SlotEvent, UsageEvent};
 use crate::cli::{CliError, shown};
-use ais_rt::journal::sqlite::{Durability, EffectRow, SqliteStore, recorded_outcome};
-use ais_rt::journal::{EffectKind, JournalError, Json};
+use ais::rt::journal::sqlite::{Durability, EffectRow, SqliteStore, recorded_outcome};
+use ais::rt::journal::{EffectKind, JournalError, Json};
 use std::path::Path;
 
 fn journal_error(e: JournalError) -> CliError {
@@ -24,17 +24,17 @@ fn journal_error(e: JournalError) -> CliError {
 
 /// Each instruction's id, opcode and unit, in program order (a commit's cursor indexes it).
 fn instructions(source: &str) -> Vec<(String, String, &'static str)> {
-    let Ok(doc) = ais_core::agir::read(source) else {
+    let Ok(doc) = ais::agir::read(source) else {
         return Vec::new();
     };
-    match ais_core::plan::lower(&doc.program) {
+    match ais::plan::lower(&doc.program) {
         Ok(plan) => plan
             .steps
             .iter()
             .map(|s| {
                 let unit = match s.unit {
-                    ais_core::plan::Unit::Model => "model",
-                    ais_core::plan::Unit::Code => "code",
+                    ais::plan::Unit::Model => "model",
+                    ais::plan::Unit::Code => "code",
                 };
                 (s.id.clone(), s.opcode.as_str().to_owned(), unit)
             })
@@ -55,8 +55,8 @@ pub(crate) fn sibling(path: &str) -> Option<usize> {
 
 /// The step a journaled effect's key places it at, and its sub-steps there: a CALLed program's
 /// effect (`c2`, its own step 3) is at the CALL's step 2, sub-step 3 (`c2/c1` at step 4: step
-/// 2, sub-steps 1 and 4) — the numbers the trace gives ([`ais_rt::trace::StepEvent::sub`]).
-fn placed(key: &ais_rt::journal::EffectKey) -> (u64, Vec<u64>) {
+/// 2, sub-steps 1 and 4) — the numbers the trace gives ([`ais::rt::trace::StepEvent::sub`]).
+fn placed(key: &ais::rt::journal::EffectKey) -> (u64, Vec<u64>) {
     let calls: Vec<u64> = key
         .path
         .split('/')
@@ -260,7 +260,7 @@ pub(super) fn load(db: &Path, id: &str) -> Result<RunRecord, CliError> {
     }
     let mut outcome = outcome.or_else(|| Some(serde_json::json!({"status": record.status})));
     // The journal keeps values as the run had them: secrets leave as the trace lets them.
-    let scrub = ais_rt::trace::Scrubber::from_env();
+    let scrub = ais::rt::trace::Scrubber::from_env();
     for e in &mut events {
         for (_, v) in &mut e.written {
             scrub.scrub(v);

@@ -13,7 +13,7 @@ pub(crate) mod journal;
 use super::files::read_input;
 use super::graph::write_new;
 use super::{CliError, CmdResult, Output, Status, shown};
-use ais_core::agir::{self, Limits};
+use ais::agir::{self, Limits};
 use serde::Deserialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -71,7 +71,7 @@ pub enum RunSource {
     },
 }
 
-/// One step event of a trace, as `ais_rt::trace::StepEvent` serializes it (every field
+/// One step event of a trace, as `ais::rt::trace::StepEvent` serializes it (every field
 /// optional, so a trace of an older or newer ais still reads).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]

@@ -6,7 +6,7 @@
 //! handle), and `ais resume` runs under them again: a bound given to the resume replaces the
 //! recorded one, flag by flag.
 
-use ais_rt::RuntimeBuilder;
+use ais::rt::RuntimeBuilder;
 
 /// The flags of a run's bounds.
 #[derive(Debug, Clone, Default, clap::Args, serde::Serialize, serde::Deserialize)]

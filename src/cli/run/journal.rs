@@ -4,10 +4,10 @@
 
 use super::Setup;
 use crate::cli::{CliError, shown};
-use ais_rt::journal::sqlite::{Durability, SqliteStore};
-use ais_rt::journal::{EffectKind, InFlight, JournalError, RunStart, new_run_id};
-use ais_rt::model::ScriptedModel;
-use ais_rt::{Inputs, Prepared, Runtime};
+use ais::rt::journal::sqlite::{Durability, SqliteStore};
+use ais::rt::journal::{EffectKind, InFlight, JournalError, RunStart, new_run_id};
+use ais::rt::llm::ScriptedModel;
+use ais::rt::{Inputs, Prepared, Runtime};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,7 +28,7 @@ pub(super) struct Meta {
     pub(super) bounds: super::bounds::Bounds,
     /// The seal of a journaled run's record ([`super::seal`]); a handle's record has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) seal: Option<ais_rt::journal::seal::Seal>,
+    pub(super) seal: Option<ais::rt::journal::Seal>,
 }
 
 const META_FORMAT: &str = "ais-run-cli/3";
@@ -62,7 +62,7 @@ impl Meta {
 pub(super) struct Journaled {
     pub(super) store: SqliteStore,
     pub(super) id: String,
-    pub(super) journal: Arc<ais_rt::journal::sqlite::SqliteJournal>,
+    pub(super) journal: Arc<ais::rt::journal::sqlite::SqliteJournal>,
     pub(super) start: RunStart,
 }
 
@@ -176,7 +176,8 @@ pub(super) fn take(
         .run(id)
         .map_err(cli_error)?
         .ok_or_else(|| cli_error(JournalError::NoRun(id.to_owned())))?;
-    use ais_rt::{Status, journal::RunState};
+    use ais::rt::Status;
+    use ais::rt::journal::RunState;
     let waits = RunState::Ended(Status::InputRequired);
     let stopped = |s| matches!(s, RunState::Running | RunState::Ended(Status::Interrupted));
     match (record.status, answer) {
@@ -243,11 +244,11 @@ pub(super) fn skip_scripted(j: &Journaled, scripted: &ScriptedModel) -> Result<(
 
 /// What changed between the program a run started with and `now`: the instructions added,
 /// removed and changed, by id.
-pub(super) fn changes(start: &RunStart, now: &ais_core::Program) -> String {
-    let Ok(then) = ais_core::agir::read(&start.source) else {
+pub(super) fn changes(start: &RunStart, now: &ais::Program) -> String {
+    let Ok(then) = ais::agir::read(&start.source) else {
         return "its recorded program no longer reads".into();
     };
-    let ids = |p: &ais_core::Program| -> Vec<(String, String)> {
+    let ids = |p: &ais::Program| -> Vec<(String, String)> {
         p.instructions()
             .iter()
             .map(|i| (i.id.clone(), format!("{i:?}")))

@@ -1,7 +1,7 @@
 //! `RUST_LOG`-driven `tracing` output to standard error.
 
 use super::super::Output;
-use ais_core::render;
+use ais::render;
 use std::io::{self, Write};
 
 /// With `RUST_LOG` set (`tracing_subscriber`'s target syntax: `info`, `ais::trace=info`,

@@ -17,12 +17,12 @@
 //! the handle's text); `ais resume HANDLE.json` continues it, and removes both.
 use super::files::read_source;
 use super::{CliError, Failure, Output, mcp, shown};
-use ais_core::agir::{self, Limits};
-use ais_core::render;
-use ais_core::{Program, SourceMap};
-use ais_rt::model::{self, Model, Models, ModelsFile, ScriptedModel};
-use ais_rt::trace::{JsonLinesSink, Tee, TraceSink, TracingSink};
-use ais_rt::{FaultKind, Inputs, RunOutcome, Runtime, Status};
+use ais::agir::{self, Limits};
+use ais::render;
+use ais::rt::llm::{self, Model, Models, ModelsFile, ScriptedModel};
+use ais::rt::trace::{JsonLinesSink, Tee, TraceSink, TracingSink};
+use ais::rt::{FaultKind, Inputs, RunOutcome, Runtime, Status};
+use ais::{Program, SourceMap};
 use clap::ValueEnum;
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, IsTerminal, Write};
@@ -171,7 +171,7 @@ struct Setup {
     /// Its source positions, until it is prepared ([`Setup::prepare_run`]): the prepared form
     /// keeps what a run reports (the findings, each step's line).
     source_map: Option<SourceMap>,
-    models: ais_rt::model::Models,
+    models: ais::rt::llm::Models,
     model_spec: Option<String>,
     /// The model configuration the run read, when it read one.
     models_file: Option<PathBuf>,
@@ -181,10 +181,10 @@ struct Setup {
     tool_timeout: Option<u64>,
     trace: Option<Arc<JsonLinesSink>>,
     #[cfg(feature = "otlp")]
-    otlp: Option<Arc<ais_rt::otlp::OtlpSink>>,
+    otlp: Option<Arc<ais::rt::otlp::OtlpSink>>,
     progress: Arc<Progress>,
     /// With `--format human` and no terminal: the run's position, and the line every 5 s.
-    pulse: Option<(Arc<ais_rt::trace::Pulse>, show::Heartbeat)>,
+    pulse: Option<(Arc<ais::rt::trace::Pulse>, show::Heartbeat)>,
     format: Format,
     /// The run's journal (none with `--no-journal`, or for a handle resume).
     journaled: Option<journal::Journaled>,
@@ -273,9 +273,9 @@ fn resume_inner(args: ResumeArgs, output: &mut Output) -> Result<u8, Failure> {
     }
     let store = journal::open(&path, false)?;
     let policy = match (args.retry, args.mark_done) {
-        (true, _) => ais_rt::journal::InFlight::Retry,
-        (_, true) => ais_rt::journal::InFlight::MarkDone,
-        _ => ais_rt::journal::InFlight::Stop,
+        (true, _) => ais::rt::journal::InFlight::Retry,
+        (_, true) => ais::rt::journal::InFlight::MarkDone,
+        _ => ais::rt::journal::InFlight::Stop,
     };
     let j = journal::take(store, &args.run, args.answer.is_some(), policy)?;
     let meta = journal::meta(&j.start)?;
@@ -409,14 +409,14 @@ fn prepare(
     output: &mut Output,
 ) -> Result<Setup, Failure> {
     let limits = Limits::default();
-    if options.run_record.is_some() && !ais_ags::is_ags_path(file) {
+    if options.run_record.is_some() && !ais::ags::is_ags_path(file) {
         return Err(CliError::new(
             "`--run-record` writes an AGS run record, for an AGS graph",
             "run a `*.agraph.yaml` or `*.agraph.json`, or drop `--run-record`",
         )
         .into());
     }
-    let (source, read) = if ais_ags::is_ags_path(file) {
+    let (source, read) = if ais::ags::is_ags_path(file) {
         let (text, doc) = super::ags_run::program(file, options.allow_commands, output)?;
         (text, Ok(doc))
     } else {
@@ -445,11 +445,8 @@ fn prepare(
         )
     })?;
     if let Some(config) = &config {
-        let found = ais_core::check_tiers(&doc.program, config.tier_names(), &doc.source_map);
-        if found
-            .iter()
-            .any(|f| f.severity >= ais_core::Severity::Error)
-        {
+        let found = ais::check_tiers(&doc.program, config.tier_names(), &doc.source_map);
+        if found.iter().any(|f| f.severity >= ais::Severity::Error) {
             let text = render::render_findings(&found, &source, &shown(file), output.color_err);
             write!(output.err, "{text}")?;
             return Err(Failure::Exit(2));
@@ -547,7 +544,7 @@ fn prepare(
         models_file: config.map(|c| c.path),
         scripted,
         out,
-        max_steps: options.max_steps.unwrap_or(ais_rt::DEFAULT_MAX_STEPS),
+        max_steps: options.max_steps.unwrap_or(ais::rt::DEFAULT_MAX_STEPS),
         tool_timeout: options.tool_timeout,
         trace,
         #[cfg(feature = "otlp")]
@@ -596,7 +593,7 @@ pub(super) fn open_model(spec: &str) -> Result<Opened, CliError> {
         );
         return Ok((scripted.clone(), Some(scripted)));
     }
-    let model = model::from_spec(spec).map_err(|e| CliError::new(e.message, help))?;
+    let model = llm::from_spec(spec).map_err(|e| CliError::new(e.message, help))?;
     Ok((model, None))
 }
 
@@ -619,22 +616,22 @@ fn open_models(
     };
     let tier = spec.filter(|s| config.tiers.contains_key(s.trim()));
     let mut models = config
-        .build(tier, &model::config::open)
+        .build(tier, &llm::open)
         .map_err(|e| CliError::new(e.message, help))?;
     let mut scripted = None;
     if let Some(spec) = spec.filter(|_| tier.is_none()) {
         if !spec.contains(':') {
             // Not a tier and not a spec: the configuration's own error, with its did-you-mean.
             config
-                .build(Some(spec), &model::config::open)
+                .build(Some(spec), &llm::open)
                 .map_err(|e| CliError::new(e.message, help))?;
         }
         let (model, s) = open_model(spec)?;
         // A model given as a spec keeps the price the configuration gives it.
         let price = config.prices.get(spec.trim()).copied();
-        let link = model::tiers::Link { model, price };
+        let link = llm::Link { model, price };
         let name = link.model.name().to_owned();
-        models.set_default(Arc::new(model::Chain::new(name, vec![link])));
+        models.set_default(Arc::new(llm::Chain::new(name, vec![link])));
         scripted = s;
     }
     Ok((models, scripted))
@@ -646,11 +643,11 @@ fn heartbeat(
     file: &Path,
     format: Format,
     progress: &Progress,
-) -> Option<(Arc<ais_rt::trace::Pulse>, show::Heartbeat)> {
+) -> Option<(Arc<ais::rt::trace::Pulse>, show::Heartbeat)> {
     if format != Format::Human || progress.visible() {
         return None;
     }
-    let pulse = Arc::new(ais_rt::trace::Pulse::default());
+    let pulse = Arc::new(ais::rt::trace::Pulse::default());
     let ids = doc
         .program
         .instructions()
@@ -669,13 +666,13 @@ impl Setup {
     ) -> Result<
         (
             tokio::runtime::Runtime,
-            Option<ais_rt::mcp::McpServers>,
+            Option<ais::rt::mcp::McpServers>,
             Runtime,
         ),
         Failure,
     > {
         let tokio = tokio_runtime()?;
-        let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+        let mut tools = ais::rt::ToolRegistry::with_builtins();
         super::ags_run::register_tools(&self.file, &mut tools);
         super::lift_compile::register_tools(&self.program, &mut tools, Some(&self.models));
         let program = Arc::make_mut(&mut self.program);
@@ -687,7 +684,7 @@ impl Setup {
     /// The program prepared for this run (once: a resume at the terminal reuses it), sharing
     /// the program; the source map is let go here, and the source text too when the program
     /// can run (only a program that cannot has its findings shown with it).
-    fn prepare_run(&mut self, runtime: &Runtime) -> Arc<ais_rt::Prepared> {
+    fn prepare_run(&mut self, runtime: &Runtime) -> Arc<ais::rt::Prepared> {
         let prep = runtime.prepare_shared(self.program.clone(), self.source_map.take());
         if prep.runnable() {
             self.source = String::new();
@@ -700,7 +697,7 @@ impl Setup {
     fn wrap_up(
         &mut self,
         tokio: &tokio::runtime::Runtime,
-        servers: Option<ais_rt::mcp::McpServers>,
+        servers: Option<ais::rt::mcp::McpServers>,
         outcome: &RunOutcome,
         started: std::time::SystemTime,
         options: &Options,
@@ -708,7 +705,7 @@ impl Setup {
         if let Some(servers) = servers {
             mcp::keep_logs(&self.out, &tokio.block_on(servers.shutdown()));
         }
-        if ais_ags::is_ags_path(&self.file) {
+        if ais::ags::is_ags_path(&self.file) {
             self.ags_status = super::ags_run::finish(
                 &self.file,
                 outcome,
@@ -721,11 +718,11 @@ impl Setup {
     }
 
     /// The runtime of this run, with `tools` (the built-ins and the program's MCP tools).
-    fn runtime(&self, tools: ais_rt::tools::ToolRegistry) -> Runtime {
+    fn runtime(&self, tools: ais::rt::ToolRegistry) -> Runtime {
         // Step events are built only for a sink that shows them: the progress bar on a
         // terminal, the trace file, `RUST_LOG` output, an OTLP exporter.
         let mut sinks: Vec<Arc<dyn TraceSink>> = Vec::new();
-        let mut live: Option<Arc<dyn ais_rt::model::live::Live>> = None;
+        let mut live: Option<Arc<dyn ais::rt::llm::Live>> = None;
         if self.progress.visible() {
             sinks.push(self.progress.clone());
             // Answers stream to a terminal only.
@@ -761,7 +758,7 @@ impl Setup {
         builder = builder.program_dir(super::graph::program_dir(&self.file).to_owned());
         builder = builder.models(self.models.clone());
         if let Some(secs) = self.tool_timeout {
-            builder = builder.limits(ais_rt::tools::ToolLimits {
+            builder = builder.limits(ais::rt::ToolLimits {
                 timeout: std::time::Duration::from_secs(secs),
                 ..Default::default()
             });
@@ -776,11 +773,11 @@ fn conclude(
     setup: &Setup,
     runtime: &Runtime,
     tokio: &tokio::runtime::Runtime,
-    prep: &Arc<ais_rt::Prepared>,
+    prep: &Arc<ais::rt::Prepared>,
     mut outcome: RunOutcome,
     output: &mut Output,
 ) -> Result<u8, Failure> {
-    let scrubber = ais_rt::trace::Scrubber::from_env();
+    let scrubber = ais::rt::trace::Scrubber::from_env();
     show::redact(&mut outcome, &scrubber);
     let interactive = io::stdin().is_terminal();
     while interactive && outcome.status == Status::InputRequired {
@@ -948,7 +945,7 @@ fn invalid_handle(outcome: &RunOutcome) -> bool {
 /// about 5 % of a 20,000-instruction chain's run and a growing share the larger the program
 /// (`benches/run_scale.sh`). Everything that holds a resource (the journal's connection and
 /// lease, the trace, the MCP servers) is dropped as usual, by its owner.
-fn leave(tokio: tokio::runtime::Runtime, prep: Arc<ais_rt::Prepared>) {
+fn leave(tokio: tokio::runtime::Runtime, prep: Arc<ais::rt::Prepared>) {
     tokio.shutdown_background();
     std::mem::forget(prep);
 }

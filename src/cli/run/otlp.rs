@@ -1,15 +1,15 @@
-//! `ais run --otlp URL`: the run exported as an OpenTelemetry trace ([`ais_rt::otlp`]).
+//! `ais run --otlp URL`: the run exported as an OpenTelemetry trace ([`ais::rt::otlp`]).
 
 use super::Options;
 use crate::cli::{CliError, Failure, Output};
-use ais_rt::otlp::{OtlpOptions, OtlpSink};
+use ais::rt::otlp::{OtlpOptions, OtlpSink};
 use std::io::Write;
 use std::sync::Arc;
 
 /// The sink `--otlp` asks for, built before the first step (a bad URL stops the run there).
 pub fn sink(
     options: &Options,
-    doc: &ais_core::agir::Document,
+    doc: &ais::agir::Document,
 ) -> Result<Option<Arc<OtlpSink>>, CliError> {
     let Some(url) = &options.otlp else {
         return Ok(None);
@@ -41,7 +41,7 @@ pub fn finish(sink: Option<&OtlpSink>, output: &mut Output) -> Result<(), Failur
     if let Some(sink) = sink
         && let Err(e) = sink.finish()
     {
-        let text = ais_core::render::render_error(
+        let text = ais::render::render_error(
             &e,
             Some(
                 "the run's OpenTelemetry trace was not sent; check that the collector at `--otlp` is up",

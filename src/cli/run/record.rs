@@ -29,7 +29,7 @@ const MAX_HANDLE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// The text of the resume handle `handle`, bounded.
 fn handle_text(handle: &Path) -> Result<String, CliError> {
-    ais_rt::files::read_regular_text(handle, MAX_HANDLE_BYTES).map_err(|e| {
+    ais::files::read_regular_text(handle, MAX_HANDLE_BYTES).map_err(|e| {
         CliError::new(
             format!("cannot read the resume handle `{}`: {e}", shown(handle)),
             "check that the file is the handle the paused run printed",
@@ -74,7 +74,7 @@ const MAX_RECORD_BYTES: u64 = 1024 * 1024;
 /// handle's text.
 pub(super) fn read_record(handle: &Path) -> Result<Option<Record>, CliError> {
     let path = &record_path(handle);
-    let text = match ais_rt::files::read_regular_text(path, MAX_RECORD_BYTES) {
+    let text = match ais::files::read_regular_text(path, MAX_RECORD_BYTES) {
         Ok(t) => t,
         Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => {

@@ -1,5 +1,5 @@
 //! `ais replay RUN_ID`: a finished, journaled run re-executed with every slot answered from
-//! the journal (`ais_rt::journal::replay`) — a recorded run as a deterministic, offline
+//! the journal (`ais::rt::journal`) — a recorded run as a deterministic, offline
 //! regression test of its program.
 //!
 //! Exit status: 0 when the replay meets the recording (no miss, nothing unasked, the same
@@ -11,10 +11,10 @@ use super::journal::{self, cli_error, journal_path};
 use super::{Format, leave, tokio_runtime};
 use crate::cli::files::read_source;
 use crate::cli::{CliError, Failure, Output, mcp, shown};
-use ais_core::agir::{self, Limits};
-use ais_core::render;
-use ais_rt::journal::replay::{Recording, Replay, ToolReplay};
-use ais_rt::{FaultKind, Runtime};
+use ais::agir::{self, Limits};
+use ais::render;
+use ais::rt::journal::{Recording, Replay, ToolReplay};
+use ais::rt::{FaultKind, Runtime};
 use clap::ValueEnum;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -100,7 +100,7 @@ fn replay_inner(args: ReplayArgs, output: &mut Output) -> Result<u8, Failure> {
         .unwrap_or(out);
     let mut doc = read_program(&file, args.tools, output)?;
     let tokio = tokio_runtime()?;
-    let mut tools = ais_rt::tools::ToolRegistry::with_builtins();
+    let mut tools = ais::rt::ToolRegistry::with_builtins();
     crate::cli::ags_run::register_tools(&file, &mut tools);
     crate::cli::lift_compile::register_tools(&doc.program, &mut tools, None);
     let servers = tokio.block_on(mcp::start(&file, &mut doc.program, &mut tools))?;
@@ -137,7 +137,7 @@ fn replay_inner(args: ReplayArgs, output: &mut Output) -> Result<u8, Failure> {
 /// An AGS graph's `command` criteria are allowed when their results come from the journal (no
 /// command runs), and refused on a live replay (which has no `--allow-commands`).
 fn read_program(file: &Path, tools: Tools, output: &mut Output) -> Result<agir::Document, Failure> {
-    if ais_ags::is_ags_path(file) {
+    if ais::ags::is_ags_path(file) {
         let allow_commands = tools == Tools::Journal;
         return Ok(crate::cli::ags_run::program(file, allow_commands, output)?.1);
     }
@@ -173,7 +173,7 @@ fn cannot_replay(r: &Replay) -> Result<(), CliError> {
 }
 
 fn json(run: &str, r: &Replay) -> serde_json::Value {
-    let effect = |e: &ais_rt::journal::Effect| {
+    let effect = |e: &ais::rt::journal::Effect| {
         serde_json::json!({
             "instruction": e.instruction, "kind": e.kind.as_str(), "name": e.name,
             "step": e.key.step, "path": e.key.path, "index": e.key.index,

@@ -112,8 +112,8 @@ pub(super) use drive::{resume, run};
 /// The workflow name `ais serve --restate` serves the program of `file` under: the program's
 /// name made a Restate service name, else the file's stem.
 #[cfg(feature = "restate")]
-pub(crate) fn workflow_name(file: &std::path::Path, program: &ais_core::Program) -> String {
-    ais_restate::service_name(program).unwrap_or_else(|| {
+pub(crate) fn workflow_name(file: &std::path::Path, program: &ais::Program) -> String {
+    ais::restate::service_name(program).unwrap_or_else(|| {
         let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
         stem.unwrap_or_else(|| "program".into())
     })

@@ -1,7 +1,7 @@
 //! The integrity of a journaled run's record: what `ais resume RUN_ID` takes from the journal —
 //! the program (its path and digest), the model, the model configuration, the output root, the step budget, the bounds,
 //! the task and inputs — is sealed with the user's key when the run starts
-//! ([`ais_rt::journal::seal`]: where the key lives and why a tool cannot read it), and checked
+//! ([`ais::rt::journal`]: where the key lives and why a tool cannot read it), and checked
 //! before a resume runs anything. A row whose field does not match its seal, a row with no seal,
 //! and a recorded output root that is not the one the invocation names (`--out`, or the
 //! directory holding the journal's `.ais/`) refuse the resume, naming the field.
@@ -12,15 +12,15 @@
 
 use super::journal::Meta;
 use crate::cli::{CliError, shown};
-use ais_rt::journal::RunStart;
-use ais_rt::journal::seal::{Key, key_dir};
+use ais::rt::journal::RunStart;
+use ais::rt::journal::{SealKey, seal_key_dir};
 use serde_json::Value as Json;
 use std::path::Path;
 
 /// The user's sealing key, or the error that says where it should be.
-fn key() -> Result<Key, CliError> {
-    Key::load_or_create().map_err(|e| {
-        let at = key_dir().map_or_else(|| "(no HOME)".to_owned(), |d| shown(&d));
+fn key() -> Result<SealKey, CliError> {
+    SealKey::load_or_create().map_err(|e| {
+        let at = seal_key_dir().map_or_else(|| "(no HOME)".to_owned(), |d| shown(&d));
         CliError::new(
             format!("cannot use the journal's sealing key in {at}: {e}"),
             "set AIS_STATE_DIR to a private directory of yours, or run with `--no-journal`",

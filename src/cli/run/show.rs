@@ -2,9 +2,9 @@
 
 use super::Setup;
 use crate::cli::{Output, shown};
-use ais_core::render;
-use ais_rt::trace::{Scrubber, StepEvent, TraceSink};
-use ais_rt::{RunOutcome, Status};
+use ais::render;
+use ais::rt::trace::{Scrubber, StepEvent, TraceSink};
+use ais::rt::{RunOutcome, Status};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{self, IsTerminal, Write};
 
@@ -59,7 +59,7 @@ pub(super) fn scripted_note(setup: &Setup) -> String {
 
 /// What a run spent, as the summary line says it: `, 120 prompt + 30 completion tokens,
 /// $0.0012 (1 slot unpriced), 1 failover` — each part only when there is something to say.
-pub(crate) fn spent(usage: &ais_rt::RunUsage) -> String {
+pub(crate) fn spent(usage: &ais::rt::RunUsage) -> String {
     let mut s = String::new();
     if usage.prompt_tokens + usage.completion_tokens > 0 {
         s += &format!(
@@ -307,7 +307,7 @@ impl TraceSink for Progress {
 /// The answers streaming in, shown under the spinner (the runtime streams only to a watcher:
 /// only a terminal's progress display is one). Model output is hostile: control characters
 /// become spaces, so an answer cannot drive the terminal.
-impl ais_rt::model::live::Live for Progress {
+impl ais::rt::llm::Live for Progress {
     fn text(&self, instruction: &str, sibling: Option<usize>, text: &str) {
         if self.bar.is_hidden() {
             return;
@@ -370,7 +370,7 @@ pub(super) const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs
 
 /// With `--format human` where standard error is no terminal (a log, a CI job), a line every
 /// [`HEARTBEAT`] saying how far a long run got, so it is never silent for minutes. It reads
-/// the runtime's [`Pulse`](ais_rt::trace::Pulse) — the machine builds no event for it — and
+/// the runtime's [`Pulse`](ais::rt::trace::Pulse) — the machine builds no event for it — and
 /// writes through its own handle on standard error (the command holds the lock).
 pub(super) struct Heartbeat {
     stop: std::sync::Mutex<Option<std::sync::mpsc::Sender<()>>>,
@@ -380,7 +380,7 @@ pub(super) struct Heartbeat {
 impl Heartbeat {
     /// Starts the watcher over `pulse`; `ids` are the program's instruction ids, by index.
     pub(super) fn start(
-        pulse: std::sync::Arc<ais_rt::trace::Pulse>,
+        pulse: std::sync::Arc<ais::rt::trace::Pulse>,
         ids: Vec<String>,
         file: String,
     ) -> Heartbeat {

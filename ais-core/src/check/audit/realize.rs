@@ -5,8 +5,8 @@ use super::Auditor;
 use super::text::{body_writes, mentions};
 use crate::check::battery::{body_only_opens_a_document, is_prose_pointer};
 use crate::check::index::ToolRef;
-use crate::program::{Bearer, Modality, ObligationKind, Opcode, Tool};
 use crate::plan::builtins::{ASK_USER, BuiltinSurface, builtin};
+use crate::program::{Bearer, Modality, ObligationKind, Opcode, Tool};
 
 spelled! {
     /// The shape in which a program must realize an obligation (spec §9.5, the table on the

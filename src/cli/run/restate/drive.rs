@@ -7,10 +7,10 @@ use super::super::show::{shown_value, status_words};
 use super::super::{Format, ResumeArgs, RunArgs, exit_code, tokio_runtime};
 use super::{EngineArgs, refuse_local, workflow_name};
 use crate::cli::escape_block as escape_controls;
-use ais_core::agir::{self, Limits};
-use ais_restate::client::pause_number;
-use ais_restate::{Admin, ClientError, Followed, Ingress, RunRequest};
-use ais_rt::{FaultKind, Status};
+use ais::agir::{self, Limits};
+use ais::restate::client::pause_number;
+use ais::restate::{Admin, ClientError, Followed, Ingress, RunRequest};
+use ais::rt::{FaultKind, Status};
 use serde::Deserialize;
 use serde_json::Value;
 use std::io::{self, BufRead, IsTerminal, Write};
@@ -55,7 +55,7 @@ pub(in crate::cli::run) fn run(args: RunArgs, output: &mut Output) -> Result<u8,
     }
     // The endpoint types the inputs with the same parser; checked here first, so a bad value is
     // this command's error, not a run that fails on the server.
-    ais_rt::Inputs::parse(&doc.program, Some(args.task.clone()), &pairs).map_err(|e| {
+    ais::rt::Inputs::parse(&doc.program, Some(args.task.clone()), &pairs).map_err(|e| {
         CliError::new(
             format!("`--input {}`: {}", e.name, e.message),
             "each `--input` names a `role: input` carry and a value of its type",
@@ -73,7 +73,7 @@ pub(in crate::cli::run) fn run(args: RunArgs, output: &mut Output) -> Result<u8,
         ingress: Ingress::new(&args.options.engine.ingress),
         engine: &args.options.engine,
         workflow: workflow_name(&args.file, &doc.program),
-        id: ais_rt::journal::new_run_id(),
+        id: ais::rt::journal::new_run_id(),
         file: Some(&args.file),
         format: args.options.format,
     };
@@ -197,7 +197,7 @@ fn clip_line(text: &str) -> String {
 
 /// Reads an AG-IR program (a read error is rendered as `ais run` renders it).
 fn read_program(file: &Path, output: &mut Output) -> Result<agir::Document, Failure> {
-    if ais_ags::is_ags_path(file) {
+    if ais::ags::is_ags_path(file) {
         return Err(CliError::new(
             format!(
                 "`{}` is an AGS graph; Restate endpoints serve AG-IR programs",
@@ -210,8 +210,7 @@ fn read_program(file: &Path, output: &mut Output) -> Result<agir::Document, Fail
     let limits = Limits::default();
     let source = read_source(file, &limits)?;
     agir::read_with_limits(&source, &limits).map_err(|err| {
-        let text =
-            ais_core::render::render_read_error(&err, &source, &shown(file), output.color_err);
+        let text = ais::render::render_read_error(&err, &source, &shown(file), output.color_err);
         match writeln!(output.err, "{text}") {
             Ok(()) => Failure::Exit(2),
             Err(e) => Failure::Io(e),
@@ -465,15 +464,15 @@ fn human(v: &Value, status: Status, file: &str, id: &str) -> String {
 }
 
 /// The question of a pause record, as the run's paused outcome asks it
-/// ([`ais_rt::Pause::question`]); from the record's own fields when the endpoint recorded no
+/// ([`ais::rt::Pause::question`]); from the record's own fields when the endpoint recorded no
 /// outcome (an older endpoint).
 fn question(pause: &Value) -> String {
     let field = |k: &str| pause[k].as_str().unwrap_or_default().to_owned();
     let shown = pause
         .get("outcome")
         .and_then(|o| o.get("pause"))
-        .and_then(|p| serde_json::from_value::<ais_rt::Pause>(p.clone()).ok())
-        .unwrap_or_else(|| ais_rt::Pause {
+        .and_then(|p| serde_json::from_value::<ais::rt::Pause>(p.clone()).ok())
+        .unwrap_or_else(|| ais::rt::Pause {
             carry: field("carry"),
             prompt: field("prompt"),
             instruction: field("instruction"),
