@@ -212,7 +212,7 @@ impl RuntimeBuilder {
     /// Lets a destination the task names after a save verb ("save to `report.md`", spec §7.3)
     /// replace a file that exists and the run did not create (`ais run --overwrite`); without
     /// it such a write takes a derived destination and records a deviation (see
-    /// [`tools::destination`]). A name the run reads is never replaced by inference.
+    /// `tools::destination`). A name the run reads is never replaced by inference.
     pub fn overwrite(mut self, yes: bool) -> Self {
         self.overwrite = yes;
         self
@@ -220,7 +220,7 @@ impl RuntimeBuilder {
     /// Who watches the models' answers stream in (default: nobody): with a watcher, the
     /// providers ask for streamed answers and hand it each piece of text as it arrives — what
     /// a terminal shows under the running step. The answer a slot validates and the journal
-    /// keeps is the whole one, assembled once the stream ended ([`model::live`]).
+    /// keeps is the whole one, assembled once the stream ended ([`llm::Live`]).
     pub fn live(mut self, watcher: Arc<dyn llm::Live>) -> Self {
         self.live = Some(watcher);
         self
@@ -247,7 +247,7 @@ impl RuntimeBuilder {
         self
     }
     /// Lets `http_get` fetch `host` (as a URL writes it) even when it is a loopback, private
-    /// or link-local address (see [`tools::policy`]).
+    /// or link-local address (see [`AccessPolicy`]).
     pub fn allow_net(mut self, host: impl Into<String>) -> Self {
         self.allow_net.push(host.into());
         self
@@ -328,8 +328,8 @@ impl RuntimeBuilder {
         self.programs.insert(name.into(), Arc::new(program));
         self
     }
-    /// Where the SPAWN siblings and CALL callees of a journaled run run (see [`placement`]);
-    /// the default, [`placement::Local`], runs them all in this process.
+    /// Where the SPAWN siblings and CALL callees of a journaled run run (see [`Placement`]);
+    /// the default runs them all in this process.
     pub fn placement(mut self, placement: Arc<dyn Placement>) -> Self {
         self.placement = placement;
         self
@@ -432,7 +432,7 @@ impl Runtime {
     }
 
     /// This runtime with its SPAWN siblings and CALL callees placed by `placement` (see
-    /// [`placement`]), everything else the same: for a placement that belongs to one run, as
+    /// [`Placement`]), everything else the same: for a placement that belongs to one run, as
     /// Restate's belongs to the run's invocation.
     pub fn placed(&self, placement: Arc<dyn Placement>) -> Runtime {
         Runtime {
@@ -594,7 +594,7 @@ impl Runtime {
     }
 
     /// Runs one SPAWN sibling that another process's placement handed over
-    /// ([`placement`]) over `prepared` — the program the job names by its digest —
+    /// ([`Placement`]) over `prepared` — the program the job names by its digest —
     /// with its effects journaled on `journal` when given. A job of another program or
     /// another step is refused with the fault `invalid_handle`.
     pub async fn run_sibling(
@@ -656,7 +656,7 @@ impl Runtime {
         .await
     }
 
-    /// Replays a finished, journaled run on `prepared` (see [`journal::replay`]): the program
+    /// Replays a finished, journaled run on `prepared` (see [`journal::Recording`]): the program
     /// runs again from its first step with the recorded task and inputs, every slot answered
     /// from the recording by instruction and request — never by a model — and every tool
     /// from the recording ([`ToolReplay::Journal`](journal::ToolReplay)) or live. A

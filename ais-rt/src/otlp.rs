@@ -21,7 +21,7 @@
 //!
 //! A slot's step span also carries its totals: `gen_ai.response.model` (the model that
 //! answered), `gen_ai.usage.input_tokens` / `output_tokens`, `ais.tier`, `ais.failovers` and
-//! its cost in US dollars as `ais.usage.cost_usd` ([`COST`]: the conventions define no cost
+//! its cost in US dollars as `ais.usage.cost_usd` (`COST`: the conventions define no cost
 //! attribute) when its models have prices; the run span carries the run's token totals and
 //! cost when it ends.
 //!

@@ -158,7 +158,7 @@ impl TraceSink for NoTrace {
 ///   shaped like an API key (`sk-…`, `sk-ant-…`, `sk-proj-…` of 16 or more characters) become
 ///   `[redacted]`;
 /// - in every string, the value of each environment variable whose name looks secret
-///   ([`is_secret_name`]: `*SECRET*`, `*PASSWORD*`, `*TOKEN*`, `*CREDENTIAL*`, `*_KEY`, …; a
+///   (`is_secret_name`: `*SECRET*`, `*PASSWORD*`, `*TOKEN*`, `*CREDENTIAL*`, `*_KEY`, …; a
 ///   value of 8 characters or more), as read when the scrubber was made, becomes `[redacted]`.
 #[derive(Clone, Debug, Default)]
 pub struct Scrubber {

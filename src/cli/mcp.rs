@@ -124,7 +124,7 @@ fn serve(args: &ServeArgs) -> CmdResult {
     let spec = args
         .model
         .clone()
-        .or_else(|| std::env::var("AIS_MODEL").ok())
+        .or_else(ais::rt::llm::default_spec)
         .filter(|s| !s.trim().is_empty());
     let model = match &spec {
         Some(spec) => Some(ais::rt::llm::from_spec(spec).map_err(|e| {

@@ -113,7 +113,7 @@ fn serve(args: ServeArgs, output: &mut Output) -> Result<(), Failure> {
     let spec = args
         .model
         .clone()
-        .or_else(|| std::env::var("AIS_MODEL").ok())
+        .or_else(ais::rt::llm::default_spec)
         .filter(|s| !s.trim().is_empty());
     if let Some(spec) = &spec {
         runtime = runtime.model(super::run::open_model(spec)?.0);

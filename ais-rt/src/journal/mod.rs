@@ -43,7 +43,7 @@
 //!    needs a serial context (Restate: restatedev/sdk-rust #89) serializes per path, or as a
 //!    whole.
 //! 4. **A commit is atomic** and ordered: one transaction per step, applied in order by
-//!    [`fold`]. A backend may also keep no commits ([`Journal::history`] empty) and rely on
+//!    `fold`. A backend may also keep no commits ([`Journal::history`] empty) and rely on
 //!    effect replay alone — re-executing from the first step with every effect answered from
 //!    the journal reaches the same state, because guards, CODE bodies and write-back are
 //!    deterministic (this is how a Restate backend resumes).
@@ -65,7 +65,7 @@
 //! ([`sqlite::SqliteStore`]) is what `ais run` uses by default.
 //!
 //! A journal records; it does not decide where work runs. Where a SPAWN's siblings and a
-//! CALL's callee run — in this process or elsewhere — is the [`Placement`](crate::placement)'s,
+//! CALL's callee run — in this process or elsewhere — is the [`Placement`](crate::Placement)'s,
 //! given to the runtime on its own.
 
 mod fits;
@@ -171,7 +171,7 @@ pub struct Effect {
     /// Whether it may run again after a crash.
     pub idempotency: Idempotency,
     /// A digest of what was asked (a slot's request, a tool's arguments), when there is one:
-    /// a hash of the whole and of each part ([`request`]), so a replay can say which changed.
+    /// a hash of the whole and of each part (`request`), so a replay can say which changed.
     pub request: Option<String>,
 }
 

@@ -126,7 +126,7 @@ fn is_tier_name(name: &str) -> bool {
 
 impl ModelsFile {
     /// The configuration of a project: `explicit` when given (it must exist), else
-    /// [`FILE_NAME`] in the current directory, else in `program_dir`; `None` when there is none.
+    /// `FILE_NAME` in the current directory, else in `program_dir`; `None` when there is none.
     pub fn discover(
         explicit: Option<&Path>,
         program_dir: &Path,

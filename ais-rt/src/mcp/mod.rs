@@ -8,13 +8,13 @@
 //! subprocess — [`INHERITED_ENV`](crate::tools::INHERITED_ENV) — plus its `env`, as the leader
 //! of its own process group), a streamable-HTTP server is connected to at its `url`. Each is
 //! initialized and its tools listed; a server that does not answer within
-//! [`START_TIMEOUT`] is an error before the first step, naming the server and quoting its
+//! `START_TIMEOUT` is an error before the first step, naming the server and quoting its
 //! stderr.
 //!
 //! Then [`McpServers::prepare`] fills each bound tool's `sig` from the server's `inputSchema`
 //! ([`ais_core::mcp::signature`]) — so the calling convention binds operands to the schema's
 //! parameters exactly as it does for any tool — and [`McpServers::register`] puts an
-//! [`McpTool`] for each into the [`ToolRegistry`](crate::tools::ToolRegistry) under the
+//! `McpTool` for each into the [`ToolRegistry`](crate::tools::ToolRegistry) under the
 //! program's name for it. The machine calls it through its one tool path (the pipeline of
 //! `machine/exec.rs`), like every other tool: a call is a step's effect, and nothing about it
 //! is special to the machine.
@@ -25,12 +25,12 @@
 //!
 //! [`McpServers::shutdown`] ends every server when the run ends (a stdio server's stdin is
 //! closed, then its process group is killed), and returns what each wrote to stderr
-//! ([`ServerLog`], the last [`STDERR_CAP`] bytes) for the trace. Dropping [`McpServers`]
+//! ([`ServerLog`], the last `STDERR_CAP` bytes) for the trace. Dropping [`McpServers`]
 //! without shutting down also kills every spawned group.
 //!
 //! # One call
 //!
-//! An [`McpTool`] sends `tools/call` with the bound arguments (an optional parameter bound to
+//! An `McpTool` sends `tools/call` with the bound arguments (an optional parameter bound to
 //! nothing is left out, so the server applies its default) and waits at most the call's
 //! [`ToolLimits::timeout`](crate::tools::ToolLimits): past it the request is cancelled and the
 //! call fails with [`ToolErrorKind::Timeout`](crate::tools::ToolErrorKind). A result with

@@ -45,7 +45,7 @@ impl McpError {
     }
 }
 
-/// What a server wrote to stderr during the run (its last [`STDERR_CAP`] bytes).
+/// What a server wrote to stderr during the run (its last `STDERR_CAP` bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerLog {
     /// The server's name in `mcp_servers`.
@@ -225,7 +225,7 @@ impl McpServers {
         Ok(())
     }
 
-    /// Registers an [`McpTool`] for each bound tool of `program` under the program's name for
+    /// Registers an `McpTool` for each bound tool of `program` under the program's name for
     /// it (after [`prepare`](Self::prepare)).
     pub fn register(&self, program: &Program, registry: &mut ToolRegistry) {
         for (tool, server, remote) in bound(program) {

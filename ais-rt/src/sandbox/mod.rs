@@ -97,7 +97,7 @@ pub fn confinement_available() -> bool {
 }
 
 /// The deviation a run records when this kernel cannot confine its tools, or cannot keep
-/// `.ais/` from them ([`unshielded_deviation`]); `None` when it can do both. The first call also
+/// `.ais/` from them (`unshielded_deviation`); `None` when it can do both. The first call also
 /// says so on standard error, once per process.
 pub fn unconfined_deviation() -> Option<ais_core::Deviation> {
     if confinement_available() {
@@ -345,7 +345,7 @@ pub fn harden_process() {
 }
 
 /// Installs `SIGINT` and `SIGTERM` handling for a command-line program: on either signal,
-/// every live tool process group is killed ([`kill_all_tool_groups`]) and the process exits
+/// every live tool process group is killed (`kill_all_tool_groups`) and the process exits
 /// with the conventional code (130 for `SIGINT`, 143 for `SIGTERM`). Handling runs on a thread
 /// of its own, so it works while the main thread is blocked in a run. An error (the thread or
 /// the handler could not be set up) is returned for the caller to report.

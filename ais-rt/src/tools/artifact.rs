@@ -65,7 +65,7 @@ impl RelativeDest {
 
     /// Reads `raw` as a destination relative to a root: refuses an empty path, a NUL byte, an
     /// absolute or `~` path, a `..` component anywhere, a path ending in `/` (a directory), and
-    /// a path through one of the [`PROTECTED_DIRS`].
+    /// a path through one of the `PROTECTED_DIRS`.
     pub fn parse(raw: &str) -> Result<RelativeDest, ToolError> {
         let dest = Self::parse_unprotected(raw)?;
         let protected = dest

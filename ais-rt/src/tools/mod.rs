@@ -176,7 +176,7 @@ pub struct ToolContext {
     pub limits: ToolLimits,
     /// The run's warm Python workers (shared by the clones of a run's context).
     pub(crate) python: python_worker::Pool,
-    /// What the built-ins may read and fetch beyond the root ([`policy`]).
+    /// What the built-ins may read and fetch beyond the root ([`AccessPolicy`]).
     pub policy: Arc<AccessPolicy>,
     /// What this run's calls did with files: the destinations it inferred, the paths it read
     /// (shared by the clones of a run's context; see [`destination`]).
@@ -208,7 +208,7 @@ impl ToolContext {
     }
 
     /// The directories a tool subprocess of this call may write beneath (the kernel enforces
-    /// it; see [`crate::sandbox`]): the output root and, when set, the scratch directory.
+    /// it; see `crate::sandbox`): the output root and, when set, the scratch directory.
     pub fn writable_roots(&self) -> Vec<PathBuf> {
         let mut roots = vec![self.root.clone()];
         roots.extend(self.scratch.clone());

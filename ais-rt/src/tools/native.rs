@@ -724,7 +724,7 @@ impl<F: AsyncToolFn<Args>, Args: 'static> Tool for AsyncFnTool<F, Args> {
 
 impl ToolRegistry {
     /// Registers the synchronous function `f` as the native tool `name`, whose parameters are
-    /// `params` in signature order (see the [module docs](self) for the conversions).
+    /// `params` in signature order (see [`FromArg`] and [`IntoToolResult`] for the conversions).
     ///
     /// # Panics
     ///

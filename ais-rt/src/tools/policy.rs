@@ -36,11 +36,11 @@ pub struct AccessPolicy {
     /// Hosts `http_get` may fetch even when they are loopback, private or link-local.
     pub allow_net: Vec<String>,
     /// The directory the runtime was started in: a relative path a read-side step is given is
-    /// looked for here first ([`destination`](super::destination)).
+    /// looked for here first (`destination`).
     pub start: Option<PathBuf>,
     /// Whether a destination the task names after a save verb may replace a file that exists
     /// and this run did not create (`ais run --overwrite`; see
-    /// [`destination`](super::destination)).
+    /// `destination`).
     pub overwrite: bool,
     #[cfg(feature = "http")]
     client: OnceLock<Result<reqwest::Client, String>>,

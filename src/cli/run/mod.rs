@@ -435,7 +435,7 @@ fn prepare(
     let spec = options
         .model
         .clone()
-        .or_else(|| std::env::var("AIS_MODEL").ok())
+        .or_else(ais::rt::llm::default_spec)
         .filter(|s| !s.trim().is_empty());
     let config = ModelsFile::discover(options.models.as_deref(), super::graph::program_dir(file))
         .map_err(|e| {

@@ -134,7 +134,12 @@ pub fn process_env(name: &str) -> Option<String> {
 
 /// The default model spec from `AIS_MODEL`, when it is set and not blank.
 pub fn default_spec() -> Option<String> {
-    process_env(MODEL_ENV)
+    default_spec_with(&process_env)
+}
+
+/// [`default_spec`] reading variables through `env`.
+pub(crate) fn default_spec_with(env: Env<'_>) -> Option<String> {
+    env(MODEL_ENV)
         .map(|spec| spec.trim().to_string())
         .filter(|spec| !spec.is_empty())
 }

@@ -56,7 +56,7 @@ pub(crate) const WRAP_KEY: &str = "value";
 pub struct StrictSchema {
     /// The schema to send.
     pub schema: Value,
-    /// True when the result was wrapped in `{"value": ...}`: take it out with [`unwrap_value`].
+    /// True when the result was wrapped in `{"value": ...}`: take it out with `unwrap_value`.
     pub wrapped: bool,
     /// False when some part of the schema cannot be expressed in strict mode (it is sent
     /// as guidance instead).
