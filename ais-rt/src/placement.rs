@@ -1,50 +1,4 @@
-//! Placement: where a run's SPAWN siblings and CALL callees run — in this process, or
-//! elsewhere. The scheduler's seam, apart from the store's ([`crate::journal`]): a journal
-//! records what a run did; a [`Placement`] decides where its independent work runs.
-//!
-//! A SPAWN's siblings are independent of each other (each reads a frozen snapshot of the carry
-//! file and writes no carry, §4.4.4), so a placement that can run work on other processes — the
-//! Restate one runs each sibling as an invocation of its own, on any registered endpoint — may
-//! take them over. The runtime is given one with [`RuntimeBuilder::placement`] (or, for one
-//! run, [`Runtime::placed`]); the default, [`Local`], takes nothing, and the machine runs the
-//! siblings and callees in this process, as always.
-//!
-//! What crosses the seam is plain data, so it can cross a network: a [`SiblingJob`] (which
-//! step of which program, the sibling's index and sub-task, the snapshot, the human's answer
-//! for a resumed sibling) goes out, a [`SiblingOutcome`] (its value or error value, a question
-//! for the human, or a fault) comes back. The process that receives a job runs it with
-//! [`Runtime::run_sibling`], over the same program — the one machine, binder and validator — so
-//! a sibling does there exactly what it does in process; its effects go to the journal that
-//! process gives it.
-//!
-//! The machine keeps everything else: the sibling cap and the step budget are checked before
-//! any job is handed over, the results are joined in sibling order, a failed sibling is an
-//! error value of the join, a fault of any sibling is the run's fault, a sibling's question
-//! pauses the SPAWN before its join. Only a run journaled as itself places work (the jobs name
-//! it by its journal's run id); the siblings and callees of a CALL's sub-run stay in process.
-//!
-//! Siblings whose writes the orchestrator applies (`orchestrator_owned`) are handed over too,
-//! and then the placement owes the machine their staged files: a sibling stages its writes on
-//! the disk of the process that ran it, and before its outcome comes back the placement must
-//! have put them in this run's stage for that sibling ([`crate::stage_dir`] under the output
-//! root), each path checked as any destination is — the SPAWN then applies them after the join
-//! exactly as it applies siblings staged in process. (The Restate placement carries them in the
-//! sibling's journaled effect results, so a sibling replayed on another endpoint brings them
-//! back too.)
-//!
-//! A CALL's callee may run elsewhere too ([`Placement::call`]): a [`CallJob`] (the callee's
-//! program by digest, the values the CALL binds, the caller's remaining step budget, the
-//! nesting depth) goes out, the callee's report comes back as a [`CallOutcome`], and the
-//! caller lands it as it lands an in-process sub-run's ([`Runtime::run_callee`] runs it there).
-//! A callee that pauses for a human comes back with its saved state ([`CallPause`]): the
-//! caller pauses with it, as with an in-process callee's, once it is a pause of the program
-//! called; the answer continues the callee from that state in the caller's process, then the
-//! caller.
-//!
-//! [`RuntimeBuilder::placement`]: crate::RuntimeBuilder::placement
-//! [`Runtime::placed`]: crate::Runtime::placed
-//! [`Runtime::run_sibling`]: crate::Runtime::run_sibling
-//! [`Runtime::run_callee`]: crate::Runtime::run_callee
+//! Placement: where a run's SPAWN siblings and CALL callees run (documented on [`Placement`]).
 
 use crate::Prepared;
 use crate::journal::{BoxFuture, Json, Spend};
@@ -235,6 +189,56 @@ impl From<SavedCall> for Json {
 /// the machine hands work over ([`siblings`](Self::siblings), [`call`](Self::call)) only when
 /// the answer was yes. Every method has a default that keeps the work here: an implementation
 /// overrides the pairs it takes.
+///
+/// # The seam
+///
+/// Placement: where a run's SPAWN siblings and CALL callees run — in this process, or
+/// elsewhere. The scheduler's seam, apart from the store's ([`crate::journal`]): a journal
+/// records what a run did; a [`Placement`] decides where its independent work runs.
+///
+/// A SPAWN's siblings are independent of each other (each reads a frozen snapshot of the carry
+/// file and writes no carry, §4.4.4), so a placement that can run work on other processes — the
+/// Restate one runs each sibling as an invocation of its own, on any registered endpoint — may
+/// take them over. The runtime is given one with [`RuntimeBuilder::placement`] (or, for one
+/// run, [`Runtime::placed`]); the default takes nothing, and the machine runs the
+/// siblings and callees in this process, as always.
+///
+/// What crosses the seam is plain data, so it can cross a network: a [`SiblingJob`] (which
+/// step of which program, the sibling's index and sub-task, the snapshot, the human's answer
+/// for a resumed sibling) goes out, a [`SiblingOutcome`] (its value or error value, a question
+/// for the human, or a fault) comes back. The process that receives a job runs it with
+/// [`Runtime::run_sibling`], over the same program — the one machine, binder and validator — so
+/// a sibling does there exactly what it does in process; its effects go to the journal that
+/// process gives it.
+///
+/// The machine keeps everything else: the sibling cap and the step budget are checked before
+/// any job is handed over, the results are joined in sibling order, a failed sibling is an
+/// error value of the join, a fault of any sibling is the run's fault, a sibling's question
+/// pauses the SPAWN before its join. Only a run journaled as itself places work (the jobs name
+/// it by its journal's run id); the siblings and callees of a CALL's sub-run stay in process.
+///
+/// Siblings whose writes the orchestrator applies (`orchestrator_owned`) are handed over too,
+/// and then the placement owes the machine their staged files: a sibling stages its writes on
+/// the disk of the process that ran it, and before its outcome comes back the placement must
+/// have put them in this run's stage for that sibling ([`crate::stage_dir`] under the output
+/// root), each path checked as any destination is — the SPAWN then applies them after the join
+/// exactly as it applies siblings staged in process. (The Restate placement carries them in the
+/// sibling's journaled effect results, so a sibling replayed on another endpoint brings them
+/// back too.)
+///
+/// A CALL's callee may run elsewhere too ([`Placement::call`]): a [`CallJob`] (the callee's
+/// program by digest, the values the CALL binds, the caller's remaining step budget, the
+/// nesting depth) goes out, the callee's report comes back as a [`CallOutcome`], and the
+/// caller lands it as it lands an in-process sub-run's ([`Runtime::run_callee`] runs it there).
+/// A callee that pauses for a human comes back with its saved state ([`CallPause`]): the
+/// caller pauses with it, as with an in-process callee's, once it is a pause of the program
+/// called; the answer continues the callee from that state in the caller's process, then the
+/// caller.
+///
+/// [`RuntimeBuilder::placement`]: crate::RuntimeBuilder::placement
+/// [`Runtime::placed`]: crate::Runtime::placed
+/// [`Runtime::run_sibling`]: crate::Runtime::run_sibling
+/// [`Runtime::run_callee`]: crate::Runtime::run_callee
 pub trait Placement: Send + Sync {
     /// Whether a SPAWN's siblings run elsewhere, through [`siblings`](Self::siblings). The
     /// default, `false`: they run in this process.

@@ -1,45 +1,4 @@
-//! Native Rust tools: typed `fn`s and closures adapted to the [`Tool`] seam.
-//!
-//! [`ToolRegistry::register_fn`] and [`ToolRegistry::register_async_fn`] take a tool's name, its
-//! parameter names in signature order, and a function of up to 12 typed arguments:
-//!
-//! ```
-//! use ais_rt::{ToolArgs, ToolContext, ToolRegistry};
-//! use ais_core::Value;
-//!
-//! let mut tools = ToolRegistry::new();
-//! tools.register_fn("assemble", &["header", "tasks"], |header: String, tasks: Vec<String>| {
-//!     format!("{header}\n\n{}", tasks.join("\n"))
-//! });
-//! tools.register_fn("ratio", &["a", "b"], |a: i64, b: i64| -> Result<f64, String> {
-//!     if b == 0 { Err("division by zero".into()) } else { Ok(a as f64 / b as f64) }
-//! });
-//!
-//! let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-//! let ctx = ToolContext::new(std::env::temp_dir());
-//! let mut args = ToolArgs::default();
-//! args.params.insert("a".into(), Value::Int(3));
-//! args.params.insert("b".into(), Value::Int(0));
-//! let err = rt.block_on(tools.get("ratio").unwrap().call(args, &ctx)).unwrap_err();
-//! assert_eq!(err.message, "tool `ratio` failed: division by zero");
-//! ```
-//!
-//! - **Arguments** are taken by parameter name (positionally first, so a call whose arguments
-//!   come in signature order costs one string comparison per argument, no hashing), converted
-//!   by [`FromArg`]: every [`FromValue`] type — `String`, the integer types, `f64`/`f32`,
-//!   `bool`, `Vec<T>`, `Option<T>`, `IndexMap<String, T>`, [`ais_core::Value`],
-//!   `serde_json::Value`, and any `serde::Deserialize` type through [`Json`] — plus
-//!   [`ArtifactPath`], a destination already
-//!   checked under the output root. (For `&str`, take a `String` and borrow it.) A missing or
-//!   `null` argument is unbound: an `Option` gets `None`, a `Value` gets `null`, anything else is
-//!   a [`ToolErrorKind::BadArguments`] error naming the tool, the parameter and the value's
-//!   kind; so is a value of the wrong kind.
-//! - **Results** go through [`IntoToolResult`]: every type above (as a value), `()`, `&'static
-//!   str`, and `Result<T, E: Display>`, whose `Err` becomes a routable
-//!   [`ToolErrorKind::Failed`] error with the error's text.
-//! - **Cost.** A sync call allocates nothing beyond its arguments' own values and the one boxed
-//!   future the [`Tool`] seam returns — and not even that through [`Tool::call_now`], which a
-//!   sync tool answers in place; an async call boxes its future once.
+//! Native Rust tools: typed `fn`s and closures adapted to the [`Tool`] seam (the conversions are documented on [`ToolRegistry::register_fn`]).
 
 use super::artifact::{ArtifactRoot, RelativeDest};
 use super::{Tool, ToolArgs, ToolContext, ToolError, ToolErrorKind, ToolFuture, ToolRegistry};
@@ -730,6 +689,51 @@ impl ToolRegistry {
     ///
     /// When `params` does not name exactly as many parameters as `f` takes (a programming
     /// error, caught at registration).
+    ///
+    /// # Native tools
+    ///
+    /// Native Rust tools: typed `fn`s and closures adapted to the [`Tool`] seam.
+    ///
+    /// [`ToolRegistry::register_fn`] and [`ToolRegistry::register_async_fn`] take a tool's name, its
+    /// parameter names in signature order, and a function of up to 12 typed arguments:
+    ///
+    /// ```
+    /// use ais_rt::{ToolArgs, ToolContext, ToolRegistry};
+    /// use ais_core::Value;
+    ///
+    /// let mut tools = ToolRegistry::new();
+    /// tools.register_fn("assemble", &["header", "tasks"], |header: String, tasks: Vec<String>| {
+    ///     format!("{header}\n\n{}", tasks.join("\n"))
+    /// });
+    /// tools.register_fn("ratio", &["a", "b"], |a: i64, b: i64| -> Result<f64, String> {
+    ///     if b == 0 { Err("division by zero".into()) } else { Ok(a as f64 / b as f64) }
+    /// });
+    ///
+    /// let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// let ctx = ToolContext::new(std::env::temp_dir());
+    /// let mut args = ToolArgs::default();
+    /// args.params.insert("a".into(), Value::Int(3));
+    /// args.params.insert("b".into(), Value::Int(0));
+    /// let err = rt.block_on(tools.get("ratio").unwrap().call(args, &ctx)).unwrap_err();
+    /// assert_eq!(err.message, "tool `ratio` failed: division by zero");
+    /// ```
+    ///
+    /// - **Arguments** are taken by parameter name (positionally first, so a call whose arguments
+    ///   come in signature order costs one string comparison per argument, no hashing), converted
+    ///   by [`FromArg`]: every [`FromValue`] type — `String`, the integer types, `f64`/`f32`,
+    ///   `bool`, `Vec<T>`, `Option<T>`, `IndexMap<String, T>`, [`ais_core::Value`],
+    ///   `serde_json::Value`, and any `serde::Deserialize` type through [`Json`] — plus
+    ///   [`ArtifactPath`], a destination already
+    ///   checked under the output root. (For `&str`, take a `String` and borrow it.) A missing or
+    ///   `null` argument is unbound: an `Option` gets `None`, a `Value` gets `null`, anything else is
+    ///   a [`ToolErrorKind::BadArguments`] error naming the tool, the parameter and the value's
+    ///   kind; so is a value of the wrong kind.
+    /// - **Results** go through [`IntoToolResult`]: every type above (as a value), `()`, `&'static
+    ///   str`, and `Result<T, E: Display>`, whose `Err` becomes a routable
+    ///   [`ToolErrorKind::Failed`] error with the error's text.
+    /// - **Cost.** A sync call allocates nothing beyond its arguments' own values and the one boxed
+    ///   future the [`Tool`] seam returns — and not even that through [`Tool::call_now`], which a
+    ///   sync tool answers in place; an async call boxes its future once.
     pub fn register_fn<F, Args>(&mut self, name: &str, params: &[&str], f: F) -> &mut Self
     where
         F: SyncToolFn<Args>,
