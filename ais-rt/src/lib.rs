@@ -90,10 +90,10 @@ pub mod trace;
 pub use machine::carries::InputError;
 pub use machine::plan::Prepared;
 pub use placement::{
-    CallFault, CallJob, CallOutcome, CallPause, Placement, PlacementError, SiblingJob,
+    CallFault, CallJob, CallOutcome, CallPause, Placement, PlacementError, SavedCall, SiblingJob,
     SiblingOutcome,
 };
-pub use report::{Failure, Fault, FaultKind, Pause, RunOutcome, RunUsage, Status};
+pub use report::{Called, Failure, Fault, FaultKind, Pause, RunOutcome, RunUsage, Status};
 pub use sandbox::{
     confinement_available, exit_on_signals, harden_process, shield_available, unconfined_deviation,
 };
