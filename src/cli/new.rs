@@ -302,7 +302,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {{\n\
 fn main() {{\n\
     println!(\"cargo::rerun-if-changed=src/lib.rs\");\n\
     let out = std::path::Path::new(&std::env::var(\"OUT_DIR\").unwrap()).join(\"agir\");\n\
-    if let Err(e) = ais::syntax::export(&[\"src/lib.rs\"], &out) {{\n\
+    if let Err(e) = ais_syntax::export(&[\"src/lib.rs\"], &out) {{\n\
         panic!(\"{{e}}\");\n\
     }}\n\
 }}\n"
