@@ -172,18 +172,37 @@ pub async fn serve(script: Vec<Answer>) -> (Arc<Server>, String) {
     .await
 }
 
-/// Captures every log line (all levels) while the guard lives.
+/// Captures every log line (all levels) this thread emits while the guard lives.
+///
+/// The suite's tests share one process, so the capture is one process-wide subscriber, installed
+/// once, that writes each event to the buffer of the thread that emitted it (if that thread is
+/// capturing). A subscriber per test (`set_default`) loses events: tracing caches each log
+/// line's interest process-wide, and a line first reached on a thread that does not capture is
+/// cached as "never" for every thread. Here every line's interest is "sometimes", decided per
+/// event by whether its thread captures.
 pub struct Logs {
     buffer: Arc<Mutex<Vec<u8>>>,
-    _guard: tracing::subscriber::DefaultGuard,
 }
 
-#[derive(Clone)]
-pub struct Sink(Arc<Mutex<Vec<u8>>>);
+thread_local! {
+    static CAPTURE: std::cell::RefCell<Option<Arc<Mutex<Vec<u8>>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+fn capturing() -> bool {
+    CAPTURE.with(|c| c.borrow().is_some())
+}
+
+/// Writes to the capturing buffer of the current thread, if any.
+pub struct Sink;
 
 impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
+        CAPTURE.with(|c| {
+            if let Some(buffer) = &*c.borrow() {
+                buffer.lock().unwrap().extend_from_slice(buf);
+            }
+        });
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -192,22 +211,31 @@ impl Write for Sink {
 }
 
 pub fn capture_logs() -> Logs {
+    static INSTALLED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        use tracing_subscriber::layer::SubscriberExt;
+        let only_capturing_threads =
+            tracing_subscriber::filter::dynamic_filter_fn(|_, _| capturing())
+                .with_callsite_filter(|_| tracing::subscriber::Interest::sometimes());
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_writer(|| Sink)
+            .finish()
+            .with(only_capturing_threads);
+        tracing::subscriber::set_global_default(subscriber)
+            .expect("no other global subscriber in the provider tests");
+        // A line first reached while the subscriber was being installed keeps the interest
+        // it had before; recompute them all now that it is.
+        tracing::callsite::rebuild_interest_cache();
+    });
     let buffer = Arc::new(Mutex::new(Vec::new()));
-    let sink = Sink(buffer.clone());
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || sink.clone())
-        .finish();
-    let guard = tracing::subscriber::set_default(subscriber);
-    // The suite's tests share one process. A log line's callsite first
-    // reached on another thread while this subscriber was being registered
-    // can keep an interest computed without it ("never"), and its events
-    // would be lost here. Recomputing every callsite's interest now that the
-    // subscriber is registered closes that window.
-    tracing::callsite::rebuild_interest_cache();
-    Logs {
-        buffer,
-        _guard: guard,
+    CAPTURE.with(|c| *c.borrow_mut() = Some(buffer.clone()));
+    Logs { buffer }
+}
+
+impl Drop for Logs {
+    fn drop(&mut self) {
+        CAPTURE.with(|c| *c.borrow_mut() = None);
     }
 }
 
