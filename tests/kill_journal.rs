@@ -75,12 +75,7 @@ fn answer(script: &serde_json::Value, request: &serde_json::Value) -> serde_json
         .and_then(|r| r.split('`').next())
         .unwrap();
     // The prompt counts siblings from 1; the script's keys index them from 0.
-    let key = match user
-        .split("You are sibling ")
-        .nth(1)
-        .and_then(|r| r.split(' ').next())
-        .and_then(|n| n.parse::<usize>().ok())
-    {
+    let key = match providers_support::sibling_number(user) {
         Some(n) => format!("{instruction}[{}]", n - 1),
         None => instruction.to_owned(),
     };

@@ -545,12 +545,7 @@ async fn concurrent_siblings_share_one_provider_and_each_gets_its_own_answer() {
         let (server, base) = serve_fn(move |body| {
             // Answer each sibling with its own number (its index + 1), read back from its prompt.
             let text = body.to_string();
-            let index = text
-                .split("You are sibling ")
-                .nth(1)
-                .and_then(|rest| rest.split(' ').next())
-                .unwrap_or("none")
-                .to_string();
+            let index = sibling_number(&text).map_or("none".to_owned(), |n| n.to_string());
             proto.answer(json!({ "value": index }))
         })
         .await;

@@ -172,6 +172,17 @@ pub async fn serve(script: Vec<Answer>) -> (Arc<Server>, String) {
     .await
 }
 
+/// The sibling number (counted from 1) a SPAWN sibling's prompt tells the model, if it has one.
+pub fn sibling_number(prompt: &str) -> Option<usize> {
+    prompt
+        .split("You are sibling ")
+        .nth(1)?
+        .split(' ')
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// Captures every log line (all levels) this thread emits while the guard lives.
 ///
 /// The suite's tests share one process, so the capture is one process-wide subscriber, installed
